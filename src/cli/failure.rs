@@ -1,0 +1,61 @@
+//! `Failure`: how a subcommand reports an error to `main`, with the exit status it deserves.
+//! User errors (bad formula, bad input file, refused change) exit 1; usage errors exit 2.
+
+use std::fmt;
+
+/// An error to print on stderr (one clear line, plus optional extra lines such as a caret),
+/// and the process exit status.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    /// Exit status: 1 for user errors, 2 for usage errors.
+    pub status: u8,
+    /// The message, printed as is on stderr (it may span lines, e.g. a caret under the formula).
+    pub message: String,
+}
+
+impl Failure {
+    /// A user error (bad input, refused change): exit status 1.
+    pub fn user(message: impl Into<String>) -> Self {
+        Failure {
+            status: 1,
+            message: message.into(),
+        }
+    }
+
+    /// A usage error (bad flags or arguments): exit status 2.
+    pub fn usage(message: impl Into<String>) -> Self {
+        Failure {
+            status: 2,
+            message: message.into(),
+        }
+    }
+
+    /// A failure whose message was already printed (e.g. qmgr's two PBS lines): exit 1, print nothing.
+    pub fn silent(status: u8) -> Self {
+        Failure {
+            status,
+            message: String::new(),
+        }
+    }
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Failure {}
+
+impl From<std::io::Error> for Failure {
+    fn from(e: std::io::Error) -> Self {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            Failure::silent(0)
+        } else {
+            Failure::user(e.to_string())
+        }
+    }
+}
+
+/// The result type of every subcommand.
+pub type CliResult = Result<(), Failure>;

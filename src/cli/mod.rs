@@ -1,0 +1,97 @@
+//! The command-line interface: clap definitions and dispatch. Each subcommand lives in its own
+//! file and is a thin layer over the library; output formats are table (default), `--json`, `--csv`.
+
+pub mod failure;
+pub mod table;
+
+pub mod check;
+pub mod eval;
+pub mod order;
+pub mod qmgr;
+pub mod share;
+pub mod test;
+pub mod tree;
+pub mod usage;
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+pub use failure::{CliResult, Failure};
+
+/// fairsort: fair-share values, PBS job_sort_formula evaluation and dry-run queue ordering.
+#[derive(Debug, Parser)]
+#[command(name = "fairsort", version, about, propagate_version = true)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: Global,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Options every subcommand accepts, before or after the subcommand name.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct Global {
+    /// Server home directory (attributes, resources, queues, share tree, usage).
+    #[arg(long, global = true, env = "FAIRSORT_HOME", value_name = "DIR")]
+    pub home: Option<PathBuf>,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Evaluate a job_sort_formula once with given keyword values.
+    Eval(eval::Args),
+    /// Validate a job_sort_formula and list the keywords it uses.
+    Check(check::Args),
+    /// Compute fair-share values over a share tree with one of six algorithms.
+    Share(share::Args),
+    /// Manage the server home's share tree (import).
+    Tree(tree::Args),
+    /// Set and print server, scheduler, queue and resource attributes, like PBS qmgr.
+    Qmgr(qmgr::Args),
+    /// Dry-run the job queue order: bind, evaluate, sort, threshold and explain.
+    Order(order::Args),
+    /// Run formula unit-test files.
+    Test(test::Args),
+    /// Record, decay, set, reset and show fair-share usage.
+    Usage(usage::Args),
+}
+
+/// Runs one parsed command line.
+pub fn run(cli: Cli) -> CliResult {
+    let global = cli.global;
+    match cli.command {
+        Command::Eval(args) => eval::run(args, &global),
+        Command::Check(args) => check::run(args, &global),
+        Command::Share(args) => share::run(args, &global),
+        Command::Tree(args) => tree::run(args, &global),
+        Command::Qmgr(args) => qmgr::run(args, &global),
+        Command::Order(args) => order::run(args, &global),
+        Command::Test(args) => test::run(args, &global),
+        Command::Usage(args) => usage::run(args, &global),
+    }
+}
+
+/// Entry point of the binary: parse arguments (usage errors exit 2), run, report failures
+/// on stderr as `fairsort: <message>` and map them to the exit status.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let status = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(status);
+        }
+    };
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(f) if f.status == 0 => ExitCode::SUCCESS,
+        Err(f) => {
+            if !f.message.is_empty() {
+                eprintln!("fairsort: {}", f.message);
+            }
+            ExitCode::from(f.status)
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! Readers (and writers) of the real schedulers' files, producing fairsort's in-memory models.

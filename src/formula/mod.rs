@@ -1,0 +1,1 @@
+//! The PBS `job_sort_formula` language: parse (pest) → AST → compile (slots, folding) → eval.
