@@ -54,13 +54,13 @@ impl Table {
         let mut out = String::new();
         let line = |cells: &[String], out: &mut String| {
             let mut s = String::new();
-            for i in 0..n {
+            for (i, (w, align)) in width.iter().zip(&self.align).enumerate() {
                 let c = cells.get(i).map(String::as_str).unwrap_or("");
-                let pad = width[i].saturating_sub(c.chars().count());
+                let pad = w.saturating_sub(c.chars().count());
                 if i > 0 {
                     s.push_str("  ");
                 }
-                match self.align[i] {
+                match align {
                     Align::Left => {
                         s.push_str(c);
                         s.push_str(&" ".repeat(pad));
