@@ -24,18 +24,35 @@ pub const MIN_USAGE: f64 = 1.0;
 /// PBS's `UNSPECIFIED` id of entities created on the fly under `unknown`.
 const UNSPECIFIED: i64 = -1;
 
-/// The usage PBS holds for a node (see the module doc).
-pub fn node_usage(tree: &Tree, id: NodeId) -> f64 {
-    let n = tree.node(id);
-    if n.children.is_empty() && id != tree.root() {
-        if n.usage_given {
-            n.raw_usage
+/// The usage PBS holds for every node, indexed by id: a leaf has its input usage (missing = 1);
+/// a group 1 + the usages of its leaves that differ from 1 (PBS writes only those to its usage
+/// file, and a reread adds each to its ancestors); an account whose input states its usage
+/// (Slurm) 1 + that usage.
+pub fn usages(tree: &Tree) -> Vec<f64> {
+    // Σ of counted leaf usage per subtree, bottom-up (children have larger ids than parents).
+    let mut sum = vec![0.0f64; tree.len()];
+    let mut out = vec![MIN_USAGE; tree.len()];
+    for id in (0..tree.len()).rev() {
+        let n = tree.node(id);
+        if n.children.is_empty() && id != tree.root() {
+            let u = if n.usage_given {
+                n.raw_usage
+            } else {
+                MIN_USAGE
+            };
+            out[id] = u;
+            sum[id] = if u == MIN_USAGE { 0.0 } else { u };
         } else {
-            MIN_USAGE
+            let s = if n.usage_given {
+                n.raw_usage
+            } else {
+                n.children.iter().map(|&c| sum[c]).sum()
+            };
+            sum[id] = s;
+            out[id] = MIN_USAGE + s;
         }
-    } else {
-        MIN_USAGE + n.raw_usage
     }
+    out
 }
 
 /// Shares as PBS counts them (`parent` is a Slurm notion: 0 shares here).
@@ -55,12 +72,12 @@ struct PbsValues {
 }
 
 /// Runs PBS's `calc_fair_share_perc` and `calc_usage_factor` over the whole tree.
-fn values(tree: &Tree) -> Vec<PbsValues> {
+fn values(tree: &Tree, usage: &[f64]) -> Vec<PbsValues> {
     let mut v = vec![PbsValues::default(); tree.len()];
     let root = tree.root();
     v[root].tree_percentage = 1.0;
     v[root].group_percentage = 1.0;
-    let root_usage = node_usage(tree, root);
+    let root_usage = usage[root];
     // Node ids are in pre-order (parents before children), so one pass over the ids suffices.
     for id in 0..tree.len() {
         let kids = tree.children(id);
@@ -76,7 +93,7 @@ fn values(tree: &Tree) -> Vec<PbsValues> {
                 let gp = shares(tree.node(c).shares) as f32 / sum as f32;
                 (gp, gp * parent.tree_percentage)
             };
-            let u = (node_usage(tree, c) / root_usage) as f32;
+            let u = (usage[c] / root_usage) as f32;
             let uf = if id == root {
                 u
             } else {
@@ -104,7 +121,7 @@ fn factor(p: &PbsValues) -> f64 {
 /// The PBS algorithm over `tree`. Rows: `fairshare_perc`, `fairshare_tree_usage`,
 /// `fairshare_factor` (and, as sshare would name them, `norm_shares` = perc, `norm_usage` =
 /// usage / root usage, `effective_usage` = tree usage, `fairshare` = factor) on every node but
-/// the root, whose row has only `fairshare_perc` = 1.
+/// the root, whose row has only `fairshare_perc` = 1; `usage` holds PBS's usage ([`usages`]).
 ///
 /// `opts.extra_entities` not in the tree are added under `unknown` with 1 share (as PBS's
 /// `find_alloc_ginfo` does); their rows follow the tree's, at ids `tree.len()..` in the order
@@ -112,8 +129,9 @@ fn factor(p: &PbsValues) -> f64 {
 pub fn compute(tree: &Tree, opts: &Options) -> Result<ShareResult, ShareError> {
     let tree = with_extra_entities(tree, &opts.extra_entities);
     let tree = tree.as_ref();
-    let vals = values(tree);
-    let root_usage = node_usage(tree, tree.root());
+    let usage = usages(tree);
+    let vals = values(tree, &usage);
+    let root_usage = usage[tree.root()];
     let mut result = ShareResult::new(Algorithm::Pbs, tree.len());
     for (id, (row, p)) in result.rows.iter_mut().zip(&vals).enumerate() {
         let perc = f64::from(p.tree_percentage);
@@ -121,6 +139,8 @@ pub fn compute(tree: &Tree, opts: &Options) -> Result<ShareResult, ShareError> {
             *row = ShareRow {
                 fairshare_perc: Some(perc),
                 norm_shares: Some(perc),
+                norm_usage: Some(1.0),
+                usage: Some(root_usage),
                 ..ShareRow::default()
             };
             continue;
@@ -129,7 +149,8 @@ pub fn compute(tree: &Tree, opts: &Options) -> Result<ShareResult, ShareError> {
         let f = factor(p);
         *row = ShareRow {
             norm_shares: Some(perc),
-            norm_usage: Some(node_usage(tree, id) / root_usage),
+            norm_usage: Some(usage[id] / root_usage),
+            usage: Some(usage[id]),
             effective_usage: Some(uf),
             fairshare: Some(f),
             fairshare_perc: Some(perc),
@@ -179,8 +200,8 @@ pub fn compare_path(tree: &Tree, result: &ShareResult, a: NodeId, b: NodeId) -> 
             (false, false) => return Ordering::Equal,
             (true, true) => {}
         }
-        let vx = node_usage(tree, x) / px;
-        let vy = node_usage(tree, y) / py;
+        let vx = row_usage(result, x) / px;
+        let vy = row_usage(result, y) / py;
         if vx < vy {
             return Ordering::Less;
         }
@@ -189,6 +210,11 @@ pub fn compare_path(tree: &Tree, result: &ShareResult, a: NodeId, b: NodeId) -> 
         }
     }
     Ordering::Equal
+}
+
+/// PBS's usage of a node as `compute` recorded it.
+fn row_usage(result: &ShareResult, id: NodeId) -> f64 {
+    result.row(id).usage.unwrap_or(MIN_USAGE)
 }
 
 /// The value a PBS formula sees for a fair-share keyword: PBS pastes it into Python as `%f`
@@ -263,7 +289,7 @@ pub fn pbsfs_print(tree: &Tree, result: &ShareResult, usage_res: &str) -> String
             resgroup(tree, id),
             cresgroup(tree, id),
             printed_shares(tree, id),
-            node_usage(tree, id),
+            row_usage(result, id),
             f64::from(perc * 100.0),
         );
     }
@@ -299,7 +325,7 @@ fn usage_per_perc(usage: f64, perc: f32) -> f64 {
 pub fn pbsfs_entity(tree: &Tree, result: &ShareResult, id: NodeId, usage_res: &str) -> String {
     let row = result.row(id);
     let perc = row.fairshare_perc.unwrap_or(0.0) as f32;
-    let usage = node_usage(tree, id);
+    let usage = row_usage(result, id);
     let mut out = String::new();
     let _ = writeln!(out, "fairshare entity: {}", pbs_name(tree, id));
     let _ = writeln!(out, "Resgroup\t\t: {}", resgroup(tree, id));
@@ -316,7 +342,7 @@ pub fn pbsfs_entity(tree: &Tree, result: &ShareResult, id: NodeId, usage_res: &s
     out.push_str("Path from root: \n");
     for p in tree.path(id) {
         let pp = result.row(p).fairshare_perc.unwrap_or(0.0) as f32;
-        let u = node_usage(tree, p);
+        let u = row_usage(result, p);
         let _ = writeln!(
             out,
             "{:<10}: {:>5} {:>10.0} / {:>5.3} = {:.0}",
@@ -376,11 +402,18 @@ mod tests {
     #[test]
     fn usage_is_one_plus_the_leaves() {
         let t = section_4_1();
-        assert_eq!(node_usage(&t, t.root()), 1201.0);
-        assert_eq!(node_usage(&t, id(&t, "group1")), 201.0);
-        assert_eq!(node_usage(&t, id(&t, "group2")), 1001.0);
-        assert_eq!(node_usage(&t, id(&t, "pbsuser2")), 1.0);
-        assert_eq!(node_usage(&t, id(&t, "unknown")), 1.0);
+        let u = usages(&t);
+        assert_eq!(u[t.root()], 1201.0);
+        assert_eq!(u[id(&t, "group1")], 201.0);
+        assert_eq!(u[id(&t, "group2")], 1001.0);
+        assert_eq!(u[id(&t, "pbsuser2")], 1.0);
+        assert_eq!(u[id(&t, "unknown")], 1.0);
+        // A leaf stated at 1 (what formats::pbs::apply_usage writes for unlisted leaves)
+        // counts like a missing one.
+        let mut s = section_4_1_spec_with_unknown_shares(0);
+        s.nodes.push(node("pbsuser1", 12, "group1", 50, Some(1.0)));
+        let t = Tree::build(s).unwrap();
+        assert_eq!(usages(&t)[id(&t, "group1")], 101.0);
     }
 
     /// openpbs.md §4.1, to the 6 printed decimals (tolerance 5e-7).
