@@ -10,6 +10,8 @@
 //! Level FS ties that long double and f64 round differently could rank differently.
 
 mod classic;
+mod depth_oblivious;
+mod fair_tree;
 mod links;
 
 #[cfg(test)]
@@ -27,9 +29,11 @@ pub fn compute(
 ) -> Result<ShareResult, ShareError> {
     match algorithm {
         Algorithm::Classic => Ok(classic::compute(tree, dampening(opts)?)),
-        Algorithm::DepthOblivious | Algorithm::FairTree | Algorithm::Ticket => Err(
-            ShareError::BadOption(format!("{algorithm}: not implemented yet")),
-        ),
+        Algorithm::FairTree => Ok(fair_tree::compute(tree, opts.merge_ties)),
+        Algorithm::DepthOblivious => Ok(depth_oblivious::compute(tree, dampening(opts)?)),
+        Algorithm::Ticket => Err(ShareError::BadOption(format!(
+            "{algorithm}: not implemented yet"
+        ))),
         Algorithm::Pbs | Algorithm::Flux => Err(ShareError::BadOption(format!(
             "`{algorithm}` is not a Slurm algorithm"
         ))),
