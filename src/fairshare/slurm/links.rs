@@ -6,7 +6,6 @@
 use crate::fairshare::{NodeId, Shares, Tree};
 
 /// Per-node arrays indexed by `NodeId`, built in O(n) with no per-node allocation.
-#[allow(dead_code)] // children lists are read by Fair Tree and ticket (next commit)
 #[derive(Debug, Clone)]
 pub(crate) struct Links {
     /// The fs parent: the nearest ancestor whose shares are not `parent` (root: 0, itself).
@@ -94,7 +93,6 @@ impl Links {
         }
     }
 
-    #[allow(dead_code)]
     /// The fs children of `p` (its children list after `parent` re-parenting).
     pub fn children(&self, p: NodeId) -> &[NodeId] {
         match (self.child_start.get(p), self.child_start.get(p + 1)) {

@@ -11,8 +11,10 @@
 
 mod classic;
 mod depth_oblivious;
+mod explain;
 mod fair_tree;
 mod links;
+mod ticket;
 
 #[cfg(test)]
 pub(crate) mod testtrees;
@@ -31,9 +33,7 @@ pub fn compute(
         Algorithm::Classic => Ok(classic::compute(tree, dampening(opts)?)),
         Algorithm::FairTree => Ok(fair_tree::compute(tree, opts.merge_ties)),
         Algorithm::DepthOblivious => Ok(depth_oblivious::compute(tree, dampening(opts)?)),
-        Algorithm::Ticket => Err(ShareError::BadOption(format!(
-            "{algorithm}: not implemented yet"
-        ))),
+        Algorithm::Ticket => Ok(ticket::compute(tree, opts.active_users.as_ref())),
         Algorithm::Pbs | Algorithm::Flux => Err(ShareError::BadOption(format!(
             "`{algorithm}` is not a Slurm algorithm"
         ))),
@@ -56,6 +56,5 @@ fn dampening(opts: &Options) -> Result<f64, ShareError> {
 /// Algorithm-specific explanation lines for `share --explain`: the path from the root with
 /// each level's values and the intermediate numbers of the algorithm that produced `result`.
 pub fn notes(tree: &Tree, result: &ShareResult, node: NodeId) -> Vec<String> {
-    let _ = (tree, result, node);
-    Vec::new()
+    explain::notes(tree, result, node)
 }

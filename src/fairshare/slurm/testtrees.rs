@@ -120,7 +120,6 @@ pub(crate) fn t2() -> Tree {
 }
 
 /// Table 7: two tied sibling accounts, root → A{a1(1,1), a2(1,3)}, B{b1(1,2), b2(1,2)}.
-#[allow(dead_code)]
 pub(crate) fn ties() -> Tree {
     build(vec![
         acct("A", "root", 1),
