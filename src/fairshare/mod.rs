@@ -8,6 +8,7 @@ pub mod explain;
 pub mod flux;
 pub mod pbs;
 pub mod result;
+pub mod slurm;
 pub mod spec;
 pub mod tree;
 
