@@ -4,7 +4,7 @@
 use super::algorithm::{Algorithm, Options};
 use super::result::{ShareError, ShareResult};
 use super::tree::Tree;
-use super::{flux, pbs};
+use super::{flux, pbs, slurm};
 
 /// Runs `algorithm` over `tree` with `opts`. Rows are indexed by the tree's `NodeId`s (PBS
 /// appends rows for `opts.extra_entities` the tree lacks; see `pbs::compute`).
@@ -19,16 +19,6 @@ pub fn compute(
         Algorithm::Classic
         | Algorithm::DepthOblivious
         | Algorithm::FairTree
-        | Algorithm::Ticket => slurm_compute(tree, algorithm, opts),
+        | Algorithm::Ticket => slurm::compute(tree, algorithm, opts),
     }
-}
-
-fn slurm_compute(
-    _tree: &Tree,
-    algorithm: Algorithm,
-    _opts: &Options,
-) -> Result<ShareResult, ShareError> {
-    Err(ShareError::BadOption(format!(
-        "the {algorithm} algorithm is not in this build yet"
-    )))
 }

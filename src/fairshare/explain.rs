@@ -4,10 +4,10 @@
 //! weighted walk (flux). Serialisable for `--json`; `render` gives the text form.
 
 use super::algorithm::Algorithm;
-use super::flux;
 use super::result::{ShareResult, ShareRow};
 use super::spec::{NodeKind, Shares};
 use super::tree::{NodeId, Tree};
+use super::{flux, slurm};
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -93,7 +93,7 @@ pub fn explain(tree: &Tree, result: &ShareResult, node: NodeId) -> Explanation {
         })
         .collect();
     let value = result.factor(node);
-    let notes = notes(tree, result, &path);
+    let notes = notes(tree, result, node, &path);
     Explanation {
         algorithm: alg,
         node: tree.label(node),
@@ -112,7 +112,7 @@ fn f6(v: Option<f64>) -> String {
 }
 
 /// The algorithm's rule applied to the explained node's numbers.
-fn notes(tree: &Tree, result: &ShareResult, path: &[Step]) -> Vec<String> {
+fn notes(tree: &Tree, result: &ShareResult, node: NodeId, path: &[Step]) -> Vec<String> {
     let mut out = Vec::new();
     let last = match path.last() {
         Some(s) => s,
@@ -165,34 +165,11 @@ fn notes(tree: &Tree, result: &ShareResult, path: &[Step]) -> Vec<String> {
                 out.push(format!("fairshare = {rank} / {users} = {}", f6(Some(f))));
             }
         }
-        Algorithm::FairTree => {
-            out.push(
-                "LevelFS = NormShares / EffectvUsage at each level (0 shares -> 0, 0 usage -> inf); \
-                 siblings are ranked by LevelFS from the root down, users first on ties"
-                    .into(),
-            );
-            if let Some(f) = v.fairshare {
-                let rank = (f * users as f64).round();
-                out.push(format!(
-                    "fairshare = rank / N = {rank} / {users} = {}",
-                    f6(Some(f))
-                ));
-            }
-        }
-        Algorithm::Classic | Algorithm::DepthOblivious => {
-            out.push(format!(
-                "fairshare = 2^-(EffectvUsage / NormShares / dampening) = 2^-({} / {} / d) = {}",
-                f6(v.effective_usage),
-                f6(v.norm_shares),
-                f6(v.fairshare)
-            ));
-        }
-        Algorithm::Ticket => {
-            out.push(format!(
-                "tickets flow from the root to active children in proportion to shares x factor; \
-                 fairshare = tickets / max tickets = {}",
-                f6(v.fairshare)
-            ));
+        Algorithm::FairTree
+        | Algorithm::Classic
+        | Algorithm::DepthOblivious
+        | Algorithm::Ticket => {
+            out.extend(slurm::notes(tree, result, node));
         }
     }
     out
