@@ -51,8 +51,11 @@ fn make_db(dir: &Path, name: &str, banks: &[Bank], assocs: &[Assoc]) -> PathBuf 
     path
 }
 
-/// (name, parent, kind, shares, usage) in reader order.
-fn rows(t: &TreeSpec) -> Vec<(String, Option<String>, NodeKind, u64, Option<f64>)> {
+/// (name, parent, kind, shares, usage).
+type Row = (String, Option<String>, NodeKind, u64, Option<f64>);
+
+/// Each node as a `Row`, in reader order.
+fn rows(t: &TreeSpec) -> Vec<Row> {
     t.nodes
         .iter()
         .map(|n| {
@@ -65,11 +68,7 @@ fn rows(t: &TreeSpec) -> Vec<(String, Option<String>, NodeKind, u64, Option<f64>
         .collect()
 }
 
-fn acct(
-    name: &str,
-    parent: Option<&str>,
-    shares: u64,
-) -> (String, Option<String>, NodeKind, u64, Option<f64>) {
+fn acct(name: &str, parent: Option<&str>, shares: u64) -> Row {
     (
         name.into(),
         parent.map(Into::into),
@@ -79,12 +78,7 @@ fn acct(
     )
 }
 
-fn user(
-    name: &str,
-    parent: Option<&str>,
-    shares: u64,
-    usage: f64,
-) -> (String, Option<String>, NodeKind, u64, Option<f64>) {
+fn user(name: &str, parent: Option<&str>, shares: u64, usage: f64) -> Row {
     (
         name.into(),
         parent.map(Into::into),
