@@ -227,3 +227,20 @@ fn every_format_is_detected_from_files() {
     let e = read_tree(&empty, None).unwrap_err().to_string();
     assert!(e.ends_with("cannot tell the tree format; name it with --tree-format pbs|sshare|sacctmgr|flux-db|toml|json"), "{e}");
 }
+
+#[test]
+fn every_reader_output_builds_a_valid_tree() {
+    use fairsort::fairshare::tree::Tree;
+    for name in [
+        "resource_group",
+        "t1_classic.psv",
+        "t2_fair_tree.psv",
+        "t2_fair_tree_p.txt",
+        "t2_sacctmgr.psv",
+    ] {
+        let spec = read_tree(&Path::new(DATA).join(name), None).unwrap();
+        let back = read_toml(&write_toml(&spec).unwrap()).unwrap();
+        assert!(Tree::build(spec).is_ok(), "{name}");
+        assert!(Tree::build(back).is_ok(), "{name} via TOML");
+    }
+}
