@@ -244,3 +244,24 @@ fn every_reader_output_builds_a_valid_tree() {
         assert!(Tree::build(back).is_ok(), "{name} via TOML");
     }
 }
+
+proptest::proptest! {
+    /// No reader panics on arbitrary text (errors are fine).
+    #[test]
+    fn readers_never_panic(text in "[ -~\t\n|#*\u{e9}]{0,300}") {
+        for f in [TreeFormat::Pbs, TreeFormat::Sshare, TreeFormat::Sacctmgr, TreeFormat::Toml, TreeFormat::Json] {
+            let _ = fairsort::formats::read_tree_str(&text, f);
+        }
+        let _ = pbs::read_usage_text(&text);
+        let _ = fairsort::formats::detect_format(Path::new("x"), text.as_bytes());
+    }
+
+    /// Nor the binary usage reader on arbitrary bytes.
+    #[test]
+    fn usage_binary_never_panics(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..400)) {
+        let _ = pbs::read_usage_binary(&bytes);
+        let mut with_magic = b"PBS_MAG!\0".to_vec();
+        with_magic.extend(&bytes);
+        let _ = pbs::read_usage_binary(&with_magic);
+    }
+}
