@@ -12,3 +12,19 @@ pub use error::{BindError, JobsError};
 pub use job::{Job, JobSet, JobState, Names, ResourceValue, Sym};
 pub use joblist::{read_job_list_csv, read_job_list_json};
 pub use qstat::{read_qstat_json, read_qstat_json_slice};
+pub mod bind;
+pub mod compat;
+pub mod entity;
+pub mod formula_api;
+pub mod order;
+pub mod shares;
+
+pub use bind::{Binder, Bound, Source};
+pub use entity::EntityKey;
+pub use formula_api::SortFormula;
+pub use order::{order, run, Evaluations, OrderOptions, QueueOrder, Ranked, THRESHOLD_COMMENT};
+pub use shares::ShareContext;
+
+pub mod example;
+#[cfg(test)]
+pub(crate) mod testing;
