@@ -25,6 +25,10 @@ pub use formula_api::SortFormula;
 pub use order::{order, run, Evaluations, OrderOptions, QueueOrder, Ranked, THRESHOLD_COMMENT};
 pub use shares::ShareContext;
 
+pub mod compare;
 pub mod example;
 #[cfg(test)]
 pub(crate) mod testing;
+pub use compare::{compare, Comparison, Move};
+pub mod explain;
+pub use explain::{explain_job, JobExplanation};
