@@ -32,3 +32,6 @@ pub(crate) mod testing;
 pub use compare::{compare, Comparison, Move};
 pub mod explain;
 pub use explain::{explain_job, JobExplanation};
+pub mod dry_run;
+pub use dry_run::{dry_run, DryRun, DryRunError, Setup, ShareEngine};
+pub mod report;
