@@ -2,4 +2,14 @@
 //! accounting logs, Slurm `sacct -P`, the flux-accounting `jobs` table), charge each job, keep
 //! per-entity usage in the server home exactly once per job, and decay it as each scheduler does.
 
+pub mod charge;
 pub mod decay;
+pub mod error;
+pub mod job;
+pub mod pbs_log;
+pub mod units;
+
+pub use charge::{Charge, ResourceCharge};
+pub use error::{Malformed, UsageError};
+pub use job::{FinishedJob, Source};
+pub use pbs_log::{FairshareEntity, PbsLogReader, ReadStats};
