@@ -13,3 +13,10 @@ pub use charge::{Charge, ResourceCharge};
 pub use error::{Malformed, UsageError};
 pub use job::{FinishedJob, Source};
 pub use pbs_log::{FairshareEntity, PbsLogReader, ReadStats};
+pub mod ledger;
+pub mod settings;
+pub mod store;
+
+pub use ledger::Ledger;
+pub use settings::UsageSettings;
+pub use store::{DecayReport, Entry, Usage, UsageHome, UsageStore};
