@@ -20,3 +20,7 @@ pub mod store;
 pub use ledger::Ledger;
 pub use settings::UsageSettings;
 pub use store::{DecayReport, Entry, Usage, UsageHome, UsageStore};
+pub mod sacct;
+pub use sacct::{read_sacct, BillingWeights};
+pub mod flux_jobs;
+pub use flux_jobs::read_flux_jobs;
