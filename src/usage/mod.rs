@@ -24,3 +24,7 @@ pub mod sacct;
 pub use sacct::{read_sacct, BillingWeights};
 pub mod flux_jobs;
 pub use flux_jobs::read_flux_jobs;
+pub mod export;
+pub mod record;
+pub use export::{to_pbs_usage, write_flux_usage, write_pbs_usage};
+pub use record::{detect, record, InputFormat, RecordOptions, RecordReport};
