@@ -227,3 +227,41 @@ fn every_format_is_detected_from_files() {
     let e = read_tree(&empty, None).unwrap_err().to_string();
     assert!(e.ends_with("cannot tell the tree format; name it with --tree-format pbs|sshare|sacctmgr|flux-db|toml|json"), "{e}");
 }
+
+#[test]
+fn every_reader_output_builds_a_valid_tree() {
+    use fairsort::fairshare::tree::Tree;
+    for name in [
+        "resource_group",
+        "t1_classic.psv",
+        "t2_fair_tree.psv",
+        "t2_fair_tree_p.txt",
+        "t2_sacctmgr.psv",
+    ] {
+        let spec = read_tree(&Path::new(DATA).join(name), None).unwrap();
+        let back = read_toml(&write_toml(&spec).unwrap()).unwrap();
+        assert!(Tree::build(spec).is_ok(), "{name}");
+        assert!(Tree::build(back).is_ok(), "{name} via TOML");
+    }
+}
+
+proptest::proptest! {
+    /// No reader panics on arbitrary text (errors are fine).
+    #[test]
+    fn readers_never_panic(text in "[ -~\t\n|#*\u{e9}]{0,300}") {
+        for f in [TreeFormat::Pbs, TreeFormat::Sshare, TreeFormat::Sacctmgr, TreeFormat::Toml, TreeFormat::Json] {
+            let _ = fairsort::formats::read_tree_str(&text, f);
+        }
+        let _ = pbs::read_usage_text(&text);
+        let _ = fairsort::formats::detect_format(Path::new("x"), text.as_bytes());
+    }
+
+    /// Nor the binary usage reader on arbitrary bytes.
+    #[test]
+    fn usage_binary_never_panics(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..400)) {
+        let _ = pbs::read_usage_binary(&bytes);
+        let mut with_magic = b"PBS_MAG!\0".to_vec();
+        with_magic.extend(&bytes);
+        let _ = pbs::read_usage_binary(&with_magic);
+    }
+}
