@@ -298,3 +298,26 @@ fn export_pbs_binary_round_trips() {
     );
     assert!(out.with_file_name("usage.touch").exists());
 }
+
+#[test]
+fn usage_res_formula_charges_used_then_requested_resources() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    fairsort(h)
+        .args(["usage", "record", "--usage-res", "ncpus*walltime"])
+        .arg(data("pbs_logs"))
+        .assert()
+        .success();
+    // 2 cpus (requested) x 2400 s used; 4 x 600; 1 x 300; PBS usage starts at 1.
+    let v = show(h);
+    assert_eq!(usage_of(&v, "alice"), Some(1.0 + 4800.0 + 300.0));
+    assert_eq!(usage_of(&v, "bob"), Some(1.0 + 2400.0));
+    fairsort(h)
+        .args(["usage", "record", "--usage-res", "ncpus*(walltime"])
+        .arg(data("pbs_logs"))
+        .assert()
+        .code(1)
+        .stderr(
+            predicate::str::contains("fairshare_usage_res: ").and(predicate::str::contains("^")),
+        );
+}

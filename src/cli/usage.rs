@@ -4,11 +4,12 @@
 
 use super::table::{Align, Table};
 use super::{CliResult, Failure, Global};
+use crate::formula::ResourceTable;
 use crate::usage::decay::{calendar::parse_iso, ModelKind};
 use crate::usage::units::pbs_decay_time;
 use crate::usage::{
-    record, write_flux_usage, write_pbs_usage, BillingWeights, Charge, FairshareEntity,
-    InputFormat, RecordOptions, ResourceCharge, Usage, UsageError, UsageHome,
+    record, usage_res_charge, write_flux_usage, write_pbs_usage, BillingWeights, FairshareEntity,
+    InputFormat, RecordOptions, Usage, UsageError, UsageHome,
 };
 use std::path::PathBuf;
 
@@ -46,8 +47,9 @@ pub struct RecordArgs {
     /// Input format (default: detected per file).
     #[arg(long, value_enum)]
     pub format: Option<InputFormat>,
-    /// PBS fairshare_usage_res: the resource charged (time in seconds, size in kb).
-    #[arg(long, value_name = "RESOURCE", default_value = "cput")]
+    /// PBS fairshare_usage_res: the formula charged per job, over its used resources (time in
+    /// seconds, size in kb), e.g. `cput` or `ncpus*walltime`.
+    #[arg(long, value_name = "FORMULA", default_value = "cput")]
     pub usage_res: String,
     /// PBS fairshare_entity: euser, egroup, Account_Name, queue or egroup:euser.
     #[arg(long, value_name = "ENTITY", default_value = "euser")]
@@ -267,15 +269,8 @@ fn apply_model(u: &mut Usage, m: &ModelArgs) -> Result<(), Failure> {
 
 fn run_record(a: RecordArgs, dir: &std::path::Path) -> CliResult {
     let entity: FairshareEntity = a.entity.parse().map_err(Failure::user)?;
-    let charge: Box<dyn Charge> = match ResourceCharge::from_formula(&a.usage_res) {
-        Some(c) => Box::new(c),
-        None => {
-            return Err(Failure::user(format!(
-                "fairshare_usage_res `{}`: only a single resource name is supported here",
-                a.usage_res
-            )))
-        }
-    };
+    let charge =
+        usage_res_charge(&a.usage_res, &ResourceTable::builtin()).map_err(Failure::user)?;
     let weights: BillingWeights = match &a.billing_weights {
         Some(w) => w.parse().map_err(Failure::user)?,
         None => BillingWeights::default(),

@@ -48,6 +48,38 @@ impl Charge for ResourceCharge {
     }
 }
 
+/// Any `fairshare_usage_res` formula (e.g. `ncpus*walltime`), compiled by `crate::formula`:
+/// evaluated with PBS's Python semantics; an evaluation error charges 0, as PBS does.
+impl Charge for crate::formula::Program {
+    fn keywords(&self) -> &[String] {
+        crate::formula::Program::keywords(self)
+    }
+
+    fn charge(&self, values: &[f64]) -> Result<f64, String> {
+        let e = self.eval(values);
+        match e.error {
+            Some(m) => Err(m),
+            None => Ok(e.value),
+        }
+    }
+}
+
+/// Compiles `fairshare_usage_res`: a bare resource name takes the no-evaluation path, anything
+/// else is compiled against `resources`. The error is rendered with a caret under the culprit.
+pub fn usage_res_charge(
+    src: &str,
+    resources: &crate::formula::ResourceTable,
+) -> Result<Box<dyn Charge>, String> {
+    if let Some(c) = ResourceCharge::from_formula(src) {
+        if resources.get(src.trim()).is_some_and(|t| t.is_numeric()) {
+            return Ok(Box::new(c));
+        }
+    }
+    crate::formula::compile(src, resources)
+        .map(|p| Box::new(p) as Box<dyn Charge>)
+        .map_err(|e| format!("fairshare_usage_res: {}", e.render(src)))
+}
+
 /// PBS: a negative charge (delta) counts as 0.
 pub fn clamp_charge(c: f64) -> f64 {
     if c.is_nan() || c < 0.0 {
@@ -70,5 +102,26 @@ mod tests {
         assert!(ResourceCharge::from_formula("2x").is_none());
         assert_eq!(clamp_charge(-3.0), 0.0);
         assert_eq!(clamp_charge(f64::NAN), 0.0);
+    }
+
+    #[test]
+    fn formulas_compile_and_charge() {
+        let table = crate::formula::ResourceTable::builtin();
+        let c = usage_res_charge("ncpus*walltime", &table).unwrap();
+        let mut slots = vec![0.0; c.keywords().len()];
+        for (i, k) in c.keywords().iter().enumerate() {
+            slots[i] = if k == "ncpus" { 4.0 } else { 600.0 };
+        }
+        assert_eq!(c.charge(&slots), Ok(2400.0));
+        // PBS smoketest: ceil(fabs(-ncpus*(foo1/100.00)*sqrt(100))) with an undefined foo1 fails to compile
+        let e = usage_res_charge("ncpus*", &table).err().unwrap_or_default();
+        assert!(e.starts_with("fairshare_usage_res: "), "{e}");
+        assert!(e.contains('^'), "{e}");
+        let z = usage_res_charge("1/(ncpus-ncpus)", &table).unwrap();
+        assert!(z.charge(&[1.0]).is_err());
+        assert_eq!(
+            usage_res_charge("cput", &table).unwrap().keywords(),
+            ["cput".to_string()]
+        );
     }
 }

@@ -9,7 +9,7 @@ pub mod job;
 pub mod pbs_log;
 pub mod units;
 
-pub use charge::{Charge, ResourceCharge};
+pub use charge::{usage_res_charge, Charge, ResourceCharge};
 pub use error::{Malformed, UsageError};
 pub use job::{FinishedJob, Source};
 pub use pbs_log::{FairshareEntity, PbsLogReader, ReadStats};

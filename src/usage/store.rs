@@ -8,7 +8,7 @@ use super::job::FinishedJob;
 use super::ledger::Ledger;
 use super::settings::UsageSettings;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -79,7 +79,13 @@ pub struct DecayReport {
     pub last_decay: i64,
 }
 
-type Key = (Option<String>, String);
+/// The in-memory key: the name alone, or `account` + U+001F + name for associations.
+fn key(account: Option<&str>, name: &str) -> String {
+    match account {
+        None => name.to_string(),
+        Some(a) => format!("{a}\u{1f}{name}"),
+    }
+}
 
 /// A usage store loaded for changes: entries indexed by (account, name).
 #[derive(Debug, Clone)]
@@ -90,7 +96,7 @@ pub struct Usage {
     pub last_decay: Option<i64>,
     /// Committed ledger length.
     pub ledger_bytes: u64,
-    entries: BTreeMap<Key, Entry>,
+    entries: HashMap<String, Entry>,
 }
 
 impl Usage {
@@ -99,7 +105,7 @@ impl Usage {
         let entries = s
             .entries
             .into_iter()
-            .map(|e| ((e.account.clone(), e.name.clone()), e))
+            .map(|e| (key(e.account.as_deref(), &e.name), e))
             .collect();
         Usage {
             settings: s.settings,
@@ -116,19 +122,21 @@ impl Usage {
             last_decay: self.last_decay,
             ledger_bytes: self.ledger_bytes,
             settings: self.settings.clone(),
-            entries: self.entries.values().cloned().collect(),
+            entries: self.entries().cloned().collect(),
         }
     }
 
     /// Entries in (account, name) order.
     pub fn entries(&self) -> impl Iterator<Item = &Entry> {
-        self.entries.values()
+        let mut v: Vec<&Entry> = self.entries.values().collect();
+        v.sort_by(|a, b| (&a.account, &a.name).cmp(&(&b.account, &b.name)));
+        v.into_iter()
     }
 
     /// The usage of an entity, or the model's base usage (PBS 1, others 0) if never charged.
     pub fn usage_of(&self, account: Option<&str>, name: &str) -> f64 {
         self.entries
-            .get(&(account.map(str::to_string), name.to_string()))
+            .get(&key(account, name))
             .map_or(self.settings.model.base_usage(), |e| e.usage)
     }
 
@@ -140,7 +148,7 @@ impl Usage {
             0
         };
         self.entries
-            .entry((account.map(str::to_string), name.to_string()))
+            .entry(key(account, name))
             .or_insert_with(|| Entry {
                 name: name.to_string(),
                 account: account.map(str::to_string),
@@ -155,11 +163,20 @@ impl Usage {
         if !ledger.admit(job) {
             return false;
         }
-        let e = self.entry(job.account.as_deref(), &job.entity);
-        e.usage += job.charge;
-        if let Some(b0) = e.bins.first_mut() {
-            *b0 += job.charge;
+        let add = |e: &mut Entry| {
+            e.usage += job.charge;
+            if let Some(b0) = e.bins.first_mut() {
+                *b0 += job.charge;
+            }
+        };
+        if job.account.is_none() {
+            // the common PBS case, without allocating a key
+            if let Some(e) = self.entries.get_mut(job.entity.as_str()) {
+                add(e);
+                return true;
+            }
         }
+        add(self.entry(job.account.as_deref(), &job.entity));
         true
     }
 
