@@ -1,0 +1,13 @@
+//! Formula unit tests (`fairsort test`): a TOML test-file format whose cases evaluate formulas,
+//! order small queues, compute fair-share values or compare two formulas; a runner that checks
+//! each case against its expectation; reports; `--record` (snapshot the current results into
+//! the file); and the qmgr guard that refuses a formula failing a configured test file.
+
+pub mod case;
+pub mod error;
+pub mod file;
+pub mod location;
+
+pub use case::{Case, CaseBody, CaseKind, EvalCase, EvalExpect, FormulaRef, TestFile, Tolerance};
+pub use error::TestFileError;
+pub use file::{load, parse};
