@@ -7,7 +7,11 @@ pub mod case;
 pub mod error;
 pub mod file;
 pub mod location;
+pub mod outcome;
+pub mod record;
+pub mod report;
 
 pub use case::{Case, CaseBody, CaseKind, EvalCase, EvalExpect, FormulaRef, TestFile, Tolerance};
 pub use error::TestFileError;
 pub use file::{load, parse};
+pub use outcome::{CaseResult, FileResult, Problem, Status, Summary};
