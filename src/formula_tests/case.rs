@@ -147,11 +147,27 @@ impl Case {
     }
 }
 
+/// A custom resource the file declares (`[resources] foo = "float"`), as PBS's
+/// `create resource foo type=float`, so its formulas may name it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResourceDecl {
+    /// Resource name.
+    pub name: String,
+    /// PBS type name (long, float, size, time, boolean, string).
+    pub ty: String,
+    /// 1-based line of the declaration.
+    pub line: usize,
+    /// 1-based column of the type.
+    pub col: usize,
+}
+
 /// A loaded test file: its cases in file order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TestFile {
     /// The path as given (for reports).
     pub path: String,
+    /// Custom resources declared by the file.
+    pub resources: Vec<ResourceDecl>,
     /// The cases, in the order they appear in the file.
     pub cases: Vec<Case>,
 }

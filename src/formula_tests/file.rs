@@ -2,7 +2,7 @@
 //! `file:line:col` (toml's spans). The format is documented in `docs/ftest.md`.
 
 use super::case::{
-    Case, CaseBody, CaseKind, EvalCase, EvalExpect, FormulaRef, TestFile, Tolerance,
+    Case, CaseBody, CaseKind, EvalCase, EvalExpect, FormulaRef, ResourceDecl, TestFile, Tolerance,
 };
 use super::error::TestFileError;
 use super::location::line_col;
@@ -19,6 +19,8 @@ pub const CURRENT: &str = "current";
 struct RawFile {
     #[serde(default)]
     formulas: BTreeMap<String, Spanned<String>>,
+    #[serde(default)]
+    resources: BTreeMap<String, Spanned<String>>,
     #[serde(default)]
     tolerance: Option<RawTolerance>,
     #[serde(default)]
@@ -153,8 +155,22 @@ pub fn parse(path: &str, text: &str) -> Result<TestFile, TestFileError> {
         ));
     }
     cases.sort_by_key(|(start, _)| *start);
+    let resources = raw
+        .resources
+        .iter()
+        .map(|(name, ty)| {
+            let lc = line_col(text, ty.span().start);
+            ResourceDecl {
+                name: name.clone(),
+                ty: ty.get_ref().clone(),
+                line: lc.line,
+                col: lc.col,
+            }
+        })
+        .collect();
     Ok(TestFile {
         path: path.to_string(),
+        resources,
         cases: cases.into_iter().map(|(_, c)| c).collect(),
     })
 }
