@@ -4,6 +4,7 @@
 
 pub mod algorithm;
 pub mod result;
+pub mod slurm;
 pub mod spec;
 pub mod tree;
 
