@@ -64,7 +64,9 @@ fn one_line(c: &CaseResult) -> String {
         Some(Problem::Value {
             expected, actual, ..
         }) => format!("expected {expected}, got {actual}"),
-        Some(Problem::Mismatch { expected, actual }) => format!("expected {expected}, got {actual}"),
+        Some(Problem::Mismatch { expected, actual }) => {
+            format!("expected {expected}, got {actual}")
+        }
         Some(Problem::Order {
             expected,
             actual,
@@ -90,4 +92,34 @@ fn one_line(c: &CaseResult) -> String {
         None => "failed".into(),
     };
     format!("\"{}\" (line {}): {why}", c.name, c.line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refuses_a_formula_that_breaks_a_test() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("t.toml");
+        std::fs::write(
+            &p,
+            "[[eval]]\nname = \"big jobs first\"\nwith = { ncpus = 8 }\nexpect = 8\n",
+        )
+        .unwrap();
+        let r = ResourceTable::builtin();
+        assert_eq!(guard(&p, "ncpus", &r), Ok(()));
+        let e = guard(&p, "-ncpus", &r).unwrap_err();
+        let msg = e.to_string();
+        assert!(
+            msg.starts_with("job_sort_formula refused: it fails 1 of 1 formula tests in"),
+            "{msg}"
+        );
+        assert!(
+            msg.contains("\"big jobs first\" (line 1): expected 8, got -8"),
+            "{msg}"
+        );
+        let missing = guard(&dir.path().join("nope.toml"), "ncpus", &r).unwrap_err();
+        assert!(matches!(missing, GuardFailure::File(_)), "{missing:?}");
+    }
 }

@@ -6,12 +6,16 @@
 pub mod case;
 pub mod error;
 pub mod file;
+pub mod guard;
 pub mod location;
 pub mod outcome;
 pub mod record;
 pub mod report;
+pub mod run;
 
 pub use case::{Case, CaseBody, CaseKind, EvalCase, EvalExpect, FormulaRef, TestFile, Tolerance};
 pub use error::TestFileError;
 pub use file::{load, parse};
+pub use guard::{guard, GuardFailure};
 pub use outcome::{CaseResult, FileResult, Problem, Status, Summary};
+pub use run::{run_file, Context};

@@ -42,10 +42,16 @@ impl EvalActual {
         match self {
             EvalActual::Value(v) => num(*v),
             EvalActual::Error(m) => format!("evaluation error (PBS uses 0): {m}"),
-            EvalActual::Rejected { code: Some(c), message } => {
+            EvalActual::Rejected {
+                code: Some(c),
+                message,
+            } => {
                 format!("formula rejected ({c}): {message}")
             }
-            EvalActual::Rejected { code: None, message } => format!("formula rejected: {message}"),
+            EvalActual::Rejected {
+                code: None,
+                message,
+            } => format!("formula rejected: {message}"),
         }
     }
 
@@ -81,13 +87,15 @@ fn describe_expect(e: &EvalExpect) -> String {
 pub fn run_file(file: &TestFile, ctx: &Context, record: bool) -> (FileResult, Vec<Recording>) {
     let mut resources = ctx.resources.clone();
     for d in &file.resources {
-        let defined = d
-            .ty
-            .parse()
-            .map_err(|e: crate::formula::resources::UnknownResourceType| e.to_string())
-            .and_then(|ty| resources.define(&d.name, ty).map_err(|e| e.to_string()));
+        let defined =
+            d.ty.parse()
+                .map_err(|e: crate::formula::resources::UnknownResourceType| e.to_string())
+                .and_then(|ty| resources.define(&d.name, ty).map_err(|e| e.to_string()));
         if let Err(message) = defined {
-            let error = format!("{}:{}:{}: resource `{}`: {message}", file.path, d.line, d.col, d.name);
+            let error = format!(
+                "{}:{}:{}: resource `{}`: {message}",
+                file.path, d.line, d.col, d.name
+            );
             return (
                 FileResult {
                     path: file.path.clone(),
@@ -245,4 +253,126 @@ fn run_eval(
         }
     });
     Ok((actual.to_expect(), verdict))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::file::parse;
+    use super::*;
+
+    fn run(text: &str, ctx: &Context, record: bool) -> (FileResult, Vec<Recording>) {
+        let f = parse("t.toml", text).unwrap();
+        run_file(&f, ctx, record)
+    }
+
+    fn statuses(r: &FileResult) -> Vec<Status> {
+        r.cases.iter().map(|c| c.status).collect()
+    }
+
+    #[test]
+    fn values_errors_and_codes_are_checked() {
+        let text = r#"
+[[eval]]
+formula = "ncpus * 2"
+with = { ncpus = 4 }
+expect = 8
+[[eval]]
+formula = "ncpus * 2"
+with = { ncpus = 4 }
+expect = 8.5
+abs = 0.1
+[[eval]]
+formula = "1/fairshare_perc"
+expect = { error = "float division by zero" }
+[[eval]]
+formula = "1/fairshare_perc"
+expect = { error = "division by zero" }
+[[eval]]
+formula = "fair_share_factor"
+expect = { code = 15124 }
+[[eval]]
+formula = "fair_share_factor"
+expect = 0
+"#;
+        let (r, rec) = run(text, &Context::with_formula("1"), false);
+        assert!(rec.is_empty());
+        use Status::{Failed, Ok};
+        assert_eq!(statuses(&r), vec![Ok, Failed, Ok, Failed, Ok, Failed]);
+        assert_eq!(
+            r.cases[1].problem,
+            Some(Problem::Value {
+                expected: 8.5,
+                actual: 8.0,
+                tolerance: crate::formula_tests::Tolerance {
+                    abs: 0.1,
+                    rel: 1e-9
+                }
+            })
+        );
+        match &r.cases[3].problem {
+            Some(Problem::Mismatch { expected, actual }) => {
+                assert_eq!(expected, "evaluation error: division by zero");
+                assert!(actual.contains("float division by zero"), "{actual}");
+            }
+            other => panic!("{other:?}"),
+        }
+        match &r.cases[5].problem {
+            Some(Problem::Mismatch { actual, .. }) => assert!(actual.contains("15124"), "{actual}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn current_formula_and_unknown_bindings() {
+        let text = "[[eval]]\nwith = { ncpus = 3 }\nexpect = 6\n[[eval]]\nformula = \"ncpus\"\nwith = { ncpu = 3 }\nexpect = 3\n";
+        let (r, _) = run(text, &Context::with_formula("ncpus * 2"), false);
+        assert_eq!(statuses(&r), vec![Status::Ok, Status::Failed]);
+        assert_eq!(r.cases[0].formula.as_deref(), Some("@current"));
+        match &r.cases[1].problem {
+            Some(Problem::Error { message }) => assert!(message.contains("`ncpu`"), "{message}"),
+            other => panic!("{other:?}"),
+        }
+        let none = Context {
+            current: Err("no current formula".into()),
+            resources: ResourceTable::builtin(),
+        };
+        let (r, _) = run(text, &none, false);
+        assert_eq!(
+            r.cases[0].problem,
+            Some(Problem::Error {
+                message: "no current formula".into()
+            })
+        );
+    }
+
+    #[test]
+    fn record_returns_the_actual_results_as_expectations() {
+        let text = "[[eval]]\nformula = \"ncpus/2\"\nwith = { ncpus = 3 }\n[[eval]]\nformula = \"x +\"\n[[eval]]\nformula = \"1\"\nexpect = 1\n";
+        let (r, rec) = run(text, &Context::with_formula("1"), true);
+        assert_eq!(
+            statuses(&r),
+            vec![Status::Recorded, Status::Recorded, Status::Ok]
+        );
+        assert_eq!(rec.len(), 2);
+        assert_eq!(rec[0].expect, toml::Value::Float(1.5));
+        assert_eq!(
+            rec[1].expect.get("code"),
+            Some(&toml::Value::Integer(15123))
+        );
+        // Without --record the same cases fail for lack of an expectation.
+        let (r, rec) = run(text, &Context::with_formula("1"), false);
+        assert!(rec.is_empty());
+        assert_eq!(r.cases[0].problem, Some(Problem::NoExpectation));
+    }
+
+    #[test]
+    fn file_resources_are_declared() {
+        let text = "[resources]\nfoo = \"float\"\n[[eval]]\nformula = \"foo\"\nwith = { foo = -2.0 }\nexpect = -2\n";
+        let (r, _) = run(text, &Context::with_formula("1"), false);
+        assert_eq!(statuses(&r), vec![Status::Ok]);
+        let bad = "[resources]\nfoo = \"floaty\"\n";
+        let (r, _) = run(bad, &Context::with_formula("1"), false);
+        let e = r.error.unwrap();
+        assert!(e.starts_with("t.toml:2:7: resource `foo`"), "{e}");
+    }
 }
