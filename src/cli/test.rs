@@ -13,7 +13,7 @@ pub struct Args {
     /// Test files (TOML; see docs/ftest.md).
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
-    /// The current formula for cases that use `@current` (default: the server's job_sort_formula).
+    /// The formula under test: what cases with `@current` (or no `formula`) run.
     #[arg(long, value_name = "FORMULA")]
     pub formula: Option<String>,
     /// Fill in `expect` of cases that have none from their current results, in place.

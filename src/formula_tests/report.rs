@@ -53,8 +53,8 @@ fn render_case(out: &mut String, path: &str, c: &CaseResult) {
             lines.push(format!(
                 "expected  {} (abs {}, rel {})",
                 num(*expected),
-                tolerance.abs,
-                tolerance.rel
+                small(tolerance.abs),
+                small(tolerance.rel)
             ));
             let off = actual - expected;
             lines.push(format!("actual    {} (off by {})", num(*actual), num(off)));
@@ -105,6 +105,15 @@ pub fn num(v: f64) -> String {
         if v > 0.0 { "inf" } else { "-inf" }.into()
     } else {
         format!("{v}")
+    }
+}
+
+/// A tolerance as reports show it: scientific notation for tiny values (`1e-12`).
+fn small(v: f64) -> String {
+    if v != 0.0 && v.abs() < 1e-3 {
+        format!("{v:e}")
+    } else {
+        num(v)
     }
 }
 
