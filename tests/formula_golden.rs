@@ -16,7 +16,9 @@ fn cases() -> Vec<Json> {
 }
 
 fn same_float(a: f64, b: f64) -> bool {
-    (a.is_nan() && b.is_nan()) || a == b || relative_eq!(a, b, epsilon = 1e-300, max_relative = 1e-12)
+    (a.is_nan() && b.is_nan())
+        || a == b
+        || relative_eq!(a, b, epsilon = 1e-300, max_relative = 1e-12)
 }
 
 #[test]
@@ -52,7 +54,11 @@ fn golden_table_matches_python() {
         }
         match kind {
             "value" => {
-                let want: f64 = c["value"].as_str().unwrap_or("").parse().unwrap_or(f64::NAN);
+                let want: f64 = c["value"]
+                    .as_str()
+                    .unwrap_or("")
+                    .parse()
+                    .unwrap_or(f64::NAN);
                 if got.error.is_some() || !same_float(got.value, want) {
                     failures.push(format!("{f}: got {got:?}, Python {want:?}"));
                 }
@@ -69,5 +75,10 @@ fn golden_table_matches_python() {
             other => failures.push(format!("{f}: compiles, but Python says {other}")),
         }
     }
-    assert!(failures.is_empty(), "{} mismatches:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} mismatches:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
