@@ -27,7 +27,7 @@ fn import_pbs_tree_then_read_it_back_with_usage() {
         .stdout(predicate::str::starts_with("stored 6 nodes from"));
     let stored = std::fs::read_to_string(h.join("resource_group")).unwrap();
     assert!(stored.lines().any(|l| l.split_whitespace().collect::<Vec<_>>() == ["pbsuser3", "22", "group2", "40"]), "{stored}");
-    std::fs::copy(format!("{DATA}/usage.txt"), h.join("usage")).unwrap();
+    std::fs::copy(format!("{DATA}/usage.toml"), h.join("usage.toml")).unwrap();
     fairsort(h)
         .args(["qmgr", "-c", "set sched unknown_shares = 5"])
         .assert()

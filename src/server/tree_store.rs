@@ -1,5 +1,6 @@
 //! The home's share tree: stored in PBS `resource_group` layout (`resource_group` file), read
-//! back with the home's `unknown_shares` and with the home's usage applied.
+//! back with the home's `unknown_shares` and with the home's usage (`usage.toml`, kept by
+//! `fairsort usage`) applied.
 
 use super::codes::{self, reject};
 use super::error::ServerError;
@@ -19,24 +20,7 @@ impl Home {
             };
             let mut spec = pbs::parse_resource_group(&text, state.sched.unknown_shares)
                 .map_err(|e| ServerError::Tree(format!("{}: {e}", path.display())))?;
-            let usage_path = self.usage_path();
-            match std::fs::read(&usage_path) {
-                Ok(bytes) => {
-                    let usage = if bytes.starts_with(b"PBS_MAG!") {
-                        pbs::read_usage_binary(&bytes)
-                    } else {
-                        match std::str::from_utf8(&bytes) {
-                            Ok(text) => pbs::read_usage_text(text),
-                            Err(_) => pbs::read_usage_binary(&bytes),
-                        }
-                    }
-                    .map_err(|e| ServerError::Tree(format!("{}: {e}", usage_path.display())))?;
-                    pbs::apply_usage(&mut spec, &usage)
-                        .map_err(|e| ServerError::Tree(format!("{}: {e}", usage_path.display())))?;
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => return Err(ServerError::io(&usage_path, e)),
-            }
+            apply_home_usage(&mut spec, &self.usage_path())?;
             Ok(Some(spec))
         })
     }
@@ -66,4 +50,36 @@ impl Home {
             fsio::write_atomic(&self.file(files::TREE), text.as_bytes())
         })
     }
+}
+
+/// Applies `usage.toml` (if any): PBS entities (no account) as PBS's `read_usage` does (unknown
+/// names join the `unknown` group), Slurm/flux associations to the user under their account.
+fn apply_home_usage(spec: &mut TreeSpec, path: &std::path::Path) -> Result<(), ServerError> {
+    let store =
+        crate::usage::store::load_store(path).map_err(|e| ServerError::Tree(e.to_string()))?;
+    let mut pbs_entries = Vec::new();
+    for e in &store.entries {
+        match &e.account {
+            None => pbs_entries.push((e.name.clone(), e.usage)),
+            Some(account) => {
+                if let Some(node) = spec
+                    .nodes
+                    .iter_mut()
+                    .find(|n| n.name == e.name && n.parent.as_deref() == Some(account.as_str()))
+                {
+                    node.usage = Some(e.usage);
+                }
+            }
+        }
+    }
+    if !pbs_entries.is_empty() {
+        let usage = pbs::PbsUsage {
+            version: 0,
+            last_decay: store.last_decay,
+            entries: pbs_entries,
+        };
+        pbs::apply_usage(spec, &usage)
+            .map_err(|e| ServerError::Tree(format!("{}: {e}", path.display())))?;
+    }
+    Ok(())
 }
