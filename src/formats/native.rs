@@ -64,7 +64,13 @@ struct Document {
     users: Vec<Node>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     accounts: Vec<Node>,
+    /// PBS entities inside the implicit `unknown` group (PBS trees only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    unknown: Vec<Node>,
 }
+
+/// Name of PBS's implicit group.
+const UNKNOWN: &str = "unknown";
 
 fn default_version() -> u32 {
     VERSION
@@ -105,6 +111,15 @@ fn to_spec(doc: Document, file: &str) -> Result<TreeSpec, FormatError> {
             stack.push((u, NodeKind::User, parent.clone()));
         }
     };
+    if !doc.unknown.is_empty() && spec.unknown_shares.is_none() {
+        return Err(bad(
+            "`unknown` entities need `unknown_shares` (a PBS tree)".to_string()
+        ));
+    }
+    // Pushed first, so visited last.
+    for u in doc.unknown.into_iter().rev() {
+        stack.push((u, NodeKind::User, Some(UNKNOWN.to_string())));
+    }
     push_children(&mut stack, doc.users, doc.accounts, None);
     while let Some((node, kind, parent)) = stack.pop() {
         let what = |field: &str| {
@@ -219,6 +234,16 @@ fn to_document(spec: &TreeSpec, format: &'static str) -> Result<Document, Format
         match spec.nodes.get(i).map(|x| x.kind) {
             Some(NodeKind::Account) => doc.accounts.push(node),
             _ => doc.users.push(node),
+        }
+    }
+    // PBS entities under the implicit `unknown` group (when no node is named `unknown`).
+    if spec.unknown_shares.is_some() && !spec.nodes.iter().any(|n| n.name == UNKNOWN) {
+        for &i in children
+            .get(&Some(UNKNOWN))
+            .map_or(&[][..], |v| v.as_slice())
+        {
+            let node = build(spec, &children, i, &mut placed, 0).map_err(err)?;
+            doc.unknown.push(node);
         }
     }
     if placed.len() != spec.nodes.len() {

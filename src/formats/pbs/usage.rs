@@ -180,9 +180,11 @@ pub fn read_usage_text(text: &str) -> Result<PbsUsage, FormatError> {
 }
 
 /// Applies usage the way PBS's `read_usage` does: a listed leaf gets the listed usage (a later
-/// entry for the same name wins), unlisted leaves keep PBS's starting usage 1 (set explicitly
-/// here), a name that is not in the tree becomes an entity with 1 share under the `unknown` group
-/// (PBS's `find_alloc_ginfo`). Group usage is left for the algorithm (1 + the sum of its leaves').
+/// entry for the same name wins); a name that is not in the tree becomes an entity with 1 share
+/// under the `unknown` group (PBS's `find_alloc_ginfo`). Unlisted leaves keep `usage: None`,
+/// which in a PBS tree means PBS's starting usage 1 that adds nothing to its groups: the
+/// algorithm computes a group's usage as 1 + the sum of its listed leaves' usage (§4.1: group2 =
+/// 1 + 1000 = 1001 although pbsuser2 shows usage 1).
 ///
 /// Difference: PBS would also overwrite a *group's* usage with a listed value (only possible in a
 /// hand-made file or after the group gained children); fairsort refuses that entry instead.
@@ -221,11 +223,6 @@ pub fn apply_usage(spec: &mut TreeSpec, usage: &PbsUsage) -> Result<(), FormatEr
                 index.insert(name.clone(), spec.nodes.len());
                 spec.nodes.push(node);
             }
-        }
-    }
-    for node in &mut spec.nodes {
-        if !parents.contains(&node.name) && node.usage.is_none() {
-            node.usage = Some(MIN_USAGE);
         }
     }
     Ok(())
