@@ -12,7 +12,9 @@ const TOL: f64 = 5e-5;
 
 fn fairsort() -> Command {
     let mut c = Command::cargo_bin("fairsort").unwrap();
+    // No server home unless a test gives one: the default home must not leak in.
     c.env_remove("FAIRSORT_HOME");
+    c.env("XDG_DATA_HOME", "/nonexistent/fairsort-test-data");
     c
 }
 
@@ -520,4 +522,78 @@ fn jobs_from_stdin_and_csv_lists() {
         .assert()
         .success()
         .stdout(predicate::str::contains("1,2,b,,8,eligible,"));
+}
+
+#[test]
+fn server_home_supplies_formula_threshold_queues_tree_and_usage() {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(
+        home.path().join("server.toml"),
+        "[server]\njob_sort_formula = \"fairshare_factor + (walltime/ncpus) + queue_priority\"\n\
+         managers = [\"root@*\"]\n\n[sched]\njob_sort_formula_threshold = 36.0\n\n\
+         [queues.workq]\npriority = 5\n",
+    )
+    .unwrap();
+    std::fs::copy(data("resource_group"), home.path().join("resource_group")).unwrap();
+    std::fs::write(
+        home.path().join("usage.toml"),
+        "version = 1\n\n[[entity]]\nname = \"pbsuser\"\nusage = 100.0\n\n[[entity]]\n\
+         name = \"pbsuser1\"\nusage = 100.0\n\n[[entity]]\nname = \"pbsuser3\"\nusage = 1000.0\n",
+    )
+    .unwrap();
+    let out = fairsort()
+        .args(["--home", home.path().to_str().unwrap()])
+        .args(["order", "--json", "--jobs", &data("formula6_qstat.json")])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(ids(&doc), ["11", "13", "14", "12"]);
+    for (v, want) in values(&doc)
+        .iter()
+        .zip([65.3816, 45.6477, 35.6477, 35.0902])
+    {
+        assert_abs_diff_eq!(*v, want, epsilon = TOL);
+    }
+    let eligible: Vec<bool> = doc["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["eligible"].as_bool().unwrap())
+        .collect();
+    assert_eq!(eligible, [true, true, false, false]);
+    // A flag overrides the home's formula.
+    let out = fairsort()
+        .args(["--home", home.path().to_str().unwrap()])
+        .args([
+            "order",
+            "--json",
+            "--jobs",
+            &data("formula6_qstat.json"),
+            "--formula",
+            "ncpus",
+        ])
+        .args(["--no-threshold"])
+        .output()
+        .unwrap();
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(ids(&doc), ["14", "13", "12", "11"]);
+    // --home naming a directory that is not a home is an error, not a silent default.
+    let empty = tempfile::tempdir().unwrap();
+    fairsort()
+        .args(["--home", empty.path().to_str().unwrap()])
+        .args([
+            "order",
+            "--jobs",
+            &data("formula6_qstat.json"),
+            "--formula",
+            "ncpus",
+        ])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("is not a fairsort server home"));
 }

@@ -145,8 +145,19 @@ fn resource_type(name: &str) -> Option<ResourceType> {
 }
 
 /// Builtin resources, `--resource` definitions, then whatever else the jobs request.
-fn resource_table(args: &Args, jobs: &JobSet) -> Result<ResourceTable, Failure> {
+fn resource_table(
+    args: &Args,
+    home: &[(String, String)],
+    jobs: &JobSet,
+) -> Result<ResourceTable, Failure> {
     let mut table = ResourceTable::builtin();
+    for (name, kind) in home {
+        if let Some(ty) = resource_type(kind) {
+            if table.get(name).is_none() {
+                table.define(name, ty).map_err(user)?;
+            }
+        }
+    }
     for def in &args.resource {
         let (name, ty) = parse_assignment(def, "resource")?;
         let ty = resource_type(&ty).ok_or_else(|| {
@@ -201,18 +212,106 @@ fn load_tree(args: &Args, base: Option<TreeSpec>) -> Result<Option<Tree>, Failur
     spec.map(|s| Tree::build(s).map_err(user)).transpose()
 }
 
-fn gather(args: &Args) -> Result<Inputs, Failure> {
-    let ex = match &args.example {
+/// What the server home holds for a dry run, in the example's shape.
+struct HomeInputs {
+    settings: example::ClusterSettings,
+    tree: Option<TreeSpec>,
+    resources: Vec<(String, String)>,
+}
+
+/// Reads the server home if one exists (never creates one): attributes, queues, custom
+/// resources, the share tree (`resource_group`) with the usage store applied.
+fn load_home(global: &Global) -> Result<Option<HomeInputs>, Failure> {
+    let Ok(dir) = crate::server::Home::resolve(global.home.as_deref()) else {
+        return Ok(None);
+    };
+    if !dir.join(crate::server::home::files::STATE).exists() {
+        if global.home.is_some() {
+            return Err(user(format!(
+                "{} is not a fairsort server home (no {})",
+                dir.display(),
+                crate::server::home::files::STATE
+            )));
+        }
+        return Ok(None);
+    }
+    let home = crate::server::Home::open(Some(&dir)).map_err(user)?;
+    let state = home.load().map_err(user)?;
+    let sched = &state.sched;
+    let settings = example::ClusterSettings {
+        name: format!("server home {}", dir.display()),
+        formula: state.server.job_sort_formula.clone().unwrap_or_default(),
+        threshold: sched.job_sort_formula_threshold,
+        fair_share: sched.fair_share,
+        fairshare_entity: sched.fairshare_entity.as_str().to_string(),
+        algorithm: sched.fairshare_algorithm.to_string(),
+        queues: state
+            .queues
+            .keys()
+            .map(|q| (q.clone(), state.queue_priority(q)))
+            .collect(),
+    };
+    let tree_path = home.file(crate::server::home::files::TREE);
+    let tree = if tree_path.exists() {
+        let text = std::fs::read_to_string(&tree_path)
+            .map_err(|e| user(format!("cannot read {}: {e}", tree_path.display())))?;
+        let mut spec = formats::pbs::parse_resource_group(&text, sched.unknown_shares)
+            .map_err(|e| user(e.with_file(&tree_path.display().to_string())))?;
+        let store = crate::usage::store::load_store(&dir.join(crate::usage::store::STORE_FILE))
+            .map_err(user)?;
+        for e in &store.entries {
+            for n in spec.nodes.iter_mut() {
+                let account_ok = e.account.is_none() || e.account == n.parent;
+                if n.name == e.name && account_ok && n.kind == fairshare::NodeKind::User {
+                    n.usage = Some(e.usage);
+                }
+            }
+        }
+        Some(spec)
+    } else {
+        None
+    };
+    let resources = state
+        .resources
+        .iter()
+        .map(|(n, d)| (n.clone(), d.kind.clone()))
+        .collect();
+    Ok(Some(HomeInputs {
+        settings,
+        tree,
+        resources,
+    }))
+}
+
+fn gather(args: &Args, global: &Global) -> Result<Inputs, Failure> {
+    let mut ex = match &args.example {
         Some(name) => Some(example::load(name).map_err(Failure::usage)?),
         None => None,
     };
+    let mut home_resources = Vec::new();
+    if ex.is_none() {
+        if let Some(h) = load_home(global)? {
+            home_resources = h.resources;
+            let entity = h.settings.fairshare_entity.parse().map_err(user)?;
+            let algorithm = h.settings.algorithm.parse().map_err(user)?;
+            ex = Some(example::Example {
+                key: "home",
+                settings: h.settings,
+                entity,
+                algorithm,
+                tree: h.tree.unwrap_or_default(),
+                jobs: JobSet::default(),
+            });
+        }
+    }
+    let from_home = ex.as_ref().is_some_and(|e| e.key == "home");
     let jobs = match (&args.jobs, &ex) {
         (Some(path), _) => {
             let bytes = read_input(path)?;
             read_jobs_bytes(&path.to_string_lossy(), &bytes, args.jobs_format).map_err(user)?
         }
-        (None, Some(ex)) => ex.jobs.clone(),
-        (None, None) => {
+        (None, Some(ex)) if ex.key != "home" => ex.jobs.clone(),
+        (None, _) => {
             return Err(Failure::usage(
                 "no jobs: give --jobs FILE (qstat -f -F json, JSON or CSV list) or --example",
             ))
@@ -220,10 +319,18 @@ fn gather(args: &Args) -> Result<Inputs, Failure> {
     };
     let formula = match (&args.formula, &ex) {
         (Some(f), _) => f.clone(),
-        (None, Some(ex)) => ex.settings.formula.clone(),
-        (None, None) => return Err(Failure::usage("no formula: give --formula")),
+        (None, Some(ex)) if !ex.settings.formula.is_empty() => ex.settings.formula.clone(),
+        (None, _) => {
+            return Err(Failure::usage(
+                "no formula: give --formula, or set job_sort_formula with `fairsort qmgr`",
+            ))
+        }
     };
-    let tree = load_tree(args, ex.as_ref().map(|e| e.tree.clone()))?;
+    let base_tree = ex
+        .as_ref()
+        .map(|e| e.tree.clone())
+        .filter(|t| !(from_home && t.nodes.is_empty()));
+    let tree = load_tree(args, base_tree)?;
     let mut queues: BTreeMap<String, i64> = ex
         .as_ref()
         .map(|e| e.settings.queues.clone())
@@ -257,7 +364,7 @@ fn gather(args: &Args) -> Result<Inputs, Failure> {
         .algorithm
         .or(ex.as_ref().map(|e| e.algorithm))
         .unwrap_or(Algorithm::Pbs);
-    let resources = resource_table(args, &jobs)?;
+    let resources = resource_table(args, &home_resources, &jobs)?;
     Ok(Inputs {
         title: ex.map(|e| e.settings.name),
         formula,
@@ -294,8 +401,8 @@ fn run_one(inputs: &Inputs, formula: &Program, others: &[&Program]) -> Result<Dr
 }
 
 /// Runs `fairsort order`.
-pub fn run(args: Args, _global: &Global) -> CliResult {
-    let inputs = gather(&args)?;
+pub fn run(args: Args, global: &Global) -> CliResult {
+    let inputs = gather(&args, global)?;
     let program = compile(&inputs.formula, &inputs.resources)?;
     let mut out = std::io::stdout().lock();
     if let Some(other) = &args.against {
