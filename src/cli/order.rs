@@ -692,11 +692,13 @@ fn print_explain(
         ("from", Align::Left),
     ]);
     for b in &e.keywords {
-        t.row(vec![
-            b.keyword.clone(),
-            format!("{}", b.value),
-            b.source.clone(),
-        ]);
+        // Six decimals, as PBS prints fair-share keywords (`%f`); integers stay integers.
+        let v = if b.value.fract() == 0.0 {
+            format!("{}", b.value)
+        } else {
+            format!("{:.6}", b.value).trim_end_matches('0').to_string()
+        };
+        t.row(vec![b.keyword.clone(), v, b.source.clone()]);
     }
     write!(out, "{}", t.render())?;
     writeln!(out, "\nterms:")?;
