@@ -177,10 +177,11 @@ pub(crate) fn compute(tree: &Tree, merge_ties: bool) -> ShareResult {
     let links = Links::new(tree);
     let lv = levels(tree, &links);
     let fs = rank_users(tree, &links, &lv.level_fs, merge_ties);
-    let mut result = ShareResult::new(Algorithm::FairTree, tree.len());
-    for (id, row) in result.rows.iter_mut().enumerate() {
-        let node = tree.node(id);
-        *row = ShareRow {
+    let rows = tree
+        .nodes()
+        .iter()
+        .enumerate()
+        .map(|(id, node)| ShareRow {
             norm_shares: Some(lv.shares[id]),
             norm_usage: (id != 0).then(|| links.usage_norm[id]),
             effective_usage: Some(lv.usage[id]),
@@ -188,9 +189,12 @@ pub(crate) fn compute(tree: &Tree, merge_ties: bool) -> ShareResult {
             // sshare hides a `parent` association's Level FS (and the root's).
             level_fs: (id != 0 && !links.is_parent[id]).then(|| lv.level_fs[id]),
             ..ShareRow::default()
-        };
+        })
+        .collect();
+    ShareResult {
+        algorithm: Algorithm::FairTree,
+        rows,
     }
-    result
 }
 
 #[cfg(test)]

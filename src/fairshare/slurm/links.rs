@@ -51,20 +51,26 @@ impl Links {
         let mut child_start = vec![0usize; n + 1];
         let mut child_sum = vec![0.0; n];
         for id in 1..n {
-            child_start[fs_parent[id] + 1] += 1;
             child_sum[fs_parent[id]] += raw_shares[id];
         }
-        for i in 0..n {
-            child_start[i + 1] += child_start[i];
+        // Fill each fs parent's list in tree order: its children in input order, descending
+        // into `parent` accounts (whose children are re-parented here) where they stand.
+        let mut child_list = Vec::with_capacity(n.saturating_sub(1));
+        let mut stack: Vec<NodeId> = Vec::new();
+        for (p, node) in nodes.iter().enumerate() {
+            child_start[p] = child_list.len();
+            if p != 0 && is_parent[p] {
+                continue;
+            }
+            stack.extend(node.children.iter().rev());
+            while let Some(c) = stack.pop() {
+                child_list.push(c);
+                if is_parent[c] {
+                    stack.extend(nodes[c].children.iter().rev());
+                }
+            }
         }
-        let mut fill = child_start.clone();
-        let mut child_list = vec![0; n.saturating_sub(1)];
-        // Fill in tree order, so siblings keep their input (sshare lineage) order.
-        for id in tree.preorder().into_iter().skip(1) {
-            let slot = &mut fill[fs_parent[id]];
-            child_list[*slot] = id;
-            *slot += 1;
-        }
+        child_start[n] = child_list.len();
         let mut level_shares = vec![0.0; n];
         for id in 1..n {
             level_shares[id] = child_sum[fs_parent[id]];

@@ -8,7 +8,7 @@
 //! code is followed; the seed's final example still holds (User2 ≈ 0.25).
 
 use super::links::Links;
-use crate::fairshare::{Algorithm, ShareResult, ShareRow, Tree};
+use crate::fairshare::{Algorithm, NodeId, ShareResult, ShareRow, Tree};
 use std::collections::HashSet;
 
 /// `MIN_USAGE_FACTOR`.
@@ -29,15 +29,34 @@ pub(crate) fn factor(s: f64, ue: f64) -> f64 {
 pub(crate) fn active_nodes(tree: &Tree, active: Option<&HashSet<String>>) -> Vec<bool> {
     let nodes = tree.nodes();
     let mut on = vec![false; nodes.len()];
-    if let Some(first) = on.first_mut() {
-        *first = true;
-    }
-    for (id, node) in nodes.iter().enumerate().skip(1) {
-        if node.is_user() {
-            on[id] = match active {
-                None => true,
-                Some(set) => set.contains(&node.name) || set.contains(&tree.label(id)),
-            };
+    match active {
+        None => {
+            for (id, node) in nodes.iter().enumerate() {
+                on[id] = node.is_user();
+            }
+        }
+        Some(set) => {
+            // Look the names up (O(|set|)) rather than formatting a label per user.
+            for entry in set {
+                let ids: &[NodeId] = match entry.split_once('/') {
+                    Some((acct, user)) => {
+                        match tree
+                            .find_account(acct)
+                            .and_then(|a| tree.find_user_in(a, user))
+                        {
+                            Some(id) => {
+                                on[id] = true;
+                                continue;
+                            }
+                            None => &[],
+                        }
+                    }
+                    None => tree.users_named(entry),
+                };
+                for &id in ids {
+                    on[id] = true;
+                }
+            }
         }
     }
     // Children have larger ids than their parents: one descending pass marks ancestors.
@@ -47,6 +66,9 @@ pub(crate) fn active_nodes(tree: &Tree, active: Option<&HashSet<String>>) -> Vec
                 on[p] = true;
             }
         }
+    }
+    if let Some(root) = on.first_mut() {
+        *root = true;
     }
     on
 }
@@ -103,32 +125,38 @@ pub(crate) fn compute(tree: &Tree, active: Option<&HashSet<String>>) -> ShareRes
             max_tickets = max_tickets.max(tickets[id]);
         }
     }
-    let mut result = ShareResult::new(Algorithm::Ticket, n);
-    for (id, row) in result.rows.iter_mut().enumerate() {
-        let node = tree.node(id);
-        // A `parent` user's jobs are scored with its fs parent's tickets.
-        let fs_assoc = if links.is_parent[id] {
-            links.fs_parent[id]
-        } else {
-            id
-        };
-        let fairshare = (id != 0 && node.is_user()).then(|| {
-            if on[fs_assoc] && max_tickets > 0 {
-                f64::from(tickets[fs_assoc]) / f64::from(max_tickets)
+    let rows = tree
+        .nodes()
+        .iter()
+        .enumerate()
+        .map(|(id, node)| {
+            // A `parent` user's jobs are scored with its fs parent's tickets.
+            let fs_assoc = if links.is_parent[id] {
+                links.fs_parent[id]
             } else {
-                0.0
+                id
+            };
+            let fairshare = (id != 0 && node.is_user()).then(|| {
+                if on[fs_assoc] && max_tickets > 0 {
+                    f64::from(tickets[fs_assoc]) / f64::from(max_tickets)
+                } else {
+                    0.0
+                }
+            });
+            ShareRow {
+                norm_shares: Some(s_eff[id]),
+                norm_usage: (id != 0).then(|| links.usage_norm[id]),
+                effective_usage: Some(ue[id]),
+                fairshare,
+                tickets: Some(f64::from(tickets[id])),
+                ..ShareRow::default()
             }
-        });
-        *row = ShareRow {
-            norm_shares: Some(s_eff[id]),
-            norm_usage: (id != 0).then(|| links.usage_norm[id]),
-            effective_usage: Some(ue[id]),
-            fairshare,
-            tickets: Some(f64::from(tickets[id])),
-            ..ShareRow::default()
-        };
+        })
+        .collect();
+    ShareResult {
+        algorithm: Algorithm::Ticket,
+        rows,
     }
-    result
 }
 
 /// The pre-ticket factor S / max(U_E, 0.01·S) of a row (for `--explain`).
@@ -140,7 +168,6 @@ pub(crate) fn row_factor(row: &ShareRow) -> Option<f64> {
 mod tests {
     use super::*;
     use crate::fairshare::slurm::testtrees::t1;
-    use crate::fairshare::NodeId;
     use approx::assert_abs_diff_eq;
 
     fn id(t: &Tree, name: &str) -> NodeId {
