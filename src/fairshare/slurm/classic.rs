@@ -19,10 +19,10 @@ pub(crate) fn effective_usage(links: &Links) -> Vec<f64> {
         let un = links.usage_norm[id];
         ue[id] = if fp == 0 {
             un
-        } else if links.is_parent[id] || links.level_shares[id] <= 0.0 {
+        } else if links.is_parent[id] || links.level_shares(id) <= 0.0 {
             ue[fp]
         } else {
-            un + (ue[fp] - un) * links.raw_shares[id] / links.level_shares[id]
+            un + (ue[fp] - un) * links.raw_shares[id] / links.level_shares(id)
         };
     }
     ue

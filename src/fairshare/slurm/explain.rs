@@ -56,7 +56,7 @@ fn level_head(tree: &Tree, links: &Links, id: NodeId) -> String {
         "  ".repeat(tree.node(id).depth.saturating_sub(1)),
         tree.label(id),
         shares(tree, id),
-        links.level_shares[id]
+        links.level_shares(id)
     )
 }
 

@@ -78,33 +78,31 @@ pub(crate) fn compute(tree: &Tree, active: Option<&HashSet<String>>) -> ShareRes
     let links = Links::new(tree);
     let n = links.len();
     let s = links.classic_norm_shares();
-    // Effective usage (`_ticket_based_set_usage_efctv`) and F; `parent` nodes take their fs
-    // parent's S, U_E and F.
+    // Effective usage (`_ticket_based_set_usage_efctv`); `parent` nodes take their fs parent's
+    // S and U_E (and so its F).
     let mut ue = vec![0.0; n];
-    let mut f = vec![0.0; n];
-    let mut s_eff = s.clone();
     if n > 0 {
         ue[0] = 1.0;
-        f[0] = factor(1.0, 1.0);
     }
     for id in 1..n {
         let fp = links.fs_parent[id];
-        if links.is_parent[id] && fp != 0 {
-            s_eff[id] = s[fp];
-            ue[id] = ue[fp];
+        ue[id] = if links.is_parent[id] && fp != 0 {
+            ue[fp]
         } else if fp == 0 {
-            ue[id] = links.usage_norm[id];
+            links.usage_norm[id]
         } else {
-            ue[id] = links.usage_norm[id].max(MIN_USAGE * links.local_share(id));
-        }
-        f[id] = factor(s_eff[id], ue[id]);
+            links.usage_norm[id].max(MIN_USAGE * links.local_share(id))
+        };
     }
+    // S of a node as scored (`classic_norm_shares` already gives `parent` nodes their fs
+    // parent's S), and S·F, the weight tickets are split by.
+    let weight = |id: NodeId| s[id] * factor(s[id], ue[id]);
     // Tickets, top-down over active fs children (`_distribute_tickets`).
     let on = active_nodes(tree, active);
     let mut sum_sf = vec![0.0; n];
     for id in 1..n {
         if on[id] {
-            sum_sf[links.fs_parent[id]] += s_eff[id] * f[id];
+            sum_sf[links.fs_parent[id]] += weight(id);
         }
     }
     let mut tickets = vec![0u32; n];
@@ -119,24 +117,21 @@ pub(crate) fn compute(tree: &Tree, active: Option<&HashSet<String>>) -> ShareRes
         let fp = links.fs_parent[id];
         // Evaluated as Slurm does, in double, then truncated to u32; a zero sum (every active
         // sibling has zero shares) divides by zero in Slurm, which yields 0 tickets on x86-64.
-        let t = f64::from(tickets[fp]) * s_eff[id] * f[id] / sum_sf[fp];
+        let t = f64::from(tickets[fp]) * s[id] * factor(s[id], ue[id]) / sum_sf[fp];
         tickets[id] = if t.is_finite() { t as u32 } else { 0 };
-        if tree.node(id).is_user() {
+        if links.is_user[id] {
             max_tickets = max_tickets.max(tickets[id]);
         }
     }
-    let rows = tree
-        .nodes()
-        .iter()
-        .enumerate()
-        .map(|(id, node)| {
+    let rows = (0..n)
+        .map(|id| {
             // A `parent` user's jobs are scored with its fs parent's tickets.
             let fs_assoc = if links.is_parent[id] {
                 links.fs_parent[id]
             } else {
                 id
             };
-            let fairshare = (id != 0 && node.is_user()).then(|| {
+            let fairshare = (id != 0 && links.is_user[id]).then(|| {
                 if on[fs_assoc] && max_tickets > 0 {
                     f64::from(tickets[fs_assoc]) / f64::from(max_tickets)
                 } else {
@@ -144,7 +139,7 @@ pub(crate) fn compute(tree: &Tree, active: Option<&HashSet<String>>) -> ShareRes
                 }
             });
             ShareRow {
-                norm_shares: Some(s_eff[id]),
+                norm_shares: Some(s[id]),
                 norm_usage: (id != 0).then(|| links.usage_norm[id]),
                 effective_usage: Some(ue[id]),
                 fairshare,
