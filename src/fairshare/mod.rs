@@ -3,12 +3,18 @@
 //! `ShareResult` with the columns its scheduler prints.
 
 pub mod algorithm;
+pub mod compute;
+pub mod explain;
+pub mod flux;
+pub mod pbs;
 pub mod result;
 pub mod slurm;
 pub mod spec;
 pub mod tree;
 
 pub use algorithm::{Algorithm, Options};
+pub use compute::compute;
+pub use explain::{explain, Explanation};
 pub use result::{keyword_source, ShareError, ShareResult, ShareRow};
 pub use spec::{NodeKind, NodeSpec, Shares, TreeSource, TreeSpec};
 pub use tree::{Node, NodeId, Tree, TreeError};

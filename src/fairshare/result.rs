@@ -28,6 +28,9 @@ pub struct ShareRow {
     pub tickets: Option<f64>,
     /// flux weighted walk: the node's weight among its siblings.
     pub weight: Option<f64>,
+    /// The usage the algorithm worked with where it differs from the tree's raw usage
+    /// (PBS: every node starts at 1, a group holds 1 + its leaves'); `None` = the raw usage.
+    pub usage: Option<f64>,
 }
 
 /// One algorithm's values over a whole tree.
@@ -61,6 +64,7 @@ impl ShareResult {
             fairshare_factor: None,
             tickets: None,
             weight: None,
+            usage: None,
         };
         self.rows.get(id).unwrap_or(&EMPTY)
     }

@@ -1,1 +1,26 @@
 //! The PBS `job_sort_formula` language: parse (pest) → AST → compile (slots, folding) → eval.
+//!
+//! PBS evaluates the formula with Python's `eval`, so "correct" here means "the value Python
+//! would give" and "invalid" means what PBS's server refuses, with PBS's codes and messages.
+
+pub mod ast;
+pub mod compile;
+pub mod error;
+mod fast;
+pub mod functions;
+pub mod keywords;
+pub mod limits;
+pub mod names;
+pub mod parse;
+pub mod program;
+pub mod resources;
+pub mod terms;
+pub mod value;
+
+pub use ast::{Expr, ExprKind};
+pub use compile::compile;
+pub use error::FormulaError;
+pub use parse::parse;
+pub use program::{Evaluation, Program};
+pub use resources::{ResourceTable, ResourceType};
+pub use terms::{additive_terms, Term};

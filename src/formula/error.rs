@@ -1,0 +1,231 @@
+//! `FormulaError`: every way a formula (or a resource definition) can be refused, with PBS's
+//! error codes and messages where PBS has them, the byte span of the culprit, and a renderer that
+//! puts a caret under it.
+
+use super::resources::ResourceType;
+use std::ops::Range;
+
+/// PBS's `PBSE_BAD_FORMULA`: the formula is not valid Python expression syntax.
+pub const PBSE_BAD_FORMULA: u32 = 15123;
+/// PBS's `PBSE_BAD_FORMULA_KW`: the formula names something that is not a keyword or resource.
+pub const PBSE_BAD_FORMULA_KW: u32 = 15124;
+/// PBS's `PBSE_BAD_FORMULA_TYPE`: the formula names a string or boolean resource.
+pub const PBSE_BAD_FORMULA_TYPE: u32 = 15125;
+
+/// Why a formula was refused (or a resource could not be defined). `Display` is one line.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum FormulaError {
+    /// Not valid syntax (PBS 15123).
+    #[error("Invalid Formula Format: {detail}")]
+    Syntax {
+        /// What was expected or found, for people.
+        detail: String,
+        /// Where.
+        span: Range<usize>,
+        /// A hint such as "did you mean `**`?".
+        hint: Option<String>,
+    },
+    /// A name that is not a keyword, numeric resource, math name or allowed builtin (PBS 15124).
+    #[error("Formula contains invalid keyword: `{name}`")]
+    InvalidKeyword {
+        /// The name.
+        name: String,
+        /// Where.
+        span: Range<usize>,
+        /// The closest known name, if one is close.
+        suggestion: Option<String>,
+    },
+    /// A string or boolean resource (PBS 15125).
+    #[error("Formula contains a resource of an invalid type: `{name}` is a {ty} resource")]
+    InvalidType {
+        /// The resource.
+        name: String,
+        /// Its type.
+        ty: ResourceType,
+        /// Where.
+        span: Range<usize>,
+    },
+    /// Longer than fairsort's limit (fairsort only).
+    #[error("formula is too long: {len} bytes (the limit is {limit})")]
+    TooLong {
+        /// Length in bytes.
+        len: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// Nested deeper than fairsort's limit (fairsort only).
+    #[error("formula is nested too deeply (the limit is {limit} levels)")]
+    TooDeep {
+        /// Where the limit was crossed.
+        span: Range<usize>,
+        /// The limit.
+        limit: usize,
+    },
+    /// Valid for PBS but outside what fairsort evaluates (fairsort only).
+    #[error("{what} is not supported by fairsort")]
+    Unsupported {
+        /// What, e.g. "function `fsum`".
+        what: String,
+        /// Where.
+        span: Range<usize>,
+    },
+    /// A custom resource name PBS would not accept.
+    #[error("invalid resource name `{name}`: {reason}")]
+    BadResourceName {
+        /// The name.
+        name: String,
+        /// Why.
+        reason: &'static str,
+    },
+    /// An attempt to redefine one of PBS's built-in resources.
+    #[error("resource `{name}` is built in and cannot be redefined")]
+    BuiltinResource {
+        /// The name.
+        name: String,
+    },
+}
+
+impl FormulaError {
+    /// PBS's error code for the three errors PBS's server reports; `None` for fairsort-only ones.
+    pub fn code(&self) -> Option<u32> {
+        match self {
+            FormulaError::Syntax { .. } => Some(PBSE_BAD_FORMULA),
+            FormulaError::InvalidKeyword { .. } => Some(PBSE_BAD_FORMULA_KW),
+            FormulaError::InvalidType { .. } => Some(PBSE_BAD_FORMULA_TYPE),
+            _ => None,
+        }
+    }
+
+    /// PBS's exact message for the error (what `qmgr` prints), when PBS has one.
+    pub fn pbs_message(&self) -> Option<&'static str> {
+        match self {
+            FormulaError::Syntax { .. } => Some("Invalid Formula Format"),
+            FormulaError::InvalidKeyword { .. } => Some("Formula contains invalid keyword"),
+            FormulaError::InvalidType { .. } => {
+                Some("Formula contains a resource of an invalid type")
+            }
+            _ => None,
+        }
+    }
+
+    /// The byte range of the culprit in the formula, when there is one.
+    pub fn span(&self) -> Option<Range<usize>> {
+        match self {
+            FormulaError::Syntax { span, .. }
+            | FormulaError::InvalidKeyword { span, .. }
+            | FormulaError::InvalidType { span, .. }
+            | FormulaError::TooDeep { span, .. }
+            | FormulaError::Unsupported { span, .. } => Some(span.clone()),
+            _ => None,
+        }
+    }
+
+    /// The hint line, if any ("did you mean `fairshare_factor`?").
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            FormulaError::Syntax { hint, .. } => hint.clone(),
+            FormulaError::InvalidKeyword {
+                suggestion: Some(s),
+                ..
+            } => Some(format!("did you mean `{s}`?")),
+            _ => None,
+        }
+    }
+
+    /// Multi-line rendering for people: the message, `at line L, column C`, the source line, a
+    /// caret under the culprit, and the hint. `src` must be the formula the error came from.
+    pub fn render(&self, src: &str) -> String {
+        let mut out = self.to_string();
+        if let Some(span) = self.span() {
+            let (line_no, col, line, start_in_line) = locate(src, span.start);
+            let width = src
+                .get(span.clone())
+                .map(|s| s.split('\n').next().unwrap_or("").chars().count())
+                .unwrap_or(1)
+                .max(1);
+            let pad: String = line
+                .get(..start_in_line)
+                .unwrap_or("")
+                .chars()
+                .map(|c| if c == '\t' { '\t' } else { ' ' })
+                .collect();
+            out.push_str(&format!(
+                "\nat line {line_no}, column {col}\n  {line}\n  {pad}"
+            ));
+            out.push('^');
+            for _ in 1..width {
+                out.push('~');
+            }
+        }
+        if let Some(hint) = self.hint() {
+            out.push('\n');
+            out.push_str(&hint);
+        }
+        out
+    }
+}
+
+/// Line (1-based), column (1-based, in characters), the line's text and the byte offset of
+/// `at` within the line.
+fn locate(src: &str, at: usize) -> (usize, usize, &str, usize) {
+    let at = clamp_to_char_boundary(src, at);
+    let before = &src[..at];
+    let line_start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
+    let line_end = src[at..].find('\n').map(|i| at + i).unwrap_or(src.len());
+    let line_no = before.matches('\n').count() + 1;
+    let col = src[line_start..at].chars().count() + 1;
+    let line = src[line_start..line_end].trim_end_matches('\r');
+    (line_no, col, line, at - line_start)
+}
+
+fn clamp_to_char_boundary(src: &str, mut at: usize) -> usize {
+    at = at.min(src.len());
+    while at > 0 && !src.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_and_messages() {
+        let e = FormulaError::InvalidKeyword {
+            name: "fair_share_factor".into(),
+            span: 0..17,
+            suggestion: Some("fairshare_factor".into()),
+        };
+        assert_eq!(e.code(), Some(15124));
+        assert_eq!(e.pbs_message(), Some("Formula contains invalid keyword"));
+        let r = e.render("fair_share_factor");
+        assert_eq!(
+            r,
+            "Formula contains invalid keyword: `fair_share_factor`\nat line 1, column 1\n  fair_share_factor\n  ^" .to_string() + &"~".repeat(16) + "\ndid you mean `fairshare_factor`?"
+        );
+    }
+
+    #[test]
+    fn caret_on_second_line_and_multibyte() {
+        let e = FormulaError::Syntax {
+            detail: "x".into(),
+            span: 11..12,
+            hint: None,
+        };
+        let r = e.render("é + 1\n1 + )");
+        assert!(r.contains("at line 2, column 5"), "{r}");
+        assert!(r.ends_with("  1 + )\n      ^"), "{r}");
+    }
+
+    #[test]
+    fn render_survives_bad_spans() {
+        let e = FormulaError::TooDeep {
+            span: 1000..2000,
+            limit: 3,
+        };
+        let r = e.render("é");
+        assert!(r.contains("line 1"));
+    }
+}

@@ -1,0 +1,725 @@
+//! The functions and constants a formula can call: everything `from math import *` gives that
+//! takes and returns numbers, and the builtins `abs min max round int float`, with Python's
+//! results and exception messages.
+
+use super::value::{compare, PyErr, PyResult, Value};
+use std::cmp::Ordering;
+
+/// A callable function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum Func {
+    // builtins
+    Abs,
+    Min,
+    Max,
+    Round,
+    Int,
+    Float,
+    // math, one float argument, float result
+    Acos,
+    Acosh,
+    Asin,
+    Asinh,
+    Atan,
+    Atanh,
+    Cbrt,
+    Cos,
+    Cosh,
+    Erf,
+    Erfc,
+    Exp,
+    Exp2,
+    Expm1,
+    Fabs,
+    Gamma,
+    Lgamma,
+    Log1p,
+    Sin,
+    Sinh,
+    Sqrt,
+    Tan,
+    Tanh,
+    Degrees,
+    Radians,
+    Ulp,
+    // math, int result
+    Ceil,
+    Floor,
+    Trunc,
+    // math, bool result
+    Isfinite,
+    Isinf,
+    Isnan,
+    // logarithms
+    Log,
+    Log2,
+    Log10,
+    // math, two arguments
+    Atan2,
+    Copysign,
+    Fmod,
+    Pow,
+    Remainder,
+    Ldexp,
+    Nextafter,
+    // math, any number of arguments
+    Hypot,
+}
+
+/// `(name, function)`: the math module's functions fairsort evaluates.
+pub const MATH_FUNCS: &[(&str, Func)] = {
+    use Func::*;
+    &[
+        ("acos", Acos),
+        ("acosh", Acosh),
+        ("asin", Asin),
+        ("asinh", Asinh),
+        ("atan", Atan),
+        ("atanh", Atanh),
+        ("cbrt", Cbrt),
+        ("cos", Cos),
+        ("cosh", Cosh),
+        ("erf", Erf),
+        ("erfc", Erfc),
+        ("exp", Exp),
+        ("exp2", Exp2),
+        ("expm1", Expm1),
+        ("fabs", Fabs),
+        ("gamma", Gamma),
+        ("lgamma", Lgamma),
+        ("log1p", Log1p),
+        ("sin", Sin),
+        ("sinh", Sinh),
+        ("sqrt", Sqrt),
+        ("tan", Tan),
+        ("tanh", Tanh),
+        ("degrees", Degrees),
+        ("radians", Radians),
+        ("ulp", Ulp),
+        ("ceil", Ceil),
+        ("floor", Floor),
+        ("trunc", Trunc),
+        ("isfinite", Isfinite),
+        ("isinf", Isinf),
+        ("isnan", Isnan),
+        ("log", Log),
+        ("log2", Log2),
+        ("log10", Log10),
+        ("atan2", Atan2),
+        ("copysign", Copysign),
+        ("fmod", Fmod),
+        ("pow", Pow),
+        ("remainder", Remainder),
+        ("ldexp", Ldexp),
+        ("nextafter", Nextafter),
+        ("hypot", Hypot),
+    ]
+};
+
+/// The math module's functions that need sequences, tuples or keyword arguments: PBS accepts
+/// them as names, fairsort refuses them with a clear error instead of guessing.
+pub const MATH_UNSUPPORTED: &[&str] = &[
+    "comb",
+    "dist",
+    "factorial",
+    "frexp",
+    "fsum",
+    "gcd",
+    "isclose",
+    "isqrt",
+    "lcm",
+    "modf",
+    "perm",
+    "prod",
+];
+
+/// The math module's constants.
+pub const MATH_CONSTS: &[(&str, f64)] = &[
+    ("pi", std::f64::consts::PI),
+    ("e", std::f64::consts::E),
+    ("tau", std::f64::consts::TAU),
+    ("inf", f64::INFINITY),
+    ("nan", f64::NAN),
+];
+
+/// The Python builtins a formula may call.
+pub const BUILTIN_FUNCS: &[(&str, Func)] = &[
+    ("abs", Func::Abs),
+    ("min", Func::Min),
+    ("max", Func::Max),
+    ("round", Func::Round),
+    ("int", Func::Int),
+    ("float", Func::Float),
+];
+
+impl Func {
+    /// The function's name in a formula.
+    pub fn name(self) -> &'static str {
+        MATH_FUNCS
+            .iter()
+            .chain(BUILTIN_FUNCS)
+            .find(|&&(_, f)| f == self)
+            .map(|&(n, _)| n)
+            .unwrap_or("?")
+    }
+}
+
+mod libm {
+    // glibc's libm (linked by std on Linux) for the functions std has no stable wrapper for.
+    extern "C" {
+        pub fn erf(x: f64) -> f64;
+        pub fn erfc(x: f64) -> f64;
+        pub fn tgamma(x: f64) -> f64;
+        pub fn lgamma_r(x: f64, sign: *mut i32) -> f64;
+        pub fn ldexp(x: f64, e: i32) -> f64;
+        pub fn nextafter(x: f64, y: f64) -> f64;
+        pub fn remainder(x: f64, y: f64) -> f64;
+    }
+}
+
+/// `erf(x)` from libm.
+pub fn erf(x: f64) -> f64 {
+    // SAFETY: a pure C function of one double; no pointers, no global state.
+    unsafe { libm::erf(x) }
+}
+/// `erfc(x)` from libm.
+pub fn erfc(x: f64) -> f64 {
+    // SAFETY: as above.
+    unsafe { libm::erfc(x) }
+}
+fn tgamma(x: f64) -> f64 {
+    // SAFETY: as above.
+    unsafe { libm::tgamma(x) }
+}
+fn lgamma(x: f64) -> f64 {
+    let mut sign = 0i32;
+    // SAFETY: `sign` is a valid, exclusively borrowed i32 for the duration of the call.
+    unsafe { libm::lgamma_r(x, &mut sign) }
+}
+fn ldexp(x: f64, e: i32) -> f64 {
+    // SAFETY: as erf.
+    unsafe { libm::ldexp(x, e) }
+}
+fn nextafter(x: f64, y: f64) -> f64 {
+    // SAFETY: as erf.
+    unsafe { libm::nextafter(x, y) }
+}
+fn remainder(x: f64, y: f64) -> f64 {
+    // SAFETY: as erf.
+    unsafe { libm::remainder(x, y) }
+}
+
+const DOMAIN: &str = "math domain error";
+const RANGE: &str = "math range error";
+
+/// Python's `math_1` rule: NaN from a non-NaN is a domain error; infinity from a finite input is
+/// a range error when the function can overflow, else a domain error.
+fn math_1(x: f64, r: f64, can_overflow: bool) -> Result<f64, PyErr> {
+    if r.is_nan() && !x.is_nan() {
+        return Err(DOMAIN.into());
+    }
+    if r.is_infinite() && x.is_finite() {
+        return Err(if can_overflow { RANGE } else { DOMAIN }.into());
+    }
+    Ok(r)
+}
+
+/// A plain float function of one float.
+pub type FloatFn = fn(f64) -> f64;
+
+/// The plain float function behind a one-argument math function, and whether it can overflow.
+/// `None` for functions with their own error rules.
+pub fn unary_float(f: Func) -> Option<(FloatFn, bool)> {
+    Some(match f {
+        Func::Acos => (f64::acos, false),
+        Func::Acosh => (f64::acosh, false),
+        Func::Asin => (f64::asin, false),
+        Func::Asinh => (f64::asinh, false),
+        Func::Atan => (f64::atan, false),
+        Func::Atanh => (f64::atanh, false),
+        Func::Cbrt => (f64::cbrt, false),
+        Func::Cos => (f64::cos, false),
+        Func::Cosh => (f64::cosh, true),
+        Func::Exp => (f64::exp, true),
+        Func::Exp2 => (f64::exp2, true),
+        Func::Expm1 => (f64::exp_m1, true),
+        Func::Fabs => (f64::abs, false),
+        Func::Log1p => (f64::ln_1p, false),
+        Func::Sin => (f64::sin, false),
+        Func::Sinh => (f64::sinh, true),
+        Func::Sqrt => (f64::sqrt, false),
+        Func::Tan => (f64::tan, false),
+        Func::Tanh => (f64::tanh, false),
+        Func::Erf => (erf, false),
+        Func::Erfc => (erfc, false),
+        Func::Degrees => (degrees, false),
+        Func::Radians => (radians, false),
+        _ => return None,
+    })
+}
+
+fn degrees(x: f64) -> f64 {
+    x * (180.0 / std::f64::consts::PI)
+}
+
+fn radians(x: f64) -> f64 {
+    x * (std::f64::consts::PI / 180.0)
+}
+
+fn ulp(x: f64) -> f64 {
+    if x.is_nan() || x.is_infinite() {
+        return x.abs();
+    }
+    let x = x.abs();
+    if x == f64::MAX {
+        return x - nextafter(x, 0.0);
+    }
+    nextafter(x, f64::INFINITY) - x
+}
+
+fn gamma(x: f64) -> Result<f64, PyErr> {
+    if x.is_nan() || x == f64::INFINITY {
+        return Ok(x);
+    }
+    if x == f64::NEG_INFINITY || x == 0.0 || (x < 0.0 && x == x.floor()) {
+        return Err(DOMAIN.into());
+    }
+    let r = tgamma(x);
+    if r.is_infinite() {
+        return Err(RANGE.into());
+    }
+    Ok(r)
+}
+
+fn lgamma_checked(x: f64) -> Result<f64, PyErr> {
+    if !x.is_finite() {
+        return Ok(x.abs());
+    }
+    if x <= 0.0 && x == x.floor() {
+        return Err(DOMAIN.into());
+    }
+    let r = lgamma(x);
+    if r.is_infinite() {
+        return Err(RANGE.into());
+    }
+    Ok(r)
+}
+
+/// Python's `math.log` family for one argument (ints handled exactly via their float value).
+fn log_of(x: Value, f: fn(f64) -> f64) -> Result<f64, PyErr> {
+    match x {
+        Value::Int(i) if i <= 0 => Err(DOMAIN.into()),
+        Value::Big(b) if b <= 0.0 => Err(DOMAIN.into()),
+        Value::Big(b) if b.is_infinite() => Ok(f(f64::MAX) + f(2.0)),
+        _ => {
+            let v = x.approx();
+            if v.is_nan() || v == f64::INFINITY {
+                return Ok(v);
+            }
+            if v <= 0.0 {
+                return Err(DOMAIN.into());
+            }
+            Ok(f(v))
+        }
+    }
+}
+
+/// Python's `math.pow` (not the `**` operator): domain and range errors, special values.
+pub fn math_pow(x: f64, y: f64) -> Result<f64, PyErr> {
+    if !x.is_finite() || !y.is_finite() {
+        return Ok(if x.is_nan() {
+            if y == 0.0 {
+                1.0
+            } else {
+                x
+            }
+        } else if y.is_nan() {
+            if x == 1.0 {
+                1.0
+            } else {
+                y
+            }
+        } else if x.is_infinite() {
+            let odd = y.is_finite() && (y.abs() % 2.0) == 1.0;
+            if y > 0.0 {
+                if odd {
+                    x
+                } else {
+                    x.abs()
+                }
+            } else if y == 0.0 {
+                1.0
+            } else if odd {
+                0.0f64.copysign(x)
+            } else {
+                0.0
+            }
+        } else if x.abs() == 1.0 {
+            1.0
+        } else if y > 0.0 && x.abs() > 1.0 {
+            y
+        } else if y < 0.0 && x.abs() < 1.0 {
+            -y
+        } else {
+            0.0
+        });
+    }
+    let r = x.powf(y);
+    if r.is_nan() {
+        return Err(DOMAIN.into());
+    }
+    if r.is_infinite() {
+        return Err(if x == 0.0 { DOMAIN } else { RANGE }.into());
+    }
+    Ok(r)
+}
+
+fn hypot(xs: &[f64]) -> f64 {
+    if xs.iter().any(|x| x.is_infinite()) {
+        return f64::INFINITY;
+    }
+    if xs.iter().any(|x| x.is_nan()) {
+        return f64::NAN;
+    }
+    match xs {
+        [] => 0.0,
+        [x] => x.abs(),
+        [x, y] => x.hypot(*y),
+        _ => {
+            let max = xs.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+            if max == 0.0 {
+                return 0.0;
+            }
+            let sum: f64 = xs.iter().map(|x| (x / max) * (x / max)).sum();
+            max * sum.sqrt()
+        }
+    }
+}
+
+fn one_arg(name: &str, args: &[Value]) -> Result<Value, PyErr> {
+    match args {
+        [x] => Ok(*x),
+        _ => Err(format!(
+            "math.{name}() takes exactly one argument ({} given)",
+            args.len()
+        )
+        .into()),
+    }
+}
+
+fn two_args(name: &str, args: &[Value]) -> Result<(Value, Value), PyErr> {
+    match args {
+        [x, y] => Ok((*x, *y)),
+        _ => Err(format!("{name} expected 2 arguments, got {}", args.len()).into()),
+    }
+}
+
+/// Calls `f` with Python's semantics.
+pub fn call(f: Func, args: &[Value]) -> PyResult {
+    let name = f.name();
+    if let Some((g, can_overflow)) = unary_float(f) {
+        let x = one_arg(name, args)?.to_f64()?;
+        return math_1(x, g(x), can_overflow).map(Value::Float);
+    }
+    match f {
+        Func::Abs => match args {
+            [Value::Int(i)] => Ok(Value::int_or_big(i.checked_abs(), (*i as f64).abs())),
+            [Value::Big(b)] => Ok(Value::Big(b.abs())),
+            [Value::Float(x)] => Ok(Value::Float(x.abs())),
+            _ => Err(format!("abs() takes exactly one argument ({} given)", args.len()).into()),
+        },
+        Func::Min | Func::Max => {
+            let word = if f == Func::Min { "min" } else { "max" };
+            let better = if f == Func::Min {
+                Ordering::Less
+            } else {
+                Ordering::Greater
+            };
+            match args {
+                [] => Err(format!("{word} expected at least 1 argument, got 0").into()),
+                [x] => Err(format!("'{}' object is not iterable", x.type_name()).into()),
+                [first, rest @ ..] => Ok(rest.iter().fold(*first, |best, &item| {
+                    if compare(item, best) == Some(better) {
+                        item
+                    } else {
+                        best
+                    }
+                })),
+            }
+        }
+        Func::Round => match args {
+            [] => Err("round() missing required argument 'number' (pos 1)".into()),
+            [x] => round0(*x),
+            [x, n] => round_ndigits(*x, *n),
+            _ => Err(format!("round() takes at most 2 arguments ({} given)", args.len()).into()),
+        },
+        Func::Int => match args {
+            [] => Ok(Value::Int(0)),
+            [Value::Float(x)] => Value::from_integral_float(x.trunc()),
+            [x] => Ok(*x),
+            [_, _] => Err("int() can't convert non-string with explicit base".into()),
+            _ => Err(format!("int() takes at most 2 arguments ({} given)", args.len()).into()),
+        },
+        Func::Float => match args {
+            [] => Ok(Value::Float(0.0)),
+            [x] => Ok(Value::Float(x.to_f64()?)),
+            _ => Err(format!("float expected at most 1 argument, got {}", args.len()).into()),
+        },
+        Func::Ceil | Func::Floor | Func::Trunc => match one_arg(name, args)? {
+            Value::Float(x) => Value::from_integral_float(match f {
+                Func::Ceil => x.ceil(),
+                Func::Floor => x.floor(),
+                _ => x.trunc(),
+            }),
+            i => Ok(i),
+        },
+        Func::Isfinite | Func::Isinf | Func::Isnan => {
+            let x = one_arg(name, args)?.to_f64()?;
+            Ok(Value::bool(match f {
+                Func::Isfinite => x.is_finite(),
+                Func::Isinf => x.is_infinite(),
+                _ => x.is_nan(),
+            }))
+        }
+        Func::Gamma => gamma(one_arg(name, args)?.to_f64()?).map(Value::Float),
+        Func::Lgamma => lgamma_checked(one_arg(name, args)?.to_f64()?).map(Value::Float),
+        Func::Ulp => Ok(Value::Float(ulp(one_arg(name, args)?.to_f64()?))),
+        Func::Log2 => log_of(one_arg(name, args)?, f64::log2).map(Value::Float),
+        Func::Log10 => log_of(one_arg(name, args)?, f64::log10).map(Value::Float),
+        Func::Log => match args {
+            [x] => log_of(*x, f64::ln).map(Value::Float),
+            [x, base] => {
+                let num = log_of(*x, f64::ln)?;
+                let den = log_of(*base, f64::ln)?;
+                if den == 0.0 {
+                    return Err("float division by zero".into());
+                }
+                Ok(Value::Float(num / den))
+            }
+            _ => Err("math.log requires 1 to 2 arguments".into()),
+        },
+        Func::Atan2 => {
+            let (y, x) = two_args(name, args)?;
+            Ok(Value::Float(y.to_f64()?.atan2(x.to_f64()?)))
+        }
+        Func::Copysign => {
+            let (x, y) = two_args(name, args)?;
+            Ok(Value::Float(x.to_f64()?.copysign(y.to_f64()?)))
+        }
+        Func::Nextafter => {
+            let (x, y) = two_args(name, args)?;
+            Ok(Value::Float(nextafter(x.to_f64()?, y.to_f64()?)))
+        }
+        Func::Fmod => {
+            let (x, y) = two_args(name, args)?;
+            let (x, y) = (x.to_f64()?, y.to_f64()?);
+            if y.is_infinite() && x.is_finite() {
+                return Ok(Value::Float(x));
+            }
+            let r = x % y;
+            if r.is_nan() && !x.is_nan() && !y.is_nan() {
+                return Err(DOMAIN.into());
+            }
+            Ok(Value::Float(r))
+        }
+        Func::Remainder => {
+            let (x, y) = two_args(name, args)?;
+            let (x, y) = (x.to_f64()?, y.to_f64()?);
+            let r = remainder(x, y);
+            if r.is_nan() && !x.is_nan() && !y.is_nan() {
+                return Err(DOMAIN.into());
+            }
+            Ok(Value::Float(r))
+        }
+        Func::Pow => {
+            let (x, y) = two_args(name, args)?;
+            math_pow(x.to_f64()?, y.to_f64()?).map(Value::Float)
+        }
+        Func::Ldexp => {
+            let (x, i) = two_args(name, args)?;
+            let x = x.to_f64()?;
+            let e = match i {
+                Value::Int(i) => i.clamp(i32::MIN as i128, i32::MAX as i128) as i32,
+                Value::Big(b) => {
+                    if b > 0.0 {
+                        i32::MAX
+                    } else {
+                        i32::MIN
+                    }
+                }
+                Value::Float(_) => {
+                    return Err("Expected an int as second argument to ldexp.".into())
+                }
+            };
+            if x == 0.0 || !x.is_finite() {
+                return Ok(Value::Float(x));
+            }
+            let r = ldexp(x, e);
+            if r.is_infinite() {
+                return Err(RANGE.into());
+            }
+            Ok(Value::Float(r))
+        }
+        Func::Hypot => {
+            let xs = args
+                .iter()
+                .map(|a| a.to_f64())
+                .collect::<Result<Vec<f64>, PyErr>>()?;
+            Ok(Value::Float(hypot(&xs)))
+        }
+        _ => Err(format!("{name}() is not callable").into()),
+    }
+}
+
+/// `round(x)`: half to even, an int.
+fn round0(x: Value) -> PyResult {
+    match x {
+        Value::Float(f) => Value::from_integral_float(f.round_ties_even()),
+        i => Ok(i),
+    }
+}
+
+/// `round(x, n)`: Python rounds the exact binary value to `n` decimals, ties to even.
+fn round_ndigits(x: Value, n: Value) -> PyResult {
+    let n = match n {
+        Value::Int(n) => n,
+        Value::Big(b) => {
+            if b > 0.0 {
+                i128::MAX
+            } else {
+                i128::MIN
+            }
+        }
+        Value::Float(_) => return Err("'float' object cannot be interpreted as an integer".into()),
+    };
+    match x {
+        Value::Float(f) => Ok(Value::Float(round_float(f, n))),
+        Value::Int(i) => {
+            if n >= 0 {
+                return Ok(x);
+            }
+            if n < -38 {
+                return Ok(Value::Int(0));
+            }
+            let k = (-n) as u32;
+            let digits = i.unsigned_abs().to_string();
+            let rounded = round_digits(&digits, k as usize, false);
+            let v: i128 = rounded.parse().unwrap_or(0);
+            Ok(Value::Int(if i < 0 { -v } else { v }))
+        }
+        Value::Big(_) => Ok(x),
+    }
+}
+
+/// Python's `round(float, ndigits)`.
+pub fn round_float(x: f64, n: i128) -> f64 {
+    if !x.is_finite() || n > 323 {
+        return x;
+    }
+    if n < -308 {
+        return 0.0f64.copysign(x);
+    }
+    let r = if n >= 0 {
+        format!("{:.*}", n as usize, x).parse::<f64>().unwrap_or(x)
+    } else {
+        let int_part = x.trunc();
+        let frac = x != int_part;
+        let digits = format!("{:.0}", int_part.abs());
+        round_digits(&digits, (-n) as usize, frac)
+            .parse::<f64>()
+            .unwrap_or(x)
+    };
+    r.copysign(x)
+}
+
+/// Rounds the non-negative integer `digits` (+ a non-zero fraction if `frac`) to a multiple of
+/// 10^k, ties to even; returns the decimal string of the result.
+fn round_digits(digits: &str, k: usize, frac: bool) -> String {
+    let len = digits.len();
+    let (head, tail) = if len > k {
+        (&digits[..len - k], &digits[len - k..])
+    } else {
+        ("0", digits)
+    };
+    let tail_padded = format!("{:0>width$}", tail, width = k);
+    let half = format!("5{}", "0".repeat(k.saturating_sub(1)));
+    let up = match tail_padded.as_str().cmp(half.as_str()) {
+        Ordering::Greater => true,
+        Ordering::Less => false,
+        Ordering::Equal => frac || head.bytes().last().is_some_and(|d| (d - b'0') % 2 == 1),
+    };
+    let mut head: Vec<u8> = head.bytes().collect();
+    if up {
+        let mut i = head.len();
+        loop {
+            if i == 0 {
+                head.insert(0, b'1');
+                break;
+            }
+            i -= 1;
+            if head[i] == b'9' {
+                head[i] = b'0';
+            } else {
+                head[i] += 1;
+                break;
+            }
+        }
+    }
+    let head = String::from_utf8(head).unwrap_or_default();
+    if head.bytes().all(|b| b == b'0') {
+        "0".to_string()
+    } else {
+        format!("{head}{}", "0".repeat(k))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use Value::{Float as F, Int as I};
+
+    #[test]
+    fn rounding_like_python() {
+        assert_eq!(call(Func::Round, &[F(2.5)]), Ok(I(2)));
+        assert_eq!(call(Func::Round, &[F(3.5)]), Ok(I(4)));
+        assert_eq!(call(Func::Round, &[F(2.675), I(2)]), Ok(F(2.67)));
+        assert_eq!(call(Func::Round, &[F(0.125), I(2)]), Ok(F(0.12)));
+        assert_eq!(call(Func::Round, &[F(1250.0), I(-2)]), Ok(F(1200.0)));
+        assert_eq!(call(Func::Round, &[F(1350.0), I(-2)]), Ok(F(1400.0)));
+        assert_eq!(call(Func::Round, &[F(1250.5), I(-2)]), Ok(F(1300.0)));
+        assert_eq!(call(Func::Round, &[I(15), I(-1)]), Ok(I(20)));
+        assert_eq!(call(Func::Round, &[I(25), I(-1)]), Ok(I(20)));
+        assert_eq!(call(Func::Round, &[I(-25), I(-1)]), Ok(I(-20)));
+        assert_eq!(call(Func::Round, &[I(95), I(-1)]), Ok(I(100)));
+        assert_eq!(call(Func::Round, &[F(-0.4)]), Ok(I(0)));
+        assert_eq!(
+            call(Func::Round, &[F(1.5), F(1.0)]),
+            Err("'float' object cannot be interpreted as an integer".into())
+        );
+    }
+
+    #[test]
+    fn math_errors() {
+        assert_eq!(call(Func::Sqrt, &[I(-1)]), Err(DOMAIN.into()));
+        assert_eq!(call(Func::Exp, &[I(1000)]), Err(RANGE.into()));
+        assert_eq!(call(Func::Log, &[I(0)]), Err(DOMAIN.into()));
+        assert_eq!(call(Func::Pow, &[I(0), I(-1)]), Err(DOMAIN.into()));
+        assert_eq!(call(Func::Pow, &[I(10), I(400)]), Err(RANGE.into()));
+        assert_eq!(
+            call(Func::Pow, &[I(2), F(-0.125312 / 0.2)]).map(|v| (v.approx() * 1e6).round()),
+            Ok(647719.0)
+        );
+        assert_eq!(
+            call(Func::Sqrt, &[I(1), I(2)]),
+            Err("math.sqrt() takes exactly one argument (2 given)".into())
+        );
+        assert_eq!(
+            call(Func::Floor, &[F(f64::INFINITY)]),
+            Err("cannot convert float infinity to integer".into())
+        );
+        assert_eq!(call(Func::Hypot, &[]), Ok(F(0.0)));
+        assert_eq!(call(Func::Max, &[I(1), F(1.0)]), Ok(I(1)));
+        assert_eq!(call(Func::Max, &[I(1), F(2.0)]), Ok(F(2.0)));
+    }
+}

@@ -1,0 +1,233 @@
+//! `Program`: a compiled formula. `eval` is a pure function of the slot values: a straight f64
+//! fast path (see `fast.rs`) for the common case, and the exact Python evaluator below whenever
+//! the int/float distinction, an error or the sign of a zero could change the result.
+
+use super::compile::Node;
+use super::fast::{self, FastFn};
+use super::functions;
+use super::value::{self, PyResult, Value};
+use std::fmt;
+use std::sync::Arc;
+
+/// A compiled formula: slots resolved, constants folded. Cheap to clone, shareable across
+/// threads.
+#[derive(Clone)]
+pub struct Program {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    source: String,
+    keywords: Vec<String>,
+    float_slot: Vec<bool>,
+    nodes: Vec<Node>,
+    root: usize,
+    fast: Option<FastFn>,
+}
+
+/// The result of evaluating a formula for one job, as PBS gets it: on a Python exception the
+/// value is 0 and `error` holds `str(exception)` (what PBS logs after "Zero value will be used:").
+#[derive(Debug, Clone, PartialEq)]
+pub struct Evaluation {
+    /// The formula's value (0.0 when `error` is set).
+    pub value: f64,
+    /// Python's exception message, if evaluation raised.
+    pub error: Option<String>,
+}
+
+impl fmt::Debug for Program {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Program")
+            .field("source", &self.inner.source)
+            .field("keywords", &self.inner.keywords)
+            .field("nodes", &self.inner.nodes.len())
+            .field("fast", &self.inner.fast.is_some())
+            .finish()
+    }
+}
+
+impl Program {
+    pub(crate) fn new(
+        source: String,
+        keywords: Vec<String>,
+        float_slot: Vec<bool>,
+        nodes: Vec<Node>,
+        root: usize,
+    ) -> Program {
+        let fast = fast::build(&nodes, root, &float_slot);
+        Program {
+            inner: Arc::new(Inner {
+                source,
+                keywords,
+                float_slot,
+                nodes,
+                root,
+                fast,
+            }),
+        }
+    }
+
+    /// The formula text this program was compiled from.
+    pub fn source(&self) -> &str {
+        &self.inner.source
+    }
+
+    /// The keywords and resources the formula uses; slot `i` is bound to `keywords()[i]`.
+    pub fn keywords(&self) -> &[String] {
+        &self.inner.keywords
+    }
+
+    /// The slot of a keyword or resource, if the formula uses it.
+    pub fn slot(&self, name: &str) -> Option<usize> {
+        self.inner.keywords.iter().position(|k| k == name)
+    }
+
+    /// Whether slot `i` is always a Python float (PBS's `%f` keywords); other slots are ints
+    /// when integral.
+    pub fn slot_is_float(&self, i: usize) -> bool {
+        self.inner.float_slot.get(i).copied().unwrap_or(false)
+    }
+
+    /// Whether the f64 fast path is available for this formula (it still falls back to the exact
+    /// evaluator job by job when needed).
+    pub fn has_fast_path(&self) -> bool {
+        self.inner.fast.is_some()
+    }
+
+    #[cfg(test)]
+    pub(crate) fn nodes(&self) -> &[Node] {
+        &self.inner.nodes
+    }
+
+    /// Evaluates the formula for one job. `slots[i]` is the value of `keywords()[i]`; a missing
+    /// slot counts as 0 (an unrequested resource). Values are typed as PBS's text binding types
+    /// them: a float keyword is a float, any other integral value an int.
+    pub fn eval(&self, slots: &[f64]) -> Evaluation {
+        if let Some(f) = &self.inner.fast {
+            let mut ok = true;
+            let v = f(slots, &mut ok);
+            if ok {
+                return Evaluation {
+                    value: v,
+                    error: None,
+                };
+            }
+        }
+        self.eval_exact(slots)
+    }
+
+    /// Evaluates with the exact Python evaluator only (the reference the fast path must match).
+    pub fn eval_exact(&self, slots: &[f64]) -> Evaluation {
+        let i = &self.inner;
+        match eval_node(&i.nodes, i.root, slots, &i.float_slot).and_then(|v| v.to_f64()) {
+            Ok(value) => Evaluation { value, error: None },
+            Err(e) => Evaluation {
+                value: 0.0,
+                error: Some(e.into_owned()),
+            },
+        }
+    }
+
+    /// Evaluates a batch of jobs stored row by row (`rows.len() == out.len() * keywords().len()`
+    /// values), writing each job's value; returns the errors by job index.
+    pub fn eval_rows(&self, rows: &[f64], out: &mut [f64]) -> Vec<(usize, String)> {
+        let width = self.inner.keywords.len();
+        let mut errors = Vec::new();
+        for (j, o) in out.iter_mut().enumerate() {
+            let row = if width == 0 {
+                &[][..]
+            } else {
+                rows.get(j * width..(j + 1) * width).unwrap_or(&[])
+            };
+            let e = self.eval(row);
+            *o = e.value;
+            if let Some(msg) = e.error {
+                errors.push((j, msg));
+            }
+        }
+        errors
+    }
+}
+
+/// The Python value of slot `i`: float keywords are floats; other integral values are ints.
+fn slot_value(slots: &[f64], float_slot: &[bool], i: usize) -> Value {
+    let v = slots.get(i).copied().unwrap_or(0.0);
+    if float_slot.get(i).copied().unwrap_or(false) || v.fract() != 0.0 || !v.is_finite() {
+        Value::Float(v)
+    } else if v.abs() < 1.7e38 {
+        Value::Int(v as i128)
+    } else {
+        Value::Big(v)
+    }
+}
+
+/// The exact evaluator: Python's semantics, order of evaluation and short-circuits.
+pub(crate) fn eval_node(nodes: &[Node], id: usize, slots: &[f64], float_slot: &[bool]) -> PyResult {
+    let ev = |i: usize| eval_node(nodes, i, slots, float_slot);
+    let Some(node) = nodes.get(id) else {
+        return Err("internal error: bad node".into());
+    };
+    match node {
+        Node::Const(v) => Ok(*v),
+        Node::Slot(i) => Ok(slot_value(slots, float_slot, *i)),
+        Node::Neg(a) => Ok(value::neg(ev(*a)?)),
+        Node::Not(a) => Ok(Value::bool(!ev(*a)?.truthy())),
+        Node::Chain(first, rest) => {
+            let mut acc = ev(*first)?;
+            for &(op, b) in rest {
+                let b = ev(b)?;
+                acc = value::binary(op, acc, b)?;
+            }
+            Ok(acc)
+        }
+        Node::Compare(first, rest) => {
+            let mut left = ev(*first)?;
+            for &(op, b) in rest {
+                let right = ev(b)?;
+                if !value::compare_op(op, left, right) {
+                    return Ok(Value::bool(false));
+                }
+                left = right;
+            }
+            Ok(Value::bool(true))
+        }
+        Node::And(items) => {
+            let mut last = Value::Int(1);
+            for &i in items {
+                last = ev(i)?;
+                if !last.truthy() {
+                    return Ok(last);
+                }
+            }
+            Ok(last)
+        }
+        Node::Or(items) => {
+            let mut last = Value::Int(0);
+            for &i in items {
+                last = ev(i)?;
+                if last.truthy() {
+                    return Ok(last);
+                }
+            }
+            Ok(last)
+        }
+        Node::IfElse {
+            cond,
+            then,
+            otherwise,
+        } => {
+            if ev(*cond)?.truthy() {
+                ev(*then)
+            } else {
+                ev(*otherwise)
+            }
+        }
+        Node::Call(f, args) => {
+            let mut vals = Vec::with_capacity(args.len());
+            for &a in args {
+                vals.push(ev(a)?);
+            }
+            functions::call(*f, &vals)
+        }
+    }
+}
