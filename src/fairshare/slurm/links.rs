@@ -69,12 +69,18 @@ impl Links {
                 is_user[id] = true;
                 user_count += 1;
             }
-            child_start[fp + 1] += 1;
+            child_start[fp] += 1;
         }
-        for i in 0..n {
-            child_start[i + 1] += child_start[i];
+        // Inclusive prefix sums make child_start[p] the end of p's list; placing ids backwards
+        // then leaves it at the start, with each list in ascending id (input) order.
+        for i in 1..=n {
+            child_start[i] += child_start[i - 1];
         }
         let mut child_list = vec![0; child_start[n]];
+        for (id, &fp) in fs_parent.iter().enumerate().skip(1).rev() {
+            child_start[fp] -= 1;
+            child_list[child_start[fp]] = id;
+        }
         if reparented {
             // Children of `parent` accounts join their fs parent's list where their account
             // stands (tree order), not after the direct children.
@@ -94,12 +100,6 @@ impl Links {
                         stack.extend(nodes[c].children.iter().rev());
                     }
                 }
-            }
-        } else {
-            let mut fill = child_start.clone();
-            for (id, &fp) in fs_parent.iter().enumerate().skip(1) {
-                child_list[fill[fp]] = id;
-                fill[fp] += 1;
             }
         }
         Links {
