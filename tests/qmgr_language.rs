@@ -342,3 +342,32 @@ fn corrupt_state_file_is_named_with_line_and_kept() {
     }
     assert_eq!(std::fs::read_to_string(&path).unwrap(), broken);
 }
+
+#[test]
+fn json_answers_for_list_and_print() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = dir.path();
+    ok(h, "create queue workq Priority=3");
+    let out = qmgr(h)
+        .args(["--json", "-c", "list queue"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(
+        v,
+        serde_json::json!([{"object": "Queue", "name": "workq", "attributes": {"Priority": "3"}}])
+    );
+    let out = qmgr(h)
+        .args(["--json", "-c", "print server managers"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v[0]["attributes"]["managers"][0], "root@*");
+    assert_eq!(v[0]["object"], "Server");
+}
