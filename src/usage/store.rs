@@ -14,8 +14,8 @@ use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-/// The usage store's file name (the server's `files::USAGE`).
-pub const STORE_FILE: &str = files::USAGE;
+/// The usage store's file name inside the home (the server refers to it as `files::USAGE`).
+pub const STORE_FILE: &str = "usage.toml";
 /// The ledger's file name.
 pub const LEDGER_FILE: &str = "usage.ledger";
 
