@@ -39,12 +39,35 @@ fn arith(a: Ty, b: Ty) -> Ty {
     }
 }
 
-/// An operand: leaves are inlined so that `0.5 * ncpus` costs no indirect call.
-enum Operand {
+/// A leaf: a constant or a slot.
+#[derive(Clone, Copy)]
+enum Leaf {
     Const(f64),
     Slot(usize),
     /// An int-or-float slot: must stay below 2^53 to be exact as an f64.
     CheckedSlot(usize),
+}
+
+impl Leaf {
+    #[inline(always)]
+    fn get(self, s: &[f64], ok: &mut bool) -> f64 {
+        match self {
+            Leaf::Const(c) => c,
+            Leaf::Slot(i) => s.get(i).copied().unwrap_or(0.0),
+            Leaf::CheckedSlot(i) => {
+                let v = s.get(i).copied().unwrap_or(0.0);
+                *ok &= v.abs() < EXACT_INT;
+                v
+            }
+        }
+    }
+}
+
+/// An operand: leaves and one operator over two leaves are inlined, so that a sum of terms
+/// like `0.5*ncpus` runs in one closure without indirect calls.
+enum Operand {
+    Leaf(Leaf),
+    Pair(BinOp, Leaf, Leaf, bool),
     Fn(FastFn),
 }
 
@@ -52,12 +75,11 @@ impl Operand {
     #[inline(always)]
     fn get(&self, s: &[f64], ok: &mut bool) -> f64 {
         match self {
-            Operand::Const(c) => *c,
-            Operand::Slot(i) => s.get(*i).copied().unwrap_or(0.0),
-            Operand::CheckedSlot(i) => {
-                let v = s.get(*i).copied().unwrap_or(0.0);
-                *ok &= v.abs() < EXACT_INT;
-                v
+            Operand::Leaf(l) => l.get(s, ok),
+            Operand::Pair(op, a, b, check) => {
+                let x = a.get(s, ok);
+                let y = b.get(s, ok);
+                step(*op, x, y, *check, ok)
             }
             Operand::Fn(f) => f(s, ok),
         }
@@ -96,15 +118,15 @@ fn operand(nodes: &[Node], id: usize, fs: &[bool]) -> Option<(Operand, Ty)> {
     let node = nodes.get(id)?;
     Some(match node {
         Node::Const(Value::Int(i)) if (*i as f64).abs() < EXACT_INT => {
-            (Operand::Const(*i as f64), Ty::Int)
+            (Operand::Leaf(Leaf::Const(*i as f64)), Ty::Int)
         }
-        Node::Const(Value::Float(x)) => (Operand::Const(*x), Ty::Float),
+        Node::Const(Value::Float(x)) => (Operand::Leaf(Leaf::Const(*x)), Ty::Float),
         Node::Const(Value::Int(_) | Value::Big(_)) => return None,
         Node::Slot(i) => {
             if fs.get(*i).copied().unwrap_or(false) {
-                (Operand::Slot(*i), Ty::Float)
+                (Operand::Leaf(Leaf::Slot(*i)), Ty::Float)
             } else {
-                (Operand::CheckedSlot(*i), Ty::Dyn)
+                (Operand::Leaf(Leaf::CheckedSlot(*i)), Ty::Dyn)
             }
         }
         Node::Neg(a) => {
@@ -254,6 +276,9 @@ fn chain(
     }
     if tail.len() == 1 {
         if let Some((op, b, check)) = tail.pop() {
+            if let (Operand::Leaf(x), Operand::Leaf(y)) = (&a, &b) {
+                return Some((Operand::Pair(op, *x, *y, check), ty));
+            }
             // The common binary case, without the loop.
             return Some((
                 Operand::Fn(Box::new(move |s, ok| {
@@ -415,4 +440,49 @@ fn call(nodes: &[Node], f: Func, args: &[usize], fs: &[bool]) -> Option<(Operand
 
 fn take<const N: usize>(ops: Vec<Operand>) -> Option<[Operand; N]> {
     ops.try_into().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::formula::{compile, ResourceTable};
+
+    fn bails(src: &str, slots: &[f64]) -> bool {
+        let p = compile(src, &ResourceTable::builtin()).unwrap_or_else(|e| panic!("{e}"));
+        let f = match &p.inner_fast() {
+            Some(f) => *f,
+            None => return true,
+        };
+        let mut ok = true;
+        f(slots, &mut ok);
+        !ok
+    }
+
+    #[test]
+    fn typical_formulas_stay_on_the_fast_path() {
+        let ten =
+            "queue_priority + 0.005*ncpus + 0.000277778*eligible_time + 0.5*fairshare_factor \
+                   + 2*job_priority + 0.001*walltime + mem/1048576 + 10*accrue_type + 0.1*ngpus \
+                   + 0.01*nodect";
+        assert!(!bails(
+            ten,
+            &[10.0, 4.0, 3600.0, 0.5, 2.0, 7200.0, 1048576.0, 2.0, 1.0, 1.0]
+        ));
+        assert!(!bails(
+            "pow(2, -(fairshare_tree_usage/fairshare_perc))",
+            &[0.125312, 0.2]
+        ));
+        assert!(!bails(
+            "fairshare_factor + (walltime/ncpus)",
+            &[0.5, 3600.0, 4.0]
+        ));
+        assert!(!bails(
+            "ceil(fabs(-ncpus*(mem/100.00)*sqrt(walltime)))",
+            &[1.0, 300.0, 4.0]
+        ));
+        // where Python could differ, it bails
+        assert!(bails("ncpus / walltime", &[1.0, 0.0]));
+        assert!(bails("ncpus * walltime", &[1e10, 1e10]));
+        assert!(bails("ncpus - walltime", &[3.0, 3.0]));
+        assert!(bails("sqrt(ncpus)", &[-1.0]));
+    }
 }

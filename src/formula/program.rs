@@ -95,6 +95,11 @@ impl Program {
     }
 
     #[cfg(test)]
+    pub(crate) fn inner_fast(&self) -> Option<&FastFn> {
+        self.inner.fast.as_ref()
+    }
+
+    #[cfg(test)]
     pub(crate) fn nodes(&self) -> &[Node] {
         &self.inner.nodes
     }
