@@ -11,6 +11,7 @@ pub mod cli;
 pub mod fairshare;
 pub mod formats;
 pub mod formula;
+pub mod formula_tests;
 pub mod queue;
 pub mod server;
 pub mod usage;

@@ -1,12 +1,70 @@
-//! `fairsort qmgr`: set and print server, scheduler, queue and resource attributes, like pbs qmgr. (Being built; see the issue tracker.)
+//! `fairsort qmgr`: set and print server, scheduler, queue and resource attributes in PBS qmgr's
+//! language, with `-c 'COMMAND'` or a script on standard input (one request per line, `#`
+//! comments). A thin layer over `fairsort::server::qmgr`.
 
 use super::{CliResult, Failure, Global};
+use crate::server::qmgr::{run_request, script_requests, Reply};
+use crate::server::{current_host, current_user, Home};
+use std::io::{Read, Write};
 
 /// Arguments of `fairsort qmgr`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Run this one request and exit (e.g. -c 'print server'); without it, requests are read
+    /// from standard input.
+    #[arg(short = 'c', value_name = "COMMAND")]
+    pub command: Option<String>,
+    /// Stop at the first failing request of a script (qmgr -a).
+    #[arg(short = 'a', long = "abort")]
+    pub abort: bool,
+    /// Echo each request to standard output before running it (qmgr -e).
+    #[arg(short = 'e', long = "echo")]
+    pub echo: bool,
+    /// Answer `list`/`print` requests with JSON (an array of {object, name, attributes}).
+    #[arg(long)]
+    pub json: bool,
+}
 
-/// Runs `fairsort qmgr`.
-pub fn run(_args: Args, _global: &Global) -> CliResult {
-    Err(Failure::user("`fairsort qmgr` is not built yet"))
+/// Runs `fairsort qmgr`. Exit status 1 if any request failed (messages already on stderr).
+pub fn run(args: Args, global: &Global) -> CliResult {
+    let home = Home::open(global.home.as_deref()).map_err(|e| Failure::user(e.to_string()))?;
+    let requests = match &args.command {
+        Some(c) => vec![c.clone()],
+        None => {
+            let mut text = String::new();
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .map_err(|e| Failure::user(format!("reading standard input: {e}")))?;
+            script_requests(&text)
+        }
+    };
+    let user = current_user();
+    let host = current_host();
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let mut failed = false;
+    for req in &requests {
+        if args.echo && !req.trim().is_empty() {
+            writeln!(out, "{req}")?;
+        }
+        match run_request(&home, &user, &host, req, args.json) {
+            Ok(Some(Reply::Output(text))) => out.write_all(text.as_bytes())?,
+            Ok(Some(Reply::Quit)) => break,
+            Ok(_) => {}
+            Err(e) => {
+                out.flush()?;
+                eprintln!("{}", e.render());
+                failed = true;
+                if args.abort || e.is_fatal() {
+                    break;
+                }
+            }
+        }
+    }
+    out.flush()?;
+    if failed {
+        Err(Failure::silent(1))
+    } else {
+        Ok(())
+    }
 }

@@ -1,12 +1,105 @@
-//! `fairsort test`: run formula unit-test files. (Being built; see the issue tracker.)
+//! `fairsort test FILE... [--formula F] [--json] [--record]`: run formula unit-test files
+//! (format: docs/ftest.md). Prints `ok`/`FAILED` per case with a diff, then `N passed, M failed`;
+//! exits 0 only if every case of every file passes.
 
 use super::{CliResult, Failure, Global};
+use crate::formula::ResourceTable;
+use crate::formula_tests::{self, record, report, run, FileResult, Summary};
+use std::path::{Path, PathBuf};
 
 /// Arguments of `fairsort test`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Test files (TOML; see docs/ftest.md).
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// The formula under test: what cases with `@current` (or no `formula`) run.
+    #[arg(long, value_name = "FORMULA")]
+    pub formula: Option<String>,
+    /// Fill in `expect` of cases that have none from their current results, in place.
+    #[arg(long)]
+    pub record: bool,
+    /// Machine-readable output: {"files": [...], "passed": N, "failed": M}.
+    #[arg(long)]
+    pub json: bool,
+}
 
 /// Runs `fairsort test`.
-pub fn run(_args: Args, _global: &Global) -> CliResult {
-    Err(Failure::user("`fairsort test` is not built yet"))
+pub fn run(args: Args, _global: &Global) -> CliResult {
+    let ctx = run::Context {
+        current: args
+            .formula
+            .clone()
+            .ok_or_else(|| "no current formula for `@current`: pass --formula".to_string()),
+        resources: ResourceTable::builtin(),
+    };
+    let mut files = Vec::with_capacity(args.files.len());
+    for path in &args.files {
+        files.push(run_one(path, &ctx, args.record));
+    }
+    let summary = Summary::of(&files);
+    if args.json {
+        let out = serde_json::json!({
+            "files": files,
+            "passed": summary.passed,
+            "failed": summary.failed,
+        });
+        println!("{out:#}");
+    } else {
+        print!("{}", report::render(&files));
+    }
+    if summary.all_passed() {
+        Ok(())
+    } else {
+        Err(Failure::silent(1))
+    }
+}
+
+/// Loads, runs and (with `record`) updates one file.
+fn run_one(path: &Path, ctx: &run::Context, record_missing: bool) -> FileResult {
+    let shown = path.display().to_string();
+    let failed = |error: String| FileResult {
+        path: shown.clone(),
+        error: Some(error),
+        cases: Vec::new(),
+    };
+    let file = match formula_tests::load(path) {
+        Ok(f) => f,
+        Err(e) => return failed(e.render()),
+    };
+    let (result, recordings) = run::run_file(&file, ctx, record_missing);
+    if recordings.is_empty() {
+        return result;
+    }
+    let written = std::fs::read_to_string(path)
+        .map_err(|e| format!("{shown}: cannot re-read for --record: {e}"))
+        .and_then(|text| record::record(&text, &recordings).map_err(|e| format!("{shown}: {e}")))
+        .and_then(|text| {
+            write_atomically(path, &text).map_err(|e| format!("{shown}: cannot write: {e}"))
+        });
+    match written {
+        Ok(()) => result,
+        Err(e) => FileResult {
+            error: Some(e),
+            ..result
+        },
+    }
+}
+
+/// Replaces `path` with `text` via a temporary file in the same directory and a rename, so an
+/// interrupted `--record` never leaves a half-written test file.
+fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.record-{}", std::process::id()));
+    std::fs::write(&tmp, text)?;
+    std::fs::rename(&tmp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
 }

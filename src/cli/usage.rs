@@ -1,12 +1,422 @@
-//! `fairsort usage`: record, decay, set, reset and show fair-share usage. (Being built; see the issue tracker.)
+//! `fairsort usage`: record finished jobs into the home's usage exactly once, decay it, set and
+//! reset it, show it, and export it for PBS or flux — the equivalents of `pbsfs -s/-d/-e` and
+//! sshare's usage columns. A thin layer over `crate::usage`.
 
+use super::table::{Align, Table};
 use super::{CliResult, Failure, Global};
+use crate::formula::ResourceTable;
+use crate::usage::decay::{calendar::parse_iso, ModelKind};
+use crate::usage::units::pbs_decay_time;
+use crate::usage::{
+    record, usage_res_charge, write_flux_usage, write_pbs_usage, BillingWeights, FairshareEntity,
+    InputFormat, RecordOptions, Usage, UsageError, UsageHome,
+};
+use std::path::PathBuf;
 
 /// Arguments of `fairsort usage`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    #[command(subcommand)]
+    pub command: UsageCommand,
+}
+
+/// The `fairsort usage` subcommands.
+#[derive(Debug, clap::Subcommand)]
+pub enum UsageCommand {
+    /// Charge the finished jobs of accounting records (PBS logs or log directories, sacct -P
+    /// output, flux databases); jobs already charged are skipped.
+    Record(RecordArgs),
+    /// Decay all usage up to a time with the store's decay model (like `pbsfs -d`).
+    Decay(DecayArgs),
+    /// Set one entity's usage (like `pbsfs -s ENTITY USAGE`).
+    Set(SetArgs),
+    /// Reset all usage to the model's base (PBS 1, others 0).
+    Reset(ResetArgs),
+    /// Show usage per entity.
+    Show(ShowArgs),
+    /// Write usage for a scheduler: PBS's binary usage file or a flux-accounting database.
+    Export(ExportArgs),
+}
+
+/// `fairsort usage record`.
+#[derive(Debug, clap::Args)]
+pub struct RecordArgs {
+    /// Accounting files or directories of daily files.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Input format (default: detected per file).
+    #[arg(long, value_enum)]
+    pub format: Option<InputFormat>,
+    /// PBS fairshare_usage_res: the formula charged per job, over its used resources (time in
+    /// seconds, size in kb), e.g. `cput` or `ncpus*walltime`.
+    #[arg(long, value_name = "FORMULA", default_value = "cput")]
+    pub usage_res: String,
+    /// PBS fairshare_entity: euser, egroup, Account_Name, queue or egroup:euser.
+    #[arg(long, value_name = "ENTITY", default_value = "euser")]
+    pub entity: String,
+    /// Slurm TRESBillingWeights, e.g. `CPU=1.0,Mem=0.25G` (default: the billing TRES or AllocCPUS).
+    #[arg(long, value_name = "WEIGHTS")]
+    pub billing_weights: Option<String>,
+    /// Refuse the whole run (write nothing, exit 1) if any record is malformed.
+    #[arg(long)]
+    pub strict: bool,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Decay model options, saved in the store when given.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ModelArgs {
+    /// Decay model: pbs, slurm, flux or half-life.
+    #[arg(long)]
+    pub model: Option<String>,
+    /// PBS fairshare_decay_time (HH:MM:SS).
+    #[arg(long, value_name = "HH:MM:SS")]
+    pub decay_time: Option<String>,
+    /// PBS fairshare_decay_factor / flux decay_factor (0 < f < 1).
+    #[arg(long, value_name = "F")]
+    pub decay_factor: Option<f64>,
+    /// Half-life in seconds (Slurm PriorityDecayHalfLife, flux priority_decay_half_life, half-life).
+    #[arg(long, value_name = "SECONDS")]
+    pub half_life: Option<i64>,
+    /// Slurm PriorityCalcPeriod in minutes.
+    #[arg(long, value_name = "MINUTES")]
+    pub calc_period: Option<i64>,
+    /// Slurm PriorityUsageResetPeriod: NONE, DAILY, WEEKLY, MONTHLY, QUARTERLY, YEARLY.
+    #[arg(long, value_name = "PERIOD")]
+    pub reset_period: Option<String>,
+    /// flux priority_usage_reset_period in seconds (bins = this / half-life).
+    #[arg(long, value_name = "SECONDS")]
+    pub usage_reset_period: Option<i64>,
+}
+
+/// `fairsort usage decay`.
+#[derive(Debug, clap::Args)]
+pub struct DecayArgs {
+    /// Decay up to this time: epoch seconds or YYYY-MM-DD[THH:MM[:SS]] (UTC). Default: now.
+    #[arg(long, value_name = "TIME")]
+    pub at: Option<String>,
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// Print the result as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `fairsort usage set`.
+#[derive(Debug, clap::Args)]
+pub struct SetArgs {
+    /// The entity: NAME, or ACCOUNT/USER for a Slurm or flux association.
+    pub entity: String,
+    /// Its new usage (≥ 0).
+    #[arg(allow_negative_numbers = true)]
+    pub value: f64,
+}
+
+/// `fairsort usage reset`.
+#[derive(Debug, clap::Args)]
+pub struct ResetArgs {
+    /// Also forget which jobs were charged, so the same records can be recorded again.
+    #[arg(long)]
+    pub forget_jobs: bool,
+    /// The new last-decay time: epoch seconds or YYYY-MM-DD[THH:MM[:SS]] (UTC). Default: now.
+    #[arg(long, value_name = "TIME")]
+    pub at: Option<String>,
+    #[command(flatten)]
+    pub model: ModelArgs,
+}
+
+/// `fairsort usage show`.
+#[derive(Debug, clap::Args)]
+pub struct ShowArgs {
+    /// JSON output.
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// CSV output.
+    #[arg(long)]
+    pub csv: bool,
+}
+
+/// `fairsort usage export`.
+#[derive(Debug, clap::Args)]
+#[command(group(clap::ArgGroup::new("target").required(true).multiple(true).args(["pbs", "flux"])))]
+pub struct ExportArgs {
+    /// Write PBS's binary usage file (old one kept as FILE.bak).
+    #[arg(long, value_name = "FILE")]
+    pub pbs: Option<PathBuf>,
+    /// Also create usage.touch beside the PBS file so a running scheduler rereads it.
+    #[arg(long, requires = "pbs")]
+    pub touch: bool,
+    /// Write job_usage of the associations and banks of a flux-accounting database.
+    #[arg(long, value_name = "DB")]
+    pub flux: Option<PathBuf>,
+}
 
 /// Runs `fairsort usage`.
-pub fn run(_args: Args, _global: &Global) -> CliResult {
-    Err(Failure::user("`fairsort usage` is not built yet"))
+pub fn run(args: Args, global: &Global) -> CliResult {
+    let dir = usage_dir(global)?;
+    match args.command {
+        UsageCommand::Record(a) => run_record(a, &dir),
+        UsageCommand::Decay(a) => run_decay(a, &dir),
+        UsageCommand::Set(a) => {
+            let home = UsageHome::lock(&dir).map_err(user)?;
+            let mut u = home.load().map_err(user)?;
+            let (account, name) = split_entity(&a.entity)?;
+            u.set(account, name, a.value).map_err(user)?;
+            home.commit(&mut u, None).map_err(user)
+        }
+        UsageCommand::Reset(a) => {
+            let home = UsageHome::lock(&dir).map_err(user)?;
+            let mut u = home.load().map_err(user)?;
+            apply_model(&mut u, &a.model)?;
+            u.reset(match &a.at {
+                Some(t) => parse_time(t)?,
+                None => now(),
+            });
+            if a.forget_jobs {
+                home.clear_ledger(&mut u).map_err(user)?;
+            }
+            home.commit(&mut u, None).map_err(user)
+        }
+        UsageCommand::Show(a) => run_show(a, &dir),
+        UsageCommand::Export(a) => {
+            let home = UsageHome::lock(&dir).map_err(user)?;
+            let u = home.load().map_err(user)?;
+            if let Some(p) = a.pbs {
+                let n = write_pbs_usage(&u, &p, a.touch).map_err(user)?;
+                println!("wrote {n} entities to {}", p.display());
+            }
+            if let Some(db) = a.flux {
+                let n = write_flux_usage(&u, &db).map_err(user)?;
+                println!("wrote {n} usage rows to {}", db.display());
+            }
+            Ok(())
+        }
+    }
+}
+
+fn user(e: UsageError) -> Failure {
+    Failure::user(e.to_string())
+}
+
+/// The directory holding the usage files: the server home.
+fn usage_dir(global: &Global) -> Result<PathBuf, Failure> {
+    global
+        .home
+        .clone()
+        .ok_or_else(|| Failure::usage("no server home: give --home DIR or set FAIRSORT_HOME"))
+}
+
+fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+fn parse_time(s: &str) -> Result<i64, Failure> {
+    s.trim()
+        .parse::<i64>()
+        .ok()
+        .or_else(|| parse_iso(s.trim()))
+        .ok_or_else(|| {
+            Failure::usage(format!(
+                "bad time `{s}`: use epoch seconds or YYYY-MM-DD[THH:MM[:SS]] (UTC)"
+            ))
+        })
+}
+
+fn split_entity(s: &str) -> Result<(Option<&str>, &str), Failure> {
+    let (account, name) = match s.split_once('/') {
+        Some((a, n)) => (Some(a), n),
+        None => (None, s),
+    };
+    if name.is_empty() || account.is_some_and(str::is_empty) {
+        return Err(Failure::usage(format!(
+            "bad entity `{s}`: use NAME or ACCOUNT/USER"
+        )));
+    }
+    Ok((account, name))
+}
+
+fn apply_model(u: &mut Usage, m: &ModelArgs) -> Result<(), Failure> {
+    let s = &mut u.settings;
+    if let Some(model) = &m.model {
+        s.model = model
+            .parse::<ModelKind>()
+            .map_err(|e| Failure::usage(e.to_string()))?;
+    }
+    if let Some(t) = &m.decay_time {
+        s.decay_time = pbs_decay_time(t).map_err(Failure::user)?;
+    }
+    if let Some(f) = m.decay_factor {
+        s.decay_factor = f;
+    }
+    if let Some(h) = m.half_life {
+        s.half_life = h;
+    }
+    if let Some(c) = m.calc_period {
+        s.calc_period = c.saturating_mul(60);
+    }
+    if let Some(r) = &m.reset_period {
+        s.reset = r.to_ascii_uppercase();
+    }
+    if let Some(p) = m.usage_reset_period {
+        s.usage_reset_period = p;
+    }
+    s.validate().map_err(|e| Failure::user(e.to_string()))
+}
+
+fn run_record(a: RecordArgs, dir: &std::path::Path) -> CliResult {
+    let entity: FairshareEntity = a.entity.parse().map_err(Failure::user)?;
+    let charge =
+        usage_res_charge(&a.usage_res, &ResourceTable::builtin()).map_err(Failure::user)?;
+    let weights: BillingWeights = match &a.billing_weights {
+        Some(w) => w.parse().map_err(Failure::user)?,
+        None => BillingWeights::default(),
+    };
+    let home = UsageHome::lock(dir).map_err(user)?;
+    let mut u = home.load().map_err(user)?;
+    let mut ledger = home.ledger(&u).map_err(user)?;
+    let opts = RecordOptions {
+        format: a.format,
+        entity,
+        charge: charge.as_ref(),
+        weights,
+    };
+    let report = record(&a.files, &opts, &mut u, &mut ledger).map_err(user)?;
+    for m in &report.malformed {
+        eprintln!("fairsort: {m} (record skipped)");
+    }
+    if a.strict && !report.malformed.is_empty() {
+        return Err(Failure::user(format!(
+            "{} malformed record(s); nothing recorded (--strict)",
+            report.malformed.len()
+        )));
+    }
+    if u.last_decay.is_none() {
+        u.last_decay = Some(now());
+    }
+    home.commit(&mut u, Some(&mut ledger)).map_err(user)?;
+    if a.json {
+        let text =
+            serde_json::to_string_pretty(&report).map_err(|e| Failure::user(e.to_string()))?;
+        println!("{text}");
+    } else {
+        println!(
+            "charged {} job(s), total {}; {} already charged; {} malformed record(s) skipped",
+            report.charged,
+            fmt_num(report.total_charge),
+            report.repeated,
+            report.malformed.len()
+        );
+    }
+    Ok(())
+}
+
+fn run_decay(a: DecayArgs, dir: &std::path::Path) -> CliResult {
+    let at = match &a.at {
+        Some(t) => parse_time(t)?,
+        None => now(),
+    };
+    let home = UsageHome::lock(dir).map_err(user)?;
+    let mut u = home.load().map_err(user)?;
+    apply_model(&mut u, &a.model)?;
+    if let Some(last) = u.last_decay.filter(|l| at < *l) {
+        return Err(Failure::user(format!(
+            "--at {at} is before the last decay ({last}); usage cannot be decayed backwards"
+        )));
+    }
+    let report = u.decay(at).map_err(user)?;
+    home.commit(&mut u, None).map_err(user)?;
+    if a.json {
+        let text =
+            serde_json::to_string_pretty(&report).map_err(|e| Failure::user(e.to_string()))?;
+        println!("{text}");
+    } else {
+        println!(
+            "{} decay: {} period(s), factor {}{}; last_decay {}",
+            u.settings.model.name(),
+            report.periods,
+            report.factor,
+            if report.reset { ", usage reset" } else { "" },
+            report.last_decay
+        );
+    }
+    Ok(())
+}
+
+fn run_show(a: ShowArgs, dir: &std::path::Path) -> CliResult {
+    let path = dir.join(crate::usage::store::STORE_FILE);
+    let store = crate::usage::store::load_store(&path).map_err(user)?;
+    if a.json {
+        let text =
+            serde_json::to_string_pretty(&store).map_err(|e| Failure::user(e.to_string()))?;
+        println!("{text}");
+        return Ok(());
+    }
+    if a.csv {
+        let mut w = csv::Writer::from_writer(std::io::stdout());
+        let e = |e: csv::Error| Failure::user(e.to_string());
+        w.write_record(["account", "entity", "usage", "bins"])
+            .map_err(e)?;
+        for x in &store.entries {
+            let bins = x
+                .bins
+                .iter()
+                .map(|b| b.to_string())
+                .collect::<Vec<_>>()
+                .join(" ");
+            w.write_record([
+                x.account.as_deref().unwrap_or(""),
+                &x.name,
+                &x.usage.to_string(),
+                &bins,
+            ])
+            .map_err(e)?;
+        }
+        return w.flush().map_err(Failure::from);
+    }
+    let flux = store.settings.model == ModelKind::Flux;
+    let mut cols = vec![
+        ("Account", Align::Left),
+        ("Entity", Align::Left),
+        ("Usage", Align::Right),
+    ];
+    if flux {
+        cols.push(("Bins", Align::Left));
+    }
+    let mut t = Table::new(&cols);
+    for x in &store.entries {
+        let mut row = vec![
+            x.account.clone().unwrap_or_default(),
+            x.name.clone(),
+            fmt_num(x.usage),
+        ];
+        if flux {
+            row.push(
+                x.bins
+                    .iter()
+                    .map(|b| fmt_num(*b))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            );
+        }
+        t.row(row);
+    }
+    println!(
+        "model {}; last decay {}",
+        store.settings.model.name(),
+        store.last_decay.map_or("never".into(), |t| t.to_string())
+    );
+    print!("{}", t.render());
+    Ok(())
+}
+
+fn fmt_num(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.6}")
+    }
 }

@@ -1,3 +1,20 @@
-//! The fair-share engine: one share tree, many algorithms over it.
+//! The fair-share engine: one share tree (`tree`), built from a neutral `spec` that every reader
+//! produces, and the algorithms of PBS, Slurm and flux-accounting over it, each returning a
+//! `ShareResult` with the columns its scheduler prints.
 
+pub mod algorithm;
+pub mod compute;
+pub mod explain;
+pub mod flux;
+pub mod pbs;
+pub mod result;
+pub mod slurm;
 pub mod spec;
+pub mod tree;
+
+pub use algorithm::{Algorithm, Options};
+pub use compute::compute;
+pub use explain::{explain, Explanation};
+pub use result::{keyword_source, ShareError, ShareResult, ShareRow};
+pub use spec::{NodeKind, NodeSpec, Shares, TreeSource, TreeSpec};
+pub use tree::{Node, NodeId, Tree, TreeError};

@@ -1,1 +1,16 @@
 //! Readers (and writers) of the real schedulers' files, producing fairsort's in-memory models.
+//!
+//! Every reader turns syntax into a [`TreeSpec`](crate::fairshare::spec::TreeSpec) and reports
+//! syntax errors with the file's line; structural checks (unknown parent, cycles, duplicates) are
+//! the tree builder's, except where the real system's own reader checks them (PBS).
+
+mod detect;
+mod error;
+pub mod flux;
+pub mod native;
+pub mod pbs;
+pub mod slurm;
+pub(crate) mod text;
+
+pub use detect::{detect_format, read_tree, read_tree_str, TreeFormat};
+pub use error::FormatError;

@@ -1,1 +1,37 @@
-//! Jobs, resources and units, binding keywords per job, ordering and explaining the queue.
+//! Jobs, resources and units, binding keywords per job, ordering and explaining the queue: the
+//! dry run of a PBS scheduling cycle's job sort (`fairsort order`).
+
+pub mod error;
+pub mod job;
+pub mod joblist;
+pub mod qstat;
+pub mod raw;
+pub mod units;
+
+pub use error::{BindError, JobsError};
+pub use job::{Job, JobSet, JobState, Names, ResourceValue, Sym};
+pub use joblist::{read_job_list_csv, read_job_list_json};
+pub use qstat::{read_qstat_json, read_qstat_json_slice};
+pub mod bind;
+pub mod compat;
+pub mod entity;
+pub mod formula_api;
+pub mod order;
+pub mod shares;
+
+pub use bind::{Binder, Bound, Source};
+pub use entity::EntityKey;
+pub use formula_api::SortFormula;
+pub use order::{order, run, Evaluations, OrderOptions, QueueOrder, Ranked, THRESHOLD_COMMENT};
+pub use shares::ShareContext;
+
+pub mod compare;
+pub mod example;
+#[cfg(test)]
+pub(crate) mod testing;
+pub use compare::{compare, Comparison, Move};
+pub mod explain;
+pub use explain::{explain_job, JobExplanation};
+pub mod dry_run;
+pub use dry_run::{dry_run, DryRun, DryRunError, Setup, ShareEngine};
+pub mod report;

@@ -1,1 +1,20 @@
-//! The server home: persistent attributes, resources, queues, tree and usage; the qmgr language.
+//! The server home: persistent attributes, resources, queues, share tree and usage, changed
+//! through a qmgr-compatible command language with PBS's validation, messages and permissions,
+//! under a lock with atomic writes and an audit log.
+
+pub mod audit;
+pub mod codes;
+pub mod engine;
+pub mod error;
+pub mod fsio;
+pub mod home;
+pub mod permissions;
+pub mod qmgr;
+pub mod state;
+pub mod state_file;
+mod tree_store;
+
+pub use error::{Rejection, ServerError};
+pub use home::Home;
+pub use permissions::{current_host, current_user};
+pub use state::{FairshareEntity, Queue, ResourceDef, SchedAttrs, ServerAttrs, ServerState};

@@ -1,0 +1,127 @@
+//! Benchmarks of `fairsort order` at scale: reading a million-job `qstat -f -F json` file, and
+//! binding + evaluating + sorting a million jobs against a 100 000-user share tree.
+//! Run: `cargo bench --bench order`. Figures are reported in docs/order.md.
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use fairsort::queue::{read_qstat_json_slice, JobSet};
+use std::fmt::Write as _;
+use std::hint::black_box;
+use std::time::Duration;
+
+const JOBS: usize = 1_000_000;
+const USERS: usize = 100_000;
+
+/// A deterministic pseudo-random stream (xorshift), so every run benches the same data.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// A million queued jobs in the real `qstat -f -F json` layout, with the attributes a PBS
+/// server prints for a queued job (Variable_List included, as qstat -f shows it).
+fn qstat_json(jobs: usize, users: usize) -> String {
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut s = String::with_capacity(jobs * 1100);
+    s.push_str("{\n    \"timestamp\":1767261600,\n    \"pbs_version\":\"2025.2.0\",\n    \"pbs_server\":\"pbs\",\n    \"Jobs\":{\n");
+    for i in 0..jobs {
+        let user = rng.below(users as u64);
+        let group = user % 1000;
+        let ncpus = 1 << rng.below(7);
+        let mem_gb = 1 + rng.below(256);
+        let hours = 1 + rng.below(48);
+        let queue = ["workq", "express", "long"][rng.below(3) as usize];
+        let sec = i % 60;
+        let min = (i / 60) % 60;
+        let hour = (i / 3600) % 24;
+        let day = 1 + (i / 86_400) % 28;
+        if i > 0 {
+            s.push_str(",\n");
+        }
+        let _ = write!(
+            s,
+            r#"        "{id}.pbs":{{
+            "Job_Name":"job{id}",
+            "Job_Owner":"u{user}@login{login}",
+            "euser":"u{user}",
+            "egroup":"g{group}",
+            "job_state":"Q",
+            "queue":"{queue}",
+            "server":"pbs",
+            "Checkpoint":"u",
+            "ctime":"Thu Jan {day:>2} {hour:02}:{min:02}:{sec:02} 2026",
+            "Error_Path":"login{login}:/home/u{user}/job{id}.e{id}",
+            "Hold_Types":"n",
+            "Join_Path":"n",
+            "Keep_Files":"n",
+            "Mail_Points":"a",
+            "mtime":"Thu Jan {day:>2} {hour:02}:{min:02}:{sec:02} 2026",
+            "Output_Path":"login{login}:/home/u{user}/job{id}.o{id}",
+            "Priority":{prio},
+            "qtime":"Thu Jan {day:>2} {hour:02}:{min:02}:{sec:02} 2026",
+            "Rerunable":"True",
+            "Resource_List":{{
+                "mem":"{mem_gb}gb",
+                "ncpus":{ncpus},
+                "nodect":1,
+                "place":"free",
+                "select":"1:ncpus={ncpus}:mem={mem_gb}gb",
+                "walltime":"{hours:02}:00:00"
+            }},
+            "substate":10,
+            "Variable_List":{{
+                "PBS_O_HOME":"/home/u{user}",
+                "PBS_O_LOGNAME":"u{user}",
+                "PBS_O_SHELL":"/bin/bash",
+                "PBS_O_WORKDIR":"/home/u{user}/run",
+                "PBS_O_SYSTEM":"Linux",
+                "PBS_O_QUEUE":"{queue}",
+                "PBS_O_HOST":"login{login}"
+            }},
+            "etime":"Thu Jan {day:>2} {hour:02}:{min:02}:{sec:02} 2026",
+            "eligible_time":"00:{min:02}:{sec:02}",
+            "Submit_arguments":"job.sh",
+            "project":"_pbs_project_default",
+            "Submit_Host":"login{login}",
+            "accrue_type":2
+        }}"#,
+            id = 1000 + i,
+            login = user % 4,
+            prio = rng.below(10),
+        );
+    }
+    s.push_str("\n    }\n}\n");
+    s
+}
+
+fn read_qstat(c: &mut Criterion) {
+    let text = qstat_json(JOBS, USERS);
+    let path =
+        std::env::temp_dir().join(format!("fairsort-bench-qstat-{}.json", std::process::id()));
+    if std::fs::write(&path, &text).is_err() {
+        return;
+    }
+    drop(text);
+    let mut g = c.benchmark_group("order");
+    g.sample_size(10);
+    g.measurement_time(Duration::from_secs(30));
+    g.bench_function("read_qstat_json_1M_jobs (file read + parse)", |b| {
+        b.iter(|| {
+            let bytes = std::fs::read(&path).unwrap_or_default();
+            let set: JobSet = read_qstat_json_slice(&bytes).unwrap_or_default();
+            black_box(set.len())
+        })
+    });
+    g.finish();
+    let _ = std::fs::remove_file(&path);
+}
+
+criterion_group!(benches, read_qstat);
+criterion_main!(benches);

@@ -1,0 +1,238 @@
+//! flux-accounting's weighted walk (seed 002, flux.md §1), as the C++ `flux
+//! account-update-fshare` computes it: sibling weights (shares/S)/(usage/U), zero shares → 0,
+//! zero usage → 2^64, sort by weight with "user before bank" on `is_equal` ties, the tie-aware
+//! walk that merges tied sibling banks into a virtual bank, and fairshare = rank/N.
+//!
+//! One documented difference is an option: the C++ truncates the sibling usage sum U to an
+//! integer after every addition (its accumulator is a `uint64_t` pair). With integer usages
+//! (what flux-accounting's database normally holds) that changes nothing; with fractional
+//! usages it does. fairsort sums exactly by default and truncates with `Options.flux_compat`
+//! (`--flux-compat`), which reproduces the C++ bit for bit on fractional usages too.
+
+use super::algorithm::{Algorithm, Options};
+use super::result::{ShareError, ShareResult, ShareRow};
+use super::spec::Shares;
+use super::tree::{NodeId, Tree};
+
+/// The weight of a zero-usage node with shares: `(double)UINT64_MAX + 1.0` (= 2^64).
+pub const MAX_WEIGHT: f64 = 18_446_744_073_709_551_616.0;
+
+/// Usage below this counts as zero (flux.md §1.2).
+const ZERO_USAGE: f64 = 1e-9;
+
+/// flux's `is_equal`: |a−b| < DBL_EPSILON × max(|a|, |b|, 1).
+pub fn is_equal(a: f64, b: f64) -> bool {
+    (a - b).abs() < f64::EPSILON * a.abs().max(b.abs()).max(1.0)
+}
+
+/// Shares as flux counts them (`parent` is a Slurm notion: 0 shares here).
+fn shares(s: Shares) -> u64 {
+    match s {
+        Shares::Count(c) => c,
+        Shares::Parent => 0,
+    }
+}
+
+/// Sets the weight of every child of `parent` against its siblings (`calc_set_children_weight`).
+fn set_children_weights(tree: &Tree, parent: NodeId, compat: bool, weight: &mut [f64]) {
+    let kids = tree.children(parent);
+    let mut s_sum: u64 = 0;
+    let mut u_sum = 0.0f64;
+    let mut u_trunc: u64 = 0;
+    for &c in kids {
+        let n = tree.node(c);
+        s_sum = s_sum.wrapping_add(shares(n.shares));
+        u_sum += n.raw_usage;
+        // C++: uint64 + double → double, stored back into a uint64 (truncation).
+        u_trunc = (u_trunc as f64 + n.raw_usage) as u64;
+    }
+    let u_total = if compat { u_trunc as f64 } else { u_sum };
+    for &c in kids {
+        let n = tree.node(c);
+        let sh = shares(n.shares);
+        weight[c] = if sh == 0 {
+            0.0
+        } else if n.raw_usage.abs() < ZERO_USAGE {
+            MAX_WEIGHT
+        } else {
+            let s_w = sh as f64 / s_sum as f64;
+            let u_w = n.raw_usage / u_total;
+            s_w / u_w
+        };
+    }
+}
+
+/// Sorts nodes by weight, descending; on `is_equal` weights a user comes before a bank
+/// (`sort_weighted_children`). Done as a total order (exact weight, then users first) followed by
+/// a pass that puts users first inside each run of `is_equal` neighbours, so the result is what
+/// the C++ comparator asks for without relying on it being transitive.
+fn sort_weighted(list: &mut [NodeId], tree: &Tree, weight: &[f64]) {
+    list.sort_by(|&a, &b| {
+        weight[b]
+            .total_cmp(&weight[a])
+            .then_with(|| tree.node(b).is_user().cmp(&tree.node(a).is_user()))
+    });
+    let mut start = 0;
+    while start < list.len() {
+        let mut end = start + 1;
+        while end < list.len() && is_equal(weight[list[end - 1]], weight[list[end]]) {
+            end += 1;
+        }
+        if end - start > 1 {
+            // Stable: users keep their order, banks keep theirs.
+            list[start..end].sort_by_key(|&id| !tree.node(id).is_user());
+        }
+        start = end;
+    }
+}
+
+/// One entry of a tie-aware child list.
+enum Entry {
+    /// A user; `tie_next` when it ties with the next user of the list.
+    User { id: NodeId, tie_next: bool },
+    /// A bank walked as it is.
+    Bank(NodeId),
+    /// A run of tied banks merged: their children, re-sorted by their own weights.
+    Virtual(Vec<NodeId>),
+}
+
+/// `build_tie_aware_children`: users flagged when tied with the next user; each run of
+/// consecutive tied banks becomes one virtual bank holding all their children.
+fn tie_aware(list: &[NodeId], tree: &Tree, weight: &[f64], sorted: &[Vec<NodeId>]) -> Vec<Entry> {
+    let equal_to_next = |i: usize| match (list.get(i), list.get(i + 1)) {
+        (Some(&a), Some(&b)) => {
+            tree.node(a).is_user() == tree.node(b).is_user() && is_equal(weight[a], weight[b])
+        }
+        _ => false,
+    };
+    let mut out = Vec::with_capacity(list.len());
+    let mut merged: Option<Vec<NodeId>> = None;
+    for (i, &id) in list.iter().enumerate() {
+        if tree.node(id).is_user() {
+            out.push(Entry::User {
+                id,
+                tie_next: equal_to_next(i),
+            });
+            continue;
+        }
+        if equal_to_next(i) {
+            merged
+                .get_or_insert_with(Vec::new)
+                .extend_from_slice(&sorted[id]);
+        } else if let Some(mut v) = merged.take() {
+            v.extend_from_slice(&sorted[id]);
+            sort_weighted(&mut v, tree, weight);
+            out.push(Entry::Virtual(v));
+        } else {
+            out.push(Entry::Bank(id));
+        }
+    }
+    out
+}
+
+/// The weighted walk over `tree`: `weight` on every node but the root, `fairshare` = rank/N on
+/// user associations, plus `norm_shares`/`norm_usage` as flux's `bank-info` prints them
+/// (shares over same-type siblings times the parent's; usage over the root's).
+pub fn compute(tree: &Tree, opts: &Options) -> Result<ShareResult, ShareError> {
+    let len = tree.len();
+    let mut weight = vec![0.0f64; len];
+    let mut sorted: Vec<Vec<NodeId>> = vec![Vec::new(); len];
+    for (id, slot) in sorted.iter_mut().enumerate() {
+        if tree.children(id).is_empty() {
+            continue;
+        }
+        set_children_weights(tree, id, opts.flux_compat, &mut weight);
+        let mut kids = tree.children(id).to_vec();
+        sort_weighted(&mut kids, tree, &weight);
+        *slot = kids;
+    }
+
+    let n_users = tree.nodes().iter().filter(|n| n.is_user()).count() as u64;
+    let mut fairshare = vec![None; len];
+    let mut rank = n_users;
+    let mut stride = 0u64;
+    // Depth-first over tie-aware lists, with an explicit stack (depth is unbounded input).
+    let mut stack: Vec<std::vec::IntoIter<Entry>> =
+        vec![tie_aware(&sorted[tree.root()], tree, &weight, &sorted).into_iter()];
+    while let Some(top) = stack.last_mut() {
+        let Some(entry) = top.next() else {
+            stack.pop();
+            continue;
+        };
+        match entry {
+            Entry::User { id, tie_next } => {
+                fairshare[id] = Some(rank as f64 / n_users as f64);
+                if tie_next {
+                    stride += 1;
+                } else {
+                    rank = rank.saturating_sub(1 + stride);
+                    stride = 0;
+                }
+            }
+            Entry::Bank(id) => {
+                stack.push(tie_aware(&sorted[id], tree, &weight, &sorted).into_iter());
+            }
+            Entry::Virtual(list) => {
+                stack.push(tie_aware(&list, tree, &weight, &sorted).into_iter());
+            }
+        }
+    }
+
+    let mut result = ShareResult::new(Algorithm::Flux, len);
+    let root_usage = tree.node(tree.root()).raw_usage;
+    let norm_usage = |u: f64| {
+        if root_usage > 0.0 {
+            u / root_usage
+        } else {
+            0.0
+        }
+    };
+    result.rows[tree.root()] = ShareRow {
+        norm_shares: Some(1.0),
+        norm_usage: Some(norm_usage(root_usage)),
+        ..ShareRow::default()
+    };
+    for id in 0..len {
+        let kids = tree.children(id);
+        let parent_norm = result.rows[id].norm_shares.unwrap_or(0.0);
+        let (mut user_sum, mut bank_sum) = (0u64, 0u64);
+        for &c in kids {
+            let s = shares(tree.node(c).shares);
+            if tree.node(c).is_user() {
+                user_sum = user_sum.saturating_add(s);
+            } else {
+                bank_sum = bank_sum.saturating_add(s);
+            }
+        }
+        for &c in kids {
+            let n = tree.node(c);
+            let sum = if n.is_user() { user_sum } else { bank_sum };
+            let ns = if sum == 0 {
+                0.0
+            } else {
+                shares(n.shares) as f64 / sum as f64 * parent_norm
+            };
+            result.rows[c] = ShareRow {
+                norm_shares: Some(ns),
+                norm_usage: Some(norm_usage(n.raw_usage)),
+                fairshare: fairshare[c],
+                weight: Some(weight[c]),
+                ..ShareRow::default()
+            };
+        }
+    }
+    Ok(result)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn is_equal_is_relative_above_one_and_absolute_below() {
+        assert!(is_equal(0.1081081081081081, 0.10810810810810811));
+        assert!(!is_equal(0.1, 0.1 + 1e-15));
+        assert!(is_equal(1e20, 1e20 + 1e4));
+        assert!(is_equal(MAX_WEIGHT, u64::MAX as f64 + 1.0));
+    }
+}

@@ -1,0 +1,579 @@
+//! PBS fair share (openpbs.md §3, seed 004): `fairshare_perc`, `fairshare_tree_usage`,
+//! `fairshare_factor`, the `unknown` group, `compare_path` and `pbsfs`-style output.
+//!
+//! Precision: PBS stores `tree_percentage`, `group_percentage` and `usage_factor` as C `float`
+//! and does the arithmetic between them in `float`; fairsort does the same (through `f32`), so
+//! the values agree with PBS to the last printed digit, not only to 6 decimals. The formula
+//! then sees them printed with `%f` (see [`as_printed`]).
+//!
+//! Usage: every node starts at 1 (`FAIRSHARE_MIN_USAGE`); a leaf has the usage its input gives
+//! (missing = 1); a group has 1 + the sum of its leaves' usages that differ from 1 (what PBS gets
+//! when it rereads its usage file, which never lists a leaf at 1). Accounts whose usage the input
+//! states (Slurm) use 1 + that usage.
+
+use super::algorithm::{Algorithm, Options};
+use super::result::{ShareError, ShareResult, ShareRow};
+use super::spec::Shares;
+use super::tree::{NodeId, Tree, PBS_UNKNOWN};
+use std::borrow::Cow;
+use std::cmp::Ordering;
+use std::fmt::Write as _;
+
+/// PBS's `FAIRSHARE_MIN_USAGE`: the usage every node starts with.
+pub const MIN_USAGE: f64 = 1.0;
+
+/// PBS's `UNSPECIFIED` id of entities created on the fly under `unknown`.
+const UNSPECIFIED: i64 = -1;
+
+/// The usage PBS holds for every node, indexed by id: a leaf has its input usage (missing = 1);
+/// a group 1 + the usages of its leaves that differ from 1 (PBS writes only those to its usage
+/// file, and a reread adds each to its ancestors); an account whose input states its usage
+/// (Slurm) 1 + that usage.
+pub fn usages(tree: &Tree) -> Vec<f64> {
+    // Σ of counted leaf usage per subtree, bottom-up (children have larger ids than parents).
+    let mut sum = vec![0.0f64; tree.len()];
+    let mut out = vec![MIN_USAGE; tree.len()];
+    for id in (0..tree.len()).rev() {
+        let n = tree.node(id);
+        if n.children.is_empty() && id != tree.root() {
+            let u = if n.usage_given {
+                n.raw_usage
+            } else {
+                MIN_USAGE
+            };
+            out[id] = u;
+            sum[id] = if u == MIN_USAGE { 0.0 } else { u };
+        } else {
+            let s = if n.usage_given {
+                n.raw_usage
+            } else {
+                n.children.iter().map(|&c| sum[c]).sum()
+            };
+            sum[id] = s;
+            out[id] = MIN_USAGE + s;
+        }
+    }
+    out
+}
+
+/// Shares as PBS counts them (`parent` is a Slurm notion: 0 shares here).
+fn shares(s: Shares) -> u64 {
+    match s {
+        Shares::Count(c) => c,
+        Shares::Parent => 0,
+    }
+}
+
+/// PBS's per-node values, in the C types PBS keeps them in.
+#[derive(Debug, Clone, Copy, Default)]
+struct PbsValues {
+    group_percentage: f32,
+    tree_percentage: f32,
+    usage_factor: f32,
+}
+
+/// Runs PBS's `calc_fair_share_perc` and `calc_usage_factor` over the whole tree.
+fn values(tree: &Tree, usage: &[f64]) -> Vec<PbsValues> {
+    let mut v = vec![PbsValues::default(); tree.len()];
+    let root = tree.root();
+    v[root].tree_percentage = 1.0;
+    v[root].group_percentage = 1.0;
+    let root_usage = usage[root];
+    // Node ids are in pre-order (parents before children), so one pass over the ids suffices.
+    for id in 0..tree.len() {
+        let kids = tree.children(id);
+        if kids.is_empty() {
+            continue;
+        }
+        let sum: u64 = kids.iter().map(|&c| shares(tree.node(c).shares)).sum();
+        let parent = v[id];
+        for &c in kids {
+            let (gp, tp) = if sum as f32 * parent.tree_percentage == 0.0 {
+                (0.0, 0.0)
+            } else {
+                let gp = shares(tree.node(c).shares) as f32 / sum as f32;
+                (gp, gp * parent.tree_percentage)
+            };
+            let u = (usage[c] / root_usage) as f32;
+            let uf = if id == root {
+                u
+            } else {
+                u + (parent.usage_factor - u) * gp
+            };
+            v[c] = PbsValues {
+                group_percentage: gp,
+                tree_percentage: tp,
+                usage_factor: uf,
+            };
+        }
+    }
+    v
+}
+
+/// `fairshare_factor`: 2^-(usage_factor / tree_percentage), 0 when the percentage is 0.
+fn factor(p: &PbsValues) -> f64 {
+    if p.tree_percentage == 0.0 {
+        0.0
+    } else {
+        2f64.powf(-f64::from(p.usage_factor / p.tree_percentage))
+    }
+}
+
+/// The PBS algorithm over `tree`. Rows: `fairshare_perc`, `fairshare_tree_usage`,
+/// `fairshare_factor` (and, as sshare would name them, `norm_shares` = perc, `norm_usage` =
+/// usage / root usage, `effective_usage` = tree usage, `fairshare` = factor) on every node but
+/// the root, whose row has only `fairshare_perc` = 1; `usage` holds PBS's usage ([`usages`]).
+///
+/// `opts.extra_entities` not in the tree are added under `unknown` with 1 share (as PBS's
+/// `find_alloc_ginfo` does); their rows follow the tree's, at ids `tree.len()..` in the order
+/// given (see [`with_extra_entities`]).
+pub fn compute(tree: &Tree, opts: &Options) -> Result<ShareResult, ShareError> {
+    let tree = with_extra_entities(tree, &opts.extra_entities);
+    let tree = tree.as_ref();
+    let usage = usages(tree);
+    let vals = values(tree, &usage);
+    let root_usage = usage[tree.root()];
+    let mut result = ShareResult::new(Algorithm::Pbs, tree.len());
+    for (id, (row, p)) in result.rows.iter_mut().zip(&vals).enumerate() {
+        let perc = f64::from(p.tree_percentage);
+        if id == tree.root() {
+            *row = ShareRow {
+                fairshare_perc: Some(perc),
+                norm_shares: Some(perc),
+                norm_usage: Some(1.0),
+                usage: Some(root_usage),
+                ..ShareRow::default()
+            };
+            continue;
+        }
+        let uf = f64::from(p.usage_factor);
+        let f = factor(p);
+        *row = ShareRow {
+            norm_shares: Some(perc),
+            norm_usage: Some(usage[id] / root_usage),
+            usage: Some(usage[id]),
+            effective_usage: Some(uf),
+            fairshare: Some(f),
+            fairshare_perc: Some(perc),
+            fairshare_tree_usage: Some(uf),
+            fairshare_factor: Some(f),
+            ..ShareRow::default()
+        };
+    }
+    Ok(result)
+}
+
+/// The tree with `names` that it lacks added under `unknown` (1 share each), or the tree itself
+/// when nothing is missing or it has no `unknown` group (not a PBS tree).
+pub fn with_extra_entities<'t>(tree: &'t Tree, names: &[String]) -> Cow<'t, Tree> {
+    let unknown = tree.find_account(PBS_UNKNOWN);
+    let missing = |n: &String| tree.users_named(n).is_empty() && tree.find_account(n).is_none();
+    match unknown {
+        Some(u) if names.iter().any(missing) => {
+            let mut t = tree.clone();
+            for n in names {
+                if t.users_named(n).is_empty() && t.find_account(n).is_none() {
+                    t.add_user(u, n, Shares::Count(1));
+                }
+            }
+            Cow::Owned(t)
+        }
+        _ => Cow::Borrowed(tree),
+    }
+}
+
+/// PBS's `compare_path` (openpbs.md §3.7): walk both root-to-entity paths; at the first pair
+/// of different nodes the smaller `usage / tree_percentage` is more deserving (`Less`); a node
+/// with percentage 0 loses to a positive one, two zero-percentage nodes tie. `result` must be a
+/// PBS result over `tree`.
+pub fn compare_path(tree: &Tree, result: &ShareResult, a: NodeId, b: NodeId) -> Ordering {
+    let pa = tree.path(a);
+    let pb = tree.path(b);
+    for (&x, &y) in pa.iter().zip(&pb) {
+        if x == y {
+            continue;
+        }
+        let px = result.row(x).fairshare_perc.unwrap_or(0.0);
+        let py = result.row(y).fairshare_perc.unwrap_or(0.0);
+        match (px > 0.0, py > 0.0) {
+            (false, true) => return Ordering::Greater,
+            (true, false) => return Ordering::Less,
+            (false, false) => return Ordering::Equal,
+            (true, true) => {}
+        }
+        let vx = row_usage(result, x) / px;
+        let vy = row_usage(result, y) / py;
+        if vx < vy {
+            return Ordering::Less;
+        }
+        if vy < vx {
+            return Ordering::Greater;
+        }
+    }
+    Ordering::Equal
+}
+
+/// PBS's usage of a node as `compute` recorded it.
+fn row_usage(result: &ShareResult, id: NodeId) -> f64 {
+    result.row(id).usage.unwrap_or(MIN_USAGE)
+}
+
+/// The value a PBS formula sees for a fair-share keyword: PBS pastes it into Python as `%f`
+/// text, so it is rounded to 6 decimals.
+pub fn as_printed(v: f64) -> f64 {
+    format!("{v:.6}").parse().unwrap_or(v)
+}
+
+/// PBS's `cresgroup` of a node: its id from `resource_group`, 0 for the root, 1 for the
+/// pre-created `unknown` group, -1 for entities PBS created on the fly.
+pub fn cresgroup(tree: &Tree, id: NodeId) -> i64 {
+    let n = tree.node(id);
+    match n.id {
+        Some(i) => i,
+        None if id == tree.root() => 0,
+        None if n.parent == Some(tree.root()) && n.name == PBS_UNKNOWN => 1,
+        None => UNSPECIFIED,
+    }
+}
+
+/// PBS's `resgroup` of a node: its parent's cresgroup (-1 for the root).
+pub fn resgroup(tree: &Tree, id: NodeId) -> i64 {
+    tree.parent(id).map(|p| cresgroup(tree, p)).unwrap_or(-1)
+}
+
+/// Shares as pbsfs prints them (-1 for the root).
+fn printed_shares(tree: &Tree, id: NodeId) -> i64 {
+    if id == tree.root() {
+        -1
+    } else {
+        shares(tree.node(id).shares).min(i64::MAX as u64) as i64
+    }
+}
+
+/// The order pbsfs prints nodes in: PBS prepends children, so each node's children come in
+/// reverse input order, except that the root's pre-created `unknown` group comes last.
+pub fn pbsfs_order(tree: &Tree) -> Vec<NodeId> {
+    let mut out = Vec::with_capacity(tree.len());
+    let mut stack = vec![tree.root()];
+    while let Some(id) = stack.pop() {
+        out.push(id);
+        let mut kids: Vec<NodeId> = tree.children(id).iter().rev().copied().collect();
+        if id == tree.root() {
+            if let Some(pos) = kids.iter().position(|&k| tree.node(k).name == PBS_UNKNOWN) {
+                let u = kids.remove(pos);
+                kids.push(u);
+            }
+        }
+        stack.extend(kids.into_iter().rev());
+    }
+    out
+}
+
+/// The name pbsfs prints for a node (PBS calls the root `TREEROOT`).
+fn pbs_name(tree: &Tree, id: NodeId) -> &str {
+    if id == tree.root() {
+        "TREEROOT"
+    } else {
+        &tree.node(id).name
+    }
+}
+
+/// `pbsfs -p` (openpbs.md §3.8): the header line and one line per node in pbsfs order.
+pub fn pbsfs_print(tree: &Tree, result: &ShareResult, usage_res: &str) -> String {
+    let mut out = format!("Fairshare usage units are in: {usage_res}\n");
+    for id in pbsfs_order(tree) {
+        let perc = result.row(id).fairshare_perc.unwrap_or(0.0) as f32;
+        let _ = writeln!(
+            out,
+            "{:<10}: Grp: {:<5}  cgrp: {:<5}Shares: {:<6} Usage: {:<6.0} Perc: {:>6.3}%",
+            pbs_name(tree, id),
+            resgroup(tree, id),
+            cresgroup(tree, id),
+            printed_shares(tree, id),
+            row_usage(result, id),
+            f64::from(perc * 100.0),
+        );
+    }
+    out
+}
+
+/// `pbsfs -t`: the tree with each node's cresgroup, indented 5 columns per level.
+pub fn pbsfs_tree(tree: &Tree) -> String {
+    let mut out = String::new();
+    for id in pbsfs_order(tree) {
+        let indent = (tree.node(id).depth * 5).max(1);
+        let _ = writeln!(
+            out,
+            "{:indent$}{}({})",
+            "",
+            pbs_name(tree, id),
+            cresgroup(tree, id)
+        );
+    }
+    out
+}
+
+/// `usage / tree_percentage` as pbsfs prints it (-1 when the percentage is 0).
+fn usage_per_perc(usage: f64, perc: f32) -> f64 {
+    if perc == 0.0 {
+        -1.0
+    } else {
+        usage / f64::from(perc)
+    }
+}
+
+/// `pbsfs -g <entity>` (openpbs.md §3.8): the entity's values and its path from the root.
+pub fn pbsfs_entity(tree: &Tree, result: &ShareResult, id: NodeId, usage_res: &str) -> String {
+    let row = result.row(id);
+    let perc = row.fairshare_perc.unwrap_or(0.0) as f32;
+    let usage = row_usage(result, id);
+    let mut out = String::new();
+    let _ = writeln!(out, "fairshare entity: {}", pbs_name(tree, id));
+    let _ = writeln!(out, "Resgroup\t\t: {}", resgroup(tree, id));
+    let _ = writeln!(out, "cresgroup\t\t: {}", cresgroup(tree, id));
+    let _ = writeln!(out, "Shares\t\t\t: {}", printed_shares(tree, id));
+    let _ = writeln!(out, "Percentage\t\t: {:.6}%", f64::from(perc * 100.0));
+    let _ = writeln!(
+        out,
+        "fairshare_tree_usage\t: {:.6}",
+        row.fairshare_tree_usage.unwrap_or(0.0)
+    );
+    let _ = writeln!(out, "usage\t\t\t: {usage:.0} ({usage_res})");
+    let _ = writeln!(out, "usage/perc\t\t: {:.0}", usage_per_perc(usage, perc));
+    out.push_str("Path from root: \n");
+    for p in tree.path(id) {
+        let pp = result.row(p).fairshare_perc.unwrap_or(0.0) as f32;
+        let u = row_usage(result, p);
+        let _ = writeln!(
+            out,
+            "{:<10}: {:>5} {:>10.0} / {:>5.3} = {:.0}",
+            pbs_name(tree, p),
+            cresgroup(tree, p),
+            u,
+            f64::from(pp),
+            usage_per_perc(u, pp)
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fairshare::spec::{NodeKind, NodeSpec, TreeSource, TreeSpec};
+    use approx::assert_abs_diff_eq;
+
+    fn node(name: &str, id: i64, parent: &str, shares: u64, usage: Option<f64>) -> NodeSpec {
+        let kind = if name.starts_with("group") {
+            NodeKind::Account
+        } else {
+            NodeKind::User
+        };
+        let mut n = NodeSpec::new(name, Some(parent.to_string()), kind, Shares::Count(shares));
+        n.id = Some(id);
+        n.usage = usage;
+        n
+    }
+
+    /// The §4.1 tree (pbs_fairshare.py / pbsfs.8B) with its usages set by `pbsfs -s`.
+    pub(crate) fn section_4_1() -> Tree {
+        Tree::build(TreeSpec {
+            source: TreeSource::Pbs,
+            root_name: "root".into(),
+            root_usage: None,
+            unknown_shares: Some(0),
+            nodes: vec![
+                node("group1", 10, "root", 40, None),
+                node("group2", 20, "root", 60, None),
+                node("pbsuser", 11, "group1", 50, Some(100.0)),
+                node("pbsuser1", 12, "group1", 50, Some(100.0)),
+                node("pbsuser2", 21, "group2", 60, None),
+                node("pbsuser3", 22, "group2", 40, Some(1000.0)),
+            ],
+        })
+        .unwrap()
+    }
+
+    fn id(t: &Tree, name: &str) -> NodeId {
+        t.find_account(name)
+            .or_else(|| t.find_user(None, name))
+            .unwrap()
+    }
+
+    #[test]
+    fn usage_is_one_plus_the_leaves() {
+        let t = section_4_1();
+        let u = usages(&t);
+        assert_eq!(u[t.root()], 1201.0);
+        assert_eq!(u[id(&t, "group1")], 201.0);
+        assert_eq!(u[id(&t, "group2")], 1001.0);
+        assert_eq!(u[id(&t, "pbsuser2")], 1.0);
+        assert_eq!(u[id(&t, "unknown")], 1.0);
+        // A leaf stated at 1 (what formats::pbs::apply_usage writes for unlisted leaves)
+        // counts like a missing one.
+        let mut s = section_4_1_spec_with_unknown_shares(0);
+        s.nodes.push(node("pbsuser1", 12, "group1", 50, Some(1.0)));
+        let t = Tree::build(s).unwrap();
+        assert_eq!(usages(&t)[id(&t, "group1")], 101.0);
+    }
+
+    /// openpbs.md §4.1, to the 6 printed decimals (tolerance 5e-7).
+    #[test]
+    fn section_4_1_vectors() {
+        let t = section_4_1();
+        let r = compute(&t, &Options::default()).unwrap();
+        let expect = [
+            ("group1", 0.4, 0.167361, None),
+            ("group2", 0.6, 0.833472, None),
+            ("pbsuser", 0.2, 0.125312, Some(0.647718)),
+            ("pbsuser1", 0.2, 0.125312, Some(0.647718)),
+            ("pbsuser2", 0.36, 0.500416, Some(0.381553)),
+            ("pbsuser3", 0.24, 0.832973, Some(0.090201)),
+        ];
+        for (name, perc, tu, f) in expect {
+            let row = r.row(id(&t, name));
+            assert_abs_diff_eq!(row.fairshare_perc.unwrap(), perc, epsilon = 5e-7);
+            assert_abs_diff_eq!(row.fairshare_tree_usage.unwrap(), tu, epsilon = 5e-7);
+            if let Some(f) = f {
+                assert_abs_diff_eq!(row.fairshare_factor.unwrap(), f, epsilon = 5e-7);
+                assert_eq!(as_printed(row.fairshare_factor.unwrap()), f);
+            }
+        }
+        let unknown = r.row(id(&t, "unknown"));
+        assert_eq!(unknown.fairshare_perc, Some(0.0));
+        assert_eq!(unknown.fairshare_factor, Some(0.0));
+    }
+
+    #[test]
+    fn pbsfs_print_matches_the_reference_layout() {
+        let t = section_4_1();
+        let r = compute(&t, &Options::default()).unwrap();
+        let expected = "\
+Fairshare usage units are in: cput
+TREEROOT  : Grp: -1     cgrp: 0    Shares: -1     Usage: 1201   Perc: 100.000%
+group2    : Grp: 0      cgrp: 20   Shares: 60     Usage: 1001   Perc: 60.000%
+pbsuser3  : Grp: 20     cgrp: 22   Shares: 40     Usage: 1000   Perc: 24.000%
+pbsuser2  : Grp: 20     cgrp: 21   Shares: 60     Usage: 1      Perc: 36.000%
+group1    : Grp: 0      cgrp: 10   Shares: 40     Usage: 201    Perc: 40.000%
+pbsuser1  : Grp: 10     cgrp: 12   Shares: 50     Usage: 100    Perc: 20.000%
+pbsuser   : Grp: 10     cgrp: 11   Shares: 50     Usage: 100    Perc: 20.000%
+unknown   : Grp: 0      cgrp: 1    Shares: 0      Usage: 1      Perc:  0.000%
+";
+        assert_eq!(pbsfs_print(&t, &r, "cput"), expected);
+    }
+
+    #[test]
+    fn pbsfs_entity_matches_the_man_page() {
+        let t = section_4_1();
+        let r = compute(&t, &Options::default()).unwrap();
+        let expected = "\
+fairshare entity: pbsuser3
+Resgroup\t\t: 20
+cresgroup\t\t: 22
+Shares\t\t\t: 40
+Percentage\t\t: 24.000000%
+fairshare_tree_usage\t: 0.832973
+usage\t\t\t: 1000 (cput)
+usage/perc\t\t: 4167
+Path from root: 
+TREEROOT  :     0       1201 / 1.000 = 1201
+group2    :    20       1001 / 0.600 = 1668
+pbsuser3  :    22       1000 / 0.240 = 4167
+";
+        assert_eq!(pbsfs_entity(&t, &r, id(&t, "pbsuser3"), "cput"), expected);
+    }
+
+    #[test]
+    fn pbsfs_tree_indents_five_per_level() {
+        let t = section_4_1();
+        let out = pbsfs_tree(&t);
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines[0], " TREEROOT(0)");
+        assert_eq!(lines[1], "     group2(20)");
+        assert_eq!(lines[2], "          pbsuser3(22)");
+        assert_eq!(lines.last(), Some(&"     unknown(1)"));
+    }
+
+    #[test]
+    fn compare_path_orders_by_usage_over_perc() {
+        let t = section_4_1();
+        let r = compute(&t, &Options::default()).unwrap();
+        let (u, u1, u2, u3) = (
+            id(&t, "pbsuser"),
+            id(&t, "pbsuser1"),
+            id(&t, "pbsuser2"),
+            id(&t, "pbsuser3"),
+        );
+        // group1: 201/0.4 = 502 < group2: 1001/0.6 = 1668.
+        assert_eq!(compare_path(&t, &r, u, u2), Ordering::Less);
+        assert_eq!(compare_path(&t, &r, u3, u1), Ordering::Greater);
+        // Same group: pbsuser2 1/0.36 beats pbsuser3 1000/0.24.
+        assert_eq!(compare_path(&t, &r, u2, u3), Ordering::Less);
+        assert_eq!(compare_path(&t, &r, u, u1), Ordering::Equal);
+        assert_eq!(compare_path(&t, &r, u, u), Ordering::Equal);
+        // unknown has perc 0: it loses to any positive node.
+        let unk = id(&t, "unknown");
+        assert_eq!(compare_path(&t, &r, unk, u3), Ordering::Greater);
+        assert_eq!(compare_path(&t, &r, u3, unk), Ordering::Less);
+    }
+
+    #[test]
+    fn extra_entities_go_under_unknown_with_one_share() {
+        let mut s = section_4_1_spec_with_unknown_shares(10);
+        s.nodes.push(node("known", 30, "root", 10, None));
+        let t = Tree::build(s).unwrap();
+        let opts = Options {
+            extra_entities: vec!["stranger".into(), "other".into(), "pbsuser".into()],
+            ..Options::default()
+        };
+        let r = compute(&t, &opts).unwrap();
+        // Two new entities, one share each, under unknown (10 of 120 root shares).
+        assert_eq!(r.rows.len(), t.len() + 2);
+        let stranger = r.row(t.len());
+        assert_abs_diff_eq!(
+            stranger.fairshare_perc.unwrap(),
+            10.0 / 120.0 / 2.0,
+            epsilon = 1e-7
+        );
+        assert!(stranger.fairshare_factor.unwrap() > 0.0);
+        // With unknown_shares 0 they get perc 0 and factor 0.
+        let t0 = section_4_1();
+        let r0 = compute(&t0, &opts).unwrap();
+        assert_eq!(r0.row(t0.len()).fairshare_factor, Some(0.0));
+    }
+
+    fn section_4_1_spec_with_unknown_shares(unknown: u64) -> TreeSpec {
+        TreeSpec {
+            source: TreeSource::Pbs,
+            root_name: "root".into(),
+            root_usage: None,
+            unknown_shares: Some(unknown),
+            nodes: vec![
+                node("group1", 10, "root", 40, None),
+                node("group2", 20, "root", 60, None),
+                node("pbsuser", 11, "group1", 50, Some(100.0)),
+            ],
+        }
+    }
+
+    #[test]
+    fn zero_share_siblings_do_not_divide_by_zero() {
+        let t = Tree::build(TreeSpec {
+            source: TreeSource::Pbs,
+            root_name: "root".into(),
+            unknown_shares: Some(0),
+            nodes: vec![
+                node("group1", 10, "root", 0, None),
+                node("u", 11, "group1", 0, Some(5.0)),
+            ],
+            ..TreeSpec::default()
+        })
+        .unwrap();
+        let r = compute(&t, &Options::default()).unwrap();
+        for row in &r.rows[1..] {
+            assert_eq!(row.fairshare_perc, Some(0.0));
+            assert_eq!(row.fairshare_factor, Some(0.0));
+            assert!(row.fairshare_tree_usage.unwrap().is_finite());
+        }
+    }
+}

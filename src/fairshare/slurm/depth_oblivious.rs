@@ -1,0 +1,192 @@
+//! Slurm `PriorityFlags=DEPTH_OBLIVIOUS` (seed 000, slurm.md §2), in its steady state: the
+//! effective usage ratio R = R_parent · r_l^k with r_l = (U/S) / (Σ sibling U_N / S_parent),
+//! k = 1/(1 + (5 ln R_parent)²) when the parent and the node lean opposite ways, else 1;
+//! U_E = R · S and F = 2^(-R/d) as in classic.
+//!
+//! Slurm recomputes the sibling sum for every node (O(Σ siblings²): 6.8 s for 100k users in 10
+//! accounts) and reads siblings' *stored* usage, which is stale or NO_VAL on the first pass
+//! after a restart. Here each fs parent's sum is computed once from fresh values (O(n)), which
+//! is what Slurm converges to after two cycles (slurm.md Table 5, "steady state").
+
+use super::classic;
+use super::links::Links;
+use crate::fairshare::{Algorithm, ShareResult, Tree};
+
+/// Slurm's hard-coded `f` ("FIXME: could be a tunable").
+const F: f64 = 5.0;
+
+/// The intermediate numbers of one association, for `--explain`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Step {
+    /// U_E(fs parent) / S(fs parent).
+    pub r_p: f64,
+    /// Σ U_N over the fs parent's non-`parent` children / S(fs parent).
+    pub r_s: f64,
+    /// (U/S) / r_s.
+    pub r_l: f64,
+    /// The exponent k.
+    pub k: f64,
+}
+
+/// One node's step, or None where Slurm falls back to U_E = U (zero usage, zero shares, a
+/// parent without usage).
+pub(crate) fn step(s: f64, s_p: f64, ue_p: f64, u: f64, sibling_usage: f64) -> Option<Step> {
+    if s == 0.0 || s_p == 0.0 || ue_p == 0.0 || u == 0.0 {
+        return None;
+    }
+    let r_p = ue_p / s_p;
+    let r_s = sibling_usage / s_p;
+    let r_l = (u / s) / r_s;
+    let k = if r_p == 0.0 || r_l == 0.0 || r_p.ln() * r_l.ln() >= 0.0 {
+        1.0
+    } else {
+        let x = F * r_p.ln();
+        1.0 / (1.0 + x * x)
+    };
+    Some(Step { r_p, r_s, r_l, k })
+}
+
+/// Σ U_N over each node's fs children that are not `parent` (indexed by the parent).
+pub(crate) fn sibling_usage(links: &Links) -> Vec<f64> {
+    let mut sum = vec![0.0; links.len()];
+    for id in 1..links.len() {
+        if !links.is_parent[id] {
+            sum[links.fs_parent[id]] += links.usage_norm[id];
+        }
+    }
+    sum
+}
+
+/// Effective usage top-down (`_set_assoc_usage_efctv` with the depth-oblivious rule).
+pub(crate) fn effective_usage(links: &Links, s: &[f64]) -> Vec<f64> {
+    let n = links.len();
+    let sums = sibling_usage(links);
+    let mut ue = vec![0.0; n];
+    if n > 0 {
+        ue[0] = 1.0;
+    }
+    for id in 1..n {
+        let fp = links.fs_parent[id];
+        let u = links.usage_norm[id];
+        ue[id] = if fp == 0 {
+            u
+        } else if links.is_parent[id] {
+            ue[fp]
+        } else {
+            match step(s[id], s[fp], ue[fp], u, sums[fp]) {
+                Some(st) => st.r_p * st.r_l.powf(st.k) * s[id],
+                None => u,
+            }
+        };
+    }
+    ue
+}
+
+/// Runs depth-oblivious over the whole tree.
+pub(crate) fn compute(tree: &Tree, dampening: f64) -> ShareResult {
+    let links = Links::new(tree);
+    let s = links.classic_norm_shares();
+    let ue = effective_usage(&links, &s);
+    classic::rows(Algorithm::DepthOblivious, tree, &links, &s, &ue, dampening)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fairshare::slurm::testtrees::{t1, t2};
+    use crate::fairshare::NodeId;
+    use approx::assert_abs_diff_eq;
+
+    /// sshare prints 6 decimals: agreement to half a unit of the last place.
+    const TOL: f64 = 5e-7;
+
+    fn id(t: &Tree, name: &str) -> NodeId {
+        t.find_account(name)
+            .or_else(|| t.users_named(name).first().copied())
+            .unwrap()
+    }
+
+    #[test]
+    fn table5_t1() {
+        let t = t1();
+        let r = compute(&t, 1.0);
+        for (name, ue, f) in [
+            ("AccountA", 0.45, 0.458502),
+            ("AccountB", 0.228848, 0.589340),
+            ("User1", 0.228848, 0.589340),
+            ("AccountC", 0.25, 0.176777),
+            ("User2", 0.25, 0.03125),
+            ("User3", 0.0, 1.0),
+            ("AccountD", 0.25, 0.749154),
+            ("AccountE", 0.108790, 0.739613),
+            ("User4", 0.108790, 0.739613),
+            ("AccountF", 0.0, 1.0),
+            ("User5", 0.0, 1.0),
+            ("AccountG", 0.3, 0.0),
+            ("User6", 0.3, 0.0),
+        ] {
+            let row = r.row(id(&t, name));
+            assert_abs_diff_eq!(row.effective_usage.unwrap(), ue, epsilon = TOL);
+            assert_abs_diff_eq!(row.fairshare.unwrap(), f, epsilon = TOL);
+        }
+        // The intermediate numbers of the table.
+        let l = Links::new(&t);
+        let s = l.classic_norm_shares();
+        let sums = sibling_usage(&l);
+        let b = id(&t, "AccountB");
+        let a = id(&t, "AccountA");
+        let st = step(s[b], s[a], 0.45, 0.2, sums[a]).unwrap();
+        assert_abs_diff_eq!(st.r_p, 1.125, epsilon = TOL);
+        assert_abs_diff_eq!(st.r_s, 1.125, epsilon = TOL);
+        assert_abs_diff_eq!(st.r_l, 0.592593, epsilon = TOL);
+        assert_abs_diff_eq!(st.k, 0.742489, epsilon = TOL);
+    }
+
+    #[test]
+    fn table5_t2() {
+        let t = t2();
+        let r = compute(&t, 1.0);
+        for (name, f, ue) in [
+            ("u1", 1.0, Some(0.0)),
+            ("u2", 0.548412, Some(0.041667)),
+            ("uAA1", 0.669995, Some(0.083333)),
+            ("uAB1", 0.051507, Some(0.102863)),
+            ("uAB2", 1.0, Some(0.0)),
+            ("uBA1", 0.772154, Some(0.044837)),
+            ("uBB1", 1.0, None),
+            ("uC1", 0.0, None),
+            ("uD1", 0.266708, Some(0.458333)),
+            ("uD2", 0.245563, Some(0.114583)),
+            ("uD3", 0.245563, Some(0.143229)),
+            ("uDA1", 0.266708, None),
+            ("uDA2", 0.277409, Some(0.078475)),
+            ("uDA3", 0.245563, None),
+            ("aE1", 1.0, None),
+            ("aE2", 1.0, None),
+            ("uF1", 1.0, None),
+            ("uF2", 1.0, None),
+            ("uG1", 0.222725, Some(0.041667)),
+            ("uGA1", 0.227422, Some(0.020544)),
+            ("uGA2", 0.164938, Some(0.025)),
+            ("aAB", 0.0, None),
+        ] {
+            let row = r.row(id(&t, name));
+            if name != "aAB" {
+                assert_abs_diff_eq!(row.fairshare.unwrap(), f, epsilon = TOL);
+            }
+            if let Some(ue) = ue {
+                assert_abs_diff_eq!(row.effective_usage.unwrap(), ue, epsilon = TOL);
+            }
+        }
+        assert_abs_diff_eq!(
+            r.row(id(&t, "aAB")).effective_usage.unwrap(),
+            0.102863,
+            epsilon = TOL
+        );
+        assert_abs_diff_eq!(
+            r.row(id(&t, "aBA")).effective_usage.unwrap(),
+            0.044837,
+            epsilon = TOL
+        );
+    }
+}

@@ -1,0 +1,226 @@
+//! Slurm ticket-based fair share (`PriorityFlags=TICKET_BASED`, 13.12–14.11; seed 003,
+//! slurm.md §4), as the 14.11 code does it: F = S / max(U_E, 0.01·S) with
+//! U_E = max(U_N, 0.01·s/L) below the first level, then 2³²−1 tickets handed from the root
+//! down to *active* associations in proportion to S·F among active siblings (truncated to
+//! u32 at each level), and a user's factor = its tickets / the most tickets any user got.
+//!
+//! Where the seed and the code differ (the seed floors usage at 0.01 × the *global* S), the
+//! code is followed; the seed's final example still holds (User2 ≈ 0.25).
+
+use super::links::Links;
+use crate::fairshare::{Algorithm, ShareResult, ShareRow, Tree};
+use std::collections::HashSet;
+
+/// `MIN_USAGE_FACTOR`.
+const MIN_USAGE: f64 = 0.01;
+
+/// F = S / max(U_E, 0.01·S), 0 when S <= 0 (`priority_p_calc_fs_factor`, ticket branch).
+pub(crate) fn factor(s: f64, ue: f64) -> f64 {
+    if s <= 0.0 {
+        0.0
+    } else {
+        s / ue.max(MIN_USAGE * s)
+    }
+}
+
+/// Which associations are active: the users named in `active` (a user name for every one of
+/// its associations, or `account/user` for one), and every ancestor of an active user.
+/// `None` means every user is active.
+pub(crate) fn active_nodes(tree: &Tree, active: Option<&HashSet<String>>) -> Vec<bool> {
+    let nodes = tree.nodes();
+    let mut on = vec![false; nodes.len()];
+    if let Some(first) = on.first_mut() {
+        *first = true;
+    }
+    for (id, node) in nodes.iter().enumerate().skip(1) {
+        if node.is_user() {
+            on[id] = match active {
+                None => true,
+                Some(set) => set.contains(&node.name) || set.contains(&tree.label(id)),
+            };
+        }
+    }
+    // Children have larger ids than their parents: one descending pass marks ancestors.
+    for id in (1..nodes.len()).rev() {
+        if on[id] {
+            if let Some(p) = nodes[id].parent {
+                on[p] = true;
+            }
+        }
+    }
+    on
+}
+
+/// Runs the ticket-based algorithm over the whole tree.
+pub(crate) fn compute(tree: &Tree, active: Option<&HashSet<String>>) -> ShareResult {
+    let links = Links::new(tree);
+    let n = links.len();
+    let s = links.classic_norm_shares();
+    // Effective usage (`_ticket_based_set_usage_efctv`) and F; `parent` nodes take their fs
+    // parent's S, U_E and F.
+    let mut ue = vec![0.0; n];
+    let mut f = vec![0.0; n];
+    let mut s_eff = s.clone();
+    if n > 0 {
+        ue[0] = 1.0;
+        f[0] = factor(1.0, 1.0);
+    }
+    for id in 1..n {
+        let fp = links.fs_parent[id];
+        if links.is_parent[id] && fp != 0 {
+            s_eff[id] = s[fp];
+            ue[id] = ue[fp];
+        } else if fp == 0 {
+            ue[id] = links.usage_norm[id];
+        } else {
+            ue[id] = links.usage_norm[id].max(MIN_USAGE * links.local_share(id));
+        }
+        f[id] = factor(s_eff[id], ue[id]);
+    }
+    // Tickets, top-down over active fs children (`_distribute_tickets`).
+    let on = active_nodes(tree, active);
+    let mut sum_sf = vec![0.0; n];
+    for id in 1..n {
+        if on[id] {
+            sum_sf[links.fs_parent[id]] += s_eff[id] * f[id];
+        }
+    }
+    let mut tickets = vec![0u32; n];
+    if n > 0 {
+        tickets[0] = u32::MAX; // the root's 2^32 - 1 tickets
+    }
+    let mut max_tickets = 0u32;
+    for id in 1..n {
+        if !on[id] {
+            continue;
+        }
+        let fp = links.fs_parent[id];
+        // Evaluated as Slurm does, in double, then truncated to u32; a zero sum (every active
+        // sibling has zero shares) divides by zero in Slurm, which yields 0 tickets on x86-64.
+        let t = f64::from(tickets[fp]) * s_eff[id] * f[id] / sum_sf[fp];
+        tickets[id] = if t.is_finite() { t as u32 } else { 0 };
+        if tree.node(id).is_user() {
+            max_tickets = max_tickets.max(tickets[id]);
+        }
+    }
+    let mut result = ShareResult::new(Algorithm::Ticket, n);
+    for (id, row) in result.rows.iter_mut().enumerate() {
+        let node = tree.node(id);
+        // A `parent` user's jobs are scored with its fs parent's tickets.
+        let fs_assoc = if links.is_parent[id] {
+            links.fs_parent[id]
+        } else {
+            id
+        };
+        let fairshare = (id != 0 && node.is_user()).then(|| {
+            if on[fs_assoc] && max_tickets > 0 {
+                f64::from(tickets[fs_assoc]) / f64::from(max_tickets)
+            } else {
+                0.0
+            }
+        });
+        *row = ShareRow {
+            norm_shares: Some(s_eff[id]),
+            norm_usage: (id != 0).then(|| links.usage_norm[id]),
+            effective_usage: Some(ue[id]),
+            fairshare,
+            tickets: Some(f64::from(tickets[id])),
+            ..ShareRow::default()
+        };
+    }
+    result
+}
+
+/// The pre-ticket factor S / max(U_E, 0.01·S) of a row (for `--explain`).
+pub(crate) fn row_factor(row: &ShareRow) -> Option<f64> {
+    Some(factor(row.norm_shares?, row.effective_usage?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fairshare::slurm::testtrees::t1;
+    use crate::fairshare::NodeId;
+    use approx::assert_abs_diff_eq;
+
+    fn id(t: &Tree, name: &str) -> NodeId {
+        t.find_account(name)
+            .or_else(|| t.users_named(name).first().copied())
+            .unwrap()
+    }
+
+    fn set(names: &[&str]) -> HashSet<String> {
+        names.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn table6_factors() {
+        let t = t1();
+        let r = compute(&t, None);
+        for (name, ue, f) in [
+            ("AccountA", 0.45, 0.8889),
+            ("AccountB", 0.2, 1.5),
+            ("AccountC", 0.25, 0.4),
+            ("AccountD", 0.25, 2.4),
+            ("AccountE", 0.25, 1.0),
+            ("AccountF", 0.005833, 60.0),
+            ("User1", 0.2, 1.5),
+            ("User2", 0.25, 0.2),
+            ("User3", 0.005, 10.0),
+            ("User4", 0.25, 1.0),
+            ("User5", 0.01, 35.0),
+            ("User6", 0.3, 0.0),
+        ] {
+            let row = r.row(id(&t, name));
+            assert_abs_diff_eq!(row.effective_usage.unwrap(), ue, epsilon = 5e-7);
+            assert_abs_diff_eq!(row_factor(row).unwrap(), f, epsilon = 5e-5);
+        }
+    }
+
+    #[test]
+    fn table6_doc_case_user2_user5() {
+        let t = t1();
+        let active = set(&["User2", "User5"]);
+        let r = compute(&t, Some(&active));
+        let tk = |n: &str| r.row(id(&t, n)).tickets.unwrap();
+        for n in ["AccountA", "AccountC", "User2"] {
+            assert_eq!(tk(n), 850_488_573.0, "{n}");
+        }
+        for n in ["AccountD", "AccountF", "User5"] {
+            assert_eq!(tk(n), 3_444_478_721.0, "{n}");
+        }
+        let f = |n: &str| r.row(id(&t, n)).fairshare.unwrap();
+        assert_eq!(f("User5"), 1.0);
+        assert_abs_diff_eq!(f("User2"), 0.246914, epsilon = 5e-7);
+        for n in ["User1", "User3", "User4", "User6"] {
+            assert_eq!(f(n), 0.0, "{n} is inactive");
+            assert_eq!(tk(n), 0.0);
+        }
+    }
+
+    #[test]
+    fn table6_all_active_and_user1_user3() {
+        let t = t1();
+        let r = compute(&t, None);
+        for (name, tickets, f) in [
+            ("User1", 781_060_934.0, 0.229457),
+            ("User2", 1_361_326.0, 0.000400),
+            ("User3", 68_066_311.0, 0.019996),
+            ("User4", 40_523_279.0, 0.011905),
+            ("User5", 3_403_955_441.0, 1.0),
+            ("User6", 0.0, 0.0),
+        ] {
+            let row = r.row(id(&t, name));
+            assert_eq!(row.tickets.unwrap(), tickets, "{name}");
+            assert_abs_diff_eq!(row.fairshare.unwrap(), f, epsilon = 5e-7);
+        }
+        let active = set(&["AccountB/User1", "User3"]);
+        let r = compute(&t, Some(&active));
+        let f = |n: &str| r.row(id(&t, n)).fairshare.unwrap();
+        assert_eq!(f("User1"), 1.0);
+        assert_abs_diff_eq!(f("User3"), 0.088889, epsilon = 5e-7);
+        for n in ["User2", "User4", "User5", "User6"] {
+            assert_eq!(f(n), 0.0);
+        }
+    }
+}

@@ -1,0 +1,633 @@
+//! `Tree`: the validated, indexed share tree every fair-share algorithm reads. Built once from a
+//! `TreeSpec` (whatever format it came from); all structural checks live here so every reader
+//! gets the same clear errors (unknown parent, cycle, duplicate, negative or non-finite values).
+
+use super::spec::{NodeKind, NodeSpec, Shares, TreeSource, TreeSpec};
+use std::collections::HashMap;
+use thiserror::Error;
+
+/// Index of a node in `Tree::nodes`. The root is always 0.
+pub type NodeId = usize;
+
+/// One validated node.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Node {
+    /// Account or user name.
+    pub name: String,
+    /// Account or user association.
+    pub kind: NodeKind,
+    /// Parent node (None only for the root).
+    pub parent: Option<NodeId>,
+    /// Children in input order.
+    pub children: Vec<NodeId>,
+    /// Raw shares (the root's are `Count(1)` unless the input says otherwise; algorithms ignore them).
+    pub shares: Shares,
+    /// Raw usage: a user's own; an account's as given by the input, else the sum of its subtree.
+    pub raw_usage: f64,
+    /// Whether `raw_usage` of an account was stated by the input rather than summed.
+    pub usage_given: bool,
+    /// Depth: root 0, its children 1, ...
+    pub depth: usize,
+    /// PBS numeric id (cresgroup), if the input had one.
+    pub id: Option<i64>,
+    /// Input line/row, for messages.
+    pub line: Option<usize>,
+}
+
+impl Node {
+    /// True for a user association (a leaf that jobs charge).
+    pub fn is_user(&self) -> bool {
+        self.kind == NodeKind::User
+    }
+}
+
+/// A structural problem in a share tree. Messages name the input line where known.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum TreeError {
+    /// A node names a parent that is not an account of the tree.
+    #[error("{}parent `{parent}` of `{name}` does not exist", at(*line))]
+    UnknownParent {
+        name: String,
+        parent: String,
+        line: Option<usize>,
+    },
+    /// A node's parent is a user, which cannot have children.
+    #[error("{}parent `{parent}` of `{name}` is a user, not an account", at(*line))]
+    ParentIsUser {
+        name: String,
+        parent: String,
+        line: Option<usize>,
+    },
+    /// Two accounts with one name, or one user twice under the same account.
+    #[error("{}duplicate {what} `{name}`{}", at(*line), first.map(|l| format!(" (first on line {l})")).unwrap_or_default())]
+    Duplicate {
+        what: &'static str,
+        name: String,
+        line: Option<usize>,
+        first: Option<usize>,
+    },
+    /// Accounts whose parent chain never reaches the root.
+    #[error("{}cycle in the account tree: {}", at(*line), path.join(" -> "))]
+    Cycle {
+        path: Vec<String>,
+        line: Option<usize>,
+    },
+    /// Negative, NaN or infinite usage.
+    #[error("{}usage of `{name}` must be a finite number >= 0, got {value}", at(*line))]
+    BadUsage {
+        name: String,
+        value: f64,
+        line: Option<usize>,
+    },
+    /// An empty or whitespace name.
+    #[error("{}empty name", at(*line))]
+    EmptyName { line: Option<usize> },
+}
+
+fn at(line: Option<usize>) -> String {
+    line.map(|l| format!("line {l}: ")).unwrap_or_default()
+}
+
+/// The validated share tree.
+#[derive(Debug, Clone)]
+pub struct Tree {
+    nodes: Vec<Node>,
+    source: TreeSource,
+    unknown_shares: Option<u64>,
+    accounts: HashMap<String, NodeId>,
+    users: HashMap<String, Vec<NodeId>>,
+}
+
+/// Name of PBS's pre-created group for entities missing from `resource_group`.
+pub const PBS_UNKNOWN: &str = "unknown";
+
+impl Tree {
+    /// Validates `spec` and builds the tree. Inactive nodes (flux `active = 0`) are dropped with
+    /// their subtrees, as flux-accounting does. For a PBS tree (`unknown_shares` is set) the
+    /// `unknown` group is created under the root unless the input has it.
+    pub fn build(spec: TreeSpec) -> Result<Tree, TreeError> {
+        let TreeSpec {
+            source,
+            root_name,
+            root_usage,
+            unknown_shares,
+            nodes: specs,
+        } = spec;
+        for s in &specs {
+            if s.name.trim().is_empty() {
+                return Err(TreeError::EmptyName { line: s.line });
+            }
+            if let Some(u) = s.usage {
+                if !u.is_finite() || u < 0.0 {
+                    return Err(TreeError::BadUsage {
+                        name: s.name.clone(),
+                        value: u,
+                        line: s.line,
+                    });
+                }
+            }
+        }
+        if let Some(u) = root_usage {
+            if !u.is_finite() || u < 0.0 {
+                return Err(TreeError::BadUsage {
+                    name: root_name.clone(),
+                    value: u,
+                    line: None,
+                });
+            }
+        }
+        // Accounts by name (the root's name included) and children lists by parent name.
+        let root_key = if root_name.is_empty() {
+            "root".to_string()
+        } else {
+            root_name
+        };
+        let mut account_spec: HashMap<&str, usize> = HashMap::new();
+        for (i, s) in specs.iter().enumerate() {
+            if s.kind != NodeKind::Account {
+                continue;
+            }
+            if s.name == root_key {
+                return Err(TreeError::Duplicate {
+                    what: "account",
+                    name: s.name.clone(),
+                    line: s.line,
+                    first: None,
+                });
+            }
+            if let Some(&j) = account_spec.get(s.name.as_str()) {
+                return Err(TreeError::Duplicate {
+                    what: "account",
+                    name: s.name.clone(),
+                    line: s.line,
+                    first: specs[j].line,
+                });
+            }
+            account_spec.insert(&s.name, i);
+        }
+        let mut children_of: HashMap<Option<usize>, Vec<usize>> = HashMap::new();
+        for (i, s) in specs.iter().enumerate() {
+            let parent = match s.parent.as_deref() {
+                None => None,
+                Some(p) if p == root_key => None,
+                Some(p) => match account_spec.get(p) {
+                    Some(&j) => Some(j),
+                    None => {
+                        let is_user = specs
+                            .iter()
+                            .any(|o| o.kind == NodeKind::User && o.name == p);
+                        return Err(if is_user {
+                            TreeError::ParentIsUser {
+                                name: s.name.clone(),
+                                parent: p.to_string(),
+                                line: s.line,
+                            }
+                        } else {
+                            TreeError::UnknownParent {
+                                name: s.name.clone(),
+                                parent: p.to_string(),
+                                line: s.line,
+                            }
+                        });
+                    }
+                },
+            };
+            children_of.entry(parent).or_default().push(i);
+        }
+        let mut tree = Tree {
+            nodes: vec![Node {
+                name: root_key,
+                kind: NodeKind::Account,
+                parent: None,
+                children: Vec::new(),
+                shares: Shares::Count(1),
+                raw_usage: 0.0,
+                usage_given: root_usage.is_some(),
+                depth: 0,
+                id: Some(0),
+                line: None,
+            }],
+            source,
+            unknown_shares,
+            accounts: HashMap::new(),
+            users: HashMap::new(),
+        };
+        // Depth-first from the root (explicit stack: depth is unbounded input).
+        let mut reached = vec![false; specs.len()];
+        let mut stack: Vec<(Option<usize>, NodeId)> = vec![(None, 0)];
+        while let Some((spec_idx, id)) = stack.pop() {
+            let kids = children_of.get(&spec_idx).map(Vec::as_slice).unwrap_or(&[]);
+            let mut user_names: HashMap<&str, Option<usize>> = HashMap::new();
+            let mut pending = Vec::new();
+            for &k in kids {
+                let s: &NodeSpec = &specs[k];
+                reached[k] = true;
+                if !s.active {
+                    mark_subtree(&children_of, k, &mut reached);
+                    continue;
+                }
+                if s.kind == NodeKind::User {
+                    if let Some(first) = user_names.insert(&s.name, s.line) {
+                        return Err(TreeError::Duplicate {
+                            what: "user",
+                            name: s.name.clone(),
+                            line: s.line,
+                            first,
+                        });
+                    }
+                }
+                let child = tree.push(s, id);
+                pending.push((Some(k), child));
+            }
+            // Push in reverse so the first child is visited first (keeps input order in ids).
+            stack.extend(pending.into_iter().rev());
+        }
+        if let Some(k) = reached.iter().position(|r| !r) {
+            return Err(cycle_error(&specs, &account_spec, k));
+        }
+        if let Some(shares) = unknown_shares {
+            if !tree.accounts.contains_key(PBS_UNKNOWN) && tree.users_named(PBS_UNKNOWN).is_empty()
+            {
+                let spec =
+                    NodeSpec::new(PBS_UNKNOWN, None, NodeKind::Account, Shares::Count(shares));
+                tree.push(&spec, 0);
+            }
+        }
+        tree.sum_usage(root_usage);
+        Ok(tree)
+    }
+
+    fn push(&mut self, s: &NodeSpec, parent: NodeId) -> NodeId {
+        let id = self.nodes.len();
+        let depth = self.nodes[parent].depth + 1;
+        self.nodes.push(Node {
+            name: s.name.clone(),
+            kind: s.kind,
+            parent: Some(parent),
+            children: Vec::new(),
+            shares: s.shares,
+            raw_usage: s.usage.unwrap_or(0.0),
+            usage_given: s.usage.is_some(),
+            depth,
+            id: s.id,
+            line: s.line,
+        });
+        self.nodes[parent].children.push(id);
+        match s.kind {
+            NodeKind::Account => {
+                self.accounts.insert(s.name.clone(), id);
+            }
+            NodeKind::User => self.users.entry(s.name.clone()).or_default().push(id),
+        }
+        id
+    }
+
+    /// Accounts without stated usage get the sum of their children (bottom-up over the ids:
+    /// children always have larger ids than their parent).
+    fn sum_usage(&mut self, root_usage: Option<f64>) {
+        for id in (1..self.nodes.len()).rev() {
+            let node = &self.nodes[id];
+            if node.kind == NodeKind::Account && !node.usage_given {
+                let sum: f64 = node.children.iter().map(|&c| self.nodes[c].raw_usage).sum();
+                self.nodes[id].raw_usage = sum;
+            }
+        }
+        self.nodes[0].raw_usage = match root_usage {
+            Some(u) => u,
+            None => self.nodes[0]
+                .children
+                .iter()
+                .map(|&c| self.nodes[c].raw_usage)
+                .sum(),
+        };
+    }
+
+    /// Adds a user association under `parent` after the build (PBS puts entities missing from
+    /// `resource_group` under `unknown` with 1 share). Returns the existing one if present.
+    pub fn add_user(&mut self, parent: NodeId, name: &str, shares: Shares) -> NodeId {
+        if let Some(id) = self.find_user_in(parent, name) {
+            return id;
+        }
+        let spec = NodeSpec::new(name, None, NodeKind::User, shares);
+        self.push(&spec, parent)
+    }
+
+    /// The root (always id 0).
+    pub fn root(&self) -> NodeId {
+        0
+    }
+
+    /// Number of nodes including the root.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// A tree always has its root, so it is never empty; provided for clippy's sake.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// The node with this id. Ids come from this tree, so out-of-range is a programming error.
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id]
+    }
+
+    /// All nodes, indexed by id.
+    pub fn nodes(&self) -> &[Node] {
+        &self.nodes
+    }
+
+    /// Children of a node, in input order.
+    pub fn children(&self, id: NodeId) -> &[NodeId] {
+        &self.nodes[id].children
+    }
+
+    /// Parent of a node (None for the root).
+    pub fn parent(&self, id: NodeId) -> Option<NodeId> {
+        self.nodes[id].parent
+    }
+
+    /// Where the tree came from.
+    pub fn source(&self) -> TreeSource {
+        self.source
+    }
+
+    /// PBS `unknown_shares`, when this is a PBS tree.
+    pub fn unknown_shares(&self) -> Option<u64> {
+        self.unknown_shares
+    }
+
+    /// Node ids in tree order: a node, then its children's subtrees in input order.
+    pub fn preorder(&self) -> Vec<NodeId> {
+        let mut out = Vec::with_capacity(self.nodes.len());
+        let mut stack = vec![0];
+        while let Some(id) = stack.pop() {
+            out.push(id);
+            stack.extend(self.nodes[id].children.iter().rev());
+        }
+        out
+    }
+
+    /// User associations in tree order.
+    pub fn users(&self) -> Vec<NodeId> {
+        self.preorder()
+            .into_iter()
+            .filter(|&id| self.nodes[id].is_user())
+            .collect()
+    }
+
+    /// The path from the root to `id`, root first.
+    pub fn path(&self, id: NodeId) -> Vec<NodeId> {
+        let mut path = vec![id];
+        let mut cur = id;
+        while let Some(p) = self.nodes[cur].parent {
+            path.push(p);
+            cur = p;
+        }
+        path.reverse();
+        path
+    }
+
+    /// The account with this name (the root's name finds the root).
+    pub fn find_account(&self, name: &str) -> Option<NodeId> {
+        if name == self.nodes[0].name {
+            return Some(0);
+        }
+        self.accounts.get(name).copied()
+    }
+
+    /// Every association of a user name, in build order.
+    pub fn users_named(&self, user: &str) -> &[NodeId] {
+        self.users.get(user).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// The user association of `user` directly under `parent`.
+    pub fn find_user_in(&self, parent: NodeId, user: &str) -> Option<NodeId> {
+        self.users_named(user)
+            .iter()
+            .copied()
+            .find(|&id| self.nodes[id].parent == Some(parent))
+    }
+
+    /// The association for a job: `(account, user)` when the account is known (Slurm, flux),
+    /// else the user's first association (PBS entities are unique).
+    pub fn find_user(&self, account: Option<&str>, user: &str) -> Option<NodeId> {
+        match account {
+            Some(a) => self
+                .find_account(a)
+                .and_then(|p| self.find_user_in(p, user)),
+            None => self.users_named(user).first().copied(),
+        }
+    }
+
+    /// The display name of a node: `account/user` for users, the name for accounts.
+    pub fn label(&self, id: NodeId) -> String {
+        let n = &self.nodes[id];
+        match (n.kind, n.parent) {
+            (NodeKind::User, Some(p)) => format!("{}/{}", self.nodes[p].name, n.name),
+            _ => n.name.clone(),
+        }
+    }
+}
+
+/// Marks every descendant of spec `k` as reached (used for dropped inactive subtrees).
+fn mark_subtree(children_of: &HashMap<Option<usize>, Vec<usize>>, k: usize, reached: &mut [bool]) {
+    let mut stack = vec![k];
+    while let Some(i) = stack.pop() {
+        for &c in children_of.get(&Some(i)).map(Vec::as_slice).unwrap_or(&[]) {
+            if !reached[c] {
+                reached[c] = true;
+                stack.push(c);
+            }
+        }
+    }
+}
+
+/// Names the cycle that keeps spec `k` unreachable from the root.
+fn cycle_error(specs: &[NodeSpec], accounts: &HashMap<&str, usize>, k: usize) -> TreeError {
+    let mut seen: Vec<usize> = Vec::new();
+    let mut cur = k;
+    loop {
+        if let Some(pos) = seen.iter().position(|&s| s == cur) {
+            let mut path: Vec<String> =
+                seen[pos..].iter().map(|&i| specs[i].name.clone()).collect();
+            path.push(specs[cur].name.clone());
+            return TreeError::Cycle {
+                path,
+                line: specs[cur].line,
+            };
+        }
+        seen.push(cur);
+        match specs[cur].parent.as_deref().and_then(|p| accounts.get(p)) {
+            Some(&p) => cur = p,
+            None => {
+                return TreeError::Cycle {
+                    path: vec![specs[k].name.clone()],
+                    line: specs[k].line,
+                };
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn acct(name: &str, parent: Option<&str>, shares: u64) -> NodeSpec {
+        NodeSpec::new(
+            name,
+            parent.map(str::to_string),
+            NodeKind::Account,
+            Shares::Count(shares),
+        )
+    }
+    fn user(name: &str, parent: Option<&str>, shares: u64, usage: f64) -> NodeSpec {
+        let mut n = NodeSpec::new(
+            name,
+            parent.map(str::to_string),
+            NodeKind::User,
+            Shares::Count(shares),
+        );
+        n.usage = Some(usage);
+        n
+    }
+    fn spec(nodes: Vec<NodeSpec>) -> TreeSpec {
+        TreeSpec {
+            root_name: "root".into(),
+            nodes,
+            ..TreeSpec::default()
+        }
+    }
+
+    #[test]
+    fn sums_usage_up_the_tree_and_keeps_input_order() {
+        let t = Tree::build(spec(vec![
+            acct("a", None, 1),
+            user("u1", Some("a"), 1, 10.0),
+            acct("b", Some("a"), 1),
+            user("u2", Some("b"), 1, 5.0),
+            user("u3", None, 1, 1.5),
+        ]))
+        .unwrap();
+        let a = t.find_account("a").unwrap();
+        assert_eq!(t.node(a).raw_usage, 15.0);
+        assert_eq!(t.node(t.root()).raw_usage, 16.5);
+        let names: Vec<_> = t
+            .preorder()
+            .iter()
+            .map(|&i| t.node(i).name.clone())
+            .collect();
+        assert_eq!(names, ["root", "a", "u1", "b", "u2", "u3"]);
+        assert_eq!(t.node(t.find_user(Some("b"), "u2").unwrap()).depth, 3);
+    }
+
+    #[test]
+    fn parents_may_come_after_children() {
+        let t = Tree::build(spec(vec![user("u", Some("a"), 1, 1.0), acct("a", None, 1)])).unwrap();
+        assert_eq!(t.len(), 3);
+    }
+
+    #[test]
+    fn stated_account_usage_is_kept() {
+        let mut a = acct("a", None, 1);
+        a.usage = Some(100.0);
+        let t = Tree::build(spec(vec![a, user("u", Some("a"), 1, 1.0)])).unwrap();
+        assert_eq!(t.node(t.find_account("a").unwrap()).raw_usage, 100.0);
+    }
+
+    #[test]
+    fn a_user_may_sit_under_several_accounts() {
+        let t = Tree::build(spec(vec![
+            acct("a", None, 1),
+            acct("b", None, 1),
+            user("u", Some("a"), 1, 1.0),
+            user("u", Some("b"), 1, 2.0),
+        ]))
+        .unwrap();
+        assert_eq!(t.users_named("u").len(), 2);
+        assert_eq!(t.node(t.find_user(Some("b"), "u").unwrap()).raw_usage, 2.0);
+    }
+
+    #[test]
+    fn structural_errors_name_the_line() {
+        let mut u = user("u", Some("nope"), 1, 1.0);
+        u.line = Some(4);
+        let e = Tree::build(spec(vec![u])).unwrap_err();
+        assert_eq!(e.to_string(), "line 4: parent `nope` of `u` does not exist");
+
+        let mut a2 = acct("a", None, 1);
+        a2.line = Some(9);
+        let mut a1 = acct("a", None, 1);
+        a1.line = Some(2);
+        let e = Tree::build(spec(vec![a1, a2])).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "line 9: duplicate account `a` (first on line 2)"
+        );
+
+        let e =
+            Tree::build(spec(vec![user("u", None, 1, 1.0), user("u", None, 1, 1.0)])).unwrap_err();
+        assert!(matches!(e, TreeError::Duplicate { what: "user", .. }));
+
+        let e = Tree::build(spec(vec![user("u", None, 1, -1.0)])).unwrap_err();
+        assert!(e.to_string().contains("must be a finite number >= 0"));
+        let e = Tree::build(spec(vec![user("u", None, 1, f64::NAN)])).unwrap_err();
+        assert!(matches!(e, TreeError::BadUsage { .. }));
+
+        let e = Tree::build(spec(vec![
+            user("x", Some("u"), 1, 1.0),
+            user("u", None, 1, 1.0),
+        ]))
+        .unwrap_err();
+        assert!(matches!(e, TreeError::ParentIsUser { .. }));
+    }
+
+    #[test]
+    fn cycles_are_reported() {
+        let e =
+            Tree::build(spec(vec![acct("a", Some("b"), 1), acct("b", Some("a"), 1)])).unwrap_err();
+        match e {
+            TreeError::Cycle { path, .. } => {
+                assert!(path.len() >= 3, "{path:?}");
+                assert_eq!(path.first(), path.last());
+            }
+            other => panic!("{other}"),
+        }
+    }
+
+    #[test]
+    fn inactive_nodes_drop_with_their_subtree() {
+        let mut b = acct("b", None, 1);
+        b.active = false;
+        let t = Tree::build(spec(vec![
+            acct("a", None, 1),
+            b,
+            user("u", Some("b"), 1, 3.0),
+        ]))
+        .unwrap();
+        assert_eq!(t.len(), 2);
+        assert_eq!(t.node(0).raw_usage, 0.0);
+    }
+
+    #[test]
+    fn pbs_tree_gets_unknown_group() {
+        let mut s = spec(vec![user("u", None, 1, 1.0)]);
+        s.unknown_shares = Some(0);
+        let mut t = Tree::build(s).unwrap();
+        let unknown = t.find_account(PBS_UNKNOWN).unwrap();
+        let x = t.add_user(unknown, "stranger", Shares::Count(1));
+        assert_eq!(t.find_user(None, "stranger"), Some(x));
+        assert_eq!(t.add_user(unknown, "stranger", Shares::Count(1)), x);
+    }
+
+    #[test]
+    fn deep_chains_do_not_overflow_the_stack() {
+        let mut nodes = vec![acct("a0", None, 1)];
+        for i in 1..200_000 {
+            nodes.push(acct(&format!("a{i}"), Some(&format!("a{}", i - 1)), 1));
+        }
+        let t = Tree::build(spec(nodes)).unwrap();
+        assert_eq!(t.node(t.len() - 1).depth, 200_000);
+    }
+}

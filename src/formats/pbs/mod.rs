@@ -1,0 +1,10 @@
+//! PBS Professional / OpenPBS inputs: the `resource_group` share tree and the fair-share
+//! `usage` file (binary, both versions, and a text form).
+
+pub mod resource_group;
+pub mod usage;
+
+pub use resource_group::{parse_resource_group, write_resource_group};
+pub use usage::{
+    apply_usage, read_usage_binary, read_usage_text, usage_from_tree, write_usage_binary, PbsUsage,
+};

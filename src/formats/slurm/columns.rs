@@ -1,0 +1,86 @@
+//! The `|`-separated layout shared by `sshare -P/-p` and `sacctmgr -P/-p`: a header naming the
+//! columns, then rows with exactly as many fields.
+
+use crate::formats::text;
+use crate::formats::FormatError;
+
+/// A parsed `|` table: normalised column names and each row's 1-based line and fields.
+pub struct PipeTable<'a> {
+    /// Header names, lower-case without spaces or underscores (`Raw Shares` → `rawshares`).
+    pub columns: Vec<String>,
+    /// `(line, fields)` of each data row.
+    pub rows: Vec<(usize, Vec<&'a str>)>,
+}
+
+impl PipeTable<'_> {
+    /// Index of the first column whose normalised name is one of `names`.
+    pub fn col(&self, names: &[&str]) -> Option<usize> {
+        self.columns
+            .iter()
+            .position(|c| names.iter().any(|n| c == n))
+    }
+}
+
+/// `Raw Shares` / `RawShares` / `raw_shares` → `rawshares`.
+pub fn normalise(name: &str) -> String {
+    name.chars()
+        .filter(|c| !c.is_whitespace() && *c != '_')
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// Splits `text` into header and rows. `-p` output (every line ends in `|`) is recognised from
+/// the header; `CLUSTER: name` banner lines and blank lines are skipped.
+pub fn parse<'a>(text: &'a str, file: &'a str) -> Result<PipeTable<'a>, FormatError> {
+    let mut header: Option<(usize, Vec<&str>, bool)> = None;
+    let mut rows = Vec::new();
+    for item in text::lines(text, file) {
+        let (n, line) = item?;
+        if line.trim().is_empty() || line.starts_with("CLUSTER: ") {
+            continue;
+        }
+        match &header {
+            None => {
+                if !line.contains('|') {
+                    return Err(FormatError::line(
+                        file,
+                        n,
+                        "no `|` separators: capture the output with -P (or -p), with its header",
+                    ));
+                }
+                let trailing = line.ends_with('|');
+                let body = line.strip_suffix('|').unwrap_or(line);
+                header = Some((n, body.split('|').collect(), trailing));
+            }
+            Some((_, cols, trailing)) => {
+                let body = if *trailing {
+                    line.strip_suffix('|').ok_or_else(|| {
+                        FormatError::line(file, n, "expected a trailing `|` as in the header (-p)")
+                    })?
+                } else {
+                    line
+                };
+                let fields: Vec<&str> = body.split('|').collect();
+                if fields.len() != cols.len() {
+                    return Err(FormatError::line(
+                        file,
+                        n,
+                        format!(
+                            "expected {} `|`-separated fields as in the header, found {}",
+                            cols.len(),
+                            fields.len()
+                        ),
+                    ));
+                }
+                rows.push((n, fields));
+            }
+        }
+    }
+    let Some((_, cols, _)) = header else {
+        return Err(FormatError::file(file, "empty input: no header line"));
+    };
+    Ok(PipeTable {
+        columns: cols.iter().map(|c| normalise(c)).collect(),
+        rows,
+    })
+}

@@ -1,0 +1,233 @@
+//! Slurm `sshare -a -l -P` / `-p` captures (slurm.md §6): the tree from the indentation of the
+//! Account column, RawShares (including `parent`) and RawUsage, plus every printed value so tests
+//! can compare the algorithms with a real capture.
+
+use super::columns::{self, PipeTable};
+use crate::fairshare::spec::{NodeKind, NodeSpec, Shares, TreeSource, TreeSpec};
+use crate::formats::text;
+use crate::formats::FormatError;
+
+/// Label used in messages when no path is known.
+pub const FILE: &str = "sshare";
+
+/// One row of an sshare capture with the values it prints (`None` where sshare prints blank).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SshareRow {
+    /// 1-based line of the capture.
+    pub line: usize,
+    /// Depth from the Account column's leading spaces (root 0; a user row is one deeper than
+    /// its account).
+    pub depth: usize,
+    /// Account name (for user rows, the user's account).
+    pub account: String,
+    /// User name; `None` on account rows.
+    pub user: Option<String>,
+    /// Partition of a per-partition user association.
+    pub partition: Option<String>,
+    /// RawShares (`None` for root).
+    pub raw_shares: Option<Shares>,
+    /// RawUsage.
+    pub raw_usage: Option<f64>,
+    /// NormShares.
+    pub norm_shares: Option<f64>,
+    /// NormUsage.
+    pub norm_usage: Option<f64>,
+    /// EffectvUsage.
+    pub effective_usage: Option<f64>,
+    /// FairShare.
+    pub fairshare: Option<f64>,
+    /// LevelFS (`inf` → +∞).
+    pub level_fs: Option<f64>,
+}
+
+/// A printed double: blank → `None`, `inf`/`nan` as printed by `%f`.
+fn printed(
+    fields: &[&str],
+    col: Option<usize>,
+    what: &str,
+    line: usize,
+) -> Result<Option<f64>, FormatError> {
+    let Some(s) = col.and_then(|c| fields.get(c)).map(|s| s.trim()) else {
+        return Ok(None);
+    };
+    if s.is_empty() {
+        return Ok(None);
+    }
+    s.parse::<f64>()
+        .map(Some)
+        .map_err(|_| FormatError::line(FILE, line, format!("{what} `{s}` is not a number")))
+}
+
+fn rows_of(table: &PipeTable<'_>) -> Result<Vec<SshareRow>, FormatError> {
+    let need = |names: &[&str], label: &str| {
+        table.col(names).ok_or_else(|| {
+            FormatError::line(
+                FILE,
+                1,
+                format!("the header has no {label} column (use sshare -a -l -P)"),
+            )
+        })
+    };
+    let c_acct = need(&["account"], "Account")?;
+    let c_user = need(&["user"], "User")?;
+    let c_rsh = need(&["rawshares"], "RawShares")?;
+    let c_ru = need(&["rawusage"], "RawUsage")?;
+    let c_part = table.col(&["partition"]);
+    let c_nsh = table.col(&["normshares"]);
+    let c_nu = table.col(&["normusage"]);
+    let c_eu = table.col(&["effectvusage", "effectiveusage"]);
+    let c_fs = table.col(&["fairshare"]);
+    let c_lfs = table.col(&["levelfs"]);
+    let mut out = Vec::with_capacity(table.rows.len());
+    for (line, fields) in &table.rows {
+        let line = *line;
+        let get = |c: usize| fields.get(c).copied().unwrap_or("");
+        let acct_raw = get(c_acct);
+        let account = acct_raw.trim_start_matches(' ');
+        let depth = acct_raw.len() - account.len();
+        let account = account.trim_end().to_string();
+        if account.is_empty() {
+            return Err(FormatError::line(FILE, line, "empty Account"));
+        }
+        let user = Some(get(c_user).trim())
+            .filter(|u| !u.is_empty())
+            .map(str::to_string);
+        let partition = c_part
+            .map(get)
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .map(str::to_string);
+        let rsh = get(c_rsh).trim();
+        let raw_shares = if rsh.is_empty() {
+            None
+        } else {
+            Some(
+                text::parse_shares(rsh, "RawShares")
+                    .map_err(|m| FormatError::line(FILE, line, m))?,
+            )
+        };
+        let ru = get(c_ru).trim();
+        let raw_usage = if ru.is_empty() {
+            None
+        } else {
+            Some(text::parse_usage(ru, "RawUsage").map_err(|m| FormatError::line(FILE, line, m))?)
+        };
+        out.push(SshareRow {
+            line,
+            depth,
+            account,
+            user,
+            partition,
+            raw_shares,
+            raw_usage,
+            norm_shares: printed(fields, c_nsh, "NormShares", line)?,
+            norm_usage: printed(fields, c_nu, "NormUsage", line)?,
+            effective_usage: printed(fields, c_eu, "EffectvUsage", line)?,
+            fairshare: printed(fields, c_fs, "FairShare", line)?,
+            level_fs: printed(fields, c_lfs, "LevelFS", line)?,
+        });
+    }
+    Ok(out)
+}
+
+/// Every row of an `sshare -P`/`-p` capture with its printed values, in capture order.
+pub fn parse_sshare_rows(text: &str) -> Result<Vec<SshareRow>, FormatError> {
+    rows_of(&columns::parse(text, FILE)?)
+}
+
+/// The name a user association gets in the tree: the user, or `user@partition` for a
+/// per-partition association (Slurm counts each as its own association).
+pub fn association_name(user: &str, partition: Option<&str>) -> String {
+    match partition {
+        Some(p) => format!("{user}@{p}"),
+        None => user.to_string(),
+    }
+}
+
+/// Builds the share tree of an sshare capture: accounts nest by the indentation of the Account
+/// column, a user row sits under the account it names (which must be the enclosing account one
+/// level up), RawShares become shares (`parent` kept), RawUsage becomes usage on users and
+/// accounts (Slurm accounts can hold usage of deleted children) and the root's RawUsage the
+/// tree's `root_usage`.
+pub fn parse_sshare(text: &str) -> Result<TreeSpec, FormatError> {
+    let rows = parse_sshare_rows(text)?;
+    let mut spec = TreeSpec {
+        source: TreeSource::Slurm,
+        root_name: "root".to_string(),
+        ..TreeSpec::default()
+    };
+    // stack[d] = account at depth d.
+    let mut stack: Vec<String> = Vec::new();
+    let mut seen_root = false;
+    for row in rows {
+        let line = row.line;
+        let err = |m: String| FormatError::line(FILE, line, m);
+        match &row.user {
+            None if row.depth == 0 => {
+                if seen_root {
+                    return Err(err(format!(
+                        "a second top-level account `{}` (one cluster per capture; sshare -M one cluster)",
+                        row.account
+                    )));
+                }
+                seen_root = true;
+                spec.root_name = row.account.clone();
+                spec.root_usage = row.raw_usage;
+                stack = vec![row.account.clone()];
+            }
+            None => {
+                if row.depth > stack.len() {
+                    return Err(err(format!(
+                        "account `{}` is indented {} levels but the enclosing account is at level {}",
+                        row.account,
+                        row.depth,
+                        stack.len().saturating_sub(1)
+                    )));
+                }
+                stack.truncate(row.depth);
+                let parent = stack.last().cloned().filter(|_| row.depth > 1);
+                if stack.is_empty() {
+                    return Err(err("account row before the root row".to_string()));
+                }
+                let shares = row
+                    .raw_shares
+                    .ok_or_else(|| err(format!("account `{}` has no RawShares", row.account)))?;
+                let mut node =
+                    NodeSpec::new(row.account.clone(), parent, NodeKind::Account, shares);
+                node.usage = row.raw_usage;
+                node.line = Some(line);
+                spec.nodes.push(node);
+                stack.push(row.account.clone());
+            }
+            Some(user) => {
+                let enclosing = row.depth.checked_sub(1).and_then(|d| stack.get(d));
+                if enclosing != Some(&row.account) {
+                    return Err(err(format!(
+                        "user `{user}` of account `{}` is not indented one level below that account",
+                        row.account
+                    )));
+                }
+                let shares = row
+                    .raw_shares
+                    .ok_or_else(|| err(format!("user `{user}` has no RawShares")))?;
+                let parent = (row.depth > 1).then(|| row.account.clone());
+                let mut node = NodeSpec::new(
+                    association_name(user, row.partition.as_deref()),
+                    parent,
+                    NodeKind::User,
+                    shares,
+                );
+                node.usage = Some(row.raw_usage.unwrap_or(0.0));
+                node.line = Some(line);
+                spec.nodes.push(node);
+            }
+        }
+    }
+    if !seen_root {
+        return Err(FormatError::file(
+            FILE,
+            "no root row (use sshare -a so the root is listed)",
+        ));
+    }
+    Ok(spec)
+}

@@ -1,0 +1,198 @@
+//! The case model: what a loaded test file holds, independent of TOML. Cases keep their kind,
+//! their position (for reports and `--record`) and what they expect, if anything yet.
+
+use std::collections::BTreeMap;
+
+/// Which formula a case runs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FormulaRef {
+    /// Formula text written in the case, or a `[formulas]` entry (`label` = `@name`).
+    Text {
+        /// The formula text.
+        text: String,
+        /// How the case named it, for reports: the text itself or `@name`.
+        label: String,
+    },
+    /// The current formula: `--formula`, else the server's `job_sort_formula` (`@current`).
+    Current,
+}
+
+impl FormulaRef {
+    /// How reports show it.
+    pub fn label(&self) -> &str {
+        match self {
+            FormulaRef::Text { label, .. } => label,
+            FormulaRef::Current => "@current",
+        }
+    }
+}
+
+/// How close a value must be to pass: `|a - e| <= abs` or relatively within `rel`
+/// (`approx::relative_eq!` semantics). NaN matches NaN, infinities match themselves.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Tolerance {
+    /// Absolute tolerance.
+    pub abs: f64,
+    /// Relative tolerance (fraction of the larger magnitude).
+    pub rel: f64,
+}
+
+impl Default for Tolerance {
+    /// Equal up to floating-point noise.
+    fn default() -> Self {
+        Tolerance {
+            abs: 1e-12,
+            rel: 1e-9,
+        }
+    }
+}
+
+impl Tolerance {
+    /// True when `actual` is within tolerance of `expected`.
+    pub fn accepts(&self, expected: f64, actual: f64) -> bool {
+        if expected.is_nan() || actual.is_nan() {
+            return expected.is_nan() && actual.is_nan();
+        }
+        if expected.is_infinite() || actual.is_infinite() {
+            return expected == actual;
+        }
+        approx::relative_eq!(
+            actual,
+            expected,
+            epsilon = self.abs,
+            max_relative = self.rel
+        )
+    }
+}
+
+/// The kinds of case, one TOML array of tables each (`[[eval]]`, `[[order]]`, ...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CaseKind {
+    /// Evaluate a formula with given keyword values.
+    Eval,
+    /// Order a small queue.
+    Order,
+    /// Fair-share values over a tree.
+    Share,
+    /// Two formulas over one queue: which jobs change rank.
+    Compare,
+}
+
+impl CaseKind {
+    /// The TOML array name of this kind.
+    pub fn key(self) -> &'static str {
+        match self {
+            CaseKind::Eval => "eval",
+            CaseKind::Order => "order",
+            CaseKind::Share => "share",
+            CaseKind::Compare => "compare",
+        }
+    }
+}
+
+/// What an `[[eval]]` case expects.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EvalExpect {
+    /// A value (`expect = 0.6477`).
+    Value(f64),
+    /// An evaluation error (PBS uses 0), optionally with Python's message
+    /// (`expect = { error = "float division by zero" }` or `{ error = true }`).
+    Error(Option<String>),
+    /// A validation error with PBS's code (`expect = { code = 15124 }`).
+    Code(u32),
+}
+
+/// An `[[eval]]` case.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EvalCase {
+    /// The formula.
+    pub formula: FormulaRef,
+    /// Keyword and resource values (PBS units: KB, seconds); unbound names are 0.
+    pub with: BTreeMap<String, f64>,
+    /// The expectation, `None` until recorded.
+    pub expect: Option<EvalExpect>,
+}
+
+/// One case of a test file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Case {
+    /// The case's `name`, or `<kind> case at line N`.
+    pub name: String,
+    /// Its kind.
+    pub kind: CaseKind,
+    /// Its index within its kind's array (what `--record` edits).
+    pub index: usize,
+    /// 1-based line where the case starts.
+    pub line: usize,
+    /// Tolerance for value comparisons (case keys `abs`/`rel`, else `[tolerance]`, else default).
+    pub tolerance: Tolerance,
+    /// What to run and expect.
+    pub body: CaseBody,
+}
+
+/// The kind-specific part of a case.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CaseBody {
+    /// See `EvalCase`.
+    Eval(EvalCase),
+}
+
+impl Case {
+    /// True when the case has an expectation to check (else it needs `--record`).
+    pub fn has_expectation(&self) -> bool {
+        match &self.body {
+            CaseBody::Eval(e) => e.expect.is_some(),
+        }
+    }
+}
+
+/// A custom resource the file declares (`[resources] foo = "float"`), as PBS's
+/// `create resource foo type=float`, so its formulas may name it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResourceDecl {
+    /// Resource name.
+    pub name: String,
+    /// PBS type name (long, float, size, time, boolean, string).
+    pub ty: String,
+    /// 1-based line of the declaration.
+    pub line: usize,
+    /// 1-based column of the type.
+    pub col: usize,
+}
+
+/// A loaded test file: its cases in file order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TestFile {
+    /// The path as given (for reports).
+    pub path: String,
+    /// Custom resources declared by the file.
+    pub resources: Vec<ResourceDecl>,
+    /// The cases, in the order they appear in the file.
+    pub cases: Vec<Case>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tolerance_is_absolute_or_relative() {
+        let t = Tolerance {
+            abs: 1e-4,
+            rel: 0.0,
+        };
+        assert!(t.accepts(0.6477, 0.647718));
+        assert!(!t.accepts(0.6477, 0.6479));
+        let r = Tolerance {
+            abs: 0.0,
+            rel: 1e-3,
+        };
+        assert!(r.accepts(1000.0, 1000.9));
+        assert!(!r.accepts(1000.0, 1002.0));
+        assert!(Tolerance::default().accepts(f64::NAN, f64::NAN));
+        assert!(!Tolerance::default().accepts(0.0, f64::NAN));
+        assert!(Tolerance::default().accepts(f64::INFINITY, f64::INFINITY));
+        assert!(!Tolerance::default().accepts(f64::INFINITY, f64::NEG_INFINITY));
+    }
+}

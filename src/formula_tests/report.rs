@@ -1,0 +1,242 @@
+//! Human-readable report of a run: one `ok`/`FAILED`/`recorded` line per case, a readable diff
+//! under each failure (expected vs actual, or two orders side by side with the first difference
+//! marked), and the summary line `N passed, M failed`.
+
+use super::outcome::{CaseResult, FileResult, Problem, Status, Summary, ValueDiff};
+use crate::cli::table::{Align, Table};
+
+const INDENT: &str = "        ";
+
+/// The whole text report of `files`, ending with the summary line.
+pub fn render(files: &[FileResult]) -> String {
+    let mut out = String::new();
+    for f in files {
+        if let Some(e) = &f.error {
+            out.push_str("error   ");
+            out.push_str(&e.replace('\n', &format!("\n{INDENT}")));
+            out.push('\n');
+        }
+        for c in &f.cases {
+            render_case(&mut out, &f.path, c);
+        }
+    }
+    out.push_str(&Summary::of(files).to_string());
+    out.push('\n');
+    out
+}
+
+fn render_case(out: &mut String, path: &str, c: &CaseResult) {
+    let status = match c.status {
+        Status::Ok => "ok      ",
+        Status::Failed => "FAILED  ",
+        Status::Recorded => "recorded",
+    };
+    out.push_str(&format!(
+        "{status}[{}] {}  ({path}:{})\n",
+        c.kind.key(),
+        c.name,
+        c.line
+    ));
+    let Some(problem) = &c.problem else {
+        return;
+    };
+    let mut lines: Vec<String> = Vec::new();
+    if let Some(f) = &c.formula {
+        lines.push(format!("formula   {f}"));
+    }
+    match problem {
+        Problem::Value {
+            expected,
+            actual,
+            tolerance,
+        } => {
+            lines.push(format!(
+                "expected  {} (abs {}, rel {})",
+                num(*expected),
+                small(tolerance.abs),
+                small(tolerance.rel)
+            ));
+            let off = actual - expected;
+            lines.push(format!("actual    {} (off by {})", num(*actual), num(off)));
+        }
+        Problem::Mismatch { expected, actual } => {
+            lines.push(format!("expected  {expected}"));
+            lines.push(format!("actual    {actual}"));
+        }
+        Problem::Order {
+            expected,
+            actual,
+            first_difference,
+        } => lines.extend(side_by_side(expected, actual, *first_difference)),
+        Problem::Values { entries, tolerance } => {
+            lines.extend(values_table(entries));
+            lines.push(format!(
+                "(tolerance abs {}, rel {})",
+                tolerance.abs, tolerance.rel
+            ));
+        }
+        Problem::Constraints { violated } => {
+            for v in violated {
+                lines.push(format!("violated  {v}"));
+            }
+            if let Some(a) = &c.actual {
+                lines.push(format!("actual    {a}"));
+            }
+        }
+        Problem::NoExpectation => {
+            lines.push("no `expect` yet: run `fairsort test --record` to fill it in".into());
+        }
+        Problem::Error { message } => lines.push(format!("error     {message}")),
+    }
+    for l in lines {
+        for part in l.lines() {
+            out.push_str(INDENT);
+            out.push_str(part);
+            out.push('\n');
+        }
+    }
+}
+
+/// A number as reports show it: shortest round-trip form, `nan`, `inf`, `-inf`.
+pub fn num(v: f64) -> String {
+    if v.is_nan() {
+        "nan".into()
+    } else if v.is_infinite() {
+        if v > 0.0 { "inf" } else { "-inf" }.into()
+    } else {
+        format!("{v}")
+    }
+}
+
+/// A tolerance as reports show it: scientific notation for tiny values (`1e-12`).
+fn small(v: f64) -> String {
+    if v != 0.0 && v.abs() < 1e-3 {
+        format!("{v:e}")
+    } else {
+        num(v)
+    }
+}
+
+/// Expected and actual orders side by side, the first differing rank marked.
+pub fn side_by_side(expected: &[String], actual: &[String], first: usize) -> Vec<String> {
+    let mut t = Table::new(&[
+        ("rank", Align::Right),
+        ("expected", Align::Left),
+        ("actual", Align::Left),
+        ("", Align::Left),
+    ]);
+    for i in 0..expected.len().max(actual.len()) {
+        let cell = |v: &[String]| v.get(i).cloned().unwrap_or_else(|| "-".into());
+        let mark = if i == first {
+            "<- first difference"
+        } else {
+            ""
+        };
+        t.row(vec![
+            (i + 1).to_string(),
+            cell(expected),
+            cell(actual),
+            mark.into(),
+        ]);
+    }
+    t.render().lines().map(str::to_string).collect()
+}
+
+fn values_table(entries: &[ValueDiff]) -> Vec<String> {
+    let mut t = Table::new(&[
+        ("name", Align::Left),
+        ("expected", Align::Right),
+        ("actual", Align::Right),
+    ]);
+    for e in entries {
+        t.row(vec![
+            e.name.clone(),
+            num(e.expected),
+            e.actual.map_or_else(|| "(none)".into(), num),
+        ]);
+    }
+    t.render().lines().map(str::to_string).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::case::{CaseKind, Tolerance};
+    use super::*;
+
+    fn case(name: &str, status: Status, problem: Option<Problem>) -> CaseResult {
+        CaseResult {
+            name: name.into(),
+            kind: CaseKind::Order,
+            line: 7,
+            formula: Some("ncpus".into()),
+            status,
+            actual: None,
+            problem,
+        }
+    }
+
+    #[test]
+    fn failure_shows_orders_side_by_side_and_the_summary() {
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        let files = vec![FileResult {
+            path: "t.toml".into(),
+            error: None,
+            cases: vec![
+                case("passes", Status::Ok, None),
+                case(
+                    "fails",
+                    Status::Failed,
+                    Some(Problem::Order {
+                        expected: s(&["J3", "J4", "J1"]),
+                        actual: s(&["J3", "J1", "J4"]),
+                        first_difference: 1,
+                    }),
+                ),
+            ],
+        }];
+        let text = render(&files);
+        let expected = "\
+ok      [order] passes  (t.toml:7)
+FAILED  [order] fails  (t.toml:7)
+        formula   ncpus
+        rank  expected  actual
+        ----  --------  ------  -------------------
+           1  J3        J3
+           2  J4        J1      <- first difference
+           3  J1        J4
+1 passed, 1 failed
+";
+        assert_eq!(text, expected);
+    }
+
+    #[test]
+    fn value_failure_shows_expected_actual_and_distance() {
+        let files = vec![FileResult {
+            path: "t.toml".into(),
+            error: None,
+            cases: vec![case(
+                "v",
+                Status::Failed,
+                Some(Problem::Value {
+                    expected: 0.5,
+                    actual: 0.75,
+                    tolerance: Tolerance {
+                        abs: 0.01,
+                        rel: 0.0,
+                    },
+                }),
+            )],
+        }];
+        let text = render(&files);
+        assert!(text.contains("expected  0.5 (abs 0.01, rel 0)\n"), "{text}");
+        assert!(text.contains("actual    0.75 (off by 0.25)\n"), "{text}");
+        assert!(text.ends_with("0 passed, 1 failed\n"), "{text}");
+    }
+
+    #[test]
+    fn numbers_render_like_python_names() {
+        assert_eq!(num(f64::NAN), "nan");
+        assert_eq!(num(f64::NEG_INFINITY), "-inf");
+        assert_eq!(num(0.1), "0.1");
+    }
+}

@@ -1,0 +1,165 @@
+//! The whole dry run of one cycle's job sort, from loaded inputs: resolve entities, compute the
+//! fair-share values the formula needs, bind, evaluate, sort, threshold. The fair-share engine is
+//! passed in (`ShareEngine`), so this stage depends only on the engine's signatures.
+
+use super::bind::{Binder, MissingShares};
+use super::entity::EntityKey;
+use super::error::BindError;
+use super::formula_api::SortFormula;
+use super::job::JobSet;
+use super::order::{fair_share_ranks, run, OrderOptions, QueueOrder};
+use super::shares::{active_users, algorithms_needed, ShareContext};
+use crate::fairshare::{Algorithm, NodeId, Options, ShareError, ShareResult, Tree};
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+
+/// Computes one algorithm over a tree (`fairshare::compute`).
+pub type ComputeFn = dyn Fn(&Tree, Algorithm, &Options) -> Result<ShareResult, ShareError>;
+/// PBS's fair-share path comparison of two entity nodes (`fairshare::pbs::compare_path`).
+pub type ComparePathFn = dyn Fn(&Tree, &ShareResult, NodeId, NodeId) -> Ordering;
+
+/// The fair-share engine functions the dry run calls.
+pub struct ShareEngine<'a> {
+    /// Runs an algorithm.
+    pub compute: &'a ComputeFn,
+    /// Compares entities' paths (needed only with `fair_share` on).
+    pub compare_path: Option<&'a ComparePathFn>,
+}
+
+/// Everything a dry run reads besides the formula.
+#[derive(Debug, Clone, Default)]
+pub struct Setup {
+    /// The queue.
+    pub jobs: JobSet,
+    /// The share tree (None: the formula must not use fair-share keywords).
+    pub tree: Option<Tree>,
+    /// PBS `fairshare_entity`.
+    pub entity: EntityKey,
+    /// Algorithm options (dampening, ...); active users are filled in from the jobs.
+    pub options: Options,
+    /// PBS `fair_share`: tie-break equal values by the fair-share path.
+    pub fair_share: bool,
+    /// `job_sort_formula_threshold`.
+    pub threshold: Option<f64>,
+    /// `--pbs-compat`.
+    pub pbs_compat: bool,
+    /// Queue priorities.
+    pub queues: BTreeMap<String, i64>,
+}
+
+/// Why a dry run could not be done.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum DryRunError {
+    /// A fair-share keyword without a tree.
+    #[error(transparent)]
+    MissingShares(#[from] MissingShares),
+    /// A job's value cannot be bound.
+    #[error(transparent)]
+    Bind(#[from] BindError),
+    /// The fair-share engine refused.
+    #[error("fair-share: {0}")]
+    Share(#[from] ShareError),
+    /// `fair_share` on without a tree.
+    #[error("fair_share is on but no share tree was given")]
+    FairShareWithoutTree,
+}
+
+/// The result: the order and what produced it (for explain and output).
+#[derive(Debug, Clone)]
+pub struct DryRun {
+    /// Share tree, job entities and algorithm results (None without a tree).
+    pub shares: Option<ShareContext>,
+    /// The resolved keywords.
+    pub binder: Binder,
+    /// Ordering options used.
+    pub options: OrderOptions,
+    /// The order.
+    pub order: QueueOrder,
+}
+
+/// Prepares fair-share values for `formula` (and the `fair_share` tie-break): entities resolved,
+/// every needed algorithm computed once.
+pub fn prepare_shares(
+    setup: &Setup,
+    formulas: &[&dyn SortFormula],
+    engine: &ShareEngine,
+) -> Result<Option<ShareContext>, DryRunError> {
+    let Some(tree) = setup.tree.clone() else {
+        if setup.fair_share {
+            return Err(DryRunError::FairShareWithoutTree);
+        }
+        return Ok(None);
+    };
+    let mut ctx = ShareContext::resolve(tree, &setup.jobs, setup.entity);
+    let mut needed = Vec::new();
+    for f in formulas {
+        for a in algorithms_needed(*f, setup.fair_share) {
+            if !needed.contains(&a) {
+                needed.push(a);
+            }
+        }
+    }
+    let mut options = setup.options.clone();
+    options.active_users = Some(active_users(&setup.jobs));
+    options.extra_entities = ctx.unknown_entities.clone();
+    for a in needed {
+        let result = (engine.compute)(&ctx.tree, a, &options)?;
+        ctx.results.push(result);
+    }
+    Ok(Some(ctx))
+}
+
+/// Ordering options from the setup (fair-share ranks computed when `fair_share` is on).
+pub fn order_options(
+    setup: &Setup,
+    shares: Option<&ShareContext>,
+    engine: &ShareEngine,
+) -> OrderOptions {
+    let fair_share_rank = match (setup.fair_share, shares, engine.compare_path) {
+        (true, Some(ctx), Some(cmp)) => ctx
+            .result(Algorithm::Pbs)
+            .map(|result| fair_share_ranks(&ctx.job_nodes, &|a, b| cmp(&ctx.tree, result, a, b))),
+        _ => None,
+    };
+    OrderOptions {
+        threshold: setup.threshold,
+        pbs_compat: setup.pbs_compat,
+        fair_share_rank,
+    }
+}
+
+/// Binds, evaluates and sorts with shares already prepared.
+pub fn dry_run_with(
+    setup: &Setup,
+    formula: &dyn SortFormula,
+    shares: Option<ShareContext>,
+    options: OrderOptions,
+) -> Result<DryRun, DryRunError> {
+    let queues = &setup.queues;
+    let qp = |q: &str| queues.get(q).copied();
+    let binder = Binder::new(
+        formula.keywords(),
+        &setup.jobs,
+        &qp,
+        shares.as_ref(),
+        setup.pbs_compat,
+    )?;
+    let order = run(formula, &binder, &setup.jobs, &options)?;
+    Ok(DryRun {
+        shares,
+        binder,
+        options,
+        order,
+    })
+}
+
+/// The whole dry run for one formula.
+pub fn dry_run(
+    setup: &Setup,
+    formula: &dyn SortFormula,
+    engine: &ShareEngine,
+) -> Result<DryRun, DryRunError> {
+    let shares = prepare_shares(setup, &[formula], engine)?;
+    let options = order_options(setup, shares.as_ref(), engine);
+    dry_run_with(setup, formula, shares, options)
+}

@@ -1,0 +1,250 @@
+//! The job model: what fairsort keeps of each pending job (identity, owner, queue, priority,
+//! submission time and the numeric resource requests in PBS units), stored compactly so a
+//! million jobs bind without per-job string look-ups: names are interned into `Sym`s once.
+
+use super::error::JobsError;
+use std::collections::HashMap;
+
+/// An interned name (user, group, account, queue or resource): an index into a `Names` pool.
+pub type Sym = u32;
+
+/// A pool of distinct names; each name is stored once and referred to by its `Sym`.
+#[derive(Debug, Clone, Default)]
+pub struct Names {
+    names: Vec<String>,
+    index: HashMap<String, Sym>,
+}
+
+impl Names {
+    /// The symbol of `name`, adding it on first sight.
+    pub fn intern(&mut self, name: &str) -> Sym {
+        if let Some(&s) = self.index.get(name) {
+            return s;
+        }
+        let s = self.names.len() as Sym;
+        self.names.push(name.to_string());
+        self.index.insert(name.to_string(), s);
+        s
+    }
+
+    /// The symbol of `name` if it was ever interned.
+    pub fn get(&self, name: &str) -> Option<Sym> {
+        self.index.get(name).copied()
+    }
+
+    /// The name of a symbol (empty for a symbol from another pool).
+    pub fn name(&self, sym: Sym) -> &str {
+        self.names
+            .get(sym as usize)
+            .map(String::as_str)
+            .unwrap_or("")
+    }
+
+    /// Number of distinct names.
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// True when no name was interned.
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+}
+
+/// A resource request as read: a number in PBS units, or text PBS would not bind as a number.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ResourceValue {
+    /// Size in KB, time in seconds, or a plain number.
+    Number(f64),
+    /// A string, a boolean or a malformed number (an error if the formula uses it).
+    Text(Box<str>),
+}
+
+/// PBS job states that matter for ordering: runnable jobs sort before the others.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobState {
+    /// `Q`: queued, waiting for the scheduler.
+    Queued,
+    /// `R`: running.
+    Running,
+    /// `H`: held.
+    Held,
+    /// Any other state letter (`W`, `T`, `E`, `B`, `S`, ...).
+    Other(char),
+}
+
+impl JobState {
+    /// From `qstat`'s `job_state` letter (an unknown or missing state counts as queued).
+    pub fn from_letter(s: &str) -> JobState {
+        match s.trim() {
+            "" | "Q" => JobState::Queued,
+            "R" => JobState::Running,
+            "H" => JobState::Held,
+            other => JobState::Other(other.chars().next().unwrap_or('?')),
+        }
+    }
+
+    /// The letter `qstat` prints.
+    pub fn letter(self) -> char {
+        match self {
+            JobState::Queued => 'Q',
+            JobState::Running => 'R',
+            JobState::Held => 'H',
+            JobState::Other(c) => c,
+        }
+    }
+
+    /// Whether the scheduler would consider the job this cycle (PBS sorts these first).
+    pub fn is_runnable(self) -> bool {
+        self == JobState::Queued
+    }
+}
+
+/// One job.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Job {
+    /// The full job id (`123.server`, `124[].server`).
+    pub id: String,
+    /// The id's sequence number (`123` of `123.server`), `u64::MAX` if it has none.
+    pub seq: u64,
+    /// Array index of a subjob (`124[7].server` → 7).
+    pub array_index: Option<u64>,
+    /// `Job_Owner` (`user@host`), interned.
+    pub owner: Sym,
+    /// `euser` (the owner's user name when qstat does not print it).
+    pub euser: Sym,
+    /// `egroup` (empty when unknown).
+    pub egroup: Sym,
+    /// `Account_Name`, when set.
+    pub account: Option<Sym>,
+    /// `queue`.
+    pub queue: Sym,
+    /// `job_state`.
+    pub state: JobState,
+    /// `Priority` (`qsub -p`): the `job_priority` keyword.
+    pub priority: i64,
+    /// `qtime` as seconds since the epoch: submission order.
+    pub qtime: i64,
+    /// `eligible_time` in seconds: the `eligible_time` keyword.
+    pub eligible_time: f64,
+    /// `accrue_type` (0 initial, 1 ineligible, 2 eligible, 3 running, 4 exit).
+    pub accrue_type: i64,
+    /// `Resource_List`: (resource name, value), resource names interned in `JobSet::resources`.
+    pub resources: Vec<(Sym, ResourceValue)>,
+}
+
+impl Job {
+    /// The value this job requests of a resource (`None` when unrequested).
+    pub fn resource(&self, sym: Sym) -> Option<&ResourceValue> {
+        self.resources
+            .iter()
+            .find(|(s, _)| *s == sym)
+            .map(|(_, v)| v)
+    }
+}
+
+/// The sequence number and array index of a PBS job id: `123.srv` → (123, None),
+/// `124[7].srv` → (124, Some(7)); an id without a leading number gets `u64::MAX`.
+pub fn id_sequence(id: &str) -> (u64, Option<u64>) {
+    let digits = id.bytes().take_while(u8::is_ascii_digit).count();
+    let seq = id
+        .get(..digits)
+        .and_then(|d| d.parse().ok())
+        .unwrap_or(u64::MAX);
+    let index = id.get(digits..).and_then(|rest| {
+        let inner = rest.strip_prefix('[')?;
+        let end = inner.find(']')?;
+        inner.get(..end)?.parse().ok()
+    });
+    (seq, index)
+}
+
+/// A set of jobs with their interned names, kept in submission order (qtime, then the id's
+/// sequence number and array index, then the id), as PBS's server lists them.
+#[derive(Debug, Clone, Default)]
+pub struct JobSet {
+    /// The jobs, in submission order once `finish` ran.
+    pub jobs: Vec<Job>,
+    /// Users, groups, accounts, owners and queues.
+    pub names: Names,
+    /// Resource names of `Resource_List`.
+    pub resources: Names,
+}
+
+impl JobSet {
+    /// Number of jobs.
+    pub fn len(&self) -> usize {
+        self.jobs.len()
+    }
+
+    /// True when there are no jobs.
+    pub fn is_empty(&self) -> bool {
+        self.jobs.is_empty()
+    }
+
+    /// Sorts the jobs into submission order and rejects a job id seen twice. Readers call it
+    /// once after the last job.
+    pub fn finish(&mut self) -> Result<(), JobsError> {
+        self.jobs.sort_by(|a, b| {
+            (a.qtime, a.seq, a.array_index, &a.id).cmp(&(b.qtime, b.seq, b.array_index, &b.id))
+        });
+        let mut seen = std::collections::HashSet::with_capacity(self.jobs.len());
+        for j in &self.jobs {
+            if !seen.insert(j.id.as_str()) {
+                return Err(JobsError::DuplicateJob(j.id.clone()));
+            }
+        }
+        Ok(())
+    }
+
+    /// The position of a job by id (exact, or by the id's part before the first `.`).
+    pub fn find(&self, id: &str) -> Option<usize> {
+        self.jobs.iter().position(|j| j.id == id).or_else(|| {
+            self.jobs
+                .iter()
+                .position(|j| j.id.split('.').next() == Some(id))
+        })
+    }
+
+    /// The user name shown for a job: `euser`.
+    pub fn user(&self, job: &Job) -> &str {
+        self.names.name(job.euser)
+    }
+
+    /// The queue name of a job.
+    pub fn queue(&self, job: &Job) -> &str {
+        self.names.name(job.queue)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn job_id_sequence_numbers() {
+        assert_eq!(id_sequence("123.server"), (123, None));
+        assert_eq!(id_sequence("124[7].server"), (124, Some(7)));
+        assert_eq!(id_sequence("124[].server"), (124, None));
+        assert_eq!(id_sequence("J1"), (u64::MAX, None));
+        assert_eq!(id_sequence(""), (u64::MAX, None));
+    }
+
+    #[test]
+    fn names_intern_once() {
+        let mut n = Names::default();
+        let a = n.intern("alice");
+        assert_eq!(n.intern("alice"), a);
+        assert_ne!(n.intern("bob"), a);
+        assert_eq!(n.name(a), "alice");
+        assert_eq!(n.get("carol"), None);
+        assert_eq!(n.name(99), "");
+    }
+
+    #[test]
+    fn states() {
+        assert!(JobState::from_letter("Q").is_runnable());
+        assert!(!JobState::from_letter("R").is_runnable());
+        assert_eq!(JobState::from_letter("W").letter(), 'W');
+    }
+}

@@ -1,0 +1,414 @@
+//! Ordering as PBS's `cmp_sort`: runnable (queued) jobs first; then formula value descending;
+//! ties by the fair-share path comparison when `fair_share` is on; then submission order
+//! (`qtime`, then the job id's sequence number — the `JobSet` order). An evaluation error gives
+//! the value 0 and keeps Python's message. `job_sort_formula_threshold`: a runnable job whose
+//! value is at or below it is not eligible this cycle (PBS's comment `THRESHOLD_COMMENT`).
+
+use super::bind::{Binder, Bound};
+use super::compat;
+use super::error::BindError;
+use super::formula_api::SortFormula;
+use super::job::JobSet;
+use crate::fairshare::NodeId;
+use std::cmp::Ordering;
+use std::collections::HashMap;
+
+/// The job comment PBS sets on a job at or below the threshold.
+pub const THRESHOLD_COMMENT: &str = "Not Running: Job is under job_sort_formula threshold value";
+
+/// How to order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct OrderOptions {
+    /// `job_sort_formula_threshold` (None = unset).
+    pub threshold: Option<f64>,
+    /// Reproduce PBS's rounding: the value kept as a 32-bit float.
+    pub pbs_compat: bool,
+    /// With `fair_share` on: each job's fair-share rank (smaller = more deserving, equal = tie).
+    pub fair_share_rank: Option<Vec<u32>>,
+}
+
+/// Every job's formula value (0 on error) and the errors by job index.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Evaluations {
+    /// Value per job (job index order), already 0 for errors.
+    pub values: Vec<f64>,
+    /// Python's message per job index that failed.
+    pub errors: HashMap<u32, String>,
+}
+
+/// Evaluates the formula on every bound job.
+pub fn evaluate(formula: &dyn SortFormula, bound: &Bound, jobs: usize) -> Evaluations {
+    let mut values = Vec::with_capacity(jobs);
+    let mut errors = HashMap::new();
+    for i in 0..jobs {
+        match formula.evaluate(bound.row(i)) {
+            Ok(v) => values.push(v),
+            Err(e) => {
+                values.push(0.0);
+                errors.insert(i as u32, e);
+            }
+        }
+    }
+    Evaluations { values, errors }
+}
+
+/// One job's place in the order.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Ranked {
+    /// Index into `JobSet::jobs`.
+    pub job: u32,
+    /// The value the scheduler sorts by (0 after an error; a 32-bit float with `--pbs-compat`).
+    pub value: f64,
+    /// Runnable and above the threshold: the scheduler would consider it this cycle.
+    pub eligible: bool,
+    /// Runnable but at or below the threshold.
+    pub below_threshold: bool,
+}
+
+/// The queue in scheduler order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct QueueOrder {
+    /// Jobs, first to be considered first; rank = position + 1.
+    pub ranked: Vec<Ranked>,
+    /// Evaluation errors by job index.
+    pub errors: HashMap<u32, String>,
+}
+
+impl QueueOrder {
+    /// The evaluation error of a job, if any.
+    pub fn error(&self, job: u32) -> Option<&str> {
+        self.errors.get(&job).map(String::as_str)
+    }
+
+    /// Rank (1-based) of every job, indexed by job index.
+    pub fn ranks(&self) -> Vec<u32> {
+        let mut r = vec![0u32; self.ranked.len()];
+        for (pos, x) in self.ranked.iter().enumerate() {
+            if let Some(slot) = r.get_mut(x.job as usize) {
+                *slot = pos as u32 + 1;
+            }
+        }
+        r
+    }
+
+    /// Position of a job in the order.
+    pub fn position(&self, job: usize) -> Option<usize> {
+        self.ranked.iter().position(|r| r.job as usize == job)
+    }
+}
+
+/// A total order key for "value descending" over f64: larger values get smaller keys; NaN sorts
+/// after every number; -0.0 equals 0.0.
+fn descending_key(v: f64) -> u64 {
+    if v.is_nan() {
+        return u64::MAX;
+    }
+    let v = if v == 0.0 { 0.0 } else { v };
+    let bits = v.to_bits();
+    let ascending = if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | (1 << 63)
+    };
+    !ascending
+}
+
+/// Sorts evaluated jobs.
+pub fn order(jobs: &JobSet, evals: Evaluations, opts: &OrderOptions) -> QueueOrder {
+    let n = jobs.len().min(evals.values.len());
+    let threshold = opts.threshold;
+    let fs = opts.fair_share_rank.as_deref();
+    let mut keys: Vec<(u128, bool)> = Vec::with_capacity(n);
+    for (i, (job, &raw)) in jobs.jobs.iter().zip(&evals.values).enumerate() {
+        let value = if opts.pbs_compat {
+            compat::value(raw)
+        } else {
+            raw
+        };
+        let fsr = fs.and_then(|r| r.get(i)).copied().unwrap_or(0) as u128;
+        let key = ((descending_key(value) as u128) << 64) | (fsr << 32) | i as u128;
+        keys.push((key, job.state.is_runnable()));
+    }
+    // Runnable first (stable partition), each part sorted by (value desc, fair share, index).
+    let (mut first, mut rest): (Vec<u128>, Vec<u128>) = (Vec::with_capacity(n), Vec::new());
+    for (k, runnable) in keys {
+        if runnable {
+            first.push(k)
+        } else {
+            rest.push(k)
+        }
+    }
+    first.sort_unstable();
+    rest.sort_unstable();
+    let ranked = first
+        .iter()
+        .map(|k| (k, true))
+        .chain(rest.iter().map(|k| (k, false)))
+        .map(|(&k, runnable)| {
+            let job = (k & 0xFFFF_FFFF) as u32;
+            let raw = evals.values.get(job as usize).copied().unwrap_or(0.0);
+            let value = if opts.pbs_compat {
+                compat::value(raw)
+            } else {
+                raw
+            };
+            let below = runnable && threshold.is_some_and(|t| value <= t);
+            Ranked {
+                job,
+                value,
+                eligible: runnable && !below,
+                below_threshold: below,
+            }
+        })
+        .collect();
+    QueueOrder {
+        ranked,
+        errors: evals.errors,
+    }
+}
+
+/// Bind, evaluate and sort: the whole dry run of one cycle's job sort.
+pub fn run(
+    formula: &dyn SortFormula,
+    binder: &Binder,
+    jobs: &JobSet,
+    opts: &OrderOptions,
+) -> Result<QueueOrder, BindError> {
+    let bound = binder.bind(jobs)?;
+    let evals = evaluate(formula, &bound, jobs.len());
+    Ok(order(jobs, evals, opts))
+}
+
+/// Dense fair-share ranks per job from a comparison of entity nodes (PBS `compare_path`):
+/// equal nodes share a rank; jobs without a node rank last.
+pub fn fair_share_ranks(
+    job_nodes: &[Option<NodeId>],
+    cmp: &dyn Fn(NodeId, NodeId) -> Ordering,
+) -> Vec<u32> {
+    let mut nodes: Vec<NodeId> = job_nodes.iter().flatten().copied().collect();
+    nodes.sort_unstable();
+    nodes.dedup();
+    nodes.sort_by(|a, b| cmp(*a, *b));
+    let mut rank_of: HashMap<NodeId, u32> = HashMap::with_capacity(nodes.len());
+    let mut rank = 0u32;
+    for (i, &n) in nodes.iter().enumerate() {
+        if i > 0
+            && nodes
+                .get(i - 1)
+                .is_some_and(|&p| cmp(p, n) != Ordering::Equal)
+        {
+            rank += 1;
+        }
+        rank_of.insert(n, rank);
+    }
+    job_nodes
+        .iter()
+        .map(|n| n.and_then(|n| rank_of.get(&n).copied()).unwrap_or(u32::MAX))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fairshare::{Algorithm, ShareResult};
+    use crate::queue::bind::Binder;
+    use crate::queue::entity::EntityKey;
+    use crate::queue::qstat::read_qstat_json_slice;
+    use crate::queue::shares::ShareContext;
+    use crate::queue::testing::ClosureFormula;
+    use approx::assert_abs_diff_eq;
+
+    fn qstat(jobs: &[(&str, &str, &str)]) -> JobSet {
+        // (id, user, Resource_List JSON body); qtime increases with position.
+        let body: Vec<String> = jobs
+            .iter()
+            .enumerate()
+            .map(|(i, (id, user, res))| {
+                format!(
+                    r#""{id}":{{"Job_Owner":"{user}@h","euser":"{user}","job_state":"Q","queue":"workq",
+                    "qtime":"Tue Oct  4 21:23:{:02} 2022","Resource_List":{{{res}}}}}"#,
+                    i + 10
+                )
+            })
+            .collect();
+        read_qstat_json_slice(format!(r#"{{"Jobs":{{{}}}}}"#, body.join(",")).as_bytes()).unwrap()
+    }
+
+    fn no_queues(_: &str) -> Option<i64> {
+        None
+    }
+
+    fn ids(set: &JobSet, o: &QueueOrder) -> Vec<String> {
+        o.ranked
+            .iter()
+            .map(|r| {
+                set.jobs[r.job as usize]
+                    .id
+                    .split('.')
+                    .next()
+                    .unwrap()
+                    .to_string()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn threshold_vector_4_3() {
+        // ceil(fabs(-ncpus*(mem/100.00)*sqrt(walltime))), threshold 7 (openpbs.md §4.3).
+        let set = qstat(&[
+            ("1.s", "u", r#""ncpus":1,"mem":"300kb","walltime":4"#),
+            ("2.s", "u", r#""ncpus":1,"mem":"350kb","walltime":4"#),
+            ("3.s", "u", r#""ncpus":1,"mem":"380kb","walltime":4"#),
+            ("4.s", "u", r#""ncpus":1,"mem":"440kb","walltime":4"#),
+        ]);
+        let f = ClosureFormula::new("t", &["ncpus", "mem", "walltime"], |s| {
+            Ok((-s[0] * (s[1] / 100.0) * s[2].sqrt()).abs().ceil())
+        });
+        let b = Binder::new(f.keywords(), &set, &no_queues, None, false).unwrap();
+        let opts = OrderOptions {
+            threshold: Some(7.0),
+            ..Default::default()
+        };
+        let o = run(&f, &b, &set, &opts).unwrap();
+        assert_eq!(ids(&set, &o), ["4", "3", "2", "1"]);
+        let values: Vec<f64> = o.ranked.iter().map(|r| r.value).collect();
+        assert_eq!(values, [9.0, 8.0, 7.0, 6.0]);
+        let eligible: Vec<bool> = o.ranked.iter().map(|r| r.eligible).collect();
+        assert_eq!(eligible, [true, true, false, false], "value <= threshold");
+    }
+
+    #[test]
+    fn fairshare_and_walltime_vector_4_2() {
+        // fairshare_factor + (walltime/ncpus), §4.2 test_fairshare_formula6, with the §4.1
+        // factors filled in by hand (the engine computes them in the CLI tests).
+        let set = qstat(&[
+            ("1.s", "pbsuser2", r#""ncpus":1,"walltime":"00:01:00""#),
+            ("2.s", "pbsuser3", r#""ncpus":2,"walltime":"00:01:00""#),
+            ("3.s", "pbsuser", r#""ncpus":3,"walltime":"00:02:00""#),
+            ("4.s", "pbsuser1", r#""ncpus":4,"walltime":"00:02:00""#),
+        ]);
+        let tree = crate::queue::testing::pbs_4_1_tree();
+        let mut ctx = ShareContext::resolve(tree, &set, EntityKey::Euser);
+        let mut result = ShareResult::new(Algorithm::Pbs, ctx.tree.len());
+        for (name, factor) in [
+            ("pbsuser", 0.647718),
+            ("pbsuser1", 0.647718),
+            ("pbsuser2", 0.381553),
+            ("pbsuser3", 0.090201),
+        ] {
+            let id = ctx.tree.users_named(name)[0];
+            result.rows[id].fairshare_factor = Some(factor);
+        }
+        ctx.results.push(result);
+        let f = ClosureFormula::new("f", &["fairshare_factor", "walltime", "ncpus"], |s| {
+            Ok(s[0] + s[1] / s[2])
+        });
+        let b = Binder::new(f.keywords(), &set, &no_queues, Some(&ctx), false).unwrap();
+        let o = run(&f, &b, &set, &OrderOptions::default()).unwrap();
+        assert_eq!(ids(&set, &o), ["1", "3", "4", "2"]);
+        let tol = 5e-5; // the reference prints 4 decimals
+        for (r, want) in o.ranked.iter().zip([60.3816, 40.6477, 30.6477, 30.0902]) {
+            assert_abs_diff_eq!(r.value, want, epsilon = tol);
+        }
+    }
+
+    #[test]
+    fn ties_keep_submission_order_and_negative_values_sort_down() {
+        let set = qstat(&[
+            ("1.s", "a", r#""foo":-2"#),
+            ("2.s", "b", r#""foo":-1"#),
+            ("3.s", "c", r#""foo":-1"#),
+            ("10.s", "d", r#""foo":-1"#),
+        ]);
+        let f = ClosureFormula::new("foo", &["foo"], |s| Ok(s[0]));
+        let b = Binder::new(f.keywords(), &set, &no_queues, None, false).unwrap();
+        let o = run(&f, &b, &set, &OrderOptions::default()).unwrap();
+        assert_eq!(ids(&set, &o), ["2", "3", "10", "1"]);
+    }
+
+    #[test]
+    fn errors_give_zero_and_keep_the_message() {
+        let set = qstat(&[("1.s", "a", r#""ncpus":0"#), ("2.s", "b", r#""ncpus":2"#)]);
+        let f = ClosureFormula::new("1/ncpus", &["ncpus"], |s| {
+            if s[0] == 0.0 {
+                Err("division by zero".into())
+            } else {
+                Ok(1.0 / s[0])
+            }
+        });
+        let b = Binder::new(f.keywords(), &set, &no_queues, None, false).unwrap();
+        let o = run(&f, &b, &set, &OrderOptions::default()).unwrap();
+        assert_eq!(ids(&set, &o), ["2", "1"]);
+        assert_eq!(o.ranked[1].value, 0.0);
+        assert_eq!(o.error(o.ranked[1].job), Some("division by zero"));
+    }
+
+    #[test]
+    fn compat_compares_as_f32() {
+        // 1 + 1e-9 and 1 are different doubles but the same float: PBS keeps submission order.
+        let set = qstat(&[("1.s", "a", r#""x":1"#), ("2.s", "b", r#""x":1.000000001"#)]);
+        let f = ClosureFormula::new("x", &["x"], |s| Ok(s[0]));
+        let b = Binder::new(f.keywords(), &set, &no_queues, None, false).unwrap();
+        let exact = run(&f, &b, &set, &OrderOptions::default()).unwrap();
+        assert_eq!(ids(&set, &exact), ["2", "1"]);
+        let bc = Binder::new(f.keywords(), &set, &no_queues, None, true).unwrap();
+        let opts = OrderOptions {
+            pbs_compat: true,
+            ..Default::default()
+        };
+        let compat = run(&f, &bc, &set, &opts).unwrap();
+        assert_eq!(ids(&set, &compat), ["1", "2"]);
+    }
+
+    #[test]
+    fn fair_share_ties_and_runnable_first() {
+        let set = read_qstat_json_slice(
+            br#"{"Jobs":{"1.s":{"Job_Owner":"a@h","job_state":"R","qtime":1},
+                          "2.s":{"Job_Owner":"a@h","qtime":2},
+                          "3.s":{"Job_Owner":"b@h","qtime":3}}}"#,
+        )
+        .unwrap();
+        let f = ClosureFormula::new("1", &[], |_| Ok(1.0));
+        let b = Binder::new(f.keywords(), &set, &no_queues, None, false).unwrap();
+        let nodes = vec![Some(5), Some(5), Some(7)];
+        let ranks = fair_share_ranks(&nodes, &|a, b| b.cmp(&a));
+        assert_eq!(ranks, [1, 1, 0]);
+        let opts = OrderOptions {
+            fair_share_rank: Some(ranks),
+            ..Default::default()
+        };
+        let o = run(&f, &b, &set, &opts).unwrap();
+        assert_eq!(ids(&set, &o), ["3", "2", "1"]);
+        assert!(!o.ranked[2].eligible && !o.ranked[2].below_threshold);
+    }
+
+    #[test]
+    fn descending_keys_are_a_total_order() {
+        let vals = [
+            f64::INFINITY,
+            3.0,
+            0.5,
+            0.0,
+            -0.0,
+            -1.0,
+            f64::NEG_INFINITY,
+            f64::NAN,
+        ];
+        for w in vals.windows(2) {
+            assert!(descending_key(w[0]) <= descending_key(w[1]), "{w:?}");
+        }
+        assert_eq!(descending_key(0.0), descending_key(-0.0));
+    }
+
+    #[test]
+    fn text_in_a_used_resource_names_the_job() {
+        let set = qstat(&[("1.s", "a", r#""foo":"lots""#)]);
+        let f = ClosureFormula::new("foo", &["foo"], |s| Ok(s[0]));
+        let b = Binder::new(f.keywords(), &set, &no_queues, None, false).unwrap();
+        let e = run(&f, &b, &set, &OrderOptions::default()).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "job `1.s`: Resource_List.foo = `lots` is not a number (the formula uses `foo`)"
+        );
+    }
+}

@@ -1,0 +1,315 @@
+//! `Raw`: a JSON scalar as a job file holds it (number, string, boolean), read without building a
+//! `serde_json::Value`, and the conversion of a raw job record into a `Job` with messages that
+//! name the job and the field. Shared by the `qstat -f -F json` reader and fairsort's own lists.
+
+use super::error::JobsError;
+use super::job::{id_sequence, Job, JobSet, JobState, ResourceValue};
+use super::units::{parse_ctime, parse_duration, parse_resource_value};
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::Deserialize;
+use std::borrow::Cow;
+use std::fmt;
+
+/// One scalar of a job record. Nested objects and arrays are kept as `Other` (never bound).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Raw<'a> {
+    /// A JSON number.
+    Num(f64),
+    /// A JSON string (borrowed from the input when it has no escapes).
+    Str(Cow<'a, str>),
+    /// A JSON boolean.
+    Bool(bool),
+    /// null, an object or an array.
+    Other,
+}
+
+impl<'a> Raw<'a> {
+    /// The text of a scalar, as PBS would print it.
+    pub fn text(&self) -> String {
+        match self {
+            Raw::Num(n) => format!("{n}"),
+            Raw::Str(s) => s.to_string(),
+            Raw::Bool(b) => if *b { "True" } else { "False" }.to_string(),
+            Raw::Other => "(not a scalar)".to_string(),
+        }
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Raw<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Raw<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a number, string or boolean")
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Raw<'de>, E> {
+                Ok(Raw::Num(v))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Raw<'de>, E> {
+                Ok(Raw::Num(v as f64))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Raw<'de>, E> {
+                Ok(Raw::Num(v as f64))
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<Raw<'de>, E> {
+                Ok(Raw::Bool(v))
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Raw<'de>, E> {
+                Ok(Raw::Str(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Raw<'de>, E> {
+                Ok(Raw::Str(Cow::Owned(v.to_string())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Raw<'de>, E> {
+                Ok(Raw::Str(Cow::Owned(v)))
+            }
+            fn visit_unit<E>(self) -> Result<Raw<'de>, E> {
+                Ok(Raw::Other)
+            }
+            fn visit_none<E>(self) -> Result<Raw<'de>, E> {
+                Ok(Raw::Other)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Raw<'de>, A::Error> {
+                while m.next_entry::<de::IgnoredAny, de::IgnoredAny>()?.is_some() {}
+                Ok(Raw::Other)
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut s: A) -> Result<Raw<'de>, A::Error> {
+                while s.next_element::<de::IgnoredAny>()?.is_some() {}
+                Ok(Raw::Other)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A `Resource_List`-like object: (name, value) pairs in input order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RawResources<'a>(pub Vec<(Cow<'a, str>, Raw<'a>)>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for RawResources<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RawResources<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an object of resource values")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Self::Value, A::Error> {
+                let mut out = Vec::new();
+                while let Some(k) = m.next_key::<Cow<'de, str>>()? {
+                    let v: Raw<'de> = m.next_value()?;
+                    out.push((k, v));
+                }
+                Ok(RawResources(out))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// The fields of one job record, by meaning; each reader fills it from its own layout.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RawJob<'a> {
+    pub owner: Option<Raw<'a>>,
+    pub euser: Option<Raw<'a>>,
+    pub egroup: Option<Raw<'a>>,
+    pub account: Option<Raw<'a>>,
+    pub queue: Option<Raw<'a>>,
+    pub state: Option<Raw<'a>>,
+    pub priority: Option<Raw<'a>>,
+    pub qtime: Option<Raw<'a>>,
+    pub eligible_time: Option<Raw<'a>>,
+    pub accrue_type: Option<Raw<'a>>,
+    pub resources: RawResources<'a>,
+}
+
+/// The field names a reader reports in messages (qstat's or fairsort's own).
+#[derive(Debug, Clone, Copy)]
+pub struct FieldNames {
+    pub euser: &'static str,
+    pub egroup: &'static str,
+    pub account: &'static str,
+    pub queue: &'static str,
+    pub priority: &'static str,
+    pub qtime: &'static str,
+    pub eligible_time: &'static str,
+    pub accrue_type: &'static str,
+    pub resources: &'static str,
+}
+
+/// `qstat -f -F json` attribute names.
+pub const QSTAT_FIELDS: FieldNames = FieldNames {
+    euser: "euser",
+    egroup: "egroup",
+    account: "Account_Name",
+    queue: "queue",
+    priority: "Priority",
+    qtime: "qtime",
+    eligible_time: "eligible_time",
+    accrue_type: "accrue_type",
+    resources: "Resource_List",
+};
+
+/// fairsort's own job-list field names.
+pub const LIST_FIELDS: FieldNames = FieldNames {
+    euser: "user",
+    egroup: "group",
+    account: "account",
+    queue: "queue",
+    priority: "priority",
+    qtime: "qtime",
+    eligible_time: "eligible_time",
+    accrue_type: "accrue_type",
+    resources: "resources",
+};
+
+fn bad(job: &str, field: &str, message: impl Into<String>) -> JobsError {
+    JobsError::BadField {
+        job: job.to_string(),
+        field: field.to_string(),
+        message: message.into(),
+    }
+}
+
+fn text_of(job: &str, field: &str, raw: &Option<Raw>) -> Result<Option<String>, JobsError> {
+    match raw {
+        None => Ok(None),
+        Some(Raw::Str(s)) => Ok(Some(s.to_string())),
+        Some(Raw::Num(n)) => Ok(Some(format!("{n}"))),
+        Some(other) => Err(bad(
+            job,
+            field,
+            format!("expected a name, got {}", other.text()),
+        )),
+    }
+}
+
+fn integer(job: &str, field: &str, raw: &Option<Raw>) -> Result<i64, JobsError> {
+    let v = match raw {
+        None => return Ok(0),
+        Some(Raw::Num(n)) => *n,
+        Some(Raw::Str(s)) => s
+            .trim()
+            .parse::<f64>()
+            .map_err(|_| bad(job, field, format!("expected an integer, got `{s}`")))?,
+        Some(other) => {
+            return Err(bad(
+                job,
+                field,
+                format!("expected an integer, got {}", other.text()),
+            ))
+        }
+    };
+    if v.fract() != 0.0 || !v.is_finite() || v.abs() > 9.0e15 {
+        return Err(bad(job, field, format!("expected an integer, got {v}")));
+    }
+    Ok(v as i64)
+}
+
+/// Adds one raw job record to `set`, converting units and checking every field it uses.
+pub fn add_job(
+    set: &mut JobSet,
+    id: &str,
+    raw: RawJob,
+    names: &FieldNames,
+) -> Result<(), JobsError> {
+    let owner = text_of(id, "Job_Owner", &raw.owner)?.unwrap_or_default();
+    let euser = match text_of(id, names.euser, &raw.euser)? {
+        Some(u) => u,
+        None => owner.split('@').next().unwrap_or("").to_string(),
+    };
+    if euser.is_empty() {
+        return Err(bad(
+            id,
+            names.euser,
+            "missing (and no Job_Owner to take it from)",
+        ));
+    }
+    let egroup = text_of(id, names.egroup, &raw.egroup)?.unwrap_or_default();
+    let account = text_of(id, names.account, &raw.account)?;
+    let queue = text_of(id, names.queue, &raw.queue)?.unwrap_or_default();
+    let state = match text_of(id, "job_state", &raw.state)? {
+        Some(s) => JobState::from_letter(&s),
+        None => JobState::Queued,
+    };
+    let priority = integer(id, names.priority, &raw.priority)?;
+    let accrue_type = integer(id, names.accrue_type, &raw.accrue_type)?;
+    let qtime = match &raw.qtime {
+        None => 0,
+        Some(Raw::Num(n)) if n.fract() == 0.0 && n.is_finite() => *n as i64,
+        Some(Raw::Str(s)) => parse_ctime(s).ok_or_else(|| {
+            bad(
+                id,
+                names.qtime,
+                format!(
+                    "expected a date like `Tue Oct  4 21:23:20 2022` or epoch seconds, got `{s}`"
+                ),
+            )
+        })?,
+        Some(other) => {
+            return Err(bad(
+                id,
+                names.qtime,
+                format!("expected a date, got {}", other.text()),
+            ))
+        }
+    };
+    let eligible_time = match &raw.eligible_time {
+        None => 0.0,
+        Some(Raw::Num(n)) if n.is_finite() => *n,
+        Some(Raw::Str(s)) => parse_duration(s).ok_or_else(|| {
+            bad(
+                id,
+                names.eligible_time,
+                format!("expected HH:MM:SS or seconds, got `{s}`"),
+            )
+        })?,
+        Some(other) => {
+            return Err(bad(
+                id,
+                names.eligible_time,
+                format!("expected HH:MM:SS or seconds, got {}", other.text()),
+            ))
+        }
+    };
+    let mut resources = Vec::with_capacity(raw.resources.0.len());
+    for (name, value) in raw.resources.0 {
+        let v = match value {
+            Raw::Num(n) if n.is_finite() => ResourceValue::Number(n),
+            Raw::Str(s) => match parse_resource_value(&s) {
+                Some(n) => ResourceValue::Number(n),
+                None => ResourceValue::Text(s.into()),
+            },
+            other => ResourceValue::Text(other.text().into()),
+        };
+        let sym = set.resources.intern(&name);
+        if resources.iter().any(|(s, _)| *s == sym) {
+            return Err(bad(
+                id,
+                &format!("{}.{name}", names.resources),
+                "given twice",
+            ));
+        }
+        resources.push((sym, v));
+    }
+    let (seq, array_index) = id_sequence(id);
+    let job = Job {
+        id: id.to_string(),
+        seq,
+        array_index,
+        owner: set.names.intern(&owner),
+        euser: set.names.intern(&euser),
+        egroup: set.names.intern(&egroup),
+        account: account.map(|a| set.names.intern(&a)),
+        queue: set.names.intern(&queue),
+        state,
+        priority,
+        qtime,
+        eligible_time,
+        accrue_type,
+        resources,
+    };
+    set.jobs.push(job);
+    Ok(())
+}

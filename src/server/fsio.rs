@@ -1,0 +1,108 @@
+//! Crash-safe file primitives of the home: an advisory lock file (shared for readers, exclusive
+//! for writers) and all-or-nothing writes (temporary file, fsync, rename, fsync of the directory).
+
+use super::error::ServerError;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// A held lock on the home's `lock` file; released on drop (or when the process dies).
+#[derive(Debug)]
+pub struct HomeLock {
+    _file: File,
+}
+
+impl HomeLock {
+    /// Blocks until a shared (read) lock is held.
+    pub fn shared(path: &Path) -> Result<Self, ServerError> {
+        let file = open_lock_file(path)?;
+        file.lock_shared().map_err(|e| ServerError::io(path, e))?;
+        Ok(HomeLock { _file: file })
+    }
+
+    /// Blocks until the exclusive (write) lock is held.
+    pub fn exclusive(path: &Path) -> Result<Self, ServerError> {
+        let file = open_lock_file(path)?;
+        file.lock().map_err(|e| ServerError::io(path, e))?;
+        Ok(HomeLock { _file: file })
+    }
+}
+
+fn open_lock_file(path: &Path) -> Result<File, ServerError> {
+    OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .map_err(|e| ServerError::io(path, e))
+}
+
+/// Replaces `path` with `contents` atomically: readers see the old or the new file, never a
+/// mix, even if this process is killed at any moment. Call with the exclusive lock held.
+pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), ServerError> {
+    let tmp = temp_path(path);
+    let mut f = File::create(&tmp).map_err(|e| ServerError::io(&tmp, e))?;
+    f.write_all(contents)
+        .map_err(|e| ServerError::io(&tmp, e))?;
+    f.sync_all().map_err(|e| ServerError::io(&tmp, e))?;
+    drop(f);
+    std::fs::rename(&tmp, path).map_err(|e| ServerError::io(path, e))?;
+    if let Some(dir) = path.parent() {
+        // Make the rename itself durable; not all file systems allow fsync on a directory.
+        if let Ok(d) = File::open(dir) {
+            let _ = d.sync_all();
+        }
+    }
+    Ok(())
+}
+
+/// `dir/.name.tmp`: one temporary per target, safe because writers hold the exclusive lock.
+fn temp_path(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    path.with_file_name(format!(".{name}.tmp"))
+}
+
+/// Reads a file to a string, `None` if it does not exist.
+pub fn read_optional(path: &Path) -> Result<Option<String>, ServerError> {
+    match std::fs::read(path) {
+        Ok(bytes) => String::from_utf8(bytes)
+            .map(Some)
+            .map_err(|e| ServerError::Corrupt {
+                path: path.to_path_buf(),
+                line: 1,
+                message: format!("not UTF-8 text ({e})"),
+            }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(ServerError::io(path, e)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atomic_write_replaces_and_leaves_no_temp() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f.toml");
+        write_atomic(&p, b"one").unwrap();
+        write_atomic(&p, b"two").unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "two");
+        assert!(!dir.path().join(".f.toml.tmp").exists());
+        assert_eq!(read_optional(&dir.path().join("missing")).unwrap(), None);
+    }
+
+    #[test]
+    fn shared_locks_coexist() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("lock");
+        let a = HomeLock::shared(&p).unwrap();
+        let b = HomeLock::shared(&p).unwrap();
+        drop((a, b));
+        let _c = HomeLock::exclusive(&p).unwrap();
+    }
+}

@@ -1,0 +1,572 @@
+//! Executing parsed qmgr requests against a home: changes run inside `Home::update` (exclusive
+//! lock, all-or-nothing, audited) after the manager check; `print`/`list` read a snapshot.
+
+use super::attrs::{self, canonical, parse_bool, Value};
+use super::lexer::Op;
+use super::parser::{AttrOp, Command, Object, Verb};
+use super::print;
+use crate::server::codes::{self, reject};
+use crate::server::engine;
+use crate::server::error::{Rejection, ServerError};
+use crate::server::home::Home;
+use crate::server::permissions::is_manager;
+use crate::server::state::{
+    check_object_name, decay_factor_message, parse_pbs_time, resource_type_message, Queue,
+    ResourceDef, SchedAttrs, ServerState, RESOURCE_FLAGS, RESOURCE_TYPES,
+};
+
+/// What a request produced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reply {
+    /// Text for standard output (print, list, help).
+    Output(String),
+    /// A change was applied (or was a no-op); nothing to print.
+    Done,
+    /// `quit`: stop reading the script.
+    Quit,
+}
+
+/// Runs one parsed request as `user` on `host`; with `json`, `list`/`print` answer with a JSON
+/// array of objects (see [`Block::to_json`]) instead of qmgr's text.
+pub fn execute(
+    home: &Home,
+    user: &str,
+    host: &str,
+    cmd: &Command,
+    text: &str,
+    json: bool,
+) -> Result<Reply, ServerError> {
+    let Some(object) = cmd.object else {
+        return Ok(match cmd.verb {
+            Verb::Quit => Reply::Quit,
+            _ => Reply::Output(HELP.to_string()),
+        });
+    };
+    if cmd.verb.is_change() {
+        home.update(user, text.trim(), |st| {
+            if !is_manager(user, host, &st.server.managers) {
+                return Err(reject(codes::PERM, &object_label(object, cmd)).into());
+            }
+            apply(st, object, cmd, host).map_err(ServerError::from)
+        })?;
+        Ok(Reply::Done)
+    } else {
+        let st = home.load()?;
+        if json {
+            let blocks = select(&st, cmd, host)?;
+            let arr: Vec<serde_json::Value> = blocks.iter().map(Block::to_json).collect();
+            let text = serde_json::to_string_pretty(&arr)
+                .map_err(|e| ServerError::Tree(format!("JSON output: {e}")))?;
+            return Ok(Reply::Output(format!("{text}\n")));
+        }
+        show(&st, object, cmd, host)
+            .map(Reply::Output)
+            .map_err(ServerError::from)
+    }
+}
+
+/// Short help text for `help`.
+pub const HELP: &str = "fairsort qmgr: commands are VERB OBJECT [NAME[,NAME]] [ATTR OP VALUE[,ATTR OP VALUE]]
+  verbs:   create (c), delete (d), set (s), unset (u), list (l), print (p), help (h, ?), quit (q, exit)
+  objects: server (s), sched, queue (q), resource (r)
+  ops:     =  +=  -=   (values with spaces or commas must be quoted: \"...\" or '...')
+  e.g.     set server job_sort_formula = \"pow(2, -(fairshare_tree_usage/fairshare_perc))\"
+";
+
+/// The `obj=` label qmgr shows: empty for the server, `default` for the scheduler, else the name.
+fn object_label(object: Object, cmd: &Command) -> String {
+    match object {
+        Object::Server => String::new(),
+        Object::Sched => "default".to_string(),
+        _ => cmd.names.join(","),
+    }
+}
+
+/// Server/sched names: only `default` (or, for the server, this host's name) exist.
+fn check_singleton(object: Object, cmd: &Command, host: &str) -> Result<(), Rejection> {
+    for n in &cmd.names {
+        let ok = n == "default" || (object == Object::Server && n.eq_ignore_ascii_case(host));
+        if !ok {
+            return Err(match object {
+                Object::Sched => reject(codes::UNKSCHED, n),
+                _ => reject(codes::NOSERVER, "")
+                    .with_detail(format!("fairsort serves one server, `default` (or {host})")),
+            });
+        }
+    }
+    Ok(())
+}
+
+fn apply(st: &mut ServerState, object: Object, cmd: &Command, host: &str) -> Result<(), Rejection> {
+    match object {
+        Object::Server | Object::Sched => {
+            check_singleton(object, cmd, host)?;
+            match cmd.verb {
+                Verb::Set | Verb::Unset => {
+                    for a in &cmd.attrs {
+                        if object == Object::Server {
+                            server_attr(st, a)?;
+                        } else {
+                            sched_attr(st, a)?;
+                        }
+                    }
+                    Ok(())
+                }
+                _ => Err(
+                    reject(codes::IVALREQ, &object_label(object, cmd)).with_detail(format!(
+                        "the {} object cannot be created or deleted",
+                        name_of(object)
+                    )),
+                ),
+            }
+        }
+        Object::Queue => {
+            for name in &cmd.names {
+                queue(st, cmd, name)?;
+            }
+            Ok(())
+        }
+        Object::Resource => {
+            for name in &cmd.names {
+                resource(st, cmd, name)?;
+            }
+            revalidate_formulas(st, &cmd.names.join(","))
+        }
+    }
+}
+
+fn name_of(object: Object) -> &'static str {
+    match object {
+        Object::Server => "server",
+        Object::Sched => "sched",
+        Object::Queue => "queue",
+        Object::Resource => "resource",
+    }
+}
+
+fn bad_value(obj: &str, detail: impl Into<String>) -> Rejection {
+    reject(codes::BADATVAL, obj).with_detail(detail)
+}
+
+/// The value of a `=` assignment; `+=`/`-=` are only for list attributes.
+fn single<'a>(a: &'a AttrOp, obj: &str) -> Result<Option<&'a str>, Rejection> {
+    match &a.value {
+        None => Ok(None),
+        Some((Op::Set, v)) => Ok(Some(v)),
+        Some(_) => Err(bad_value(
+            obj,
+            format!("{} is not a list attribute: use =", a.name),
+        )),
+    }
+}
+
+/// Validates a formula with the formula engine; failures carry PBS's code and a caret.
+fn check_formula(src: &str, st: &ServerState, obj: &str) -> Result<(), Rejection> {
+    engine::check_formula(src, st)
+        .map(|_| ())
+        .map_err(|p| Rejection::new(p.code, obj, p.message).with_detail(p.detail))
+}
+
+fn server_attr(st: &mut ServerState, a: &AttrOp) -> Result<(), Rejection> {
+    let obj = "";
+    let name =
+        canonical(&a.name, &attrs::SERVER_ATTRS).ok_or_else(|| reject(codes::NOATTR, obj))?;
+    match name {
+        "job_sort_formula" => match single(a, obj)? {
+            Some(v) => {
+                check_formula(v, st, obj)?;
+                st.server.job_sort_formula = Some(v.to_string());
+            }
+            None => st.server.job_sort_formula = None,
+        },
+        "job_sort_formula_tests" => {
+            st.server.job_sort_formula_tests = single(a, obj)?.map(str::to_string);
+        }
+        _ => {
+            // managers: a list of user@host patterns.
+            let Some((op, v)) = &a.value else {
+                st.server.managers.clear();
+                return Ok(());
+            };
+            let items: Vec<String> = v
+                .split(',')
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect();
+            for i in &items {
+                crate::server::permissions::check_pattern(i).map_err(|m| bad_value(obj, m))?;
+            }
+            let list = &mut st.server.managers;
+            match op {
+                Op::Set => *list = items,
+                Op::Add => {
+                    for i in items {
+                        if !list.contains(&i) {
+                            list.push(i);
+                        }
+                    }
+                }
+                Op::Remove => list.retain(|m| !items.contains(m)),
+            }
+        }
+    }
+    Ok(())
+}
+
+fn sched_attr(st: &mut ServerState, a: &AttrOp) -> Result<(), Rejection> {
+    let obj = "default";
+    let name = canonical(&a.name, &attrs::SCHED_ATTRS).ok_or_else(|| reject(codes::NOATTR, obj))?;
+    let value = single(a, obj)?;
+    let d = SchedAttrs::default();
+    let s = &mut st.sched;
+    let Some(v) = value else {
+        match name {
+            "job_sort_formula_threshold" => s.job_sort_formula_threshold = None,
+            "fair_share" => s.fair_share = d.fair_share,
+            "fairshare_entity" => s.fairshare_entity = d.fairshare_entity,
+            "fairshare_usage_res" => s.fairshare_usage_res = d.fairshare_usage_res,
+            "fairshare_decay_time" => s.fairshare_decay_time = d.fairshare_decay_time,
+            "fairshare_decay_factor" => s.fairshare_decay_factor = d.fairshare_decay_factor,
+            "unknown_shares" => s.unknown_shares = d.unknown_shares,
+            _ => s.fairshare_algorithm = d.fairshare_algorithm,
+        }
+        return Ok(());
+    };
+    match name {
+        "job_sort_formula_threshold" => {
+            let t: f64 = v
+                .trim()
+                .parse()
+                .ok()
+                .filter(|t: &f64| t.is_finite())
+                .ok_or_else(|| {
+                    bad_value(
+                        obj,
+                        format!("job_sort_formula_threshold: {v} is not a number"),
+                    )
+                })?;
+            s.job_sort_formula_threshold = Some(t);
+        }
+        "fair_share" => {
+            s.fair_share = parse_bool(v)
+                .ok_or_else(|| bad_value(obj, format!("fair_share: {v} is not True or False")))?;
+        }
+        "fairshare_entity" => {
+            s.fairshare_entity = v.parse().map_err(|m: String| bad_value(obj, m))?
+        }
+        "fairshare_usage_res" => {
+            check_formula(v, st, obj)?;
+            st.sched.fairshare_usage_res = v.to_string();
+        }
+        "fairshare_decay_time" => {
+            let t = parse_pbs_time(v).map_err(|m| bad_value(obj, m))?;
+            if t == 0 {
+                return Err(bad_value(obj, format!("Invalid time {v}")));
+            }
+            s.fairshare_decay_time = t;
+        }
+        "fairshare_decay_factor" => {
+            let f: f64 = v
+                .trim()
+                .parse()
+                .map_err(|_| bad_value(obj, "Invalid fairshare_decay_factor"))?;
+            if !(f > 0.0 && f < 1.0) {
+                return Err(bad_value(obj, decay_factor_message(f)));
+            }
+            s.fairshare_decay_factor = f;
+        }
+        "unknown_shares" => {
+            s.unknown_shares = v.trim().parse().map_err(|_| {
+                bad_value(
+                    obj,
+                    format!("unknown_shares: {v} is not a non-negative integer"),
+                )
+            })?;
+        }
+        _ => s.fairshare_algorithm = v.parse().map_err(|m: String| bad_value(obj, m))?,
+    }
+    Ok(())
+}
+
+fn queue(st: &mut ServerState, cmd: &Command, name: &str) -> Result<(), Rejection> {
+    match cmd.verb {
+        Verb::Create => {
+            check_object_name(name)
+                .map_err(|m| reject(codes::IVAL_OBJ_NAME, name).with_detail(m))?;
+            if st.queues.contains_key(name) {
+                return Err(reject(codes::QUEEXIST, name));
+            }
+            st.queues.insert(name.to_string(), Queue::default());
+        }
+        Verb::Delete => {
+            st.queues
+                .remove(name)
+                .ok_or_else(|| reject(codes::UNKQUE, name))?;
+            return Ok(());
+        }
+        _ => {}
+    }
+    let q = st
+        .queues
+        .get_mut(name)
+        .ok_or_else(|| reject(codes::UNKQUE, name))?;
+    for a in &cmd.attrs {
+        let attr =
+            canonical(&a.name, &attrs::QUEUE_ATTRS).ok_or_else(|| reject(codes::NOATTR, name))?;
+        let v = single(a, name)?;
+        match attr {
+            "Priority" => {
+                q.priority = v
+                    .map(|v| {
+                        v.trim()
+                            .parse::<i64>()
+                            .ok()
+                            .filter(|p| (-1024..=1023).contains(p))
+                            .ok_or_else(|| {
+                                bad_value(
+                                    name,
+                                    format!("Priority: {v} is not an integer from -1024 to 1023"),
+                                )
+                            })
+                    })
+                    .transpose()?
+            }
+            "queue_type" => {
+                q.queue_type = v
+                    .map(|v| match v.to_ascii_lowercase().as_str() {
+                        "e" | "execution" => Ok("Execution".to_string()),
+                        "r" | "route" => Ok("Route".to_string()),
+                        _ => Err(bad_value(
+                            name,
+                            format!("queue_type: {v} is not Execution or Route"),
+                        )),
+                    })
+                    .transpose()?
+            }
+            enabled_or_started => {
+                let b = v
+                    .map(|v| {
+                        parse_bool(v).ok_or_else(|| {
+                            bad_value(name, format!("{attr}: {v} is not True or False"))
+                        })
+                    })
+                    .transpose()?;
+                if enabled_or_started == "enabled" {
+                    q.enabled = b;
+                } else {
+                    q.started = b;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn resource(st: &mut ServerState, cmd: &Command, name: &str) -> Result<(), Rejection> {
+    match cmd.verb {
+        Verb::Create => {
+            check_object_name(name)
+                .map_err(|m| reject(codes::IVAL_OBJ_NAME, name).with_detail(m))?;
+            if st.resources.contains_key(name) || engine::is_builtin_resource(name) {
+                return Err(reject(codes::DUPLIST, name));
+            }
+            st.resources.insert(
+                name.to_string(),
+                ResourceDef {
+                    kind: "long".to_string(),
+                    flag: None,
+                },
+            );
+        }
+        Verb::Delete => {
+            if engine::is_builtin_resource(name) {
+                return Err(reject(codes::IVALREQ, name)
+                    .with_detail(format!("{name} is a built-in resource")));
+            }
+            st.resources
+                .remove(name)
+                .ok_or_else(|| reject(codes::UNKRESC, name))?;
+            return Ok(());
+        }
+        _ => {
+            if engine::is_builtin_resource(name) {
+                return Err(reject(codes::IVALREQ, name)
+                    .with_detail(format!("{name} is a built-in resource")));
+            }
+        }
+    }
+    let r = st
+        .resources
+        .get_mut(name)
+        .ok_or_else(|| reject(codes::UNKRESC, name))?;
+    for a in &cmd.attrs {
+        let attr = canonical(&a.name, &attrs::RESOURCE_ATTRS)
+            .ok_or_else(|| reject(codes::NOATTR, name))?;
+        let v = single(a, name)?;
+        match (attr, v) {
+            ("type", Some(v)) => {
+                if !RESOURCE_TYPES.contains(&v) {
+                    return Err(bad_value(name, resource_type_message(v)));
+                }
+                r.kind = v.to_string();
+            }
+            ("type", None) => return Err(bad_value(name, "a resource always has a type")),
+            (_, Some(v)) => {
+                if let Some(c) = v.chars().find(|c| !RESOURCE_FLAGS.contains(*c)) {
+                    return Err(bad_value(
+                        name,
+                        format!("resource flag '{c}' is not one of {RESOURCE_FLAGS}"),
+                    ));
+                }
+                r.flag = (!v.is_empty()).then(|| v.to_string());
+            }
+            (_, None) => r.flag = None,
+        }
+    }
+    Ok(())
+}
+
+/// After a resource change the stored formulas must still validate; otherwise the change is
+/// refused (e.g. deleting a resource the formula uses).
+fn revalidate_formulas(st: &ServerState, obj: &str) -> Result<(), Rejection> {
+    let stored = [
+        ("job_sort_formula", st.server.job_sort_formula.as_deref()),
+        (
+            "fairshare_usage_res",
+            Some(st.sched.fairshare_usage_res.as_str()),
+        ),
+    ];
+    for (attr, formula) in stored {
+        if let Some(f) = formula {
+            if let Err(p) = engine::check_formula(f, st) {
+                return Err(reject(codes::RESCBUSY, obj).with_detail(format!(
+                    "{attr} = {f} would no longer be valid ({}); change or unset it first",
+                    p.message
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One object's attributes as `list` shows them (also the unit of `--json` output).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Block {
+    /// `Server`, `Sched`, `Queue` or `Resource`.
+    pub kind: &'static str,
+    /// The object's name.
+    pub name: String,
+    /// Its attributes, in print order.
+    pub values: Vec<(&'static str, Value)>,
+}
+
+impl Block {
+    /// JSON form: `{"object": kind, "name": name, "attributes": {attr: "v" or ["v", ...]}}`.
+    pub fn to_json(&self) -> serde_json::Value {
+        let attrs: serde_json::Map<String, serde_json::Value> = self
+            .values
+            .iter()
+            .map(|(n, v)| {
+                let j = match v {
+                    Value::Single(s) => serde_json::Value::String(s.clone()),
+                    Value::List(items) => serde_json::Value::from(items.clone()),
+                };
+                (n.to_string(), j)
+            })
+            .collect();
+        serde_json::json!({"object": self.kind, "name": self.name, "attributes": attrs})
+    }
+}
+
+/// The objects a `list`/`print` request selects, with its attribute filter applied.
+pub fn select(st: &ServerState, cmd: &Command, host: &str) -> Result<Vec<Block>, Rejection> {
+    let Some(object) = cmd.object else {
+        return Ok(vec![]);
+    };
+    let filter: Vec<String> = cmd.attrs.iter().map(|a| a.name.clone()).collect();
+    let known: &[&str] = match object {
+        Object::Server => &attrs::SERVER_ATTRS,
+        Object::Sched => &attrs::SCHED_ATTRS,
+        Object::Queue => &attrs::QUEUE_ATTRS,
+        Object::Resource => &attrs::RESOURCE_ATTRS,
+    };
+    if filter.iter().any(|f| canonical(f, known).is_none()) {
+        return Err(reject(codes::NOATTR, &object_label(object, cmd)));
+    }
+    let block = |kind, name: &str, values| Block {
+        kind,
+        name: name.to_string(),
+        values: print::filtered(values, &filter),
+    };
+    let wanted = |n: &str| cmd.names.is_empty() || cmd.names.iter().any(|x| x == n);
+    match object {
+        Object::Server => {
+            check_singleton(object, cmd, host)?;
+            Ok(vec![block(
+                "Server",
+                host,
+                attrs::server_values(&st.server),
+            )])
+        }
+        Object::Sched => {
+            check_singleton(object, cmd, host)?;
+            Ok(vec![block(
+                "Sched",
+                "default",
+                attrs::sched_values(&st.sched),
+            )])
+        }
+        Object::Queue => {
+            if let Some(n) = cmd.names.iter().find(|n| !st.queues.contains_key(*n)) {
+                return Err(reject(codes::UNKQUE, n));
+            }
+            Ok(st
+                .queues
+                .iter()
+                .filter(|(n, _)| wanted(n))
+                .map(|(n, q)| block("Queue", n, attrs::queue_values(q)))
+                .collect())
+        }
+        Object::Resource => {
+            if let Some(n) = cmd
+                .names
+                .iter()
+                .find(|n| !st.resources.contains_key(*n) && !engine::is_builtin_resource(n))
+            {
+                return Err(reject(codes::UNKRESC, n));
+            }
+            let mut out: Vec<Block> = engine::builtin_resources()
+                .into_iter()
+                .filter(|(n, _)| wanted(n))
+                .map(|(n, kind)| block("Resource", &n, vec![("type", Value::Single(kind))]))
+                .collect();
+            out.extend(
+                st.resources
+                    .iter()
+                    .filter(|(n, _)| wanted(n))
+                    .map(|(n, def)| block("Resource", n, attrs::resource_values(def))),
+            );
+            Ok(out)
+        }
+    }
+}
+
+fn show(st: &ServerState, object: Object, cmd: &Command, host: &str) -> Result<String, Rejection> {
+    let blocks = select(st, cmd, host)?;
+    if cmd.verb == Verb::List {
+        return Ok(blocks
+            .iter()
+            .map(|b| print::list_block(b.kind, &b.name, &b.values))
+            .collect::<Vec<_>>()
+            .join("\n"));
+    }
+    let filter: Vec<String> = cmd.attrs.iter().map(|a| a.name.clone()).collect();
+    let mut out = String::new();
+    match object {
+        Object::Server => out = print::print_server(st, &filter),
+        Object::Sched => out = print::print_sched(st, &filter),
+        Object::Queue => print::print_queues(st, &cmd.names, &filter, &mut out),
+        Object::Resource => print::print_resources(st, &cmd.names, &mut out),
+    }
+    Ok(out)
+}

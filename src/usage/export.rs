@@ -1,0 +1,106 @@
+//! Export: write the store's usage where a real scheduler reads it — PBS's binary `usage` file
+//! (through `formats::pbs`) and a flux-accounting database's `job_usage` columns (through
+//! `formats::flux`).
+
+use super::error::UsageError;
+use super::store::{write_atomic, Usage};
+use crate::fairshare::{NodeKind, TreeSpec};
+use crate::formats::pbs::{write_usage_binary, PbsUsage};
+use std::collections::HashMap;
+use std::path::Path;
+
+/// PBS's view of the store: leaves with usage ≠ 1 and not named `unknown` (`rec_write_usage()`),
+/// with the store's `last_decay`.
+pub fn to_pbs_usage(usage: &Usage) -> PbsUsage {
+    let entries = usage
+        .entries()
+        .filter(|e| e.usage != 1.0 && e.name != crate::fairshare::tree::PBS_UNKNOWN)
+        .map(|e| (e.name.clone(), e.usage))
+        .collect();
+    PbsUsage {
+        version: 2,
+        last_decay: usage.last_decay,
+        entries,
+    }
+}
+
+/// Writes PBS's binary usage file atomically, keeping the old one as `<file>.bak` and creating
+/// `usage.touch` beside it when `touch` is set (as `pbsfs` does, so a running scheduler rereads it).
+pub fn write_pbs_usage(usage: &Usage, path: &Path, touch: bool) -> Result<usize, UsageError> {
+    let u = to_pbs_usage(usage);
+    if u.entries.iter().any(|(n, _)| n.len() >= 50) {
+        return Err(UsageError::Entity(
+            "an entity name is longer than PBS's 49-byte usage record".into(),
+        ));
+    }
+    if path.exists() {
+        let mut bak = path.as_os_str().to_owned();
+        bak.push(".bak");
+        std::fs::copy(path, &bak).map_err(|e| UsageError::io(path, e))?;
+    }
+    write_atomic(path, &write_usage_binary(&u))?;
+    if touch {
+        let t = path.with_file_name("usage.touch");
+        std::fs::write(&t, b"").map_err(|e| UsageError::io(&t, e))?;
+    }
+    Ok(u.entries.len())
+}
+
+/// The `(bank, user, usage)` rows for a flux database: each association's usage, and each bank's
+/// sum over its subtree (`calc_parent_bank_usage`), banks taken from the database's own tree.
+pub fn flux_rows(usage: &Usage, tree: &TreeSpec) -> Vec<(String, Option<String>, f64)> {
+    let mut rows = Vec::new();
+    let mut bank_total: HashMap<String, f64> = HashMap::new();
+    let parent_of: HashMap<&str, Option<&str>> = tree
+        .nodes
+        .iter()
+        .filter(|n| n.kind == NodeKind::Account)
+        .map(|n| (n.name.as_str(), n.parent.as_deref()))
+        .collect();
+    for e in usage.entries() {
+        let Some(bank) = &e.account else { continue };
+        rows.push((bank.clone(), Some(e.name.clone()), e.usage));
+        let mut at = Some(bank.as_str());
+        let mut guard = 0;
+        while let Some(b) = at {
+            *bank_total.entry(b.to_string()).or_insert(0.0) += e.usage;
+            at = parent_of.get(b).copied().flatten();
+            guard += 1;
+            if guard > parent_of.len() + 1 {
+                break;
+            }
+        }
+    }
+    let mut banks: Vec<_> = parent_of.keys().map(|b| b.to_string()).collect();
+    if !tree.root_name.is_empty() {
+        banks.push(tree.root_name.clone());
+        let all: f64 = usage
+            .entries()
+            .filter(|e| e.account.is_some())
+            .map(|e| e.usage)
+            .sum();
+        bank_total.insert(tree.root_name.clone(), all);
+    }
+    banks.sort();
+    banks.dedup();
+    for b in banks {
+        let total = bank_total.get(&b).copied().unwrap_or(0.0);
+        rows.push((b, None, total));
+    }
+    rows
+}
+
+/// Writes the associations' and banks' `job_usage` into a flux-accounting database (one
+/// transaction; nothing written if an association is missing).
+pub fn write_flux_usage(usage: &Usage, db: &Path) -> Result<usize, UsageError> {
+    let tree = crate::formats::flux::read_db(db).map_err(|e| UsageError::Input {
+        path: db.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    let rows = flux_rows(usage, &tree);
+    crate::formats::flux::write_usage(db, &rows).map_err(|e| UsageError::Input {
+        path: db.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    Ok(rows.len())
+}

@@ -1,0 +1,165 @@
+//! The ledger of already-charged jobs, `usage.ledger` in the home: one line per job,
+//! `source<TAB>id<TAB>end<TAB>entity<TAB>account<TAB>charge` (account `-` when none). It is
+//! append-only; `usage.toml` records how many bytes of it are committed, so a crash between the
+//! append and the store's atomic rename leaves an uncommitted tail that is ignored and cut off.
+
+use super::error::UsageError;
+use super::job::{fingerprint, FinishedJob, Source};
+use std::collections::HashSet;
+use std::fmt::Write as _;
+use std::fs::OpenOptions;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+/// Charged-job fingerprints plus the lines not yet written.
+#[derive(Debug, Default)]
+pub struct Ledger {
+    seen: HashSet<u128>,
+    pending: String,
+    pending_jobs: u64,
+}
+
+impl Ledger {
+    /// Reads the first `committed` bytes of the ledger file (missing file = empty ledger).
+    pub fn load(path: &Path, committed: u64) -> Result<Ledger, UsageError> {
+        let mut ledger = Ledger::default();
+        if committed == 0 {
+            return Ok(ledger);
+        }
+        let f = std::fs::File::open(path).map_err(|e| UsageError::io(path, e))?;
+        let mut text = String::new();
+        f.take(committed)
+            .read_to_string(&mut text)
+            .map_err(|e| UsageError::io(path, e))?;
+        if (text.len() as u64) < committed {
+            return Err(store_err(
+                path,
+                "ledger is shorter than the store says; it was truncated",
+            ));
+        }
+        ledger.seen.reserve(text.len() / 48);
+        for (n, line) in text.lines().enumerate() {
+            let mut f = line.split('\t');
+            let (Some(src), Some(id), Some(end)) = (f.next(), f.next(), f.next()) else {
+                return Err(store_err(path, &format!("line {}: bad ledger line", n + 1)));
+            };
+            let (Some(src), Ok(end)) = (Source::parse(src), end.parse::<i64>()) else {
+                return Err(store_err(path, &format!("line {}: bad ledger line", n + 1)));
+            };
+            ledger.seen.insert(fingerprint(src, id, end));
+        }
+        Ok(ledger)
+    }
+
+    /// True (and remembered) when the job was not charged before; false for a repeat.
+    pub fn admit(&mut self, job: &FinishedJob) -> bool {
+        if !self.seen.insert(fingerprint(job.source, &job.id, job.end)) {
+            return false;
+        }
+        let _ = writeln!(
+            self.pending,
+            "{}\t{}\t{}\t{}\t{}\t{}",
+            job.source.name(),
+            job.id,
+            job.end,
+            clean(&job.entity),
+            job.account.as_deref().map_or("-".into(), clean),
+            job.charge
+        );
+        self.pending_jobs += 1;
+        true
+    }
+
+    /// Jobs known to the ledger (committed and pending).
+    pub fn len(&self) -> usize {
+        self.seen.len()
+    }
+
+    /// True when no job was ever charged.
+    pub fn is_empty(&self) -> bool {
+        self.seen.is_empty()
+    }
+
+    /// Jobs admitted since load.
+    pub fn pending_jobs(&self) -> u64 {
+        self.pending_jobs
+    }
+
+    /// Cuts the file to `committed` bytes (dropping any uncommitted tail), appends the pending
+    /// lines and syncs. Returns the new committed length, to store in `usage.toml`.
+    pub fn append(&mut self, path: &Path, committed: u64) -> Result<u64, UsageError> {
+        if self.pending.is_empty() {
+            return Ok(committed);
+        }
+        let mut f = OpenOptions::new()
+            .create(true)
+            .write(true)
+            .truncate(false)
+            .open(path)
+            .map_err(|e| UsageError::io(path, e))?;
+        f.set_len(committed).map_err(|e| UsageError::io(path, e))?;
+        use std::io::Seek;
+        f.seek(std::io::SeekFrom::Start(committed))
+            .map_err(|e| UsageError::io(path, e))?;
+        f.write_all(self.pending.as_bytes())
+            .and_then(|_| f.sync_data())
+            .map_err(|e| UsageError::io(path, e))?;
+        let len = committed + self.pending.len() as u64;
+        self.pending.clear();
+        Ok(len)
+    }
+}
+
+fn clean(s: &str) -> String {
+    s.replace(['\t', '\n', '\r'], " ")
+}
+
+fn store_err(path: &Path, message: &str) -> UsageError {
+    UsageError::Store {
+        path: PathBuf::from(path),
+        message: message.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(id: &str, end: i64) -> FinishedJob {
+        FinishedJob {
+            source: Source::Pbs,
+            id: id.into(),
+            end,
+            entity: "alice".into(),
+            account: None,
+            charge: 10.0,
+        }
+    }
+
+    #[test]
+    fn admits_once_and_survives_reload_and_crash_tail() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("usage.ledger");
+        let mut l = Ledger::load(&p, 0).unwrap();
+        assert!(l.admit(&job("1.s", 5)));
+        assert!(!l.admit(&job("1.s", 5)));
+        assert!(l.admit(&job("1.s", 6)));
+        let committed = l.append(&p, 0).unwrap();
+        // an uncommitted tail from a crash
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&p)
+            .unwrap()
+            .write_all(b"pbs\t9.s\t1\tx\t-\t1\n")
+            .unwrap();
+        let mut l2 = Ledger::load(&p, committed).unwrap();
+        assert_eq!(l2.len(), 2);
+        assert!(!l2.admit(&job("1.s", 6)));
+        assert!(l2.admit(&job("9.s", 1)));
+        let c2 = l2.append(&p, committed).unwrap();
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert_eq!(text.len() as u64, c2);
+        assert_eq!(text.lines().count(), 3);
+        assert!(Ledger::load(&p, c2 + 10).is_err());
+    }
+}

@@ -1,0 +1,448 @@
+//! PBS accounting logs: `E` (job end) records of `date;E;jobid;key=value ...` lines, in a file or a
+//! directory of daily files. Streaming over bytes with one reused buffer; only the entity, `end`,
+//! and the resources the charge reads are converted.
+
+use super::charge::{clamp_charge, Charge};
+use super::error::{Malformed, UsageError};
+use super::job::{FinishedJob, Source};
+use super::units::{parse_f64, pbs_log_date, pbs_value};
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+
+/// PBS's `fairshare_entity`: which job attribute names the fair-share entity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FairshareEntity {
+    /// `euser` (default): the record's `user=`.
+    #[default]
+    Euser,
+    /// `egroup`: `group=`.
+    Egroup,
+    /// `Account_Name`: `account=`.
+    AccountName,
+    /// `queue`: `queue=`.
+    Queue,
+    /// `egroup:euser`: `group:user`.
+    EgroupEuser,
+}
+
+impl std::str::FromStr for FairshareEntity {
+    type Err = String;
+    /// PBS's allowed values, with its message for anything else.
+    fn from_str(s: &str) -> Result<Self, String> {
+        Ok(match s {
+            "euser" => FairshareEntity::Euser,
+            "egroup" => FairshareEntity::Egroup,
+            "Account_Name" => FairshareEntity::AccountName,
+            "queue" => FairshareEntity::Queue,
+            "egroup:euser" => FairshareEntity::EgroupEuser,
+            _ => {
+                return Err(format!(
+                    "fairshare_entity {s} is erroneous (or deprecated)."
+                ))
+            }
+        })
+    }
+}
+
+/// Counts of one read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ReadStats {
+    /// Bytes read.
+    pub bytes: u64,
+    /// Lines read.
+    pub lines: u64,
+    /// Finished-job records passed on.
+    pub jobs: u64,
+    /// Malformed records skipped.
+    pub malformed: u64,
+    /// Jobs whose charge failed to evaluate (charged 0, as PBS does).
+    pub eval_errors: u64,
+}
+
+impl std::ops::AddAssign for ReadStats {
+    fn add_assign(&mut self, o: Self) {
+        self.bytes += o.bytes;
+        self.lines += o.lines;
+        self.jobs += o.jobs;
+        self.malformed += o.malformed;
+        self.eval_errors += o.eval_errors;
+    }
+}
+
+/// Reads `E` records and charges them with a `Charge`.
+pub struct PbsLogReader<'c> {
+    entity: FairshareEntity,
+    charge: &'c dyn Charge,
+    used: Vec<Option<f64>>,
+    req: Vec<Option<f64>>,
+    values: Vec<f64>,
+}
+
+/// Per-record attributes of interest, borrowed from the line.
+#[derive(Default)]
+struct Attrs<'a> {
+    user: Option<&'a [u8]>,
+    group: Option<&'a [u8]>,
+    account: Option<&'a [u8]>,
+    queue: Option<&'a [u8]>,
+    end: Option<&'a [u8]>,
+}
+
+impl<'c> PbsLogReader<'c> {
+    /// A reader charging with `charge` and naming entities per `entity`.
+    pub fn new(entity: FairshareEntity, charge: &'c dyn Charge) -> Self {
+        let n = charge.keywords().len();
+        PbsLogReader {
+            entity,
+            charge,
+            used: vec![None; n],
+            req: vec![None; n],
+            values: vec![0.0; n],
+        }
+    }
+
+    /// Reads a log file, or every regular, non-hidden file of a directory in name order (PBS
+    /// writes one file per day, named `YYYYMMDD`).
+    pub fn read_path(
+        &mut self,
+        path: &Path,
+        sink: &mut dyn FnMut(FinishedJob),
+        malformed: &mut Vec<Malformed>,
+    ) -> Result<ReadStats, UsageError> {
+        let mut stats = ReadStats::default();
+        for file in expand_inputs(path)? {
+            let f = File::open(&file).map_err(|e| UsageError::io(&file, e))?;
+            let mut r = BufReader::with_capacity(1 << 20, f);
+            stats += self.read(&mut r, &file, sink, malformed)?;
+        }
+        Ok(stats)
+    }
+
+    /// Reads one log stream; `file` names it in malformed-record reports.
+    pub fn read(
+        &mut self,
+        r: &mut dyn BufRead,
+        file: &Path,
+        sink: &mut dyn FnMut(FinishedJob),
+        malformed: &mut Vec<Malformed>,
+    ) -> Result<ReadStats, UsageError> {
+        let mut stats = ReadStats::default();
+        let mut buf = Vec::with_capacity(4096);
+        loop {
+            buf.clear();
+            let n = r
+                .read_until(b'\n', &mut buf)
+                .map_err(|e| UsageError::io(file, e))?;
+            if n == 0 {
+                break;
+            }
+            stats.bytes += n as u64;
+            stats.lines += 1;
+            let mut line = buf.as_slice();
+            while let Some((last, rest)) = line.split_last() {
+                if *last == b'\n' || *last == b'\r' {
+                    line = rest;
+                } else {
+                    break;
+                }
+            }
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            match self.line(line, &mut stats) {
+                Ok(Some(job)) => {
+                    stats.jobs += 1;
+                    sink(job);
+                }
+                Ok(None) => {}
+                Err(message) => {
+                    stats.malformed += 1;
+                    malformed.push(Malformed {
+                        file: file.to_path_buf(),
+                        line: stats.lines,
+                        message,
+                    });
+                }
+            }
+        }
+        Ok(stats)
+    }
+
+    /// One line: `Ok(None)` for a well-formed non-`E` record.
+    fn line(&mut self, line: &[u8], stats: &mut ReadStats) -> Result<Option<FinishedJob>, String> {
+        let mut parts = line.splitn(4, |c| *c == b';');
+        let date = parts.next().unwrap_or_default();
+        let (Some(kind), Some(id)) = (parts.next(), parts.next()) else {
+            return Err("not a PBS accounting record (expected `date;type;id;message`)".into());
+        };
+        let Some(date) = pbs_log_date(date) else {
+            return Err(format!(
+                "bad record date `{}` (expected MM/DD/YYYY HH:MM:SS)",
+                String::from_utf8_lossy(date)
+            ));
+        };
+        if kind != b"E" {
+            return Ok(None);
+        }
+        let msg = parts.next().unwrap_or_default();
+        let id = std::str::from_utf8(id)
+            .ok()
+            .filter(|s| !s.is_empty() && !s.bytes().any(|c| c.is_ascii_whitespace()))
+            .ok_or("bad job id")?;
+        self.used.iter_mut().for_each(|v| *v = None);
+        self.req.iter_mut().for_each(|v| *v = None);
+        let attrs = self.attrs(msg)?;
+        let end = match attrs.end {
+            Some(e) => parse_f64(e)
+                .filter(|x| x.fract() == 0.0)
+                .map(|x| x as i64)
+                .ok_or_else(|| format!("bad end time `{}`", String::from_utf8_lossy(e)))?,
+            None => date,
+        };
+        let entity = self.entity_name(&attrs)?;
+        for (i, v) in self.values.iter_mut().enumerate() {
+            *v = self.used[i].or(self.req[i]).unwrap_or(0.0);
+        }
+        let charge = match self.charge.charge(&self.values) {
+            Ok(c) => clamp_charge(c),
+            Err(_) => {
+                stats.eval_errors += 1;
+                0.0
+            }
+        };
+        Ok(Some(FinishedJob {
+            source: Source::Pbs,
+            id: id.to_string(),
+            end,
+            entity,
+            account: None,
+            charge,
+        }))
+    }
+
+    fn attrs<'a>(&mut self, msg: &'a [u8]) -> Result<Attrs<'a>, String> {
+        let mut a = Attrs::default();
+        let mut rest = msg;
+        while !rest.is_empty() {
+            // skip separators
+            let start = rest.iter().position(|c| *c != b' ').unwrap_or(rest.len());
+            rest = &rest[start..];
+            if rest.is_empty() {
+                break;
+            }
+            let eq = rest.iter().position(|c| *c == b'=' || *c == b' ');
+            let Some(eq) = eq.filter(|i| rest[*i] == b'=') else {
+                let end = rest.iter().position(|c| *c == b' ').unwrap_or(rest.len());
+                return Err(format!(
+                    "attribute `{}` has no value",
+                    String::from_utf8_lossy(&rest[..end])
+                ));
+            };
+            let key = &rest[..eq];
+            let after = &rest[eq + 1..];
+            let (value, next) = if after.first() == Some(&b'"') {
+                let close = after[1..].iter().position(|c| *c == b'"').ok_or_else(|| {
+                    format!("unterminated quote in `{}`", String::from_utf8_lossy(key))
+                })?;
+                (&after[1..1 + close], &after[(close + 2).min(after.len())..])
+            } else {
+                let end = after.iter().position(|c| *c == b' ').unwrap_or(after.len());
+                (&after[..end], &after[end..])
+            };
+            rest = next;
+            self.take(key, value, &mut a)?;
+        }
+        Ok(a)
+    }
+
+    fn take<'a>(&mut self, key: &[u8], value: &'a [u8], a: &mut Attrs<'a>) -> Result<(), String> {
+        match key {
+            b"user" => a.user = Some(value),
+            b"group" => a.group = Some(value),
+            b"account" => a.account = Some(value),
+            b"queue" => a.queue = Some(value),
+            b"end" => a.end = Some(value),
+            _ => {
+                let (slot_of, used) = if let Some(r) = key.strip_prefix(b"resources_used.") {
+                    (r, true)
+                } else if let Some(r) = key.strip_prefix(b"Resource_List.") {
+                    (r, false)
+                } else {
+                    return Ok(());
+                };
+                if let Some(i) = self
+                    .charge
+                    .keywords()
+                    .iter()
+                    .position(|k| k.as_bytes() == slot_of)
+                {
+                    let v = pbs_value(value).ok_or_else(|| {
+                        format!(
+                            "bad value `{}` for {}",
+                            String::from_utf8_lossy(value),
+                            String::from_utf8_lossy(key)
+                        )
+                    })?;
+                    if used {
+                        self.used[i] = Some(v);
+                    } else {
+                        self.req[i] = Some(v);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn entity_name(&self, a: &Attrs<'_>) -> Result<String, String> {
+        let text = |v: &[u8]| -> Result<String, String> {
+            std::str::from_utf8(v)
+                .ok()
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+                .ok_or_else(|| "empty or non-UTF-8 entity name".to_string())
+        };
+        let group_user = || -> Result<String, String> {
+            match (a.group, a.user) {
+                (Some(g), Some(u)) => Ok(format!("{}:{}", text(g)?, text(u)?)),
+                _ => Err("E record without user= and group=".into()),
+            }
+        };
+        match self.entity {
+            FairshareEntity::Euser => text(a.user.ok_or("E record without user=")?),
+            FairshareEntity::Egroup => text(a.group.ok_or("E record without group=")?),
+            // A job without the attribute falls back to egroup:euser, as PBS names such entities.
+            FairshareEntity::AccountName => a.account.map_or_else(group_user, text),
+            FairshareEntity::Queue => a.queue.map_or_else(group_user, text),
+            FairshareEntity::EgroupEuser => group_user(),
+        }
+    }
+}
+
+/// A file is itself; a directory is its regular, non-hidden files in name order.
+pub fn expand_inputs(path: &Path) -> Result<Vec<PathBuf>, UsageError> {
+    let meta = std::fs::metadata(path).map_err(|e| UsageError::io(path, e))?;
+    if !meta.is_dir() {
+        return Ok(vec![path.to_path_buf()]);
+    }
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(path).map_err(|e| UsageError::io(path, e))? {
+        let entry = entry.map_err(|e| UsageError::io(path, e))?;
+        let p = entry.path();
+        let hidden = entry.file_name().to_string_lossy().starts_with('.');
+        if !hidden && p.is_file() {
+            files.push(p);
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::usage::charge::ResourceCharge;
+
+    const LOG: &str = "\
+04/13/2024 10:00:00;Q;101.srv;queue=workq
+04/13/2024 11:00:00;E;101.srv;user=alice group=users project=_pbs_project_default jobname=\"my job\" queue=workq ctime=1713000000 start=1713002400 end=1713006000 Exit_status=0 Resource_List.ncpus=2 Resource_List.walltime=02:00:00 resources_used.cput=01:30:00 resources_used.mem=300kb resources_used.walltime=00:50:00 run_count=1
+04/13/2024 11:05:00;E;102.srv;user=bob group=staff account=proj1 queue=long Resource_List.ncpus=4 Resource_List.walltime=01:00:00 resources_used.walltime=00:10:00
+garbage without separators
+04/13/2024 11:06:00;E;103.srv;user=carol group=users resources_used.cput=abc
+";
+
+    fn read(entity: FairshareEntity, res: &str) -> (Vec<FinishedJob>, Vec<Malformed>, ReadStats) {
+        let c = ResourceCharge::new(res);
+        let mut r = PbsLogReader::new(entity, &c);
+        let mut jobs = Vec::new();
+        let mut bad = Vec::new();
+        let stats = r
+            .read(
+                &mut LOG.as_bytes(),
+                Path::new("20240413"),
+                &mut |j| jobs.push(j),
+                &mut bad,
+            )
+            .unwrap();
+        (jobs, bad, stats)
+    }
+
+    #[test]
+    fn charges_cput_and_reports_bad_lines() {
+        let (jobs, bad, stats) = read(FairshareEntity::Euser, "cput");
+        assert_eq!(jobs.len(), 2);
+        assert_eq!(
+            (jobs[0].id.as_str(), jobs[0].entity.as_str()),
+            ("101.srv", "alice")
+        );
+        assert_eq!(jobs[0].charge, 5400.0);
+        assert_eq!(jobs[0].end, 1_713_006_000);
+        // no cput used or requested: 0, as PBS binds an unrequested resource
+        assert_eq!(jobs[1].charge, 0.0);
+        assert_eq!(jobs[1].end, 1_712_966_400 + 11 * 3600 + 300);
+        assert_eq!(bad.len(), 2);
+        assert_eq!(bad[0].line, 4);
+        assert_eq!(bad[1].line, 5);
+        assert!(
+            bad[1]
+                .to_string()
+                .starts_with("20240413:5: bad value `abc`"),
+            "{}",
+            bad[1]
+        );
+        assert_eq!(stats.malformed, 2);
+        assert_eq!(stats.lines, 5);
+    }
+
+    #[test]
+    fn used_preferred_then_requested() {
+        let (jobs, _, _) = read(FairshareEntity::Euser, "walltime");
+        assert_eq!(jobs[0].charge, 3000.0);
+        assert_eq!(jobs[1].charge, 600.0);
+        let (jobs, _, _) = read(FairshareEntity::Euser, "ncpus");
+        assert_eq!(jobs[0].charge, 2.0);
+        assert_eq!(jobs[1].charge, 4.0);
+        let (jobs, _, _) = read(FairshareEntity::Euser, "mem");
+        assert_eq!(jobs[0].charge, 300.0);
+    }
+
+    #[test]
+    fn entity_choices() {
+        let names = |e| {
+            read(e, "cput")
+                .0
+                .into_iter()
+                .map(|j| j.entity)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(names(FairshareEntity::Egroup), ["users", "staff"]);
+        assert_eq!(
+            names(FairshareEntity::AccountName),
+            ["users:alice", "proj1"]
+        );
+        assert_eq!(names(FairshareEntity::Queue), ["workq", "long"]);
+        assert_eq!(
+            names(FairshareEntity::EgroupEuser),
+            ["users:alice", "staff:bob"]
+        );
+        assert!("Account_Name".parse::<FairshareEntity>().is_ok());
+        assert_eq!(
+            "user".parse::<FairshareEntity>(),
+            Err("fairshare_entity user is erroneous (or deprecated).".into())
+        );
+    }
+
+    #[test]
+    fn never_panics_on_odd_lines() {
+        let c = ResourceCharge::new("cput");
+        let mut r = PbsLogReader::new(FairshareEntity::Euser, &c);
+        let odd = "04/13/2024 11:00:00;E;1;user=\"x\n04/13/2024 11:00:00;E;;user=a\n04/13/2024 11:00:00;E;2;=\n;;;\n\u{ff}\n04/13/2024 11:00:00;E;3;user=a end=1.5\n04/13/2024 11:00:00;E;4;user\n";
+        let mut bad = Vec::new();
+        let s = r
+            .read(&mut odd.as_bytes(), Path::new("x"), &mut |_| {}, &mut bad)
+            .unwrap();
+        assert_eq!(s.jobs, 0);
+        assert_eq!(bad.len(), 7);
+    }
+}

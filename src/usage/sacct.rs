@@ -1,0 +1,363 @@
+//! Slurm `sacct -P` output (`|`-separated, with a header of `--format` columns): each finished
+//! job (not its steps) charged billable TRES × elapsed seconds, as Slurm accrues usage
+//! (slurm.md §5): with `TRESBillingWeights` B = Σ wᵢ·tresᵢ, else the row's `billing=` TRES, else
+//! AllocCPUS.
+
+use super::decay::calendar::parse_iso;
+use super::error::{Malformed, UsageError};
+use super::job::{FinishedJob, Source};
+use super::pbs_log::ReadStats;
+use super::units::slurm_duration;
+use std::io::BufRead;
+use std::path::Path;
+
+/// A partition's `TRESBillingWeights`, e.g. `CPU=1.0,Mem=0.25G,GRES/gpu=2.0`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct BillingWeights {
+    /// (lower-case TRES name, weight per base unit; memory's base unit is the MB).
+    weights: Vec<(String, f64)>,
+}
+
+impl std::str::FromStr for BillingWeights {
+    type Err = String;
+    /// Parses Slurm's syntax; a memory weight may carry a unit (`0.25G` = per GB).
+    fn from_str(s: &str) -> Result<Self, String> {
+        let mut weights = Vec::new();
+        for item in s.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+            let (name, w) = item
+                .split_once('=')
+                .ok_or_else(|| format!("TRESBillingWeights: `{item}` is not NAME=WEIGHT"))?;
+            let name = name.trim().to_ascii_lowercase();
+            let (num, per_mb) = match w.trim().char_indices().last() {
+                Some((i, c)) if c.is_ascii_alphabetic() => (&w.trim()[..i], mem_unit_mb(c)),
+                _ => (w.trim(), Some(1.0)),
+            };
+            let per_mb =
+                per_mb.ok_or_else(|| format!("TRESBillingWeights: bad unit in `{item}`"))?;
+            let x: f64 = num
+                .parse()
+                .ok()
+                .filter(|x: &f64| x.is_finite())
+                .ok_or_else(|| format!("TRESBillingWeights: bad weight in `{item}`"))?;
+            weights.push((name, x / per_mb));
+        }
+        Ok(BillingWeights { weights })
+    }
+}
+
+fn mem_unit_mb(c: char) -> Option<f64> {
+    Some(match c.to_ascii_uppercase() {
+        'K' => 1.0 / 1024.0,
+        'M' => 1.0,
+        'G' => 1024.0,
+        'T' => 1024.0 * 1024.0,
+        'P' => 1024.0 * 1024.0 * 1024.0,
+        _ => return None,
+    })
+}
+
+/// One TRES value from AllocTRES (`mem=60G` → MB; others plain counts).
+fn tres_value(name: &str, v: &str) -> Option<f64> {
+    if name == "mem" {
+        if let Some((i, c)) = v
+            .char_indices()
+            .last()
+            .filter(|(_, c)| c.is_ascii_alphabetic())
+        {
+            return Some(v[..i].parse::<f64>().ok()? * mem_unit_mb(c)?);
+        }
+    }
+    v.parse::<f64>().ok()
+}
+
+impl BillingWeights {
+    /// True when no weights are configured.
+    pub fn is_empty(&self) -> bool {
+        self.weights.is_empty()
+    }
+
+    /// B = Σ wᵢ·tresᵢ over an AllocTRES string (`cpu=16,mem=60G,node=1,billing=16`).
+    pub fn billable(&self, alloc_tres: &str) -> Option<f64> {
+        let mut b = 0.0;
+        for item in alloc_tres.split(',').filter(|i| !i.is_empty()) {
+            let (name, v) = item.split_once('=')?;
+            let name = name.to_ascii_lowercase();
+            let v = tres_value(&name, v)?;
+            if let Some((_, w)) = self.weights.iter().find(|(n, _)| *n == name) {
+                b += w * v;
+            }
+        }
+        Some(b)
+    }
+}
+
+/// Column positions found in the header.
+struct Columns {
+    id: usize,
+    user: usize,
+    account: Option<usize>,
+    end: usize,
+    start: Option<usize>,
+    elapsed: Option<usize>,
+    elapsed_raw: Option<usize>,
+    tres: Option<usize>,
+    cpus: Option<usize>,
+    state: Option<usize>,
+}
+
+impl Columns {
+    fn from_header(h: &str) -> Result<Columns, String> {
+        let names: Vec<String> = h
+            .split('|')
+            .map(|c| c.trim().to_ascii_lowercase())
+            .collect();
+        let find = |n: &str| names.iter().position(|c| c == n);
+        let need = |n: &str| {
+            find(n).ok_or_else(|| format!("sacct header has no {n} column (use sacct -P --format=JobID,User,Account,Start,End,Elapsed,AllocCPUS,AllocTRES,State)"))
+        };
+        let c = Columns {
+            id: find("jobidraw").map_or_else(|| need("jobid"), Ok)?,
+            user: need("user")?,
+            account: find("account"),
+            end: need("end")?,
+            start: find("start"),
+            elapsed: find("elapsed"),
+            elapsed_raw: find("elapsedraw"),
+            tres: find("alloctres"),
+            cpus: find("alloccpus").or_else(|| find("ncpus")),
+            state: find("state"),
+        };
+        if c.elapsed.is_none() && c.elapsed_raw.is_none() && c.start.is_none() {
+            return Err("sacct header needs Elapsed, ElapsedRaw or Start".into());
+        }
+        if c.tres.is_none() && c.cpus.is_none() {
+            return Err("sacct header needs AllocTRES or AllocCPUS".into());
+        }
+        Ok(c)
+    }
+}
+
+/// Reads `sacct -P` output; `file` names it in reports.
+pub fn read_sacct(
+    r: &mut dyn BufRead,
+    file: &Path,
+    weights: &BillingWeights,
+    sink: &mut dyn FnMut(FinishedJob),
+    malformed: &mut Vec<Malformed>,
+) -> Result<ReadStats, UsageError> {
+    let mut stats = ReadStats::default();
+    let mut cols: Option<Columns> = None;
+    let mut line = String::new();
+    loop {
+        line.clear();
+        let n = r
+            .read_line(&mut line)
+            .map_err(|e| UsageError::io(file, e))?;
+        if n == 0 {
+            break;
+        }
+        stats.bytes += n as u64;
+        stats.lines += 1;
+        let text = line.trim_end_matches(['\n', '\r']);
+        if text.trim().is_empty() {
+            continue;
+        }
+        let Some(c) = &cols else {
+            cols = Some(
+                Columns::from_header(text).map_err(|message| UsageError::Input {
+                    path: file.to_path_buf(),
+                    message,
+                })?,
+            );
+            continue;
+        };
+        match row(c, text, weights) {
+            Ok(Some(job)) => {
+                stats.jobs += 1;
+                sink(job);
+            }
+            Ok(None) => {}
+            Err(message) => {
+                stats.malformed += 1;
+                malformed.push(Malformed {
+                    file: file.to_path_buf(),
+                    line: stats.lines,
+                    message,
+                });
+            }
+        }
+    }
+    Ok(stats)
+}
+
+fn row(c: &Columns, text: &str, weights: &BillingWeights) -> Result<Option<FinishedJob>, String> {
+    let f: Vec<&str> = text.split('|').collect();
+    let get = |i: usize| {
+        f.get(i)
+            .copied()
+            .ok_or_else(|| format!("row has {} fields, fewer than the header", f.len()))
+    };
+    let id = get(c.id)?.trim();
+    if id.is_empty() {
+        return Err("empty JobID".into());
+    }
+    if id.contains('.') {
+        return Ok(None); // a job step: its job's row carries the charge
+    }
+    if let Some(s) = c.state {
+        let state = get(s)?;
+        if ["RUNNING", "PENDING", "REQUEUED", "RESIZING", "SUSPENDED"]
+            .iter()
+            .any(|x| state.starts_with(x))
+        {
+            return Ok(None); // not finished yet
+        }
+    }
+    let end_s = get(c.end)?.trim();
+    if matches!(end_s, "Unknown" | "None" | "") {
+        return Ok(None);
+    }
+    let end = parse_iso(end_s).ok_or_else(|| format!("bad End `{end_s}`"))?;
+    let user = get(c.user)?.trim();
+    if user.is_empty() {
+        return Err("empty User".into());
+    }
+    let account = match c.account {
+        Some(a) => Some(get(a)?.trim())
+            .filter(|a| !a.is_empty())
+            .map(str::to_string),
+        None => None,
+    };
+    let seconds = if let Some(i) = c.elapsed_raw {
+        let v = get(i)?;
+        v.trim()
+            .parse::<f64>()
+            .map_err(|_| format!("bad ElapsedRaw `{v}`"))?
+    } else if let Some(i) = c.elapsed {
+        let v = get(i)?;
+        slurm_duration(v).ok_or_else(|| format!("bad Elapsed `{v}`"))?
+    } else {
+        let s = c.start.map(get).transpose()?.unwrap_or_default();
+        let start = parse_iso(s.trim()).ok_or_else(|| format!("bad Start `{s}`"))?;
+        (end - start).max(0) as f64
+    };
+    let tres = c
+        .tres
+        .map(get)
+        .transpose()?
+        .map(str::trim)
+        .filter(|t| !t.is_empty());
+    let billable = if !weights.is_empty() {
+        let t = tres.ok_or("TRESBillingWeights given but the row has no AllocTRES")?;
+        weights
+            .billable(t)
+            .ok_or_else(|| format!("bad AllocTRES `{t}`"))?
+    } else if let Some(b) = tres.and_then(|t| {
+        t.split(',')
+            .find_map(|i| i.strip_prefix("billing="))
+            .and_then(|v| v.parse::<f64>().ok())
+    }) {
+        b
+    } else if let Some(i) = c.cpus {
+        let v = get(i)?;
+        v.trim()
+            .parse::<f64>()
+            .map_err(|_| format!("bad AllocCPUS `{v}`"))?
+    } else {
+        let t = tres.unwrap_or_default();
+        t.split(',')
+            .find_map(|i| i.strip_prefix("cpu="))
+            .and_then(|v| v.parse::<f64>().ok())
+            .ok_or_else(|| format!("no cpu count in AllocTRES `{t}`"))?
+    };
+    Ok(Some(FinishedJob {
+        source: Source::Slurm,
+        id: id.to_string(),
+        end,
+        entity: user.to_string(),
+        account,
+        charge: billable * seconds,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use approx::assert_relative_eq;
+
+    #[test]
+    fn billing_weights_doc_example() {
+        // slurm.md §5: CPU=1.0,Mem=0.25G: 1 CPU + 60 GiB -> 16; 16 CPU + 1 GiB -> 16.25; 16 + 60 -> 31.
+        let w: BillingWeights = "CPU=1.0,Mem=0.25G".parse().unwrap();
+        assert_relative_eq!(
+            w.billable("cpu=1,mem=60G,node=1").unwrap(),
+            16.0,
+            epsilon = 1e-12
+        );
+        assert_relative_eq!(
+            w.billable("cpu=16,mem=1G,node=1").unwrap(),
+            16.25,
+            epsilon = 1e-12
+        );
+        assert_relative_eq!(
+            w.billable("cpu=16,mem=61440M,node=1").unwrap(),
+            31.0,
+            epsilon = 1e-12
+        );
+        assert!("CPU".parse::<BillingWeights>().is_err());
+        assert!("Mem=1Q".parse::<BillingWeights>().is_err());
+    }
+
+    const SACCT: &str = "JobID|User|Account|Start|End|Elapsed|AllocCPUS|AllocTRES|State
+100|alice|physics|2024-04-13T10:00:00|2024-04-13T11:00:00|01:00:00|4|billing=4,cpu=4,mem=8G,node=1|COMPLETED
+100.batch||physics|2024-04-13T10:00:00|2024-04-13T11:00:00|01:00:00|4|cpu=4,mem=8G,node=1|COMPLETED
+101|bob|chem|2024-04-13T10:00:00|Unknown|00:30:00|2|cpu=2|RUNNING
+102|bob|chem|2024-04-13T10:00:00|2024-04-14T10:00:00|1-00:00:00|2|cpu=2,mem=1G|FAILED
+103|carol|chem|2024-04-13T10:00:00|2024-04-13T10:00:10|zz|1|cpu=1|COMPLETED
+";
+
+    #[test]
+    fn reads_jobs_skips_steps_and_running_reports_bad_rows() {
+        let mut jobs = Vec::new();
+        let mut bad = Vec::new();
+        let s = read_sacct(
+            &mut SACCT.as_bytes(),
+            Path::new("s.txt"),
+            &BillingWeights::default(),
+            &mut |j| jobs.push(j),
+            &mut bad,
+        )
+        .unwrap();
+        assert_eq!(jobs.len(), 2);
+        assert_eq!(jobs[0].charge, 4.0 * 3600.0);
+        assert_eq!(jobs[0].account.as_deref(), Some("physics"));
+        assert_eq!(jobs[1].charge, 2.0 * 86_400.0);
+        assert_eq!(bad.len(), 1);
+        assert_eq!(bad[0].line, 6);
+        assert_eq!(s.jobs, 2);
+        let w: BillingWeights = "CPU=1.0,Mem=0.25G".parse().unwrap();
+        jobs.clear();
+        read_sacct(
+            &mut SACCT.as_bytes(),
+            Path::new("s.txt"),
+            &w,
+            &mut |j| jobs.push(j),
+            &mut bad,
+        )
+        .unwrap();
+        assert_relative_eq!(jobs[0].charge, 6.0 * 3600.0, epsilon = 1e-9);
+    }
+
+    #[test]
+    fn header_without_needed_columns_is_an_error() {
+        let mut bad = Vec::new();
+        let e = read_sacct(
+            &mut "JobID|Account\n1|a\n".as_bytes(),
+            Path::new("s"),
+            &BillingWeights::default(),
+            &mut |_| {},
+            &mut bad,
+        );
+        assert!(e.unwrap_err().to_string().contains("no user column"));
+    }
+}

@@ -1,0 +1,496 @@
+//! `UsageStore`: per-entity usage, the time of the last decay and the decay settings, kept in
+//! `usage.toml` in the server home (human-readable; replaced atomically), with the job ledger
+//! `usage.ledger` beside it. `UsageHome` opens both under an exclusive lock (`usage.lock`).
+
+use super::decay::{FluxCase, ModelKind};
+use super::error::UsageError;
+use super::job::FinishedJob;
+use super::ledger::Ledger;
+use super::settings::UsageSettings;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The usage store's file name.
+pub const STORE_FILE: &str = "usage.toml";
+/// The ledger's file name.
+pub const LEDGER_FILE: &str = "usage.ledger";
+/// The lock file's name.
+pub const LOCK_FILE: &str = "usage.lock";
+
+/// One entity's usage. `account` is set for Slurm/flux associations.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Entry {
+    /// Entity (PBS) or user (Slurm, flux) name.
+    pub name: String,
+    /// Account/bank of a Slurm or flux association.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub account: Option<String>,
+    /// Raw (decayed) usage.
+    pub usage: f64,
+    /// flux half-life bins, period 0 first (flux model only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bins: Vec<f64>,
+}
+
+/// The whole store as kept in `usage.toml`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UsageStore {
+    /// Format version (1).
+    pub version: u32,
+    /// Epoch seconds of the last decay (None until the first record or decay).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_decay: Option<i64>,
+    /// Committed length of `usage.ledger` in bytes.
+    #[serde(default)]
+    pub ledger_bytes: u64,
+    /// Decay model and parameters.
+    #[serde(default)]
+    pub settings: UsageSettings,
+    /// Entities, sorted by (account, name).
+    #[serde(default, rename = "entity")]
+    pub entries: Vec<Entry>,
+}
+
+impl Default for UsageStore {
+    fn default() -> Self {
+        UsageStore {
+            version: 1,
+            last_decay: None,
+            ledger_bytes: 0,
+            settings: UsageSettings::default(),
+            entries: Vec::new(),
+        }
+    }
+}
+
+/// What a decay run did.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct DecayReport {
+    /// Periods (PBS, Slurm calc periods, flux half-lives) applied; 0 for none.
+    pub periods: u64,
+    /// The factor applied to every usage (PBS: before the floor); 1 for flux shifts.
+    pub factor: f64,
+    /// True when a Slurm reset boundary zeroed all usage.
+    pub reset: bool,
+    /// The new last-decay time.
+    pub last_decay: i64,
+}
+
+/// The in-memory key: the name alone, or `account` + U+001F + name for associations.
+fn key(account: Option<&str>, name: &str) -> String {
+    match account {
+        None => name.to_string(),
+        Some(a) => format!("{a}\u{1f}{name}"),
+    }
+}
+
+/// A usage store loaded for changes: entries indexed by (account, name).
+#[derive(Debug, Clone)]
+pub struct Usage {
+    /// Decay model and parameters.
+    pub settings: UsageSettings,
+    /// Epoch seconds of the last decay.
+    pub last_decay: Option<i64>,
+    /// Committed ledger length.
+    pub ledger_bytes: u64,
+    entries: HashMap<String, Entry>,
+}
+
+impl Usage {
+    /// From the file form.
+    pub fn from_store(s: UsageStore) -> Usage {
+        let entries = s
+            .entries
+            .into_iter()
+            .map(|e| (key(e.account.as_deref(), &e.name), e))
+            .collect();
+        Usage {
+            settings: s.settings,
+            last_decay: s.last_decay,
+            ledger_bytes: s.ledger_bytes,
+            entries,
+        }
+    }
+
+    /// To the file form.
+    pub fn to_store(&self) -> UsageStore {
+        UsageStore {
+            version: 1,
+            last_decay: self.last_decay,
+            ledger_bytes: self.ledger_bytes,
+            settings: self.settings.clone(),
+            entries: self.entries().cloned().collect(),
+        }
+    }
+
+    /// Entries in (account, name) order.
+    pub fn entries(&self) -> impl Iterator<Item = &Entry> {
+        let mut v: Vec<&Entry> = self.entries.values().collect();
+        v.sort_by(|a, b| (&a.account, &a.name).cmp(&(&b.account, &b.name)));
+        v.into_iter()
+    }
+
+    /// The usage of an entity, or the model's base usage (PBS 1, others 0) if never charged.
+    pub fn usage_of(&self, account: Option<&str>, name: &str) -> f64 {
+        self.entries
+            .get(&key(account, name))
+            .map_or(self.settings.model.base_usage(), |e| e.usage)
+    }
+
+    fn entry(&mut self, account: Option<&str>, name: &str) -> &mut Entry {
+        let model = self.settings.model;
+        let bins = if model == ModelKind::Flux {
+            self.settings.flux().map(|f| f.bins()).unwrap_or(4)
+        } else {
+            0
+        };
+        self.entries
+            .entry(key(account, name))
+            .or_insert_with(|| Entry {
+                name: name.to_string(),
+                account: account.map(str::to_string),
+                usage: model.base_usage(),
+                bins: vec![0.0; bins],
+            })
+    }
+
+    /// Adds a job's charge to its entity unless the ledger has seen it; true when charged.
+    /// PBS and Slurm add to the usage; flux adds to the current bin (its case C).
+    pub fn charge(&mut self, ledger: &mut Ledger, job: &FinishedJob) -> bool {
+        if !ledger.admit(job) {
+            return false;
+        }
+        let add = |e: &mut Entry| {
+            e.usage += job.charge;
+            if let Some(b0) = e.bins.first_mut() {
+                *b0 += job.charge;
+            }
+        };
+        if job.account.is_none() {
+            // the common PBS case, without allocating a key
+            if let Some(e) = self.entries.get_mut(job.entity.as_str()) {
+                add(e);
+                return true;
+            }
+        }
+        add(self.entry(job.account.as_deref(), &job.entity));
+        true
+    }
+
+    /// Sets an entity's usage (`pbsfs -s`); flux bins become [value, 0, …].
+    pub fn set(&mut self, account: Option<&str>, name: &str, value: f64) -> Result<(), UsageError> {
+        if !(value.is_finite() && value >= 0.0) {
+            return Err(UsageError::Entity(format!(
+                "usage must be a non-negative number, got {value}"
+            )));
+        }
+        let e = self.entry(account, name);
+        e.usage = value;
+        if let Some((b0, rest)) = e.bins.split_first_mut() {
+            *b0 = value;
+            rest.iter_mut().for_each(|b| *b = 0.0);
+        }
+        Ok(())
+    }
+
+    /// All usage back to the model's base (PBS 1 = no entries; Slurm/flux 0).
+    pub fn reset(&mut self, at: i64) {
+        self.entries.clear();
+        self.last_decay = Some(at);
+    }
+
+    /// Decays everything from `last_decay` to `at` with the store's model. The first decay of a
+    /// new store only sets `last_decay`.
+    pub fn decay(&mut self, at: i64) -> Result<DecayReport, UsageError> {
+        let Some(last) = self.last_decay else {
+            self.last_decay = Some(at);
+            return Ok(DecayReport {
+                periods: 0,
+                factor: 1.0,
+                reset: false,
+                last_decay: at,
+            });
+        };
+        let report = match self.settings.model {
+            ModelKind::Pbs => {
+                let d = self.settings.pbs()?;
+                let step = d.step(last, at);
+                for e in self.entries.values_mut() {
+                    e.usage = d.apply(e.usage, step.periods);
+                }
+                DecayReport {
+                    periods: step.periods,
+                    factor: f64::from(d.factor).powi(step.periods.min(i32::MAX as u64) as i32),
+                    reset: false,
+                    last_decay: step.last_decay,
+                }
+            }
+            ModelKind::Slurm => {
+                let step = self.settings.slurm()?.step(last, at);
+                for e in self.entries.values_mut() {
+                    e.usage = if step.reset {
+                        0.0
+                    } else {
+                        e.usage * step.factor
+                    };
+                }
+                DecayReport {
+                    periods: step.periods,
+                    factor: step.factor,
+                    reset: step.reset,
+                    last_decay: step.last_decay,
+                }
+            }
+            ModelKind::HalfLife => {
+                let h = self.settings.half_life()?;
+                let f = h.factor(at.saturating_sub(last).max(0) as f64);
+                for e in self.entries.values_mut() {
+                    e.usage *= f;
+                }
+                DecayReport {
+                    periods: u64::from(at > last),
+                    factor: f,
+                    reset: false,
+                    last_decay: at.max(last),
+                }
+            }
+            ModelKind::Flux => {
+                let d = self.settings.flux()?;
+                let periods = (at.saturating_sub(last).max(0) / d.half_life) as u64;
+                let n = d.bins();
+                for e in self.entries.values_mut() {
+                    e.bins.resize(n, 0.0);
+                    for _ in 0..periods.min(n as u64 + 1) {
+                        if let (FluxCase::B, Some(u)) = d.update(&mut e.bins, None, true) {
+                            e.usage = u;
+                        }
+                    }
+                }
+                DecayReport {
+                    periods,
+                    factor: 1.0,
+                    reset: false,
+                    last_decay: last + periods as i64 * d.half_life,
+                }
+            }
+        };
+        self.last_decay = Some(report.last_decay);
+        Ok(report)
+    }
+}
+
+/// The usage files of one server home, opened under an exclusive lock held until drop.
+pub struct UsageHome {
+    dir: PathBuf,
+    _lock: File,
+}
+
+impl UsageHome {
+    /// Locks `dir/usage.lock` (waiting for other writers); creates `dir` if needed.
+    pub fn lock(dir: &Path) -> Result<UsageHome, UsageError> {
+        std::fs::create_dir_all(dir).map_err(|e| UsageError::io(dir, e))?;
+        let p = dir.join(LOCK_FILE);
+        let f = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&p)
+            .map_err(|e| UsageError::io(&p, e))?;
+        f.lock().map_err(|e| UsageError::io(&p, e))?;
+        Ok(UsageHome {
+            dir: dir.to_path_buf(),
+            _lock: f,
+        })
+    }
+
+    /// `usage.toml`.
+    pub fn store_path(&self) -> PathBuf {
+        self.dir.join(STORE_FILE)
+    }
+
+    /// `usage.ledger`.
+    pub fn ledger_path(&self) -> PathBuf {
+        self.dir.join(LEDGER_FILE)
+    }
+
+    /// Loads the store (a missing file is an empty PBS-model store).
+    pub fn load(&self) -> Result<Usage, UsageError> {
+        load_store(&self.store_path()).map(Usage::from_store)
+    }
+
+    /// Loads the ledger's committed part.
+    pub fn ledger(&self, usage: &Usage) -> Result<Ledger, UsageError> {
+        Ledger::load(&self.ledger_path(), usage.ledger_bytes)
+    }
+
+    /// Appends the ledger's new lines, then atomically replaces `usage.toml`.
+    pub fn commit(&self, usage: &mut Usage, ledger: Option<&mut Ledger>) -> Result<(), UsageError> {
+        if let Some(l) = ledger {
+            usage.ledger_bytes = l.append(&self.ledger_path(), usage.ledger_bytes)?;
+        }
+        let text = toml::to_string(&usage.to_store()).map_err(|e| UsageError::Store {
+            path: self.store_path(),
+            message: e.to_string(),
+        })?;
+        let text = format!(
+            "# fairsort usage store (docs/usage.md). Edit with `fairsort usage set|reset|decay`.\n{text}"
+        );
+        write_atomic(&self.store_path(), text.as_bytes())
+    }
+
+    /// Forgets every charged job (an empty ledger).
+    pub fn clear_ledger(&self, usage: &mut Usage) -> Result<(), UsageError> {
+        usage.ledger_bytes = 0;
+        let p = self.ledger_path();
+        match std::fs::remove_file(&p) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(UsageError::io(p, e)),
+        }
+    }
+}
+
+/// Reads a `usage.toml` without locking (a missing file is an empty store).
+pub fn load_store(path: &Path) -> Result<UsageStore, UsageError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(UsageStore::default()),
+        Err(e) => return Err(UsageError::io(path, e)),
+    };
+    let store: UsageStore = toml::from_str(&text).map_err(|e| UsageError::Store {
+        path: path.to_path_buf(),
+        message: e.message().to_string(),
+    })?;
+    if store.version != 1 {
+        return Err(UsageError::Store {
+            path: path.to_path_buf(),
+            message: format!("unsupported usage store version {}", store.version),
+        });
+    }
+    store.settings.validate()?;
+    Ok(store)
+}
+
+/// Writes `path` via a temporary file in the same directory, fsync and rename.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), UsageError> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut tmp = tempfile_in(dir, path)?;
+    tmp.1
+        .write_all(bytes)
+        .and_then(|_| tmp.1.sync_all())
+        .map_err(|e| UsageError::io(&tmp.0, e))?;
+    std::fs::rename(&tmp.0, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp.0);
+        UsageError::io(path, e)
+    })
+}
+
+fn tempfile_in(dir: &Path, target: &Path) -> Result<(PathBuf, File), UsageError> {
+    let name = target
+        .file_name()
+        .map_or("usage".into(), |n| n.to_string_lossy().into_owned());
+    let p = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let f = OpenOptions::new()
+        .create(true)
+        .truncate(true)
+        .write(true)
+        .open(&p)
+        .map_err(|e| UsageError::io(&p, e))?;
+    Ok((p, f))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::usage::job::Source;
+    use approx::assert_relative_eq;
+
+    fn job(id: &str, who: &str, charge: f64) -> FinishedJob {
+        FinishedJob {
+            source: Source::Pbs,
+            id: id.into(),
+            end: 100,
+            entity: who.into(),
+            account: None,
+            charge,
+        }
+    }
+
+    #[test]
+    fn pbs_store_round_trip_and_decay() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = UsageHome::lock(dir.path()).unwrap();
+        let mut u = home.load().unwrap();
+        let mut l = home.ledger(&u).unwrap();
+        assert!(u.charge(&mut l, &job("1", "alice", 999.0)));
+        assert!(!u.charge(&mut l, &job("1", "alice", 999.0)));
+        assert_eq!(u.usage_of(None, "alice"), 1000.0);
+        assert_eq!(u.usage_of(None, "nobody"), 1.0);
+        u.decay(0).unwrap();
+        home.commit(&mut u, Some(&mut l)).unwrap();
+        drop(home);
+
+        let home = UsageHome::lock(dir.path()).unwrap();
+        let mut u = home.load().unwrap();
+        let mut l = home.ledger(&u).unwrap();
+        assert!(!u.charge(&mut l, &job("1", "alice", 999.0)));
+        let r = u.decay(3 * 86_400 + 1).unwrap();
+        assert_eq!(r.periods, 3);
+        assert_eq!(u.usage_of(None, "alice"), 125.0);
+        assert_eq!(u.last_decay, Some(3 * 86_400));
+    }
+
+    #[test]
+    fn slurm_and_half_life_and_flux_models() {
+        let mut u = Usage::from_store(UsageStore::default());
+        u.settings.model = ModelKind::Slurm;
+        let mut l = Ledger::default();
+        u.charge(&mut l, &job("1", "a", 1000.0));
+        u.decay(0).unwrap();
+        u.decay(300).unwrap();
+        assert_relative_eq!(
+            u.usage_of(None, "a"),
+            1000.0 * 0.999656308878,
+            epsilon = 1e-8
+        );
+
+        u.settings.model = ModelKind::HalfLife;
+        u.decay(300 + 604_800).unwrap();
+        assert_relative_eq!(
+            u.usage_of(None, "a"),
+            500.0 * 0.999656308878,
+            epsilon = 1e-8
+        );
+
+        let mut f = Usage::from_store(UsageStore::default());
+        f.settings.model = ModelKind::Flux;
+        f.set(Some("bank"), "u", 100.0).unwrap();
+        f.decay(0).unwrap();
+        for (t, want) in [
+            (604_800, 50.0),
+            (2 * 604_800, 25.0),
+            (3 * 604_800 + 5, 12.5),
+        ] {
+            f.decay(t).unwrap();
+            assert_eq!(f.usage_of(Some("bank"), "u"), want);
+        }
+        assert_eq!(f.entries().next().unwrap().bins, vec![0.0, 0.0, 0.0, 12.5]);
+        assert_eq!(f.last_decay, Some(3 * 604_800));
+    }
+
+    #[test]
+    fn damaged_store_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join(STORE_FILE),
+            "version = 1\n[settings]\ndecay_factor = 2.0\n",
+        )
+        .unwrap();
+        assert!(load_store(&dir.path().join(STORE_FILE)).is_err());
+        std::fs::write(dir.path().join(STORE_FILE), "version = [").unwrap();
+        assert!(load_store(&dir.path().join(STORE_FILE)).is_err());
+    }
+}

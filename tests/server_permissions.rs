@@ -1,0 +1,93 @@
+//! Permissions: only managers change anything; anyone may read. The non-manager is simulated
+//! by a `managers` list without the current user (no impersonation switch exists).
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use std::path::Path;
+
+fn qmgr(home: &Path, req: &str) -> assert_cmd::assert::Assert {
+    Command::cargo_bin("fairsort")
+        .unwrap()
+        .arg("--home")
+        .arg(home)
+        .args(["qmgr", "-c", req])
+        .assert()
+}
+
+const REFUSED_SERVER: &str =
+    "qmgr obj= svr=default: Unauthorized Request \nqmgr: Error (15007) returned from server\n";
+
+#[test]
+fn non_manager_reads_but_cannot_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = dir.path();
+    qmgr(h, "create queue workq Priority = 10").success();
+    // Hand the home to someone else: the current user is no longer a manager.
+    qmgr(h, "set server managers = nobody@*").success();
+    let before = std::fs::read(h.join("server.toml")).unwrap();
+    qmgr(h, "print server")
+        .success()
+        .stdout(predicate::str::contains("set server managers = nobody@*\n"));
+    qmgr(h, "list queue workq")
+        .success()
+        .stdout("Queue workq\n    Priority = 10\n");
+    qmgr(h, "set server job_sort_formula = ncpus")
+        .code(1)
+        .stderr(REFUSED_SERVER);
+    qmgr(h, "set server managers += root@*")
+        .code(1)
+        .stderr(REFUSED_SERVER);
+    qmgr(h, "unset server managers")
+        .code(1)
+        .stderr(REFUSED_SERVER);
+    qmgr(h, "set sched fair_share = True")
+        .code(1)
+        .stderr("qmgr obj=default svr=default: Unauthorized Request \nqmgr: Error (15007) returned from server\n");
+    qmgr(h, "set queue workq Priority = 1")
+        .code(1)
+        .stderr("qmgr obj=workq svr=default: Unauthorized Request \nqmgr: Error (15007) returned from server\n");
+    qmgr(h, "create queue other")
+        .code(1)
+        .stderr(predicate::str::contains("Error (15007)"));
+    qmgr(h, "delete queue workq")
+        .code(1)
+        .stderr(predicate::str::contains("Error (15007)"));
+    qmgr(h, "create resource foo type=float")
+        .code(1)
+        .stderr(predicate::str::contains("Error (15007)"));
+    assert_eq!(
+        std::fs::read(h.join("server.toml")).unwrap(),
+        before,
+        "nothing changed"
+    );
+}
+
+#[test]
+fn hand_written_state_file_with_other_managers_is_enforced() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = dir.path();
+    std::fs::write(
+        h.join("server.toml"),
+        "[server]\njob_sort_formula = \"ncpus\"\nmanagers = [\"alice@*.example.com\", \"*@trusted-host\"]\n",
+    )
+    .unwrap();
+    qmgr(h, "list server")
+        .success()
+        .stdout(predicate::str::contains("    job_sort_formula = ncpus\n"));
+    qmgr(h, "unset server job_sort_formula")
+        .code(1)
+        .stderr(REFUSED_SERVER);
+    assert!(std::fs::read_to_string(h.join("server.toml"))
+        .unwrap()
+        .contains("job_sort_formula = \"ncpus\""));
+}
+
+#[test]
+fn creator_is_a_manager_of_a_new_home() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = dir.path().join("new");
+    qmgr(&h, "list server")
+        .success()
+        .stdout(predicate::str::contains("managers = root@*"));
+    qmgr(&h, "create queue mine").success();
+}
