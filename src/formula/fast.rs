@@ -95,19 +95,34 @@ impl Operand {
 
 /// Builds the fast evaluator of `root`, or `None` if the formula uses something only the exact
 /// evaluator does (then every job is evaluated exactly).
-pub(crate) fn build(nodes: &[Node], root: usize, float_slot: &[bool]) -> Option<FastFn> {
+pub(crate) fn build(nodes: &[Node], root: usize, float_slot: &[bool]) -> Option<Fast> {
     let (op, ty) = operand(nodes, root, float_slot)?;
-    let f = op.into_fn();
-    Some(if ty == Ty::Int {
-        f
-    } else {
-        // A zero result may be -0.0 in Python or +0 (an int): let the exact path decide.
-        Box::new(move |s, ok| {
-            let v = f(s, ok);
-            *ok &= v != 0.0;
-            v
-        })
+    Some(Fast {
+        f: op.into_fn(),
+        int_result: ty == Ty::Int,
     })
+}
+
+/// The fast evaluator of a whole formula.
+pub(crate) struct Fast {
+    f: FastFn,
+    /// The result is always a Python int: a zero result is +0 whatever the f64 sign says.
+    int_result: bool,
+}
+
+impl Fast {
+    /// The value, or `None` when the exact evaluator must decide.
+    #[inline]
+    pub(crate) fn eval(&self, s: &[f64]) -> Option<f64> {
+        let mut ok = true;
+        let v = (self.f)(s, &mut ok);
+        // A zero result may be -0.0 in Python or +0 (an int): let the exact path decide.
+        if ok && (v != 0.0 || self.int_result) {
+            Some(if v == 0.0 { 0.0 } else { v })
+        } else {
+            None
+        }
+    }
 }
 
 fn check_big(ty: Ty) -> bool {
@@ -233,6 +248,18 @@ fn step(op: BinOp, a: f64, b: f64, check: bool, ok: &mut bool) -> f64 {
             *ok &= b != 0.0;
             return a / b;
         }
+        _ => slow_step(op, a, b, ok),
+    };
+    if check {
+        *ok &= r.abs() < EXACT_INT;
+    }
+    r
+}
+
+/// The less common operators, out of line to keep the hot loops small.
+#[inline(never)]
+fn slow_step(op: BinOp, a: f64, b: f64, ok: &mut bool) -> f64 {
+    match op {
         BinOp::FloorDiv => {
             *ok &= b != 0.0;
             float_floordiv(a, b)
@@ -246,11 +273,11 @@ fn step(op: BinOp, a: f64, b: f64, check: bool, ok: &mut bool) -> f64 {
             *ok &= r.is_finite();
             r
         }
-    };
-    if check {
-        *ok &= r.abs() < EXACT_INT;
+        BinOp::Add => a + b,
+        BinOp::Sub => a - b,
+        BinOp::Mul => a * b,
+        BinOp::Div => a / b,
     }
-    r
 }
 
 fn result_ty(op: BinOp, a: Ty, b: Ty) -> Ty {
@@ -282,9 +309,13 @@ fn chain(
             // The common binary case, without the loop.
             return Some((
                 Operand::Fn(Box::new(move |s, ok| {
-                    let x = a.get(s, ok);
-                    let y = b.get(s, ok);
-                    step(op, x, y, check, ok)
+                    // a local flag stays in a register; written back once
+                    let mut good = true;
+                    let x = a.get(s, &mut good);
+                    let y = b.get(s, &mut good);
+                    let r = step(op, x, y, check, &mut good);
+                    *ok &= good;
+                    r
                 })),
                 ty,
             ));
@@ -292,11 +323,14 @@ fn chain(
     }
     Some((
         Operand::Fn(Box::new(move |s, ok| {
-            let mut acc = a.get(s, ok);
+            // a local flag stays in a register; written back once
+            let mut good = true;
+            let mut acc = a.get(s, &mut good);
             for (op, b, check) in &tail {
-                let y = b.get(s, ok);
-                acc = step(*op, acc, y, *check, ok);
+                let y = b.get(s, &mut good);
+                acc = step(*op, acc, y, *check, &mut good);
             }
+            *ok &= good;
             acc
         })),
         ty,
@@ -448,13 +482,10 @@ mod tests {
 
     fn bails(src: &str, slots: &[f64]) -> bool {
         let p = compile(src, &ResourceTable::builtin()).unwrap_or_else(|e| panic!("{e}"));
-        let f = match &p.inner_fast() {
-            Some(f) => *f,
-            None => return true,
-        };
-        let mut ok = true;
-        f(slots, &mut ok);
-        !ok
+        match p.inner_fast() {
+            Some(f) => f.eval(slots).is_none(),
+            None => true,
+        }
     }
 
     #[test]
@@ -483,6 +514,7 @@ mod tests {
         assert!(bails("ncpus / walltime", &[1.0, 0.0]));
         assert!(bails("ncpus * walltime", &[1e10, 1e10]));
         assert!(bails("ncpus - walltime", &[3.0, 3.0]));
+        assert!(!bails("ncpus == walltime", &[3.0, 4.0]));
         assert!(bails("sqrt(ncpus)", &[-1.0]));
     }
 }
