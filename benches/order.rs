@@ -3,7 +3,11 @@
 //! Run: `cargo bench --bench order`. Figures are reported in docs/order.md.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use fairsort::queue::{read_qstat_json_slice, JobSet};
+use fairsort::fairshare::{self, NodeKind, NodeSpec, Shares, Tree, TreeSource, TreeSpec};
+use fairsort::formula::{compile, ResourceTable};
+use fairsort::queue::dry_run::{bind_and_order, dry_run, order_options, prepare_shares};
+use fairsort::queue::{read_qstat_json_slice, EntityKey, JobSet, Setup, ShareEngine};
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::hint::black_box;
 use std::time::Duration;
@@ -123,5 +127,85 @@ fn read_qstat(c: &mut Criterion) {
     let _ = std::fs::remove_file(&path);
 }
 
-criterion_group!(benches, read_qstat);
+/// A PBS share tree of `users` users in groups of 100, with usage on every user.
+fn pbs_tree(users: usize) -> Tree {
+    let mut rng = Rng(42);
+    let mut nodes = Vec::with_capacity(users + users / 100 + 1);
+    for g in 0..users.div_ceil(100) {
+        nodes.push(NodeSpec::new(
+            format!("grp{g}"),
+            None,
+            NodeKind::Account,
+            Shares::Count(1 + rng.below(100)),
+        ));
+    }
+    for u in 0..users {
+        let mut n = NodeSpec::new(
+            format!("u{u}"),
+            Some(format!("grp{}", u / 100)),
+            NodeKind::User,
+            Shares::Count(1 + rng.below(100)),
+        );
+        n.usage = Some(1.0 + rng.below(1_000_000) as f64);
+        nodes.push(n);
+    }
+    let spec = TreeSpec {
+        source: TreeSource::Pbs,
+        root_name: "TREEROOT".into(),
+        root_usage: None,
+        unknown_shares: Some(0),
+        nodes,
+    };
+    match Tree::build(spec) {
+        Ok(t) => t,
+        Err(e) => panic!("bench tree: {e}"),
+    }
+}
+
+const FORMULA: &str =
+    "pow(2, -(fairshare_tree_usage/fairshare_perc)) + 0.01*ncpus + queue_priority/10 + eligible_time/3600 - walltime/360000";
+
+fn bind_eval_sort(c: &mut Criterion) {
+    let jobs = match read_qstat_json_slice(qstat_json(JOBS, USERS).as_bytes()) {
+        Ok(j) => j,
+        Err(e) => panic!("bench jobs: {e}"),
+    };
+    let program = match compile(FORMULA, &ResourceTable::builtin()) {
+        Ok(p) => p,
+        Err(e) => panic!("bench formula: {e}"),
+    };
+    let setup = Setup {
+        jobs,
+        tree: Some(pbs_tree(USERS)),
+        entity: EntityKey::Euser,
+        fair_share: true,
+        threshold: Some(0.05),
+        queues: BTreeMap::from([("express".to_string(), 100), ("long".to_string(), -10)]),
+        ..Setup::default()
+    };
+    let engine = ShareEngine {
+        compute: &fairshare::compute,
+        compare_path: Some(&fairshare::pbs::compare_path),
+    };
+    let shares = match prepare_shares(&setup, &[&program], &engine) {
+        Ok(s) => s,
+        Err(e) => panic!("bench shares: {e}"),
+    };
+    let options = order_options(&setup, shares.as_ref(), &engine);
+    let mut g = c.benchmark_group("order");
+    g.sample_size(10);
+    g.measurement_time(Duration::from_secs(20));
+    g.bench_function("bind+eval+sort_1M_jobs_100k_users", |b| {
+        b.iter(|| {
+            let r = bind_and_order(&setup, &program, shares.as_ref(), &options);
+            black_box(r.map(|(_, o)| o.ranked.len()).unwrap_or(0))
+        })
+    });
+    g.bench_function("full_dry_run_1M_jobs_100k_users (entities + PBS fair share + fair_share ranks + bind + eval + sort)", |b| {
+        b.iter(|| black_box(dry_run(&setup, &program, &engine).map(|r| r.order.ranked.len()).unwrap_or(0)))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bind_eval_sort, read_qstat);
 criterion_main!(benches);

@@ -18,6 +18,42 @@ fn bench(c: &mut Criterion) {
         b.iter(|| parse(black_box("s q workq Priority = 100, queue_type = e")))
     });
 
+    let small_dir = tempfile::tempdir().expect("tempdir");
+    let small = Home::open(Some(small_dir.path())).expect("home");
+    small
+        .update("bench", "setup", |s| {
+            for i in 0..10 {
+                s.queues.insert(
+                    format!("q{i}"),
+                    Queue {
+                        priority: Some(i),
+                        ..Queue::default()
+                    },
+                );
+            }
+            s.server.job_sort_formula =
+                Some("pow(2, -(fairshare_tree_usage/fairshare_perc))".into());
+            Ok(())
+        })
+        .expect("setup");
+    c.bench_function("home_load_10_queues", |b| {
+        b.iter(|| small.load().expect("load"))
+    });
+    let mut m = 0i64;
+    c.bench_function("home_update_10_queues_fsync", |b| {
+        b.iter(|| {
+            m += 1;
+            small
+                .update("bench", "set queue q1 Priority", |s| {
+                    if let Some(q) = s.queues.get_mut("q1") {
+                        q.priority = Some(m % 1000);
+                    }
+                    Ok(())
+                })
+                .expect("update")
+        })
+    });
+
     let dir = tempfile::tempdir().expect("tempdir");
     let home = Home::open(Some(dir.path())).expect("home");
     home.update("bench", "setup", |s| {

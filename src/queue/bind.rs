@@ -143,9 +143,21 @@ impl Binder {
             };
             sources.push(src);
         }
-        let queue_priority = (0..jobs.names.len() as Sym)
-            .map(|s| queue_priority(jobs.names.name(s)).unwrap_or(0) as f64)
-            .collect();
+        // Only queue names need a priority: look each distinct queue up once.
+        let mut queue_priority_by_sym = vec![0.0; jobs.names.len()];
+        let mut seen = vec![false; jobs.names.len()];
+        for job in &jobs.jobs {
+            let q = job.queue as usize;
+            if let (Some(false), Some(slot)) =
+                (seen.get(q).copied(), queue_priority_by_sym.get_mut(q))
+            {
+                *slot = queue_priority(jobs.names.name(job.queue)).unwrap_or(0) as f64;
+                if let Some(s) = seen.get_mut(q) {
+                    *s = true;
+                }
+            }
+        }
+        let queue_priority = queue_priority_by_sym;
         Ok(Binder {
             keywords: keywords.to_vec(),
             sources,

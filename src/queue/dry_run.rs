@@ -128,6 +128,27 @@ pub fn order_options(
     }
 }
 
+/// Binds, evaluates and sorts with fair-share values already prepared: the per-cycle work
+/// (what the benchmark's "bind + eval + sort" measures).
+pub fn bind_and_order(
+    setup: &Setup,
+    formula: &dyn SortFormula,
+    shares: Option<&ShareContext>,
+    options: &OrderOptions,
+) -> Result<(Binder, QueueOrder), DryRunError> {
+    let queues = &setup.queues;
+    let qp = |q: &str| queues.get(q).copied();
+    let binder = Binder::new(
+        formula.keywords(),
+        &setup.jobs,
+        &qp,
+        shares,
+        setup.pbs_compat,
+    )?;
+    let order = run(formula, &binder, &setup.jobs, options)?;
+    Ok((binder, order))
+}
+
 /// Binds, evaluates and sorts with shares already prepared.
 pub fn dry_run_with(
     setup: &Setup,
@@ -135,16 +156,7 @@ pub fn dry_run_with(
     shares: Option<ShareContext>,
     options: OrderOptions,
 ) -> Result<DryRun, DryRunError> {
-    let queues = &setup.queues;
-    let qp = |q: &str| queues.get(q).copied();
-    let binder = Binder::new(
-        formula.keywords(),
-        &setup.jobs,
-        &qp,
-        shares.as_ref(),
-        setup.pbs_compat,
-    )?;
-    let order = run(formula, &binder, &setup.jobs, &options)?;
+    let (binder, order) = bind_and_order(setup, formula, shares.as_ref(), &options)?;
     Ok(DryRun {
         shares,
         binder,

@@ -12,3 +12,19 @@ pub trait SortFormula {
     /// Evaluates one job's slot values; `Err` carries Python's message (PBS then uses 0).
     fn evaluate(&self, slots: &[f64]) -> Result<f64, String>;
 }
+
+impl SortFormula for crate::formula::Program {
+    fn source(&self) -> &str {
+        crate::formula::Program::source(self)
+    }
+    fn keywords(&self) -> &[String] {
+        crate::formula::Program::keywords(self)
+    }
+    fn evaluate(&self, slots: &[f64]) -> Result<f64, String> {
+        let e = self.eval(slots);
+        match e.error {
+            Some(msg) => Err(msg),
+            None => Ok(e.value),
+        }
+    }
+}

@@ -34,4 +34,6 @@ pub mod explain;
 pub use explain::{explain_job, JobExplanation};
 pub mod dry_run;
 pub use dry_run::{dry_run, DryRun, DryRunError, Setup, ShareEngine};
+pub mod load;
 pub mod report;
+pub use load::{read_jobs_bytes, JobsFormat};

@@ -231,6 +231,7 @@ impl Parser<'_> {
                     &attrs::SCHED_ATTRS
                 };
                 self.word(i + 1).is_some()
+                    || matches!(verb, Verb::Create | Verb::Delete)
                     || (matches!(verb, Verb::List | Verb::Print)
                         && attrs::canonical(first, known).is_none())
             }

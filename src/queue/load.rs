@@ -1,0 +1,111 @@
+//! Reading a job file whatever its format: `qstat -f -F json`, fairsort's JSON list or CSV,
+//! chosen explicitly or detected from the extension and first bytes.
+
+use super::error::JobsError;
+use super::job::JobSet;
+use super::{read_job_list_csv, read_job_list_json, read_qstat_json_slice};
+use std::fmt;
+use std::str::FromStr;
+
+/// The job file formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobsFormat {
+    /// PBS `qstat -f -F json`.
+    Qstat,
+    /// fairsort's JSON job list.
+    Json,
+    /// fairsort's CSV job list.
+    Csv,
+}
+
+impl JobsFormat {
+    /// The command-line name.
+    pub fn name(self) -> &'static str {
+        match self {
+            JobsFormat::Qstat => "qstat",
+            JobsFormat::Json => "json",
+            JobsFormat::Csv => "csv",
+        }
+    }
+
+    /// Guesses from the file name and first bytes: `.csv` → CSV; a JSON object with a `"Jobs"`
+    /// key near the start (qstat prints it after three short header fields) → qstat; other
+    /// JSON → fairsort's list; anything else → CSV.
+    pub fn detect(name: &str, head: &[u8]) -> JobsFormat {
+        if name.to_ascii_lowercase().ends_with(".csv") {
+            return JobsFormat::Csv;
+        }
+        let text = String::from_utf8_lossy(&head[..head.len().min(4096)]);
+        let trimmed = text.trim_start();
+        if trimmed.starts_with('{') || trimmed.starts_with('[') {
+            if text.contains("\"Jobs\"") || text.contains("\"pbs_version\"") {
+                JobsFormat::Qstat
+            } else {
+                JobsFormat::Json
+            }
+        } else {
+            JobsFormat::Csv
+        }
+    }
+}
+
+impl fmt::Display for JobsFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for JobsFormat {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "qstat" => Ok(JobsFormat::Qstat),
+            "json" => Ok(JobsFormat::Json),
+            "csv" => Ok(JobsFormat::Csv),
+            _ => Err(format!(
+                "unknown jobs format `{s}` (expected one of: qstat, json, csv)"
+            )),
+        }
+    }
+}
+
+/// Parses job file bytes in `format` (detected from `name` and content when `None`).
+pub fn read_jobs_bytes(
+    name: &str,
+    bytes: &[u8],
+    format: Option<JobsFormat>,
+) -> Result<JobSet, JobsError> {
+    match format.unwrap_or_else(|| JobsFormat::detect(name, bytes)) {
+        JobsFormat::Qstat => read_qstat_json_slice(bytes),
+        JobsFormat::Json => read_job_list_json(bytes),
+        JobsFormat::Csv => read_job_list_csv(bytes),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detection() {
+        assert_eq!(
+            JobsFormat::detect(
+                "q.json",
+                b"{\n \"timestamp\":1,\n \"pbs_version\":\"x\",\n \"Jobs\":{}}"
+            ),
+            JobsFormat::Qstat
+        );
+        assert_eq!(
+            JobsFormat::detect("l.json", b"{\"jobs\":[]}"),
+            JobsFormat::Json
+        );
+        assert_eq!(JobsFormat::detect("l.json", b"[]"), JobsFormat::Json);
+        assert_eq!(JobsFormat::detect("l.CSV", b"{"), JobsFormat::Csv);
+        assert_eq!(JobsFormat::detect("-", b"id,user\n"), JobsFormat::Csv);
+        assert_eq!(
+            read_jobs_bytes("-", b"id,user\n1,a\n", None).unwrap().len(),
+            1
+        );
+        assert!("xml".parse::<JobsFormat>().is_err());
+    }
+}
