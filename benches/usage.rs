@@ -48,7 +48,7 @@ fn record_once(log: &Path, formula: &str) -> Duration {
     let home = tempfile::tempdir().expect("home");
     let charge = usage_res_charge(formula, &ResourceTable::builtin()).expect("formula");
     let start = Instant::now();
-    let h = UsageHome::lock(home.path()).expect("lock");
+    let h = UsageHome::lock_dir(home.path()).expect("lock");
     let mut u = h.load().expect("load");
     let mut ledger = h.ledger(&u).expect("ledger");
     let opts = RecordOptions {

@@ -342,3 +342,65 @@ fn corrupt_state_file_is_named_with_line_and_kept() {
     }
     assert_eq!(std::fs::read_to_string(&path).unwrap(), broken);
 }
+
+#[test]
+fn json_answers_for_list_and_print() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = dir.path();
+    ok(h, "create queue workq Priority=3");
+    let out = qmgr(h)
+        .args(["--json", "-c", "list queue"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(
+        v,
+        serde_json::json!([{"object": "Queue", "name": "workq", "attributes": {"Priority": "3"}}])
+    );
+    let out = qmgr(h)
+        .args(["--json", "-c", "print server managers"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v[0]["attributes"]["managers"][0], "root@*");
+    assert_eq!(v[0]["object"], "Server");
+}
+
+#[test]
+fn remaining_messages_server_name_singletons_help() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = dir.path();
+    qmgr(h)
+        .args(["-c", "set server elsewhere job_sort_formula_tests = x"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::starts_with(
+            "qmgr obj= svr=default: No server to connect to\nqmgr: Error (15034) returned from server\n",
+        ));
+    fails(
+        h,
+        "create sched default",
+        "qmgr obj=default svr=default: Invalid request\nqmgr: Error (15004) returned from server\n\
+         the sched object cannot be created or deleted\n",
+    );
+    fails(
+        h,
+        "set server job_sort_formula_tests += x",
+        "qmgr obj= svr=default: Illegal attribute or resource value\nqmgr: Error (15014) returned from server\n\
+         job_sort_formula_tests is not a list attribute: use =\n",
+    );
+    fails(
+        h,
+        "delete sched other",
+        "qmgr obj=other svr=default: Unknown Scheduler\nqmgr: Error (15213) returned from server\n",
+    );
+    ok(h, "set server default job_sort_formula_tests = x");
+    assert!(ok(h, "help").contains("verbs:"));
+    assert!(ok(h, "?").contains("objects: server (s), sched, queue (q), resource (r)"));
+}

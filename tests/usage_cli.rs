@@ -321,3 +321,53 @@ fn usage_res_formula_charges_used_then_requested_resources() {
             predicate::str::contains("fairshare_usage_res: ").and(predicate::str::contains("^")),
         );
 }
+
+#[test]
+fn pbs_decay_settings_come_from_the_home_and_changes_are_audited() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    fairsort(h)
+        .args(["qmgr", "-c", "set sched fairshare_decay_time = 00:00:10"])
+        .assert()
+        .success();
+    fairsort(h)
+        .args(["usage", "set", "pbsuser3", "1000"])
+        .assert()
+        .success();
+    fairsort(h)
+        .args(["usage", "decay", "--at", "1000"])
+        .assert()
+        .success();
+    fairsort(h)
+        .args(["usage", "decay", "--at", "1031"])
+        .assert()
+        .success();
+    assert_eq!(usage_of(&show(h), "pbsuser3"), Some(125.0));
+    let audit = std::fs::read_to_string(h.join("audit.log")).unwrap();
+    assert!(audit.contains("usage set pbsuser3 1000"), "{audit}");
+    assert!(audit.contains("usage decay --at 1031"), "{audit}");
+}
+
+#[test]
+fn only_managers_change_usage() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    fairsort(h).args(["usage", "show"]).assert().success();
+    let state = h.join("server.toml");
+    let text = std::fs::read_to_string(&state).unwrap();
+    let start = text.find("managers = [").unwrap();
+    let end = start + text[start..].find(']').unwrap() + 1;
+    let changed = format!(
+        "{}managers = [\"nobody-here@nohost\"]{}",
+        &text[..start],
+        &text[end..]
+    );
+    std::fs::write(&state, changed).unwrap();
+    fairsort(h)
+        .args(["usage", "set", "alice", "5"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("Unauthorized Request"));
+    fairsort(h).args(["usage", "show"]).assert().success();
+    assert_eq!(usage_of(&show(h), "alice"), None);
+}

@@ -1,12 +1,86 @@
-//! `fairsort check`: validate a job_sort_formula and list the keywords it uses. (Being built; see the issue tracker.)
+//! `fairsort check`: validate a job_sort_formula as PBS's server would and list the keywords
+//! and resources it uses (each bound per job).
 
-use super::{CliResult, Failure, Global};
+use super::eval::{formula_failure, resource_table, FormulaInput};
+use super::table::{Align, Table};
+use super::{CliResult, Global};
+use crate::formula::{self, keywords, ResourceTable};
+use serde_json::json;
 
 /// Arguments of `fairsort check`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    #[command(flatten)]
+    pub input: FormulaInput,
+    /// Declare a custom resource the formula may use: NAME=TYPE.
+    #[arg(short = 'R', long = "resource", value_name = "NAME=TYPE")]
+    pub resources: Vec<String>,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// What a used name is, for people: "PBS keyword", "fairsort keyword" or "<type> resource".
+fn kind_of(name: &str, resources: &ResourceTable) -> String {
+    if keywords::PBS_KEYWORDS.contains(&name) {
+        "PBS keyword".into()
+    } else if keywords::FAIRSORT_KEYWORDS.contains(&name) {
+        "fairsort keyword".into()
+    } else {
+        resources
+            .get(name)
+            .map(|t| format!("{t} resource"))
+            .unwrap_or_default()
+    }
+}
 
 /// Runs `fairsort check`.
-pub fn run(_args: Args, _global: &Global) -> CliResult {
-    Err(Failure::user("`fairsort check` is not built yet"))
+pub fn run(args: Args, _global: &Global) -> CliResult {
+    let resources = resource_table(&args.resources)?;
+    let src = args.input.read()?;
+    let fail = |e: &formula::FormulaError| formula_failure(&src, e, args.json);
+    let expr = formula::parse(&src).map_err(|e| fail(&e))?;
+    let program = formula::compile::compile_expr(&src, &expr, &resources).map_err(|e| fail(&e))?;
+    let rows: Vec<(String, String, &str)> = program
+        .keywords()
+        .iter()
+        .enumerate()
+        .map(|(i, k)| {
+            let py = if program.slot_is_float(i) {
+                "float"
+            } else {
+                "int if integral"
+            };
+            (k.clone(), kind_of(k, &resources), py)
+        })
+        .collect();
+    if args.json {
+        let kws: Vec<_> = rows
+            .iter()
+            .map(|(n, k, t)| json!({"name": n, "kind": k, "python_type": t}))
+            .collect();
+        let out = json!({
+            "formula": src,
+            "valid": true,
+            "keywords": kws,
+            "parsed": expr.to_string(),
+        });
+        println!("{out}");
+        return Ok(());
+    }
+    println!("valid: {}", expr);
+    if rows.is_empty() {
+        println!("uses no keywords or resources (the value is the same for every job)");
+        return Ok(());
+    }
+    let mut t = Table::new(&[
+        ("KEYWORD", Align::Left),
+        ("KIND", Align::Left),
+        ("PYTHON TYPE", Align::Left),
+    ]);
+    for (n, k, p) in rows {
+        t.row(vec![n, k, p.to_string()]);
+    }
+    print!("{}", t.render());
+    Ok(())
 }

@@ -20,6 +20,9 @@ pub struct Args {
     /// Echo each request to standard output before running it (qmgr -e).
     #[arg(short = 'e', long = "echo")]
     pub echo: bool,
+    /// Answer `list`/`print` requests with JSON (an array of {object, name, attributes}).
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Runs `fairsort qmgr`. Exit status 1 if any request failed (messages already on stderr).
@@ -44,7 +47,7 @@ pub fn run(args: Args, global: &Global) -> CliResult {
         if args.echo && !req.trim().is_empty() {
             writeln!(out, "{req}")?;
         }
-        match run_request(&home, &user, &host, req) {
+        match run_request(&home, &user, &host, req, args.json) {
             Ok(Some(Reply::Output(text))) => out.write_all(text.as_bytes())?,
             Ok(Some(Reply::Quit)) => break,
             Ok(_) => {}

@@ -1,12 +1,80 @@
-//! `fairsort tree`: manage the server home's share tree (import). (Being built; see the issue tracker.)
+//! `fairsort tree`: manage the server home's share tree. `import` validates a tree in any format
+//! the engine reads and stores it (PBS `resource_group` layout); `show` prints the stored tree.
 
 use super::{CliResult, Failure, Global};
+use crate::formats::{read_tree, TreeFormat};
+use crate::server::{current_user, Home, ServerError};
+use std::path::PathBuf;
 
 /// Arguments of `fairsort tree`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    #[command(subcommand)]
+    pub action: Action,
+}
+
+/// What to do with the home's tree.
+#[derive(Debug, clap::Subcommand)]
+pub enum Action {
+    /// Validate a share tree and store it in the home (bad input changes nothing).
+    Import {
+        /// The tree file (PBS resource_group, sshare/sacctmgr output, flux-accounting DB, TOML, JSON).
+        file: PathBuf,
+        /// Input format (detected from the content when omitted).
+        #[arg(long, value_enum)]
+        tree_format: Option<TreeFormat>,
+    },
+    /// Print the stored tree (PBS resource_group layout; --json: the tree with usage applied).
+    Show {
+        /// JSON instead of the resource_group text.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn user_error(e: ServerError) -> Failure {
+    match e {
+        ServerError::Rejected(r) => {
+            eprintln!("{}", r.render("default"));
+            Failure::silent(1)
+        }
+        other => Failure::user(other.to_string()),
+    }
+}
 
 /// Runs `fairsort tree`.
-pub fn run(_args: Args, _global: &Global) -> CliResult {
-    Err(Failure::user("`fairsort tree` is not built yet"))
+pub fn run(args: Args, global: &Global) -> CliResult {
+    let home = Home::open(global.home.as_deref()).map_err(user_error)?;
+    match args.action {
+        Action::Import { file, tree_format } => {
+            let spec = read_tree(&file, tree_format).map_err(|e| Failure::user(e.to_string()))?;
+            home.store_tree(&current_user(), &spec)
+                .map_err(user_error)?;
+            println!(
+                "stored {} nodes from {} in {}",
+                spec.nodes.len(),
+                file.display(),
+                home.file(crate::server::home::files::TREE).display()
+            );
+            Ok(())
+        }
+        Action::Show { json } => {
+            let Some(spec) = home.tree_spec().map_err(user_error)? else {
+                return Err(Failure::user(format!(
+                    "no share tree in {} (use `fairsort tree import FILE`)",
+                    home.path().display()
+                )));
+            };
+            if json {
+                let text = serde_json::to_string_pretty(&spec)
+                    .map_err(|e| Failure::user(e.to_string()))?;
+                println!("{text}");
+            } else {
+                let text = crate::formats::pbs::write_resource_group(&spec)
+                    .map_err(|e| Failure::user(e.to_string()))?;
+                print!("{text}");
+            }
+            Ok(())
+        }
+    }
 }

@@ -5,6 +5,9 @@
 use super::table::{Align, Table};
 use super::{CliResult, Failure, Global};
 use crate::formula::ResourceTable;
+use crate::server::home::files;
+use crate::server::permissions::is_manager;
+use crate::server::{audit, current_host, current_user, Home, SchedAttrs};
 use crate::usage::decay::{calendar::parse_iso, ModelKind};
 use crate::usage::units::pbs_decay_time;
 use crate::usage::{
@@ -49,11 +52,13 @@ pub struct RecordArgs {
     pub format: Option<InputFormat>,
     /// PBS fairshare_usage_res: the formula charged per job, over its used resources (time in
     /// seconds, size in kb), e.g. `cput` or `ncpus*walltime`.
-    #[arg(long, value_name = "FORMULA", default_value = "cput")]
-    pub usage_res: String,
+    /// Default: the home's sched `fairshare_usage_res` (PBS default `cput`).
+    #[arg(long, value_name = "FORMULA")]
+    pub usage_res: Option<String>,
     /// PBS fairshare_entity: euser, egroup, Account_Name, queue or egroup:euser.
-    #[arg(long, value_name = "ENTITY", default_value = "euser")]
-    pub entity: String,
+    /// Default: the home's sched `fairshare_entity`.
+    #[arg(long, value_name = "ENTITY")]
+    pub entity: Option<String>,
     /// Slurm TRESBillingWeights, e.g. `CPU=1.0,Mem=0.25G` (default: the billing TRES or AllocCPUS).
     #[arg(long, value_name = "WEIGHTS")]
     pub billing_weights: Option<String>,
@@ -71,10 +76,10 @@ pub struct ModelArgs {
     /// Decay model: pbs, slurm, flux or half-life.
     #[arg(long)]
     pub model: Option<String>,
-    /// PBS fairshare_decay_time (HH:MM:SS).
+    /// PBS fairshare_decay_time (HH:MM:SS). Default: the home's sched attribute.
     #[arg(long, value_name = "HH:MM:SS")]
     pub decay_time: Option<String>,
-    /// PBS fairshare_decay_factor / flux decay_factor (0 < f < 1).
+    /// PBS fairshare_decay_factor (default: the home's sched attribute) / flux decay_factor.
     #[arg(long, value_name = "F")]
     pub decay_factor: Option<f64>,
     /// Half-life in seconds (Slurm PriorityDecayHalfLife, flux priority_decay_half_life, half-life).
@@ -153,36 +158,47 @@ pub struct ExportArgs {
     pub flux: Option<PathBuf>,
 }
 
-/// Runs `fairsort usage`.
+/// Runs `fairsort usage`. Every change needs a manager of the home and leaves an audit record.
 pub fn run(args: Args, global: &Global) -> CliResult {
-    let dir = usage_dir(global)?;
+    let home = Home::open(global.home.as_deref()).map_err(|e| Failure::user(e.to_string()))?;
+    let state = home.load().map_err(|e| Failure::user(e.to_string()))?;
+    if let UsageCommand::Show(a) = args.command {
+        return run_show(a, &home);
+    }
+    let (who, host) = (current_user(), current_host());
+    if !is_manager(&who, &host, &state.server.managers) {
+        return Err(Failure::user(format!(
+            "Unauthorized Request: {who}@{host} is not a manager of this home"
+        )));
+    }
+    let sched = &state.sched;
     match args.command {
-        UsageCommand::Record(a) => run_record(a, &dir),
-        UsageCommand::Decay(a) => run_decay(a, &dir),
+        UsageCommand::Record(a) => run_record(a, &home, sched)?,
+        UsageCommand::Decay(a) => run_decay(a, &home, sched)?,
         UsageCommand::Set(a) => {
-            let home = UsageHome::lock(&dir).map_err(user)?;
-            let mut u = home.load().map_err(user)?;
+            let lock = UsageHome::lock(&home).map_err(user)?;
+            let mut u = lock.load().map_err(user)?;
             let (account, name) = split_entity(&a.entity)?;
             u.set(account, name, a.value).map_err(user)?;
-            home.commit(&mut u, None).map_err(user)
+            lock.commit(&mut u, None).map_err(user)?;
         }
         UsageCommand::Reset(a) => {
-            let home = UsageHome::lock(&dir).map_err(user)?;
-            let mut u = home.load().map_err(user)?;
-            apply_model(&mut u, &a.model)?;
+            let lock = UsageHome::lock(&home).map_err(user)?;
+            let mut u = lock.load().map_err(user)?;
+            apply_model(&mut u, &a.model, sched)?;
             u.reset(match &a.at {
                 Some(t) => parse_time(t)?,
                 None => now(),
             });
             if a.forget_jobs {
-                home.clear_ledger(&mut u).map_err(user)?;
+                lock.clear_ledger(&mut u).map_err(user)?;
             }
-            home.commit(&mut u, None).map_err(user)
+            lock.commit(&mut u, None).map_err(user)?;
         }
-        UsageCommand::Show(a) => run_show(a, &dir),
+        UsageCommand::Show(_) => {}
         UsageCommand::Export(a) => {
-            let home = UsageHome::lock(&dir).map_err(user)?;
-            let u = home.load().map_err(user)?;
+            let lock = UsageHome::lock(&home).map_err(user)?;
+            let u = lock.load().map_err(user)?;
             if let Some(p) = a.pbs {
                 let n = write_pbs_usage(&u, &p, a.touch).map_err(user)?;
                 println!("wrote {n} entities to {}", p.display());
@@ -191,21 +207,15 @@ pub fn run(args: Args, global: &Global) -> CliResult {
                 let n = write_flux_usage(&u, &db).map_err(user)?;
                 println!("wrote {n} usage rows to {}", db.display());
             }
-            Ok(())
         }
     }
+    let command = std::env::args().skip(1).collect::<Vec<_>>().join(" ");
+    audit::append(&home.file(files::AUDIT), &who, &host, &command)
+        .map_err(|e| Failure::user(e.to_string()))
 }
 
 fn user(e: UsageError) -> Failure {
     Failure::user(e.to_string())
-}
-
-/// The directory holding the usage files: the server home.
-fn usage_dir(global: &Global) -> Result<PathBuf, Failure> {
-    global
-        .home
-        .clone()
-        .ok_or_else(|| Failure::usage("no server home: give --home DIR or set FAIRSORT_HOME"))
 }
 
 fn now() -> i64 {
@@ -239,12 +249,18 @@ fn split_entity(s: &str) -> Result<(Option<&str>, &str), Failure> {
     Ok((account, name))
 }
 
-fn apply_model(u: &mut Usage, m: &ModelArgs) -> Result<(), Failure> {
+/// Model flags over the store's settings; PBS's period and factor come from the home's sched
+/// attributes unless given.
+fn apply_model(u: &mut Usage, m: &ModelArgs, sched: &SchedAttrs) -> Result<(), Failure> {
     let s = &mut u.settings;
     if let Some(model) = &m.model {
         s.model = model
             .parse::<ModelKind>()
             .map_err(|e| Failure::usage(e.to_string()))?;
+    }
+    if s.model == ModelKind::Pbs {
+        s.decay_time = i64::try_from(sched.fairshare_decay_time).unwrap_or(i64::MAX);
+        s.decay_factor = sched.fairshare_decay_factor;
     }
     if let Some(t) = &m.decay_time {
         s.decay_time = pbs_decay_time(t).map_err(Failure::user)?;
@@ -267,17 +283,22 @@ fn apply_model(u: &mut Usage, m: &ModelArgs) -> Result<(), Failure> {
     s.validate().map_err(|e| Failure::user(e.to_string()))
 }
 
-fn run_record(a: RecordArgs, dir: &std::path::Path) -> CliResult {
-    let entity: FairshareEntity = a.entity.parse().map_err(Failure::user)?;
-    let charge =
-        usage_res_charge(&a.usage_res, &ResourceTable::builtin()).map_err(Failure::user)?;
+fn run_record(a: RecordArgs, home: &Home, sched: &SchedAttrs) -> CliResult {
+    let entity: FairshareEntity = a
+        .entity
+        .as_deref()
+        .unwrap_or(sched.fairshare_entity.as_str())
+        .parse()
+        .map_err(Failure::user)?;
+    let usage_res = a.usage_res.as_deref().unwrap_or(&sched.fairshare_usage_res);
+    let charge = usage_res_charge(usage_res, &ResourceTable::builtin()).map_err(Failure::user)?;
     let weights: BillingWeights = match &a.billing_weights {
         Some(w) => w.parse().map_err(Failure::user)?,
         None => BillingWeights::default(),
     };
-    let home = UsageHome::lock(dir).map_err(user)?;
-    let mut u = home.load().map_err(user)?;
-    let mut ledger = home.ledger(&u).map_err(user)?;
+    let lock = UsageHome::lock(home).map_err(user)?;
+    let mut u = lock.load().map_err(user)?;
+    let mut ledger = lock.ledger(&u).map_err(user)?;
     let opts = RecordOptions {
         format: a.format,
         entity,
@@ -297,7 +318,7 @@ fn run_record(a: RecordArgs, dir: &std::path::Path) -> CliResult {
     if u.last_decay.is_none() {
         u.last_decay = Some(now());
     }
-    home.commit(&mut u, Some(&mut ledger)).map_err(user)?;
+    lock.commit(&mut u, Some(&mut ledger)).map_err(user)?;
     if a.json {
         let text =
             serde_json::to_string_pretty(&report).map_err(|e| Failure::user(e.to_string()))?;
@@ -314,21 +335,21 @@ fn run_record(a: RecordArgs, dir: &std::path::Path) -> CliResult {
     Ok(())
 }
 
-fn run_decay(a: DecayArgs, dir: &std::path::Path) -> CliResult {
+fn run_decay(a: DecayArgs, home: &Home, sched: &SchedAttrs) -> CliResult {
     let at = match &a.at {
         Some(t) => parse_time(t)?,
         None => now(),
     };
-    let home = UsageHome::lock(dir).map_err(user)?;
-    let mut u = home.load().map_err(user)?;
-    apply_model(&mut u, &a.model)?;
+    let lock = UsageHome::lock(home).map_err(user)?;
+    let mut u = lock.load().map_err(user)?;
+    apply_model(&mut u, &a.model, sched)?;
     if let Some(last) = u.last_decay.filter(|l| at < *l) {
         return Err(Failure::user(format!(
             "--at {at} is before the last decay ({last}); usage cannot be decayed backwards"
         )));
     }
     let report = u.decay(at).map_err(user)?;
-    home.commit(&mut u, None).map_err(user)?;
+    lock.commit(&mut u, None).map_err(user)?;
     if a.json {
         let text =
             serde_json::to_string_pretty(&report).map_err(|e| Failure::user(e.to_string()))?;
@@ -346,8 +367,8 @@ fn run_decay(a: DecayArgs, dir: &std::path::Path) -> CliResult {
     Ok(())
 }
 
-fn run_show(a: ShowArgs, dir: &std::path::Path) -> CliResult {
-    let path = dir.join(crate::usage::store::STORE_FILE);
+fn run_show(a: ShowArgs, home: &Home) -> CliResult {
+    let path = home.usage_path();
     let store = crate::usage::store::load_store(&path).map_err(user)?;
     if a.json {
         let text =

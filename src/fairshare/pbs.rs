@@ -7,8 +7,9 @@
 //! then sees them printed with `%f` (see [`as_printed`]).
 //!
 //! Usage: every node starts at 1 (`FAIRSHARE_MIN_USAGE`); a leaf has the usage its input gives
-//! (missing = 1); a group has 1 + the sum of its leaves' *given* usages (what PBS gets when it
-//! rereads its usage file). Accounts whose usage the input states (Slurm) use 1 + that usage.
+//! (missing = 1); a group has 1 + the sum of its leaves' usages that differ from 1 (what PBS gets
+//! when it rereads its usage file, which never lists a leaf at 1). Accounts whose usage the input
+//! states (Slurm) use 1 + that usage.
 
 use super::algorithm::{Algorithm, Options};
 use super::result::{ShareError, ShareResult, ShareRow};

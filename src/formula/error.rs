@@ -144,12 +144,15 @@ impl FormulaError {
                 .map(|s| s.split('\n').next().unwrap_or("").chars().count())
                 .unwrap_or(1)
                 .max(1);
+            // Long lines are cut to a window around the caret.
+            let (line, start_in_line) = window(line, start_in_line);
             let pad: String = line
                 .get(..start_in_line)
                 .unwrap_or("")
                 .chars()
                 .map(|c| if c == '\t' { '\t' } else { ' ' })
                 .collect();
+            let width = width.min(line.len().saturating_sub(start_in_line).max(1));
             out.push_str(&format!(
                 "\nat line {line_no}, column {col}\n  {line}\n  {pad}"
             ));
@@ -177,6 +180,29 @@ fn locate(src: &str, at: usize) -> (usize, usize, &str, usize) {
     let col = src[line_start..at].chars().count() + 1;
     let line = src[line_start..line_end].trim_end_matches('\r');
     (line_no, col, line, at - line_start)
+}
+
+/// At most 40 characters either side of `at` (byte offset in `line`), marked with `...`.
+fn window(line: &str, at: usize) -> (String, usize) {
+    const SIDE: usize = 40;
+    if line.chars().count() <= 2 * SIDE + 10 {
+        return (line.to_string(), at);
+    }
+    let mut start = clamp_to_char_boundary(line, at.saturating_sub(SIDE));
+    let end = clamp_to_char_boundary(line, at + SIDE);
+    let mut out = String::new();
+    if start > 0 {
+        out.push_str("...");
+    }
+    if start >= at {
+        start = at;
+    }
+    out.push_str(&line[start..end]);
+    let caret = out.len() - (end - start) + (at - start);
+    if end < line.len() {
+        out.push_str("...");
+    }
+    (out, caret)
 }
 
 fn clamp_to_char_boundary(src: &str, mut at: usize) -> usize {
@@ -217,6 +243,20 @@ mod tests {
         let r = e.render("é + 1\n1 + )");
         assert!(r.contains("at line 2, column 5"), "{r}");
         assert!(r.ends_with("  1 + )\n      ^"), "{r}");
+    }
+
+    #[test]
+    fn long_lines_are_windowed() {
+        let src = format!("{}+{}", "1".repeat(500), "2".repeat(500));
+        let e = FormulaError::Syntax {
+            detail: "x".into(),
+            span: 500..501,
+            hint: None,
+        };
+        let r = e.render(&src);
+        let lines: Vec<&str> = r.lines().collect();
+        assert!(lines[2].len() < 100, "{r}");
+        assert_eq!(lines[2].find('+'), lines[3].find('^'), "{r}");
     }
 
     #[test]

@@ -39,12 +39,35 @@ fn arith(a: Ty, b: Ty) -> Ty {
     }
 }
 
-/// An operand: leaves are inlined so that `0.5 * ncpus` costs no indirect call.
-enum Operand {
+/// A leaf: a constant or a slot.
+#[derive(Clone, Copy)]
+enum Leaf {
     Const(f64),
     Slot(usize),
     /// An int-or-float slot: must stay below 2^53 to be exact as an f64.
     CheckedSlot(usize),
+}
+
+impl Leaf {
+    #[inline(always)]
+    fn get(self, s: &[f64], ok: &mut bool) -> f64 {
+        match self {
+            Leaf::Const(c) => c,
+            Leaf::Slot(i) => s.get(i).copied().unwrap_or(0.0),
+            Leaf::CheckedSlot(i) => {
+                let v = s.get(i).copied().unwrap_or(0.0);
+                *ok &= v.abs() < EXACT_INT;
+                v
+            }
+        }
+    }
+}
+
+/// An operand: leaves and one operator over two leaves are inlined, so that a sum of terms
+/// like `0.5*ncpus` runs in one closure without indirect calls.
+enum Operand {
+    Leaf(Leaf),
+    Pair(BinOp, Leaf, Leaf, bool),
     Fn(FastFn),
 }
 
@@ -52,12 +75,11 @@ impl Operand {
     #[inline(always)]
     fn get(&self, s: &[f64], ok: &mut bool) -> f64 {
         match self {
-            Operand::Const(c) => *c,
-            Operand::Slot(i) => s.get(*i).copied().unwrap_or(0.0),
-            Operand::CheckedSlot(i) => {
-                let v = s.get(*i).copied().unwrap_or(0.0);
-                *ok &= v.abs() < EXACT_INT;
-                v
+            Operand::Leaf(l) => l.get(s, ok),
+            Operand::Pair(op, a, b, check) => {
+                let x = a.get(s, ok);
+                let y = b.get(s, ok);
+                step(*op, x, y, *check, ok)
             }
             Operand::Fn(f) => f(s, ok),
         }
@@ -73,19 +95,34 @@ impl Operand {
 
 /// Builds the fast evaluator of `root`, or `None` if the formula uses something only the exact
 /// evaluator does (then every job is evaluated exactly).
-pub(crate) fn build(nodes: &[Node], root: usize, float_slot: &[bool]) -> Option<FastFn> {
+pub(crate) fn build(nodes: &[Node], root: usize, float_slot: &[bool]) -> Option<Fast> {
     let (op, ty) = operand(nodes, root, float_slot)?;
-    let f = op.into_fn();
-    Some(if ty == Ty::Int {
-        f
-    } else {
-        // A zero result may be -0.0 in Python or +0 (an int): let the exact path decide.
-        Box::new(move |s, ok| {
-            let v = f(s, ok);
-            *ok &= v != 0.0;
-            v
-        })
+    Some(Fast {
+        f: op.into_fn(),
+        int_result: ty == Ty::Int,
     })
+}
+
+/// The fast evaluator of a whole formula.
+pub(crate) struct Fast {
+    f: FastFn,
+    /// The result is always a Python int: a zero result is +0 whatever the f64 sign says.
+    int_result: bool,
+}
+
+impl Fast {
+    /// The value, or `None` when the exact evaluator must decide.
+    #[inline]
+    pub(crate) fn eval(&self, s: &[f64]) -> Option<f64> {
+        let mut ok = true;
+        let v = (self.f)(s, &mut ok);
+        // A zero result may be -0.0 in Python or +0 (an int): let the exact path decide.
+        if ok && (v != 0.0 || self.int_result) {
+            Some(if v == 0.0 { 0.0 } else { v })
+        } else {
+            None
+        }
+    }
 }
 
 fn check_big(ty: Ty) -> bool {
@@ -96,15 +133,15 @@ fn operand(nodes: &[Node], id: usize, fs: &[bool]) -> Option<(Operand, Ty)> {
     let node = nodes.get(id)?;
     Some(match node {
         Node::Const(Value::Int(i)) if (*i as f64).abs() < EXACT_INT => {
-            (Operand::Const(*i as f64), Ty::Int)
+            (Operand::Leaf(Leaf::Const(*i as f64)), Ty::Int)
         }
-        Node::Const(Value::Float(x)) => (Operand::Const(*x), Ty::Float),
+        Node::Const(Value::Float(x)) => (Operand::Leaf(Leaf::Const(*x)), Ty::Float),
         Node::Const(Value::Int(_) | Value::Big(_)) => return None,
         Node::Slot(i) => {
             if fs.get(*i).copied().unwrap_or(false) {
-                (Operand::Slot(*i), Ty::Float)
+                (Operand::Leaf(Leaf::Slot(*i)), Ty::Float)
             } else {
-                (Operand::CheckedSlot(*i), Ty::Dyn)
+                (Operand::Leaf(Leaf::CheckedSlot(*i)), Ty::Dyn)
             }
         }
         Node::Neg(a) => {
@@ -211,6 +248,18 @@ fn step(op: BinOp, a: f64, b: f64, check: bool, ok: &mut bool) -> f64 {
             *ok &= b != 0.0;
             return a / b;
         }
+        _ => slow_step(op, a, b, ok),
+    };
+    if check {
+        *ok &= r.abs() < EXACT_INT;
+    }
+    r
+}
+
+/// The less common operators, out of line to keep the hot loops small.
+#[inline(never)]
+fn slow_step(op: BinOp, a: f64, b: f64, ok: &mut bool) -> f64 {
+    match op {
         BinOp::FloorDiv => {
             *ok &= b != 0.0;
             float_floordiv(a, b)
@@ -224,11 +273,11 @@ fn step(op: BinOp, a: f64, b: f64, check: bool, ok: &mut bool) -> f64 {
             *ok &= r.is_finite();
             r
         }
-    };
-    if check {
-        *ok &= r.abs() < EXACT_INT;
+        BinOp::Add => a + b,
+        BinOp::Sub => a - b,
+        BinOp::Mul => a * b,
+        BinOp::Div => a / b,
     }
-    r
 }
 
 fn result_ty(op: BinOp, a: Ty, b: Ty) -> Ty {
@@ -254,12 +303,19 @@ fn chain(
     }
     if tail.len() == 1 {
         if let Some((op, b, check)) = tail.pop() {
+            if let (Operand::Leaf(x), Operand::Leaf(y)) = (&a, &b) {
+                return Some((Operand::Pair(op, *x, *y, check), ty));
+            }
             // The common binary case, without the loop.
             return Some((
                 Operand::Fn(Box::new(move |s, ok| {
-                    let x = a.get(s, ok);
-                    let y = b.get(s, ok);
-                    step(op, x, y, check, ok)
+                    // a local flag stays in a register; written back once
+                    let mut good = true;
+                    let x = a.get(s, &mut good);
+                    let y = b.get(s, &mut good);
+                    let r = step(op, x, y, check, &mut good);
+                    *ok &= good;
+                    r
                 })),
                 ty,
             ));
@@ -267,11 +323,14 @@ fn chain(
     }
     Some((
         Operand::Fn(Box::new(move |s, ok| {
-            let mut acc = a.get(s, ok);
+            // a local flag stays in a register; written back once
+            let mut good = true;
+            let mut acc = a.get(s, &mut good);
             for (op, b, check) in &tail {
-                let y = b.get(s, ok);
-                acc = step(*op, acc, y, *check, ok);
+                let y = b.get(s, &mut good);
+                acc = step(*op, acc, y, *check, &mut good);
             }
+            *ok &= good;
             acc
         })),
         ty,
@@ -415,4 +474,47 @@ fn call(nodes: &[Node], f: Func, args: &[usize], fs: &[bool]) -> Option<(Operand
 
 fn take<const N: usize>(ops: Vec<Operand>) -> Option<[Operand; N]> {
     ops.try_into().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::formula::{compile, ResourceTable};
+
+    fn bails(src: &str, slots: &[f64]) -> bool {
+        let p = compile(src, &ResourceTable::builtin()).unwrap_or_else(|e| panic!("{e}"));
+        match p.inner_fast() {
+            Some(f) => f.eval(slots).is_none(),
+            None => true,
+        }
+    }
+
+    #[test]
+    fn typical_formulas_stay_on_the_fast_path() {
+        let ten =
+            "queue_priority + 0.005*ncpus + 0.000277778*eligible_time + 0.5*fairshare_factor \
+                   + 2*job_priority + 0.001*walltime + mem/1048576 + 10*accrue_type + 0.1*ngpus \
+                   + 0.01*nodect";
+        assert!(!bails(
+            ten,
+            &[10.0, 4.0, 3600.0, 0.5, 2.0, 7200.0, 1048576.0, 2.0, 1.0, 1.0]
+        ));
+        assert!(!bails(
+            "pow(2, -(fairshare_tree_usage/fairshare_perc))",
+            &[0.125312, 0.2]
+        ));
+        assert!(!bails(
+            "fairshare_factor + (walltime/ncpus)",
+            &[0.5, 3600.0, 4.0]
+        ));
+        assert!(!bails(
+            "ceil(fabs(-ncpus*(mem/100.00)*sqrt(walltime)))",
+            &[1.0, 300.0, 4.0]
+        ));
+        // where Python could differ, it bails
+        assert!(bails("ncpus / walltime", &[1.0, 0.0]));
+        assert!(bails("ncpus * walltime", &[1e10, 1e10]));
+        assert!(bails("ncpus - walltime", &[3.0, 3.0]));
+        assert!(!bails("ncpus == walltime", &[3.0, 4.0]));
+        assert!(bails("sqrt(ncpus)", &[-1.0]));
+    }
 }

@@ -3,7 +3,7 @@
 //! the int/float distinction, an error or the sign of a zero could change the result.
 
 use super::compile::Node;
-use super::fast::{self, FastFn};
+use super::fast::{self, Fast};
 use super::functions;
 use super::value::{self, PyResult, Value};
 use std::fmt;
@@ -22,7 +22,7 @@ struct Inner {
     float_slot: Vec<bool>,
     nodes: Vec<Node>,
     root: usize,
-    fast: Option<FastFn>,
+    fast: Option<Fast>,
 }
 
 /// The result of evaluating a formula for one job, as PBS gets it: on a Python exception the
@@ -95,6 +95,11 @@ impl Program {
     }
 
     #[cfg(test)]
+    pub(crate) fn inner_fast(&self) -> Option<&Fast> {
+        self.inner.fast.as_ref()
+    }
+
+    #[cfg(test)]
     pub(crate) fn nodes(&self) -> &[Node] {
         &self.inner.nodes
     }
@@ -103,15 +108,11 @@ impl Program {
     /// slot counts as 0 (an unrequested resource). Values are typed as PBS's text binding types
     /// them: a float keyword is a float, any other integral value an int.
     pub fn eval(&self, slots: &[f64]) -> Evaluation {
-        if let Some(f) = &self.inner.fast {
-            let mut ok = true;
-            let v = f(slots, &mut ok);
-            if ok {
-                return Evaluation {
-                    value: v,
-                    error: None,
-                };
-            }
+        if let Some(v) = self.inner.fast.as_ref().and_then(|f| f.eval(slots)) {
+            return Evaluation {
+                value: v,
+                error: None,
+            };
         }
         self.eval_exact(slots)
     }
@@ -139,7 +140,11 @@ impl Program {
             } else {
                 rows.get(j * width..(j + 1) * width).unwrap_or(&[])
             };
-            let e = self.eval(row);
+            if let Some(v) = self.inner.fast.as_ref().and_then(|f| f.eval(row)) {
+                *o = v;
+                continue;
+            }
+            let e = self.eval_exact(row);
             *o = e.value;
             if let Some(msg) = e.error {
                 errors.push((j, msg));

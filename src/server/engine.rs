@@ -1,39 +1,114 @@
 //! The server's bridge to the formula engine (`crate::formula`): validating a formula against
 //! the known keywords and the home's resource definitions, and the built-in resource list.
-//!
-//! INTERIM: `crate::formula` has not landed on main yet. Until it does, every formula is refused
-//! with PBS's internal-error code (never accepted unchecked) and no built-in resources are known.
 
 use super::state::ServerState;
+use crate::formula::{compile, ResourceTable, ResourceType};
 
 /// Why a formula was refused: PBS's code and message, and fairsort's caret lines.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FormulaProblem {
-    /// 15123 (syntax), 15124 (unknown keyword), 15125 (non-numeric resource), ...
+    /// 15123 (syntax), 15124 (unknown keyword), 15125 (non-numeric resource).
     pub code: u32,
     /// PBS's message for the code.
     pub message: String,
-    /// The formula with a caret under the problem.
+    /// The formula engine's explanation with a caret under the problem.
     pub detail: String,
 }
 
-/// Validates `src` as PBS does before storing it; returns the keywords it uses.
+/// The resource table of a home: PBS's built-ins plus its custom definitions.
+pub fn resource_table(state: &ServerState) -> ResourceTable {
+    let mut table = ResourceTable::builtin();
+    for (name, def) in &state.resources {
+        // `ServerState::check` guarantees valid names and types; a definition the engine
+        // refuses anyway is left out, so formulas using it fail validation visibly.
+        if let Ok(ty) = def.kind.parse::<ResourceType>() {
+            let _ = table.define(name, ty);
+        }
+    }
+    table
+}
+
+impl ServerState {
+    /// The resources formulas may use: built-ins plus this home's custom definitions.
+    pub fn resource_table(&self) -> ResourceTable {
+        resource_table(self)
+    }
+}
+
+/// Validates `src` as PBS does before storing it; returns the keywords it uses. Problems the
+/// engine has no PBS code for (length or nesting limits) are reported as 15123, as PBS would
+/// refuse such a formula as malformed.
 pub fn check_formula(src: &str, state: &ServerState) -> Result<Vec<String>, FormulaProblem> {
-    let _ = (src, state);
-    Err(FormulaProblem {
-        code: 15011,
-        message: "PBS server internal error".to_string(),
-        detail: "fairsort: this build has no formula engine yet (crate::formula not merged)"
-            .to_string(),
-    })
+    match compile(src, &resource_table(state)) {
+        Ok(program) => Ok(program.keywords().to_vec()),
+        Err(e) => Err(FormulaProblem {
+            code: e.code().unwrap_or(15123),
+            message: e
+                .pbs_message()
+                .unwrap_or("Invalid Formula Format")
+                .to_string(),
+            detail: e.render(src),
+        }),
+    }
 }
 
 /// True for PBS's built-in resources.
 pub fn is_builtin_resource(name: &str) -> bool {
-    builtin_resources().iter().any(|(n, _)| n == name)
+    ResourceTable::builtin().is_builtin(name)
 }
 
-/// PBS's built-in resources as (name, type name).
+/// PBS's built-in resources as (name, PBS type name), in name order.
 pub fn builtin_resources() -> Vec<(String, String)> {
-    Vec::new()
+    ResourceTable::builtin()
+        .iter()
+        .map(|(n, t)| (n.to_string(), t.to_string()))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::server::state::ResourceDef;
+
+    #[test]
+    fn pbs_codes_for_bad_formulas() {
+        let mut st = ServerState::initial("alice");
+        assert!(check_formula("pow(2, -(fairshare_tree_usage/fairshare_perc))", &st).is_ok());
+        assert_eq!(
+            check_formula("fair_share_factor", &st).unwrap_err().code,
+            15124
+        );
+        assert_eq!(check_formula("ncpus *", &st).unwrap_err().code, 15123);
+        st.resources.insert(
+            "s".into(),
+            ResourceDef {
+                kind: "string".into(),
+                flag: None,
+            },
+        );
+        st.resources.insert(
+            "foo".into(),
+            ResourceDef {
+                kind: "float".into(),
+                flag: None,
+            },
+        );
+        let p = check_formula("s", &st).unwrap_err();
+        assert_eq!(
+            (p.code, p.message.as_str()),
+            (15125, "Formula contains a resource of an invalid type")
+        );
+        assert!(check_formula("foo * 2", &st)
+            .unwrap()
+            .contains(&"foo".to_string()));
+    }
+
+    #[test]
+    fn builtins_come_from_the_engine() {
+        assert!(is_builtin_resource("ncpus"));
+        assert!(!is_builtin_resource("foo"));
+        assert!(builtin_resources()
+            .iter()
+            .any(|(n, t)| n == "walltime" && t == "time"));
+    }
 }

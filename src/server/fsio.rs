@@ -13,11 +13,19 @@ pub struct HomeLock {
 }
 
 impl HomeLock {
-    /// Blocks until a shared (read) lock is held.
-    pub fn shared(path: &Path) -> Result<Self, ServerError> {
-        let file = open_lock_file(path)?;
+    /// Blocks until a shared (read) lock is held. A reader who may not write the home (anyone
+    /// may read) opens the lock file read-only; if it cannot even do that, it reads unlocked,
+    /// which is still consistent because writers replace files by atomic rename.
+    pub fn shared(path: &Path) -> Result<Option<Self>, ServerError> {
+        let file = match open_lock_file(path) {
+            Ok(f) => f,
+            Err(_) => match File::open(path) {
+                Ok(f) => f,
+                Err(_) => return Ok(None),
+            },
+        };
         file.lock_shared().map_err(|e| ServerError::io(path, e))?;
-        Ok(HomeLock { _file: file })
+        Ok(Some(HomeLock { _file: file }))
     }
 
     /// Blocks until the exclusive (write) lock is held.

@@ -1,6 +1,6 @@
 //! `Home`: an opened server home directory. Layout (all human-readable, see docs/server.md):
 //! `server.toml` (attributes, queues, custom resources), `resource_group` (the share tree, PBS
-//! layout), `usage` (fair-share usage, owned by `fairsort usage`), `audit.log`, `lock`.
+//! layout), `usage.toml` (fair-share usage, owned by `fairsort usage`), `audit.log`, `lock`.
 
 use super::audit;
 use super::error::{Rejection, ServerError};
@@ -16,8 +16,8 @@ pub mod files {
     pub const STATE: &str = "server.toml";
     /// The share tree in PBS `resource_group` layout.
     pub const TREE: &str = "resource_group";
-    /// Fair-share usage.
-    pub const USAGE: &str = "usage";
+    /// Fair-share usage (`crate::usage::store::STORE_FILE`, written by `fairsort usage`).
+    pub const USAGE: &str = crate::usage::store::STORE_FILE;
     /// One line per change.
     pub const AUDIT: &str = "audit.log";
     /// The advisory lock file.

@@ -12,6 +12,7 @@ pub mod permissions;
 pub mod qmgr;
 pub mod state;
 pub mod state_file;
+mod tree_store;
 
 pub use error::{Rejection, ServerError};
 pub use home::Home;

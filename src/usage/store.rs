@@ -1,24 +1,23 @@
-//! `UsageStore`: per-entity usage, the time of the last decay and the decay settings, kept in
-//! `usage.toml` in the server home (human-readable; replaced atomically), with the job ledger
-//! `usage.ledger` beside it. `UsageHome` opens both under an exclusive lock (`usage.lock`).
+//! `UsageStore`: per-entity usage, the time of the last decay and the decay settings, kept as
+//! TOML in the server home's `usage` file (human-readable; replaced atomically), with the job
+//! ledger `usage.ledger` beside it. `UsageHome` opens both under the home's exclusive lock.
 
 use super::decay::{FluxCase, ModelKind};
 use super::error::UsageError;
 use super::job::FinishedJob;
 use super::ledger::Ledger;
 use super::settings::UsageSettings;
+use crate::server::fsio::{self, HomeLock};
+use crate::server::home::files;
+use crate::server::Home;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
-use std::fs::{File, OpenOptions};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// The usage store's file name.
+/// The usage store's file name inside the home (the server refers to it as `files::USAGE`).
 pub const STORE_FILE: &str = "usage.toml";
 /// The ledger's file name.
 pub const LEDGER_FILE: &str = "usage.ledger";
-/// The lock file's name.
-pub const LOCK_FILE: &str = "usage.lock";
 
 /// One entity's usage. `account` is set for Slurm/flux associations.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -282,78 +281,86 @@ impl Usage {
     }
 }
 
-/// The usage files of one server home, opened under an exclusive lock held until drop.
+/// The usage files of one server home, held under the home's exclusive lock until drop:
+/// the store at `Home::usage_path()` (`<home>/usage`) and the ledger `<home>/usage.ledger`.
 pub struct UsageHome {
-    dir: PathBuf,
-    _lock: File,
+    store: PathBuf,
+    ledger: PathBuf,
+    _lock: HomeLock,
 }
 
 impl UsageHome {
-    /// Locks `dir/usage.lock` (waiting for other writers); creates `dir` if needed.
-    pub fn lock(dir: &Path) -> Result<UsageHome, UsageError> {
+    /// Takes the server home's exclusive lock (waiting for other writers, qmgr included).
+    pub fn lock(home: &Home) -> Result<UsageHome, UsageError> {
+        Self::lock_dir(home.path())
+    }
+
+    /// The same for a bare directory laid out like a home (`lock`, `usage`, `usage.ledger`),
+    /// created if needed; for tests and benchmarks that need no server state.
+    pub fn lock_dir(dir: &Path) -> Result<UsageHome, UsageError> {
         std::fs::create_dir_all(dir).map_err(|e| UsageError::io(dir, e))?;
-        let p = dir.join(LOCK_FILE);
-        let f = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&p)
-            .map_err(|e| UsageError::io(&p, e))?;
-        f.lock().map_err(|e| UsageError::io(&p, e))?;
+        let lock = HomeLock::exclusive(&dir.join(files::LOCK)).map_err(|e| server_err(dir, e))?;
         Ok(UsageHome {
-            dir: dir.to_path_buf(),
-            _lock: f,
+            store: dir.join(STORE_FILE),
+            ledger: dir.join(LEDGER_FILE),
+            _lock: lock,
         })
     }
 
-    /// `usage.toml`.
-    pub fn store_path(&self) -> PathBuf {
-        self.dir.join(STORE_FILE)
+    /// The store file.
+    pub fn store_path(&self) -> &Path {
+        &self.store
     }
 
-    /// `usage.ledger`.
-    pub fn ledger_path(&self) -> PathBuf {
-        self.dir.join(LEDGER_FILE)
+    /// The ledger file.
+    pub fn ledger_path(&self) -> &Path {
+        &self.ledger
     }
 
     /// Loads the store (a missing file is an empty PBS-model store).
     pub fn load(&self) -> Result<Usage, UsageError> {
-        load_store(&self.store_path()).map(Usage::from_store)
+        load_store(&self.store).map(Usage::from_store)
     }
 
     /// Loads the ledger's committed part.
     pub fn ledger(&self, usage: &Usage) -> Result<Ledger, UsageError> {
-        Ledger::load(&self.ledger_path(), usage.ledger_bytes)
+        Ledger::load(&self.ledger, usage.ledger_bytes)
     }
 
-    /// Appends the ledger's new lines, then atomically replaces `usage.toml`.
+    /// Appends the ledger's new lines, then atomically replaces the store.
     pub fn commit(&self, usage: &mut Usage, ledger: Option<&mut Ledger>) -> Result<(), UsageError> {
         if let Some(l) = ledger {
-            usage.ledger_bytes = l.append(&self.ledger_path(), usage.ledger_bytes)?;
+            usage.ledger_bytes = l.append(&self.ledger, usage.ledger_bytes)?;
         }
         let text = toml::to_string(&usage.to_store()).map_err(|e| UsageError::Store {
-            path: self.store_path(),
+            path: self.store.clone(),
             message: e.to_string(),
         })?;
         let text = format!(
-            "# fairsort usage store (docs/usage.md). Edit with `fairsort usage set|reset|decay`.\n{text}"
+            "# fairsort usage store (docs/usage.md). Change it with `fairsort usage`.\n{text}"
         );
-        write_atomic(&self.store_path(), text.as_bytes())
+        write_atomic(&self.store, text.as_bytes())
     }
 
     /// Forgets every charged job (an empty ledger).
     pub fn clear_ledger(&self, usage: &mut Usage) -> Result<(), UsageError> {
         usage.ledger_bytes = 0;
-        let p = self.ledger_path();
-        match std::fs::remove_file(&p) {
+        match std::fs::remove_file(&self.ledger) {
             Ok(()) => Ok(()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-            Err(e) => Err(UsageError::io(p, e)),
+            Err(e) => Err(UsageError::io(&self.ledger, e)),
         }
     }
 }
 
-/// Reads a `usage.toml` without locking (a missing file is an empty store).
+fn server_err(path: &Path, e: crate::server::ServerError) -> UsageError {
+    UsageError::Store {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    }
+}
+
+/// Reads a store without locking (writes are atomic renames); a missing file is an empty store.
 pub fn load_store(path: &Path) -> Result<UsageStore, UsageError> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
@@ -374,32 +381,9 @@ pub fn load_store(path: &Path) -> Result<UsageStore, UsageError> {
     Ok(store)
 }
 
-/// Writes `path` via a temporary file in the same directory, fsync and rename.
+/// Replaces `path` atomically with the server's helper (temporary file, fsync, rename).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), UsageError> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut tmp = tempfile_in(dir, path)?;
-    tmp.1
-        .write_all(bytes)
-        .and_then(|_| tmp.1.sync_all())
-        .map_err(|e| UsageError::io(&tmp.0, e))?;
-    std::fs::rename(&tmp.0, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp.0);
-        UsageError::io(path, e)
-    })
-}
-
-fn tempfile_in(dir: &Path, target: &Path) -> Result<(PathBuf, File), UsageError> {
-    let name = target
-        .file_name()
-        .map_or("usage".into(), |n| n.to_string_lossy().into_owned());
-    let p = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let f = OpenOptions::new()
-        .create(true)
-        .truncate(true)
-        .write(true)
-        .open(&p)
-        .map_err(|e| UsageError::io(&p, e))?;
-    Ok((p, f))
+    fsio::write_atomic(path, bytes).map_err(|e| server_err(path, e))
 }
 
 #[cfg(test)]
@@ -422,7 +406,7 @@ mod tests {
     #[test]
     fn pbs_store_round_trip_and_decay() {
         let dir = tempfile::tempdir().unwrap();
-        let home = UsageHome::lock(dir.path()).unwrap();
+        let home = UsageHome::lock_dir(dir.path()).unwrap();
         let mut u = home.load().unwrap();
         let mut l = home.ledger(&u).unwrap();
         assert!(u.charge(&mut l, &job("1", "alice", 999.0)));
@@ -433,7 +417,7 @@ mod tests {
         home.commit(&mut u, Some(&mut l)).unwrap();
         drop(home);
 
-        let home = UsageHome::lock(dir.path()).unwrap();
+        let home = UsageHome::lock_dir(dir.path()).unwrap();
         let mut u = home.load().unwrap();
         let mut l = home.ledger(&u).unwrap();
         assert!(!u.charge(&mut l, &job("1", "alice", 999.0)));

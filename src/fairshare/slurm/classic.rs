@@ -19,10 +19,10 @@ pub(crate) fn effective_usage(links: &Links) -> Vec<f64> {
         let un = links.usage_norm[id];
         ue[id] = if fp == 0 {
             un
-        } else if links.is_parent[id] || links.level_shares[id] <= 0.0 {
+        } else if links.is_parent[id] || links.level_shares(id) <= 0.0 {
             ue[fp]
         } else {
-            un + (ue[fp] - un) * links.raw_shares[id] / links.level_shares[id]
+            un + (ue[fp] - un) * links.raw_shares[id] / links.level_shares(id)
         };
     }
     ue
@@ -47,23 +47,28 @@ pub(crate) fn rows(
     ue: &[f64],
     dampening: f64,
 ) -> ShareResult {
-    let mut result = ShareResult::new(algorithm, tree.len());
-    for (id, row) in result.rows.iter_mut().enumerate() {
-        let (sv, uev) = if links.is_parent[id] {
-            let fp = links.fs_parent[id];
-            (s[fp], ue[fp])
-        } else {
-            (s[id], ue[id])
-        };
-        *row = ShareRow {
-            norm_shares: Some(sv),
-            norm_usage: (id != 0).then(|| links.usage_norm[id]),
-            effective_usage: Some(uev),
-            fairshare: (id != 0).then(|| factor(sv, uev, dampening)),
-            ..ShareRow::default()
-        };
-    }
-    result
+    debug_assert_eq!(tree.len(), links.len());
+    // Rows are built in one pass (no default-then-overwrite: a row is 160 bytes).
+    let rows = (0..links.len())
+        .map(|id| {
+            let (sv, uev) = if links.is_parent[id] {
+                let fp = links.fs_parent[id];
+                (s[fp], ue[fp])
+            } else {
+                (s[id], ue[id])
+            };
+            ShareRow {
+                norm_shares: Some(sv),
+                norm_usage: (id != 0).then(|| links.usage_norm[id]),
+                effective_usage: Some(uev),
+                // sshare before 25.11 prints F on every row under classic, the root included
+                // (S = U_E = 1 there, so 2^(-1/d)).
+                fairshare: Some(factor(sv, uev, dampening)),
+                ..ShareRow::default()
+            }
+        })
+        .collect();
+    ShareResult { algorithm, rows }
 }
 
 /// Runs classic over the whole tree.
@@ -126,6 +131,7 @@ mod tests {
         assert_eq!(root.norm_usage, None);
         assert_eq!(root.effective_usage, Some(1.0));
         assert_eq!(root.level_fs, None);
+        assert_eq!(root.fairshare, Some(0.5));
     }
 
     #[test]

@@ -35,15 +35,23 @@ pub(crate) fn step(s: f64, s_p: f64, ue_p: f64, u: f64, sibling_usage: f64) -> O
         return None;
     }
     let r_p = ue_p / s_p;
+    Some(step_with(s, s_p, r_p, r_p.ln(), u, sibling_usage))
+}
+
+/// The step once the parent's r_p and ln(r_p) are known (they are shared by all siblings, so
+/// the pass takes one logarithm per account, not per user). ln(r_p)·ln(r_l) >= 0 is decided
+/// by the signs of r_p − 1 and r_l − 1, which are those of the logarithms for positive values.
+fn step_with(s: f64, s_p: f64, r_p: f64, ln_r_p: f64, u: f64, sibling_usage: f64) -> Step {
     let r_s = sibling_usage / s_p;
     let r_l = (u / s) / r_s;
-    let k = if r_p == 0.0 || r_l == 0.0 || r_p.ln() * r_l.ln() >= 0.0 {
+    let same_side = (r_p - 1.0) * (r_l - 1.0) >= 0.0;
+    let k = if r_p == 0.0 || r_l == 0.0 || same_side {
         1.0
     } else {
-        let x = F * r_p.ln();
+        let x = F * ln_r_p;
         1.0 / (1.0 + x * x)
     };
-    Some(Step { r_p, r_s, r_l, k })
+    Step { r_p, r_s, r_l, k }
 }
 
 /// Σ U_N over each node's fs children that are not `parent` (indexed by the parent).
@@ -62,6 +70,8 @@ pub(crate) fn effective_usage(links: &Links, s: &[f64]) -> Vec<f64> {
     let n = links.len();
     let sums = sibling_usage(links);
     let mut ue = vec![0.0; n];
+    // ln(r_p) of each account, filled when its own U_E is known (ids are top-down).
+    let mut ln_r = vec![0.0; n];
     if n > 0 {
         ue[0] = 1.0;
     }
@@ -72,12 +82,21 @@ pub(crate) fn effective_usage(links: &Links, s: &[f64]) -> Vec<f64> {
             u
         } else if links.is_parent[id] {
             ue[fp]
+        } else if s[id] == 0.0 || s[fp] == 0.0 || ue[fp] == 0.0 || u == 0.0 {
+            u
         } else {
-            match step(s[id], s[fp], ue[fp], u, sums[fp]) {
-                Some(st) => st.r_p * st.r_l.powf(st.k) * s[id],
-                None => u,
-            }
+            let r_p = ue[fp] / s[fp];
+            let st = step_with(s[id], s[fp], r_p, ln_r[fp], u, sums[fp]);
+            let r = if st.k == 1.0 {
+                st.r_l
+            } else {
+                st.r_l.powf(st.k)
+            };
+            st.r_p * r * s[id]
         };
+        if !links.children(id).is_empty() && s[id] != 0.0 && ue[id] != 0.0 {
+            ln_r[id] = (ue[id] / s[id]).ln();
+        }
     }
     ue
 }

@@ -56,7 +56,7 @@ fn level_head(tree: &Tree, links: &Links, id: NodeId) -> String {
         "  ".repeat(tree.node(id).depth.saturating_sub(1)),
         tree.label(id),
         shares(tree, id),
-        links.level_shares[id]
+        links.level_shares(id)
     )
 }
 
@@ -140,7 +140,15 @@ fn fair_tree(
         let row = result.row(id);
         let mine = lf(id);
         let siblings = links.children(links.fs_parent[id]);
-        let ahead: Vec<NodeId> = siblings.iter().copied().filter(|&s| lf(s) > mine).collect();
+        // Ahead: a higher Level FS, or an equal one on a user when this is an account
+        // (users sort before accounts on ties).
+        let me_user = links.is_user[id];
+        let mut ahead: Vec<NodeId> = siblings
+            .iter()
+            .copied()
+            .filter(|&s| lf(s) > mine || (lf(s) == mine && links.is_user[s] && !me_user))
+            .collect();
+        ahead.sort_by(|&a, &b| lf(b).total_cmp(&lf(a)));
         let tied = siblings
             .iter()
             .filter(|&&s| s != id && lf(s) == mine)

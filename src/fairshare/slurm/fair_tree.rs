@@ -14,71 +14,75 @@ use crate::fairshare::{Algorithm, NodeId, ShareResult, ShareRow, Tree};
 /// Slurm's NO_VAL as a Level FS: a `parent` account's value, and the walk's initial "previous".
 pub(crate) const NO_VAL: f64 = 4_294_967_294.0;
 
-/// Fair Tree's per-association inputs: local shares S, parent-relative usage U and Level FS.
-pub(crate) struct Levels {
-    /// `shares_raw / level_shares` (a `parent` node: its fs parent's); root 0 as sshare prints.
-    pub shares: Vec<f64>,
-    /// `usage_raw / usage_raw(fs parent)`, 0 when the fs parent has no usage; root 1.
-    pub usage: Vec<f64>,
-    /// Level FS: +inf for a `parent` user, NO_VAL for a `parent` account, 0 for S = 0, else S/U.
-    pub level_fs: Vec<f64>,
+/// Fair Tree's S: `shares_raw / level_shares` (a `parent` node: its fs parent's); the root's
+/// is 0, as sshare prints it.
+pub(crate) fn shares(links: &Links, id: NodeId) -> f64 {
+    if id == 0 {
+        0.0
+    } else if links.is_parent[id] {
+        // An fs parent is never `parent` itself, so one step is enough.
+        let fp = links.fs_parent[id];
+        if fp == 0 {
+            0.0
+        } else {
+            links.local_share(fp)
+        }
+    } else {
+        links.local_share(id)
+    }
 }
 
-/// Computes S, U and Level FS of every association (`_calc_assoc_fs`).
-pub(crate) fn levels(tree: &Tree, links: &Links) -> Levels {
-    let n = links.len();
-    let nodes = tree.nodes();
-    let mut shares = vec![0.0; n];
-    let mut usage = vec![0.0; n];
-    let mut level_fs = vec![NO_VAL; n];
-    if n > 0 {
-        usage[0] = 1.0;
+/// Fair Tree's U (sshare EffectvUsage): `usage_raw / usage_raw(fs parent)`, 0 when the fs
+/// parent has no usage; the root's is 1.
+pub(crate) fn usage(tree: &Tree, links: &Links, id: NodeId) -> f64 {
+    if id == 0 {
+        return 1.0;
     }
-    for id in 1..n {
-        let fp = links.fs_parent[id];
-        shares[id] = if links.is_parent[id] {
-            shares[fp]
-        } else {
-            links.local_share(id)
-        };
-        let parent_usage = nodes[fp].raw_usage;
-        usage[id] = if parent_usage > 0.0 {
-            nodes[id].raw_usage / parent_usage
-        } else {
-            0.0
-        };
-        level_fs[id] = if links.is_parent[id] {
-            if nodes[id].is_user() {
+    let parent_usage = tree.node(links.fs_parent[id]).raw_usage;
+    if parent_usage > 0.0 {
+        tree.node(id).raw_usage / parent_usage
+    } else {
+        0.0
+    }
+}
+
+/// Level FS of every association (`_calc_assoc_fs`): +inf for a `parent` user, NO_VAL for a
+/// `parent` account (and the root), 0 for S = 0 (checked first), else S/U (U = 0 gives +inf).
+pub(crate) fn level_fs(tree: &Tree, links: &Links) -> Vec<f64> {
+    let nodes = tree.nodes();
+    let mut lf = vec![NO_VAL; links.len()];
+    for (id, node) in nodes.iter().enumerate().skip(1) {
+        lf[id] = if links.is_parent[id] {
+            if links.is_user[id] {
                 f64::INFINITY
             } else {
                 NO_VAL
             }
-        } else if shares[id] == 0.0 {
-            0.0
         } else {
-            shares[id] / usage[id]
+            let s = links.local_share(id);
+            if s == 0.0 {
+                0.0
+            } else {
+                let pu = nodes[links.fs_parent[id]].raw_usage;
+                let u = if pu > 0.0 { node.raw_usage / pu } else { 0.0 };
+                s / u
+            }
         };
     }
-    Levels {
-        shares,
-        usage,
-        level_fs,
-    }
+    lf
 }
 
-/// Sort order of a sibling array: Level FS descending, users before accounts on equal values,
-/// otherwise input order (glibc's qsort behaved stably on Slurm's lists; `sort_by` is stable).
-fn sort_siblings(list: &mut [NodeId], lf: &[f64], is_user: &[bool]) {
-    list.sort_by(|&a, &b| {
-        lf[b]
-            .total_cmp(&lf[a])
-            .then_with(|| is_user[b].cmp(&is_user[a]))
-    });
+/// Sibling order: Level FS descending, users before accounts on equal values, otherwise tree
+/// order (glibc's qsort behaved stably on Slurm's lists; `sort_by` is stable).
+fn sibling_order(lf: &[f64], is_user: &[bool], a: NodeId, b: NodeId) -> std::cmp::Ordering {
+    lf[b]
+        .total_cmp(&lf[a])
+        .then_with(|| is_user[b].cmp(&is_user[a]))
 }
 
 /// One sibling array being walked.
 struct Frame {
-    /// Either a range of the pre-sorted flat array or a merged list (merge_ties only).
+    /// Either a node's (sorted) fs children or a merged list (merge_ties only).
     items: Items,
     i: usize,
     prev: f64,
@@ -86,41 +90,32 @@ struct Frame {
 }
 
 enum Items {
-    Range(usize, usize),
+    Children(NodeId),
     Merged(Vec<NodeId>),
 }
 
-/// Ranks every user association; returns F = rank / N per node (NaN for non-users).
-pub(crate) fn rank_users(tree: &Tree, links: &Links, lf: &[f64], merge_ties: bool) -> Vec<f64> {
+/// Ranks every user association (`_calc_tree_fs`, iteratively: depth is unbounded input);
+/// returns F = rank / N per node (NaN for accounts). Sorts `links`' children lists in place.
+pub(crate) fn rank_users(links: &mut Links, lf: &[f64], merge_ties: bool) -> Vec<f64> {
     let n = links.len();
-    let is_user: Vec<bool> = tree.nodes().iter().map(|nd| nd.is_user()).collect();
-    // Every fs children list, sorted once, in one flat array (no per-node allocation).
-    let mut flat: Vec<NodeId> = Vec::with_capacity(n);
-    let mut start = vec![0usize; n + 1];
-    for (p, slot) in start.iter_mut().take(n).enumerate() {
-        *slot = flat.len();
-        let from = flat.len();
-        flat.extend_from_slice(links.children(p));
-        if let Some(seg) = flat.get_mut(from..) {
-            sort_siblings(seg, lf, &is_user);
-        }
-    }
-    start[n] = flat.len();
-    let range_of = |p: NodeId| Items::Range(start[p], start[p + 1]);
-
+    // `sort_children_by` borrows `links` mutably: sort through a copy of the user flags.
+    let flags = links.is_user.clone();
+    links.sort_children_by(|a, b| sibling_order(lf, &flags, a, b));
+    let links = &*links;
+    let is_user = &links.is_user;
     let total = links.user_count as f64;
     let mut fs = vec![f64::NAN; n];
     let mut rank = links.user_count;
     let mut rnt = links.user_count;
     let mut stack = vec![Frame {
-        items: range_of(0),
+        items: Items::Children(0),
         i: 0,
         prev: NO_VAL,
         account_tied: false,
     }];
     while let Some(frame) = stack.last_mut() {
         let list: &[NodeId] = match &frame.items {
-            Items::Range(a, b) => flat.get(*a..*b).unwrap_or(&[]),
+            Items::Children(p) => links.children(*p),
             Items::Merged(v) => v,
         };
         let Some(&id) = list.get(frame.i) else {
@@ -155,12 +150,12 @@ pub(crate) fn rank_users(tree: &Tree, links: &Links, lf: &[f64], merge_ties: boo
             for &acct in list.get(frame.i..=frame.i + tied_accounts).unwrap_or(&[]) {
                 merged.extend_from_slice(links.children(acct));
             }
-            sort_siblings(&mut merged, lf, &is_user);
+            merged.sort_by(|&a, &b| sibling_order(lf, is_user, a, b));
             frame.i += 1 + tied_accounts;
             Items::Merged(merged)
         } else {
             frame.i += 1;
-            range_of(id)
+            Items::Children(id)
         };
         stack.push(Frame {
             items,
@@ -174,23 +169,24 @@ pub(crate) fn rank_users(tree: &Tree, links: &Links, lf: &[f64], merge_ties: boo
 
 /// Runs Fair Tree over the whole tree.
 pub(crate) fn compute(tree: &Tree, merge_ties: bool) -> ShareResult {
-    let links = Links::new(tree);
-    let lv = levels(tree, &links);
-    let fs = rank_users(tree, &links, &lv.level_fs, merge_ties);
-    let mut result = ShareResult::new(Algorithm::FairTree, tree.len());
-    for (id, row) in result.rows.iter_mut().enumerate() {
-        let node = tree.node(id);
-        *row = ShareRow {
-            norm_shares: Some(lv.shares[id]),
+    let mut links = Links::new(tree);
+    let lf = level_fs(tree, &links);
+    let fs = rank_users(&mut links, &lf, merge_ties);
+    let rows = (0..links.len())
+        .map(|id| ShareRow {
+            norm_shares: Some(shares(&links, id)),
             norm_usage: (id != 0).then(|| links.usage_norm[id]),
-            effective_usage: Some(lv.usage[id]),
-            fairshare: (id != 0 && node.is_user()).then(|| fs[id]),
+            effective_usage: Some(usage(tree, &links, id)),
+            fairshare: (id != 0 && links.is_user[id]).then(|| fs[id]),
             // sshare hides a `parent` association's Level FS (and the root's).
-            level_fs: (id != 0 && !links.is_parent[id]).then(|| lv.level_fs[id]),
+            level_fs: (id != 0 && !links.is_parent[id]).then(|| lf[id]),
             ..ShareRow::default()
-        };
+        })
+        .collect();
+    ShareResult {
+        algorithm: Algorithm::FairTree,
+        rows,
     }
-    result
 }
 
 #[cfg(test)]

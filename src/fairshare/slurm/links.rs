@@ -5,21 +5,24 @@
 
 use crate::fairshare::{NodeId, Shares, Tree};
 
-/// Per-node arrays indexed by `NodeId`, built in O(n) with no per-node allocation.
+/// Per-node arrays indexed by `NodeId`, built in O(n) with one pass over the tree's nodes and
+/// no per-node allocation (a pass over 1M users is dominated by memory traffic).
 #[derive(Debug, Clone)]
 pub(crate) struct Links {
     /// The fs parent: the nearest ancestor whose shares are not `parent` (root: 0, itself).
     pub fs_parent: Vec<NodeId>,
     /// Own shares are `parent` (never true for the root).
     pub is_parent: Vec<bool>,
+    /// The node is a user association.
+    pub is_user: Vec<bool>,
     /// `shares_raw` as a float; 0 for `parent` nodes (they add nothing to `level_shares`).
     pub raw_shares: Vec<f64>,
-    /// Sum of `raw_shares` over the fs parent's children list (the same for every sibling).
-    pub level_shares: Vec<f64>,
+    /// Sum of `raw_shares` over each node's fs children (its children's `level_shares`).
+    child_shares: Vec<f64>,
     /// `usage_raw / usage_raw(root)`, clamped to <= 1; 0 when the root has no usage.
     pub usage_norm: Vec<f64>,
     /// Offsets into `child_list` (len n + 1): fs children of node `p` are
-    /// `child_list[child_start[p]..child_start[p + 1]]`, in tree (preorder) order.
+    /// `child_list[child_start[p]..child_start[p + 1]]`, in tree order.
     child_start: Vec<usize>,
     child_list: Vec<NodeId>,
     /// Number of user associations (Slurm's `g_user_assoc_count`).
@@ -27,65 +30,84 @@ pub(crate) struct Links {
 }
 
 impl Links {
-    /// Computes the links of a tree. Relies on `Tree`'s guarantee that a child's id is larger
-    /// than its parent's, so one ascending pass is a top-down walk.
+    /// Computes the links of a tree. Relies on `Tree`'s guarantees that a child's id is larger
+    /// than its parent's (one ascending pass is a top-down walk) and that the children of a
+    /// node have consecutive ids in input order.
     pub fn new(tree: &Tree) -> Links {
         let nodes = tree.nodes();
         let n = nodes.len();
+        let root_usage = nodes.first().map_or(0.0, |r| r.raw_usage);
         let mut fs_parent = vec![0; n];
         let mut is_parent = vec![false; n];
+        let mut is_user = vec![false; n];
         let mut raw_shares = vec![0.0; n];
+        let mut usage_norm = vec![0.0; n];
+        let mut child_shares = vec![0.0; n];
+        let mut child_start = vec![0usize; n + 1];
         let mut user_count = 0;
-        for (id, node) in nodes.iter().enumerate().skip(1) {
-            let p = node.parent.unwrap_or(0);
-            fs_parent[id] = if is_parent[p] { fs_parent[p] } else { p };
+        let mut reparented = false;
+        for (id, node) in nodes.iter().enumerate() {
+            if root_usage > 0.0 {
+                usage_norm[id] = (node.raw_usage / root_usage).min(1.0);
+            }
+            let Some(p) = node.parent else { continue };
+            let fp = if is_parent[p] {
+                reparented = true;
+                fs_parent[p]
+            } else {
+                p
+            };
+            fs_parent[id] = fp;
             match node.shares {
                 Shares::Parent => is_parent[id] = true,
-                Shares::Count(c) => raw_shares[id] = c as f64,
+                Shares::Count(c) => {
+                    raw_shares[id] = c as f64;
+                    child_shares[fp] += c as f64;
+                }
             }
             if node.is_user() {
+                is_user[id] = true;
                 user_count += 1;
             }
+            child_start[fp] += 1;
         }
-        // Children lists under the fs re-parenting (CSR), and their share sums.
-        let mut child_start = vec![0usize; n + 1];
-        let mut child_sum = vec![0.0; n];
-        for id in 1..n {
-            child_start[fs_parent[id] + 1] += 1;
-            child_sum[fs_parent[id]] += raw_shares[id];
+        // Inclusive prefix sums make child_start[p] the end of p's list; placing ids backwards
+        // then leaves it at the start, with each list in ascending id (input) order.
+        for i in 1..=n {
+            child_start[i] += child_start[i - 1];
         }
-        for i in 0..n {
-            child_start[i + 1] += child_start[i];
+        let mut child_list = vec![0; child_start[n]];
+        for (id, &fp) in fs_parent.iter().enumerate().skip(1).rev() {
+            child_start[fp] -= 1;
+            child_list[child_start[fp]] = id;
         }
-        let mut fill = child_start.clone();
-        let mut child_list = vec![0; n.saturating_sub(1)];
-        // Fill in tree order, so siblings keep their input (sshare lineage) order.
-        for id in tree.preorder().into_iter().skip(1) {
-            let slot = &mut fill[fs_parent[id]];
-            child_list[*slot] = id;
-            *slot += 1;
-        }
-        let mut level_shares = vec![0.0; n];
-        for id in 1..n {
-            level_shares[id] = child_sum[fs_parent[id]];
-        }
-        level_shares[0] = raw_shares[0];
-        let root_usage = nodes[0].raw_usage;
-        let usage_norm = nodes
-            .iter()
-            .map(|node| {
-                if root_usage > 0.0 {
-                    (node.raw_usage / root_usage).min(1.0)
-                } else {
-                    0.0
+        if reparented {
+            // Children of `parent` accounts join their fs parent's list where their account
+            // stands (tree order), not after the direct children.
+            let mut stack: Vec<NodeId> = Vec::new();
+            for (p, node) in nodes.iter().enumerate() {
+                if p != 0 && is_parent[p] {
+                    continue;
                 }
-            })
-            .collect();
+                let mut slot = child_start[p];
+                stack.extend(node.children.iter().rev());
+                while let Some(c) = stack.pop() {
+                    if let Some(x) = child_list.get_mut(slot) {
+                        *x = c;
+                    }
+                    slot += 1;
+                    if is_parent[c] {
+                        stack.extend(nodes[c].children.iter().rev());
+                    }
+                }
+            }
+        }
         Links {
             fs_parent,
             is_parent,
+            is_user,
             raw_shares,
-            level_shares,
+            child_shares,
             usage_norm,
             child_start,
             child_list,
@@ -101,15 +123,33 @@ impl Links {
         }
     }
 
+    /// Sorts every fs children list in place with `cmp` (stable: ties keep tree order).
+    pub fn sort_children_by(&mut self, mut cmp: impl FnMut(NodeId, NodeId) -> std::cmp::Ordering) {
+        for w in self.child_start.windows(2) {
+            if let Some(seg) = self.child_list.get_mut(w[0]..w[1]) {
+                seg.sort_by(|&a, &b| cmp(a, b));
+            }
+        }
+    }
+
     /// Number of nodes, root included.
     pub fn len(&self) -> usize {
         self.fs_parent.len()
     }
 
+    /// `level_shares` of a node: the raw shares of all its fs siblings, itself included
+    /// (the root's: its own raw shares, which nothing uses).
+    pub fn level_shares(&self, id: NodeId) -> f64 {
+        if id == 0 {
+            return self.raw_shares[0];
+        }
+        self.child_shares[self.fs_parent[id]]
+    }
+
     /// `shares_raw / level_shares`, 0 when no sibling has shares (a `parent` node gives 0 here;
     /// callers substitute the fs parent's values).
     pub fn local_share(&self, id: NodeId) -> f64 {
-        let l = self.level_shares[id];
+        let l = self.level_shares(id);
         if l > 0.0 {
             self.raw_shares[id] / l
         } else {
@@ -157,8 +197,8 @@ mod tests {
         assert!(l.children(ada).is_empty());
         let uda2 = t.find_user(Some("aDA"), "uDA2").unwrap();
         assert_eq!(l.fs_parent[uda2], ad);
-        assert_eq!(l.level_shares[uda2], 170.0);
-        assert_eq!(l.level_shares[ad], 208.0);
+        assert_eq!(l.level_shares(uda2), 170.0);
+        assert_eq!(l.level_shares(ad), 208.0);
         assert_eq!(l.user_count, 21);
     }
 

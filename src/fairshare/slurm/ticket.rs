@@ -8,7 +8,7 @@
 //! code is followed; the seed's final example still holds (User2 ≈ 0.25).
 
 use super::links::Links;
-use crate::fairshare::{Algorithm, ShareResult, ShareRow, Tree};
+use crate::fairshare::{Algorithm, NodeId, ShareResult, ShareRow, Tree};
 use std::collections::HashSet;
 
 /// `MIN_USAGE_FACTOR`.
@@ -29,15 +29,34 @@ pub(crate) fn factor(s: f64, ue: f64) -> f64 {
 pub(crate) fn active_nodes(tree: &Tree, active: Option<&HashSet<String>>) -> Vec<bool> {
     let nodes = tree.nodes();
     let mut on = vec![false; nodes.len()];
-    if let Some(first) = on.first_mut() {
-        *first = true;
-    }
-    for (id, node) in nodes.iter().enumerate().skip(1) {
-        if node.is_user() {
-            on[id] = match active {
-                None => true,
-                Some(set) => set.contains(&node.name) || set.contains(&tree.label(id)),
-            };
+    match active {
+        None => {
+            for (id, node) in nodes.iter().enumerate() {
+                on[id] = node.is_user();
+            }
+        }
+        Some(set) => {
+            // Look the names up (O(|set|)) rather than formatting a label per user.
+            for entry in set {
+                let ids: &[NodeId] = match entry.split_once('/') {
+                    Some((acct, user)) => {
+                        match tree
+                            .find_account(acct)
+                            .and_then(|a| tree.find_user_in(a, user))
+                        {
+                            Some(id) => {
+                                on[id] = true;
+                                continue;
+                            }
+                            None => &[],
+                        }
+                    }
+                    None => tree.users_named(entry),
+                };
+                for &id in ids {
+                    on[id] = true;
+                }
+            }
         }
     }
     // Children have larger ids than their parents: one descending pass marks ancestors.
@@ -48,6 +67,9 @@ pub(crate) fn active_nodes(tree: &Tree, active: Option<&HashSet<String>>) -> Vec
             }
         }
     }
+    if let Some(root) = on.first_mut() {
+        *root = true;
+    }
     on
 }
 
@@ -56,33 +78,31 @@ pub(crate) fn compute(tree: &Tree, active: Option<&HashSet<String>>) -> ShareRes
     let links = Links::new(tree);
     let n = links.len();
     let s = links.classic_norm_shares();
-    // Effective usage (`_ticket_based_set_usage_efctv`) and F; `parent` nodes take their fs
-    // parent's S, U_E and F.
+    // Effective usage (`_ticket_based_set_usage_efctv`); `parent` nodes take their fs parent's
+    // S and U_E (and so its F).
     let mut ue = vec![0.0; n];
-    let mut f = vec![0.0; n];
-    let mut s_eff = s.clone();
     if n > 0 {
         ue[0] = 1.0;
-        f[0] = factor(1.0, 1.0);
     }
     for id in 1..n {
         let fp = links.fs_parent[id];
-        if links.is_parent[id] && fp != 0 {
-            s_eff[id] = s[fp];
-            ue[id] = ue[fp];
+        ue[id] = if links.is_parent[id] && fp != 0 {
+            ue[fp]
         } else if fp == 0 {
-            ue[id] = links.usage_norm[id];
+            links.usage_norm[id]
         } else {
-            ue[id] = links.usage_norm[id].max(MIN_USAGE * links.local_share(id));
-        }
-        f[id] = factor(s_eff[id], ue[id]);
+            links.usage_norm[id].max(MIN_USAGE * links.local_share(id))
+        };
     }
+    // S of a node as scored (`classic_norm_shares` already gives `parent` nodes their fs
+    // parent's S), and S·F, the weight tickets are split by.
+    let weight = |id: NodeId| s[id] * factor(s[id], ue[id]);
     // Tickets, top-down over active fs children (`_distribute_tickets`).
     let on = active_nodes(tree, active);
     let mut sum_sf = vec![0.0; n];
     for id in 1..n {
         if on[id] {
-            sum_sf[links.fs_parent[id]] += s_eff[id] * f[id];
+            sum_sf[links.fs_parent[id]] += weight(id);
         }
     }
     let mut tickets = vec![0u32; n];
@@ -97,38 +117,41 @@ pub(crate) fn compute(tree: &Tree, active: Option<&HashSet<String>>) -> ShareRes
         let fp = links.fs_parent[id];
         // Evaluated as Slurm does, in double, then truncated to u32; a zero sum (every active
         // sibling has zero shares) divides by zero in Slurm, which yields 0 tickets on x86-64.
-        let t = f64::from(tickets[fp]) * s_eff[id] * f[id] / sum_sf[fp];
+        let t = f64::from(tickets[fp]) * s[id] * factor(s[id], ue[id]) / sum_sf[fp];
         tickets[id] = if t.is_finite() { t as u32 } else { 0 };
-        if tree.node(id).is_user() {
+        if links.is_user[id] {
             max_tickets = max_tickets.max(tickets[id]);
         }
     }
-    let mut result = ShareResult::new(Algorithm::Ticket, n);
-    for (id, row) in result.rows.iter_mut().enumerate() {
-        let node = tree.node(id);
-        // A `parent` user's jobs are scored with its fs parent's tickets.
-        let fs_assoc = if links.is_parent[id] {
-            links.fs_parent[id]
-        } else {
-            id
-        };
-        let fairshare = (id != 0 && node.is_user()).then(|| {
-            if on[fs_assoc] && max_tickets > 0 {
-                f64::from(tickets[fs_assoc]) / f64::from(max_tickets)
+    let rows = (0..n)
+        .map(|id| {
+            // A `parent` user's jobs are scored with its fs parent's tickets.
+            let fs_assoc = if links.is_parent[id] {
+                links.fs_parent[id]
             } else {
-                0.0
+                id
+            };
+            let fairshare = (id != 0 && links.is_user[id]).then(|| {
+                if on[fs_assoc] && max_tickets > 0 {
+                    f64::from(tickets[fs_assoc]) / f64::from(max_tickets)
+                } else {
+                    0.0
+                }
+            });
+            ShareRow {
+                norm_shares: Some(s[id]),
+                norm_usage: (id != 0).then(|| links.usage_norm[id]),
+                effective_usage: Some(ue[id]),
+                fairshare,
+                tickets: Some(f64::from(tickets[id])),
+                ..ShareRow::default()
             }
-        });
-        *row = ShareRow {
-            norm_shares: Some(s_eff[id]),
-            norm_usage: (id != 0).then(|| links.usage_norm[id]),
-            effective_usage: Some(ue[id]),
-            fairshare,
-            tickets: Some(f64::from(tickets[id])),
-            ..ShareRow::default()
-        };
+        })
+        .collect();
+    ShareResult {
+        algorithm: Algorithm::Ticket,
+        rows,
     }
-    result
 }
 
 /// The pre-ticket factor S / max(U_E, 0.01·S) of a row (for `--explain`).
@@ -140,7 +163,6 @@ pub(crate) fn row_factor(row: &ShareRow) -> Option<f64> {
 mod tests {
     use super::*;
     use crate::fairshare::slurm::testtrees::t1;
-    use crate::fairshare::NodeId;
     use approx::assert_abs_diff_eq;
 
     fn id(t: &Tree, name: &str) -> NodeId {

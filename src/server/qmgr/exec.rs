@@ -26,13 +26,15 @@ pub enum Reply {
     Quit,
 }
 
-/// Runs one parsed request as `user` on `host`.
+/// Runs one parsed request as `user` on `host`; with `json`, `list`/`print` answer with a JSON
+/// array of objects (see [`Block::to_json`]) instead of qmgr's text.
 pub fn execute(
     home: &Home,
     user: &str,
     host: &str,
     cmd: &Command,
     text: &str,
+    json: bool,
 ) -> Result<Reply, ServerError> {
     let Some(object) = cmd.object else {
         return Ok(match cmd.verb {
@@ -50,6 +52,13 @@ pub fn execute(
         Ok(Reply::Done)
     } else {
         let st = home.load()?;
+        if json {
+            let blocks = select(&st, cmd, host)?;
+            let arr: Vec<serde_json::Value> = blocks.iter().map(Block::to_json).collect();
+            let text = serde_json::to_string_pretty(&arr)
+                .map_err(|e| ServerError::Tree(format!("JSON output: {e}")))?;
+            return Ok(Reply::Output(format!("{text}\n")));
+        }
         show(&st, object, cmd, host)
             .map(Reply::Output)
             .map_err(ServerError::from)
@@ -440,7 +449,40 @@ fn revalidate_formulas(st: &ServerState, obj: &str) -> Result<(), Rejection> {
     Ok(())
 }
 
-fn show(st: &ServerState, object: Object, cmd: &Command, host: &str) -> Result<String, Rejection> {
+/// One object's attributes as `list` shows them (also the unit of `--json` output).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Block {
+    /// `Server`, `Sched`, `Queue` or `Resource`.
+    pub kind: &'static str,
+    /// The object's name.
+    pub name: String,
+    /// Its attributes, in print order.
+    pub values: Vec<(&'static str, Value)>,
+}
+
+impl Block {
+    /// JSON form: `{"object": kind, "name": name, "attributes": {attr: "v" or ["v", ...]}}`.
+    pub fn to_json(&self) -> serde_json::Value {
+        let attrs: serde_json::Map<String, serde_json::Value> = self
+            .values
+            .iter()
+            .map(|(n, v)| {
+                let j = match v {
+                    Value::Single(s) => serde_json::Value::String(s.clone()),
+                    Value::List(items) => serde_json::Value::from(items.clone()),
+                };
+                (n.to_string(), j)
+            })
+            .collect();
+        serde_json::json!({"object": self.kind, "name": self.name, "attributes": attrs})
+    }
+}
+
+/// The objects a `list`/`print` request selects, with its attribute filter applied.
+pub fn select(st: &ServerState, cmd: &Command, host: &str) -> Result<Vec<Block>, Rejection> {
+    let Some(object) = cmd.object else {
+        return Ok(vec![]);
+    };
     let filter: Vec<String> = cmd.attrs.iter().map(|a| a.name.clone()).collect();
     let known: &[&str] = match object {
         Object::Server => &attrs::SERVER_ATTRS,
@@ -451,90 +493,80 @@ fn show(st: &ServerState, object: Object, cmd: &Command, host: &str) -> Result<S
     if filter.iter().any(|f| canonical(f, known).is_none()) {
         return Err(reject(codes::NOATTR, &object_label(object, cmd)));
     }
-    let list = cmd.verb == Verb::List;
+    let block = |kind, name: &str, values| Block {
+        kind,
+        name: name.to_string(),
+        values: print::filtered(values, &filter),
+    };
+    let wanted = |n: &str| cmd.names.is_empty() || cmd.names.iter().any(|x| x == n);
     match object {
         Object::Server => {
             check_singleton(object, cmd, host)?;
-            Ok(if list {
-                print::list_block(
-                    "Server",
-                    host,
-                    &print::filtered(attrs::server_values(&st.server), &filter),
-                )
-            } else {
-                print::print_server(st, &filter)
-            })
+            Ok(vec![block(
+                "Server",
+                host,
+                attrs::server_values(&st.server),
+            )])
         }
         Object::Sched => {
             check_singleton(object, cmd, host)?;
-            Ok(if list {
-                print::list_block(
-                    "Sched",
-                    "default",
-                    &print::filtered(attrs::sched_values(&st.sched), &filter),
-                )
-            } else {
-                print::print_sched(st, &filter)
-            })
+            Ok(vec![block(
+                "Sched",
+                "default",
+                attrs::sched_values(&st.sched),
+            )])
         }
         Object::Queue => {
-            for n in &cmd.names {
-                if !st.queues.contains_key(n) {
-                    return Err(reject(codes::UNKQUE, n));
-                }
-            }
-            if !list {
-                let mut out = String::new();
-                print::print_queues(st, &cmd.names, &filter, &mut out);
-                return Ok(out);
+            if let Some(n) = cmd.names.iter().find(|n| !st.queues.contains_key(*n)) {
+                return Err(reject(codes::UNKQUE, n));
             }
             Ok(st
                 .queues
                 .iter()
-                .filter(|(n, _)| cmd.names.is_empty() || cmd.names.contains(n))
-                .map(|(n, q)| {
-                    print::list_block(
-                        "Queue",
-                        n,
-                        &print::filtered(attrs::queue_values(q), &filter),
-                    )
-                })
-                .collect::<Vec<_>>()
-                .join("\n"))
+                .filter(|(n, _)| wanted(n))
+                .map(|(n, q)| block("Queue", n, attrs::queue_values(q)))
+                .collect())
         }
         Object::Resource => {
-            for n in &cmd.names {
-                if !st.resources.contains_key(n) && !engine::is_builtin_resource(n) {
-                    return Err(reject(codes::UNKRESC, n));
-                }
+            if let Some(n) = cmd
+                .names
+                .iter()
+                .find(|n| !st.resources.contains_key(*n) && !engine::is_builtin_resource(n))
+            {
+                return Err(reject(codes::UNKRESC, n));
             }
-            let wanted = |n: &str| cmd.names.is_empty() || cmd.names.iter().any(|x| x == n);
-            if !list {
-                let mut out = String::new();
-                print::print_resources(st, &cmd.names, &mut out);
-                return Ok(out);
-            }
-            let mut blocks = Vec::new();
-            for (n, kind) in engine::builtin_resources() {
-                if wanted(&n) {
-                    let v = vec![("type", Value::Single(kind))];
-                    blocks.push(print::list_block(
-                        "Resource",
-                        &n,
-                        &print::filtered(v, &filter),
-                    ));
-                }
-            }
-            for (n, def) in &st.resources {
-                if wanted(n) {
-                    blocks.push(print::list_block(
-                        "Resource",
-                        n,
-                        &print::filtered(attrs::resource_values(def), &filter),
-                    ));
-                }
-            }
-            Ok(blocks.join("\n"))
+            let mut out: Vec<Block> = engine::builtin_resources()
+                .into_iter()
+                .filter(|(n, _)| wanted(n))
+                .map(|(n, kind)| block("Resource", &n, vec![("type", Value::Single(kind))]))
+                .collect();
+            out.extend(
+                st.resources
+                    .iter()
+                    .filter(|(n, _)| wanted(n))
+                    .map(|(n, def)| block("Resource", n, attrs::resource_values(def))),
+            );
+            Ok(out)
         }
     }
+}
+
+fn show(st: &ServerState, object: Object, cmd: &Command, host: &str) -> Result<String, Rejection> {
+    let blocks = select(st, cmd, host)?;
+    if cmd.verb == Verb::List {
+        return Ok(blocks
+            .iter()
+            .map(|b| print::list_block(b.kind, &b.name, &b.values))
+            .collect::<Vec<_>>()
+            .join("\n"));
+    }
+    let filter: Vec<String> = cmd.attrs.iter().map(|a| a.name.clone()).collect();
+    let mut out = String::new();
+    match object {
+        Object::Server => out = print::print_server(st, &filter),
+        Object::Sched => out = print::print_sched(st, &filter),
+        Object::Queue => print::print_queues(st, &cmd.names, &filter, &mut out),
+        Object::Resource => print::print_resources(st, &cmd.names, &mut out),
+    }
+    Ok(out)
 }

@@ -7,7 +7,7 @@ pub mod lexer;
 pub mod parser;
 pub mod print;
 
-pub use exec::{execute, Reply};
+pub use exec::{execute, select, Block, Reply};
 pub use parser::{parse, Command, ParseError};
 
 use super::error::ServerError;
@@ -38,17 +38,18 @@ impl RequestError {
     }
 }
 
-/// Parses and runs one request line as `user` on `host`.
+/// Parses and runs one request line as `user` on `host` (`json`: JSON answers to list/print).
 pub fn run_request(
     home: &Home,
     user: &str,
     host: &str,
     line: &str,
+    json: bool,
 ) -> Result<Option<Reply>, RequestError> {
     let cmd = parse(line).map_err(|e| RequestError::Parse(e.render(line)))?;
     match cmd {
         None => Ok(None),
-        Some(c) => execute(home, user, host, &c, line)
+        Some(c) => execute(home, user, host, &c, line, json)
             .map(Some)
             .map_err(RequestError::Server),
     }

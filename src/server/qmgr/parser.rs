@@ -1,6 +1,7 @@
 //! The qmgr grammar: `VERB OBJECT [NAME[,NAME...]] [ATTR OP VALUE[, ATTR OP VALUE...]]`, with
 //! qmgr's case-insensitive verbs and object types and their abbreviations (`s`, `p`, `l`, ...).
 
+use super::attrs;
 use super::lexer::{tokenize, Op, TokKind, Token};
 use std::ops::Range;
 
@@ -223,7 +224,16 @@ impl Parser<'_> {
         let is_name = match object {
             Object::Queue | Object::Resource => !self.is_op(i + 1),
             Object::Server | Object::Sched => {
-                matches!(verb, Verb::List | Verb::Print) || self.word(i + 1).is_some()
+                // `list server managers` filters by attribute; `list server default` names it.
+                let known: &[&str] = if object == Object::Server {
+                    &attrs::SERVER_ATTRS
+                } else {
+                    &attrs::SCHED_ATTRS
+                };
+                self.word(i + 1).is_some()
+                    || matches!(verb, Verb::Create | Verb::Delete)
+                    || (matches!(verb, Verb::List | Verb::Print)
+                        && attrs::canonical(first, known).is_none())
             }
         };
         if !is_name {
@@ -373,6 +383,11 @@ mod tests {
         assert_eq!(c.attrs.len(), 2);
         let c = ok("list server default");
         assert_eq!(c.names, ["default"]);
+        let c = ok("list server managers");
+        assert!(c.names.is_empty());
+        assert_eq!(c.attrs[0].name, "managers");
+        let c = ok("p sched default fair_share,unknown_shares");
+        assert_eq!((c.names.len(), c.attrs.len()), (1, 2));
         let c = ok("set server managers += alice@*");
         assert_eq!(c.attrs[0].value, Some((Op::Add, "alice@*".into())));
     }
@@ -407,5 +422,26 @@ mod tests {
         assert_eq!(parse("set queue q Priority"), Err(ParseError::Syntax(20)));
         assert_eq!(parse("delete queue q extra"), Err(ParseError::Syntax(15)));
         assert!(matches!(parse("= ="), Err(ParseError::Syntax(0))));
+    }
+
+    proptest::proptest! {
+        /// Any input parses or fails with a message; never a panic (carets included).
+        #[test]
+        fn never_panics(src in "[ -~\\t\u{e9}\u{4e2d}]{0,60}") {
+            if let Err(e) = parse(&src) {
+                let text = e.render(&src);
+                proptest::prop_assert!(text.starts_with("qmgr: "));
+            }
+        }
+
+        /// Requests built from qmgr's own pieces either parse or point inside the line.
+        #[test]
+        fn caret_within_line(parts in proptest::collection::vec(
+            proptest::sample::select(vec!["set", "s", "server", "queue", "q1", "a", "=", "+=", ",", "'x y'", "\"z", "1"]), 0..8)) {
+            let src = parts.join(" ");
+            if let Err(ParseError::Syntax(at)) = parse(&src) {
+                proptest::prop_assert!(at <= src.len());
+            }
+        }
     }
 }

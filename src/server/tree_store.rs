@@ -1,0 +1,85 @@
+//! The home's share tree: stored in PBS `resource_group` layout (`resource_group` file), read
+//! back with the home's `unknown_shares` and with the home's usage (`usage.toml`, kept by
+//! `fairsort usage`) applied.
+
+use super::codes::{self, reject};
+use super::error::ServerError;
+use super::fsio;
+use super::home::{files, Home};
+use super::permissions::{current_host, is_manager};
+use crate::fairshare::{Tree, TreeSpec};
+use crate::formats::pbs;
+
+impl Home {
+    /// The stored share tree with usage applied, or `None` when no tree was imported yet.
+    pub fn tree_spec(&self) -> Result<Option<TreeSpec>, ServerError> {
+        self.with_shared(|state| {
+            let path = self.file(files::TREE);
+            let Some(text) = fsio::read_optional(&path)? else {
+                return Ok(None);
+            };
+            let mut spec = pbs::parse_resource_group(&text, state.sched.unknown_shares)
+                .map_err(|e| ServerError::Tree(format!("{}: {e}", path.display())))?;
+            apply_home_usage(&mut spec, &self.usage_path())?;
+            Ok(Some(spec))
+        })
+    }
+
+    /// Validates `spec` (the tree builder's checks, and that it fits PBS's layout) and stores it
+    /// as the home's share tree; only managers may. Usage is not touched. Nothing changes on error.
+    pub fn store_tree(&self, user: &str, spec: &TreeSpec) -> Result<(), ServerError> {
+        let host = current_host();
+        let command = format!("tree import ({} nodes)", spec.nodes.len());
+        self.with_exclusive(user, &command, |state| {
+            if !is_manager(user, &host, &state.server.managers) {
+                return Err(reject(codes::PERM, "").into());
+            }
+            let mut spec = spec.clone();
+            spec.unknown_shares = Some(state.sched.unknown_shares);
+            Tree::build(spec.clone()).map_err(|e| ServerError::Tree(e.to_string()))?;
+            let text =
+                pbs::write_resource_group(&spec).map_err(|e| ServerError::Tree(e.to_string()))?;
+            // What is written must read back as a valid tree.
+            let back =
+                pbs::parse_resource_group(&text, state.sched.unknown_shares).map_err(|e| {
+                    ServerError::Tree(format!("the tree cannot be stored in PBS layout: {e}"))
+                })?;
+            Tree::build(back).map_err(|e| {
+                ServerError::Tree(format!("the tree cannot be stored in PBS layout: {e}"))
+            })?;
+            fsio::write_atomic(&self.file(files::TREE), text.as_bytes())
+        })
+    }
+}
+
+/// Applies `usage.toml` (if any): PBS entities (no account) as PBS's `read_usage` does (unknown
+/// names join the `unknown` group), Slurm/flux associations to the user under their account.
+fn apply_home_usage(spec: &mut TreeSpec, path: &std::path::Path) -> Result<(), ServerError> {
+    let store =
+        crate::usage::store::load_store(path).map_err(|e| ServerError::Tree(e.to_string()))?;
+    let mut pbs_entries = Vec::new();
+    for e in &store.entries {
+        match &e.account {
+            None => pbs_entries.push((e.name.clone(), e.usage)),
+            Some(account) => {
+                if let Some(node) = spec
+                    .nodes
+                    .iter_mut()
+                    .find(|n| n.name == e.name && n.parent.as_deref() == Some(account.as_str()))
+                {
+                    node.usage = Some(e.usage);
+                }
+            }
+        }
+    }
+    if !pbs_entries.is_empty() {
+        let usage = pbs::PbsUsage {
+            version: 0,
+            last_decay: store.last_decay,
+            entries: pbs_entries,
+        };
+        pbs::apply_usage(spec, &usage)
+            .map_err(|e| ServerError::Tree(format!("{}: {e}", path.display())))?;
+    }
+    Ok(())
+}

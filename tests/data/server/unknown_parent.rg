@@ -1,0 +1,2 @@
+group1     10  root    40
+pbsuser    11  nosuch  50

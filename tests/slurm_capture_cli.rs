@@ -1,0 +1,88 @@
+//! Acceptance through the CLI: `fairsort share --tree capture.psv --algorithm A [--dampening D]
+//! --json` reproduces every NormShares, NormUsage, EffectvUsage, FairShare and LevelFS an
+//! `sshare -a -l -P` capture prints, within 1.5e-6 (6 printed decimals), blanks as null and
+//! `inf` as "inf". The captures are read with the crate's own sshare reader.
+
+use assert_cmd::Command;
+use fairsort::formats::slurm::parse_sshare_rows;
+use serde_json::Value;
+
+const TOL: f64 = 1.5e-6;
+
+fn same(name: &str, col: &str, printed: Option<f64>, got: &Value) {
+    match (printed, got) {
+        (None, Value::Null) => {}
+        (Some(p), Value::String(s)) if p == f64::INFINITY => assert_eq!(s, "inf", "{name} {col}"),
+        (Some(p), Value::Number(n)) => {
+            let g = n.as_f64().unwrap();
+            assert!((g - p).abs() <= TOL, "{name} {col}: printed {p}, got {g}");
+        }
+        (p, g) => panic!("{name} {col}: printed {p:?}, got {g}"),
+    }
+}
+
+fn check(capture: &str, args: &[&str]) {
+    let path = format!("tests/data/slurm/{capture}");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let printed = parse_sshare_rows(&text).unwrap();
+    let out = Command::cargo_bin("fairsort")
+        .unwrap()
+        .args(["share", "--tree", &path, "--json"])
+        .args(args)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let json: Value = serde_json::from_slice(&out).unwrap();
+    let rows = json["rows"].as_array().unwrap();
+    assert_eq!(
+        rows.len(),
+        printed.len(),
+        "{capture}: one JSON row per sshare row"
+    );
+    let has_level_fs = text.lines().next().unwrap().contains("LevelFS");
+    for p in &printed {
+        let user = p.user.as_deref();
+        let row = rows
+            .iter()
+            .find(|r| r["account"] == p.account.as_str() && r["user"].as_str() == user)
+            .unwrap_or_else(|| panic!("{capture}: no row for {}/{user:?}", p.account));
+        let name = format!("{}/{}", p.account, user.unwrap_or(""));
+        same(&name, "NormShares", p.norm_shares, &row["norm_shares"]);
+        same(&name, "NormUsage", p.norm_usage, &row["norm_usage"]);
+        same(
+            &name,
+            "EffectvUsage",
+            p.effective_usage,
+            &row["effective_usage"],
+        );
+        same(&name, "FairShare", p.fairshare, &row["fairshare"]);
+        if has_level_fs {
+            same(&name, "LevelFS", p.level_fs, &row["level_fs"]);
+        }
+    }
+}
+
+#[test]
+fn fair_tree_capture() {
+    check("t2_fair_tree.psv", &["--algorithm", "fair-tree"]);
+}
+
+#[test]
+fn classic_captures_dampening_1_and_2() {
+    check("t1_classic_d1.psv", &["--algorithm", "classic"]);
+    check(
+        "t1_classic_d2.psv",
+        &["--algorithm", "classic", "--dampening", "2"],
+    );
+    check("t1h_classic_parent.psv", &["--algorithm", "classic"]);
+}
+
+#[test]
+fn depth_oblivious_capture() {
+    check(
+        "t1_depth_oblivious.psv",
+        &["--algorithm", "depth-oblivious"],
+    );
+}
