@@ -6,12 +6,15 @@
 pub mod case;
 pub mod error;
 pub mod file;
+pub mod file_queue;
 pub mod guard;
 pub mod location;
 pub mod outcome;
+pub mod queue_case;
 pub mod record;
 pub mod report;
 pub mod run;
+pub mod run_queue;
 
 pub use case::{Case, CaseBody, CaseKind, EvalCase, EvalExpect, FormulaRef, TestFile, Tolerance};
 pub use error::TestFileError;
