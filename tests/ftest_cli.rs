@@ -239,5 +239,5 @@ fn example_file_passes_with_the_documented_formula() {
         .arg(example)
         .assert()
         .success()
-        .stdout(predicate::str::ends_with("6 passed, 0 failed\n"));
+        .stdout(predicate::str::ends_with("9 passed, 0 failed\n"));
 }

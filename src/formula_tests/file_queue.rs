@@ -355,3 +355,86 @@ pub(crate) fn compare_expect(v: &Value) -> Result<CompareExpect, String> {
     }
     Ok(e)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::case::CaseBody;
+    use super::super::file::parse;
+    use super::*;
+
+    const HEAD: &str = "[trees.t]\nusers = [{ name = \"a\", shares = 1 }]\n[jobsets]\nq = [{ id = \"1\", user = \"a\" }]\n";
+
+    #[test]
+    fn order_compare_and_share_cases_parse() {
+        let text = format!("{HEAD}[[order]]\njobs = \"@q\"\ntree = \"@t\"\nthreshold = 2\nexpect = {{ top = [\"1\"], before = [[\"1\", \"2\"]], values = {{ \"1\" = 3 }} }}\n[[compare]]\nagainst = \"-ncpus\"\njobs = [{{ id = 7, user = \"b\" }}]\nexpect = {{ changed = [], up = [\"7\"] }}\n[[share]]\ntree = {{ file = \"x.rg\", format = \"pbs\", usage = {{ a = 3 }} }}\nalgorithm = \"fair-tree\"\ncolumn = \"level_fs\"\nexpect = {{ a = 1 }}\n");
+        let f = parse("dir/t.toml", &text).unwrap();
+        assert_eq!(f.cases.len(), 3);
+        let CaseBody::Order(o) = &f.cases[0].body else {
+            panic!("{:?}", f.cases[0]);
+        };
+        assert_eq!(o.setup.threshold, Some(2.0));
+        assert!(o.setup.tree.is_some());
+        let e = o.expect.as_ref().unwrap();
+        assert_eq!(e.top, Some(vec!["1".to_string()]));
+        assert_eq!(e.before, vec![("1".to_string(), "2".to_string())]);
+        assert_eq!(e.values["1"], 3.0);
+        let CaseBody::Compare(c) = &f.cases[1].body else {
+            panic!("{:?}", f.cases[1]);
+        };
+        assert_eq!(c.against.label(), "-ncpus");
+        assert_eq!(c.expect.as_ref().unwrap().up, vec!["7".to_string()]);
+        let CaseBody::Share(s) = &f.cases[2].body else {
+            panic!("{:?}", f.cases[2]);
+        };
+        assert_eq!(s.algorithm, Algorithm::FairTree);
+        assert_eq!(s.column, "level_fs");
+        assert_eq!(s.tree.usage["a"], 3.0);
+        assert_eq!(
+            s.tree.origin,
+            TreeOrigin::File {
+                path: Path::new("dir").join("x.rg"),
+                format: Some(crate::formats::TreeFormat::Pbs)
+            }
+        );
+    }
+
+    #[test]
+    fn queue_errors_are_located() {
+        let cases = [
+            (
+                "[[order]]\njobs = \"@q\"\n",
+                "2:8: no job set in [jobsets] `q`",
+            ),
+            ("[[order]]\njobs = [{ user = \"a\" }]\n", "2:8: jobs:"),
+            (
+                "[[order]]\njobs = []\nexpect = { before = [[\"a\"]] }\n",
+                "3:10: each `before` entry is a pair",
+            ),
+            (
+                "[[order]]\njobs = []\nexpect = { first = [] }\n",
+                "3:10: unknown key `first`",
+            ),
+            (
+                "[[share]]\ntree = { users = [{ name = \"a\" }] }\ncolumn = \"fs\"\n",
+                "3:10: unknown column `fs`",
+            ),
+            (
+                "[[share]]\ntree = { users = [{ name = \"a\" }] }\nalgorithm = \"fairtree\"\n",
+                "3:13: unknown fair-share algorithm",
+            ),
+            (
+                "[[share]]\ntree = { users = [{ nam = \"a\" }] }\n",
+                "2:8: inline tree:",
+            ),
+            (
+                "[[share]]\ntree = { file = \"x\", format = \"yaml\" }\n",
+                "2:8: unknown tree format `yaml`",
+            ),
+            ("[[compare]]\njobs = []\n", "missing field `against`"),
+        ];
+        for (text, want) in cases {
+            let e = parse("t.toml", text).unwrap_err().to_string();
+            assert!(e.contains(want), "{text}\n-> {e}");
+        }
+    }
+}

@@ -21,4 +21,8 @@ pub use error::TestFileError;
 pub use file::{load, parse};
 pub use guard::{guard, GuardFailure};
 pub use outcome::{CaseResult, FileResult, Problem, Status, Summary};
+pub use queue_case::{
+    CompareCase, CompareExpect, OrderCase, OrderExpect, QueueSetup, ShareCase, TreeDef, TreeOrigin,
+};
 pub use run::{run_file, Context};
+pub use run_queue::load_tree;

@@ -373,3 +373,66 @@ pub fn run_share(case: &Case, s: &ShareCase) -> Result<Ran, String> {
     };
     Ok((Some(Value::Table(actual)), verdict))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::file::parse;
+    use super::super::outcome::Status;
+    use super::super::run::run_file;
+    use super::*;
+
+    fn tree(text: &str, usage: &[(&str, f64)]) -> TreeDef {
+        TreeDef {
+            origin: TreeOrigin::Inline(text.into()),
+            unknown_shares: None,
+            usage: usage.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+        }
+    }
+
+    const TWO_BANKS: &str = "accounts = [{ name = \"x\", shares = 1, users = [{ name = \"u\", shares = 1 }] }, { name = \"y\", shares = 1, users = [{ name = \"u\", shares = 1 }] }]\n";
+
+    #[test]
+    fn usage_overrides_and_name_lookup() {
+        let t = load_tree(&tree(TWO_BANKS, &[("y/u", 5.0)])).unwrap();
+        let y = find(&t, "y/u").unwrap().unwrap();
+        assert_eq!(t.node(y).raw_usage, 5.0);
+        assert!(find(&t, "u").unwrap_err().contains("account/u"));
+        assert_eq!(find(&t, "x").unwrap(), t.find_account("x"));
+        assert_eq!(find(&t, "nobody").unwrap(), None);
+        let e = load_tree(&tree(TWO_BANKS, &[("z/u", 1.0)])).unwrap_err();
+        assert_eq!(e, "usage: no user `z/u` in the tree");
+    }
+
+    #[test]
+    fn order_values_eligibility_and_missing_jobs() {
+        let text = "[[order]]\nformula = \"ncpus\"\nthreshold = 1\njobs = [{ id = \"a\", user = \"u\", resources = { ncpus = 1 } }, { id = \"b\", user = \"u\", resources = { ncpus = 2 } }]\nexpect = { order = [\"b\", \"a\"], eligible = [\"b\"], values = { a = 1, b = 2 } }\n[[order]]\nformula = \"ncpus\"\njobs = [{ id = \"a\", user = \"u\" }]\nexpect = { before = [[\"a\", \"zz\"]] }\n[[order]]\nformula = \"ncpus\"\njobs = [{ id = \"a\", user = \"u\" }]\nexpect = { values = { a = 1 } }\n";
+        let f = parse("t.toml", text).unwrap();
+        let (r, _) = run_file(&f, &Context::with_formula("1"), false);
+        let s: Vec<Status> = r.cases.iter().map(|c| c.status).collect();
+        assert_eq!(s, vec![Status::Ok, Status::Failed, Status::Failed]);
+        assert_eq!(
+            r.cases[1].problem,
+            Some(Problem::Constraints {
+                violated: vec!["no job `zz` in the queue".into()]
+            })
+        );
+        match &r.cases[2].problem {
+            Some(Problem::Values { entries, .. }) => {
+                assert_eq!(entries[0].name, "a");
+                assert_eq!(entries[0].actual, Some(0.0));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn fair_share_keywords_without_a_tree_fail_clearly() {
+        let text = "[[order]]\nformula = \"fairshare_factor\"\njobs = [{ id = \"a\", user = \"u\" }]\nexpect = [\"a\"]\n";
+        let f = parse("t.toml", text).unwrap();
+        let (r, _) = run_file(&f, &Context::with_formula("1"), false);
+        match &r.cases[0].problem {
+            Some(Problem::Error { message }) => assert!(!message.is_empty()),
+            other => panic!("{other:?}"),
+        }
+    }
+}
