@@ -460,6 +460,17 @@ expect = { code = 15124 }
             "eval = 3",
             "eval = [1]",
             "[[eval]]\nwith = 1",
+            "[[order]]\n",
+            "[[order]]\njobs = 1\nexpect = 2",
+            "[[order]]\njobs = [1, \"x\"]",
+            "[[order]]\njobs = []\nthreshold = nan\nexpect = { before = [[1, 2, 3]] }",
+            "[[share]]\ntree = 1",
+            "[[share]]\ntree = { file = 3 }",
+            "[[share]]\ntree = { usage = 3 }",
+            "[[share]]\ntree = { usage = { a = -1 } }",
+            "[trees.x]\nfile = \"\"\n[[share]]\ntree = \"x\"",
+            "[[compare]]\nagainst = \"1\"\njobs = [{ id = \"\", user = \"\" }]",
+            "[jobsets]\nq = { id = 1 }",
         ] {
             let _ = parse("t.toml", t);
         }

@@ -122,8 +122,9 @@ pub(crate) fn tree_def(v: &Spanned<Value>, dir: &Path) -> Result<TreeDef, Locate
     };
     if let Some(file) = t.remove("file") {
         t.remove("unknown_shares");
-        let Value::String(file) = file else {
-            return Err(bad("`file` must be a path".into()));
+        let file = match file {
+            Value::String(f) if !f.trim().is_empty() => f,
+            _ => return Err(bad("`file` must be a path to a tree file".into())),
         };
         let format = match t.remove("format") {
             None => None,

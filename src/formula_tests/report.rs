@@ -72,7 +72,8 @@ fn render_case(out: &mut String, path: &str, c: &CaseResult) {
             lines.extend(values_table(entries));
             lines.push(format!(
                 "(tolerance abs {}, rel {})",
-                tolerance.abs, tolerance.rel
+                small(tolerance.abs),
+                small(tolerance.rel)
             ));
         }
         Problem::Constraints { violated } => {
