@@ -153,12 +153,19 @@ impl Binder {
         // Only queue names need a priority: look each distinct queue up once.
         let mut queue_priority_by_sym = vec![0.0; jobs.names.len()];
         let mut seen = vec![false; jobs.names.len()];
-        for job in &jobs.jobs {
-            let q = job.queue as usize;
+        let rebuilt: Vec<Sym>;
+        let queues: &[Sym] = if jobs.columns.covers(jobs.len()) {
+            &jobs.columns.queue
+        } else {
+            rebuilt = jobs.jobs.iter().map(|j| j.queue).collect();
+            &rebuilt
+        };
+        for &q in queues {
+            let q = q as usize;
             if let (Some(false), Some(slot)) =
                 (seen.get(q).copied(), queue_priority_by_sym.get_mut(q))
             {
-                *slot = queue_priority(jobs.names.name(job.queue)).unwrap_or(0) as f64;
+                *slot = queue_priority(jobs.names.name(q as Sym)).unwrap_or(0) as f64;
                 if let Some(s) = seen.get_mut(q) {
                     *s = true;
                 }
@@ -277,14 +284,15 @@ impl Binder {
                         .map(|q| self.queue_priority.get(*q as usize).copied().unwrap_or(0.0))
                         .collect(),
                 ),
-                Source::JobPriority => Cow::Owned(cols.priority.clone()),
+                Source::JobPriority => borrow_or_copy(&cols, |c| &c.priority),
+                Source::EligibleTime if !self.compat => borrow_or_copy(&cols, |c| &c.eligible_time),
                 Source::EligibleTime => Cow::Owned(
                     cols.eligible_time
                         .iter()
                         .map(|v| self.eligible(*v))
                         .collect(),
                 ),
-                Source::AccrueType => Cow::Owned(cols.accrue_type.clone()),
+                Source::AccrueType => borrow_or_copy(&cols, |c| &c.accrue_type),
                 Source::Share { by_node, .. } => Cow::Owned(
                     (0..n)
                         .map(|i| {
@@ -301,6 +309,18 @@ impl Binder {
             columns.push(col);
         }
         Ok(Bound { jobs: n, columns })
+    }
+}
+
+/// A column of the job set's own column store, borrowed when that store is the job set's
+/// (no copy of a million values), copied when it was rebuilt for this bind.
+fn borrow_or_copy<'a>(
+    cols: &Cow<'a, Columns>,
+    get: impl Fn(&Columns) -> &Vec<f64>,
+) -> Cow<'a, [f64]> {
+    match cols {
+        Cow::Borrowed(c) => Cow::Borrowed(get(c).as_slice()),
+        Cow::Owned(c) => Cow::Owned(get(c).clone()),
     }
 }
 
