@@ -96,8 +96,7 @@ fn share_column(
 ) -> Vec<f64> {
     let pbs_factor = compat && keyword == "fairshare_factor";
     result
-        .rows
-        .iter()
+        .rows()
         .map(|row| {
             if pbs_factor {
                 return compat::fairshare_factor(
@@ -105,7 +104,7 @@ fn share_column(
                     row.fairshare_tree_usage.unwrap_or(0.0),
                 );
             }
-            let v = get(row).unwrap_or(0.0);
+            let v = get(&row).unwrap_or(0.0);
             if compat {
                 compat::fairshare(v)
             } else {

@@ -281,7 +281,7 @@ pub fn fair_share_ranks(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fairshare::{Algorithm, ShareResult};
+    use crate::fairshare::{Algorithm, Column, ShareResult};
     use crate::queue::bind::Binder;
     use crate::queue::entity::EntityKey;
     use crate::queue::qstat::read_qstat_json_slice;
@@ -368,7 +368,7 @@ mod tests {
             ("pbsuser3", 0.090201),
         ] {
             let id = ctx.tree.users_named(name)[0];
-            result.rows[id].fairshare_factor = Some(factor);
+            result.set(Column::FairshareFactor, id, Some(factor));
         }
         ctx.results.push(result);
         let f = ClosureFormula::new("f", &["fairshare_factor", "walltime", "ncpus"], |s| {
