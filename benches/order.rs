@@ -15,6 +15,20 @@ use std::time::Duration;
 const JOBS: usize = 1_000_000;
 const USERS: usize = 100_000;
 
+/// Jobs and users, overridable for profiling (`FAIRSORT_BENCH_JOBS`, `FAIRSORT_BENCH_USERS`).
+fn sizes() -> (usize, usize) {
+    let get = |k: &str, d: usize| {
+        std::env::var(k)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(d)
+    };
+    (
+        get("FAIRSORT_BENCH_JOBS", JOBS),
+        get("FAIRSORT_BENCH_USERS", USERS),
+    )
+}
+
 /// A deterministic pseudo-random stream (xorshift), so every run benches the same data.
 struct Rng(u64);
 impl Rng {
@@ -106,7 +120,8 @@ fn qstat_json(jobs: usize, users: usize) -> String {
 }
 
 fn read_qstat(c: &mut Criterion) {
-    let text = qstat_json(JOBS, USERS);
+    let (jobs, users) = sizes();
+    let text = qstat_json(jobs, users);
     let path =
         std::env::temp_dir().join(format!("fairsort-bench-qstat-{}.json", std::process::id()));
     if std::fs::write(&path, &text).is_err() {
@@ -166,17 +181,27 @@ const FORMULA: &str =
     "pow(2, -(fairshare_tree_usage/fairshare_perc)) + 0.01*ncpus + queue_priority/10 + eligible_time/3600 - walltime/360000";
 
 fn bind_eval_sort(c: &mut Criterion) {
-    let jobs = match read_qstat_json_slice(qstat_json(JOBS, USERS).as_bytes()) {
+    let (n_jobs, n_users) = sizes();
+    let text = qstat_json(n_jobs, n_users);
+    let t = std::time::Instant::now();
+    let jobs = match read_qstat_json_slice(text.as_bytes()) {
         Ok(j) => j,
         Err(e) => panic!("bench jobs: {e}"),
     };
+    eprintln!(
+        "stages: parse {} MB of qstat JSON ({} jobs) in {:?}",
+        text.len() >> 20,
+        jobs.len(),
+        t.elapsed()
+    );
+    drop(text);
     let program = match compile(FORMULA, &ResourceTable::builtin()) {
         Ok(p) => p,
         Err(e) => panic!("bench formula: {e}"),
     };
     let setup = Setup {
         jobs,
-        tree: Some(pbs_tree(USERS)),
+        tree: Some(pbs_tree(n_users)),
         entity: EntityKey::Euser,
         fair_share: true,
         threshold: Some(0.05),
@@ -192,6 +217,7 @@ fn bind_eval_sort(c: &mut Criterion) {
         Err(e) => panic!("bench shares: {e}"),
     };
     let options = order_options(&setup, shares.as_ref(), &engine);
+    stages(&setup, &program, shares.as_ref(), &options);
     let mut g = c.benchmark_group("order");
     g.sample_size(10);
     g.measurement_time(Duration::from_secs(20));
@@ -205,6 +231,38 @@ fn bind_eval_sort(c: &mut Criterion) {
         b.iter(|| black_box(dry_run(&setup, &program, &engine).map(|r| r.order.ranked.len()).unwrap_or(0)))
     });
     g.finish();
+}
+
+/// Prints one timing of each stage of bind + eval + sort (a breakdown of the benchmark).
+fn stages(
+    setup: &Setup,
+    program: &fairsort::formula::Program,
+    shares: Option<&fairsort::queue::ShareContext>,
+    options: &fairsort::queue::OrderOptions,
+) {
+    use fairsort::queue::{order, Binder};
+    use std::time::Instant;
+    let t = Instant::now();
+    let qp = |q: &str| setup.queues.get(q).copied();
+    let Ok(binder) = Binder::new(program.keywords(), &setup.jobs, &qp, shares, false) else {
+        return;
+    };
+    let t_new = t.elapsed();
+    let t = Instant::now();
+    let Ok(bound) = binder.bind(&setup.jobs) else {
+        return;
+    };
+    let t_bind = t.elapsed();
+    let t = Instant::now();
+    let evals = order::evaluate(program, &bound, setup.jobs.len());
+    let t_eval = t.elapsed();
+    let t = Instant::now();
+    let o = order::order(&setup.jobs, evals, options);
+    let t_sort = t.elapsed();
+    eprintln!(
+        "stages: Binder::new {t_new:?}, bind {t_bind:?}, eval {t_eval:?}, sort {t_sort:?} ({} jobs)",
+        o.ranked.len()
+    );
 }
 
 criterion_group!(benches, bind_eval_sort, read_qstat);

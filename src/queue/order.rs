@@ -36,17 +36,34 @@ pub struct Evaluations {
     pub errors: HashMap<u32, String>,
 }
 
-/// Evaluates the formula on every bound job.
+/// Jobs per evaluation block: the block's rows (row-major, `width` values each) stay in L1/L2.
+const EVAL_BLOCK: usize = 1024;
+
+/// Evaluates the formula on every bound job: the bound columns are transposed block by block
+/// into rows and handed to `SortFormula::evaluate_rows`, one call per block (no per-job dynamic
+/// dispatch or allocation).
 pub fn evaluate(formula: &dyn SortFormula, bound: &Bound, jobs: usize) -> Evaluations {
-    let mut values = Vec::with_capacity(jobs);
+    let width = bound.width();
+    let mut values = vec![0.0; jobs];
     let mut errors = HashMap::new();
-    for i in 0..jobs {
-        match formula.evaluate(bound.row(i)) {
-            Ok(v) => values.push(v),
-            Err(e) => {
-                values.push(0.0);
-                errors.insert(i as u32, e);
+    let mut rows = vec![0.0; EVAL_BLOCK * width];
+    for (b, out) in values.chunks_mut(EVAL_BLOCK).enumerate() {
+        let start = b * EVAL_BLOCK;
+        let n = out.len();
+        let rows = rows.get_mut(..n * width).unwrap_or_default();
+        for (c, col) in bound.columns.iter().enumerate() {
+            let col = col.get(start..start + n).unwrap_or_default();
+            for (r, &v) in col.iter().enumerate() {
+                if let Some(slot) = rows.get_mut(r * width + c) {
+                    *slot = v;
+                }
             }
+        }
+        for (j, e) in formula.evaluate_rows(rows, out) {
+            if let Some(v) = out.get_mut(j) {
+                *v = 0.0;
+            }
+            errors.insert((start + j) as u32, e);
         }
     }
     Evaluations { values, errors }
@@ -113,39 +130,43 @@ fn descending_key(v: f64) -> u64 {
     !ascending
 }
 
+/// One job's sort key packed into a `u128`: bits 64..128 the descending value key, 32..64 the
+/// fair-share rank, 0..32 the job index (submission order, the last tie-break).
+fn pack(value_key: u64, fs_rank: u32, job: u32) -> u128 {
+    (value_key as u128) << 64 | (fs_rank as u128) << 32 | job as u128
+}
+
 /// Sorts evaluated jobs.
 pub fn order(jobs: &JobSet, evals: Evaluations, opts: &OrderOptions) -> QueueOrder {
     let n = jobs.len().min(evals.values.len());
     let threshold = opts.threshold;
     let fs = opts.fair_share_rank.as_deref();
-    let mut keys: Vec<(u128, bool)> = Vec::with_capacity(n);
+    // Runnable first; each part in (value desc, fair-share rank, index) order, every job's key
+    // packed into one u128 so the sort moves 16 bytes per job and compares integers.
+    let mut first: Vec<u128> = Vec::with_capacity(n);
+    let mut rest: Vec<u128> = Vec::new();
     for (i, (job, &raw)) in jobs.jobs.iter().zip(&evals.values).enumerate() {
         let value = if opts.pbs_compat {
             compat::value(raw)
         } else {
             raw
         };
-        let fsr = fs.and_then(|r| r.get(i)).copied().unwrap_or(0) as u128;
-        let key = ((descending_key(value) as u128) << 64) | (fsr << 32) | i as u128;
-        keys.push((key, job.state.is_runnable()));
-    }
-    // Runnable first (stable partition), each part sorted by (value desc, fair share, index).
-    let (mut first, mut rest): (Vec<u128>, Vec<u128>) = (Vec::with_capacity(n), Vec::new());
-    for (k, runnable) in keys {
-        if runnable {
-            first.push(k)
+        let fsr = fs.and_then(|r| r.get(i)).copied().unwrap_or(0);
+        let key = pack(descending_key(value), fsr, i as u32);
+        if job.state.is_runnable() {
+            first.push(key)
         } else {
-            rest.push(k)
+            rest.push(key)
         }
     }
-    first.sort_unstable();
-    rest.sort_unstable();
+    radix_sort(&mut first);
+    radix_sort(&mut rest);
     let ranked = first
         .iter()
         .map(|k| (k, true))
         .chain(rest.iter().map(|k| (k, false)))
-        .map(|(&k, runnable)| {
-            let job = (k & 0xFFFF_FFFF) as u32;
+        .map(|(&key, runnable)| {
+            let job = key as u32;
             let raw = evals.values.get(job as usize).copied().unwrap_or(0.0);
             let value = if opts.pbs_compat {
                 compat::value(raw)
@@ -164,6 +185,56 @@ pub fn order(jobs: &JobSet, evals: Evaluations, opts: &OrderOptions) -> QueueOrd
     QueueOrder {
         ranked,
         errors: evals.errors,
+    }
+}
+
+/// Bits per radix digit: 2048 buckets keep the counters and the write heads in L1.
+const DIGIT_BITS: u32 = 11;
+const BUCKETS: usize = 1 << DIGIT_BITS;
+/// Digits covering bits 32..128 (value key and fair-share rank; the index is payload).
+const DIGITS: usize = 96_usize.div_ceil(DIGIT_BITS as usize);
+
+/// Stable LSD radix sort of packed keys by their top 96 bits, 11 bits per pass, skipping the
+/// digits every key shares (the fair-share rank without `fair_share`, a value's exponent).
+/// Items were pushed in job-index order, so stability makes the index the last tie-break and
+/// the result equals `sort_unstable` on the whole `u128`. O(n).
+fn radix_sort(v: &mut Vec<u128>) {
+    let len = v.len();
+    if len < 2 {
+        return;
+    }
+    if len < 256 {
+        v.sort_unstable();
+        return;
+    }
+    let digit = |x: u128, d: usize| -> usize {
+        ((x >> (32 + DIGIT_BITS as usize * d)) as usize) & (BUCKETS - 1)
+    };
+    let mut counts = vec![[0usize; BUCKETS]; DIGITS];
+    for &x in v.iter() {
+        for (d, c) in counts.iter_mut().enumerate() {
+            c[digit(x, d)] += 1;
+        }
+    }
+    let mut buf = vec![0u128; len];
+    for (d, c) in counts.iter().enumerate() {
+        if c.contains(&len) {
+            continue; // every key has the same digit here
+        }
+        let mut heads = [0usize; BUCKETS];
+        let mut total = 0;
+        for (h, k) in heads.iter_mut().zip(c.iter()) {
+            *h = total;
+            total += k;
+        }
+        for &x in v.iter() {
+            let h = &mut heads[digit(x, d)];
+            if let Some(dst) = buf.get_mut(*h) {
+                *dst = x;
+            }
+            *h += 1;
+        }
+        std::mem::swap(v, &mut buf);
     }
 }
 
@@ -380,6 +451,28 @@ mod tests {
         let o = run(&f, &b, &set, &opts).unwrap();
         assert_eq!(ids(&set, &o), ["3", "2", "1"]);
         assert!(!o.ranked[2].eligible && !o.ranked[2].below_threshold);
+    }
+
+    #[test]
+    fn radix_sort_equals_a_full_sort() {
+        for (len, spread) in [(5000u32, 50u64), (300, 3), (100, 1000), (70_000, 1 << 40)] {
+            let mut v: Vec<u128> = Vec::new();
+            let mut x = 0x2545_F491_4F6C_DD1Du64;
+            for i in 0..len {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let key = descending_key((x % spread) as f64 * 0.37 - 3.0);
+                v.push(pack(key, (x >> 40) as u32 % 3, i));
+            }
+            let mut want = v.clone();
+            want.sort_unstable();
+            radix_sort(&mut v);
+            assert_eq!(v, want, "len {len}");
+        }
+        let mut one = vec![pack(1, 1, 0)];
+        radix_sort(&mut one);
+        assert_eq!(one, [pack(1, 1, 0)]);
     }
 
     #[test]
