@@ -1,6 +1,6 @@
 //! Shared checks of the fuzz targets: what must hold for any input a reader accepts.
 
-use fairsort::fairshare::{compute, Algorithm, Options, Tree, TreeSpec};
+use fairsort::fairshare::{compute, Algorithm, Options, Shares, Tree, TreeSpec};
 
 /// Builds the tree a reader produced and runs every algorithm over it: nothing may panic, and
 /// every factor an algorithm reports must be a number in [0, 1].
@@ -13,6 +13,13 @@ pub fn check_tree(spec: TreeSpec) {
             continue;
         };
         for id in tree.users() {
+            // Slurm 14.11 scores a FairShare=parent user with its fs parent's tickets over the
+            // largest *user* ticket count (`_get_fairshare_priority`), which can exceed 1;
+            // fairsort reproduces that (found by tree_sshare/tree_sacctmgr, kept in
+            // tests/hardening_regressions.rs).
+            if algorithm == Algorithm::Ticket && tree.node(id).shares == Shares::Parent {
+                continue;
+            }
             if let Some(f) = result.factor(id) {
                 assert!(
                     (0.0..=1.0).contains(&f),
