@@ -10,7 +10,7 @@
 //! (`--flux-compat`), which reproduces the C++ bit for bit on fractional usages too.
 
 use super::algorithm::{Algorithm, Options};
-use super::result::{ShareError, ShareResult, ShareRow};
+use super::result::{Column, ShareError, ShareResult, BLANK};
 use super::spec::Shares;
 use super::tree::{NodeId, Tree};
 
@@ -148,7 +148,7 @@ pub fn compute(tree: &Tree, opts: &Options) -> Result<ShareResult, ShareError> {
     }
 
     let n_users = tree.nodes().iter().filter(|n| n.is_user()).count() as u64;
-    let mut fairshare = vec![None; len];
+    let mut fairshare = vec![BLANK; len];
     let mut rank = n_users;
     let mut stride = 0u64;
     // Depth-first over tie-aware lists, with an explicit stack (depth is unbounded input).
@@ -161,7 +161,7 @@ pub fn compute(tree: &Tree, opts: &Options) -> Result<ShareResult, ShareError> {
         };
         match entry {
             Entry::User { id, tie_next } => {
-                fairshare[id] = Some(rank as f64 / n_users as f64);
+                fairshare[id] = rank as f64 / n_users as f64;
                 if tie_next {
                     stride += 1;
                 } else {
@@ -178,23 +178,30 @@ pub fn compute(tree: &Tree, opts: &Options) -> Result<ShareResult, ShareError> {
         }
     }
 
-    let mut result = ShareResult::new(Algorithm::Flux, len);
-    let root_usage = tree.node(tree.root()).raw_usage;
-    let norm_usage = |u: f64| {
-        if root_usage > 0.0 {
-            u / root_usage
-        } else {
-            0.0
-        }
-    };
-    result.rows[tree.root()] = ShareRow {
-        norm_shares: Some(1.0),
-        norm_usage: Some(norm_usage(root_usage)),
-        ..ShareRow::default()
-    };
+    let root = tree.root();
+    let root_usage = tree.node(root).raw_usage;
+    let norm_usage: Vec<f64> = tree
+        .nodes()
+        .iter()
+        .map(|n| {
+            if root_usage > 0.0 {
+                n.raw_usage / root_usage
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    // Shares over same-type siblings times the parent's (parents have smaller ids).
+    let mut norm_shares = vec![0.0f64; len];
+    if let Some(r) = norm_shares.get_mut(root) {
+        *r = 1.0;
+    }
     for id in 0..len {
         let kids = tree.children(id);
-        let parent_norm = result.rows[id].norm_shares.unwrap_or(0.0);
+        if kids.is_empty() {
+            continue;
+        }
+        let parent_norm = norm_shares[id];
         let (mut user_sum, mut bank_sum) = (0u64, 0u64);
         for &c in kids {
             let s = shares(tree.node(c).shares);
@@ -207,20 +214,21 @@ pub fn compute(tree: &Tree, opts: &Options) -> Result<ShareResult, ShareError> {
         for &c in kids {
             let n = tree.node(c);
             let sum = if n.is_user() { user_sum } else { bank_sum };
-            let ns = if sum == 0 {
+            norm_shares[c] = if sum == 0 {
                 0.0
             } else {
                 shares(n.shares) as f64 / sum as f64 * parent_norm
             };
-            result.rows[c] = ShareRow {
-                norm_shares: Some(ns),
-                norm_usage: Some(norm_usage(n.raw_usage)),
-                fairshare: fairshare[c],
-                weight: Some(weight[c]),
-                ..ShareRow::default()
-            };
         }
     }
+    if let Some(w) = weight.get_mut(root) {
+        *w = BLANK;
+    }
+    let mut result = ShareResult::new(Algorithm::Flux, len);
+    result.set_column(Column::NormShares, norm_shares);
+    result.set_column(Column::NormUsage, norm_usage);
+    result.set_column(Column::Fairshare, fairshare);
+    result.set_column(Column::Weight, weight);
     Ok(result)
 }
 

@@ -177,10 +177,12 @@ fn named_or<T: Clone>(
             let name = s.strip_prefix('@').unwrap_or(s);
             names.get(name).cloned().ok_or_else(|| {
                 let known: Vec<String> = names.keys().map(|k| format!("@{k}")).collect();
-                (
-                    v.span(),
-                    format!("no {what} `{name}` (known: {})", known.join(", ")),
-                )
+                let known = if known.is_empty() {
+                    "none defined".to_string()
+                } else {
+                    format!("known: {}", known.join(", "))
+                };
+                (v.span(), format!("no {what} `{name}` ({known})"))
             })
         }
         _ => inline(v),

@@ -294,7 +294,11 @@ impl JobSet {
         self.jobs.sort_by(|a, b| {
             (a.qtime, a.seq, a.array_index, &a.id).cmp(&(b.qtime, b.seq, b.array_index, &b.id))
         });
-        let mut seen = std::collections::HashSet::with_capacity(self.jobs.len());
+        let mut seen: std::collections::HashSet<&str, FxBuild> =
+            std::collections::HashSet::with_capacity_and_hasher(
+                self.jobs.len(),
+                FxBuild::default(),
+            );
         for j in &self.jobs {
             if !seen.insert(j.id.as_str()) {
                 return Err(JobsError::DuplicateJob(j.id.clone()));
@@ -302,6 +306,33 @@ impl JobSet {
         }
         self.columns = Columns::build(&self.jobs, self.resources.len());
         Ok(())
+    }
+
+    /// Moves the jobs of `other` (read separately, with its own name pools) after these,
+    /// re-interning its names; `finish` then sorts and checks the whole set.
+    pub fn append(&mut self, other: JobSet) {
+        let names: Vec<Sym> = other
+            .names
+            .names
+            .iter()
+            .map(|n| self.names.intern(n))
+            .collect();
+        let resources: Vec<Sym> = (other.resources.names.iter())
+            .map(|n| self.resources.intern(n))
+            .collect();
+        let name = |s: Sym| names.get(s as usize).copied().unwrap_or(s);
+        self.jobs.reserve(other.jobs.len());
+        for mut job in other.jobs {
+            job.owner = name(job.owner);
+            job.euser = name(job.euser);
+            job.egroup = name(job.egroup);
+            job.account = job.account.map(name);
+            job.queue = name(job.queue);
+            for (sym, _) in &mut job.resources {
+                *sym = resources.get(*sym as usize).copied().unwrap_or(*sym);
+            }
+            self.jobs.push(job);
+        }
     }
 
     /// The position of a job by id (exact, or by the id's part before the first `.`).
@@ -346,6 +377,41 @@ mod tests {
         assert_eq!(n.name(a), "alice");
         assert_eq!(n.get("carol"), None);
         assert_eq!(n.name(99), "");
+    }
+
+    #[test]
+    fn append_reinterns_names_and_resources() {
+        let job = |id: &str, user: Sym, res: Sym| Job {
+            id: id.into(),
+            seq: 1,
+            array_index: None,
+            owner: user,
+            euser: user,
+            egroup: user,
+            account: Some(user),
+            queue: user,
+            state: JobState::Queued,
+            priority: 0,
+            qtime: 0,
+            eligible_time: 0.0,
+            accrue_type: 0,
+            resources: vec![(res, ResourceValue::Number(1.0))],
+        };
+        let mut a = JobSet::default();
+        let (bob, mem) = (a.names.intern("bob"), a.resources.intern("mem"));
+        a.jobs.push(job("1", bob, mem));
+        let mut b = JobSet::default();
+        let (carol, bob_b) = (b.names.intern("carol"), b.names.intern("bob"));
+        let (ncpus, mem_b) = (b.resources.intern("ncpus"), b.resources.intern("mem"));
+        b.jobs.push(job("2", carol, ncpus));
+        b.jobs.push(job("3", bob_b, mem_b));
+        a.append(b);
+        assert_eq!(a.len(), 3);
+        assert_eq!(a.user(&a.jobs[1]), "carol");
+        assert_eq!(a.names.name(a.jobs[1].account.unwrap()), "carol");
+        assert_eq!(a.jobs[2].euser, bob);
+        assert_eq!(a.jobs[2].resources[0].0, mem);
+        assert_eq!(a.resources.name(a.jobs[1].resources[0].0), "ncpus");
     }
 
     #[test]

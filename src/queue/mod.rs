@@ -5,6 +5,7 @@ pub mod error;
 pub mod job;
 pub mod joblist;
 pub mod qstat;
+mod qstat_split;
 pub mod raw;
 pub mod units;
 
