@@ -76,3 +76,28 @@ fn ticket_factor_of_a_parent_share_user_follows_slurm() {
     );
     assert!(r.factor(ud1).unwrap() > 1.0);
 }
+
+/// fuzz target acct_sacct: a Start/End year of 19 digits overflowed the civil-day arithmetic
+/// (`attempt to multiply with overflow` in debug builds, a wrong date in release). Years are now
+/// four digits; such a row is malformed.
+#[test]
+fn sacct_huge_year_is_a_malformed_row() {
+    let bytes = std::fs::read(data("sacct_huge_year_overflow.bin")).unwrap();
+    let (_mode, text) = bytes.split_first().unwrap();
+    let mut malformed = Vec::new();
+    let mut jobs = 0;
+    fairsort::usage::read_sacct(
+        &mut &text[..],
+        Path::new("sacct"),
+        &Default::default(),
+        &mut |_| jobs += 1,
+        &mut malformed,
+    )
+    .unwrap();
+    assert_eq!(jobs, 0);
+    let messages: Vec<String> = malformed.iter().map(ToString::to_string).collect();
+    assert!(
+        messages.iter().any(|m| m.ends_with("bad End `22222222222224-04-13T10:00:00`")),
+        "{messages:?}"
+    );
+}
