@@ -97,7 +97,9 @@ fn sacct_huge_year_is_a_malformed_row() {
     assert_eq!(jobs, 0);
     let messages: Vec<String> = malformed.iter().map(ToString::to_string).collect();
     assert!(
-        messages.iter().any(|m| m.ends_with("bad End `22222222222224-04-13T10:00:00`")),
+        messages
+            .iter()
+            .any(|m| m.ends_with("bad End `22222222222224-04-13T10:00:00`")),
         "{messages:?}"
     );
 }
