@@ -226,7 +226,7 @@ impl Tree {
             source,
             unknown_shares,
             accounts: FastMap::default(),
-            users: FastMap::default(),
+            users: FastMap::with_capacity_and_hasher(n_specs, Default::default()),
         };
         tree.nodes.push(Node {
             name: root_key,

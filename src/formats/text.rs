@@ -38,6 +38,12 @@ pub fn lines<'a>(
     })
 }
 
+/// An upper bound on the number of lines of `text` (newlines + 1), to size vectors and maps
+/// once instead of growing them line by line (a vectorised byte count).
+pub fn line_count_hint(text: &str) -> usize {
+    1 + text.bytes().filter(|&b| b == b'\n').count()
+}
+
 /// A share count: a non-negative integer.
 pub fn parse_count(s: &str, what: &str) -> Result<u64, String> {
     let t = s.trim();

@@ -56,10 +56,12 @@ fn line_error(line: usize, detail: Option<&str>) -> FormatError {
 /// Differences, all refusals of input PBS would misread: lines over 255 characters (PBS splits
 /// them), negative shares and ids outside `int`.
 pub fn parse_resource_group(text: &str, unknown_shares: u64) -> Result<TreeSpec, FormatError> {
-    let mut nodes: Vec<NodeSpec> = Vec::new();
+    let hint = text::line_count_hint(text);
+    let mut nodes: Vec<NodeSpec> = Vec::with_capacity(hint);
     // Every name in the tree so far, including TREEROOT and unknown.
     // (Names borrow from `text`; the index is the node's in `nodes`, None for the two above.)
-    let mut known: FastMap<&str, Option<usize>> = FastMap::default();
+    let mut known: FastMap<&str, Option<usize>> =
+        FastMap::with_capacity_and_hasher(hint + 2, Default::default());
     known.insert(ROOT_NAME, None);
     known.insert(UNKNOWN_GROUP, None);
 

@@ -47,7 +47,8 @@ pub fn normalise(name: &str) -> String {
 /// the header; `CLUSTER: name` banner lines and blank lines are skipped.
 pub fn parse<'a>(text: &'a str, file: &'a str) -> Result<PipeTable<'a>, FormatError> {
     let mut header: Option<(usize, Vec<&str>, bool)> = None;
-    let mut lines = Vec::new();
+    let hint = text::line_count_hint(text);
+    let mut lines = Vec::with_capacity(hint);
     let mut cells: Vec<&str> = Vec::new();
     for item in text::lines(text, file) {
         let (n, line) = item?;
@@ -66,6 +67,8 @@ pub fn parse<'a>(text: &'a str, file: &'a str) -> Result<PipeTable<'a>, FormatEr
                 let trailing = line.ends_with('|');
                 let body = line.strip_suffix('|').unwrap_or(line);
                 header = Some((n, body.split('|').collect(), trailing));
+                let width = header.as_ref().map_or(0, |h| h.1.len());
+                cells.reserve(hint.saturating_mul(width));
             }
             Some((_, cols, trailing)) => {
                 let body = if *trailing {

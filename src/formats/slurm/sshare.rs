@@ -174,6 +174,7 @@ pub fn parse_sshare(text: &str) -> Result<TreeSpec, FormatError> {
     let mut spec = TreeSpec {
         source: TreeSource::Slurm,
         root_name: "root".to_string(),
+        nodes: Vec::with_capacity(rows.len()),
         ..TreeSpec::default()
     };
     // stack[d] = account at depth d.
