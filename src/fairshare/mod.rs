@@ -5,6 +5,7 @@
 pub mod algorithm;
 pub mod compute;
 pub mod explain;
+pub(crate) mod fast_hash;
 pub mod flux;
 pub mod pbs;
 pub mod result;

@@ -78,6 +78,12 @@ pub fn read_file(path: &std::path::Path, file: &str) -> Result<Vec<u8>, FormatEr
     }
 }
 
+/// An upper bound on the number of lines of `text` (newlines + 1), to size vectors and maps
+/// once instead of growing them line by line (a vectorised byte count).
+pub fn line_count_hint(text: &str) -> usize {
+    1 + text.bytes().filter(|&b| b == b'\n').count()
+}
+
 /// A share count: a non-negative integer.
 pub fn parse_count(s: &str, what: &str) -> Result<u64, String> {
     let t = s.trim();
