@@ -14,6 +14,8 @@ use crate::formula::value::{float_floordiv, float_mod, EXACT_INT};
 pub(crate) const CHECK: u8 = 1;
 /// Flag (superinstructions only): the inner product or quotient must stay below 2^53 too.
 pub(crate) const CHECK_INNER: u8 = 2;
+/// Flag (runs only): some term divides (`q != 1`).
+pub(crate) const RUN_DIVIDES: u8 = 4;
 /// A comparison's `b` when it is the last of its chain (no jump).
 pub(crate) const NO_JUMP: u16 = u16::MAX;
 
@@ -36,8 +38,10 @@ pub(crate) enum Op {
     SubAS, SubAK, SubSA, SubKA, SubSS, SubSK, SubKS, SubRA,
     MulAS, MulAK, MulSA, MulKA, MulSS, MulSK, MulKS, MulRA,
     DivAS, DivAK, DivSA, DivKA, DivSS, DivSK, DivKS, DivRA,
-    /// `acc += s[t.slot] * t.k` for each term `t` of `terms[a..a + b]`, in order.
+    /// `acc += s[t.slot] * t.m / t.q` for each term `t` of `terms[a..a + b]`, in order.
     MulAddRun,
+    /// The same, starting with `acc = s[terms[a].slot]` (the first term only loads).
+    LdMulAddRun,
     AddMulSK, AddMulSS, AddDivSK, AddDivKS, AddDivSS,
     SubMulSK, SubMulSS, SubDivSK, SubDivKS, SubDivSS,
     FloorDiv, Mod, Pow,
@@ -71,27 +75,33 @@ fn outside(v: f64, lim: f64) -> bool {
     !(v.abs() < lim)
 }
 
-/// One term of a `MulAddRun`: `acc + slot*k` (a subtraction has `k` negated, which IEEE
-/// arithmetic makes exactly the same). Runs only hold terms whose sum is a float; then the
-/// product needs no int-range check even when Python computes it on ints: both factors are
-/// below 2^53 (constants by construction, slots by the row check), so Python's exact product,
-/// converted to float for the addition, is the correctly rounded product, as the f64 one is.
+/// One term of a run: `acc + slot*m/q`, where one of `m` and `q` is 1 (`x*1` and `x/1` are
+/// exactly `x` in IEEE arithmetic, so this is `acc + slot*k` or `acc + slot/k`); a subtraction
+/// has `m` negated, which IEEE arithmetic makes exactly the same. Runs only hold terms whose
+/// sum is a float; then the product needs no int-range check even when Python computes it on
+/// ints: both factors are below 2^53 (constants by construction, slots as bound), so Python's
+/// exact product, converted to float for the addition, is the correctly rounded product, as
+/// the f64 one is; a true division rounds once in both.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Term {
     pub slot: usize,
-    pub k: f64,
+    pub m: f64,
+    /// Never 0 (a zero divisor raises: such a term is not put in a run).
+    pub q: f64,
 }
 
 /// A compiled fast program.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Code {
     pub ins: Vec<Ins>,
-    /// The terms of the `MulAddRun` instructions.
+    /// The terms of the `MulAddRun` and `LdMulAddRun` instructions.
     pub terms: Vec<Term>,
     /// The functions `Apply` calls.
     pub fns: Vec<FloatFn>,
     /// Per slot, the magnitude at or above which the job goes to the exact evaluator: 2^53 for
-    /// slots Python may see as ints, infinity for float keywords (NaN always goes).
+    /// slots Python may see as ints, infinity for float keywords (NaN always goes). Empty when
+    /// the program does no int arithmetic: then a slot's f64 value is exactly the number
+    /// Python sees and every operation rounds the same way (see `emit::needs_slot_check`).
     pub slot_limit: Vec<f64>,
     /// Spill registers used.
     pub regs: usize,
@@ -230,10 +240,28 @@ impl Code {
                 Op::DivSK => div!(get!(S), get!(K)),
                 Op::DivKS => div!(get!(K), get!(S b)),
                 Op::DivRA => div!(get!(R), get!(A)),
-                Op::MulAddRun => {
+                Op::MulAddRun | Op::LdMulAddRun => {
                     let (from, n) = (ins.a as usize, ins.b as usize);
-                    for t in self.terms.iter().skip(from).take(n) {
-                        acc += s.get(t.slot).copied().unwrap_or(0.0) * t.k;
+                    let mut terms = self.terms.get(from..from + n).unwrap_or(&[]);
+                    if ins.op == Op::LdMulAddRun {
+                        if let Some((t, rest)) = terms.split_first() {
+                            acc = s.get(t.slot).copied().unwrap_or(0.0);
+                            terms = rest;
+                        }
+                    }
+                    if ins.flags & RUN_DIVIDES == 0 {
+                        for t in terms {
+                            acc += s.get(t.slot).copied().unwrap_or(0.0) * t.m;
+                        }
+                    } else {
+                        for t in terms {
+                            let mut x = s.get(t.slot).copied().unwrap_or(0.0) * t.m;
+                            // a branch the predictor learns: the same terms every job
+                            if t.q != 1.0 {
+                                x /= t.q;
+                            }
+                            acc += x;
+                        }
                     }
                 }
                 Op::AddMulSK => fused!(+, get!(S) * get!(K)),

@@ -3,7 +3,7 @@
 //! spilled to `r[d]`, where `d` grows with nesting. Static Python types decide where the
 //! int-range checks go, exactly as the exact evaluator would type the values.
 
-use super::code::{Code, Ins, Op, Term, CHECK, CHECK_INNER, MAX_REGS, NO_JUMP};
+use super::code::{Code, Ins, Op, Term, CHECK, CHECK_INNER, MAX_REGS, NO_JUMP, RUN_DIVIDES};
 use super::{join, result_ty, Ty};
 use crate::formula::ast::{BinOp, CmpOp};
 use crate::formula::compile::Node;
@@ -32,7 +32,22 @@ pub(super) fn emit(nodes: &[Node], root: usize, float_slot: &[bool]) -> Option<(
         },
     };
     let ty = e.node(root, 0)?;
+    if !needs_slot_check(&e.code) {
+        e.code.slot_limit.clear();
+    }
     Some((e.code, ty))
+}
+
+/// Whether a slot of 2^53 or more could make the fast path differ from Python: only through
+/// an operation Python may compute on ints whose result is checked (`CHECK`), or floored
+/// division, modulo and powers. Elsewhere a slot's f64 value is exactly the int or float
+/// Python binds, and Python converts ints to floats exactly as f64 arithmetic rounds:
+/// `+ - *` of exact ints are exact below 2^53 (and checked above), true division, comparisons
+/// and float functions of exact values agree.
+fn needs_slot_check(code: &Code) -> bool {
+    code.ins
+        .iter()
+        .any(|i| i.flags != 0 || matches!(i.op, Op::FloorDiv | Op::Mod | Op::Pow | Op::Round2))
 }
 
 struct Emitter<'a> {
@@ -210,7 +225,19 @@ impl Emitter<'_> {
         let next = d.checked_add(1)?;
         let mut tail = rest.iter();
         let first_leaf = self.leaf(first);
+        let mut run = Vec::new();
+        let mut load_first = false;
         let mut ty = match (first_leaf, rest.first()) {
+            // a slot followed by a run term starts the run (`LdMulAddRun`)
+            (Some((Leaf::S(a), tx)), Some(&(op, b))) if self.run_term(op, b, tx).is_some() => {
+                run.push(Term {
+                    slot: usize::from(a),
+                    m: 1.0,
+                    q: 1.0,
+                });
+                load_first = true;
+                tx
+            }
             // a leaf on the left goes into the first operation's form
             // (unless the right side is `leaf ⊗ leaf`, which the loop fuses with the `acc ±`)
             (Some((x, tx)), Some(&(op, b))) if forms(op).is_some() && !self.leaf_pair(b) => {
@@ -244,7 +271,6 @@ impl Emitter<'_> {
             }
             _ => self.node(first, d)?,
         };
-        let mut run = Vec::new();
         for &(op, b) in tail {
             if let Some(term) = self.run_term(op, b, ty) {
                 // the accumulator is a float from here on
@@ -252,7 +278,7 @@ impl Emitter<'_> {
                 ty = Ty::Float;
                 continue;
             }
-            self.flush(&mut run)?;
+            self.flush(&mut run, &mut load_first)?;
             if let Some(t) = self.fused(op, b, ty) {
                 ty = t;
                 continue;
@@ -279,7 +305,7 @@ impl Emitter<'_> {
                 }
             }
         }
-        self.flush(&mut run)?;
+        self.flush(&mut run, &mut load_first)?;
         Some(ty)
     }
 
@@ -296,52 +322,68 @@ impl Emitter<'_> {
         }
     }
 
-    /// `acc ± slot*const` (either order) whose sum is a float: a term of a `MulAddRun`.
+    /// `acc ± slot*const`, `acc ± const*slot`, `acc ± slot/const` (nonzero) or `acc ± slot`
+    /// whose sum is a float: a term of a run.
     fn run_term(&self, op: BinOp, b: usize, acc: Ty) -> Option<Term> {
         let sign = match op {
             BinOp::Add => 1.0,
             BinOp::Sub => -1.0,
             _ => return None,
         };
-        let Some(Node::Chain(x, inner)) = self.nodes.get(b) else {
-            return None;
-        };
-        let [(BinOp::Mul, y)] = inner.as_slice() else {
-            return None;
-        };
-        let ((x, tx), (y, ty_y)) = (self.leaf(*x)?, self.leaf(*y)?);
-        if result_ty(op, acc, result_ty(BinOp::Mul, tx, ty_y)) != Ty::Float {
-            return None;
-        }
-        let (slot, k) = match (x, y) {
-            (Leaf::S(s), Leaf::K(k)) | (Leaf::K(k), Leaf::S(s)) => (s, k),
+        let (term, inner_ty) = match (self.leaf(b), self.nodes.get(b)?) {
+            (Some((Leaf::S(slot), t)), _) => ((usize::from(slot), 1.0, 1.0), t),
+            (Some(_), _) => return None,
+            (None, Node::Chain(x, inner)) => {
+                let [(op2, y)] = inner.as_slice() else {
+                    return None;
+                };
+                let ((x, tx), (y, ty_y)) = (self.leaf(*x)?, self.leaf(*y)?);
+                let t = match (op2, x, y) {
+                    (BinOp::Mul, Leaf::S(s), Leaf::K(k)) | (BinOp::Mul, Leaf::K(k), Leaf::S(s)) => {
+                        (usize::from(s), k, 1.0)
+                    }
+                    (BinOp::Div, Leaf::S(s), Leaf::K(k)) if k != 0.0 => (usize::from(s), 1.0, k),
+                    _ => return None,
+                };
+                (t, result_ty(*op2, tx, ty_y))
+            }
             _ => return None,
         };
+        if result_ty(op, acc, inner_ty) != Ty::Float {
+            return None;
+        }
+        let (slot, m, q) = term;
+        // Dividing by a power of two is multiplying by its inverse, exactly (the same real
+        // number, rounded once either way): `mem/1048576` needs no division.
+        let inverse = 1.0 / q;
+        let (m, q) = if q.is_normal() && q.to_bits() << 12 == 0 && inverse != 0.0 {
+            (m * inverse, 1.0)
+        } else {
+            (m, q)
+        };
         Some(Term {
-            slot: usize::from(slot),
-            k: sign * k,
+            slot,
+            m: sign * m,
+            q,
         })
     }
 
-    /// Emits the pending run of `acc ± slot*const` terms: one instruction for all of them.
-    fn flush(&mut self, run: &mut Vec<Term>) -> Option<()> {
-        match run.len() {
-            0 => {}
-            1 => {
-                let t = run[0];
-                // the sign is in `k`: `acc - s*k` is exactly `acc + s*(-k)`; no check (see
-                // `Term`)
-                let slot = u16::try_from(t.slot).ok()?;
-                self.push(Op::AddMulSK, 0, slot, 0, t.k);
-            }
-            n => {
-                let from = u16::try_from(self.code.terms.len()).ok()?;
-                let n = u16::try_from(n).ok()?;
-                self.code.terms.append(run);
-                self.push(Op::MulAddRun, 0, from, n, 0.0);
-            }
+    /// Emits the pending run of terms as one instruction.
+    fn flush(&mut self, run: &mut Vec<Term>, load_first: &mut bool) -> Option<()> {
+        if !run.is_empty() {
+            let from = u16::try_from(self.code.terms.len()).ok()?;
+            let n = u16::try_from(run.len()).ok()?;
+            self.code.terms.append(run);
+            let op = if *load_first {
+                Op::LdMulAddRun
+            } else {
+                Op::MulAddRun
+            };
+            let divides = self.code.terms.iter().skip(from.into()).any(|t| t.q != 1.0);
+            let flags = if divides { RUN_DIVIDES } else { 0 };
+            self.push(op, flags, from, n, 0.0);
         }
-        run.clear();
+        *load_first = false;
         Some(())
     }
 

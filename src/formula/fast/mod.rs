@@ -132,17 +132,21 @@ mod tests {
 
     #[test]
     fn weighted_sums_are_few_instructions() {
-        // LdS, a run of 4 `acc ± slot*const`, `acc + slot/const`, a run of 3
+        // one run: load `queue_priority`, then 9 `acc ± slot*const` or `acc ± slot/const`
         assert_eq!(
             instructions(
                 "queue_priority + 0.005*ncpus + 0.000277778*eligible_time + 0.5*fairshare_factor \
                  + 2*job_priority + 0.001*walltime + mem/1048576 + 10*accrue_type + 0.1*ngpus \
                  + 0.01*nodect"
             ),
-            4
+            1
         );
         assert_eq!(instructions("fairshare_factor + (walltime/ncpus)"), 2);
         assert_eq!(instructions("ncpus*2 - mem/walltime - 3/nodect"), 3);
+        // ints all along: checked superinstructions instead of a run
+        assert_eq!(instructions("ncpus + 2*mem + 3*walltime"), 3);
+        // a run after other work
+        assert_eq!(instructions("sqrt(ncpus) + 0.5*mem - walltime/60"), 3);
     }
 
     #[test]
