@@ -252,20 +252,19 @@ impl Tree {
                     mark_subtree(&kids_of, k, &mut reached);
                     continue;
                 }
-                if specs[k].kind == NodeKind::User {
-                    if let Some(first) = tree.find_user_in_last(id, &specs[k].name) {
-                        let s = &specs[k];
-                        return Err(TreeError::Duplicate {
-                            what: "user",
-                            name: s.name.clone(),
-                            line: s.line,
-                            first: tree.nodes[first].line,
-                        });
-                    }
-                }
                 let s = &mut specs[k];
                 let name = std::mem::take(&mut s.name);
-                let child = tree.push_named(name, s, id, kids_of(k).len());
+                let child = match tree.push_named(name, s, id, kids_of(k).len()) {
+                    Ok(child) => child,
+                    Err((name, first)) => {
+                        return Err(TreeError::Duplicate {
+                            what: "user",
+                            name,
+                            line: s.line,
+                            first: tree.nodes[first].line,
+                        })
+                    }
+                };
                 pending.push((k, child));
             }
             // Push in reverse so the first child is visited first (keeps input order in ids).
@@ -286,12 +285,25 @@ impl Tree {
         Ok(tree)
     }
 
+    /// Appends a node built from `s` under `parent`, whose children have all been pushed
+    /// (`add_user`, the PBS `unknown` group): no duplicate is possible there.
     fn push(&mut self, s: &NodeSpec, parent: NodeId) -> NodeId {
-        self.push_named(s.name.clone(), s, parent, 0)
+        match self.push_named(s.name.clone(), s, parent, 0) {
+            Ok(id) | Err((_, id)) => id,
+        }
     }
 
-    /// Appends node `name` (the rest from `s`) under `parent` and indexes it by name.
-    fn push_named(&mut self, name: String, s: &NodeSpec, parent: NodeId, kids: usize) -> NodeId {
+    /// Appends node `name` (the rest from `s`) under `parent` and indexes it by name. Must be
+    /// called for all of `parent`'s children in a row (they get consecutive ids): a user of the
+    /// same name already under `parent` is then the name's last association, so the duplicate
+    /// check costs nothing more than the index update. A duplicate is `Err((name, first))`.
+    fn push_named(
+        &mut self,
+        name: String,
+        s: &NodeSpec,
+        parent: NodeId,
+        kids: usize,
+    ) -> Result<NodeId, (String, NodeId)> {
         let id = self.nodes.len();
         let depth = self.nodes[parent].depth + 1;
         match s.kind {
@@ -300,6 +312,11 @@ impl Tree {
             }
             NodeKind::User => {
                 if let Some(a) = self.users.get_mut(name.as_str()) {
+                    if let Some(&last) = a.as_slice().last() {
+                        if self.nodes.get(last).and_then(|n| n.parent) == Some(parent) {
+                            return Err((name, last));
+                        }
+                    }
                     a.push(id);
                 } else {
                     self.users.insert(name.clone(), Assocs::One(id));
@@ -319,15 +336,7 @@ impl Tree {
             line: s.line,
         });
         self.nodes[parent].children.push(id);
-        id
-    }
-
-    /// The user `name` among `parent`'s children, found in O(1) while `parent`'s children are
-    /// the latest nodes pushed (their ids are consecutive, so such a user is the name's last
-    /// association).
-    fn find_user_in_last(&self, parent: NodeId, name: &str) -> Option<NodeId> {
-        let last = *self.users_named(name).last()?;
-        (self.nodes[last].parent == Some(parent)).then_some(last)
+        Ok(id)
     }
 
     /// Accounts without stated usage get the sum of their children (bottom-up over the ids:

@@ -82,19 +82,21 @@ pub fn parse_resource_group(text: &str, unknown_shares: u64) -> Result<TreeSpec,
         else {
             return Err(line_error(n, Some("expected `name id parent shares`")));
         };
-        if known.contains_key(name) {
-            return Err(FormatError::line(
-                FILE,
-                n,
-                format!("entity {name} is not unique"),
-            ));
-        }
         let parent_name = if parent_tok == "root" {
             ROOT_NAME
         } else {
             parent_tok
         };
-        let Some(&parent_idx) = known.get(parent_name) else {
+        let parent_found = known.get(parent_name).copied();
+        // One hash of the name for the check and the insert (the entry is filled below).
+        let std::collections::hash_map::Entry::Vacant(slot) = known.entry(name) else {
+            return Err(FormatError::line(
+                FILE,
+                n,
+                format!("entity {name} is not unique"),
+            ));
+        };
+        let Some(parent_idx) = parent_found else {
             return Err(FormatError::line(
                 FILE,
                 n,
@@ -123,7 +125,7 @@ pub fn parse_resource_group(text: &str, unknown_shares: u64) -> Result<TreeSpec,
         let mut node = NodeSpec::new(name, parent, NodeKind::User, Shares::Count(shares));
         node.id = Some(id);
         node.line = Some(n);
-        known.insert(name, Some(nodes.len()));
+        slot.insert(Some(nodes.len()));
         nodes.push(node);
     }
     Ok(TreeSpec {
