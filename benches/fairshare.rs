@@ -8,6 +8,9 @@ use fairsort::fairshare::{
 use std::hint::black_box;
 use std::time::Duration;
 
+#[path = "common/cpu.rs"]
+mod cpu;
+
 /// A deterministic pseudo-random tree: `accounts` accounts under root, `users` users each,
 /// shares 1..=100, usage 0..1e6 (about 1 % of users at 0 usage). PBS trees get `unknown`.
 fn generate(accounts: usize, users: usize) -> Tree {
@@ -54,6 +57,16 @@ fn generate(accounts: usize, users: usize) -> Tree {
 }
 
 fn bench(c: &mut Criterion) {
+    for (accounts, users) in [(1000, 1000), (10, 100_000)] {
+        let tree = generate(accounts, users);
+        let opts = Options::default();
+        for alg in Algorithm::ALL {
+            let label = format!("{}/{accounts}x{users}", alg.name());
+            cpu::report(&label, cpu::runs(), || {
+                compute(&tree, alg, &opts).expect("runs")
+            });
+        }
+    }
     let mut group = c.benchmark_group("fairshare_1M_users");
     group.sample_size(10);
     group.measurement_time(Duration::from_secs(8));

@@ -1,7 +1,11 @@
 //! Reading 1 000 000-user trees: PBS resource_group, sshare -P capture, native JSON.
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use fairsort::fairshare::Tree;
 use fairsort::formats::{native, pbs, slurm};
+
+#[path = "common/cpu.rs"]
+mod cpu;
 
 const ACCOUNTS: usize = 1000;
 const USERS: usize = 1000;
@@ -46,6 +50,22 @@ fn bench(c: &mut Criterion) {
     let ss = sshare();
     let tree = slurm::parse_sshare(&ss).expect("generated sshare capture");
     let json = native::write_json(&tree).expect("generated tree");
+    let runs = cpu::runs();
+    cpu::report("read pbs_resource_group", runs, || {
+        pbs::parse_resource_group(&rg, 0).expect("reads")
+    });
+    cpu::report("read+build pbs_resource_group", runs, || {
+        Tree::build(pbs::parse_resource_group(&rg, 0).expect("reads")).expect("builds")
+    });
+    cpu::report("read sshare_P", runs, || {
+        slurm::parse_sshare(&ss).expect("reads")
+    });
+    cpu::report("read+build sshare_P", runs, || {
+        Tree::build(slurm::parse_sshare(&ss).expect("reads")).expect("builds")
+    });
+    cpu::report("read native_json", runs, || {
+        native::read_json(&json).expect("reads")
+    });
     let mut g = c.benchmark_group("read_1M_users");
     g.sample_size(10);
     g.bench_function("pbs_resource_group", |b| {
@@ -56,6 +76,12 @@ fn bench(c: &mut Criterion) {
     });
     g.bench_function("native_json", |b| {
         b.iter(|| native::read_json(&json).map(|t| t.nodes.len()))
+    });
+    g.bench_function("pbs_resource_group+build", |b| {
+        b.iter(|| pbs::parse_resource_group(&rg, 0).map(|t| Tree::build(t).map(|t| t.len())))
+    });
+    g.bench_function("sshare_P+build", |b| {
+        b.iter(|| slurm::parse_sshare(&ss).map(|t| Tree::build(t).map(|t| t.len())))
     });
     g.finish();
 }

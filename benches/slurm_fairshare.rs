@@ -73,7 +73,7 @@ fn bench(c: &mut Criterion) {
                 ..Options::default()
             };
             group.bench_function(alg.name(), |b| {
-                b.iter(|| slurm::compute(black_box(&t), alg, &opts).map(|r| r.rows.len()))
+                b.iter(|| slurm::compute(black_box(&t), alg, &opts).map(|r| r.len()))
             });
         }
         group.finish();

@@ -231,11 +231,11 @@ fn v5_zero_shares_are_walked_last() {
 fn v6_minimal_tree_has_no_users() {
     let t = tree(&[]);
     let r = run(&t, false);
-    assert_eq!(r.rows.len(), 1);
+    assert_eq!(r.len(), 1);
     assert_eq!(r.row(0).fairshare, None);
     let t = tree(&[("root", "empty", false, 1, 0.0)]);
     let r = run(&t, false);
-    assert!(r.rows.iter().all(|row| row.fairshare.is_none()));
+    assert!(r.rows().all(|row| row.fairshare.is_none()));
 }
 
 #[test]

@@ -112,11 +112,11 @@ fn check(path: &str, algorithm: Algorithm, opts: &Options) {
         let name = format!("{acct}/{user}");
         for (col, get) in cols {
             if cap.header.iter().any(|h| h == col) {
-                same(&name, col, &fields[col], get(row));
+                same(&name, col, &fields[col], get(&row));
                 checked += 1;
             } else if col == "LevelFS" {
                 // sshare has no LevelFS column outside Fair Tree: nothing to print.
-                assert_eq!(get(row), None, "{name} LevelFS outside Fair Tree");
+                assert_eq!(get(&row), None, "{name} LevelFS outside Fair Tree");
             }
         }
     }

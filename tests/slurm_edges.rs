@@ -245,7 +245,7 @@ proptest! {
         for alg in SLURM {
             let opts = Options { merge_ties: merge, ..Options::default() };
             let r = slurm::compute(&t, alg, &opts).unwrap();
-            prop_assert_eq!(r.rows.len(), t.len());
+            prop_assert_eq!(r.len(), t.len());
             let users = t.users();
             for &id in &users {
                 let f = r.row(id).fairshare.unwrap();

@@ -286,7 +286,7 @@ fn rows_json(tree: &Tree, result: &ShareResult) -> Value {
             let row = result.row(id);
             let obj: Map<String, Value> = keys
                 .iter()
-                .map(|&k| (k.to_string(), value_of(tree, id, row, k)))
+                .map(|&k| (k.to_string(), value_of(tree, id, &row, k)))
                 .collect();
             Value::Object(obj)
         })
@@ -321,7 +321,7 @@ fn rows_csv(tree: &Tree, result: &ShareResult) -> Result<String, Failure> {
         .map(|id| {
             let row = result.row(id);
             keys.iter()
-                .map(|&k| cell(&value_of(tree, id, row, k)))
+                .map(|&k| cell(&value_of(tree, id, &row, k)))
                 .collect()
         })
         .collect();

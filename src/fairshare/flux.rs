@@ -10,7 +10,7 @@
 //! (`--flux-compat`), which reproduces the C++ bit for bit on fractional usages too.
 
 use super::algorithm::{Algorithm, Options};
-use super::result::{ShareError, ShareResult, ShareRow};
+use super::result::{Column, ShareError, ShareResult, BLANK};
 use super::spec::Shares;
 use super::tree::{NodeId, Tree};
 
@@ -66,11 +66,11 @@ fn set_children_weights(tree: &Tree, parent: NodeId, compat: bool, weight: &mut 
 /// (`sort_weighted_children`). Done as a total order (exact weight, then users first) followed by
 /// a pass that puts users first inside each run of `is_equal` neighbours, so the result is what
 /// the C++ comparator asks for without relying on it being transitive.
-fn sort_weighted(list: &mut [NodeId], tree: &Tree, weight: &[f64]) {
+fn sort_weighted(list: &mut [NodeId], is_user: &[bool], weight: &[f64]) {
     list.sort_by(|&a, &b| {
         weight[b]
             .total_cmp(&weight[a])
-            .then_with(|| tree.node(b).is_user().cmp(&tree.node(a).is_user()))
+            .then_with(|| is_user[b].cmp(&is_user[a]))
     });
     let mut start = 0;
     while start < list.len() {
@@ -80,54 +80,41 @@ fn sort_weighted(list: &mut [NodeId], tree: &Tree, weight: &[f64]) {
         }
         if end - start > 1 {
             // Stable: users keep their order, banks keep theirs.
-            list[start..end].sort_by_key(|&id| !tree.node(id).is_user());
+            list[start..end].sort_by_key(|&id| !is_user[id]);
         }
         start = end;
     }
 }
 
-/// One entry of a tie-aware child list.
-enum Entry {
-    /// A user; `tie_next` when it ties with the next user of the list.
-    User { id: NodeId, tie_next: bool },
-    /// A bank walked as it is.
-    Bank(NodeId),
-    /// A run of tied banks merged: their children, re-sorted by their own weights.
-    Virtual(Vec<NodeId>),
+/// Every node's children sorted by weight, in one flat vector: the children of `id` are
+/// `list[start[id]..start[id + 1]]`.
+struct SortedChildren {
+    start: Vec<usize>,
+    list: Vec<NodeId>,
 }
 
-/// `build_tie_aware_children`: users flagged when tied with the next user; each run of
-/// consecutive tied banks becomes one virtual bank holding all their children.
-fn tie_aware(list: &[NodeId], tree: &Tree, weight: &[f64], sorted: &[Vec<NodeId>]) -> Vec<Entry> {
-    let equal_to_next = |i: usize| match (list.get(i), list.get(i + 1)) {
-        (Some(&a), Some(&b)) => {
-            tree.node(a).is_user() == tree.node(b).is_user() && is_equal(weight[a], weight[b])
-        }
-        _ => false,
-    };
-    let mut out = Vec::with_capacity(list.len());
-    let mut merged: Option<Vec<NodeId>> = None;
-    for (i, &id) in list.iter().enumerate() {
-        if tree.node(id).is_user() {
-            out.push(Entry::User {
-                id,
-                tie_next: equal_to_next(i),
-            });
-            continue;
-        }
-        if equal_to_next(i) {
-            merged
-                .get_or_insert_with(Vec::new)
-                .extend_from_slice(&sorted[id]);
-        } else if let Some(mut v) = merged.take() {
-            v.extend_from_slice(&sorted[id]);
-            sort_weighted(&mut v, tree, weight);
-            out.push(Entry::Virtual(v));
-        } else {
-            out.push(Entry::Bank(id));
+impl SortedChildren {
+    fn of(&self, id: NodeId) -> &[NodeId] {
+        match (self.start.get(id), self.start.get(id + 1)) {
+            (Some(&a), Some(&b)) => self.list.get(a..b).unwrap_or(&[]),
+            _ => &[],
         }
     }
-    out
+}
+
+/// A list being walked: a node's sorted children, or the merged children of a run of tied
+/// sibling banks (`build_tie_aware_children`'s virtual bank), re-sorted by their own weights.
+enum List {
+    Children(NodeId),
+    Merged(Vec<NodeId>),
+}
+
+/// `is_equal` neighbours of the same type (user/bank) at `j` and `j + 1`.
+fn tied_with_next(items: &[NodeId], j: usize, is_user: &[bool], weight: &[f64]) -> bool {
+    match (items.get(j), items.get(j + 1)) {
+        (Some(&a), Some(&b)) => is_user[a] == is_user[b] && is_equal(weight[a], weight[b]),
+        _ => false,
+    }
 }
 
 /// The weighted walk over `tree`: `weight` on every node but the root, `fairshare` = rank/N on
@@ -135,66 +122,95 @@ fn tie_aware(list: &[NodeId], tree: &Tree, weight: &[f64], sorted: &[Vec<NodeId>
 /// (shares over same-type siblings times the parent's; usage over the root's).
 pub fn compute(tree: &Tree, opts: &Options) -> Result<ShareResult, ShareError> {
     let len = tree.len();
+    let is_user: Vec<bool> = tree.nodes().iter().map(|n| n.is_user()).collect();
     let mut weight = vec![0.0f64; len];
-    let mut sorted: Vec<Vec<NodeId>> = vec![Vec::new(); len];
-    for (id, slot) in sorted.iter_mut().enumerate() {
-        if tree.children(id).is_empty() {
+    let mut sorted = SortedChildren {
+        start: Vec::with_capacity(len + 1),
+        list: Vec::with_capacity(len),
+    };
+    for id in 0..len {
+        sorted.start.push(sorted.list.len());
+        let kids = tree.children(id);
+        if kids.is_empty() {
             continue;
         }
         set_children_weights(tree, id, opts.flux_compat, &mut weight);
-        let mut kids = tree.children(id).to_vec();
-        sort_weighted(&mut kids, tree, &weight);
-        *slot = kids;
+        let from = sorted.list.len();
+        sorted.list.extend_from_slice(kids);
+        sort_weighted(&mut sorted.list[from..], &is_user, &weight);
     }
+    sorted.start.push(sorted.list.len());
 
-    let n_users = tree.nodes().iter().filter(|n| n.is_user()).count() as u64;
-    let mut fairshare = vec![None; len];
+    let n_users = is_user.iter().filter(|&&u| u).count() as u64;
+    let mut fairshare = vec![BLANK; len];
     let mut rank = n_users;
     let mut stride = 0u64;
-    // Depth-first over tie-aware lists, with an explicit stack (depth is unbounded input).
-    let mut stack: Vec<std::vec::IntoIter<Entry>> =
-        vec![tie_aware(&sorted[tree.root()], tree, &weight, &sorted).into_iter()];
-    while let Some(top) = stack.last_mut() {
-        let Some(entry) = top.next() else {
+    // Depth-first over the tie-aware lists (`build_tie_aware_children`, walked in place),
+    // with an explicit stack (depth is unbounded input).
+    let mut stack: Vec<(List, usize)> = vec![(List::Children(tree.root()), 0)];
+    while let Some((list, i)) = stack.last_mut() {
+        let items: &[NodeId] = match list {
+            List::Children(p) => sorted.of(*p),
+            List::Merged(v) => v,
+        };
+        let Some(&id) = items.get(*i) else {
             stack.pop();
             continue;
         };
-        match entry {
-            Entry::User { id, tie_next } => {
-                fairshare[id] = Some(rank as f64 / n_users as f64);
-                if tie_next {
-                    stride += 1;
-                } else {
-                    rank = rank.saturating_sub(1 + stride);
-                    stride = 0;
-                }
+        if is_user[id] {
+            fairshare[id] = rank as f64 / n_users as f64;
+            if tied_with_next(items, *i, &is_user, &weight) {
+                stride += 1;
+            } else {
+                rank = rank.saturating_sub(1 + stride);
+                stride = 0;
             }
-            Entry::Bank(id) => {
-                stack.push(tie_aware(&sorted[id], tree, &weight, &sorted).into_iter());
-            }
-            Entry::Virtual(list) => {
-                stack.push(tie_aware(&list, tree, &weight, &sorted).into_iter());
-            }
+            *i += 1;
+            continue;
         }
+        // A bank, and the run of banks tied with it one after the other.
+        let mut end = *i;
+        while tied_with_next(items, end, &is_user, &weight) {
+            end += 1;
+        }
+        let next = if end == *i {
+            List::Children(id)
+        } else {
+            let mut merged = Vec::new();
+            for &bank in items.get(*i..=end).unwrap_or(&[]) {
+                merged.extend_from_slice(sorted.of(bank));
+            }
+            sort_weighted(&mut merged, &is_user, &weight);
+            List::Merged(merged)
+        };
+        *i = end + 1;
+        stack.push((next, 0));
     }
 
-    let mut result = ShareResult::new(Algorithm::Flux, len);
-    let root_usage = tree.node(tree.root()).raw_usage;
-    let norm_usage = |u: f64| {
-        if root_usage > 0.0 {
-            u / root_usage
-        } else {
-            0.0
-        }
-    };
-    result.rows[tree.root()] = ShareRow {
-        norm_shares: Some(1.0),
-        norm_usage: Some(norm_usage(root_usage)),
-        ..ShareRow::default()
-    };
+    let root = tree.root();
+    let root_usage = tree.node(root).raw_usage;
+    let norm_usage: Vec<f64> = tree
+        .nodes()
+        .iter()
+        .map(|n| {
+            if root_usage > 0.0 {
+                n.raw_usage / root_usage
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    // Shares over same-type siblings times the parent's (parents have smaller ids).
+    let mut norm_shares = vec![0.0f64; len];
+    if let Some(r) = norm_shares.get_mut(root) {
+        *r = 1.0;
+    }
     for id in 0..len {
         let kids = tree.children(id);
-        let parent_norm = result.rows[id].norm_shares.unwrap_or(0.0);
+        if kids.is_empty() {
+            continue;
+        }
+        let parent_norm = norm_shares[id];
         let (mut user_sum, mut bank_sum) = (0u64, 0u64);
         for &c in kids {
             let s = shares(tree.node(c).shares);
@@ -207,20 +223,21 @@ pub fn compute(tree: &Tree, opts: &Options) -> Result<ShareResult, ShareError> {
         for &c in kids {
             let n = tree.node(c);
             let sum = if n.is_user() { user_sum } else { bank_sum };
-            let ns = if sum == 0 {
+            norm_shares[c] = if sum == 0 {
                 0.0
             } else {
                 shares(n.shares) as f64 / sum as f64 * parent_norm
             };
-            result.rows[c] = ShareRow {
-                norm_shares: Some(ns),
-                norm_usage: Some(norm_usage(n.raw_usage)),
-                fairshare: fairshare[c],
-                weight: Some(weight[c]),
-                ..ShareRow::default()
-            };
         }
     }
+    if let Some(w) = weight.get_mut(root) {
+        *w = BLANK;
+    }
+    let mut result = ShareResult::new(Algorithm::Flux, len);
+    result.set_column(Column::NormShares, norm_shares);
+    result.set_column(Column::NormUsage, norm_usage);
+    result.set_column(Column::Fairshare, fairshare);
+    result.set_column(Column::Weight, weight);
     Ok(result)
 }
 

@@ -5,6 +5,7 @@
 pub mod algorithm;
 pub mod compute;
 pub mod explain;
+pub(crate) mod fast_hash;
 pub mod flux;
 pub mod pbs;
 pub mod result;
@@ -15,6 +16,6 @@ pub mod tree;
 pub use algorithm::{Algorithm, Options};
 pub use compute::compute;
 pub use explain::{explain, Explanation};
-pub use result::{keyword_source, ShareError, ShareResult, ShareRow};
+pub use result::{keyword_source, Column, ShareError, ShareResult, ShareRow};
 pub use spec::{NodeKind, NodeSpec, Shares, TreeSource, TreeSpec};
 pub use tree::{Node, NodeId, Tree, TreeError};

@@ -12,7 +12,7 @@
 //! states (Slurm) use 1 + that usage.
 
 use super::algorithm::{Algorithm, Options};
-use super::result::{ShareError, ShareResult, ShareRow};
+use super::result::{Column, ShareError, ShareResult, BLANK};
 use super::spec::Shares;
 use super::tree::{NodeId, Tree, PBS_UNKNOWN};
 use std::borrow::Cow;
@@ -132,34 +132,37 @@ pub fn compute(tree: &Tree, opts: &Options) -> Result<ShareResult, ShareError> {
     let tree = tree.as_ref();
     let usage = usages(tree);
     let vals = values(tree, &usage);
-    let root_usage = usage[tree.root()];
-    let mut result = ShareResult::new(Algorithm::Pbs, tree.len());
-    for (id, (row, p)) in result.rows.iter_mut().zip(&vals).enumerate() {
-        let perc = f64::from(p.tree_percentage);
-        if id == tree.root() {
-            *row = ShareRow {
-                fairshare_perc: Some(perc),
-                norm_shares: Some(perc),
-                norm_usage: Some(1.0),
-                usage: Some(root_usage),
-                ..ShareRow::default()
-            };
-            continue;
+    let root = tree.root();
+    let root_usage = usage[root];
+    let n = tree.len();
+    let mut perc = Vec::with_capacity(n);
+    let mut tree_usage = Vec::with_capacity(n);
+    let mut fairshare = Vec::with_capacity(n);
+    for (id, p) in vals.iter().enumerate() {
+        perc.push(f64::from(p.tree_percentage));
+        if id == root {
+            tree_usage.push(BLANK);
+            fairshare.push(BLANK);
+        } else {
+            tree_usage.push(f64::from(p.usage_factor));
+            fairshare.push(factor(p));
         }
-        let uf = f64::from(p.usage_factor);
-        let f = factor(p);
-        *row = ShareRow {
-            norm_shares: Some(perc),
-            norm_usage: Some(usage[id] / root_usage),
-            usage: Some(usage[id]),
-            effective_usage: Some(uf),
-            fairshare: Some(f),
-            fairshare_perc: Some(perc),
-            fairshare_tree_usage: Some(uf),
-            fairshare_factor: Some(f),
-            ..ShareRow::default()
-        };
     }
+    let norm_usage: Vec<f64> = usage
+        .iter()
+        .enumerate()
+        .map(|(id, &u)| if id == root { 1.0 } else { u / root_usage })
+        .collect();
+    let mut result = ShareResult::new(Algorithm::Pbs, n);
+    result.set_column(Column::FairsharePerc, perc);
+    result.set_column(Column::FairshareTreeUsage, tree_usage);
+    result.set_column(Column::FairshareFactor, fairshare);
+    result.set_column(Column::NormUsage, norm_usage);
+    result.set_column(Column::Usage, usage);
+    // sshare's names for the same values share their storage.
+    result.alias(Column::NormShares, Column::FairsharePerc);
+    result.alias(Column::EffectiveUsage, Column::FairshareTreeUsage);
+    result.alias(Column::Fairshare, Column::FairshareFactor);
     Ok(result)
 }
 
@@ -528,7 +531,7 @@ pbsuser3  :    22       1000 / 0.240 = 4167
         };
         let r = compute(&t, &opts).unwrap();
         // Two new entities, one share each, under unknown (10 of 120 root shares).
-        assert_eq!(r.rows.len(), t.len() + 2);
+        assert_eq!(r.len(), t.len() + 2);
         let stranger = r.row(t.len());
         assert_abs_diff_eq!(
             stranger.fairshare_perc.unwrap(),
@@ -570,7 +573,7 @@ pbsuser3  :    22       1000 / 0.240 = 4167
         })
         .unwrap();
         let r = compute(&t, &Options::default()).unwrap();
-        for row in &r.rows[1..] {
+        for row in r.rows().skip(1) {
             assert_eq!(row.fairshare_perc, Some(0.0));
             assert_eq!(row.fairshare_factor, Some(0.0));
             assert!(row.fairshare_tree_usage.unwrap().is_finite());

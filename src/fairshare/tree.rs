@@ -2,8 +2,8 @@
 //! `TreeSpec` (whatever format it came from); all structural checks live here so every reader
 //! gets the same clear errors (unknown parent, cycle, duplicate, negative or non-finite values).
 
+use super::fast_hash::FastMap;
 use super::spec::{NodeKind, NodeSpec, Shares, TreeSource, TreeSpec};
-use std::collections::HashMap;
 use thiserror::Error;
 
 /// Index of a node in `Tree::nodes`. The root is always 0.
@@ -94,8 +94,31 @@ pub struct Tree {
     nodes: Vec<Node>,
     source: TreeSource,
     unknown_shares: Option<u64>,
-    accounts: HashMap<String, NodeId>,
-    users: HashMap<String, Vec<NodeId>>,
+    accounts: FastMap<String, NodeId>,
+    users: FastMap<String, Assocs>,
+}
+
+/// The associations of one user name: most names have one, which needs no allocation.
+#[derive(Debug, Clone)]
+enum Assocs {
+    One(NodeId),
+    Many(Vec<NodeId>),
+}
+
+impl Assocs {
+    fn push(&mut self, id: NodeId) {
+        match self {
+            Assocs::One(first) => *self = Assocs::Many(vec![*first, id]),
+            Assocs::Many(v) => v.push(id),
+        }
+    }
+
+    fn as_slice(&self) -> &[NodeId] {
+        match self {
+            Assocs::One(id) => std::slice::from_ref(id),
+            Assocs::Many(v) => v,
+        }
+    }
 }
 
 /// Name of PBS's pre-created group for entities missing from `resource_group`.
@@ -111,7 +134,7 @@ impl Tree {
             root_name,
             root_usage,
             unknown_shares,
-            nodes: specs,
+            nodes: mut specs,
         } = spec;
         for s in &specs {
             if s.name.trim().is_empty() {
@@ -136,114 +159,119 @@ impl Tree {
                 });
             }
         }
-        // Accounts by name (the root's name included) and children lists by parent name.
+        // Accounts by name (the root's name included).
         let root_key = if root_name.is_empty() {
             "root".to_string()
         } else {
             root_name
         };
-        let mut account_spec: HashMap<&str, usize> = HashMap::new();
-        for (i, s) in specs.iter().enumerate() {
-            if s.kind != NodeKind::Account {
-                continue;
-            }
-            if s.name == root_key {
-                return Err(TreeError::Duplicate {
-                    what: "account",
-                    name: s.name.clone(),
-                    line: s.line,
-                    first: None,
-                });
-            }
-            if let Some(&j) = account_spec.get(s.name.as_str()) {
-                return Err(TreeError::Duplicate {
-                    what: "account",
-                    name: s.name.clone(),
-                    line: s.line,
-                    first: specs[j].line,
-                });
-            }
-            account_spec.insert(&s.name, i);
-        }
-        let mut children_of: HashMap<Option<usize>, Vec<usize>> = HashMap::new();
-        for (i, s) in specs.iter().enumerate() {
-            let parent = match s.parent.as_deref() {
-                None => None,
-                Some(p) if p == root_key => None,
-                Some(p) => match account_spec.get(p) {
-                    Some(&j) => Some(j),
-                    None => {
-                        let is_user = specs
-                            .iter()
-                            .any(|o| o.kind == NodeKind::User && o.name == p);
-                        return Err(if is_user {
-                            TreeError::ParentIsUser {
-                                name: s.name.clone(),
-                                parent: p.to_string(),
-                                line: s.line,
-                            }
-                        } else {
-                            TreeError::UnknownParent {
-                                name: s.name.clone(),
-                                parent: p.to_string(),
-                                line: s.line,
-                            }
-                        });
-                    }
-                },
-            };
-            children_of.entry(parent).or_default().push(i);
-        }
-        let mut tree = Tree {
-            nodes: vec![Node {
-                name: root_key,
-                kind: NodeKind::Account,
-                parent: None,
-                children: Vec::new(),
-                shares: Shares::Count(1),
-                raw_usage: 0.0,
-                usage_given: root_usage.is_some(),
-                depth: 0,
-                id: Some(0),
-                line: None,
-            }],
-            source,
-            unknown_shares,
-            accounts: HashMap::new(),
-            users: HashMap::new(),
-        };
-        // Depth-first from the root (explicit stack: depth is unbounded input).
-        let mut reached = vec![false; specs.len()];
-        let mut stack: Vec<(Option<usize>, NodeId)> = vec![(None, 0)];
-        while let Some((spec_idx, id)) = stack.pop() {
-            let kids = children_of.get(&spec_idx).map(Vec::as_slice).unwrap_or(&[]);
-            let mut user_names: HashMap<&str, Option<usize>> = HashMap::new();
-            let mut pending = Vec::new();
-            for &k in kids {
-                let s: &NodeSpec = &specs[k];
-                reached[k] = true;
-                if !s.active {
-                    mark_subtree(&children_of, k, &mut reached);
+        let n_specs = specs.len();
+        // Each spec's parent as a spec index; `n_specs` stands for the root.
+        let mut parent_of = vec![n_specs; n_specs];
+        {
+            let mut account_spec: FastMap<&str, usize> = FastMap::default();
+            for (i, s) in specs.iter().enumerate() {
+                if s.kind != NodeKind::Account {
                     continue;
                 }
-                if s.kind == NodeKind::User {
-                    if let Some(first) = user_names.insert(&s.name, s.line) {
+                if s.name == root_key {
+                    return Err(TreeError::Duplicate {
+                        what: "account",
+                        name: s.name.clone(),
+                        line: s.line,
+                        first: None,
+                    });
+                }
+                if let Some(&j) = account_spec.get(s.name.as_str()) {
+                    return Err(TreeError::Duplicate {
+                        what: "account",
+                        name: s.name.clone(),
+                        line: s.line,
+                        first: specs[j].line,
+                    });
+                }
+                account_spec.insert(&s.name, i);
+            }
+            for (i, s) in specs.iter().enumerate() {
+                match s.parent.as_deref() {
+                    None => {}
+                    Some(p) if p == root_key => {}
+                    Some(p) => match account_spec.get(p) {
+                        Some(&j) => parent_of[i] = j,
+                        None => return Err(parent_error(&specs, s, p)),
+                    },
+                }
+            }
+        }
+        // Children of each spec (and of the root, at `n_specs`) as contiguous ranges of
+        // `child_list`, in input order.
+        let mut child_start = vec![0usize; n_specs + 2];
+        for &p in &parent_of {
+            child_start[p + 1] += 1;
+        }
+        for i in 1..child_start.len() {
+            child_start[i] += child_start[i - 1];
+        }
+        let mut fill = child_start.clone();
+        let mut child_list = vec![0usize; n_specs];
+        for (i, &p) in parent_of.iter().enumerate() {
+            child_list[fill[p]] = i;
+            fill[p] += 1;
+        }
+        drop(fill);
+        let kids_of = |p: usize| &child_list[child_start[p]..child_start[p + 1]];
+
+        let mut tree = Tree {
+            nodes: Vec::with_capacity(n_specs + 2),
+            source,
+            unknown_shares,
+            accounts: FastMap::default(),
+            users: FastMap::with_capacity_and_hasher(n_specs, Default::default()),
+        };
+        tree.nodes.push(Node {
+            name: root_key,
+            kind: NodeKind::Account,
+            parent: None,
+            children: Vec::with_capacity(kids_of(n_specs).len()),
+            shares: Shares::Count(1),
+            raw_usage: 0.0,
+            usage_given: root_usage.is_some(),
+            depth: 0,
+            id: Some(0),
+            line: None,
+        });
+        // Depth-first from the root (explicit stack: depth is unbounded input). A node's
+        // children get consecutive ids, in input order; names move from the specs.
+        let mut reached = vec![false; n_specs];
+        let mut stack: Vec<(usize, NodeId)> = vec![(n_specs, 0)];
+        let mut pending = Vec::new();
+        while let Some((spec_idx, id)) = stack.pop() {
+            for &k in kids_of(spec_idx) {
+                reached[k] = true;
+                if !specs[k].active {
+                    mark_subtree(&kids_of, k, &mut reached);
+                    continue;
+                }
+                let s = &mut specs[k];
+                let name = std::mem::take(&mut s.name);
+                let child = match tree.push_named(name, s, id, kids_of(k).len()) {
+                    Ok(child) => child,
+                    Err((name, first)) => {
                         return Err(TreeError::Duplicate {
                             what: "user",
-                            name: s.name.clone(),
+                            name,
                             line: s.line,
-                            first,
-                        });
+                            first: tree.nodes[first].line,
+                        })
                     }
-                }
-                let child = tree.push(s, id);
-                pending.push((Some(k), child));
+                };
+                pending.push((k, child));
             }
             // Push in reverse so the first child is visited first (keeps input order in ids).
-            stack.extend(pending.into_iter().rev());
+            stack.extend(pending.drain(..).rev());
         }
         if let Some(k) = reached.iter().position(|r| !r) {
-            return Err(cycle_error(&specs, &account_spec, k));
+            return Err(cycle_error(&specs, k));
         }
         if let Some(shares) = unknown_shares {
             if !tree.accounts.contains_key(PBS_UNKNOWN) && tree.users_named(PBS_UNKNOWN).is_empty()
@@ -257,14 +285,49 @@ impl Tree {
         Ok(tree)
     }
 
+    /// Appends a node built from `s` under `parent`, whose children have all been pushed
+    /// (`add_user`, the PBS `unknown` group): no duplicate is possible there.
     fn push(&mut self, s: &NodeSpec, parent: NodeId) -> NodeId {
+        match self.push_named(s.name.clone(), s, parent, 0) {
+            Ok(id) | Err((_, id)) => id,
+        }
+    }
+
+    /// Appends node `name` (the rest from `s`) under `parent` and indexes it by name. Must be
+    /// called for all of `parent`'s children in a row (they get consecutive ids): a user of the
+    /// same name already under `parent` is then the name's last association, so the duplicate
+    /// check costs nothing more than the index update. A duplicate is `Err((name, first))`.
+    fn push_named(
+        &mut self,
+        name: String,
+        s: &NodeSpec,
+        parent: NodeId,
+        kids: usize,
+    ) -> Result<NodeId, (String, NodeId)> {
         let id = self.nodes.len();
         let depth = self.nodes[parent].depth + 1;
+        match s.kind {
+            NodeKind::Account => {
+                self.accounts.insert(name.clone(), id);
+            }
+            NodeKind::User => {
+                if let Some(a) = self.users.get_mut(name.as_str()) {
+                    if let Some(&last) = a.as_slice().last() {
+                        if self.nodes.get(last).and_then(|n| n.parent) == Some(parent) {
+                            return Err((name, last));
+                        }
+                    }
+                    a.push(id);
+                } else {
+                    self.users.insert(name.clone(), Assocs::One(id));
+                }
+            }
+        }
         self.nodes.push(Node {
-            name: s.name.clone(),
+            name,
             kind: s.kind,
             parent: Some(parent),
-            children: Vec::new(),
+            children: Vec::with_capacity(kids),
             shares: s.shares,
             raw_usage: s.usage.unwrap_or(0.0),
             usage_given: s.usage.is_some(),
@@ -273,13 +336,7 @@ impl Tree {
             line: s.line,
         });
         self.nodes[parent].children.push(id);
-        match s.kind {
-            NodeKind::Account => {
-                self.accounts.insert(s.name.clone(), id);
-            }
-            NodeKind::User => self.users.entry(s.name.clone()).or_default().push(id),
-        }
-        id
+        Ok(id)
     }
 
     /// Accounts without stated usage get the sum of their children (bottom-up over the ids:
@@ -398,7 +455,7 @@ impl Tree {
 
     /// Every association of a user name, in build order.
     pub fn users_named(&self, user: &str) -> &[NodeId] {
-        self.users.get(user).map(Vec::as_slice).unwrap_or(&[])
+        self.users.get(user).map(Assocs::as_slice).unwrap_or(&[])
     }
 
     /// The user association of `user` directly under `parent`.
@@ -431,10 +488,10 @@ impl Tree {
 }
 
 /// Marks every descendant of spec `k` as reached (used for dropped inactive subtrees).
-fn mark_subtree(children_of: &HashMap<Option<usize>, Vec<usize>>, k: usize, reached: &mut [bool]) {
+fn mark_subtree<'a>(kids_of: &impl Fn(usize) -> &'a [usize], k: usize, reached: &mut [bool]) {
     let mut stack = vec![k];
     while let Some(i) = stack.pop() {
-        for &c in children_of.get(&Some(i)).map(Vec::as_slice).unwrap_or(&[]) {
+        for &c in kids_of(i) {
             if !reached[c] {
                 reached[c] = true;
                 stack.push(c);
@@ -443,8 +500,35 @@ fn mark_subtree(children_of: &HashMap<Option<usize>, Vec<usize>>, k: usize, reac
     }
 }
 
-/// Names the cycle that keeps spec `k` unreachable from the root.
-fn cycle_error(specs: &[NodeSpec], accounts: &HashMap<&str, usize>, k: usize) -> TreeError {
+/// The error for spec `s` naming parent `p`, which is not an account: a user, or nothing.
+fn parent_error(specs: &[NodeSpec], s: &NodeSpec, p: &str) -> TreeError {
+    let is_user = specs
+        .iter()
+        .any(|o| o.kind == NodeKind::User && o.name == p);
+    if is_user {
+        TreeError::ParentIsUser {
+            name: s.name.clone(),
+            parent: p.to_string(),
+            line: s.line,
+        }
+    } else {
+        TreeError::UnknownParent {
+            name: s.name.clone(),
+            parent: p.to_string(),
+            line: s.line,
+        }
+    }
+}
+
+/// Names the cycle that keeps spec `k` unreachable from the root (the specs of unreached
+/// nodes still have their names).
+fn cycle_error(specs: &[NodeSpec], k: usize) -> TreeError {
+    let accounts: FastMap<&str, usize> = specs
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.kind == NodeKind::Account && !s.name.is_empty())
+        .map(|(i, s)| (s.name.as_str(), i))
+        .collect();
     let mut seen: Vec<usize> = Vec::new();
     let mut cur = k;
     loop {

@@ -3,7 +3,8 @@
 //! and F = 2^(-(U_E/S)/d) with d = `FairShareDampeningFactor`.
 
 use super::links::Links;
-use crate::fairshare::{Algorithm, ShareResult, ShareRow, Tree};
+use crate::fairshare::result::Column;
+use crate::fairshare::{Algorithm, ShareResult, Tree};
 
 /// Effective usage top-down (`_set_usage_efctv`): children of root take U_N; `parent` nodes and
 /// nodes whose siblings have no shares take the fs parent's U_E; else
@@ -38,37 +39,42 @@ pub(crate) fn factor(s: f64, ue: f64, dampening: f64) -> f64 {
 }
 
 /// The sshare columns of every association from S and U_E (shared with depth-oblivious, which
-/// differs only in U_E). A `parent` node is scored with its fs parent's S and U_E.
+/// differs only in U_E). A `parent` node is scored with its fs parent's S and U_E. Takes the
+/// working vectors and the links by value: they become the result's columns without a copy.
 pub(crate) fn rows(
     algorithm: Algorithm,
-    tree: &Tree,
-    links: &Links,
-    s: &[f64],
-    ue: &[f64],
+    links: Links,
+    mut s: Vec<f64>,
+    mut ue: Vec<f64>,
     dampening: f64,
 ) -> ShareResult {
-    debug_assert_eq!(tree.len(), links.len());
-    // Rows are built in one pass (no default-then-overwrite: a row is 160 bytes).
-    let rows = (0..links.len())
-        .map(|id| {
-            let (sv, uev) = if links.is_parent[id] {
+    let n = links.len();
+    debug_assert!(s.len() == n && ue.len() == n);
+    if links.any_parent() {
+        // Children of a `parent` node have a non-`parent` fs parent, so no value read below
+        // is one being patched.
+        for id in 1..n {
+            if links.is_parent[id] {
                 let fp = links.fs_parent[id];
-                (s[fp], ue[fp])
-            } else {
-                (s[id], ue[id])
-            };
-            ShareRow {
-                norm_shares: Some(sv),
-                norm_usage: (id != 0).then(|| links.usage_norm[id]),
-                effective_usage: Some(uev),
-                // sshare before 25.11 prints F on every row under classic, the root included
-                // (S = U_E = 1 there, so 2^(-1/d)).
-                fairshare: Some(factor(sv, uev, dampening)),
-                ..ShareRow::default()
+                s[id] = s[fp];
+                ue[id] = ue[fp];
             }
-        })
+        }
+    }
+    // sshare before 25.11 prints F on every row under classic, the root included
+    // (S = U_E = 1 there, so 2^(-1/d)).
+    let fairshare: Vec<f64> = s
+        .iter()
+        .zip(&ue)
+        .map(|(&sv, &uev)| factor(sv, uev, dampening))
         .collect();
-    ShareResult { algorithm, rows }
+    let mut result = ShareResult::new(algorithm, n);
+    result.set_column(Column::NormShares, s);
+    result.set_column(Column::NormUsage, links.into_usage_norm());
+    result.blank(Column::NormUsage, 0);
+    result.set_column(Column::EffectiveUsage, ue);
+    result.set_column(Column::Fairshare, fairshare);
+    result
 }
 
 /// Runs classic over the whole tree.
@@ -76,7 +82,7 @@ pub(crate) fn compute(tree: &Tree, dampening: f64) -> ShareResult {
     let links = Links::new(tree);
     let s = links.classic_norm_shares();
     let ue = effective_usage(&links);
-    rows(Algorithm::Classic, tree, &links, &s, &ue, dampening)
+    rows(Algorithm::Classic, links, s, ue, dampening)
 }
 
 #[cfg(test)]

@@ -106,7 +106,7 @@ pub(crate) fn compute(tree: &Tree, dampening: f64) -> ShareResult {
     let links = Links::new(tree);
     let s = links.classic_norm_shares();
     let ue = effective_usage(&links, &s);
-    classic::rows(Algorithm::DepthOblivious, tree, &links, &s, &ue, dampening)
+    classic::rows(Algorithm::DepthOblivious, links, s, ue, dampening)
 }
 
 #[cfg(test)]

@@ -25,7 +25,7 @@ fn shares(tree: &Tree, id: NodeId) -> String {
 
 /// Explanation lines for `node` under the algorithm that produced `result`.
 pub(crate) fn notes(tree: &Tree, result: &ShareResult, node: NodeId) -> Vec<String> {
-    if node >= tree.len() || result.rows.len() != tree.len() {
+    if node >= tree.len() || result.len() != tree.len() {
         return Vec::new();
     }
     let links = Links::new(tree);
@@ -210,7 +210,7 @@ fn tickets(
             v(row.norm_shares),
             v(row.norm_usage),
             v(row.effective_usage),
-            v(ticket::row_factor(row)),
+            v(ticket::row_factor(&row)),
             row.tickets
                 .map(|t| format!("{t:.0}"))
                 .unwrap_or_else(|| "-".into())

@@ -9,7 +9,8 @@
 //! lists merged and sorted together before descending.
 
 use super::links::Links;
-use crate::fairshare::{Algorithm, NodeId, ShareResult, ShareRow, Tree};
+use crate::fairshare::result::{Column, BLANK};
+use crate::fairshare::{Algorithm, NodeId, ShareResult, Tree};
 
 /// Slurm's NO_VAL as a Level FS: a `parent` account's value, and the walk's initial "previous".
 pub(crate) const NO_VAL: f64 = 4_294_967_294.0;
@@ -170,23 +171,28 @@ pub(crate) fn rank_users(links: &mut Links, lf: &[f64], merge_ties: bool) -> Vec
 /// Runs Fair Tree over the whole tree.
 pub(crate) fn compute(tree: &Tree, merge_ties: bool) -> ShareResult {
     let mut links = Links::new(tree);
-    let lf = level_fs(tree, &links);
-    let fs = rank_users(&mut links, &lf, merge_ties);
-    let rows = (0..links.len())
-        .map(|id| ShareRow {
-            norm_shares: Some(shares(&links, id)),
-            norm_usage: (id != 0).then(|| links.usage_norm[id]),
-            effective_usage: Some(usage(tree, &links, id)),
-            fairshare: (id != 0 && links.is_user[id]).then(|| fs[id]),
-            // sshare hides a `parent` association's Level FS (and the root's).
-            level_fs: (id != 0 && !links.is_parent[id]).then(|| lf[id]),
-            ..ShareRow::default()
-        })
-        .collect();
-    ShareResult {
-        algorithm: Algorithm::FairTree,
-        rows,
+    let mut lf = level_fs(tree, &links);
+    let mut fs = rank_users(&mut links, &lf, merge_ties);
+    let n = links.len();
+    let norm_shares: Vec<f64> = (0..n).map(|id| shares(&links, id)).collect();
+    let effective: Vec<f64> = (0..n).map(|id| usage(tree, &links, id)).collect();
+    for id in 0..n {
+        if id == 0 || !links.is_user[id] {
+            fs[id] = BLANK;
+        }
+        // sshare hides a `parent` association's Level FS (and the root's).
+        if id == 0 || links.is_parent[id] {
+            lf[id] = BLANK;
+        }
     }
+    let mut result = ShareResult::new(Algorithm::FairTree, n);
+    result.set_column(Column::NormShares, norm_shares);
+    result.set_column(Column::EffectiveUsage, effective);
+    result.set_column(Column::Fairshare, fs);
+    result.set_column(Column::LevelFs, lf);
+    result.set_column(Column::NormUsage, links.into_usage_norm());
+    result.blank(Column::NormUsage, 0);
+    result
 }
 
 #[cfg(test)]

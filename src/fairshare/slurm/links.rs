@@ -27,6 +27,8 @@ pub(crate) struct Links {
     child_list: Vec<NodeId>,
     /// Number of user associations (Slurm's `g_user_assoc_count`).
     pub user_count: usize,
+    /// Whether any node has `parent` shares.
+    any_parent: bool,
 }
 
 impl Links {
@@ -102,6 +104,7 @@ impl Links {
                 }
             }
         }
+        let any_parent = is_parent.iter().any(|&p| p);
         Links {
             fs_parent,
             is_parent,
@@ -112,7 +115,18 @@ impl Links {
             child_start,
             child_list,
             user_count,
+            any_parent,
         }
+    }
+
+    /// Whether any node has `parent` shares (most trees have none: callers skip their fix-ups).
+    pub fn any_parent(&self) -> bool {
+        self.any_parent
+    }
+
+    /// Consumes the links, keeping only the normalised usage (it becomes a result column).
+    pub fn into_usage_norm(self) -> Vec<f64> {
+        self.usage_norm
     }
 
     /// The fs children of `p` (its children list after `parent` re-parenting).

@@ -8,6 +8,7 @@
 //! code is followed; the seed's final example still holds (User2 ≈ 0.25).
 
 use super::links::Links;
+use crate::fairshare::result::{Column, BLANK};
 use crate::fairshare::{Algorithm, NodeId, ShareResult, ShareRow, Tree};
 use std::collections::HashSet;
 
@@ -123,35 +124,33 @@ pub(crate) fn compute(tree: &Tree, active: Option<&HashSet<String>>) -> ShareRes
             max_tickets = max_tickets.max(tickets[id]);
         }
     }
-    let rows = (0..n)
+    // A `parent` user's jobs are scored with its fs parent's tickets.
+    let fairshare: Vec<f64> = (0..n)
         .map(|id| {
-            // A `parent` user's jobs are scored with its fs parent's tickets.
+            if id == 0 || !links.is_user[id] {
+                return BLANK;
+            }
             let fs_assoc = if links.is_parent[id] {
                 links.fs_parent[id]
             } else {
                 id
             };
-            let fairshare = (id != 0 && links.is_user[id]).then(|| {
-                if on[fs_assoc] && max_tickets > 0 {
-                    f64::from(tickets[fs_assoc]) / f64::from(max_tickets)
-                } else {
-                    0.0
-                }
-            });
-            ShareRow {
-                norm_shares: Some(s[id]),
-                norm_usage: (id != 0).then(|| links.usage_norm[id]),
-                effective_usage: Some(ue[id]),
-                fairshare,
-                tickets: Some(f64::from(tickets[id])),
-                ..ShareRow::default()
+            if on[fs_assoc] && max_tickets > 0 {
+                f64::from(tickets[fs_assoc]) / f64::from(max_tickets)
+            } else {
+                0.0
             }
         })
         .collect();
-    ShareResult {
-        algorithm: Algorithm::Ticket,
-        rows,
-    }
+    let tickets: Vec<f64> = tickets.into_iter().map(f64::from).collect();
+    let mut result = ShareResult::new(Algorithm::Ticket, n);
+    result.set_column(Column::NormShares, s);
+    result.set_column(Column::EffectiveUsage, ue);
+    result.set_column(Column::Fairshare, fairshare);
+    result.set_column(Column::Tickets, tickets);
+    result.set_column(Column::NormUsage, links.into_usage_norm());
+    result.blank(Column::NormUsage, 0);
+    result
 }
 
 /// The pre-ticket factor S / max(U_E, 0.01·S) of a row (for `--explain`).
@@ -195,7 +194,7 @@ mod tests {
         ] {
             let row = r.row(id(&t, name));
             assert_abs_diff_eq!(row.effective_usage.unwrap(), ue, epsilon = 5e-7);
-            assert_abs_diff_eq!(row_factor(row).unwrap(), f, epsilon = 5e-5);
+            assert_abs_diff_eq!(row_factor(&row).unwrap(), f, epsilon = 5e-5);
         }
     }
 

@@ -3,6 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::fairshare::fast_hash::FastMap;
 use crate::fairshare::spec::{NodeKind, NodeSpec, Shares, TreeSource, TreeSpec};
 use crate::formats::text;
 use crate::formats::FormatError;
@@ -55,12 +56,14 @@ fn line_error(line: usize, detail: Option<&str>) -> FormatError {
 /// Differences, all refusals of input PBS would misread: lines over 255 characters (PBS splits
 /// them), negative shares and ids outside `int`.
 pub fn parse_resource_group(text: &str, unknown_shares: u64) -> Result<TreeSpec, FormatError> {
-    let mut nodes: Vec<NodeSpec> = Vec::new();
+    let hint = text::line_count_hint(text);
+    let mut nodes: Vec<NodeSpec> = Vec::with_capacity(hint);
     // Every name in the tree so far, including TREEROOT and unknown.
-    let mut known: HashMap<String, Option<usize>> = HashMap::new();
-    known.insert(ROOT_NAME.to_string(), None);
-    known.insert(UNKNOWN_GROUP.to_string(), None);
-    let mut has_children: HashSet<String> = HashSet::new();
+    // (Names borrow from `text`; the index is the node's in `nodes`, None for the two above.)
+    let mut known: FastMap<&str, Option<usize>> =
+        FastMap::with_capacity_and_hasher(hint + 2, Default::default());
+    known.insert(ROOT_NAME, None);
+    known.insert(UNKNOWN_GROUP, None);
 
     for item in text::lines(text, FILE) {
         let (n, line) = item?;
@@ -79,25 +82,27 @@ pub fn parse_resource_group(text: &str, unknown_shares: u64) -> Result<TreeSpec,
         else {
             return Err(line_error(n, Some("expected `name id parent shares`")));
         };
-        if known.contains_key(name) {
-            return Err(FormatError::line(
-                FILE,
-                n,
-                format!("entity {name} is not unique"),
-            ));
-        }
         let parent_name = if parent_tok == "root" {
             ROOT_NAME
         } else {
             parent_tok
         };
-        if !known.contains_key(parent_name) {
+        let parent_found = known.get(parent_name).copied();
+        // One hash of the name for the check and the insert (the entry is filled below).
+        let std::collections::hash_map::Entry::Vacant(slot) = known.entry(name) else {
+            return Err(FormatError::line(
+                FILE,
+                n,
+                format!("entity {name} is not unique"),
+            ));
+        };
+        let Some(parent_idx) = parent_found else {
             return Err(FormatError::line(
                 FILE,
                 n,
                 format!("Parent ginfo of {name} doesnt exist."),
             ));
-        }
+        };
         let Some(shares) = strtol_int(shares_tok) else {
             return Err(line_error(
                 n,
@@ -113,19 +118,15 @@ pub fn parse_resource_group(text: &str, unknown_shares: u64) -> Result<TreeSpec,
         let shares = u64::try_from(shares)
             .map_err(|_| line_error(n, Some(&format!("shares {shares} is negative"))))?;
         let parent = (parent_name != ROOT_NAME).then(|| parent_name.to_string());
-        if let Some(p) = &parent {
-            has_children.insert(p.clone());
+        // A node with children is a group.
+        if let Some(p) = parent_idx.and_then(|i| nodes.get_mut(i)) {
+            p.kind = NodeKind::Account;
         }
         let mut node = NodeSpec::new(name, parent, NodeKind::User, Shares::Count(shares));
         node.id = Some(id);
         node.line = Some(n);
-        known.insert(name.to_string(), Some(nodes.len()));
+        slot.insert(Some(nodes.len()));
         nodes.push(node);
-    }
-    for node in &mut nodes {
-        if has_children.contains(&node.name) {
-            node.kind = NodeKind::Account;
-        }
     }
     Ok(TreeSpec {
         source: TreeSource::Pbs,

@@ -4,15 +4,29 @@
 use crate::formats::text;
 use crate::formats::FormatError;
 
-/// A parsed `|` table: normalised column names and each row's 1-based line and fields.
+/// A parsed `|` table: normalised column names and each row's 1-based line and fields. The
+/// fields of all rows live in one flat vector (one allocation, not one per row).
 pub struct PipeTable<'a> {
     /// Header names, lower-case without spaces or underscores (`Raw Shares` → `rawshares`).
     pub columns: Vec<String>,
-    /// `(line, fields)` of each data row.
-    pub rows: Vec<(usize, Vec<&'a str>)>,
+    /// 1-based line of each data row.
+    lines: Vec<usize>,
+    /// Row `i`'s fields are `cells[i * columns.len()..(i + 1) * columns.len()]`.
+    cells: Vec<&'a str>,
 }
 
-impl PipeTable<'_> {
+impl<'a> PipeTable<'a> {
+    /// Number of data rows.
+    pub fn row_count(&self) -> usize {
+        self.lines.len()
+    }
+
+    /// `(line, fields)` of each data row, in input order.
+    pub fn rows(&self) -> impl Iterator<Item = (usize, &[&'a str])> + '_ {
+        let width = self.columns.len().max(1);
+        self.lines.iter().copied().zip(self.cells.chunks(width))
+    }
+
     /// Index of the first column whose normalised name is one of `names`.
     pub fn col(&self, names: &[&str]) -> Option<usize> {
         self.columns
@@ -33,7 +47,9 @@ pub fn normalise(name: &str) -> String {
 /// the header; `CLUSTER: name` banner lines and blank lines are skipped.
 pub fn parse<'a>(text: &'a str, file: &'a str) -> Result<PipeTable<'a>, FormatError> {
     let mut header: Option<(usize, Vec<&str>, bool)> = None;
-    let mut rows = Vec::new();
+    let hint = text::line_count_hint(text);
+    let mut lines = Vec::with_capacity(hint);
+    let mut cells: Vec<&str> = Vec::new();
     for item in text::lines(text, file) {
         let (n, line) = item?;
         if line.trim().is_empty() || line.starts_with("CLUSTER: ") {
@@ -51,6 +67,8 @@ pub fn parse<'a>(text: &'a str, file: &'a str) -> Result<PipeTable<'a>, FormatEr
                 let trailing = line.ends_with('|');
                 let body = line.strip_suffix('|').unwrap_or(line);
                 header = Some((n, body.split('|').collect(), trailing));
+                let width = header.as_ref().map_or(0, |h| h.1.len());
+                cells.reserve(hint.saturating_mul(width));
             }
             Some((_, cols, trailing)) => {
                 let body = if *trailing {
@@ -60,19 +78,21 @@ pub fn parse<'a>(text: &'a str, file: &'a str) -> Result<PipeTable<'a>, FormatEr
                 } else {
                     line
                 };
-                let fields: Vec<&str> = body.split('|').collect();
-                if fields.len() != cols.len() {
+                let before = cells.len();
+                cells.extend(body.split('|'));
+                let found = cells.len() - before;
+                if found != cols.len() {
                     return Err(FormatError::line(
                         file,
                         n,
                         format!(
                             "expected {} `|`-separated fields as in the header, found {}",
                             cols.len(),
-                            fields.len()
+                            found
                         ),
                     ));
                 }
-                rows.push((n, fields));
+                lines.push(n);
             }
         }
     }
@@ -81,6 +101,7 @@ pub fn parse<'a>(text: &'a str, file: &'a str) -> Result<PipeTable<'a>, FormatEr
     };
     Ok(PipeTable {
         columns: cols.iter().map(|c| normalise(c)).collect(),
-        rows,
+        lines,
+        cells,
     })
 }

@@ -40,8 +40,7 @@ pub fn parse_sacctmgr(text: &str) -> Result<TreeSpec, FormatError> {
         ..TreeSpec::default()
     };
     let mut cluster: Option<String> = None;
-    for (line, fields) in &table.rows {
-        let line = *line;
+    for (line, fields) in table.rows() {
         let err = |m: String| FormatError::line(FILE, line, m);
         let get = |c: usize| fields.get(c).map_or("", |s| s.trim());
         if let Some(c) = c_cluster {

@@ -40,12 +40,14 @@ pub struct SshareRow {
     pub level_fs: Option<f64>,
 }
 
-/// A printed double: blank → `None`, `inf`/`nan` as printed by `%f`.
+/// A printed double: blank → `None`, `inf`/`nan` as printed by `%f`. With `keep` false the
+/// value is only checked (same errors) and `None` returned.
 fn printed(
     fields: &[&str],
     col: Option<usize>,
     what: &str,
     line: usize,
+    keep: bool,
 ) -> Result<Option<f64>, FormatError> {
     let Some(s) = col.and_then(|c| fields.get(c)).map(|s| s.trim()) else {
         return Ok(None);
@@ -53,12 +55,30 @@ fn printed(
     if s.is_empty() {
         return Ok(None);
     }
-    s.parse::<f64>()
-        .map(Some)
-        .map_err(|_| FormatError::line(FILE, line, format!("{what} `{s}` is not a number")))
+    let bad = || FormatError::line(FILE, line, format!("{what} `{s}` is not a number"));
+    if !keep {
+        return if plain_decimal(s) || s.parse::<f64>().is_ok() {
+            Ok(None)
+        } else {
+            Err(bad())
+        };
+    }
+    s.parse::<f64>().map(Some).map_err(|_| bad())
 }
 
-fn rows_of(table: &PipeTable<'_>) -> Result<Vec<SshareRow>, FormatError> {
+/// `digits[.digits]`, what sshare prints with `%f`: always a valid `f64` for `str::parse`,
+/// recognised without converting it.
+fn plain_decimal(s: &str) -> bool {
+    let (int, frac) = s.split_once('.').unwrap_or((s, ""));
+    !int.is_empty()
+        && int.bytes().all(|b| b.is_ascii_digit())
+        && frac.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// The rows of `table`; the printed values (NormShares … LevelFS) only when `printed_values`
+/// (building a tree needs none of them, only checked; converting five floats per row was most
+/// of the work).
+fn rows_of(table: &PipeTable<'_>, printed_values: bool) -> Result<Vec<SshareRow>, FormatError> {
     let need = |names: &[&str], label: &str| {
         table.col(names).ok_or_else(|| {
             FormatError::line(
@@ -78,9 +98,9 @@ fn rows_of(table: &PipeTable<'_>) -> Result<Vec<SshareRow>, FormatError> {
     let c_eu = table.col(&["effectvusage", "effectiveusage"]);
     let c_fs = table.col(&["fairshare"]);
     let c_lfs = table.col(&["levelfs"]);
-    let mut out = Vec::with_capacity(table.rows.len());
-    for (line, fields) in &table.rows {
-        let line = *line;
+    let keep = printed_values;
+    let mut out = Vec::with_capacity(table.row_count());
+    for (line, fields) in table.rows() {
         let get = |c: usize| fields.get(c).copied().unwrap_or("");
         let acct_raw = get(c_acct);
         let account = acct_raw.trim_start_matches(' ');
@@ -120,11 +140,11 @@ fn rows_of(table: &PipeTable<'_>) -> Result<Vec<SshareRow>, FormatError> {
             partition,
             raw_shares,
             raw_usage,
-            norm_shares: printed(fields, c_nsh, "NormShares", line)?,
-            norm_usage: printed(fields, c_nu, "NormUsage", line)?,
-            effective_usage: printed(fields, c_eu, "EffectvUsage", line)?,
-            fairshare: printed(fields, c_fs, "FairShare", line)?,
-            level_fs: printed(fields, c_lfs, "LevelFS", line)?,
+            norm_shares: printed(fields, c_nsh, "NormShares", line, keep)?,
+            norm_usage: printed(fields, c_nu, "NormUsage", line, keep)?,
+            effective_usage: printed(fields, c_eu, "EffectvUsage", line, keep)?,
+            fairshare: printed(fields, c_fs, "FairShare", line, keep)?,
+            level_fs: printed(fields, c_lfs, "LevelFS", line, keep)?,
         });
     }
     Ok(out)
@@ -132,7 +152,7 @@ fn rows_of(table: &PipeTable<'_>) -> Result<Vec<SshareRow>, FormatError> {
 
 /// Every row of an `sshare -P`/`-p` capture with its printed values, in capture order.
 pub fn parse_sshare_rows(text: &str) -> Result<Vec<SshareRow>, FormatError> {
-    rows_of(&columns::parse(text, FILE)?)
+    rows_of(&columns::parse(text, FILE)?, true)
 }
 
 /// The name a user association gets in the tree: the user, or `user@partition` for a
@@ -150,10 +170,11 @@ pub fn association_name(user: &str, partition: Option<&str>) -> String {
 /// accounts (Slurm accounts can hold usage of deleted children) and the root's RawUsage the
 /// tree's `root_usage`.
 pub fn parse_sshare(text: &str) -> Result<TreeSpec, FormatError> {
-    let rows = parse_sshare_rows(text)?;
+    let rows = rows_of(&columns::parse(text, FILE)?, false)?;
     let mut spec = TreeSpec {
         source: TreeSource::Slurm,
         root_name: "root".to_string(),
+        nodes: Vec::with_capacity(rows.len()),
         ..TreeSpec::default()
     };
     // stack[d] = account at depth d.
@@ -162,7 +183,7 @@ pub fn parse_sshare(text: &str) -> Result<TreeSpec, FormatError> {
     for row in rows {
         let line = row.line;
         let err = |m: String| FormatError::line(FILE, line, m);
-        match &row.user {
+        match row.user {
             None if row.depth == 0 => {
                 if seen_root {
                     return Err(err(format!(
@@ -210,13 +231,12 @@ pub fn parse_sshare(text: &str) -> Result<TreeSpec, FormatError> {
                 let shares = row
                     .raw_shares
                     .ok_or_else(|| err(format!("user `{user}` has no RawShares")))?;
-                let parent = (row.depth > 1).then(|| row.account.clone());
-                let mut node = NodeSpec::new(
-                    association_name(user, row.partition.as_deref()),
-                    parent,
-                    NodeKind::User,
-                    shares,
-                );
+                let name = match row.partition.as_deref() {
+                    Some(p) => association_name(&user, Some(p)),
+                    None => user,
+                };
+                let parent = (row.depth > 1).then_some(row.account);
+                let mut node = NodeSpec::new(name, parent, NodeKind::User, shares);
                 node.usage = Some(row.raw_usage.unwrap_or(0.0));
                 node.line = Some(line);
                 spec.nodes.push(node);
@@ -230,4 +250,20 @@ pub fn parse_sshare(text: &str) -> Result<TreeSpec, FormatError> {
         ));
     }
     Ok(spec)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::plain_decimal;
+
+    #[test]
+    fn plain_decimals_are_exactly_what_parse_accepts_in_that_shape() {
+        for s in ["0", "1.", "0.001000", "123456789", "42.5"] {
+            assert!(plain_decimal(s), "{s}");
+            assert!(s.parse::<f64>().is_ok(), "{s}");
+        }
+        for s in ["", ".", ".5", "1.2.3", "-1", "1e3", "inf", "x"] {
+            assert!(!plain_decimal(s), "{s}");
+        }
+    }
 }
