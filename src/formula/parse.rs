@@ -66,7 +66,7 @@ fn rule_name(rule: Rule) -> &'static str {
         Rule::pos => "`+`",
         Rule::not => "`not`",
         Rule::paren => "`(`",
-        Rule::call => "a function call",
+        Rule::call | Rule::call_start => "a function call",
         Rule::boolean => "`True` or `False`",
         Rule::name => "a name",
         Rule::number => "a number",
@@ -111,6 +111,7 @@ fn is_operand_start(rule: Rule) -> bool {
         Rule::number
             | Rule::boolean
             | Rule::call
+            | Rule::call_start
             | Rule::name
             | Rule::paren
             | Rule::neg
