@@ -55,7 +55,8 @@ pub fn idset_count(s: &str) -> Result<f64, String> {
         if b < a {
             return Err(bad());
         }
-        n += (b - a + 1) as f64;
+        // `b - a + 1` overflows u64 for `0-18446744073709551615` (found by fuzzing).
+        n += (b - a) as f64 + 1.0;
     }
     Ok(n)
 }
