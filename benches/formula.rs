@@ -1,13 +1,21 @@
 //! Formula benchmarks: parse+compile time, and evaluation time per job over a batch of 100 000
 //! jobs for the PBS formulas of the references and a 10-term formula, next to a baseline that
 //! walks the syntax tree directly with per-job name look-ups (what a straightforward
-//! interpreter does). `cargo bench --bench formula`; criterion reports time per batch, divide
-//! by 100 000 for ns/job (docs/formula.md has the figures).
+//! interpreter does) and, for the 10-term formula, the same formula written by hand in Rust.
+//! `cargo bench --bench formula`; criterion reports time per batch, divide by 100 000 for
+//! ns/job (docs/formula.md has the figures).
+//!
+//! Groups: `eval_100k_jobs` is wall time; `eval_100k_jobs_cpu` is this thread's CPU time
+//! (`CLOCK_THREAD_CPUTIME_ID`), much less sensitive to other processes sharing the cores.
+//! With `FORMULA_BENCH_ONCE=1` (or a formula name) the binary instead evaluates each batch once
+//! per way and exits,
+//! for instruction counts under `valgrind --tool=callgrind` (see docs/formula.md).
 
-use criterion::{black_box, criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use criterion::{black_box, criterion_group, BatchSize, Criterion, Throughput};
 use fairsort::formula::ast::{BinOp, BoolOp, CmpOp, Expr, ExprKind, Number, UnaryOp};
 use fairsort::formula::{compile, parse, ResourceTable};
 use std::collections::HashMap;
+use std::time::{Duration, Instant};
 
 const JOBS: usize = 100_000;
 
@@ -127,6 +135,85 @@ fn eval_ast(e: &Expr, env: &HashMap<&str, f64>) -> f64 {
     }
 }
 
+/// The 10-term formula written by hand (same operations, same order: the f64 lower bound).
+fn ten_terms_by_hand(s: &[f64]) -> f64 {
+    let g = |i: usize| s.get(i).copied().unwrap_or(0.0);
+    g(0) + 0.005 * g(1)
+        + 0.000277778 * g(2)
+        + 0.5 * g(3)
+        + 2.0 * g(4)
+        + 0.001 * g(5)
+        + g(6) / 1048576.0
+        + 10.0 * g(7)
+        + 0.1 * g(8)
+        + 0.01 * g(9)
+}
+
+/// This thread's CPU time (Linux), else wall time.
+fn cpu_now() -> Duration {
+    #[cfg(all(target_os = "linux", target_pointer_width = "64"))]
+    {
+        #[repr(C)]
+        struct Timespec {
+            sec: i64,
+            nsec: i64,
+        }
+        extern "C" {
+            fn clock_gettime(clock: i32, ts: *mut Timespec) -> i32;
+        }
+        const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
+        let mut ts = Timespec { sec: 0, nsec: 0 };
+        // SAFETY: a valid out-pointer to a timespec of the platform's layout.
+        if unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut ts) } == 0 {
+            return Duration::new(ts.sec as u64, ts.nsec as u32);
+        }
+    }
+    static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    START.get_or_init(Instant::now).elapsed()
+}
+
+/// Runs `f` `iters` times and returns the CPU time it took (for `iter_custom`).
+fn cpu_time<R>(iters: u64, mut f: impl FnMut() -> R) -> Duration {
+    let start = cpu_now();
+    for _ in 0..iters {
+        black_box(f());
+    }
+    cpu_now().saturating_sub(start)
+}
+
+/// Every job's slot values, row by row, for a compiled formula.
+fn rows_for(keywords: &[String]) -> Vec<f64> {
+    (0..JOBS)
+        .flat_map(|j| keywords.iter().map(move |k| value(k, j)))
+        .collect()
+}
+
+/// The per-job API the queue uses (`order` calls `Program::eval` once per job).
+fn eval_each(program: &fairsort::formula::Program, rows: &[f64]) -> f64 {
+    let width = program.keywords().len().max(1);
+    rows.chunks(width)
+        .map(|row| program.eval(black_box(row)).value)
+        .sum()
+}
+
+/// `FORMULA_BENCH_ONCE=NAME`: one pass of each way over the batch of each formula whose name
+/// contains NAME (`1`: all), for callgrind.
+fn once(filter: &str) {
+    let resources = ResourceTable::builtin();
+    for (name, src) in FORMULAS {
+        if filter != "1" && !name.contains(filter) {
+            continue;
+        }
+        let Ok(program) = compile(src, &resources) else {
+            continue;
+        };
+        let rows = rows_for(program.keywords());
+        black_box(eval_each(&program, &rows));
+        let mut out = vec![0.0; JOBS];
+        black_box(program.eval_rows(&rows, &mut out));
+    }
+}
+
 fn benches(c: &mut Criterion) {
     let resources = ResourceTable::builtin();
     let mut g = c.benchmark_group("parse_compile");
@@ -145,10 +232,11 @@ fn benches(c: &mut Criterion) {
             continue;
         };
         let width = program.keywords().len();
-        let rows: Vec<f64> = (0..JOBS)
-            .flat_map(|j| program.keywords().iter().map(move |k| value(k, j)))
-            .collect();
-        g.bench_function(format!("{name}/compiled"), |b| {
+        let rows = rows_for(program.keywords());
+        g.bench_function(format!("{name}/compiled_eval"), |b| {
+            b.iter(|| eval_each(&program, &rows))
+        });
+        g.bench_function(format!("{name}/compiled_rows"), |b| {
             b.iter_batched_ref(
                 || vec![0.0; JOBS],
                 |out| program.eval_rows(black_box(&rows), out),
@@ -183,7 +271,60 @@ fn benches(c: &mut Criterion) {
         });
     }
     g.finish();
+
+    let mut g = c.benchmark_group("eval_100k_jobs_cpu");
+    g.throughput(Throughput::Elements(JOBS as u64));
+    g.sample_size(20);
+    for (name, src) in FORMULAS {
+        let Ok(program) = compile(src, &resources) else {
+            continue;
+        };
+        let rows = rows_for(program.keywords());
+        g.bench_function(format!("{name}/compiled_eval"), |b| {
+            b.iter_custom(|n| cpu_time(n, || eval_each(&program, &rows)))
+        });
+        if *name == "ten_terms" {
+            let width = program.keywords().len();
+            g.bench_function(format!("{name}/by_hand"), |b| {
+                b.iter_custom(|n| {
+                    cpu_time(n, || {
+                        rows.chunks(width)
+                            .map(|r| ten_terms_by_hand(black_box(r)))
+                            .sum::<f64>()
+                    })
+                })
+            });
+        }
+        let Ok(ast) = parse(src) else { continue };
+        let envs: Vec<HashMap<&str, f64>> = (0..JOBS)
+            .map(|j| {
+                program
+                    .keywords()
+                    .iter()
+                    .map(|k| (k.as_str(), value(k, j)))
+                    .collect()
+            })
+            .collect();
+        g.bench_function(format!("{name}/ast_baseline"), |b| {
+            b.iter_custom(|n| {
+                cpu_time(n, || {
+                    envs.iter()
+                        .map(|env| eval_ast(&ast, black_box(env)))
+                        .sum::<f64>()
+                })
+            })
+        });
+    }
+    g.finish();
 }
 
 criterion_group!(formula, benches);
-criterion_main!(formula);
+
+fn main() {
+    if let Ok(filter) = std::env::var("FORMULA_BENCH_ONCE") {
+        once(&filter);
+        return;
+    }
+    formula();
+    Criterion::default().configure_from_args().final_summary();
+}

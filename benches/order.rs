@@ -15,6 +15,20 @@ use std::time::Duration;
 const JOBS: usize = 1_000_000;
 const USERS: usize = 100_000;
 
+/// Jobs and users, overridable for profiling (`FAIRSORT_BENCH_JOBS`, `FAIRSORT_BENCH_USERS`).
+fn sizes() -> (usize, usize) {
+    let get = |k: &str, d: usize| {
+        std::env::var(k)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(d)
+    };
+    (
+        get("FAIRSORT_BENCH_JOBS", JOBS),
+        get("FAIRSORT_BENCH_USERS", USERS),
+    )
+}
+
 /// A deterministic pseudo-random stream (xorshift), so every run benches the same data.
 struct Rng(u64);
 impl Rng {
@@ -105,8 +119,41 @@ fn qstat_json(jobs: usize, users: usize) -> String {
     s
 }
 
+/// CPU time of the calling thread (Linux `/proc/thread-self/schedstat`, ns): what a stage costs
+/// whatever else the shared machine runs.
+fn thread_cpu() -> Duration {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap_or_default();
+    let ns = text.split_whitespace().next().and_then(|v| v.parse().ok());
+    Duration::from_nanos(ns.unwrap_or(0))
+}
+
+/// CPU time of the whole process, all threads (`/proc/self/stat` utime + stime, 100 Hz ticks).
+fn process_cpu() -> Duration {
+    let text = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let after = text.rsplit(')').next().unwrap_or("");
+    let f: Vec<u64> = after
+        .split_whitespace()
+        .map(|v| v.parse().unwrap_or(0))
+        .collect();
+    let ticks = f.get(11).copied().unwrap_or(0) + f.get(12).copied().unwrap_or(0);
+    Duration::from_millis(ticks * 10)
+}
+
 fn read_qstat(c: &mut Criterion) {
-    let text = qstat_json(JOBS, USERS);
+    let (jobs, users) = sizes();
+    let text = qstat_json(jobs, users);
+    for _ in 0..2 {
+        let (t, cpu) = (std::time::Instant::now(), process_cpu());
+        let n = read_qstat_json_slice(text.as_bytes())
+            .map(|s| s.len())
+            .unwrap_or(0);
+        eprintln!(
+            "stages: parse {} MB of qstat JSON ({n} jobs, in memory): wall {:?}, CPU {:?} (all threads)",
+            text.len() >> 20,
+            t.elapsed(),
+            process_cpu().saturating_sub(cpu)
+        );
+    }
     let path =
         std::env::temp_dir().join(format!("fairsort-bench-qstat-{}.json", std::process::id()));
     if std::fs::write(&path, &text).is_err() {
@@ -166,17 +213,27 @@ const FORMULA: &str =
     "pow(2, -(fairshare_tree_usage/fairshare_perc)) + 0.01*ncpus + queue_priority/10 + eligible_time/3600 - walltime/360000";
 
 fn bind_eval_sort(c: &mut Criterion) {
-    let jobs = match read_qstat_json_slice(qstat_json(JOBS, USERS).as_bytes()) {
+    let (n_jobs, n_users) = sizes();
+    let text = qstat_json(n_jobs, n_users);
+    let t = std::time::Instant::now();
+    let jobs = match read_qstat_json_slice(text.as_bytes()) {
         Ok(j) => j,
         Err(e) => panic!("bench jobs: {e}"),
     };
+    eprintln!(
+        "stages: parse {} MB of qstat JSON ({} jobs) in {:?}",
+        text.len() >> 20,
+        jobs.len(),
+        t.elapsed()
+    );
+    drop(text);
     let program = match compile(FORMULA, &ResourceTable::builtin()) {
         Ok(p) => p,
         Err(e) => panic!("bench formula: {e}"),
     };
     let setup = Setup {
         jobs,
-        tree: Some(pbs_tree(USERS)),
+        tree: Some(pbs_tree(n_users)),
         entity: EntityKey::Euser,
         fair_share: true,
         threshold: Some(0.05),
@@ -192,6 +249,7 @@ fn bind_eval_sort(c: &mut Criterion) {
         Err(e) => panic!("bench shares: {e}"),
     };
     let options = order_options(&setup, shares.as_ref(), &engine);
+    stages(&setup, &program, shares.as_ref(), &options);
     let mut g = c.benchmark_group("order");
     g.sample_size(10);
     g.measurement_time(Duration::from_secs(20));
@@ -205,6 +263,53 @@ fn bind_eval_sort(c: &mut Criterion) {
         b.iter(|| black_box(dry_run(&setup, &program, &engine).map(|r| r.order.ranked.len()).unwrap_or(0)))
     });
     g.finish();
+}
+
+/// Prints one timing of each stage of bind + eval + sort (a breakdown of the benchmark).
+fn stages(
+    setup: &Setup,
+    program: &fairsort::formula::Program,
+    shares: Option<&fairsort::queue::ShareContext>,
+    options: &fairsort::queue::OrderOptions,
+) {
+    use fairsort::queue::{order, Binder};
+    use std::time::Instant;
+    // Each stage 5 times; the minimum wall and thread-CPU time of each.
+    let mut best = [(Duration::MAX, Duration::MAX); 4];
+    let mut keep = |i: usize, t: Instant, cpu: Duration| {
+        if let Some(b) = best.get_mut(i) {
+            b.0 = b.0.min(t.elapsed());
+            b.1 = b.1.min(thread_cpu().saturating_sub(cpu));
+        }
+    };
+    let qp = |q: &str| setup.queues.get(q).copied();
+    let mut ranked = 0;
+    for _ in 0..5 {
+        let (t, cpu) = (Instant::now(), thread_cpu());
+        let Ok(binder) = Binder::new(program.keywords(), &setup.jobs, &qp, shares, false) else {
+            return;
+        };
+        keep(0, t, cpu);
+        let (t, cpu) = (Instant::now(), thread_cpu());
+        let Ok(bound) = binder.bind(&setup.jobs) else {
+            return;
+        };
+        keep(1, t, cpu);
+        let (t, cpu) = (Instant::now(), thread_cpu());
+        let evals = order::evaluate(program, &bound, setup.jobs.len());
+        keep(2, t, cpu);
+        let (t, cpu) = (Instant::now(), thread_cpu());
+        let o = order::order(&setup.jobs, evals, options);
+        keep(3, t, cpu);
+        ranked = o.ranked.len();
+    }
+    let total_wall: Duration = best.iter().map(|b| b.0).sum();
+    let total_cpu: Duration = best.iter().map(|b| b.1).sum();
+    let [new, bind, eval, sort] = best;
+    eprintln!(
+        "stages (best of 5, wall / thread CPU): Binder::new {:?} / {:?}, bind {:?} / {:?}, eval {:?} / {:?}, sort {:?} / {:?}; total {total_wall:?} / {total_cpu:?} ({ranked} jobs)",
+        new.0, new.1, bind.0, bind.1, eval.0, eval.1, sort.0, sort.1
+    );
 }
 
 criterion_group!(benches, bind_eval_sort, read_qstat);

@@ -7,8 +7,13 @@ use predicates::str::contains;
 use serde_json::Value as Json;
 use std::io::Write;
 
+/// The binary, isolated from any server home of the user running the tests (a home's custom
+/// resources would change what `eval` and `check` accept).
 fn fairsort() -> Command {
-    Command::cargo_bin("fairsort").unwrap_or_else(|e| panic!("{e}"))
+    let mut c = Command::cargo_bin("fairsort").unwrap_or_else(|e| panic!("{e}"));
+    c.env_remove("FAIRSORT_HOME");
+    c.env("XDG_DATA_HOME", "/nonexistent/fairsort-test-data");
+    c
 }
 
 fn json_of(out: &[u8]) -> Json {

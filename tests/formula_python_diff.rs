@@ -254,6 +254,9 @@ fn cli_eval_json_agrees_with_python() {
     for (c, py) in cases.iter().zip(&results) {
         let f = c["f"].as_str().unwrap_or_default();
         let mut cmd = Command::cargo_bin("fairsort").unwrap_or_else(|e| panic!("{e}"));
+        // never a home of the user running the tests
+        cmd.env_remove("FAIRSORT_HOME");
+        cmd.env("XDG_DATA_HOME", "/nonexistent/fairsort-test-data");
         cmd.arg("eval").arg("--json").arg(f);
         for (k, v) in c["b"].as_object().into_iter().flatten() {
             cmd.arg("-D").arg(format!("{k}={v}"));

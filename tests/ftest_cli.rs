@@ -35,10 +35,10 @@ fn pbs_vectors_and_seed_examples_pass() {
         .stdout
         .clone();
     let text = String::from_utf8(out).unwrap();
-    assert!(text.ends_with("32 passed, 0 failed\n"), "{text}");
+    assert!(text.ends_with("50 passed, 0 failed\n"), "{text}");
     assert_eq!(
         text.lines().filter(|l| l.starts_with("ok ")).count(),
-        32,
+        50,
         "{text}"
     );
     assert!(!text.contains("FAILED"), "{text}");
@@ -239,5 +239,5 @@ fn example_file_passes_with_the_documented_formula() {
         .arg(example)
         .assert()
         .success()
-        .stdout(predicate::str::ends_with("6 passed, 0 failed\n"));
+        .stdout(predicate::str::ends_with("9 passed, 0 failed\n"));
 }

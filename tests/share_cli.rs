@@ -245,10 +245,12 @@ fn explain_needs_an_account_when_the_user_has_several() {
 
 #[test]
 fn errors_are_one_line_with_the_right_status() {
-    share(&["-a", "pbs"])
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path().to_str().unwrap();
+    share(&["--home", home, "-a", "pbs"])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("--tree FILE is required"));
+        .stderr(predicate::str::contains("no share tree: pass --tree FILE"));
     share(&[
         "--tree",
         "tests/data/share/does-not-exist.toml",
@@ -289,4 +291,35 @@ fn errors_are_one_line_with_the_right_status() {
     .assert()
     .code(1)
     .stderr(predicate::str::contains("line 2").and(predicate::str::contains("\n").count(1)));
+}
+
+#[test]
+fn without_tree_uses_the_server_homes_tree() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path().to_str().unwrap();
+    Command::cargo_bin("fairsort")
+        .unwrap()
+        .args([
+            "tree",
+            "import",
+            "--home",
+            home,
+            "tests/data/share/resource_group",
+        ])
+        .assert()
+        .success();
+    let from_home = json(&[
+        "--home",
+        home,
+        "-a",
+        "pbs",
+        "--usage",
+        "tests/data/share/usage.txt",
+    ]);
+    let mut file_args = pbs_args();
+    file_args.extend(["-a".to_string(), "pbs".to_string()]);
+    let from_file = json(&file_args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(from_home["rows"], from_file["rows"]);
+    let u = row(&from_home, "group2", Some("pbsuser3"));
+    assert_abs_diff_eq!(u["fairshare_perc"].as_f64().unwrap(), 0.24, epsilon = 1e-6);
 }

@@ -35,8 +35,8 @@ fn kind_of(name: &str, resources: &ResourceTable) -> String {
 }
 
 /// Runs `fairsort check`.
-pub fn run(args: Args, _global: &Global) -> CliResult {
-    let resources = resource_table(&args.resources)?;
+pub fn run(args: Args, global: &Global) -> CliResult {
+    let resources = resource_table(&args.resources, global)?;
     let src = args.input.read()?;
     let fail = |e: &formula::FormulaError| formula_failure(&src, e, args.json);
     let expr = formula::parse(&src).map_err(|e| fail(&e))?;

@@ -69,8 +69,8 @@ impl FormulaInput {
 }
 
 /// Runs `fairsort eval`.
-pub fn run(args: Args, _global: &Global) -> CliResult {
-    let resources = resource_table(&args.resources)?;
+pub fn run(args: Args, global: &Global) -> CliResult {
+    let resources = resource_table(&args.resources, global)?;
     let src = args.input.read()?;
     let program =
         formula::compile(&src, &resources).map_err(|e| formula_failure(&src, &e, args.json))?;
@@ -119,9 +119,11 @@ fn check_known(name: &str, resources: &ResourceTable) -> CliResult {
     }
 }
 
-/// The built-in resources plus `-R NAME=TYPE` declarations.
-pub(crate) fn resource_table(decls: &[String]) -> Result<ResourceTable, Failure> {
-    let mut table = ResourceTable::builtin();
+/// The resources a formula may use: PBS's built-ins, the server home's custom resources when
+/// a home exists (`--home`, `FAIRSORT_HOME`, or the default place), then `-R NAME=TYPE`
+/// declarations, which override a home definition of the same name.
+pub(crate) fn resource_table(decls: &[String], global: &Global) -> Result<ResourceTable, Failure> {
+    let mut table = home_resources(global)?;
     for d in decls {
         let (name, ty) = d
             .split_once('=')
@@ -135,6 +137,30 @@ pub(crate) fn resource_table(decls: &[String]) -> Result<ResourceTable, Failure>
             .map_err(|e| Failure::user(e.to_string()))?;
     }
     Ok(table)
+}
+
+/// The built-in resources plus the custom ones of the server home, if there is one. Never
+/// creates a home: without a state file there is nothing to read (an explicit `--home` that is
+/// no home is an error, as a typo there would silently drop the custom resources).
+fn home_resources(global: &Global) -> Result<ResourceTable, Failure> {
+    use crate::server::{home::files, Home};
+    let Ok(dir) = Home::resolve(global.home.as_deref()) else {
+        return Ok(ResourceTable::builtin());
+    };
+    if !dir.join(files::STATE).is_file() {
+        if global.home.is_some() {
+            return Err(Failure::user(format!(
+                "{} is not a fairsort server home (no {})",
+                dir.display(),
+                files::STATE
+            )));
+        }
+        return Ok(ResourceTable::builtin());
+    }
+    let state = Home::open(Some(&dir))
+        .and_then(|home| home.load())
+        .map_err(|e| Failure::user(e.to_string()))?;
+    Ok(state.resource_table())
 }
 
 /// Reports a formula that does not compile: the rendered message (caret, hint) on stderr, and

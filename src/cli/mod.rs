@@ -51,6 +51,7 @@ pub enum Command {
     /// Set and print server, scheduler, queue and resource attributes, like PBS qmgr.
     Qmgr(qmgr::Args),
     /// Dry-run the job queue order: bind, evaluate, sort, threshold and explain.
+    #[command(visible_alias = "demo")]
     Order(order::Args),
     /// Run formula unit-test files.
     Test(test::Args),

@@ -401,7 +401,10 @@ fn run_one(inputs: &Inputs, formula: &Program, others: &[&Program]) -> Result<Dr
 }
 
 /// Runs `fairsort order`.
-pub fn run(args: Args, global: &Global) -> CliResult {
+pub fn run(mut args: Args, global: &Global) -> CliResult {
+    if args.example.is_none() && args.jobs.is_none() && invoked_as_demo(std::env::args()) {
+        args.example = Some("pbs".to_string());
+    }
     let inputs = gather(&args, global)?;
     let program = compile(&inputs.formula, &inputs.resources)?;
     let mut out = std::io::stdout().lock();
@@ -418,6 +421,20 @@ pub fn run(args: Args, global: &Global) -> CliResult {
         return print_explain(&mut out, &args, &inputs, &program, &result, id);
     }
     print_order(&mut out, &args, &inputs, &program, &result)
+}
+
+/// Whether the command line names the subcommand by its alias `demo` (`fairsort demo` =
+/// `fairsort order --example`): the first word that is neither an option nor `--home`'s value.
+fn invoked_as_demo(argv: impl Iterator<Item = String>) -> bool {
+    let mut words = argv.skip(1);
+    while let Some(w) = words.next() {
+        if w == "--home" {
+            words.next();
+        } else if !w.starts_with('-') {
+            return w == "demo";
+        }
+    }
+    false
 }
 
 fn tree_kind(tree: &Tree) -> &'static str {
@@ -915,4 +932,26 @@ fn print_against(
         num(cmp.kendall)
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::invoked_as_demo;
+
+    fn argv(words: &[&str]) -> impl Iterator<Item = String> {
+        std::iter::once("fairsort")
+            .chain(words.iter().copied())
+            .map(String::from)
+            .collect::<Vec<_>>()
+            .into_iter()
+    }
+
+    #[test]
+    fn demo_is_recognised_after_global_options_only() {
+        assert!(invoked_as_demo(argv(&["demo"])));
+        assert!(invoked_as_demo(argv(&["--home", "/h", "demo", "--json"])));
+        assert!(!invoked_as_demo(argv(&["order", "demo"])));
+        assert!(!invoked_as_demo(argv(&["--home", "demo", "order"])));
+        assert!(!invoked_as_demo(argv(&[])));
+    }
 }

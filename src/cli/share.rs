@@ -56,8 +56,8 @@ pub struct Args {
 }
 
 /// Runs `fairsort share`.
-pub fn run(args: Args, _global: &Global) -> CliResult {
-    let tree = load_tree(&args)?;
+pub fn run(args: Args, global: &Global) -> CliResult {
+    let tree = load_tree(&args, global)?;
     let opts = options(&args)?;
     let mut out = std::io::stdout().lock();
     if args.compare {
@@ -106,11 +106,12 @@ pub fn run(args: Args, _global: &Global) -> CliResult {
     Ok(())
 }
 
-/// Reads `--tree` (and `--usage`) and builds the validated tree.
-fn load_tree(args: &Args) -> Result<Tree, Failure> {
-    let path = args.tree.as_deref().ok_or_else(|| {
-        Failure::usage("--tree FILE is required (the server home has no share tree yet)")
-    })?;
+/// Reads `--tree` (and `--usage`) and builds the validated tree; without `--tree`, the server
+/// home's tree (imported with `fairsort tree import`) with the home's usage.
+fn load_tree(args: &Args, global: &Global) -> Result<Tree, Failure> {
+    let Some(path) = args.tree.as_deref() else {
+        return home_tree(args, global);
+    };
     let mut spec =
         formats::read_tree(path, args.tree_format).map_err(|e| Failure::user(e.to_string()))?;
     if let Some(usage) = &args.usage {
@@ -119,6 +120,27 @@ fn load_tree(args: &Args) -> Result<Tree, Failure> {
             .map_err(|e| Failure::user(format!("{}: {e}", usage.display())))?;
     }
     Tree::build(spec).map_err(|e| Failure::user(format!("{}: {e}", path.display())))
+}
+
+/// The server home's share tree, with `--usage` applied over the home's usage when given.
+fn home_tree(args: &Args, global: &Global) -> Result<Tree, Failure> {
+    let home = crate::server::Home::open(global.home.as_deref())
+        .map_err(|e| Failure::user(e.to_string()))?;
+    let mut spec = home
+        .tree_spec()
+        .map_err(|e| Failure::user(e.to_string()))?
+        .ok_or_else(|| {
+            Failure::usage(format!(
+                "no share tree: pass --tree FILE, or store one in the server home ({}) with `fairsort tree import FILE`",
+                home.path().display()
+            ))
+        })?;
+    if let Some(usage) = &args.usage {
+        let u = read_pbs_usage(usage)?;
+        formats::pbs::apply_usage(&mut spec, &u)
+            .map_err(|e| Failure::user(format!("{}: {e}", usage.display())))?;
+    }
+    Tree::build(spec).map_err(|e| Failure::user(format!("{}: {e}", home.path().display())))
 }
 
 /// PBS usage in either form: binary when it starts with PBS's magic or is not UTF-8 text.

@@ -14,7 +14,7 @@ pub struct Args {
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// The formula under test: what cases with `@current` (or no `formula`) run.
-    #[arg(long, value_name = "FORMULA")]
+    #[arg(long, value_name = "FORMULA", allow_hyphen_values = true)]
     pub formula: Option<String>,
     /// Fill in `expect` of cases that have none from their current results, in place.
     #[arg(long)]
@@ -25,14 +25,8 @@ pub struct Args {
 }
 
 /// Runs `fairsort test`.
-pub fn run(args: Args, _global: &Global) -> CliResult {
-    let ctx = run::Context {
-        current: args
-            .formula
-            .clone()
-            .ok_or_else(|| "no current formula for `@current`: pass --formula".to_string()),
-        resources: ResourceTable::builtin(),
-    };
+pub fn run(args: Args, global: &Global) -> CliResult {
+    let ctx = context(args.formula.clone(), global);
     let mut files = Vec::with_capacity(args.files.len());
     for path in &args.files {
         files.push(run_one(path, &ctx, args.record));
@@ -53,6 +47,37 @@ pub fn run(args: Args, _global: &Global) -> CliResult {
     } else {
         Err(Failure::silent(1))
     }
+}
+
+/// The current formula and resources: `--formula`, else the server home's `job_sort_formula`;
+/// built-in resources plus the home's custom ones. A home is only read if its directory
+/// exists (`fairsort test` never creates one); a home that cannot be read only fails the cases
+/// that need `@current`.
+fn context(formula: Option<String>, global: &Global) -> run::Context {
+    let home = match crate::server::Home::resolve(global.home.as_deref()) {
+        Ok(dir) if dir.is_dir() => Some(
+            crate::server::Home::open(Some(&dir))
+                .and_then(|h| h.load())
+                .map_err(|e| format!("cannot read the server home {}: {e}", dir.display())),
+        ),
+        _ => None,
+    };
+    let resources = match &home {
+        Some(Ok(state)) => state.resource_table(),
+        _ => ResourceTable::builtin(),
+    };
+    let current = match (formula, home) {
+        (Some(f), _) => Ok(f),
+        (None, Some(Ok(state))) => state.server.job_sort_formula.clone().ok_or_else(|| {
+            "no current formula for `@current`: the server has no job_sort_formula; pass --formula"
+                .to_string()
+        }),
+        (None, Some(Err(e))) => Err(format!("no current formula for `@current`: {e}")),
+        (None, None) => Err(
+            "no current formula for `@current`: pass --formula (no server home found)".to_string(),
+        ),
+    };
+    run::Context { current, resources }
 }
 
 /// Loads, runs and (with `record`) updates one file.

@@ -165,10 +165,15 @@ pub fn read_tree(path: &Path, format: Option<TreeFormat>) -> Result<TreeSpec, Fo
         }
         return flux::read_db(path);
     }
-    let bytes = std::fs::read(path).map_err(|source| FormatError::Io {
-        file: file.clone(),
-        source,
-    })?;
+    // JSON may legitimately be one long line; the line-oriented formats bound a line.
+    let bytes = if format == TreeFormat::Json {
+        std::fs::read(path).map_err(|source| FormatError::Io {
+            file: file.clone(),
+            source,
+        })?
+    } else {
+        text::read_file(path, &file)?
+    };
     let text = text::utf8(&bytes, &file)?;
     read_tree_str(text, format).map_err(|e| e.with_file(&file))
 }

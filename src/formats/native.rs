@@ -20,11 +20,42 @@ pub const VERSION: u32 = 1;
 pub const MAX_DEPTH: usize = 1000;
 
 /// Shares as written: an integer or the string `"parent"`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 enum ShareValue {
     Count(u64),
     Word(String),
+}
+
+/// By hand rather than `untagged`, so that a negative or fractional number is refused with a
+/// message saying what shares may be (and the reader's line), not serde's "did not match any
+/// variant".
+impl<'de> Deserialize<'de> for ShareValue {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        const WANT: &str = "shares must be a non-negative integer or \"parent\"";
+        impl serde::de::Visitor<'_> for V {
+            type Value = ShareValue;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a non-negative integer or \"parent\"")
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<ShareValue, E> {
+                Ok(ShareValue::Count(v))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<ShareValue, E> {
+                u64::try_from(v)
+                    .map(ShareValue::Count)
+                    .map_err(|_| E::custom(format!("{WANT}, not {v}")))
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<ShareValue, E> {
+                Err(E::custom(format!("{WANT}, not {v}")))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<ShareValue, E> {
+                Ok(ShareValue::Word(v.to_string()))
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// One account or user. Accounts may hold `accounts` and `users`.

@@ -38,6 +38,46 @@ pub fn lines<'a>(
     })
 }
 
+/// Reads a line-oriented text file, failing as soon as a line is longer than
+/// [`MAX_LINE_BYTES`] (naming it) without reading the rest: one bad line of a huge file costs
+/// at most one chunk past the limit, never the whole file.
+pub fn read_file(path: &std::path::Path, file: &str) -> Result<Vec<u8>, FormatError> {
+    use std::io::Read;
+    let io = |source| FormatError::Io {
+        file: file.to_string(),
+        source,
+    };
+    let mut f = std::fs::File::open(path).map_err(io)?;
+    let mut out = Vec::new();
+    let mut chunk = vec![0u8; 1 << 16];
+    let (mut line, mut line_len) = (1usize, 0usize);
+    loop {
+        let n = match f.read(&mut chunk) {
+            Ok(0) => return Ok(out),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(io(e)),
+        };
+        let got = chunk.get(..n).unwrap_or(&[]);
+        for &b in got {
+            if b == b'\n' {
+                line += 1;
+                line_len = 0;
+            } else {
+                line_len += 1;
+                if line_len > MAX_LINE_BYTES {
+                    return Err(FormatError::line(
+                        file,
+                        line,
+                        format!("line is longer than {MAX_LINE_BYTES} bytes"),
+                    ));
+                }
+            }
+        }
+        out.extend_from_slice(got);
+    }
+}
+
 /// An upper bound on the number of lines of `text` (newlines + 1), to size vectors and maps
 /// once instead of growing them line by line (a vectorised byte count).
 pub fn line_count_hint(text: &str) -> usize {

@@ -242,17 +242,11 @@ pub fn float_binary(op: BinOp, x: f64, y: f64) -> PyResult {
 
 /// Python's `x // y` for floats (`y != 0`).
 pub fn float_floordiv(vx: f64, wx: f64) -> f64 {
-    let mut m = vx % wx;
+    let m = vx % wx;
     let mut div = (vx - m) / wx;
-    if m != 0.0 {
-        if (wx < 0.0) != (m < 0.0) {
-            m += wx;
-            div -= 1.0;
-        }
-    } else {
-        m = 0.0f64.copysign(wx);
+    if m != 0.0 && ((wx < 0.0) != (m < 0.0)) {
+        div -= 1.0;
     }
-    let _ = m;
     if div != 0.0 {
         let mut fd = div.floor();
         if div - fd > 0.5 {

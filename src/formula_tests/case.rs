@@ -136,6 +136,12 @@ pub struct Case {
 pub enum CaseBody {
     /// See `EvalCase`.
     Eval(EvalCase),
+    /// See `OrderCase`.
+    Order(super::queue_case::OrderCase),
+    /// See `CompareCase`.
+    Compare(super::queue_case::CompareCase),
+    /// See `ShareCase`.
+    Share(super::queue_case::ShareCase),
 }
 
 impl Case {
@@ -143,6 +149,9 @@ impl Case {
     pub fn has_expectation(&self) -> bool {
         match &self.body {
             CaseBody::Eval(e) => e.expect.is_some(),
+            CaseBody::Order(o) => o.expect.is_some(),
+            CaseBody::Compare(c) => c.expect.is_some(),
+            CaseBody::Share(s) => s.expect.is_some(),
         }
     }
 }

@@ -5,7 +5,12 @@ use super::case::{
     Case, CaseBody, CaseKind, EvalCase, EvalExpect, FormulaRef, ResourceDecl, TestFile, Tolerance,
 };
 use super::error::TestFileError;
+use super::file_queue::{
+    compare_expect, jobs_json, order_expect, queue_setup, share_case, tree_def, Named, RawCompare,
+    RawOrder, RawShare,
+};
 use super::location::line_col;
+use super::queue_case::{CompareCase, OrderCase};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -24,7 +29,17 @@ struct RawFile {
     #[serde(default)]
     tolerance: Option<RawTolerance>,
     #[serde(default)]
+    trees: BTreeMap<String, Spanned<Value>>,
+    #[serde(default)]
+    jobsets: BTreeMap<String, Spanned<Value>>,
+    #[serde(default)]
     eval: Vec<Spanned<RawEval>>,
+    #[serde(default)]
+    order: Vec<Spanned<RawOrder>>,
+    #[serde(default)]
+    compare: Vec<Spanned<RawCompare>>,
+    #[serde(default)]
+    share: Vec<Spanned<RawShare>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -154,6 +169,110 @@ pub fn parse(path: &str, text: &str) -> Result<TestFile, TestFileError> {
             },
         ));
     }
+    let dir = Path::new(path).parent().unwrap_or(Path::new(""));
+    let mut named = Named {
+        trees: BTreeMap::new(),
+        jobsets: BTreeMap::new(),
+        dir,
+    };
+    let located = |(span, msg): (std::ops::Range<usize>, String)| at(span, msg);
+    for (name, t) in &raw.trees {
+        named
+            .trees
+            .insert(name.clone(), tree_def(t, dir).map_err(located)?);
+    }
+    for (name, j) in &raw.jobsets {
+        named
+            .jobsets
+            .insert(name.clone(), jobs_json(j).map_err(located)?);
+    }
+    for (index, c) in raw.order.iter().enumerate() {
+        let span = c.span();
+        let o = c.get_ref();
+        let line = line_col(text, span.start).line;
+        let setup = queue_setup(
+            &named,
+            &o.jobs,
+            &o.tree,
+            &o.entity,
+            o.fair_share,
+            o.threshold,
+            &o.queue_priority,
+            o.pbs_compat,
+        )
+        .map_err(located)?;
+        let expect = match &o.expect {
+            None => None,
+            Some(x) => Some(order_expect(x.get_ref()).map_err(|m| at(x.span(), m))?),
+        };
+        cases.push((
+            span.start,
+            Case {
+                name: name_or(&o.name, CaseKind::Order, line),
+                kind: CaseKind::Order,
+                index,
+                line,
+                tolerance: tolerance(o.abs, o.rel, span.clone())?,
+                body: CaseBody::Order(OrderCase {
+                    formula: resolve(&o.formula)?,
+                    setup,
+                    expect,
+                }),
+            },
+        ));
+    }
+    for (index, c) in raw.compare.iter().enumerate() {
+        let span = c.span();
+        let o = c.get_ref();
+        let line = line_col(text, span.start).line;
+        let setup = queue_setup(
+            &named,
+            &o.jobs,
+            &o.tree,
+            &o.entity,
+            o.fair_share,
+            o.threshold,
+            &o.queue_priority,
+            o.pbs_compat,
+        )
+        .map_err(located)?;
+        let expect = match &o.expect {
+            None => None,
+            Some(x) => Some(compare_expect(x.get_ref()).map_err(|m| at(x.span(), m))?),
+        };
+        cases.push((
+            span.start,
+            Case {
+                name: name_or(&o.name, CaseKind::Compare, line),
+                kind: CaseKind::Compare,
+                index,
+                line,
+                tolerance: tolerance(None, None, span.clone())?,
+                body: CaseBody::Compare(CompareCase {
+                    formula: resolve(&o.formula)?,
+                    against: resolve(&Some(o.against.clone()))?,
+                    setup,
+                    expect,
+                }),
+            },
+        ));
+    }
+    for (index, c) in raw.share.iter().enumerate() {
+        let span = c.span();
+        let s = c.get_ref();
+        let line = line_col(text, span.start).line;
+        cases.push((
+            span.start,
+            Case {
+                name: name_or(&s.name, CaseKind::Share, line),
+                kind: CaseKind::Share,
+                index,
+                line,
+                tolerance: tolerance(s.abs, s.rel, span.clone())?,
+                body: CaseBody::Share(share_case(&named, s).map_err(located)?),
+            },
+        ));
+    }
     cases.sort_by_key(|(start, _)| *start);
     let resources = raw
         .resources
@@ -228,6 +347,7 @@ mod tests {
     fn only_eval(f: &TestFile, i: usize) -> &EvalCase {
         match &f.cases[i].body {
             CaseBody::Eval(e) => e,
+            other => panic!("{other:?}"),
         }
     }
 
@@ -340,6 +460,17 @@ expect = { code = 15124 }
             "eval = 3",
             "eval = [1]",
             "[[eval]]\nwith = 1",
+            "[[order]]\n",
+            "[[order]]\njobs = 1\nexpect = 2",
+            "[[order]]\njobs = [1, \"x\"]",
+            "[[order]]\njobs = []\nthreshold = nan\nexpect = { before = [[1, 2, 3]] }",
+            "[[share]]\ntree = 1",
+            "[[share]]\ntree = { file = 3 }",
+            "[[share]]\ntree = { usage = 3 }",
+            "[[share]]\ntree = { usage = { a = -1 } }",
+            "[trees.x]\nfile = \"\"\n[[share]]\ntree = \"x\"",
+            "[[compare]]\nagainst = \"1\"\njobs = [{ id = \"\", user = \"\" }]",
+            "[jobsets]\nq = { id = 1 }",
         ] {
             let _ = parse("t.toml", t);
         }

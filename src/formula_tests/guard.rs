@@ -87,6 +87,7 @@ fn one_line(c: &CaseResult) -> String {
             None => "values differ".into(),
         },
         Some(Problem::Constraints { violated }) => violated.join("; "),
+        Some(Problem::Compare { violated, .. }) => violated.join("; "),
         Some(Problem::NoExpectation) => "no `expect`".into(),
         Some(Problem::Error { message }) => message.clone(),
         None => "failed".into(),

@@ -6,16 +6,23 @@
 pub mod case;
 pub mod error;
 pub mod file;
+pub mod file_queue;
 pub mod guard;
 pub mod location;
 pub mod outcome;
+pub mod queue_case;
 pub mod record;
 pub mod report;
 pub mod run;
+pub mod run_queue;
 
 pub use case::{Case, CaseBody, CaseKind, EvalCase, EvalExpect, FormulaRef, TestFile, Tolerance};
 pub use error::TestFileError;
 pub use file::{load, parse};
 pub use guard::{guard, GuardFailure};
 pub use outcome::{CaseResult, FileResult, Problem, Status, Summary};
+pub use queue_case::{
+    CompareCase, CompareExpect, OrderCase, OrderExpect, QueueSetup, ShareCase, TreeDef, TreeOrigin,
+};
 pub use run::{run_file, Context};
+pub use run_queue::load_tree;

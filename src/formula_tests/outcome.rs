@@ -57,6 +57,17 @@ pub enum Problem {
         /// The violated constraints.
         violated: Vec<String>,
     },
+    /// A `[[compare]]` expectation that does not hold, with both orders.
+    Compare {
+        /// The violated expectations, one line each.
+        violated: Vec<String>,
+        /// The order under the current formula.
+        current: Vec<String>,
+        /// The order under the other formula.
+        against: Vec<String>,
+        /// 0-based first rank where the two orders differ, if they do.
+        first_difference: Option<usize>,
+    },
     /// The case has no `expect` yet.
     NoExpectation,
     /// The case could not run (e.g. no current formula, an unreadable tree file).

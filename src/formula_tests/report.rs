@@ -72,7 +72,8 @@ fn render_case(out: &mut String, path: &str, c: &CaseResult) {
             lines.extend(values_table(entries));
             lines.push(format!(
                 "(tolerance abs {}, rel {})",
-                tolerance.abs, tolerance.rel
+                small(tolerance.abs),
+                small(tolerance.rel)
             ));
         }
         Problem::Constraints { violated } => {
@@ -82,6 +83,22 @@ fn render_case(out: &mut String, path: &str, c: &CaseResult) {
             if let Some(a) = &c.actual {
                 lines.push(format!("actual    {a}"));
             }
+        }
+        Problem::Compare {
+            violated,
+            current,
+            against,
+            first_difference,
+        } => {
+            for v in violated {
+                lines.push(format!("violated  {v}"));
+            }
+            lines.extend(two_orders(
+                ("current", "against"),
+                current,
+                against,
+                *first_difference,
+            ));
         }
         Problem::NoExpectation => {
             lines.push("no `expect` yet: run `fairsort test --record` to fill it in".into());
@@ -119,15 +136,25 @@ fn small(v: f64) -> String {
 
 /// Expected and actual orders side by side, the first differing rank marked.
 pub fn side_by_side(expected: &[String], actual: &[String], first: usize) -> Vec<String> {
+    two_orders(("expected", "actual"), expected, actual, Some(first))
+}
+
+/// Two orders side by side under the given headers, the first differing rank (if any) marked.
+pub fn two_orders(
+    labels: (&str, &str),
+    expected: &[String],
+    actual: &[String],
+    first: Option<usize>,
+) -> Vec<String> {
     let mut t = Table::new(&[
         ("rank", Align::Right),
-        ("expected", Align::Left),
-        ("actual", Align::Left),
+        (labels.0, Align::Left),
+        (labels.1, Align::Left),
         ("", Align::Left),
     ]);
     for i in 0..expected.len().max(actual.len()) {
         let cell = |v: &[String]| v.get(i).cloned().unwrap_or_else(|| "-".into());
-        let mark = if i == first {
+        let mark = if Some(i) == first {
             "<- first difference"
         } else {
             ""

@@ -143,6 +143,15 @@ fn run_case(
             result.formula = Some(e.formula.label().to_string());
             run_eval(case, e, ctx, resources)
         }
+        CaseBody::Order(o) => {
+            result.formula = Some(o.formula.label().to_string());
+            super::run_queue::run_order(case, o, ctx, resources)
+        }
+        CaseBody::Compare(c) => {
+            result.formula = Some(format!("{} vs {}", c.formula.label(), c.against.label()));
+            super::run_queue::run_compare(c, ctx, resources)
+        }
+        CaseBody::Share(s) => super::run_queue::run_share(case, s),
     };
     let (actual, verdict) = match outcome {
         Ok(pair) => pair,
@@ -179,10 +188,10 @@ fn run_case(
 }
 
 /// A case's actual result (as an `expect` value) and, if it has an expectation, the verdict.
-type Ran = (Option<toml::Value>, Option<Result<(), Problem>>);
+pub(crate) type Ran = (Option<toml::Value>, Option<Result<(), Problem>>);
 
 /// The formula text of a case.
-fn formula_text<'a>(f: &'a FormulaRef, ctx: &'a Context) -> Result<&'a str, String> {
+pub(crate) fn formula_text<'a>(f: &'a FormulaRef, ctx: &'a Context) -> Result<&'a str, String> {
     match f {
         FormulaRef::Text { text, .. } => Ok(text),
         FormulaRef::Current => ctx.current.as_deref().map_err(Clone::clone),

@@ -5,9 +5,10 @@
 
 use super::compat;
 use super::error::BindError;
-use super::job::{JobSet, ResourceValue, Sym};
+use super::job::{Columns, JobSet, ResourceValue, Sym};
 use super::shares::ShareContext;
 use crate::fairshare::{keyword_source, Algorithm, NodeId, ShareResult};
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 /// Where one slot's value comes from.
@@ -32,6 +33,9 @@ pub enum Source {
     },
 }
 
+/// `Binder::job_nodes` for a job without an entity node.
+const NO_NODE: u32 = u32::MAX;
+
 /// The keywords every job has besides resources and fair-share values.
 pub const JOB_KEYWORDS: [&str; 4] = [
     "queue_priority",
@@ -47,26 +51,33 @@ pub struct Binder {
     sources: Vec<Source>,
     /// Priority per queue symbol.
     queue_priority: Vec<f64>,
-    /// Each job's entity node (empty without a share tree).
-    job_nodes: Vec<Option<NodeId>>,
+    /// Each job's entity node as a `u32` (`NO_NODE`: none; empty without a share tree): a
+    /// quarter of the memory of `Option<NodeId>`, gathered once per bind.
+    job_nodes: Vec<u32>,
     compat: bool,
 }
 
-/// Slot values of every job, row-major: job `i` is `slots[i*width .. (i+1)*width]`.
+/// Slot values of every job, one column per slot (job index order). Resource columns are
+/// borrowed from the `JobSet`; the others are gathered once per bind.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Bound {
-    /// Number of slots per job.
-    pub width: usize,
-    /// All slot values.
-    pub slots: Vec<f64>,
+pub struct Bound<'a> {
+    /// Number of jobs.
+    pub jobs: usize,
+    /// One column per slot.
+    pub columns: Vec<Cow<'a, [f64]>>,
 }
 
-impl Bound {
-    /// The slot vector of job `i` (empty when out of range).
-    pub fn row(&self, i: usize) -> &[f64] {
-        self.slots
-            .get(i * self.width..(i + 1) * self.width)
-            .unwrap_or(&[])
+impl Bound<'_> {
+    /// Number of slots per job.
+    pub fn width(&self) -> usize {
+        self.columns.len()
+    }
+
+    /// Copies job `i`'s slot values into `out` (one per slot).
+    pub fn row_into(&self, i: usize, out: &mut [f64]) {
+        for (o, c) in out.iter_mut().zip(&self.columns) {
+            *o = c.get(i).copied().unwrap_or(0.0);
+        }
     }
 }
 
@@ -145,12 +156,19 @@ impl Binder {
         // Only queue names need a priority: look each distinct queue up once.
         let mut queue_priority_by_sym = vec![0.0; jobs.names.len()];
         let mut seen = vec![false; jobs.names.len()];
-        for job in &jobs.jobs {
-            let q = job.queue as usize;
+        let rebuilt: Vec<Sym>;
+        let queues: &[Sym] = if jobs.columns.covers(jobs.len()) {
+            &jobs.columns.queue
+        } else {
+            rebuilt = jobs.jobs.iter().map(|j| j.queue).collect();
+            &rebuilt
+        };
+        for &q in queues {
+            let q = q as usize;
             if let (Some(false), Some(slot)) =
                 (seen.get(q).copied(), queue_priority_by_sym.get_mut(q))
             {
-                *slot = queue_priority(jobs.names.name(job.queue)).unwrap_or(0) as f64;
+                *slot = queue_priority(jobs.names.name(q as Sym)).unwrap_or(0) as f64;
                 if let Some(s) = seen.get_mut(q) {
                     *s = true;
                 }
@@ -161,9 +179,23 @@ impl Binder {
             keywords: keywords.to_vec(),
             sources,
             queue_priority,
-            job_nodes: shares.map(|s| s.job_nodes.clone()).unwrap_or_default(),
+            job_nodes: shares
+                .map(|s| {
+                    (s.job_nodes.iter())
+                        .map(|n| n.and_then(|n| u32::try_from(n).ok()).unwrap_or(NO_NODE))
+                        .collect()
+                })
+                .unwrap_or_default(),
             compat: pbs_compat,
         })
+    }
+
+    /// Job `i`'s entity node.
+    fn node(&self, i: usize) -> Option<NodeId> {
+        match self.job_nodes.get(i) {
+            Some(&n) if n != NO_NODE => Some(n as NodeId),
+            _ => None,
+        }
     }
 
     /// The sources, in slot order.
@@ -176,25 +208,15 @@ impl Binder {
         let Some(job) = jobs.jobs.get(i) else {
             return Ok(());
         };
-        let node = self.job_nodes.get(i).copied().flatten();
+        let node = self.node(i);
         for (slot, (src, out)) in self.sources.iter().zip(out.iter_mut()).enumerate() {
             *out = match src {
                 Source::Resource(None) => 0.0,
                 Source::Resource(Some(sym)) => match job.resource(*sym) {
                     None => 0.0,
-                    Some(ResourceValue::Number(v)) => {
-                        if self.compat {
-                            compat::resource(*v)
-                        } else {
-                            *v
-                        }
-                    }
+                    Some(ResourceValue::Number(v)) => self.resource_value(*v),
                     Some(ResourceValue::Text(t)) => {
-                        return Err(BindError::NotNumeric {
-                            job: job.id.clone(),
-                            resource: self.keywords.get(slot).cloned().unwrap_or_default(),
-                            value: t.to_string(),
-                        })
+                        return Err(self.not_numeric(&job.id, slot, t));
                     }
                 },
                 Source::QueuePriority => self
@@ -203,13 +225,7 @@ impl Binder {
                     .copied()
                     .unwrap_or(0.0),
                 Source::JobPriority => job.priority as f64,
-                Source::EligibleTime => {
-                    if self.compat {
-                        compat::integer(job.eligible_time)
-                    } else {
-                        job.eligible_time
-                    }
-                }
+                Source::EligibleTime => self.eligible(job.eligible_time),
                 Source::AccrueType => job.accrue_type as f64,
                 Source::Share { by_node, .. } => {
                     node.and_then(|n| by_node.get(n).copied()).unwrap_or(0.0)
@@ -219,16 +235,110 @@ impl Binder {
         Ok(())
     }
 
-    /// Binds every job.
-    pub fn bind(&self, jobs: &JobSet) -> Result<Bound, BindError> {
-        let width = self.sources.len();
-        let mut slots = vec![0.0; jobs.len() * width];
-        if width > 0 {
-            for (i, row) in slots.chunks_exact_mut(width).enumerate() {
-                self.bind_job(jobs, i, row)?;
-            }
+    fn resource_value(&self, v: f64) -> f64 {
+        if self.compat {
+            compat::resource(v)
+        } else {
+            v
         }
-        Ok(Bound { width, slots })
+    }
+
+    fn eligible(&self, v: f64) -> f64 {
+        if self.compat {
+            compat::integer(v)
+        } else {
+            v
+        }
+    }
+
+    fn not_numeric(&self, job: &str, slot: usize, text: &str) -> BindError {
+        BindError::NotNumeric {
+            job: job.to_string(),
+            resource: self.keywords.get(slot).cloned().unwrap_or_default(),
+            value: text.to_string(),
+        }
+    }
+
+    /// Binds every job: one column per slot. Resource columns are borrowed as they are (exact
+    /// mode); the rest is gathered column by column.
+    pub fn bind<'a>(&self, jobs: &'a JobSet) -> Result<Bound<'a>, BindError> {
+        let n = jobs.len();
+        let cols: Cow<'a, Columns> = if jobs.columns.covers(n) {
+            Cow::Borrowed(&jobs.columns)
+        } else {
+            Cow::Owned(Columns::build(&jobs.jobs, jobs.resources.len()))
+        };
+        let mut columns: Vec<Cow<'a, [f64]>> = Vec::with_capacity(self.sources.len());
+        for (slot, src) in self.sources.iter().enumerate() {
+            let col: Cow<'a, [f64]> = match src {
+                Source::Resource(None) => Cow::Owned(vec![0.0; n]),
+                Source::Resource(Some(sym)) => {
+                    let Some(rc) = cols.resources.get(*sym as usize) else {
+                        columns.push(Cow::Owned(vec![0.0; n]));
+                        continue;
+                    };
+                    if let Some((j, text)) = &rc.first_text {
+                        let id = jobs
+                            .jobs
+                            .get(*j as usize)
+                            .map(|x| x.id.as_str())
+                            .unwrap_or("");
+                        return Err(self.not_numeric(id, slot, text));
+                    }
+                    match (&cols, self.compat) {
+                        (Cow::Borrowed(c), false) => match c.resources.get(*sym as usize) {
+                            Some(r) => Cow::Borrowed(r.values.as_slice()),
+                            None => Cow::Owned(vec![0.0; n]),
+                        },
+                        _ => {
+                            Cow::Owned(rc.values.iter().map(|v| self.resource_value(*v)).collect())
+                        }
+                    }
+                }
+                Source::QueuePriority => Cow::Owned(
+                    cols.queue
+                        .iter()
+                        .map(|q| self.queue_priority.get(*q as usize).copied().unwrap_or(0.0))
+                        .collect(),
+                ),
+                Source::JobPriority => borrow_or_copy(&cols, |c| &c.priority),
+                Source::EligibleTime if !self.compat => borrow_or_copy(&cols, |c| &c.eligible_time),
+                Source::EligibleTime => Cow::Owned(
+                    cols.eligible_time
+                        .iter()
+                        .map(|v| self.eligible(*v))
+                        .collect(),
+                ),
+                Source::AccrueType => borrow_or_copy(&cols, |c| &c.accrue_type),
+                Source::Share { by_node, .. } => Cow::Owned(if self.job_nodes.len() == n {
+                    (self.job_nodes.iter())
+                        .map(|&node| by_node.get(node as usize).copied().unwrap_or(0.0))
+                        .collect()
+                } else {
+                    (0..n)
+                        .map(|i| {
+                            self.node(i)
+                                .and_then(|node| by_node.get(node).copied())
+                                .unwrap_or(0.0)
+                        })
+                        .collect()
+                }),
+            };
+            columns.push(col);
+        }
+        Ok(Bound { jobs: n, columns })
+    }
+}
+
+/// A column of the job set's own column store, borrowed when that store is the job set's
+/// (no copy of a million values), copied when it was rebuilt for this bind.
+fn borrow_or_copy<'a>(
+    cols: &Cow<'a, Columns>,
+    get: impl Fn(&Columns) -> &Vec<f64>,
+) -> Cow<'a, [f64]> {
+    match cols {
+        Cow::Borrowed(c) => Cow::Borrowed(get(c).as_slice()),
+        Cow::Owned(c) => Cow::Owned(get(c).clone()),
     }
 }
 

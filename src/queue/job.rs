@@ -8,17 +8,47 @@ use std::collections::HashMap;
 /// An interned name (user, group, account, queue or resource): an index into a `Names` pool.
 pub type Sym = u32;
 
+/// The Fx hash (rustc's multiply-rotate hash): interning runs several times per job while a
+/// million-job file is read, where SipHash's DoS resistance buys nothing and costs much.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FxHasher(u64);
+
+impl std::hash::Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
+        }
+        for &b in chunks.remainder() {
+            self.0 = (self.0.rotate_left(5) ^ b as u64).wrapping_mul(K);
+        }
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type FxBuild = std::hash::BuildHasherDefault<FxHasher>;
+
 /// A pool of distinct names; each name is stored once and referred to by its `Sym`.
 #[derive(Debug, Clone, Default)]
 pub struct Names {
     names: Vec<String>,
-    index: HashMap<String, Sym>,
+    index: HashMap<String, Sym, FxBuild>,
 }
 
 impl Names {
     /// The symbol of `name`, adding it on first sight.
     pub fn intern(&mut self, name: &str) -> Sym {
-        if let Some(&s) = self.index.get(name) {
+        // Few distinct names (resources, queues): a linear scan beats hashing.
+        if self.names.len() <= 8 {
+            if let Some(i) = self.names.iter().position(|n| n == name) {
+                return i as Sym;
+            }
+        } else if let Some(&s) = self.index.get(name) {
             return s;
         }
         let s = self.names.len() as Sym;
@@ -159,6 +189,80 @@ pub fn id_sequence(id: &str) -> (u64, Option<u64>) {
     (seq, index)
 }
 
+/// One resource of every job as a column (job index order): the bound value, 0 when the job
+/// does not request it, and the first job whose value is text (an error if a formula uses it).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ResourceColumn {
+    /// Value per job in PBS units (0 = unrequested or text).
+    pub values: Vec<f64>,
+    /// The first job (index) whose value is not a number, with the text.
+    pub first_text: Option<(u32, Box<str>)>,
+}
+
+/// The numbers binding reads, column by column (job index order), so that binding a million
+/// jobs streams through memory instead of visiting every `Job`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Columns {
+    /// Queue symbol per job.
+    pub queue: Vec<Sym>,
+    /// `Priority` per job.
+    pub priority: Vec<f64>,
+    /// `eligible_time` per job.
+    pub eligible_time: Vec<f64>,
+    /// `accrue_type` per job.
+    pub accrue_type: Vec<f64>,
+    /// Per resource symbol.
+    pub resources: Vec<ResourceColumn>,
+}
+
+impl Columns {
+    /// Builds the columns of `jobs` (resource symbols below `resources`).
+    pub fn build(jobs: &[Job], resources: usize) -> Columns {
+        let n = jobs.len();
+        let mut cols = Columns {
+            queue: Vec::with_capacity(n),
+            priority: Vec::with_capacity(n),
+            eligible_time: Vec::with_capacity(n),
+            accrue_type: Vec::with_capacity(n),
+            resources: (0..resources)
+                .map(|_| ResourceColumn {
+                    values: vec![0.0; n],
+                    first_text: None,
+                })
+                .collect(),
+        };
+        for (i, j) in jobs.iter().enumerate() {
+            cols.queue.push(j.queue);
+            cols.priority.push(j.priority as f64);
+            cols.eligible_time.push(j.eligible_time);
+            cols.accrue_type.push(j.accrue_type as f64);
+            for (sym, v) in &j.resources {
+                let Some(col) = cols.resources.get_mut(*sym as usize) else {
+                    continue;
+                };
+                match v {
+                    ResourceValue::Number(x) => {
+                        if let Some(slot) = col.values.get_mut(i) {
+                            *slot = *x;
+                        }
+                    }
+                    ResourceValue::Text(t) => {
+                        if col.first_text.is_none() {
+                            col.first_text = Some((i as u32, t.clone()));
+                        }
+                    }
+                }
+            }
+        }
+        cols
+    }
+
+    /// Whether these columns describe `n` jobs.
+    pub fn covers(&self, n: usize) -> bool {
+        self.queue.len() == n
+    }
+}
+
 /// A set of jobs with their interned names, kept in submission order (qtime, then the id's
 /// sequence number and array index, then the id), as PBS's server lists them.
 #[derive(Debug, Clone, Default)]
@@ -169,6 +273,8 @@ pub struct JobSet {
     pub names: Names,
     /// Resource names of `Resource_List`.
     pub resources: Names,
+    /// Column view of the jobs, built by `finish` (rebuilt by the binder if stale).
+    pub columns: Columns,
 }
 
 impl JobSet {
@@ -188,13 +294,45 @@ impl JobSet {
         self.jobs.sort_by(|a, b| {
             (a.qtime, a.seq, a.array_index, &a.id).cmp(&(b.qtime, b.seq, b.array_index, &b.id))
         });
-        let mut seen = std::collections::HashSet::with_capacity(self.jobs.len());
+        let mut seen: std::collections::HashSet<&str, FxBuild> =
+            std::collections::HashSet::with_capacity_and_hasher(
+                self.jobs.len(),
+                FxBuild::default(),
+            );
         for j in &self.jobs {
             if !seen.insert(j.id.as_str()) {
                 return Err(JobsError::DuplicateJob(j.id.clone()));
             }
         }
+        self.columns = Columns::build(&self.jobs, self.resources.len());
         Ok(())
+    }
+
+    /// Moves the jobs of `other` (read separately, with its own name pools) after these,
+    /// re-interning its names; `finish` then sorts and checks the whole set.
+    pub fn append(&mut self, other: JobSet) {
+        let names: Vec<Sym> = other
+            .names
+            .names
+            .iter()
+            .map(|n| self.names.intern(n))
+            .collect();
+        let resources: Vec<Sym> = (other.resources.names.iter())
+            .map(|n| self.resources.intern(n))
+            .collect();
+        let name = |s: Sym| names.get(s as usize).copied().unwrap_or(s);
+        self.jobs.reserve(other.jobs.len());
+        for mut job in other.jobs {
+            job.owner = name(job.owner);
+            job.euser = name(job.euser);
+            job.egroup = name(job.egroup);
+            job.account = job.account.map(name);
+            job.queue = name(job.queue);
+            for (sym, _) in &mut job.resources {
+                *sym = resources.get(*sym as usize).copied().unwrap_or(*sym);
+            }
+            self.jobs.push(job);
+        }
     }
 
     /// The position of a job by id (exact, or by the id's part before the first `.`).
@@ -239,6 +377,41 @@ mod tests {
         assert_eq!(n.name(a), "alice");
         assert_eq!(n.get("carol"), None);
         assert_eq!(n.name(99), "");
+    }
+
+    #[test]
+    fn append_reinterns_names_and_resources() {
+        let job = |id: &str, user: Sym, res: Sym| Job {
+            id: id.into(),
+            seq: 1,
+            array_index: None,
+            owner: user,
+            euser: user,
+            egroup: user,
+            account: Some(user),
+            queue: user,
+            state: JobState::Queued,
+            priority: 0,
+            qtime: 0,
+            eligible_time: 0.0,
+            accrue_type: 0,
+            resources: vec![(res, ResourceValue::Number(1.0))],
+        };
+        let mut a = JobSet::default();
+        let (bob, mem) = (a.names.intern("bob"), a.resources.intern("mem"));
+        a.jobs.push(job("1", bob, mem));
+        let mut b = JobSet::default();
+        let (carol, bob_b) = (b.names.intern("carol"), b.names.intern("bob"));
+        let (ncpus, mem_b) = (b.resources.intern("ncpus"), b.resources.intern("mem"));
+        b.jobs.push(job("2", carol, ncpus));
+        b.jobs.push(job("3", bob_b, mem_b));
+        a.append(b);
+        assert_eq!(a.len(), 3);
+        assert_eq!(a.user(&a.jobs[1]), "carol");
+        assert_eq!(a.names.name(a.jobs[1].account.unwrap()), "carol");
+        assert_eq!(a.jobs[2].euser, bob);
+        assert_eq!(a.jobs[2].resources[0].0, mem);
+        assert_eq!(a.resources.name(a.jobs[1].resources[0].0), "ncpus");
     }
 
     #[test]

@@ -5,11 +5,12 @@ pub mod error;
 pub mod job;
 pub mod joblist;
 pub mod qstat;
+mod qstat_split;
 pub mod raw;
 pub mod units;
 
 pub use error::{BindError, JobsError};
-pub use job::{Job, JobSet, JobState, Names, ResourceValue, Sym};
+pub use job::{Columns, Job, JobSet, JobState, Names, ResourceColumn, ResourceValue, Sym};
 pub use joblist::{read_job_list_csv, read_job_list_json};
 pub use qstat::{read_qstat_json, read_qstat_json_slice};
 pub mod bind;

@@ -19,7 +19,7 @@ use std::io::Read;
 
 /// One job's attributes as `qstat -f -F json` prints them (only those fairsort binds).
 #[derive(Deserialize)]
-struct QstatJob<'a> {
+pub(super) struct QstatJob<'a> {
     #[serde(rename = "Job_Owner", borrow, default)]
     owner: Option<Raw<'a>>,
     #[serde(borrow, default)]
@@ -44,8 +44,33 @@ struct QstatJob<'a> {
     resources: RawResources<'a>,
 }
 
-/// Reads `qstat -f -F json` text held in memory (the fastest path: strings are borrowed).
+impl<'a> QstatJob<'a> {
+    /// The fields by meaning.
+    pub(super) fn into_raw(self) -> RawJob<'a> {
+        RawJob {
+            owner: self.owner,
+            euser: self.euser,
+            egroup: self.egroup,
+            account: self.account,
+            queue: self.queue,
+            state: self.job_state,
+            priority: self.priority,
+            qtime: self.qtime,
+            eligible_time: self.eligible_time,
+            accrue_type: self.accrue_type,
+            resources: self.resources,
+        }
+    }
+}
+
+/// Reads `qstat -f -F json` text held in memory (the fastest path: strings are borrowed, and a
+/// large `Jobs` object is parsed in two halves on two threads). A text the fast path does not
+/// accept is read again by the plain serde reader, for its exact error.
 pub fn read_qstat_json_slice(bytes: &[u8]) -> Result<JobSet, JobsError> {
+    if let Some(mut set) = super::qstat_split::read(bytes) {
+        set.finish()?;
+        return Ok(set);
+    }
     let mut de = serde_json::Deserializer::from_slice(bytes);
     finish(read(&mut de), &mut de)
 }
@@ -133,20 +158,7 @@ impl<'de> Visitor<'de> for JobsSeed<'_> {
             if self.failure.is_some() {
                 continue;
             }
-            let raw = RawJob {
-                owner: job.owner,
-                euser: job.euser,
-                egroup: job.egroup,
-                account: job.account,
-                queue: job.queue,
-                state: job.job_state,
-                priority: job.priority,
-                qtime: job.qtime,
-                eligible_time: job.eligible_time,
-                accrue_type: job.accrue_type,
-                resources: job.resources,
-            };
-            if let Err(e) = add_job(self.set, &id, raw, &QSTAT_FIELDS) {
+            if let Err(e) = add_job(self.set, &id, job.into_raw(), &QSTAT_FIELDS) {
                 *self.failure = Some(e);
             }
         }

@@ -96,8 +96,13 @@ impl<'de: 'a, 'a> Deserialize<'de> for RawResources<'a> {
                 f.write_str("an object of resource values")
             }
             fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Self::Value, A::Error> {
-                let mut out = Vec::new();
-                while let Some(k) = m.next_key::<Cow<'de, str>>()? {
+                // qstat prints 5-8 resources per job: one allocation, no regrowth.
+                let mut out = Vec::with_capacity(m.size_hint().unwrap_or(8));
+                while let Some(k) = m.next_key::<Raw<'de>>()? {
+                    let k = match k {
+                        Raw::Str(s) => s,
+                        other => Cow::Owned(other.text()),
+                    };
                     let v: Raw<'de> = m.next_value()?;
                     out.push((k, v));
                 }
@@ -172,11 +177,15 @@ fn bad(job: &str, field: &str, message: impl Into<String>) -> JobsError {
     }
 }
 
-fn text_of(job: &str, field: &str, raw: &Option<Raw>) -> Result<Option<String>, JobsError> {
+fn text_of<'r>(
+    job: &str,
+    field: &str,
+    raw: &'r Option<Raw>,
+) -> Result<Option<Cow<'r, str>>, JobsError> {
     match raw {
         None => Ok(None),
-        Some(Raw::Str(s)) => Ok(Some(s.to_string())),
-        Some(Raw::Num(n)) => Ok(Some(format!("{n}"))),
+        Some(Raw::Str(s)) => Ok(Some(Cow::Borrowed(s.as_ref()))),
+        Some(Raw::Num(n)) => Ok(Some(Cow::Owned(format!("{n}")))),
         Some(other) => Err(bad(
             job,
             field,
@@ -217,7 +226,7 @@ pub fn add_job(
     let owner = text_of(id, "Job_Owner", &raw.owner)?.unwrap_or_default();
     let euser = match text_of(id, names.euser, &raw.euser)? {
         Some(u) => u,
-        None => owner.split('@').next().unwrap_or("").to_string(),
+        None => Cow::Borrowed(owner.split('@').next().unwrap_or("")),
     };
     if euser.is_empty() {
         return Err(bad(
@@ -301,7 +310,7 @@ pub fn add_job(
         owner: set.names.intern(&owner),
         euser: set.names.intern(&euser),
         egroup: set.names.intern(&egroup),
-        account: account.map(|a| set.names.intern(&a)),
+        account: account.as_deref().map(|a| set.names.intern(a)),
         queue: set.names.intern(&queue),
         state,
         priority,

@@ -98,7 +98,8 @@ pub fn parse_ctime(text: &str) -> Option<i64> {
     ];
     let month = MONTHS.iter().position(|m| m.eq_ignore_ascii_case(month))? as i64 + 1;
     let day: i64 = day.parse().ok().filter(|d| (1..=31).contains(d))?;
-    let year: i64 = year.parse().ok()?;
+    // Four-digit years only: a huge year overflowed the day arithmetic.
+    let year: i64 = year.parse().ok().filter(|y| (1..=9999).contains(y))?;
     let hms: Vec<&str> = time.split(':').collect();
     let [h, m, sec] = hms.as_slice() else {
         return None;

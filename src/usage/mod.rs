@@ -6,6 +6,7 @@ pub mod charge;
 pub mod decay;
 pub mod error;
 pub mod job;
+pub mod lines;
 pub mod pbs_log;
 pub mod units;
 

@@ -130,15 +130,22 @@ impl<'c> PbsLogReader<'c> {
         let mut stats = ReadStats::default();
         let mut buf = Vec::with_capacity(4096);
         loop {
-            buf.clear();
-            let n = r
-                .read_until(b'\n', &mut buf)
+            let (n, too_long) = super::lines::read_line(r, &mut buf, super::lines::MAX_LINE_BYTES)
                 .map_err(|e| UsageError::io(file, e))?;
             if n == 0 {
                 break;
             }
             stats.bytes += n as u64;
             stats.lines += 1;
+            if too_long {
+                stats.malformed += 1;
+                malformed.push(Malformed {
+                    file: file.to_path_buf(),
+                    line: stats.lines,
+                    message: super::lines::too_long_message(),
+                });
+                continue;
+            }
             let mut line = buf.as_slice();
             while let Some((last, rest)) = line.split_last() {
                 if *last == b'\n' || *last == b'\r' {

@@ -147,18 +147,38 @@ pub fn read_sacct(
 ) -> Result<ReadStats, UsageError> {
     let mut stats = ReadStats::default();
     let mut cols: Option<Columns> = None;
-    let mut line = String::new();
+    let mut line = Vec::with_capacity(4096);
     loop {
-        line.clear();
-        let n = r
-            .read_line(&mut line)
+        let (n, too_long) = super::lines::read_line(r, &mut line, super::lines::MAX_LINE_BYTES)
             .map_err(|e| UsageError::io(file, e))?;
         if n == 0 {
             break;
         }
         stats.bytes += n as u64;
         stats.lines += 1;
-        let text = line.trim_end_matches(['\n', '\r']);
+        let decoded = if too_long {
+            Err(super::lines::too_long_message())
+        } else {
+            std::str::from_utf8(&line).map_err(|_| "not valid UTF-8 text".to_string())
+        };
+        let text = match decoded {
+            Ok(t) => t.trim_end_matches(['\n', '\r']),
+            Err(message) if cols.is_none() => {
+                return Err(UsageError::Input {
+                    path: file.to_path_buf(),
+                    message: format!("line {}: {message}", stats.lines),
+                })
+            }
+            Err(message) => {
+                stats.malformed += 1;
+                malformed.push(Malformed {
+                    file: file.to_path_buf(),
+                    line: stats.lines,
+                    message,
+                });
+                continue;
+            }
+        };
         if text.trim().is_empty() {
             continue;
         }
@@ -270,13 +290,28 @@ fn row(c: &Columns, text: &str, weights: &BillingWeights) -> Result<Option<Finis
             .and_then(|v| v.parse::<f64>().ok())
             .ok_or_else(|| format!("no cpu count in AllocTRES `{t}`"))?
     };
+    // A negative or NaN count or duration would subtract from (or poison) the stored usage.
+    if !(seconds.is_finite() && seconds >= 0.0) {
+        return Err(format!(
+            "elapsed time {seconds} s is not a finite number >= 0"
+        ));
+    }
+    if !(billable.is_finite() && billable >= 0.0) {
+        return Err(format!(
+            "billable TRES {billable} is not a finite number >= 0"
+        ));
+    }
+    let charge = billable * seconds;
+    if !charge.is_finite() {
+        return Err(format!("charge {billable} x {seconds} s is too large"));
+    }
     Ok(Some(FinishedJob {
         source: Source::Slurm,
         id: id.to_string(),
         end,
         entity: user.to_string(),
         account,
-        charge: billable * seconds,
+        charge,
     }))
 }
 

@@ -169,6 +169,18 @@ pub fn read_usage_text(text: &str) -> Result<PbsUsage, FormatError> {
                 format!("expected `name usage`, found {} fields", fields.len()),
             ));
         };
+        // PBS's binary file holds only printable ASCII names (`is_valid_pbs_name`): refuse
+        // others here rather than write a usage file PBS rejects.
+        if !name.bytes().all(|b| b.is_ascii_graphic()) {
+            return Err(FormatError::line(
+                FILE,
+                n,
+                format!(
+                    "entity name `{}` is not printable ASCII",
+                    name.escape_debug()
+                ),
+            ));
+        }
         let usage = text::parse_usage(value, "usage").map_err(|m| FormatError::line(FILE, n, m))?;
         entries.push((name.to_string(), usage));
     }

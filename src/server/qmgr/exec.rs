@@ -175,6 +175,16 @@ fn server_attr(st: &mut ServerState, a: &AttrOp) -> Result<(), Rejection> {
         "job_sort_formula" => match single(a, obj)? {
             Some(v) => {
                 check_formula(v, st, obj)?;
+                // ftest (issue #6): the opt-in guard — with job_sort_formula_tests set, the
+                // formula must pass that test file before it is stored.
+                if let Some(tests) = &st.server.job_sort_formula_tests {
+                    crate::formula_tests::guard(
+                        std::path::Path::new(tests),
+                        v,
+                        &st.resource_table(),
+                    )
+                    .map_err(|e| bad_value(obj, e.to_string()))?;
+                }
                 st.server.job_sort_formula = Some(v.to_string());
             }
             None => st.server.job_sort_formula = None,

@@ -39,7 +39,8 @@ pub fn parse_iso(s: &str) -> Option<i64> {
         None => (s, None),
     };
     let mut dp = date.split('-');
-    let y: i64 = dp.next()?.parse().ok()?;
+    // Four-digit years only: a huge year overflowed the day arithmetic (found by fuzzing).
+    let y: i64 = dp.next()?.parse().ok().filter(|y| (0..=9999).contains(y))?;
     let m: u32 = dp.next()?.parse().ok()?;
     let d: u32 = dp.next()?.parse().ok()?;
     if dp.next().is_some() || !(1..=12).contains(&m) || !(1..=31).contains(&d) {

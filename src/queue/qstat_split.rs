@@ -1,0 +1,288 @@
+//! The fast path of the `qstat -f -F json` reader: the `Jobs` object is cut in two at a job
+//! boundary and each half is parsed on its own core (`std::thread::scope`), then merged in order.
+//!
+//! The cut is found without scanning the file: from the middle, the first `}` `,` `"` whose key
+//! is followed by two entries that look like jobs (`"id": {…}`). That guess is then *proved*: the
+//! first half is parsed sequentially from the start of `Jobs` and must reach a job boundary at
+//! exactly the cut; otherwise (the guess fell inside a string, say) the first half simply parses
+//! on to the end and the second half's work is dropped. Any error at all returns `None`, and the
+//! caller re-reads the file with the plain serde reader, whose messages name the job, the field or
+//! the line and column — so both paths accept exactly the same files and report the same errors.
+
+use super::job::JobSet;
+use super::qstat::QstatJob;
+use super::raw::{add_job, Raw, QSTAT_FIELDS};
+use serde::de::{Deserialize, IgnoredAny};
+
+/// Below this size one core parses the file (threads cost more than they save).
+const PARALLEL_MIN_BYTES: usize = 1 << 20;
+/// How many `},"` spots after the middle are tried as the cut.
+const CUT_TRIES: usize = 256;
+
+/// Reads the jobs of a `qstat -f -F json` text (not yet `finish`ed), or `None` when the text is
+/// not plainly well formed (the caller then uses the serde reader for its error).
+pub(super) fn read(bytes: &[u8]) -> Option<JobSet> {
+    let mut pos = ws(bytes, 0);
+    if bytes.get(pos) != Some(&b'{') {
+        return None;
+    }
+    pos = ws(bytes, pos + 1);
+    let mut set: Option<JobSet> = None;
+    if bytes.get(pos) == Some(&b'}') {
+        return trailing(bytes, pos + 1).then(JobSet::default);
+    }
+    loop {
+        let (key, after) = value::<Raw>(bytes, pos)?;
+        let Raw::Str(key) = key else { return None };
+        pos = ws(bytes, after);
+        if bytes.get(pos) != Some(&b':') {
+            return None;
+        }
+        pos = ws(bytes, pos + 1);
+        if key == "Jobs" {
+            if set.is_some() || bytes.get(pos) != Some(&b'{') {
+                return None; // a second `Jobs`, or not an object: the serde reader decides
+            }
+            let (jobs, end) = jobs_object(bytes, pos + 1)?;
+            set = Some(jobs);
+            pos = end;
+        } else {
+            let (_, end) = value::<IgnoredAny>(bytes, pos)?;
+            pos = end;
+        }
+        pos = ws(bytes, pos);
+        match bytes.get(pos) {
+            Some(b',') => pos = ws(bytes, pos + 1),
+            Some(b'}') => {
+                return trailing(bytes, pos + 1).then(|| set.unwrap_or_default());
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// Only whitespace after the top-level object.
+fn trailing(bytes: &[u8], pos: usize) -> bool {
+    ws(bytes, pos) == bytes.len()
+}
+
+/// The position of the first non-whitespace byte at or after `pos`.
+fn ws(bytes: &[u8], mut pos: usize) -> usize {
+    while let Some(b' ' | b'\n' | b'\r' | b'\t') = bytes.get(pos) {
+        pos += 1;
+    }
+    pos
+}
+
+/// One JSON value starting at `pos` (after whitespace), and the position just after it.
+fn value<'de, T: Deserialize<'de>>(bytes: &'de [u8], pos: usize) -> Option<(T, usize)> {
+    let rest = bytes.get(pos..)?;
+    let mut stream = serde_json::Deserializer::from_slice(rest).into_iter::<T>();
+    let v = stream.next()?.ok()?;
+    Some((v, pos + stream.byte_offset()))
+}
+
+/// How one run over `Jobs` entries ended.
+enum Stop {
+    /// At the entry starting here (the first boundary at or after the requested cut).
+    Boundary(usize),
+    /// At the end of `Jobs`; the position just after its `}`.
+    End(usize),
+}
+
+/// Parses `Jobs` entries from `pos` (a boundary: the `"` of a key, or `}`), adding each job to
+/// `set`, until the end of the object or the first boundary at or after `stop_at`.
+fn entries(bytes: &[u8], mut pos: usize, stop_at: usize, set: &mut JobSet) -> Option<Stop> {
+    pos = ws(bytes, pos);
+    if bytes.get(pos) == Some(&b'}') {
+        return Some(Stop::End(pos + 1));
+    }
+    loop {
+        if pos >= stop_at {
+            return Some(Stop::Boundary(pos));
+        }
+        let (id, after) = value::<Raw>(bytes, pos)?;
+        let Raw::Str(id) = id else { return None };
+        pos = ws(bytes, after);
+        if bytes.get(pos) != Some(&b':') {
+            return None;
+        }
+        let (job, after) = value::<QstatJob>(bytes, ws(bytes, pos + 1))?;
+        add_job(set, &id, job.into_raw(), &QSTAT_FIELDS).ok()?;
+        pos = ws(bytes, after);
+        match bytes.get(pos) {
+            Some(b',') => pos = ws(bytes, pos + 1),
+            Some(b'}') => return Some(Stop::End(pos + 1)),
+            _ => return None,
+        }
+    }
+}
+
+/// Whether the entry at `pos` and the one after it look like jobs: `"id": {…}` twice (or once,
+/// then the end of `Jobs`). Used only to choose a likely cut; the cut is proved by the first half.
+fn looks_like_jobs(bytes: &[u8], mut pos: usize) -> bool {
+    for _ in 0..2 {
+        let Some((Raw::Str(_), after)) = value::<Raw>(bytes, pos) else {
+            return false;
+        };
+        pos = ws(bytes, after);
+        if bytes.get(pos) != Some(&b':') {
+            return false;
+        }
+        pos = ws(bytes, pos + 1);
+        if bytes.get(pos) != Some(&b'{') {
+            return false;
+        }
+        let Some((_, after)) = value::<IgnoredAny>(bytes, pos) else {
+            return false;
+        };
+        pos = ws(bytes, after);
+        match bytes.get(pos) {
+            Some(b',') => pos = ws(bytes, pos + 1),
+            Some(b'}') => return true,
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// A likely job boundary at or after `from`: the `"` of a key that follows `}` `,`.
+fn find_cut(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut pos = from;
+    for _ in 0..CUT_TRIES {
+        let close = pos + bytes.get(pos..)?.iter().position(|&b| b == b'}')?;
+        let comma = ws(bytes, close + 1);
+        pos = close + 1;
+        if bytes.get(comma) != Some(&b',') {
+            continue;
+        }
+        let key = ws(bytes, comma + 1);
+        if bytes.get(key) == Some(&b'"') && looks_like_jobs(bytes, key) {
+            return Some(key);
+        }
+    }
+    None
+}
+
+/// Parses the `Jobs` object whose `{` is just before `start`: in two halves on two threads when
+/// the text is large. Returns the jobs and the position after the object's `}`.
+fn jobs_object(bytes: &[u8], start: usize) -> Option<(JobSet, usize)> {
+    let cut = if bytes.len() - start >= PARALLEL_MIN_BYTES {
+        find_cut(bytes, start + (bytes.len() - start) / 2)
+    } else {
+        None
+    };
+    let Some(cut) = cut else {
+        let mut set = JobSet::default();
+        return match entries(bytes, start, usize::MAX, &mut set)? {
+            Stop::End(end) => Some((set, end)),
+            Stop::Boundary(_) => None,
+        };
+    };
+    let mut first = JobSet::default();
+    let (stop, second) = std::thread::scope(|s| {
+        let second = s.spawn(|| {
+            let mut set = JobSet::default();
+            match entries(bytes, cut, usize::MAX, &mut set) {
+                Some(Stop::End(end)) => Some((set, end)),
+                _ => None,
+            }
+        });
+        let stop = entries(bytes, start, cut, &mut first);
+        (stop, second.join().ok().flatten())
+    });
+    match stop? {
+        Stop::End(end) => Some((first, end)), // the cut was past the end of `Jobs`
+        Stop::Boundary(at) if at == cut => {
+            let (second, end) = second?;
+            first.append(second);
+            Some((first, end))
+        }
+        Stop::Boundary(at) => match entries(bytes, at, usize::MAX, &mut first)? {
+            // The guess was not a boundary: finish on this thread.
+            Stop::End(end) => Some((first, end)),
+            Stop::Boundary(_) => None,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(id: usize, user: &str) -> String {
+        format!(
+            r#""{id}.pbs":{{"Job_Owner":"{user}@h","queue":"workq","qtime":{id},
+            "Resource_List":{{"ncpus":{id},"place":"free"}},"Variable_List":{{"A":"}},\"x\":{{"}}}}"#
+        )
+    }
+
+    fn qstat(n: usize) -> String {
+        let jobs: Vec<String> = (0..n).map(|i| job(i, &format!("u{}", i % 7))).collect();
+        format!(
+            "{{\"timestamp\":1,\"pbs_version\":\"x\",\"Jobs\":{{\n{}\n}},\"pbs_server\":\"s\"}}\n",
+            jobs.join(",\n")
+        )
+    }
+
+    fn summary(set: &JobSet) -> Vec<(String, String, i64)> {
+        set.jobs
+            .iter()
+            .map(|j| (j.id.clone(), set.user(j).to_string(), j.qtime))
+            .collect()
+    }
+
+    #[test]
+    fn halves_merge_into_the_same_jobs_as_one_pass() {
+        let text = qstat(20_000);
+        assert!(text.len() > PARALLEL_MIN_BYTES);
+        let start = text.find("Jobs\":{").unwrap() + 7;
+        assert!(find_cut(text.as_bytes(), start + (text.len() - start) / 2).is_some());
+        let mut fast = read(text.as_bytes()).unwrap();
+        fast.finish().unwrap();
+        let mut one = JobSet::default();
+        let Some(Stop::End(_)) = entries(text.as_bytes(), start, usize::MAX, &mut one) else {
+            panic!("one pass")
+        };
+        one.finish().unwrap();
+        assert_eq!(fast.len(), 20_000);
+        assert_eq!(summary(&fast), summary(&one));
+        let ncpus = fast.resources.get("ncpus").unwrap();
+        assert_eq!(
+            fast.columns.resources[ncpus as usize].values[19_999],
+            19_999.0
+        );
+    }
+
+    #[test]
+    fn a_wrong_cut_falls_back_to_one_thread() {
+        // A cut inside a string value is not a boundary: the first half parses on.
+        let text = qstat(50);
+        let bytes = text.as_bytes();
+        let start = text.find("Jobs\":{").unwrap() + 7;
+        let inside = text.find("\\\"x\\\"").unwrap();
+        let mut set = JobSet::default();
+        let Some(Stop::Boundary(at)) = entries(bytes, start, inside, &mut set) else {
+            panic!("boundary")
+        };
+        assert!(at > inside);
+        assert!(!looks_like_jobs(bytes, inside));
+    }
+
+    #[test]
+    fn anything_unusual_is_left_to_the_serde_reader() {
+        for bad in [
+            "",
+            "[]",
+            "{\"Jobs\":[]}",
+            "{\"Jobs\":{\"1.s\":{\"Job_Owner\":\"a@h\"}},\"Jobs\":{}}",
+            "{\"Jobs\":{\"1.s\":{\"Priority\":\"high\",\"Job_Owner\":\"a@h\"}}}",
+            "{\"Jobs\":{}} x",
+            "{\"Jobs\":{\"1.s\":{\"Job_Name\":inf}}}",
+        ] {
+            assert!(read(bad.as_bytes()).is_none(), "{bad}");
+        }
+        assert_eq!(read(b" {} ").map(|s| s.len()), Some(0));
+        assert_eq!(read(b"{\"Jobs\":{}}").map(|s| s.len()), Some(0));
+    }
+}

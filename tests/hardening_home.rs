@@ -1,0 +1,135 @@
+//! The server home under a full disk and a read-only home: a clear one-line error, exit 1,
+//! and the previous state intact. (Concurrent writers and kill -9 during writes are covered by
+//! tests/server_safety.rs.)
+//!
+//! A full disk is simulated with `ulimit -f 0` (writes fail with EFBIG; SIGXFSZ ignored), a
+//! read-only home by running as `nobody` through `setpriv` when the tests run as root (root
+//! ignores file modes), else by `chmod 0555`.
+
+use assert_cmd::Command;
+use fairsort::server::Home;
+use std::path::Path;
+use std::process::Command as Process;
+
+fn bin() -> std::path::PathBuf {
+    assert_cmd::cargo::cargo_bin("fairsort")
+}
+
+fn priority(home: &Path) -> Option<i64> {
+    let st = Home::open(Some(home)).unwrap().load().unwrap();
+    st.queues.get("q").and_then(|q| q.priority)
+}
+
+fn make_home() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    Command::new(bin())
+        .arg("--home")
+        .arg(dir.path())
+        .args(["qmgr", "-c", "create queue q Priority = 1"])
+        .assert()
+        .success();
+    dir
+}
+
+#[test]
+fn full_disk_leaves_the_old_state_and_says_why() {
+    let dir = make_home();
+    let state_before = std::fs::read(dir.path().join("state.toml")).ok();
+    let out = Process::new("sh")
+        .arg("-c")
+        .arg("trap '' XFSZ; ulimit -f 0; exec \"$0\" --home \"$1\" qmgr -c 'set queue q Priority = 2'")
+        .arg(bin())
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "stderr: {stderr}");
+    assert!(
+        stderr.contains("File too large"),
+        "the OS error is shown: {stderr}"
+    );
+    assert_eq!(priority(dir.path()), Some(1), "old state intact");
+    if let Some(before) = state_before {
+        assert_eq!(
+            std::fs::read(dir.path().join("state.toml")).ok(),
+            Some(before)
+        );
+    }
+    // The next write, with room again, succeeds.
+    Command::new(bin())
+        .arg("--home")
+        .arg(dir.path())
+        .args(["qmgr", "-c", "set queue q Priority = 3"])
+        .assert()
+        .success();
+    assert_eq!(priority(dir.path()), Some(3));
+}
+
+fn is_root() -> bool {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("Uid:"))
+                .map(|l| l.split_whitespace().nth(2) == Some("0"))
+        })
+        .unwrap_or(false)
+}
+
+#[test]
+fn read_only_home_refuses_changes_clearly_and_still_reads() {
+    let dir = make_home();
+    let home = dir.path();
+    let run = |args: &[&str]| {
+        if is_root() {
+            let mut c = Process::new("setpriv");
+            c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"]);
+            c.arg(bin());
+            c.arg("--home").arg(home).args(args);
+            c.output()
+        } else {
+            Process::new(bin())
+                .arg("--home")
+                .arg(home)
+                .args(args)
+                .output()
+        }
+    };
+    {
+        // Others may read the home (as a real one is set up); only writing is denied.
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(home, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    if !is_root() {
+        use std::os::unix::fs::PermissionsExt;
+        for e in std::fs::read_dir(home).unwrap() {
+            let p = e.unwrap().path();
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o444)).unwrap();
+        }
+        std::fs::set_permissions(home, std::fs::Permissions::from_mode(0o555)).unwrap();
+    }
+    let Ok(out) = run(&["qmgr", "-c", "set queue q Priority = 2"]) else {
+        eprintln!("setpriv is not available: skipped");
+        return;
+    };
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "stderr: {stderr}");
+    assert!(
+        stderr.contains("Permission denied"),
+        "names the cause: {stderr}"
+    );
+    assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
+    // Reading still works.
+    let out = run(&["qmgr", "-c", "print queue q"]).unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Priority = 1"));
+    if !is_root() {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(home, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    assert_eq!(priority(home), Some(1));
+}

@@ -1,0 +1,42 @@
+//! `fairsort demo`: an alias of `fairsort order --example` (the README's first command).
+
+use assert_cmd::Command;
+
+fn fairsort() -> Command {
+    let mut c = Command::cargo_bin("fairsort").unwrap();
+    c.env_remove("FAIRSORT_HOME");
+    c.env("XDG_DATA_HOME", "/nonexistent/fairsort-test-data");
+    c
+}
+
+fn stdout(args: &[&str]) -> String {
+    let out = fairsort().args(args).output().unwrap();
+    assert!(out.status.success(), "{args:?}: {:?}", out);
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn demo_prints_what_order_example_prints() {
+    let demo = stdout(&["demo"]);
+    assert!(
+        demo.contains("fairsort order: PBS cluster (seed 004 share tree)"),
+        "{demo}"
+    );
+    assert!(demo.contains("   1  101.pbs  bob    workq    0.7311  eligible"));
+    assert_eq!(demo, stdout(&["order", "--example"]));
+}
+
+#[test]
+fn demo_takes_order_flags() {
+    assert_eq!(
+        stdout(&["demo", "--example", "slurm", "--json"]),
+        stdout(&["order", "--example", "slurm", "--json"])
+    );
+    let top = stdout(&["demo", "--top", "2"]);
+    assert!(top.contains("102.pbs") && !top.contains("107.pbs"), "{top}");
+}
+
+#[test]
+fn plain_order_still_needs_jobs() {
+    fairsort().args(["order"]).assert().code(2);
+}
