@@ -72,6 +72,30 @@ fn sort_weighted(list: &mut [NodeId], is_user: &[bool], weight: &[f64]) {
             .total_cmp(&weight[a])
             .then_with(|| is_user[b].cmp(&is_user[a]))
     });
+    users_first_in_ties(list, is_user, weight);
+}
+
+/// [`sort_weighted`] for a list in ascending id order (a node's children): the same order
+/// from an unstable sort on a plain key, the id standing in for stability.
+fn sort_weighted_ids(list: &mut [NodeId], is_user: &[bool], weight: &[f64]) {
+    list.sort_unstable_by_key(|&id| {
+        (
+            std::cmp::Reverse(total_order_key(weight[id])),
+            !is_user[id],
+            id,
+        )
+    });
+    users_first_in_ties(list, is_user, weight);
+}
+
+/// An integer that orders like `f64::total_cmp`.
+pub(crate) fn total_order_key(x: f64) -> i64 {
+    let b = x.to_bits() as i64;
+    b ^ (((b >> 63) as u64) >> 1) as i64
+}
+
+/// Inside each run of `is_equal` neighbours, users before banks (stable).
+fn users_first_in_ties(list: &mut [NodeId], is_user: &[bool], weight: &[f64]) {
     let mut start = 0;
     while start < list.len() {
         let mut end = start + 1;
@@ -137,7 +161,8 @@ pub fn compute(tree: &Tree, opts: &Options) -> Result<ShareResult, ShareError> {
         set_children_weights(tree, id, opts.flux_compat, &mut weight);
         let from = sorted.list.len();
         sorted.list.extend_from_slice(kids);
-        sort_weighted(&mut sorted.list[from..], &is_user, &weight);
+        // Children have consecutive ascending ids.
+        sort_weighted_ids(&mut sorted.list[from..], &is_user, &weight);
     }
     sorted.start.push(sorted.list.len());
 
@@ -251,5 +276,28 @@ mod tests {
         assert!(!is_equal(0.1, 0.1 + 1e-15));
         assert!(is_equal(1e20, 1e20 + 1e4));
         assert!(is_equal(MAX_WEIGHT, u64::MAX as f64 + 1.0));
+    }
+
+    #[test]
+    fn total_order_key_orders_like_total_cmp() {
+        let xs = [
+            f64::NEG_INFINITY,
+            -2.5,
+            -0.0,
+            0.0,
+            1e-300,
+            0.5,
+            MAX_WEIGHT,
+            f64::INFINITY,
+        ];
+        for a in xs {
+            for b in xs {
+                assert_eq!(
+                    total_order_key(a).cmp(&total_order_key(b)),
+                    a.total_cmp(&b),
+                    "{a} {b}"
+                );
+            }
+        }
     }
 }

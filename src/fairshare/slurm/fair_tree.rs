@@ -101,7 +101,19 @@ pub(crate) fn rank_users(links: &mut Links, lf: &[f64], merge_ties: bool) -> Vec
     let n = links.len();
     // `sort_children_by` borrows `links` mutably: sort through a copy of the user flags.
     let flags = links.is_user.clone();
-    links.sort_children_by(|a, b| sibling_order(lf, &flags, a, b));
+    if links.any_parent() {
+        links.sort_children_by(|a, b| sibling_order(lf, &flags, a, b));
+    } else {
+        // Without `parent` re-parenting every children list is in ascending id order: an
+        // unstable sort on a plain key with the id last gives the stable order, faster.
+        links.sort_children_by_key(|id| {
+            (
+                std::cmp::Reverse(crate::fairshare::flux::total_order_key(lf[id])),
+                !flags[id],
+                id,
+            )
+        });
+    }
     let links = &*links;
     let is_user = &links.is_user;
     let total = links.user_count as f64;

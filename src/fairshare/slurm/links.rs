@@ -146,6 +146,16 @@ impl Links {
         }
     }
 
+    /// Sorts every fs children list by `key` with an unstable sort (callers make the key
+    /// unique, e.g. ending with the id).
+    pub fn sort_children_by_key<K: Ord>(&mut self, mut key: impl FnMut(NodeId) -> K) {
+        for w in self.child_start.windows(2) {
+            if let Some(seg) = self.child_list.get_mut(w[0]..w[1]) {
+                seg.sort_unstable_by_key(|&id| key(id));
+            }
+        }
+    }
+
     /// Number of nodes, root included.
     pub fn len(&self) -> usize {
         self.fs_parent.len()
