@@ -10,6 +10,8 @@
 //! (`--flux-compat`), which reproduces the C++ bit for bit on fractional usages too.
 
 use super::algorithm::{Algorithm, Options};
+use super::key_sort::SiblingSort;
+use super::node_columns::NodeColumns;
 use super::result::{Column, ShareError, ShareResult, BLANK};
 use super::spec::Shares;
 use super::tree::{NodeId, Tree};
@@ -33,65 +35,42 @@ fn shares(s: Shares) -> u64 {
     }
 }
 
-/// Sets the weight of every child of `parent` against its siblings (`calc_set_children_weight`).
-fn set_children_weights(tree: &Tree, parent: NodeId, compat: bool, weight: &mut [f64]) {
-    let kids = tree.children(parent);
+/// Sets the weight of every child in `kids` (one parent's children) against its siblings
+/// (`calc_set_children_weight`).
+fn set_children_weights(cols: &NodeColumns, kids: &[NodeId], compat: bool, weight: &mut [f64]) {
     let mut s_sum: u64 = 0;
     let mut u_sum = 0.0f64;
     let mut u_trunc: u64 = 0;
     for &c in kids {
-        let n = tree.node(c);
-        s_sum = s_sum.wrapping_add(shares(n.shares));
-        u_sum += n.raw_usage;
+        let usage = cols.raw_usage[c];
+        s_sum = s_sum.wrapping_add(shares(cols.shares[c]));
+        u_sum += usage;
         // C++: uint64 + double → double, stored back into a uint64 (truncation).
-        u_trunc = (u_trunc as f64 + n.raw_usage) as u64;
+        u_trunc = (u_trunc as f64 + usage) as u64;
     }
     let u_total = if compat { u_trunc as f64 } else { u_sum };
     for &c in kids {
-        let n = tree.node(c);
-        let sh = shares(n.shares);
+        let usage = cols.raw_usage[c];
+        let sh = shares(cols.shares[c]);
         weight[c] = if sh == 0 {
             0.0
-        } else if n.raw_usage.abs() < ZERO_USAGE {
+        } else if usage.abs() < ZERO_USAGE {
             MAX_WEIGHT
         } else {
             let s_w = sh as f64 / s_sum as f64;
-            let u_w = n.raw_usage / u_total;
+            let u_w = usage / u_total;
             s_w / u_w
         };
     }
 }
 
 /// Sorts nodes by weight, descending; on `is_equal` weights a user comes before a bank
-/// (`sort_weighted_children`). Done as a total order (exact weight, then users first) followed by
-/// a pass that puts users first inside each run of `is_equal` neighbours, so the result is what
-/// the C++ comparator asks for without relying on it being transitive.
-fn sort_weighted(list: &mut [NodeId], is_user: &[bool], weight: &[f64]) {
-    list.sort_by(|&a, &b| {
-        weight[b]
-            .total_cmp(&weight[a])
-            .then_with(|| is_user[b].cmp(&is_user[a]))
-    });
+/// (`sort_weighted_children`). Done as a total order (exact weight, then users first, then list
+/// order) followed by a pass that puts users first inside each run of `is_equal` neighbours, so
+/// the result is what the C++ comparator asks for without relying on it being transitive.
+fn sort_weighted(sorter: &mut SiblingSort, list: &mut [NodeId], is_user: &[bool], weight: &[f64]) {
+    sorter.sort(list, weight, is_user);
     users_first_in_ties(list, is_user, weight);
-}
-
-/// [`sort_weighted`] for a list in ascending id order (a node's children): the same order
-/// from an unstable sort on a plain key, the id standing in for stability.
-fn sort_weighted_ids(list: &mut [NodeId], is_user: &[bool], weight: &[f64]) {
-    list.sort_unstable_by_key(|&id| {
-        (
-            std::cmp::Reverse(total_order_key(weight[id])),
-            !is_user[id],
-            id,
-        )
-    });
-    users_first_in_ties(list, is_user, weight);
-}
-
-/// An integer that orders like `f64::total_cmp`.
-pub(crate) fn total_order_key(x: f64) -> i64 {
-    let b = x.to_bits() as i64;
-    b ^ (((b >> 63) as u64) >> 1) as i64
 }
 
 /// Inside each run of `is_equal` neighbours, users before banks (stable).
@@ -118,6 +97,41 @@ struct SortedChildren {
 }
 
 impl SortedChildren {
+    /// Every node's children in ascending id (= input) order, from the parent column
+    /// (parents have smaller ids than their children; the root is its own parent).
+    fn of_parents(parent: &[NodeId]) -> SortedChildren {
+        let n = parent.len();
+        let mut start = vec![0usize; n + 1];
+        for &p in parent.iter().skip(1) {
+            if let Some(c) = start.get_mut(p) {
+                *c += 1;
+            }
+        }
+        // Inclusive prefix sums make start[p] the end of p's list; placing ids backwards
+        // leaves it at the start.
+        for i in 1..=n {
+            start[i] += start[i - 1];
+        }
+        let mut list = vec![0; n.saturating_sub(1)];
+        for (id, &p) in parent.iter().enumerate().skip(1).rev() {
+            if let Some(c) = start.get_mut(p) {
+                *c -= 1;
+                if let Some(slot) = list.get_mut(*c) {
+                    *slot = id;
+                }
+            }
+        }
+        SortedChildren { start, list }
+    }
+
+    /// The bounds of `id`'s list in `list` (empty for an unknown id).
+    fn range(&self, id: NodeId) -> (usize, usize) {
+        match (self.start.get(id), self.start.get(id + 1)) {
+            (Some(&a), Some(&b)) => (a, b),
+            _ => (0, 0),
+        }
+    }
+
     fn of(&self, id: NodeId) -> &[NodeId] {
         match (self.start.get(id), self.start.get(id + 1)) {
             (Some(&a), Some(&b)) => self.list.get(a..b).unwrap_or(&[]),
@@ -145,26 +159,23 @@ fn tied_with_next(items: &[NodeId], j: usize, is_user: &[bool], weight: &[f64]) 
 /// user associations, plus `norm_shares`/`norm_usage` as flux's `bank-info` prints them
 /// (shares over same-type siblings times the parent's; usage over the root's).
 pub fn compute(tree: &Tree, opts: &Options) -> Result<ShareResult, ShareError> {
-    let len = tree.len();
-    let is_user: Vec<bool> = tree.nodes().iter().map(|n| n.is_user()).collect();
+    let cols = tree.columns();
+    let len = cols.len();
+    let is_user = &cols.is_user;
     let mut weight = vec![0.0f64; len];
-    let mut sorted = SortedChildren {
-        start: Vec::with_capacity(len + 1),
-        list: Vec::with_capacity(len),
-    };
+    let mut sorter = SiblingSort::default();
+    let mut sorted = SortedChildren::of_parents(&cols.parent);
     for id in 0..len {
-        sorted.start.push(sorted.list.len());
-        let kids = tree.children(id);
+        let (from, to) = sorted.range(id);
+        let Some(kids) = sorted.list.get_mut(from..to) else {
+            continue;
+        };
         if kids.is_empty() {
             continue;
         }
-        set_children_weights(tree, id, opts.flux_compat, &mut weight);
-        let from = sorted.list.len();
-        sorted.list.extend_from_slice(kids);
-        // Children have consecutive ascending ids.
-        sort_weighted_ids(&mut sorted.list[from..], &is_user, &weight);
+        set_children_weights(cols, kids, opts.flux_compat, &mut weight);
+        sort_weighted(&mut sorter, kids, is_user, &weight);
     }
-    sorted.start.push(sorted.list.len());
 
     let n_users = is_user.iter().filter(|&&u| u).count() as u64;
     let mut fairshare = vec![BLANK; len];
@@ -184,7 +195,7 @@ pub fn compute(tree: &Tree, opts: &Options) -> Result<ShareResult, ShareError> {
         };
         if is_user[id] {
             fairshare[id] = rank as f64 / n_users as f64;
-            if tied_with_next(items, *i, &is_user, &weight) {
+            if tied_with_next(items, *i, is_user, &weight) {
                 stride += 1;
             } else {
                 rank = rank.saturating_sub(1 + stride);
@@ -195,7 +206,7 @@ pub fn compute(tree: &Tree, opts: &Options) -> Result<ShareResult, ShareError> {
         }
         // A bank, and the run of banks tied with it one after the other.
         let mut end = *i;
-        while tied_with_next(items, end, &is_user, &weight) {
+        while tied_with_next(items, end, is_user, &weight) {
             end += 1;
         }
         let next = if end == *i {
@@ -205,7 +216,7 @@ pub fn compute(tree: &Tree, opts: &Options) -> Result<ShareResult, ShareError> {
             for &bank in items.get(*i..=end).unwrap_or(&[]) {
                 merged.extend_from_slice(sorted.of(bank));
             }
-            sort_weighted(&mut merged, &is_user, &weight);
+            sort_weighted(&mut sorter, &mut merged, is_user, &weight);
             List::Merged(merged)
         };
         *i = end + 1;
@@ -213,13 +224,13 @@ pub fn compute(tree: &Tree, opts: &Options) -> Result<ShareResult, ShareError> {
     }
 
     let root = tree.root();
-    let root_usage = tree.node(root).raw_usage;
-    let norm_usage: Vec<f64> = tree
-        .nodes()
+    let root_usage = cols.raw_usage.get(root).copied().unwrap_or(0.0);
+    let norm_usage: Vec<f64> = cols
+        .raw_usage
         .iter()
-        .map(|n| {
+        .map(|&u| {
             if root_usage > 0.0 {
-                n.raw_usage / root_usage
+                u / root_usage
             } else {
                 0.0
             }
@@ -231,27 +242,26 @@ pub fn compute(tree: &Tree, opts: &Options) -> Result<ShareResult, ShareError> {
         *r = 1.0;
     }
     for id in 0..len {
-        let kids = tree.children(id);
+        let kids = sorted.of(id);
         if kids.is_empty() {
             continue;
         }
         let parent_norm = norm_shares[id];
         let (mut user_sum, mut bank_sum) = (0u64, 0u64);
         for &c in kids {
-            let s = shares(tree.node(c).shares);
-            if tree.node(c).is_user() {
+            let s = shares(cols.shares[c]);
+            if is_user[c] {
                 user_sum = user_sum.saturating_add(s);
             } else {
                 bank_sum = bank_sum.saturating_add(s);
             }
         }
         for &c in kids {
-            let n = tree.node(c);
-            let sum = if n.is_user() { user_sum } else { bank_sum };
+            let sum = if is_user[c] { user_sum } else { bank_sum };
             norm_shares[c] = if sum == 0 {
                 0.0
             } else {
-                shares(n.shares) as f64 / sum as f64 * parent_norm
+                shares(cols.shares[c]) as f64 / sum as f64 * parent_norm
             };
         }
     }
@@ -276,28 +286,5 @@ mod tests {
         assert!(!is_equal(0.1, 0.1 + 1e-15));
         assert!(is_equal(1e20, 1e20 + 1e4));
         assert!(is_equal(MAX_WEIGHT, u64::MAX as f64 + 1.0));
-    }
-
-    #[test]
-    fn total_order_key_orders_like_total_cmp() {
-        let xs = [
-            f64::NEG_INFINITY,
-            -2.5,
-            -0.0,
-            0.0,
-            1e-300,
-            0.5,
-            MAX_WEIGHT,
-            f64::INFINITY,
-        ];
-        for a in xs {
-            for b in xs {
-                assert_eq!(
-                    total_order_key(a).cmp(&total_order_key(b)),
-                    a.total_cmp(&b),
-                    "{a} {b}"
-                );
-            }
-        }
     }
 }

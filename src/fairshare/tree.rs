@@ -3,6 +3,7 @@
 //! gets the same clear errors (unknown parent, cycle, duplicate, negative or non-finite values).
 
 use super::fast_hash::FastMap;
+use super::node_columns::NodeColumns;
 use super::spec::{NodeKind, NodeSpec, Shares, TreeSource, TreeSpec};
 use thiserror::Error;
 
@@ -96,6 +97,8 @@ pub struct Tree {
     unknown_shares: Option<u64>,
     accounts: FastMap<String, NodeId>,
     users: FastMap<String, Assocs>,
+    /// The hot fields of `nodes` as parallel arrays (always the same length as `nodes`).
+    cols: NodeColumns,
 }
 
 /// The associations of one user name: most names have one, which needs no allocation.
@@ -227,6 +230,7 @@ impl Tree {
             unknown_shares,
             accounts: FastMap::default(),
             users: FastMap::with_capacity_and_hasher(n_specs, Default::default()),
+            cols: NodeColumns::default(),
         };
         tree.nodes.push(Node {
             name: root_key,
@@ -282,6 +286,7 @@ impl Tree {
             }
         }
         tree.sum_usage(root_usage);
+        tree.cols = NodeColumns::of(&tree.nodes);
         Ok(tree)
     }
 
@@ -366,7 +371,11 @@ impl Tree {
             return id;
         }
         let spec = NodeSpec::new(name, None, NodeKind::User, shares);
-        self.push(&spec, parent)
+        let id = self.push(&spec, parent);
+        if let Some(node) = self.nodes.get(self.cols.len()) {
+            self.cols.push(node);
+        }
+        id
     }
 
     /// The root (always id 0).
@@ -387,6 +396,11 @@ impl Tree {
     /// The node with this id. Ids come from this tree, so out-of-range is a programming error.
     pub fn node(&self, id: NodeId) -> &Node {
         &self.nodes[id]
+    }
+
+    /// The fields every algorithm pass reads, as parallel arrays indexed by id.
+    pub fn columns(&self) -> &NodeColumns {
+        &self.cols
     }
 
     /// All nodes, indexed by id.

@@ -9,6 +9,7 @@
 //! lists merged and sorted together before descending.
 
 use super::links::Links;
+use crate::fairshare::key_sort::SiblingSort;
 use crate::fairshare::result::{Column, BLANK};
 use crate::fairshare::{Algorithm, NodeId, ShareResult, Tree};
 
@@ -39,9 +40,10 @@ pub(crate) fn usage(tree: &Tree, links: &Links, id: NodeId) -> f64 {
     if id == 0 {
         return 1.0;
     }
-    let parent_usage = tree.node(links.fs_parent[id]).raw_usage;
+    let usage = &tree.columns().raw_usage;
+    let parent_usage = usage[links.fs_parent[id]];
     if parent_usage > 0.0 {
-        tree.node(id).raw_usage / parent_usage
+        usage[id] / parent_usage
     } else {
         0.0
     }
@@ -50,9 +52,9 @@ pub(crate) fn usage(tree: &Tree, links: &Links, id: NodeId) -> f64 {
 /// Level FS of every association (`_calc_assoc_fs`): +inf for a `parent` user, NO_VAL for a
 /// `parent` account (and the root), 0 for S = 0 (checked first), else S/U (U = 0 gives +inf).
 pub(crate) fn level_fs(tree: &Tree, links: &Links) -> Vec<f64> {
-    let nodes = tree.nodes();
+    let usage = &tree.columns().raw_usage;
     let mut lf = vec![NO_VAL; links.len()];
-    for (id, node) in nodes.iter().enumerate().skip(1) {
+    for (id, &own) in usage.iter().enumerate().skip(1) {
         lf[id] = if links.is_parent[id] {
             if links.is_user[id] {
                 f64::INFINITY
@@ -64,21 +66,13 @@ pub(crate) fn level_fs(tree: &Tree, links: &Links) -> Vec<f64> {
             if s == 0.0 {
                 0.0
             } else {
-                let pu = nodes[links.fs_parent[id]].raw_usage;
-                let u = if pu > 0.0 { node.raw_usage / pu } else { 0.0 };
+                let pu = usage[links.fs_parent[id]];
+                let u = if pu > 0.0 { own / pu } else { 0.0 };
                 s / u
             }
         };
     }
     lf
-}
-
-/// Sibling order: Level FS descending, users before accounts on equal values, otherwise tree
-/// order (glibc's qsort behaved stably on Slurm's lists; `sort_by` is stable).
-fn sibling_order(lf: &[f64], is_user: &[bool], a: NodeId, b: NodeId) -> std::cmp::Ordering {
-    lf[b]
-        .total_cmp(&lf[a])
-        .then_with(|| is_user[b].cmp(&is_user[a]))
 }
 
 /// One sibling array being walked.
@@ -99,21 +93,7 @@ enum Items {
 /// returns F = rank / N per node (NaN for accounts). Sorts `links`' children lists in place.
 pub(crate) fn rank_users(links: &mut Links, lf: &[f64], merge_ties: bool) -> Vec<f64> {
     let n = links.len();
-    // `sort_children_by` borrows `links` mutably: sort through a copy of the user flags.
-    let flags = links.is_user.clone();
-    if links.any_parent() {
-        links.sort_children_by(|a, b| sibling_order(lf, &flags, a, b));
-    } else {
-        // Without `parent` re-parenting every children list is in ascending id order: an
-        // unstable sort on a plain key with the id last gives the stable order, faster.
-        links.sort_children_by_key(|id| {
-            (
-                std::cmp::Reverse(crate::fairshare::flux::total_order_key(lf[id])),
-                !flags[id],
-                id,
-            )
-        });
-    }
+    links.sort_children(lf);
     let links = &*links;
     let is_user = &links.is_user;
     let total = links.user_count as f64;
@@ -163,7 +143,7 @@ pub(crate) fn rank_users(links: &mut Links, lf: &[f64], merge_ties: bool) -> Vec
             for &acct in list.get(frame.i..=frame.i + tied_accounts).unwrap_or(&[]) {
                 merged.extend_from_slice(links.children(acct));
             }
-            merged.sort_by(|&a, &b| sibling_order(lf, is_user, a, b));
+            SiblingSort::default().sort(&mut merged, lf, is_user);
             frame.i += 1 + tied_accounts;
             Items::Merged(merged)
         } else {

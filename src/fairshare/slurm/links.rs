@@ -3,6 +3,7 @@
 //! lists under that re-parenting, `level_shares` and the global normalised usage.
 //! (slurm.md §0; `assoc_mgr.c:_set_assoc_parent_and_user`, `_get_children_level_shares`.)
 
+use crate::fairshare::key_sort::SiblingSort;
 use crate::fairshare::{NodeId, Shares, Tree};
 
 /// Per-node arrays indexed by `NodeId`, built in O(n) with one pass over the tree's nodes and
@@ -37,22 +38,26 @@ impl Links {
     /// node have consecutive ids in input order.
     pub fn new(tree: &Tree) -> Links {
         let nodes = tree.nodes();
-        let n = nodes.len();
-        let root_usage = nodes.first().map_or(0.0, |r| r.raw_usage);
+        let cols = tree.columns();
+        let n = cols.len();
+        let root_usage = cols.raw_usage.first().copied().unwrap_or(0.0);
         let mut fs_parent = vec![0; n];
         let mut is_parent = vec![false; n];
-        let mut is_user = vec![false; n];
+        let is_user = cols.is_user.clone();
         let mut raw_shares = vec![0.0; n];
         let mut usage_norm = vec![0.0; n];
         let mut child_shares = vec![0.0; n];
         let mut child_start = vec![0usize; n + 1];
-        let mut user_count = 0;
+        let user_count = is_user.iter().filter(|&&u| u).count();
         let mut reparented = false;
-        for (id, node) in nodes.iter().enumerate() {
-            if root_usage > 0.0 {
-                usage_norm[id] = (node.raw_usage / root_usage).min(1.0);
+        if root_usage > 0.0 {
+            for (norm, &u) in usage_norm.iter_mut().zip(&cols.raw_usage) {
+                *norm = (u / root_usage).min(1.0);
             }
-            let Some(p) = node.parent else { continue };
+        }
+        // Parents have smaller ids than their children: one ascending pass is top-down.
+        for id in 1..n {
+            let p = cols.parent[id];
             let fp = if is_parent[p] {
                 reparented = true;
                 fs_parent[p]
@@ -60,16 +65,12 @@ impl Links {
                 p
             };
             fs_parent[id] = fp;
-            match node.shares {
+            match cols.shares[id] {
                 Shares::Parent => is_parent[id] = true,
                 Shares::Count(c) => {
                     raw_shares[id] = c as f64;
                     child_shares[fp] += c as f64;
                 }
-            }
-            if node.is_user() {
-                is_user[id] = true;
-                user_count += 1;
             }
             child_start[fp] += 1;
         }
@@ -137,21 +138,13 @@ impl Links {
         }
     }
 
-    /// Sorts every fs children list in place with `cmp` (stable: ties keep tree order).
-    pub fn sort_children_by(&mut self, mut cmp: impl FnMut(NodeId, NodeId) -> std::cmp::Ordering) {
+    /// Sorts every fs children list by `value` descending, users first on equal values,
+    /// otherwise in tree order (Fair Tree's sibling order).
+    pub fn sort_children(&mut self, value: &[f64]) {
+        let mut sorter = SiblingSort::default();
         for w in self.child_start.windows(2) {
             if let Some(seg) = self.child_list.get_mut(w[0]..w[1]) {
-                seg.sort_by(|&a, &b| cmp(a, b));
-            }
-        }
-    }
-
-    /// Sorts every fs children list by `key` with an unstable sort (callers make the key
-    /// unique, e.g. ending with the id).
-    pub fn sort_children_by_key<K: Ord>(&mut self, mut key: impl FnMut(NodeId) -> K) {
-        for w in self.child_start.windows(2) {
-            if let Some(seg) = self.child_list.get_mut(w[0]..w[1]) {
-                seg.sort_unstable_by_key(|&id| key(id));
+                sorter.sort(seg, value, &self.is_user);
             }
         }
     }
