@@ -120,20 +120,20 @@ fn flux_idset_of_the_whole_u64_range_counts() {
 }
 
 /// fuzz target tree_sshare: a group with a finite but huge RawUsage (3.3e102) gives its users a
-/// NaN PBS fairshare_factor: PBS's `float` arithmetic (fairsort's f32) overflows to inf/inf.
-/// Open (fairshare/pbs.rs is being refactored): kept here so the fix can be checked.
+/// NaN PBS fairshare_factor: its usage over the root's overflowed f32 and inf - inf gave NaN.
+/// Fixed: a node's usage ratio is clamped to 1 (in PBS it never exceeds the root's).
 #[test]
-#[ignore = "open: PBS factor NaN for usage beyond f32 range (docs/hardening.md)"]
 fn pbs_factor_stays_a_number_for_huge_usage() {
-    let spec = read_tree(
-        &data("pbs_factor_nan_huge_group_usage.sshare"),
-        Some(TreeFormat::Sshare),
-    )
-    .unwrap();
-    let tree = Tree::build(spec).unwrap();
-    let r = compute(&tree, Algorithm::Pbs, &Options::default()).unwrap();
-    for u in tree.users() {
-        let f = r.factor(u).unwrap();
-        assert!((0.0..=1.0).contains(&f), "{}: {f}", tree.label(u));
+    for file in [
+        "pbs_factor_nan_huge_group_usage.sshare",
+        "pbs_factor_nan_huge_group_usage_2.sshare",
+    ] {
+        let spec = read_tree(&data(file), Some(TreeFormat::Sshare)).unwrap();
+        let tree = Tree::build(spec).unwrap();
+        let r = compute(&tree, Algorithm::Pbs, &Options::default()).unwrap();
+        for u in tree.users() {
+            let f = r.factor(u).unwrap();
+            assert!((0.0..=1.0).contains(&f), "{file}: {}: {f}", tree.label(u));
+        }
     }
 }

@@ -94,7 +94,11 @@ fn values(tree: &Tree, usage: &[f64]) -> Vec<PbsValues> {
                 let gp = shares(tree.node(c).shares) as f32 / sum as f32;
                 (gp, gp * parent.tree_percentage)
             };
-            let u = (usage[c] / root_usage) as f32;
+            // In PBS a node's usage never exceeds the root's (the root's is the sum). Inputs
+            // that state account usage (sshare, sacctmgr) can break that, and sums can overflow
+            // to inf (inf/inf): clamp to 1 so f32 arithmetic cannot give inf - inf = NaN.
+            let ratio = usage[c] / root_usage;
+            let u = if ratio.is_nan() { 1.0 } else { ratio.min(1.0) } as f32;
             let uf = if id == root {
                 u
             } else {
