@@ -3,82 +3,124 @@
 //! million jobs bind without per-job string look-ups: names are interned into `Sym`s once.
 
 use super::error::JobsError;
-use std::collections::HashMap;
+use crate::fairshare::fast_hash::FastHasher;
+use hashbrown::HashTable;
 
 /// An interned name (user, group, account, queue or resource): an index into a `Names` pool.
 pub type Sym = u32;
 
-/// The Fx hash (rustc's multiply-rotate hash): interning runs several times per job while a
-/// million-job file is read, where SipHash's DoS resistance buys nothing and costs much.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct FxHasher(u64);
-
-impl std::hash::Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(c);
-            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
-        }
-        for &b in chunks.remainder() {
-            self.0 = (self.0.rotate_left(5) ^ b as u64).wrapping_mul(K);
-        }
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
+/// The hash of a name in a [`Names`] pool (the crate's Fx-style hash: interning runs several
+/// times per job while a million-job file is read, where SipHash's DoS resistance buys nothing).
+fn name_hash(name: &str) -> u64 {
+    use std::hash::{BuildHasher, BuildHasherDefault};
+    BuildHasherDefault::<FastHasher>::default().hash_one(name)
 }
 
-type FxBuild = std::hash::BuildHasherDefault<FxHasher>;
-
 /// A pool of distinct names; each name is stored once and referred to by its `Sym`.
+///
+/// Laid out for a million-job read, where each job interns four or five names against a pool of
+/// a few hundred thousand: the names live end to end in one `arena`, and the index holds only
+/// `Sym`s (4 bytes a slot), so the index, the spans and the text stay in cache where a
+/// `HashMap<String, Sym>` (32-byte slots, one heap string per name) missed three times a lookup.
 #[derive(Debug, Clone, Default)]
 pub struct Names {
-    names: Vec<String>,
-    index: HashMap<String, Sym, FxBuild>,
+    /// Every name, end to end.
+    arena: String,
+    /// `arena` range of each `Sym`: (start, end).
+    spans: Vec<(usize, usize)>,
+    /// The hash of each `Sym`'s name (the index rehashes from it when it grows).
+    hashes: Vec<u64>,
+    /// `Sym`s by the hash of their name.
+    index: HashTable<Sym>,
 }
 
 impl Names {
     /// The symbol of `name`, adding it on first sight.
     pub fn intern(&mut self, name: &str) -> Sym {
-        // Few distinct names (resources, queues): a linear scan beats hashing.
-        if self.names.len() <= 8 {
-            if let Some(i) = self.names.iter().position(|n| n == name) {
-                return i as Sym;
-            }
-        } else if let Some(&s) = self.index.get(name) {
+        let hash = name_hash(name);
+        let Names {
+            arena,
+            spans,
+            hashes,
+            index,
+        } = self;
+        let same =
+            |&s: &Sym| spans.get(s as usize).and_then(|&(a, b)| arena.get(a..b)) == Some(name);
+        if let Some(&s) = index.find(hash, same) {
             return s;
         }
-        let s = self.names.len() as Sym;
-        self.names.push(name.to_string());
-        self.index.insert(name.to_string(), s);
+        let s = spans.len() as Sym;
+        let start = arena.len();
+        arena.push_str(name);
+        spans.push((start, arena.len()));
+        hashes.push(hash);
+        index.insert_unique(hash, s, |&s| hashes.get(s as usize).copied().unwrap_or(0));
         s
     }
 
     /// The symbol of `name` if it was ever interned.
     pub fn get(&self, name: &str) -> Option<Sym> {
-        self.index.get(name).copied()
+        self.index
+            .find(name_hash(name), |&s| self.name(s) == name)
+            .copied()
     }
 
     /// The name of a symbol (empty for a symbol from another pool).
     pub fn name(&self, sym: Sym) -> &str {
-        self.names
+        self.spans
             .get(sym as usize)
-            .map(String::as_str)
+            .and_then(|&(a, b)| self.arena.get(a..b))
             .unwrap_or("")
+    }
+
+    /// Every name, in `Sym` order.
+    pub fn iter(&self) -> impl Iterator<Item = &str> {
+        (0..self.spans.len()).map(|s| self.name(s as Sym))
     }
 
     /// Number of distinct names.
     pub fn len(&self) -> usize {
-        self.names.len()
+        self.spans.len()
     }
 
     /// True when no name was interned.
     pub fn is_empty(&self) -> bool {
-        self.names.is_empty()
+        self.spans.is_empty()
     }
+}
+
+/// The id seen twice whose second sighting comes first (in `jobs` order), if any. Sorting
+/// (hash, position) pairs is several times faster on a million jobs than a hash set of ids
+/// (that probed a cold 1M-slot table per job); equal hashes are confirmed on the ids.
+fn first_duplicate_id(jobs: &[Job]) -> Option<&str> {
+    let mut keys: Vec<(u64, usize)> = jobs
+        .iter()
+        .enumerate()
+        .map(|(i, j)| (name_hash(&j.id), i))
+        .collect();
+    keys.sort_unstable();
+    let mut best: Option<usize> = None;
+    let mut start = 0;
+    while start < keys.len() {
+        let hash = keys[start].0;
+        let end = start + keys[start..].iter().take_while(|k| k.0 == hash).count();
+        if end - start > 1 {
+            // Equal hashes: sort the run by (id, position) — O(k log k) even if an input is
+            // built to collide — and a pair of equal neighbours is an id's first two sightings.
+            let mut run: Vec<(&str, usize)> = keys[start..end]
+                .iter()
+                .map(|&(_, i)| (jobs[i].id.as_str(), i))
+                .collect();
+            run.sort_unstable();
+            for pair in run.windows(2) {
+                if pair[0].0 == pair[1].0 {
+                    best = Some(best.map_or(pair[1].1, |b| b.min(pair[1].1)));
+                }
+            }
+        }
+        start = end;
+    }
+    best.map(|i| jobs[i].id.as_str())
 }
 
 /// A resource request as read: a number in PBS units, or text PBS would not bind as a number.
@@ -139,8 +181,6 @@ pub struct Job {
     pub seq: u64,
     /// Array index of a subjob (`124[7].server` → 7).
     pub array_index: Option<u64>,
-    /// `Job_Owner` (`user@host`), interned.
-    pub owner: Sym,
     /// `euser` (the owner's user name when qstat does not print it).
     pub euser: Sym,
     /// `egroup` (empty when unknown).
@@ -294,15 +334,8 @@ impl JobSet {
         self.jobs.sort_by(|a, b| {
             (a.qtime, a.seq, a.array_index, &a.id).cmp(&(b.qtime, b.seq, b.array_index, &b.id))
         });
-        let mut seen: std::collections::HashSet<&str, FxBuild> =
-            std::collections::HashSet::with_capacity_and_hasher(
-                self.jobs.len(),
-                FxBuild::default(),
-            );
-        for j in &self.jobs {
-            if !seen.insert(j.id.as_str()) {
-                return Err(JobsError::DuplicateJob(j.id.clone()));
-            }
+        if let Some(dup) = first_duplicate_id(&self.jobs) {
+            return Err(JobsError::DuplicateJob(dup.to_string()));
         }
         self.columns = Columns::build(&self.jobs, self.resources.len());
         Ok(())
@@ -311,19 +344,13 @@ impl JobSet {
     /// Moves the jobs of `other` (read separately, with its own name pools) after these,
     /// re-interning its names; `finish` then sorts and checks the whole set.
     pub fn append(&mut self, other: JobSet) {
-        let names: Vec<Sym> = other
-            .names
-            .names
-            .iter()
-            .map(|n| self.names.intern(n))
-            .collect();
-        let resources: Vec<Sym> = (other.resources.names.iter())
+        let names: Vec<Sym> = other.names.iter().map(|n| self.names.intern(n)).collect();
+        let resources: Vec<Sym> = (other.resources.iter())
             .map(|n| self.resources.intern(n))
             .collect();
         let name = |s: Sym| names.get(s as usize).copied().unwrap_or(s);
         self.jobs.reserve(other.jobs.len());
         for mut job in other.jobs {
-            job.owner = name(job.owner);
             job.euser = name(job.euser);
             job.egroup = name(job.egroup);
             job.account = job.account.map(name);
@@ -380,12 +407,43 @@ mod tests {
     }
 
     #[test]
+    fn the_duplicate_reported_is_the_one_whose_second_sighting_comes_first() {
+        let job = |id: &str| Job {
+            id: id.into(),
+            seq: 1,
+            array_index: None,
+            euser: 0,
+            egroup: 0,
+            account: None,
+            queue: 0,
+            state: JobState::Queued,
+            priority: 0,
+            qtime: 0,
+            eligible_time: 0.0,
+            accrue_type: 0,
+            resources: Vec::new(),
+        };
+        let jobs: Vec<Job> = ["a", "b", "c", "b", "a", "c", "b"]
+            .into_iter()
+            .map(job)
+            .collect();
+        assert_eq!(first_duplicate_id(&jobs), Some("b"));
+        assert_eq!(first_duplicate_id(&jobs[..3]), None);
+        assert_eq!(first_duplicate_id(&jobs[2..6]), Some("c"));
+        let mut names = Names::default();
+        assert_eq!(names.intern("x"), 0);
+        assert_eq!(names.intern("y"), 1);
+        assert_eq!(names.intern("x"), 0);
+        assert_eq!((names.get("y"), names.get("z")), (Some(1), None));
+        assert_eq!(names.iter().collect::<Vec<_>>(), ["x", "y"]);
+    }
+
+    #[test]
     fn append_reinterns_names_and_resources() {
         let job = |id: &str, user: Sym, res: Sym| Job {
             id: id.into(),
             seq: 1,
             array_index: None,
-            owner: user,
             euser: user,
             egroup: user,
             account: Some(user),

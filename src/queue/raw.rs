@@ -307,7 +307,6 @@ pub fn add_job(
         id: id.to_string(),
         seq,
         array_index,
-        owner: set.names.intern(&owner),
         euser: set.names.intern(&euser),
         egroup: set.names.intern(&egroup),
         account: account.as_deref().map(|a| set.names.intern(a)),
