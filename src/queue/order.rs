@@ -39,20 +39,52 @@ pub struct Evaluations {
 /// Jobs per evaluation block: the block's rows (row-major, `width` values each) stay in L1/L2.
 const EVAL_BLOCK: usize = 1024;
 
+/// Below this many jobs evaluation and sorting stay on the calling thread (a thread costs more
+/// than it saves).
+const PARALLEL_MIN_JOBS: usize = 1 << 16;
+
 /// Evaluates the formula on every bound job: the bound columns are transposed block by block
 /// into rows and handed to `SortFormula::evaluate_rows`, one call per block (no per-job dynamic
-/// dispatch or allocation).
+/// dispatch or allocation). A large queue is split in two halves evaluated on two threads.
 pub fn evaluate(formula: &dyn SortFormula, bound: &Bound, jobs: usize) -> Evaluations {
-    let width = bound.width();
     let mut values = vec![0.0; jobs];
     let mut errors = HashMap::new();
+    if jobs < PARALLEL_MIN_JOBS {
+        for (j, e) in evaluate_range(formula, bound, 0, &mut values) {
+            errors.insert(j, e);
+        }
+        return Evaluations { values, errors };
+    }
+    // Cut at a block boundary so both halves use whole blocks.
+    let mid = (jobs / 2).div_ceil(EVAL_BLOCK) * EVAL_BLOCK;
+    let (left, right) = values.split_at_mut(mid.min(jobs));
+    let (e1, e2) = std::thread::scope(|s| {
+        let second = s.spawn(|| evaluate_range(formula, bound, mid, right));
+        let first = evaluate_range(formula, bound, 0, left);
+        // A panic in the other thread would be a bug; its jobs then keep the value 0.
+        (first, second.join().unwrap_or_default())
+    });
+    errors.extend(e1);
+    errors.extend(e2);
+    Evaluations { values, errors }
+}
+
+/// Evaluates the jobs `start..start + out.len()` into `out`; returns the errors by job index.
+fn evaluate_range(
+    formula: &dyn SortFormula,
+    bound: &Bound,
+    start: usize,
+    out: &mut [f64],
+) -> Vec<(u32, String)> {
+    let width = bound.width();
+    let mut errors = Vec::new();
     let mut rows = vec![0.0; EVAL_BLOCK * width];
-    for (b, out) in values.chunks_mut(EVAL_BLOCK).enumerate() {
-        let start = b * EVAL_BLOCK;
+    for (b, out) in out.chunks_mut(EVAL_BLOCK).enumerate() {
+        let first = start + b * EVAL_BLOCK;
         let n = out.len();
         let rows = rows.get_mut(..n * width).unwrap_or_default();
         for (c, col) in bound.columns.iter().enumerate() {
-            let col = col.get(start..start + n).unwrap_or_default();
+            let col = col.get(first..first + n).unwrap_or_default();
             for (r, &v) in col.iter().enumerate() {
                 if let Some(slot) = rows.get_mut(r * width + c) {
                     *slot = v;
@@ -63,10 +95,38 @@ pub fn evaluate(formula: &dyn SortFormula, bound: &Bound, jobs: usize) -> Evalua
             if let Some(v) = out.get_mut(j) {
                 *v = 0.0;
             }
-            errors.insert((start + j) as u32, e);
+            errors.push(((first + j) as u32, e));
         }
     }
-    Evaluations { values, errors }
+    errors
+}
+
+/// Sorts distinct keys; a large vector as two halves on two threads, then merged.
+fn sort_keys(keys: &mut Vec<u128>) {
+    if keys.len() < PARALLEL_MIN_JOBS {
+        keys.sort_unstable();
+        return;
+    }
+    let mid = keys.len() / 2;
+    let (a, b) = keys.split_at_mut(mid);
+    std::thread::scope(|s| {
+        s.spawn(|| b.sort_unstable());
+        a.sort_unstable();
+    });
+    let mut merged = Vec::with_capacity(keys.len());
+    let (mut i, mut j) = (0, mid);
+    while i < mid && j < keys.len() {
+        if keys[i] <= keys[j] {
+            merged.push(keys[i]);
+            i += 1;
+        } else {
+            merged.push(keys[j]);
+            j += 1;
+        }
+    }
+    merged.extend_from_slice(&keys[i..mid]);
+    merged.extend_from_slice(&keys[j..]);
+    *keys = merged;
 }
 
 /// One job's place in the order.
@@ -130,6 +190,16 @@ fn descending_key(v: f64) -> u64 {
     !ascending
 }
 
+/// The value a [`descending_key`] was made from (NaN for NaN's key).
+fn value_of_key(key: u64) -> f64 {
+    let ascending = !key;
+    f64::from_bits(if ascending >> 63 == 1 {
+        ascending & !(1 << 63)
+    } else {
+        !ascending
+    })
+}
+
 /// One job's sort key packed into a `u128`: bits 64..128 the descending value key, 32..64 the
 /// fair-share rank, 0..32 the job index (submission order, the last tie-break).
 fn pack(value_key: u64, fs_rank: u32, job: u32) -> u128 {
@@ -163,19 +233,26 @@ pub fn order(jobs: &JobSet, evals: Evaluations, opts: &OrderOptions) -> QueueOrd
     // deterministic and keeps submission order among ties. (Measured on this project's VM: a
     // pattern-defeating quicksort of 1M `u128`s costs ~40 ms CPU, an 8/11/16-bit LSD radix sort
     // 95-140 ms — memory-bound scatter passes.)
-    first.sort_unstable();
-    rest.sort_unstable();
+    sort_keys(&mut first);
+    sort_keys(&mut rest);
     let ranked = first
         .iter()
         .map(|k| (k, true))
         .chain(rest.iter().map(|k| (k, false)))
         .map(|(&key, runnable)| {
             let job = key as u32;
-            let raw = evals.values.get(job as usize).copied().unwrap_or(0.0);
-            let value = if opts.pbs_compat {
-                compat::value(raw)
-            } else {
-                raw
+            // The key holds the sorted value: decoding it spares a cold read per job. NaN and
+            // zeros (normalised in the key) are read back exactly.
+            let value = match value_of_key((key >> 64) as u64) {
+                v if v.is_nan() || v == 0.0 => {
+                    let raw = evals.values.get(job as usize).copied().unwrap_or(0.0);
+                    if opts.pbs_compat {
+                        compat::value(raw)
+                    } else {
+                        raw
+                    }
+                }
+                v => v,
             };
             let below = runnable && threshold.is_some_and(|t| value <= t);
             Ranked {
@@ -420,6 +497,30 @@ mod tests {
         v.sort_unstable();
         let jobs: Vec<u32> = v.iter().map(|&k| k as u32).collect();
         assert_eq!(jobs, [2, 3, 1, 0]);
+    }
+
+    #[test]
+    fn keys_decode_to_their_values() {
+        for v in [
+            -1e300,
+            -2.5,
+            -1e-310,
+            1e-310,
+            0.5,
+            1.0,
+            7.0,
+            1e300,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ] {
+            assert_eq!(
+                value_of_key(descending_key(v)).to_bits(),
+                v.to_bits(),
+                "{v}"
+            );
+        }
+        assert!(value_of_key(descending_key(f64::NAN)).is_nan());
+        assert_eq!(value_of_key(descending_key(-0.0)), 0.0);
     }
 
     #[test]

@@ -21,7 +21,7 @@ impl<F: Fn(&[f64]) -> Result<f64, String>> ClosureFormula<F> {
     }
 }
 
-impl<F: Fn(&[f64]) -> Result<f64, String>> SortFormula for ClosureFormula<F> {
+impl<F: Fn(&[f64]) -> Result<f64, String> + Sync> SortFormula for ClosureFormula<F> {
     fn source(&self) -> &str {
         &self.text
     }
