@@ -18,30 +18,117 @@ use std::fmt;
 use std::io::Read;
 
 /// One job's attributes as `qstat -f -F json` prints them (only those fairsort binds).
-#[derive(Deserialize)]
+#[derive(Default)]
 pub(super) struct QstatJob<'a> {
-    #[serde(rename = "Job_Owner", borrow, default)]
     owner: Option<Raw<'a>>,
-    #[serde(borrow, default)]
     euser: Option<Raw<'a>>,
-    #[serde(borrow, default)]
     egroup: Option<Raw<'a>>,
-    #[serde(rename = "Account_Name", borrow, default)]
     account: Option<Raw<'a>>,
-    #[serde(borrow, default)]
     queue: Option<Raw<'a>>,
-    #[serde(borrow, default)]
     job_state: Option<Raw<'a>>,
-    #[serde(rename = "Priority", borrow, default)]
     priority: Option<Raw<'a>>,
-    #[serde(borrow, default)]
     qtime: Option<Raw<'a>>,
-    #[serde(borrow, default)]
     eligible_time: Option<Raw<'a>>,
-    #[serde(borrow, default)]
     accrue_type: Option<Raw<'a>>,
-    #[serde(rename = "Resource_List", borrow, default)]
     resources: RawResources<'a>,
+}
+
+/// The attribute a job key names. Read as bytes: a key needs no UTF-8 check to be matched (an
+/// unknown key's value is skipped like any other), and a job has some thirty keys.
+enum Field {
+    Owner,
+    Euser,
+    Egroup,
+    Account,
+    Queue,
+    State,
+    Priority,
+    Qtime,
+    EligibleTime,
+    AccrueType,
+    Resources,
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Field {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Field, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Field;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an attribute name")
+            }
+            fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Field, E> {
+                Ok(match v {
+                    b"Job_Owner" => Field::Owner,
+                    b"euser" => Field::Euser,
+                    b"egroup" => Field::Egroup,
+                    b"Account_Name" => Field::Account,
+                    b"queue" => Field::Queue,
+                    b"job_state" => Field::State,
+                    b"Priority" => Field::Priority,
+                    b"qtime" => Field::Qtime,
+                    b"eligible_time" => Field::EligibleTime,
+                    b"accrue_type" => Field::AccrueType,
+                    b"Resource_List" => Field::Resources,
+                    _ => Field::Other,
+                })
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Field, E> {
+                self.visit_bytes(v.as_bytes())
+            }
+        }
+        d.deserialize_bytes(V)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for QstatJob<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = QstatJob<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a job's attributes")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<QstatJob<'de>, A::Error> {
+                let mut job = QstatJob::default();
+                let mut have_resources = false;
+                while let Some(field) = m.next_key::<Field>()? {
+                    // A repeated attribute is an error, as serde's derive made it.
+                    let (slot, name) = match field {
+                        Field::Owner => (&mut job.owner, "Job_Owner"),
+                        Field::Euser => (&mut job.euser, "euser"),
+                        Field::Egroup => (&mut job.egroup, "egroup"),
+                        Field::Account => (&mut job.account, "Account_Name"),
+                        Field::Queue => (&mut job.queue, "queue"),
+                        Field::State => (&mut job.job_state, "job_state"),
+                        Field::Priority => (&mut job.priority, "Priority"),
+                        Field::Qtime => (&mut job.qtime, "qtime"),
+                        Field::EligibleTime => (&mut job.eligible_time, "eligible_time"),
+                        Field::AccrueType => (&mut job.accrue_type, "accrue_type"),
+                        Field::Resources => {
+                            if have_resources {
+                                return Err(de::Error::duplicate_field("Resource_List"));
+                            }
+                            have_resources = true;
+                            job.resources = m.next_value()?;
+                            continue;
+                        }
+                        Field::Other => {
+                            m.next_value::<IgnoredAny>()?;
+                            continue;
+                        }
+                    };
+                    if slot.is_some() {
+                        return Err(de::Error::duplicate_field(name));
+                    }
+                    *slot = m.next_value()?;
+                }
+                Ok(job)
+            }
+        }
+        d.deserialize_map(V)
+    }
 }
 
 impl<'a> QstatJob<'a> {
