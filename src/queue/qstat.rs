@@ -354,4 +354,19 @@ mod tests {
         .unwrap_err();
         assert_eq!(e, JobsError::DuplicateJob("1.s".into()));
     }
+    #[test]
+    fn a_repeated_attribute_is_refused_and_unknown_ones_skipped() {
+        let text = r#"{"Jobs":{"1.s":{"euser":"a","Other":{"x":[1,{"y":null}]},"euser":"b"}}}"#;
+        let e = read_qstat_json_slice(text.as_bytes()).unwrap_err();
+        assert!(e.to_string().contains("duplicate field `euser`"), "{e}");
+        let text = r#"{"Jobs":{"1.s":{"euser":"a","Resource_List":{},"Resource_List":{}}}}"#;
+        let e = read_qstat_json_slice(text.as_bytes()).unwrap_err();
+        assert!(
+            e.to_string().contains("duplicate field `Resource_List`"),
+            "{e}"
+        );
+        let text = r#"{"Jobs":{"1.s":{"eus\u0065r":"a","Other":{"x":[1]}}}}"#;
+        let set = read_qstat_json_slice(text.as_bytes()).unwrap();
+        assert_eq!(set.user(&set.jobs[0]), "a");
+    }
 }
