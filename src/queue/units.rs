@@ -59,14 +59,25 @@ pub fn parse_duration(text: &str) -> Option<f64> {
         Some(rest) => (true, rest),
         None => (false, s.strip_prefix('+').unwrap_or(s)),
     };
-    let parts: Vec<&str> = body.split(':').collect();
+    // At most three fields, without allocating (called twice per job of a large file).
+    let mut split = body.split(':');
+    let mut parts: [&str; 3] = [""; 3];
+    let mut count = 0;
+    for p in split.by_ref().take(3) {
+        parts[count] = p;
+        count += 1;
+    }
+    if split.next().is_some() {
+        return None;
+    }
+    let parts = &parts[..count];
     let field = |p: &str| -> Option<f64> {
         if p.is_empty() || !p.chars().all(|c| c.is_ascii_digit() || c == '.') {
             return None;
         }
         p.parse::<f64>().ok()
     };
-    let secs = match parts.as_slice() {
+    let secs = match parts {
         [sec] => field(sec)?,
         [m, sec] => field(m)? * 60.0 + field(sec)?,
         [h, m, sec] => {
@@ -89,8 +100,16 @@ pub fn parse_ctime(text: &str) -> Option<i64> {
     if let Ok(n) = s.parse::<i64>() {
         return Some(n);
     }
-    let fields: Vec<&str> = s.split_whitespace().collect();
-    let [_weekday, month, day, time, year] = fields.as_slice() else {
+    // Iterators, not vectors: this runs once per job of a million-job file.
+    let mut fields = s.split_whitespace();
+    let (Some(_weekday), Some(month), Some(day), Some(time), Some(year), None) = (
+        fields.next(),
+        fields.next(),
+        fields.next(),
+        fields.next(),
+        fields.next(),
+        fields.next(),
+    ) else {
         return None;
     };
     const MONTHS: [&str; 12] = [
@@ -100,8 +119,9 @@ pub fn parse_ctime(text: &str) -> Option<i64> {
     let day: i64 = day.parse().ok().filter(|d| (1..=31).contains(d))?;
     // Four-digit years only: a huge year overflowed the day arithmetic.
     let year: i64 = year.parse().ok().filter(|y| (1..=9999).contains(y))?;
-    let hms: Vec<&str> = time.split(':').collect();
-    let [h, m, sec] = hms.as_slice() else {
+    let mut hms = time.split(':');
+    let (Some(h), Some(m), Some(sec), None) = (hms.next(), hms.next(), hms.next(), hms.next())
+    else {
         return None;
     };
     let h: i64 = h.parse().ok().filter(|v| (0..24).contains(v))?;
