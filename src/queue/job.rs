@@ -18,51 +18,61 @@ fn name_hash(name: &str) -> u64 {
 
 /// A pool of distinct names; each name is stored once and referred to by its `Sym`.
 ///
-/// Laid out for a million-job read, where each job interns four or five names against a pool of
-/// a few hundred thousand: the names live end to end in one `arena`, and the index holds only
-/// `Sym`s (4 bytes a slot), so the index, the spans and the text stay in cache where a
-/// `HashMap<String, Sym>` (32-byte slots, one heap string per name) missed three times a lookup.
+/// Laid out for a million-job read, where each job interns several names against a pool of a
+/// few hundred thousand: the names live end to end in one `arena`, and each index slot holds the
+/// symbol with its name's place in the arena, so a lookup touches the slot and the text only
+/// (a `HashMap<String, Sym>` missed the cache three or four times a lookup).
 #[derive(Debug, Clone, Default)]
 pub struct Names {
     /// Every name, end to end.
     arena: String,
     /// `arena` range of each `Sym`: (start, end).
     spans: Vec<(usize, usize)>,
-    /// The hash of each `Sym`'s name (the index rehashes from it when it grows).
-    hashes: Vec<u64>,
-    /// `Sym`s by the hash of their name.
-    index: HashTable<Sym>,
+    /// `Sym`s by the hash of their name, with their arena range.
+    index: HashTable<Slot>,
+}
+
+/// One index entry of [`Names`].
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    sym: Sym,
+    start: usize,
+    end: usize,
+    hash: u64,
 }
 
 impl Names {
     /// The symbol of `name`, adding it on first sight.
     pub fn intern(&mut self, name: &str) -> Sym {
         let hash = name_hash(name);
-        let Names {
-            arena,
-            spans,
-            hashes,
-            index,
-        } = self;
-        let same =
-            |&s: &Sym| spans.get(s as usize).and_then(|&(a, b)| arena.get(a..b)) == Some(name);
-        if let Some(&s) = index.find(hash, same) {
-            return s;
+        let arena = &self.arena;
+        let same = |s: &Slot| s.hash == hash && arena.get(s.start..s.end) == Some(name);
+        if let Some(slot) = self.index.find(hash, same) {
+            return slot.sym;
         }
-        let s = spans.len() as Sym;
-        let start = arena.len();
-        arena.push_str(name);
-        spans.push((start, arena.len()));
-        hashes.push(hash);
-        index.insert_unique(hash, s, |&s| hashes.get(s as usize).copied().unwrap_or(0));
-        s
+        let sym = self.spans.len() as Sym;
+        let start = self.arena.len();
+        self.arena.push_str(name);
+        let end = self.arena.len();
+        self.spans.push((start, end));
+        let slot = Slot {
+            sym,
+            start,
+            end,
+            hash,
+        };
+        self.index.insert_unique(hash, slot, |s| s.hash);
+        sym
     }
 
     /// The symbol of `name` if it was ever interned.
     pub fn get(&self, name: &str) -> Option<Sym> {
+        let hash = name_hash(name);
         self.index
-            .find(name_hash(name), |&s| self.name(s) == name)
-            .copied()
+            .find(hash, |s| {
+                s.hash == hash && self.arena.get(s.start..s.end) == Some(name)
+            })
+            .map(|s| s.sym)
     }
 
     /// The name of a symbol (empty for a symbol from another pool).
