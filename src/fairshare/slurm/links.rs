@@ -139,14 +139,26 @@ impl Links {
     }
 
     /// Sorts every fs children list by `value` descending, users first on equal values,
-    /// otherwise in tree order (Fair Tree's sibling order).
+    /// otherwise in tree order (Fair Tree's sibling order). A large tree's lists are sorted in
+    /// two groups (cut at a list boundary near the middle) on two threads.
     pub fn sort_children(&mut self, value: &[f64]) {
-        let mut sorter = SiblingSort::default();
-        for w in self.child_start.windows(2) {
-            if let Some(seg) = self.child_list.get_mut(w[0]..w[1]) {
-                sorter.sort(seg, value, &self.is_user);
-            }
+        let total = self.child_list.len();
+        let starts = &self.child_start;
+        let is_user = &self.is_user;
+        if total < PARALLEL_MIN_NODES {
+            sort_lists(&mut self.child_list, 0, starts, value, is_user);
+            return;
         }
+        let cut = starts
+            .get(starts.partition_point(|&s| s < total / 2))
+            .copied()
+            .unwrap_or(total)
+            .min(total);
+        let (first, second) = self.child_list.split_at_mut(cut);
+        std::thread::scope(|s| {
+            s.spawn(|| sort_lists(second, cut, starts, value, is_user));
+            sort_lists(first, 0, starts, value, is_user);
+        });
     }
 
     /// Number of nodes, root included.
@@ -194,10 +206,72 @@ impl Links {
     }
 }
 
+/// Below this many nodes Fair Tree's sibling sorts run on the calling thread.
+const PARALLEL_MIN_NODES: usize = 1 << 16;
+
+/// Sorts the children lists that lie within `list`, the part of the flat children vector that
+/// starts at `offset` (lists never straddle its ends).
+fn sort_lists(
+    list: &mut [NodeId],
+    offset: usize,
+    starts: &[usize],
+    value: &[f64],
+    is_user: &[bool],
+) {
+    let mut sorter = SiblingSort::default();
+    let end = offset + list.len();
+    for w in starts.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        if b - a < 2 || a < offset || b > end {
+            continue;
+        }
+        if let Some(seg) = list.get_mut(a - offset..b - offset) {
+            sorter.sort(seg, value, is_user);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::fairshare::slurm::testtrees::{t1, t2};
+
+    #[test]
+    fn two_thread_sort_equals_one_thread_sort_on_a_large_tree() {
+        use crate::fairshare::slurm::testtrees::{acct, build, user};
+        let mut nodes = Vec::new();
+        let mut x: u64 = 7;
+        for a in 0..7 {
+            nodes.push(acct(&format!("a{a}"), "root", 1 + a));
+            // Uneven list lengths, so the cut falls between lists of different sizes.
+            for u in 0..(4_000 + 3_000 * a) {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                nodes.push(user(
+                    &format!("u{u}"),
+                    &format!("a{a}"),
+                    1 + (x % 5) as i64,
+                    (x % 7) as f64,
+                ));
+            }
+        }
+        let tree = build(nodes);
+        assert!(tree.len() > PARALLEL_MIN_NODES);
+        // Few distinct values: many ties, so stability matters.
+        let value: Vec<f64> = (0..tree.len()).map(|i| ((i * 7919) % 13) as f64).collect();
+        let mut parallel = Links::new(&tree);
+        parallel.sort_children(&value);
+        let mut serial = Links::new(&tree);
+        let starts = serial.child_start.clone();
+        let is_user = serial.is_user.clone();
+        sort_lists(&mut serial.child_list, 0, &starts, &value, &is_user);
+        assert_eq!(parallel.child_list, serial.child_list);
+        for id in 0..tree.len() {
+            let kids = parallel.children(id);
+            assert!(kids.windows(2).all(|w| value[w[0]] >= value[w[1]]));
+        }
+    }
 
     #[test]
     fn parent_accounts_hand_their_children_to_the_grandparent() {
