@@ -110,7 +110,7 @@ fn user(msg: impl std::fmt::Display) -> Failure {
     Failure::user(msg.to_string())
 }
 
-fn read_input(path: &PathBuf) -> Result<Vec<u8>, Failure> {
+fn read_input(path: &std::path::Path) -> Result<Vec<u8>, Failure> {
     if path.as_os_str() == "-" {
         let mut buf = Vec::new();
         std::io::stdin()
@@ -118,7 +118,7 @@ fn read_input(path: &PathBuf) -> Result<Vec<u8>, Failure> {
             .map_err(|e| user(format!("cannot read stdin: {e}")))?;
         return Ok(buf);
     }
-    std::fs::read(path).map_err(|e| user(format!("cannot read {}: {e}", path.display())))
+    crate::queue::read_file(path).map_err(|e| user(format!("cannot read {}: {e}", path.display())))
 }
 
 fn parse_assignment(s: &str, what: &str) -> Result<(String, String), Failure> {

@@ -36,5 +36,7 @@ pub use explain::{explain_job, JobExplanation};
 pub mod dry_run;
 pub use dry_run::{dry_run, DryRun, DryRunError, Setup, ShareEngine};
 pub mod load;
+pub mod read_file;
+pub use read_file::read_file;
 pub mod report;
 pub use load::{read_jobs_bytes, JobsFormat};
