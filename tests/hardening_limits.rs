@@ -174,3 +174,37 @@ fn formula_and_qmgr_refuse_a_100_mb_formula() {
     assert!(e.len() < 2000, "the message must not echo 100 MB");
     assert!(home.load().unwrap().server.job_sort_formula.is_none());
 }
+
+/// Inputs parsed whole (CSV job lists, `fairsort test` files, qmgr scripts on stdin) refuse a
+/// line over 1 MiB by number instead of parsing it.
+#[test]
+fn whole_file_inputs_refuse_an_overlong_line() {
+    let long = "x".repeat(2 * 1024 * 1024);
+    let csv = format!("id,user,queue\n1.s,amy,workq\n2.s,{long},workq\n");
+    let e = fairsort::queue::read_job_list_csv(csv.as_bytes()).unwrap_err();
+    assert_eq!(e.to_string(), "line 3: line is longer than 1048576 bytes");
+
+    let test_file = format!("[formulas]\n# {long}\n");
+    let e = fairsort::formula_tests::file::parse("t.toml", &test_file).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "t.toml: line 2: line is longer than 1048576 bytes"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let out = assert_cmd::Command::cargo_bin("fairsort")
+        .unwrap()
+        .args(["--home", dir.path().to_str().unwrap(), "qmgr"])
+        .write_stdin(format!(
+            "list server\nset server job_sort_formula = \"{long}\"\n"
+        ))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("standard input: line 2: line is longer than 1048576 bytes"),
+        "{}",
+        err.get(..300).unwrap_or(&err)
+    );
+}

@@ -35,6 +35,12 @@ pub fn run(args: Args, global: &Global) -> CliResult {
             std::io::stdin()
                 .read_to_string(&mut text)
                 .map_err(|e| Failure::user(format!("reading standard input: {e}")))?;
+            if let Some(line) = crate::usage::lines::first_overlong_line(text.as_bytes()) {
+                return Err(Failure::user(format!(
+                    "standard input: line {line}: {}",
+                    crate::usage::lines::too_long_message()
+                )));
+            }
             script_requests(&text)
         }
     };

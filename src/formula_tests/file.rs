@@ -73,6 +73,12 @@ pub fn load(path: &Path) -> Result<TestFile, TestFileError> {
 
 /// Parses test-file `text`; `path` is only used in messages.
 pub fn parse(path: &str, text: &str) -> Result<TestFile, TestFileError> {
+    if let Some(line) = crate::usage::lines::first_overlong_line(text.as_bytes()) {
+        return Err(TestFileError::Io {
+            path: path.to_string(),
+            message: format!("line {line}: {}", crate::usage::lines::too_long_message()),
+        });
+    }
     let raw: RawFile = toml::from_str(text)
         .map_err(|e| TestFileError::at(path, text, e.span(), e.message().trim_end()))?;
     let at =

@@ -11,6 +11,15 @@ pub fn too_long_message() -> String {
     format!("line is longer than {MAX_LINE_BYTES} bytes")
 }
 
+/// The number (1-based) of the first line of `text` longer than [`MAX_LINE_BYTES`]: the bound
+/// for inputs parsed whole (CSV job lists, `fairsort test` files, qmgr scripts), so one
+/// oversize record is reported instead of parsed.
+pub fn first_overlong_line(text: &[u8]) -> Option<usize> {
+    text.split(|&b| b == b'\n')
+        .position(|line| line.len() > MAX_LINE_BYTES)
+        .map(|i| i + 1)
+}
+
 /// Reads up to and including the next `\n` into `buf` (cleared first) and returns the number of
 /// bytes consumed (0 at the end of the input) and whether the line (without its `\n`) was longer
 /// than `max` bytes. A longer line is consumed to its end but `buf` keeps only its first bytes.
