@@ -261,6 +261,8 @@ pub struct Columns {
     pub eligible_time: Vec<f64>,
     /// `accrue_type` per job.
     pub accrue_type: Vec<f64>,
+    /// Whether the job is runnable (queued) per job: the first thing the order sorts by.
+    pub runnable: Vec<bool>,
     /// Per resource symbol.
     pub resources: Vec<ResourceColumn>,
 }
@@ -274,6 +276,7 @@ impl Columns {
             priority: Vec::with_capacity(n),
             eligible_time: Vec::with_capacity(n),
             accrue_type: Vec::with_capacity(n),
+            runnable: Vec::with_capacity(n),
             resources: (0..resources)
                 .map(|_| ResourceColumn {
                     values: vec![0.0; n],
@@ -286,6 +289,7 @@ impl Columns {
             cols.priority.push(j.priority as f64);
             cols.eligible_time.push(j.eligible_time);
             cols.accrue_type.push(j.accrue_type as f64);
+            cols.runnable.push(j.state.is_runnable());
             for (sym, v) in &j.resources {
                 let Some(col) = cols.resources.get_mut(*sym as usize) else {
                     continue;

@@ -101,32 +101,43 @@ fn evaluate_range(
     errors
 }
 
-/// Sorts distinct keys; a large vector as two halves on two threads, then merged.
-fn sort_keys(keys: &mut Vec<u128>) {
-    if keys.len() < PARALLEL_MIN_JOBS {
+/// Sorts distinct keys. A large slice is split in place around a sampled median (one
+/// partition pass, no second buffer) and the two parts are sorted on two threads.
+fn sort_keys(keys: &mut [u128]) {
+    let len = keys.len();
+    if len < PARALLEL_MIN_JOBS {
         keys.sort_unstable();
         return;
     }
-    let mid = keys.len() / 2;
-    let (a, b) = keys.split_at_mut(mid);
-    std::thread::scope(|s| {
-        s.spawn(|| b.sort_unstable());
-        a.sort_unstable();
-    });
-    let mut merged = Vec::with_capacity(keys.len());
-    let (mut i, mut j) = (0, mid);
-    while i < mid && j < keys.len() {
-        if keys[i] <= keys[j] {
-            merged.push(keys[i]);
+    let mut sample: Vec<u128> = (0..64)
+        .filter_map(|i| keys.get(i * len / 64).copied())
+        .collect();
+    sample.sort_unstable();
+    let Some(&pivot) = sample.get(sample.len() / 2) else {
+        keys.sort_unstable();
+        return;
+    };
+    // Hoare-style partition: keys below the pivot first.
+    let (mut i, mut j) = (0, len);
+    loop {
+        while i < j && keys[i] < pivot {
             i += 1;
-        } else {
-            merged.push(keys[j]);
-            j += 1;
         }
+        while i < j && keys[j - 1] >= pivot {
+            j -= 1;
+        }
+        if i >= j {
+            break;
+        }
+        keys.swap(i, j - 1);
+        i += 1;
+        j -= 1;
     }
-    merged.extend_from_slice(&keys[i..mid]);
-    merged.extend_from_slice(&keys[j..]);
-    *keys = merged;
+    let (low, high) = keys.split_at_mut(i);
+    std::thread::scope(|s| {
+        s.spawn(|| high.sort_unstable());
+        low.sort_unstable();
+    });
 }
 
 /// One job's place in the order.
@@ -215,7 +226,13 @@ pub fn order(jobs: &JobSet, evals: Evaluations, opts: &OrderOptions) -> QueueOrd
     // packed into one u128 so the sort moves 16 bytes per job and compares integers.
     let mut first: Vec<u128> = Vec::with_capacity(n);
     let mut rest: Vec<u128> = Vec::new();
-    for (i, (job, &raw)) in jobs.jobs.iter().zip(&evals.values).enumerate() {
+    // The runnable column (1 MB to stream instead of every ~120-byte job); a set whose columns
+    // were not built falls back to the jobs.
+    let runnable = |i: usize| match jobs.columns.runnable.get(i) {
+        Some(&r) => r,
+        None => jobs.jobs.get(i).is_some_and(|j| j.state.is_runnable()),
+    };
+    for (i, &raw) in evals.values.iter().take(n).enumerate() {
         let value = if opts.pbs_compat {
             compat::value(raw)
         } else {
@@ -223,7 +240,7 @@ pub fn order(jobs: &JobSet, evals: Evaluations, opts: &OrderOptions) -> QueueOrd
         };
         let fsr = fs.and_then(|r| r.get(i)).copied().unwrap_or(0);
         let key = pack(descending_key(value), fsr, i as u32);
-        if job.state.is_runnable() {
+        if runnable(i) {
             first.push(key)
         } else {
             rest.push(key)
@@ -497,6 +514,31 @@ mod tests {
         v.sort_unstable();
         let jobs: Vec<u32> = v.iter().map(|&k| k as u32).collect();
         assert_eq!(jobs, [2, 3, 1, 0]);
+    }
+
+    #[test]
+    fn the_two_thread_sort_sorts_large_and_skewed_inputs() {
+        let mut x: u64 = 99;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let n = PARALLEL_MIN_JOBS * 2 + 17;
+        // Random values; then nearly all equal values (distinct only by the index bits).
+        for skew in [false, true] {
+            let mut keys: Vec<u128> = (0..n)
+                .map(|i| {
+                    let v = if skew && i % 100 != 0 { 5 } else { next() };
+                    pack(v, 0, i as u32)
+                })
+                .collect();
+            let mut expected = keys.clone();
+            expected.sort_unstable();
+            sort_keys(&mut keys);
+            assert!(keys == expected);
+        }
     }
 
     #[test]
