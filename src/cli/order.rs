@@ -110,13 +110,13 @@ fn user(msg: impl std::fmt::Display) -> Failure {
     Failure::user(msg.to_string())
 }
 
-fn read_input(path: &std::path::Path) -> Result<Vec<u8>, Failure> {
+fn read_input(path: &std::path::Path) -> Result<crate::queue::FileBytes, Failure> {
     if path.as_os_str() == "-" {
         let mut buf = Vec::new();
         std::io::stdin()
             .read_to_end(&mut buf)
             .map_err(|e| user(format!("cannot read stdin: {e}")))?;
-        return Ok(buf);
+        return Ok(crate::queue::FileBytes::Read(buf));
     }
     crate::queue::read_file(path).map_err(|e| user(format!("cannot read {}: {e}", path.display())))
 }
@@ -175,7 +175,7 @@ fn resource_table(
         let numeric = jobs
             .jobs
             .iter()
-            .all(|j| !matches!(j.resource(sym), Some(ResourceValue::Text(_))));
+            .all(|j| !matches!(jobs.resource(j, sym), Some(ResourceValue::Text(_))));
         let ty = if numeric {
             ResourceType::Float
         } else {

@@ -212,11 +212,11 @@ impl Binder {
         for (slot, (src, out)) in self.sources.iter().zip(out.iter_mut()).enumerate() {
             *out = match src {
                 Source::Resource(None) => 0.0,
-                Source::Resource(Some(sym)) => match job.resource(*sym) {
+                Source::Resource(Some(sym)) => match jobs.resource(job, *sym) {
                     None => 0.0,
-                    Some(ResourceValue::Number(v)) => self.resource_value(*v),
-                    Some(ResourceValue::Text(t)) => {
-                        return Err(self.not_numeric(&job.id, slot, t));
+                    Some(ResourceValue::Number(v)) => self.resource_value(v),
+                    Some(text) => {
+                        return Err(self.not_numeric(&job.id, slot, jobs.text(text)));
                     }
                 },
                 Source::QueuePriority => self
@@ -266,7 +266,7 @@ impl Binder {
         let cols: Cow<'a, Columns> = if jobs.columns.covers(n) {
             Cow::Borrowed(&jobs.columns)
         } else {
-            Cow::Owned(Columns::build(&jobs.jobs, jobs.resources.len()))
+            Cow::Owned(Columns::build(jobs))
         };
         let mut columns: Vec<Cow<'a, [f64]>> = Vec::with_capacity(self.sources.len());
         for (slot, src) in self.sources.iter().enumerate() {

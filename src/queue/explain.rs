@@ -57,7 +57,7 @@ fn describe(source: &Source, keyword: &str, jobs: &JobSet, job: usize) -> String
     };
     match source {
         Source::Resource(None) => format!("Resource_List.{keyword}: no job requests it (0)"),
-        Source::Resource(Some(sym)) => match j.resource(*sym) {
+        Source::Resource(Some(sym)) => match jobs.resource(j, *sym) {
             None => format!("Resource_List.{keyword}: not requested (0)"),
             Some(_) => format!("Resource_List.{keyword} (PBS units: size KB, time s)"),
         },

@@ -20,58 +20,89 @@ fn name_hash(name: &str) -> u64 {
 ///
 /// Laid out for a million-job read, where each job interns several names against a pool of a
 /// few hundred thousand: the names live end to end in one `arena`, and each index slot holds the
-/// symbol with its name's place in the arena, so a lookup touches the slot and the text only
-/// (a `HashMap<String, Sym>` missed the cache three or four times a lookup).
+/// symbol, the hash and — for a name of up to [`INLINE`] bytes, which is nearly every user, group
+/// and queue name — the name itself, so a lookup touches the slot and nothing else (a
+/// `HashMap<String, Sym>` missed the cache three or four times a lookup).
 #[derive(Debug, Clone, Default)]
 pub struct Names {
     /// Every name, end to end.
     arena: String,
     /// `arena` range of each `Sym`: (start, end).
     spans: Vec<(usize, usize)>,
-    /// `Sym`s by the hash of their name, with their arena range.
+    /// `Sym`s by the hash of their name.
     index: HashTable<Slot>,
 }
 
-/// One index entry of [`Names`].
+/// Names up to this many bytes are compared within their index slot.
+const INLINE: usize = 16;
+
+/// One index entry of [`Names`] (32 bytes: two to a cache line).
 #[derive(Debug, Clone, Copy)]
 struct Slot {
-    sym: Sym,
-    start: usize,
-    end: usize,
     hash: u64,
+    sym: Sym,
+    /// The name's length in bytes (saturated: a longer name is compared in the arena).
+    len: u32,
+    /// The name's first bytes, zero-padded.
+    head: [u8; INLINE],
+}
+
+impl Slot {
+    fn inline(name: &str) -> [u8; INLINE] {
+        let mut head = [0u8; INLINE];
+        let n = name.len().min(INLINE);
+        head[..n].copy_from_slice(&name.as_bytes()[..n]);
+        head
+    }
 }
 
 impl Names {
+    /// Whether `slot` holds `name` (whose hash is `hash`).
+    fn same(&self, slot: &Slot, hash: u64, name: &str) -> bool {
+        if slot.hash != hash || slot.len as usize != name.len().min(u32::MAX as usize) {
+            return false;
+        }
+        if name.len() <= INLINE {
+            return slot.head[..name.len()] == *name.as_bytes();
+        }
+        self.name(slot.sym) == name
+    }
+
     /// The symbol of `name`, adding it on first sight.
     pub fn intern(&mut self, name: &str) -> Sym {
         let hash = name_hash(name);
-        let arena = &self.arena;
-        let same = |s: &Slot| s.hash == hash && arena.get(s.start..s.end) == Some(name);
-        if let Some(slot) = self.index.find(hash, same) {
+        if let Some(slot) = self.index.find(hash, |s| self.same(s, hash, name)) {
             return slot.sym;
         }
         let sym = self.spans.len() as Sym;
         let start = self.arena.len();
         self.arena.push_str(name);
-        let end = self.arena.len();
-        self.spans.push((start, end));
+        self.spans.push((start, self.arena.len()));
         let slot = Slot {
-            sym,
-            start,
-            end,
             hash,
+            sym,
+            len: name.len().min(u32::MAX as usize) as u32,
+            head: Slot::inline(name),
         };
         self.index.insert_unique(hash, slot, |s| s.hash);
         sym
+    }
+
+    /// The symbol of `name`, trying `guess` first: readers pass the symbol found at the same
+    /// place in the previous record (resource names come in the same order job after job), which
+    /// saves hashing the name.
+    pub fn intern_guess(&mut self, name: &str, guess: Option<Sym>) -> Sym {
+        match guess {
+            Some(g) if (g as usize) < self.spans.len() && self.name(g) == name => g,
+            _ => self.intern(name),
+        }
     }
 
     /// The symbol of `name` if it was ever interned.
     pub fn get(&self, name: &str) -> Option<Sym> {
         let hash = name_hash(name);
         self.index
-            .find(hash, |s| {
-                s.hash == hash && self.arena.get(s.start..s.end) == Some(name)
-            })
+            .find(hash, |s| self.same(s, hash, name))
             .map(|s| s.sym)
     }
 
@@ -134,13 +165,17 @@ fn first_duplicate_id(jobs: &[Job]) -> Option<&str> {
 }
 
 /// A resource request as read: a number in PBS units, or text PBS would not bind as a number.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum ResourceValue {
     /// Size in KB, time in seconds, or a plain number.
     Number(f64),
-    /// A string, a boolean or a malformed number (an error if the formula uses it).
-    Text(Box<str>),
+    /// A string, a boolean or a malformed number (an error if the formula uses it), interned in
+    /// [`JobSet::texts`]: a million jobs' `select` and `place` strings are a few thousand texts.
+    Text(Sym),
 }
+
+/// One resource a job requests: the resource (a symbol of [`JobSet::resources`]) and its value.
+pub type Request = (Sym, ResourceValue);
 
 /// PBS job states that matter for ordering: runnable jobs sort before the others.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -209,18 +244,9 @@ pub struct Job {
     pub eligible_time: f64,
     /// `accrue_type` (0 initial, 1 ineligible, 2 eligible, 3 running, 4 exit).
     pub accrue_type: i64,
-    /// `Resource_List`: (resource name, value), resource names interned in `JobSet::resources`.
-    pub resources: Vec<(Sym, ResourceValue)>,
-}
-
-impl Job {
-    /// The value this job requests of a resource (`None` when unrequested).
-    pub fn resource(&self, sym: Sym) -> Option<&ResourceValue> {
-        self.resources
-            .iter()
-            .find(|(s, _)| *s == sym)
-            .map(|(_, v)| v)
-    }
+    /// `Resource_List`: this job's run of [`JobSet::requests`] (one vector for all jobs, so
+    /// reading a million jobs allocates no vector per job).
+    pub requests: std::ops::Range<usize>,
 }
 
 /// The sequence number and array index of a PBS job id: `123.srv` → (123, None),
@@ -268,8 +294,9 @@ pub struct Columns {
 }
 
 impl Columns {
-    /// Builds the columns of `jobs` (resource symbols below `resources`).
-    pub fn build(jobs: &[Job], resources: usize) -> Columns {
+    /// Builds the columns of a job set's jobs.
+    pub fn build(set: &JobSet) -> Columns {
+        let (jobs, resources) = (&set.jobs, set.resources.len());
         let n = jobs.len();
         let mut cols = Columns {
             queue: Vec::with_capacity(n),
@@ -290,7 +317,7 @@ impl Columns {
             cols.eligible_time.push(j.eligible_time);
             cols.accrue_type.push(j.accrue_type as f64);
             cols.runnable.push(j.state.is_runnable());
-            for (sym, v) in &j.resources {
+            for (sym, v) in set.requests(j) {
                 let Some(col) = cols.resources.get_mut(*sym as usize) else {
                     continue;
                 };
@@ -302,7 +329,7 @@ impl Columns {
                     }
                     ResourceValue::Text(t) => {
                         if col.first_text.is_none() {
-                            col.first_text = Some((i as u32, t.clone()));
+                            col.first_text = Some((i as u32, set.texts.name(*t).into()));
                         }
                     }
                 }
@@ -327,6 +354,10 @@ pub struct JobSet {
     pub names: Names,
     /// Resource names of `Resource_List`.
     pub resources: Names,
+    /// Every job's resource requests, job after job (each job holds its range).
+    pub requests: Vec<Request>,
+    /// The text values of resource requests (`select`, `place`, booleans, ...).
+    pub texts: Names,
     /// Column view of the jobs, built by `finish` (rebuilt by the binder if stale).
     pub columns: Columns,
 }
@@ -351,8 +382,67 @@ impl JobSet {
         if let Some(dup) = first_duplicate_id(&self.jobs) {
             return Err(JobsError::DuplicateJob(dup.to_string()));
         }
-        self.columns = Columns::build(&self.jobs, self.resources.len());
+        self.columns = Columns::build(self);
         Ok(())
+    }
+
+    /// The resources a job requests, in the order its record gave them.
+    pub fn requests(&self, job: &Job) -> &[Request] {
+        self.requests.get(job.requests.clone()).unwrap_or(&[])
+    }
+
+    /// The value a job requests of a resource (`None` when unrequested).
+    pub fn resource(&self, job: &Job, sym: Sym) -> Option<ResourceValue> {
+        self.requests(job)
+            .iter()
+            .find(|(s, _)| *s == sym)
+            .map(|(_, v)| *v)
+    }
+
+    /// One line per job, in order, with every field a reader sets — names resolved, numbers as
+    /// exact bits — so that two readers of the same file can be checked to agree (the qstat
+    /// fast path is tested against the serde reader with it).
+    pub fn describe(&self) -> Vec<String> {
+        let bits = |v: f64| format!("{v}/{:x}", v.to_bits());
+        self.jobs
+            .iter()
+            .map(|j| {
+                let requests: Vec<String> = (self.requests(j).iter())
+                    .map(|&(sym, v)| {
+                        let value = match v {
+                            ResourceValue::Number(n) => bits(n),
+                            ResourceValue::Text(_) => format!("{:?}", self.text(v)),
+                        };
+                        format!("{}={value}", self.resources.name(sym))
+                    })
+                    .collect();
+                format!(
+                    "{:?} seq={} idx={:?} user={:?} group={:?} account={:?} queue={:?} state={} \
+                     priority={} qtime={} eligible={} accrue={} [{}]",
+                    j.id,
+                    j.seq,
+                    j.array_index,
+                    self.names.name(j.euser),
+                    self.names.name(j.egroup),
+                    j.account.map(|a| self.names.name(a)),
+                    self.names.name(j.queue),
+                    j.state.letter(),
+                    j.priority,
+                    j.qtime,
+                    bits(j.eligible_time),
+                    j.accrue_type,
+                    requests.join(" ")
+                )
+            })
+            .collect()
+    }
+
+    /// The text of a request's value (empty for a number).
+    pub fn text(&self, value: ResourceValue) -> &str {
+        match value {
+            ResourceValue::Text(t) => self.texts.name(t),
+            ResourceValue::Number(_) => "",
+        }
     }
 
     /// Moves the jobs of `other` (read separately, with its own name pools) after these,
@@ -362,16 +452,27 @@ impl JobSet {
         let resources: Vec<Sym> = (other.resources.iter())
             .map(|n| self.resources.intern(n))
             .collect();
+        let texts: Vec<Sym> = other.texts.iter().map(|n| self.texts.intern(n)).collect();
         let name = |s: Sym| names.get(s as usize).copied().unwrap_or(s);
+        let offset = self.requests.len();
+        self.requests.reserve(other.requests.len());
+        for (sym, value) in other.requests {
+            let sym = resources.get(sym as usize).copied().unwrap_or(sym);
+            let value = match value {
+                ResourceValue::Text(t) => {
+                    ResourceValue::Text(texts.get(t as usize).copied().unwrap_or(t))
+                }
+                number => number,
+            };
+            self.requests.push((sym, value));
+        }
         self.jobs.reserve(other.jobs.len());
         for mut job in other.jobs {
             job.euser = name(job.euser);
             job.egroup = name(job.egroup);
             job.account = job.account.map(name);
             job.queue = name(job.queue);
-            for (sym, _) in &mut job.resources {
-                *sym = resources.get(*sym as usize).copied().unwrap_or(*sym);
-            }
+            job.requests = job.requests.start + offset..job.requests.end + offset;
             self.jobs.push(job);
         }
     }
@@ -435,7 +536,7 @@ mod tests {
             qtime: 0,
             eligible_time: 0.0,
             accrue_type: 0,
-            resources: Vec::new(),
+            requests: 0..0,
         };
         let jobs: Vec<Job> = ["a", "b", "c", "b", "a", "c", "b"]
             .into_iter()
@@ -454,7 +555,7 @@ mod tests {
 
     #[test]
     fn append_reinterns_names_and_resources() {
-        let job = |id: &str, user: Sym, res: Sym| Job {
+        let make = |id: &str, user: Sym, start: usize| Job {
             id: id.into(),
             seq: 1,
             array_index: None,
@@ -467,23 +568,63 @@ mod tests {
             qtime: 0,
             eligible_time: 0.0,
             accrue_type: 0,
-            resources: vec![(res, ResourceValue::Number(1.0))],
+            requests: start..start + 1,
+        };
+        let job = |set: &mut JobSet, id: &str, user: Sym, res: Sym, value: ResourceValue| {
+            let start = set.requests.len();
+            set.requests.push((res, value));
+            set.jobs.push(make(id, user, start));
         };
         let mut a = JobSet::default();
         let (bob, mem) = (a.names.intern("bob"), a.resources.intern("mem"));
-        a.jobs.push(job("1", bob, mem));
+        let free = ResourceValue::Text(a.texts.intern("free"));
+        job(&mut a, "1", bob, mem, free);
         let mut b = JobSet::default();
         let (carol, bob_b) = (b.names.intern("carol"), b.names.intern("bob"));
         let (ncpus, mem_b) = (b.resources.intern("ncpus"), b.resources.intern("mem"));
-        b.jobs.push(job("2", carol, ncpus));
-        b.jobs.push(job("3", bob_b, mem_b));
+        let (pack, free_b) = (b.texts.intern("pack"), b.texts.intern("free"));
+        job(&mut b, "2", carol, ncpus, ResourceValue::Number(4.0));
+        job(&mut b, "3", bob_b, mem_b, ResourceValue::Text(free_b));
+        job(&mut b, "4", bob_b, mem_b, ResourceValue::Text(pack));
         a.append(b);
-        assert_eq!(a.len(), 3);
+        assert_eq!(a.len(), 4);
         assert_eq!(a.user(&a.jobs[1]), "carol");
         assert_eq!(a.names.name(a.jobs[1].account.unwrap()), "carol");
         assert_eq!(a.jobs[2].euser, bob);
-        assert_eq!(a.jobs[2].resources[0].0, mem);
-        assert_eq!(a.resources.name(a.jobs[1].resources[0].0), "ncpus");
+        assert_eq!(a.requests(&a.jobs[2]), [(mem, free)]);
+        assert_eq!(a.resources.name(a.requests(&a.jobs[1])[0].0), "ncpus");
+        let ncpus_a = a.resources.get("ncpus").unwrap();
+        assert_ne!(ncpus_a, ncpus, "b's symbol is not a's");
+        assert_eq!(
+            a.resource(&a.jobs[1], ncpus_a),
+            Some(ResourceValue::Number(4.0))
+        );
+        assert_eq!(a.resource(&a.jobs[1], mem), None);
+        let last = a.resource(&a.jobs[3], mem).unwrap();
+        assert_eq!(a.text(last), "pack");
+        assert_eq!(a.texts.len(), 2);
+    }
+
+    #[test]
+    fn long_names_and_guesses() {
+        let mut n = Names::default();
+        let long = "a-rather-long-group-name-over-sixteen-bytes";
+        let a = n.intern(long);
+        let b = n.intern("a-rather-long-group-name-over-sixteen-bytez");
+        assert_ne!(a, b);
+        assert_eq!(n.intern(long), a);
+        assert_eq!(n.get(long), Some(a));
+        assert_eq!(n.name(b), "a-rather-long-group-name-over-sixteen-bytez");
+        let e = n.intern("");
+        assert_eq!(n.get(""), Some(e));
+        assert_eq!(n.intern_guess(long, Some(a)), a);
+        assert_eq!(n.intern_guess(long, Some(b)), a);
+        assert_eq!(
+            n.intern_guess("", Some(99)),
+            e,
+            "a symbol of no name is not a guess"
+        );
+        assert_eq!(n.intern_guess("new", None), 3);
     }
 
     #[test]

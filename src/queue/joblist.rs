@@ -173,8 +173,8 @@ mod tests {
         assert_eq!(set.jobs[0].priority, 3);
         let mem = set.resources.get("mem").unwrap();
         assert_eq!(
-            set.jobs[1].resource(mem),
-            Some(&ResourceValue::Number(1024.0))
+            set.resource(&set.jobs[1], mem),
+            Some(ResourceValue::Number(1024.0))
         );
         let bare = read_job_list_json(br#"[{"id":"x","user":"u"}]"#).unwrap();
         assert_eq!(bare.len(), 1);
@@ -201,14 +201,14 @@ mod tests {
         assert_eq!(set.jobs[0].id, "2");
         let ncpus = set.resources.get("ncpus").unwrap();
         assert_eq!(
-            set.jobs[0].resource(ncpus),
+            set.resource(&set.jobs[0], ncpus),
             None,
             "empty cell = unrequested"
         );
         let wt = set.resources.get("walltime").unwrap();
         assert_eq!(
-            set.jobs[1].resource(wt),
-            Some(&ResourceValue::Number(3600.0))
+            set.resource(&set.jobs[1], wt),
+            Some(ResourceValue::Number(3600.0))
         );
         let e = read_job_list_csv(b"id,user,qtime\n1,bob,later\n").unwrap_err();
         assert!(e.to_string().starts_with("job `1`: qtime:"), "{e}");

@@ -4,6 +4,7 @@
 pub mod error;
 pub mod job;
 pub mod joblist;
+mod json_scan;
 pub mod qstat;
 mod qstat_split;
 pub mod raw;
@@ -12,7 +13,9 @@ pub mod units;
 pub use error::{BindError, JobsError};
 pub use job::{Columns, Job, JobSet, JobState, Names, ResourceColumn, ResourceValue, Sym};
 pub use joblist::{read_job_list_csv, read_job_list_json};
-pub use qstat::{read_qstat_json, read_qstat_json_slice};
+pub use qstat::{
+    read_qstat_json, read_qstat_json_fast, read_qstat_json_slice, read_qstat_json_slice_serde,
+};
 pub mod bind;
 pub mod compat;
 pub mod entity;
@@ -37,6 +40,6 @@ pub mod dry_run;
 pub use dry_run::{dry_run, DryRun, DryRunError, Setup, ShareEngine};
 pub mod load;
 pub mod read_file;
-pub use read_file::read_file;
+pub use read_file::{read_file, FileBytes};
 pub mod report;
 pub use load::{read_jobs_bytes, JobsFormat};

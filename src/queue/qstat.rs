@@ -19,7 +19,7 @@ use std::io::Read;
 
 /// One job's attributes as `qstat -f -F json` prints them (only those fairsort binds).
 #[derive(Default)]
-pub(super) struct QstatJob<'a> {
+struct QstatJob<'a> {
     owner: Option<Raw<'a>>,
     euser: Option<Raw<'a>>,
     egroup: Option<Raw<'a>>,
@@ -133,7 +133,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for QstatJob<'a> {
 
 impl<'a> QstatJob<'a> {
     /// The fields by meaning.
-    pub(super) fn into_raw(self) -> RawJob<'a> {
+    fn into_raw(self) -> RawJob<'a> {
         RawJob {
             owner: self.owner,
             euser: self.euser,
@@ -154,10 +154,23 @@ impl<'a> QstatJob<'a> {
 /// large `Jobs` object is parsed in two halves on two threads). A text the fast path does not
 /// accept is read again by the plain serde reader, for its exact error.
 pub fn read_qstat_json_slice(bytes: &[u8]) -> Result<JobSet, JobsError> {
-    if let Some(mut set) = super::qstat_split::read(bytes) {
-        set.finish()?;
-        return Ok(set);
+    match read_qstat_json_fast(bytes) {
+        Some(result) => result,
+        None => read_qstat_json_slice_serde(bytes),
     }
+}
+
+/// The fast path alone (the strict scanner of `json_scan`, two threads on a large text):
+/// `None` when it leaves the text to serde_json. Public so the tests can check that whenever it
+/// answers, it answers exactly as [`read_qstat_json_slice_serde`].
+pub fn read_qstat_json_fast(bytes: &[u8]) -> Option<Result<JobSet, JobsError>> {
+    let mut set = super::qstat_split::read(bytes)?;
+    Some(set.finish().map(|()| set))
+}
+
+/// Reads `qstat -f -F json` text held in memory with serde_json only (no fast path): the
+/// reference the fast path is tested against, and what it falls back to.
+pub fn read_qstat_json_slice_serde(bytes: &[u8]) -> Result<JobSet, JobsError> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
     finish(read(&mut de), &mut de)
 }
@@ -304,13 +317,13 @@ mod tests {
             assert_eq!(b.eligible_time, 600.0);
             let mem = set.resources.get("mem").unwrap();
             assert_eq!(
-                b.resource(mem),
-                Some(&ResourceValue::Number(8.0 * 1024.0 * 1024.0))
+                set.resource(b, mem),
+                Some(ResourceValue::Number(8.0 * 1024.0 * 1024.0))
             );
             let wt = set.resources.get("walltime").unwrap();
-            assert_eq!(b.resource(wt), Some(&ResourceValue::Number(60.0)));
+            assert_eq!(set.resource(b, wt), Some(ResourceValue::Number(60.0)));
             let place = set.resources.get("place").unwrap();
-            assert!(matches!(b.resource(place), Some(ResourceValue::Text(_))));
+            assert_eq!(set.text(set.resource(b, place).unwrap()), "scatter");
         }
     }
 

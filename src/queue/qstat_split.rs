@@ -1,5 +1,6 @@
-//! The fast path of the `qstat -f -F json` reader: the `Jobs` object is cut in two at a job
-//! boundary and each half is parsed on its own core (`std::thread::scope`), then merged in order.
+//! The fast path of the `qstat -f -F json` reader: the text is read with the strict scanner of
+//! `json_scan` (not serde_json), and the `Jobs` object is cut in two at a job boundary and each
+//! half parsed on its own core (`std::thread::scope`), then merged in order.
 //!
 //! The cut is found without scanning the file: from the middle, the first `}` `,` `"` whose key
 //! is followed by two entries that look like jobs (`"id": {…}`). That guess is then *proved*: the
@@ -10,9 +11,8 @@
 //! the line and column — so both paths accept exactly the same files and report the same errors.
 
 use super::job::JobSet;
-use super::qstat::QstatJob;
-use super::raw::{add_job, Raw, QSTAT_FIELDS};
-use serde::de::{Deserialize, IgnoredAny};
+use super::json_scan::Scan;
+use super::raw::{add_job, RawJob, RawResources, QSTAT_FIELDS};
 
 /// Below this size one core parses the file (threads cost more than they save).
 const PARALLEL_MIN_BYTES: usize = 1 << 20;
@@ -22,64 +22,112 @@ const CUT_TRIES: usize = 256;
 /// Reads the jobs of a `qstat -f -F json` text (not yet `finish`ed), or `None` when the text is
 /// not plainly well formed (the caller then uses the serde reader for its error).
 pub(super) fn read(bytes: &[u8]) -> Option<JobSet> {
-    let mut pos = ws(bytes, 0);
-    if bytes.get(pos) != Some(&b'{') {
-        return None;
-    }
-    pos = ws(bytes, pos + 1);
+    let mut s = Scan::new(bytes, 0);
+    s.ws_eat(b'{')?;
+    s.ws();
     let mut set: Option<JobSet> = None;
-    if bytes.get(pos) == Some(&b'}') {
-        return trailing(bytes, pos + 1).then(JobSet::default);
+    if s.eat(b'}').is_some() {
+        return trailing(&mut s).then(JobSet::default);
     }
     loop {
-        let (key, after) = value::<Raw>(bytes, pos)?;
-        let Raw::Str(key) = key else { return None };
-        pos = ws(bytes, after);
-        if bytes.get(pos) != Some(&b':') {
-            return None;
-        }
-        pos = ws(bytes, pos + 1);
+        let key = s.string()?;
+        s.ws_eat(b':')?;
+        s.ws();
         if key == "Jobs" {
-            if set.is_some() || bytes.get(pos) != Some(&b'{') {
+            if set.is_some() || s.peek() != Some(b'{') {
                 return None; // a second `Jobs`, or not an object: the serde reader decides
             }
-            let (jobs, end) = jobs_object(bytes, pos + 1)?;
+            let (jobs, end) = jobs_object(bytes, s.pos() + 1)?;
             set = Some(jobs);
-            pos = end;
+            s = Scan::new(bytes, end);
         } else {
-            let (_, end) = value::<IgnoredAny>(bytes, pos)?;
-            pos = end;
+            s.skip()?;
         }
-        pos = ws(bytes, pos);
-        match bytes.get(pos) {
-            Some(b',') => pos = ws(bytes, pos + 1),
-            Some(b'}') => {
-                return trailing(bytes, pos + 1).then(|| set.unwrap_or_default());
-            }
-            _ => return None,
+        if !s.next_or_close(b'}')? {
+            return trailing(&mut s).then(|| set.unwrap_or_default());
         }
     }
 }
 
 /// Only whitespace after the top-level object.
-fn trailing(bytes: &[u8], pos: usize) -> bool {
-    ws(bytes, pos) == bytes.len()
+fn trailing(s: &mut Scan) -> bool {
+    s.ws();
+    s.peek().is_none()
 }
 
-/// The position of the first non-whitespace byte at or after `pos`.
-fn ws(bytes: &[u8], mut pos: usize) -> usize {
-    while let Some(b' ' | b'\n' | b'\r' | b'\t') = bytes.get(pos) {
-        pos += 1;
+/// One job record (the cursor on its `{`), read as the serde reader's `QstatJob` reads it: the
+/// attributes fairsort binds, a repeated one refused, `null` taken as absent, the rest skipped.
+fn job<'a>(s: &mut Scan<'a>) -> Option<RawJob<'a>> {
+    s.eat(b'{')?;
+    s.ws();
+    let mut job = RawJob::default();
+    if s.eat(b'}').is_some() {
+        return Some(job);
     }
-    pos
+    let mut have_resources = false;
+    loop {
+        let key = s.key_bytes()?;
+        s.ws_eat(b':')?;
+        s.ws();
+        let slot = match &*key {
+            b"Job_Owner" => Some(&mut job.owner),
+            b"euser" => Some(&mut job.euser),
+            b"egroup" => Some(&mut job.egroup),
+            b"Account_Name" => Some(&mut job.account),
+            b"queue" => Some(&mut job.queue),
+            b"job_state" => Some(&mut job.state),
+            b"Priority" => Some(&mut job.priority),
+            b"qtime" => Some(&mut job.qtime),
+            b"eligible_time" => Some(&mut job.eligible_time),
+            b"accrue_type" => Some(&mut job.accrue_type),
+            b"Resource_List" => {
+                if have_resources {
+                    return None;
+                }
+                have_resources = true;
+                job.resources = resources(s)?;
+                None
+            }
+            _ => {
+                s.skip()?;
+                None
+            }
+        };
+        if let Some(slot) = slot {
+            if slot.is_some() {
+                return None; // a repeated attribute: the serde reader names it
+            }
+            *slot = match s.peek() {
+                Some(b'n') => {
+                    s.skip()?; // `null` (or not JSON, which `skip` refuses)
+                    None
+                }
+                _ => Some(s.raw()?),
+            };
+        }
+        if !s.next_or_close(b'}')? {
+            return Some(job);
+        }
+    }
 }
 
-/// One JSON value starting at `pos` (after whitespace), and the position just after it.
-fn value<'de, T: Deserialize<'de>>(bytes: &'de [u8], pos: usize) -> Option<(T, usize)> {
-    let rest = bytes.get(pos..)?;
-    let mut stream = serde_json::Deserializer::from_slice(rest).into_iter::<T>();
-    let v = stream.next()?.ok()?;
-    Some((v, pos + stream.byte_offset()))
+/// A `Resource_List` object (the cursor on its `{`): (name, value) pairs in order.
+fn resources<'a>(s: &mut Scan<'a>) -> Option<RawResources<'a>> {
+    s.eat(b'{')?;
+    s.ws();
+    let mut out = Vec::with_capacity(8);
+    if s.eat(b'}').is_some() {
+        return Some(RawResources(out));
+    }
+    loop {
+        let name = s.string()?;
+        s.ws_eat(b':')?;
+        s.ws();
+        out.push((name, s.raw()?));
+        if !s.next_or_close(b'}')? {
+            return Some(RawResources(out));
+        }
+    }
 }
 
 /// How one run over `Jobs` entries ended.
@@ -92,55 +140,46 @@ enum Stop {
 
 /// Parses `Jobs` entries from `pos` (a boundary: the `"` of a key, or `}`), adding each job to
 /// `set`, until the end of the object or the first boundary at or after `stop_at`.
-fn entries(bytes: &[u8], mut pos: usize, stop_at: usize, set: &mut JobSet) -> Option<Stop> {
-    pos = ws(bytes, pos);
-    if bytes.get(pos) == Some(&b'}') {
-        return Some(Stop::End(pos + 1));
+fn entries(bytes: &[u8], pos: usize, stop_at: usize, set: &mut JobSet) -> Option<Stop> {
+    let mut s = Scan::new(bytes, pos);
+    s.ws();
+    if s.eat(b'}').is_some() {
+        return Some(Stop::End(s.pos()));
     }
     loop {
-        if pos >= stop_at {
-            return Some(Stop::Boundary(pos));
+        if s.pos() >= stop_at {
+            return Some(Stop::Boundary(s.pos()));
         }
-        let (id, after) = value::<Raw>(bytes, pos)?;
-        let Raw::Str(id) = id else { return None };
-        pos = ws(bytes, after);
-        if bytes.get(pos) != Some(&b':') {
-            return None;
-        }
-        let (job, after) = value::<QstatJob>(bytes, ws(bytes, pos + 1))?;
-        add_job(set, &id, job.into_raw(), &QSTAT_FIELDS).ok()?;
-        pos = ws(bytes, after);
-        match bytes.get(pos) {
-            Some(b',') => pos = ws(bytes, pos + 1),
-            Some(b'}') => return Some(Stop::End(pos + 1)),
-            _ => return None,
+        let id = s.string()?;
+        s.ws_eat(b':')?;
+        s.ws();
+        let job = job(&mut s)?;
+        add_job(set, &id, job, &QSTAT_FIELDS).ok()?;
+        if !s.next_or_close(b'}')? {
+            return Some(Stop::End(s.pos()));
         }
     }
 }
 
 /// Whether the entry at `pos` and the one after it look like jobs: `"id": {…}` twice (or once,
 /// then the end of `Jobs`). Used only to choose a likely cut; the cut is proved by the first half.
-fn looks_like_jobs(bytes: &[u8], mut pos: usize) -> bool {
+fn looks_like_jobs(bytes: &[u8], pos: usize) -> bool {
+    let mut s = Scan::new(bytes, pos);
     for _ in 0..2 {
-        let Some((Raw::Str(_), after)) = value::<Raw>(bytes, pos) else {
-            return false;
-        };
-        pos = ws(bytes, after);
-        if bytes.get(pos) != Some(&b':') {
-            return false;
-        }
-        pos = ws(bytes, pos + 1);
-        if bytes.get(pos) != Some(&b'{') {
-            return false;
-        }
-        let Some((_, after)) = value::<IgnoredAny>(bytes, pos) else {
-            return false;
-        };
-        pos = ws(bytes, after);
-        match bytes.get(pos) {
-            Some(b',') => pos = ws(bytes, pos + 1),
-            Some(b'}') => return true,
-            _ => return false,
+        let entry = (|| {
+            s.string_raw()?;
+            s.ws_eat(b':')?;
+            s.ws();
+            if s.peek() != Some(b'{') {
+                return None;
+            }
+            s.skip()?;
+            s.next_or_close(b'}')
+        })();
+        match entry {
+            Some(true) => {}
+            Some(false) => return true,
+            None => return false,
         }
     }
     true
@@ -151,13 +190,14 @@ fn find_cut(bytes: &[u8], from: usize) -> Option<usize> {
     let mut pos = from;
     for _ in 0..CUT_TRIES {
         let close = pos + bytes.get(pos..)?.iter().position(|&b| b == b'}')?;
-        let comma = ws(bytes, close + 1);
         pos = close + 1;
-        if bytes.get(comma) != Some(&b',') {
+        let mut s = Scan::new(bytes, pos);
+        if s.ws_eat(b',').is_none() {
             continue;
         }
-        let key = ws(bytes, comma + 1);
-        if bytes.get(key) == Some(&b'"') && looks_like_jobs(bytes, key) {
+        s.ws();
+        let key = s.pos();
+        if s.peek() == Some(b'"') && looks_like_jobs(bytes, key) {
             return Some(key);
         }
     }

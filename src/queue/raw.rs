@@ -282,26 +282,34 @@ pub fn add_job(
             ))
         }
     };
-    let mut resources = Vec::with_capacity(raw.resources.0.len());
-    for (name, value) in raw.resources.0 {
+    // Resource names come in the same order job after job: the previous job's symbol at the
+    // same place is tried before hashing the name.
+    let previous = set.jobs.last().map_or(0..0, |j| j.requests.clone());
+    let start = set.requests.len();
+    for (k, (name, value)) in raw.resources.0.into_iter().enumerate() {
         let v = match value {
             Raw::Num(n) if n.is_finite() => ResourceValue::Number(n),
             Raw::Str(s) => match parse_resource_value(&s) {
                 Some(n) => ResourceValue::Number(n),
-                None => ResourceValue::Text(s.into()),
+                None => ResourceValue::Text(set.texts.intern(&s)),
             },
-            other => ResourceValue::Text(other.text().into()),
+            other => ResourceValue::Text(set.texts.intern(&other.text())),
         };
-        let sym = set.resources.intern(&name);
-        if resources.iter().any(|(s, _)| *s == sym) {
+        let guess = (previous.start + k < previous.end)
+            .then(|| set.requests.get(previous.start + k).map(|r| r.0))
+            .flatten();
+        let sym = set.resources.intern_guess(&name, guess);
+        if (set.requests.get(start..).unwrap_or(&[]).iter()).any(|(s, _)| *s == sym) {
+            set.requests.truncate(start);
             return Err(bad(
                 id,
                 &format!("{}.{name}", names.resources),
                 "given twice",
             ));
         }
-        resources.push((sym, v));
+        set.requests.push((sym, v));
     }
+    let requests = start..set.requests.len();
     let (seq, array_index) = id_sequence(id);
     let job = Job {
         id: id.to_string(),
@@ -316,7 +324,7 @@ pub fn add_job(
         qtime,
         eligible_time,
         accrue_type,
-        resources,
+        requests,
     };
     set.jobs.push(job);
     Ok(())

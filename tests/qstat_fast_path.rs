@@ -1,0 +1,370 @@
+//! The `qstat -f -F json` fast path (fairsort's strict scanner, two threads on large files)
+//! against the serde_json reader, on generated documents: valid ones with every kind of value,
+//! whitespace, escape and number edge case, and the same documents with a byte changed. Whenever
+//! the fast path answers, it must answer exactly as serde_json (same jobs, names, values to the
+//! bit, same error); when it declines, `read_qstat_json_slice` uses serde_json itself.
+
+use fairsort::queue::{read_qstat_json_fast, read_qstat_json_slice, read_qstat_json_slice_serde};
+use proptest::prelude::*;
+use proptest::strategy::ValueTree;
+
+fn ws() -> impl Strategy<Value = String> {
+    proptest::sample::select(vec![
+        "",
+        "",
+        " ",
+        "\n    ",
+        "\t",
+        "\r\n",
+        "            ",
+        "\n",
+    ])
+    .prop_map(str::to_string)
+}
+
+/// A JSON string literal, mostly valid, sometimes with what serde_json refuses.
+fn string() -> impl Strategy<Value = String> {
+    let good = proptest::sample::select(vec![
+        "a",
+        "bob",
+        "u1",
+        "4gb",
+        "01:00:00",
+        "free",
+        "1:ncpus=2",
+        " ",
+        "é",
+        "😀",
+        "\\\"",
+        "\\\\",
+        "\\/",
+        "\\n",
+        "\\t",
+        "\\b\\f\\r",
+        "\\u00e9",
+        "\\u0041",
+        "\\ud83d\\ude00",
+        "@",
+        ".",
+        ":",
+        "Tue Oct  4 21:23:20 2022",
+        "-1",
+    ]);
+    let bad = proptest::sample::select(vec!["\\ud800", "\\udc00x", "\\x", "\u{1}", "\\u12"]);
+    let piece = prop_oneof![20 => good, 1 => bad];
+    proptest::collection::vec(piece, 0..4).prop_map(|p| format!("\"{}\"", p.concat()))
+}
+
+fn number() -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => proptest::sample::select(vec![
+            "0", "-0", "4", "-17", "1.5", "-2.5E-3", "1e3", "0.1", "1e-400",
+            "18446744073709551615", "18446744073709551616", "-9223372036854775809",
+            "123456789012345678901234", "9007199254740993", "4.9e-324", "2.0", "1E+2",
+        ])
+        .prop_map(str::to_string),
+        1 => proptest::sample::select(vec!["1e400", "-1e400", "01", "1.", "-", "1e", ".5", "+1"])
+            .prop_map(str::to_string),
+        4 => any::<i64>().prop_map(|i| i.to_string()),
+        4 => any::<f64>()
+            .prop_filter("finite", |f| f.is_finite())
+            .prop_map(|f| format!("{f:e}")),
+        2 => (any::<u32>(), 0u32..1000000, -30i32..30)
+            .prop_map(|(a, b, e)| format!("{a}.{b:06}e{e}")),
+    ]
+}
+
+fn scalar() -> impl Strategy<Value = String> {
+    prop_oneof![
+        3 => string(),
+        2 => number(),
+        1 => proptest::sample::select(vec!["true", "false", "null", "true", "false", "nul"])
+            .prop_map(str::to_string),
+    ]
+}
+
+fn value() -> impl Strategy<Value = String> {
+    scalar().prop_recursive(3, 16, 4, |inner| {
+        prop_oneof![
+            proptest::collection::vec((ws(), inner.clone()), 0..4).prop_map(|v| {
+                let items: Vec<String> = v.into_iter().map(|(w, x)| format!("{w}{x}")).collect();
+                format!("[{}]", items.join(","))
+            }),
+            proptest::collection::vec((string(), ws(), inner), 0..4).prop_map(|v| {
+                let items: Vec<String> = v
+                    .into_iter()
+                    .map(|(k, w, x)| format!("{k}:{w}{x}"))
+                    .collect();
+                format!("{{{}}}", items.join(","))
+            }),
+        ]
+    })
+}
+
+/// A `Resource_List`: mostly an object of resource values.
+fn resources() -> impl Strategy<Value = String> {
+    let name = proptest::sample::select(vec![
+        "\"ncpus\"",
+        "\"mem\"",
+        "\"walltime\"",
+        "\"place\"",
+        "\"select\"",
+        "\"foo\"",
+        "\"nc\\u0070us\"",
+    ]);
+    let v = prop_oneof![
+        number(),
+        proptest::sample::select(vec![
+            "\"4gb\"",
+            "\"300kb\"",
+            "\"1025b\"",
+            "\"01:00:00\"",
+            "\"02:30\"",
+            "\"free\"",
+            "\"1:ncpus=2:mem=4gb\"",
+            "\"-2\"",
+            "true",
+            "null",
+            "[1]",
+            "{}",
+            "\"4GB\"",
+            "\"1.5\"",
+        ])
+        .prop_map(str::to_string),
+    ];
+    prop_oneof![
+        8 => proptest::collection::vec((name, ws(), v), 0..6).prop_map(|v| {
+            let items: Vec<String> = v.into_iter().map(|(k, w, x)| format!("{k}:{w}{x}")).collect();
+            format!("{{{}}}", items.join(","))
+        }),
+        1 => value(),
+    ]
+}
+
+/// One attribute of a job.
+fn attribute() -> impl Strategy<Value = String> {
+    let attr =
+        |key: &'static str, v: BoxedStrategy<String>| v.prop_map(move |v| format!("\"{key}\":{v}"));
+    let names = || {
+        prop_oneof![
+            3 => proptest::sample::select(vec!["\"bob\"", "\"amy\"", "\"u1\"", "\"bob@host\"", "\"\""])
+                .prop_map(str::to_string),
+            1 => scalar(),
+        ]
+        .boxed()
+    };
+    let dates = || {
+        prop_oneof![
+            3 => proptest::sample::select(vec![
+                "\"Tue Oct  4 21:23:20 2022\"", "\"Thu Jan  1 00:00:00 1970\"",
+                "\"tue OCT 04 21:23:20 2022\"", "\" Tue Oct  4 21:23:20 2022\"",
+                "\"Tue Oct 32 21:23:20 2022\"", "1664918600", "\"1664918600\"", "1.5",
+            ])
+            .prop_map(str::to_string),
+            1 => scalar(),
+        ]
+        .boxed()
+    };
+    let durations = || {
+        prop_oneof![
+            3 => proptest::sample::select(vec![
+                "\"00:10:00\"", "\"10:00\"", "\"600\"", "600", "\"-00:01:00\"", "\"1:2:3:4\"",
+                "\"00:00:1.5\"", "\"1.5:00\"",
+            ])
+            .prop_map(str::to_string),
+            1 => scalar(),
+        ]
+        .boxed()
+    };
+    let ints = || {
+        prop_oneof![
+            3 => proptest::sample::select(vec!["0", "5", "-3", "\"7\"", "1.5", "\"high\"", "2e0"])
+                .prop_map(str::to_string),
+            1 => scalar(),
+        ]
+        .boxed()
+    };
+    prop_oneof![
+        1 => attr("Job_Owner", names()),
+        1 => attr("euser", names()),
+        1 => attr("eus\\u0065r", names()),
+        1 => attr("egroup", names()),
+        1 => attr("Account_Name", names()),
+        1 => attr("queue", names()),
+        1 => attr("job_state", proptest::sample::select(vec!["\"Q\"", "\"R\"", "\"H\"", "\"W\"", "\" Q \""]).prop_map(str::to_string).boxed()),
+        1 => attr("Priority", ints()),
+        1 => attr("accrue_type", ints()),
+        1 => attr("qtime", dates()),
+        1 => attr("eligible_time", durations()),
+        2 => attr("Resource_List", resources().boxed()),
+        1 => attr("Variable_List", value().boxed()),
+        1 => attr("Job_Name", value().boxed()),
+    ]
+}
+
+fn job() -> impl Strategy<Value = String> {
+    let id = prop_oneof![
+        (0u32..30).prop_map(|n| format!("\"{n}.pbs\"")),
+        (0u32..5, 0u32..3).prop_map(|(n, i)| format!("\"{n}[{i}].pbs\"")),
+        Just("\"J\\u0031\"".to_string()),
+    ];
+    let attrs = proptest::collection::vec((ws(), attribute()), 0..8);
+    // Mostly each attribute once (a repeated one is an error both readers must report).
+    let once = proptest::bool::weighted(0.8);
+    (id, ws(), attrs, ws(), once).prop_map(|(id, w, attrs, w2, once)| {
+        let mut owner = vec![format!("{w}\"Job_Owner\":\"u@h\"")];
+        let mut seen = std::collections::HashSet::from(["\"Job_Owner\"".to_string()]);
+        for (w, a) in attrs {
+            let key = a.split(':').next().unwrap_or("").to_string();
+            if !once || seen.insert(key) {
+                owner.push(format!("{w}{a}"));
+            }
+        }
+        format!("{id}:{w}{{{}{w2}}}", owner.join(","))
+    })
+}
+
+fn document() -> impl Strategy<Value = String> {
+    let jobs = proptest::collection::vec((ws(), job()), 0..6).prop_map(|v| {
+        let items: Vec<String> = v.into_iter().map(|(w, j)| format!("{w}{j}")).collect();
+        format!("{{{}}}", items.join(","))
+    });
+    let header = proptest::sample::select(vec![
+        "\"timestamp\":1664911414,",
+        "\"pbs_version\":\"19.0.0\",",
+        "\"pbs_server\":\"pbs\",",
+        "",
+        "\"x\":[1,{\"y\":null}],",
+    ]);
+    (
+        header,
+        ws(),
+        jobs,
+        ws(),
+        proptest::sample::select(vec!["", "", "", "", ",\"Jobs\":{}", ",\"z\":1"]),
+    )
+        .prop_map(|(h, w, jobs, w2, tail)| format!("{{{w}{h}{w}\"Jobs\":{w2}{jobs}{tail}{w2}}}{w}"))
+}
+
+/// The same document with one byte removed, replaced or inserted.
+fn mutated() -> impl Strategy<Value = Vec<u8>> {
+    let special = proptest::sample::select(vec![
+        b'"', b',', b'}', b'{', b':', b'\\', 0x01, 0xff, b' ', b'0', b'-', b'[', b'n',
+    ]);
+    (document(), any::<prop::sample::Index>(), 0u8..3, special).prop_map(|(doc, at, kind, b)| {
+        let mut bytes = doc.into_bytes();
+        if bytes.is_empty() {
+            return bytes;
+        }
+        let i = at.index(bytes.len());
+        match kind {
+            0 => {
+                bytes.remove(i);
+            }
+            1 => bytes[i] = b,
+            _ => bytes.insert(i, b),
+        }
+        bytes
+    })
+}
+
+/// Fast path, serde reader and the public reader agree on `bytes`; returns whether the fast
+/// path answered.
+fn agree(bytes: &[u8]) -> Result<bool, TestCaseError> {
+    let serde = read_qstat_json_slice_serde(bytes);
+    let public = read_qstat_json_slice(bytes);
+    let fast = read_qstat_json_fast(bytes);
+    let text = String::from_utf8_lossy(bytes);
+    let same = |a: &Result<fairsort::queue::JobSet, fairsort::queue::JobsError>| match (a, &serde) {
+        (Ok(a), Ok(b)) => a.describe() == b.describe(),
+        (Err(a), Err(b)) => a.to_string() == b.to_string(),
+        _ => false,
+    };
+    prop_assert!(same(&public), "public reader differs from serde on {text}");
+    if let Some(fast) = &fast {
+        prop_assert!(
+            same(fast),
+            "fast path {:?} differs from serde {:?} on {text}",
+            fast.as_ref().map(|s| s.describe()),
+            serde.as_ref().map(|s| s.describe())
+        );
+    }
+    Ok(fast.is_some())
+}
+
+proptest! {
+    // 3000 cases each by default; QSTAT_FAST_PATH_CASES=N for a longer hunt.
+    #![proptest_config(ProptestConfig::with_cases(
+        std::env::var("QSTAT_FAST_PATH_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(3000)
+    ))]
+
+    #[test]
+    fn valid_documents(doc in document()) {
+        agree(doc.as_bytes())?;
+    }
+
+    #[test]
+    fn mutated_documents(bytes in mutated()) {
+        agree(&bytes)?;
+    }
+}
+
+/// The fast path must actually answer (else the tests above prove nothing): every generated
+/// document serde_json reads without error is read by the fast path too, except those with a
+/// second `Jobs` key, which it leaves to serde_json by design.
+#[test]
+fn the_fast_path_reads_what_serde_json_reads() {
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let (mut answered, mut readable) = (0, 0);
+    for _ in 0..500 {
+        let doc = document().new_tree(&mut runner).unwrap().current();
+        let fast = agree(doc.as_bytes()).unwrap();
+        answered += usize::from(fast);
+        if read_qstat_json_slice_serde(doc.as_bytes()).is_ok() && !doc.contains(",\"Jobs\":{}") {
+            readable += 1;
+            assert!(fast, "the fast path declined a plain document: {doc}");
+        }
+    }
+    assert!(
+        readable > 100,
+        "only {readable} of 500 documents were readable"
+    );
+    assert!(answered >= readable);
+    let plain = r#"{"Jobs":{"1.s":{"Job_Owner":"a@h","Resource_List":{"ncpus":4,"mem":"4gb"}}}}"#;
+    assert!(agree(plain.as_bytes()).unwrap());
+}
+
+/// Large documents take the two-thread path (the `Jobs` object cut in two); tricky whitespace
+/// and strings that look like job boundaries must not change the result.
+#[test]
+fn two_thread_documents_match_serde() {
+    for variant in 0..3 {
+        let mut s = String::from("{\n    \"timestamp\":1,\n    \"Jobs\":{\n");
+        let mut n = 0;
+        while s.len() < 3 << 20 {
+            if n > 0 {
+                s.push_str(if variant == 1 { "\n,\t" } else { ",\n" });
+            }
+            let trap = if variant == 2 {
+                r#"}, \"9.x\": {"#
+            } else {
+                "plain"
+            };
+            s.push_str(&format!(
+                "        \"{n}.pbs\":{{\n            \"Job_Owner\":\"u{}@h\",\n            \"Job_Name\":\"{trap}\",\n            \"qtime\":\"Tue Oct  4 21:23:{:02} 2022\",\n            \"Resource_List\":{{\"ncpus\":{},\"mem\":\"{}gb\",\"place\":\"free\"}},\n            \"Variable_List\":{{\"A\":\"}},\\\"x\\\":{{\"}}\n        }}",
+                n % 97,
+                n % 60,
+                n % 7,
+                n % 13
+            ));
+            n += 1;
+        }
+        s.push_str("\n    }\n}\n");
+        let fast = read_qstat_json_fast(s.as_bytes())
+            .expect("the fast path reads it")
+            .unwrap();
+        let serde = read_qstat_json_slice_serde(s.as_bytes()).unwrap();
+        assert_eq!(fast.len(), n);
+        assert!(fast.describe() == serde.describe(), "variant {variant}");
+    }
+}
