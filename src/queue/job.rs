@@ -455,26 +455,25 @@ impl JobSet {
         let texts: Vec<Sym> = other.texts.iter().map(|n| self.texts.intern(n)).collect();
         let name = |s: Sym| names.get(s as usize).copied().unwrap_or(s);
         let offset = self.requests.len();
-        self.requests.reserve(other.requests.len());
-        for (sym, value) in other.requests {
-            let sym = resources.get(sym as usize).copied().unwrap_or(sym);
-            let value = match value {
-                ResourceValue::Text(t) => {
-                    ResourceValue::Text(texts.get(t as usize).copied().unwrap_or(t))
-                }
-                number => number,
-            };
-            self.requests.push((sym, value));
-        }
-        self.jobs.reserve(other.jobs.len());
-        for mut job in other.jobs {
+        self.requests
+            .extend(other.requests.into_iter().map(|(sym, value)| {
+                let sym = resources.get(sym as usize).copied().unwrap_or(sym);
+                let value = match value {
+                    ResourceValue::Text(t) => {
+                        ResourceValue::Text(texts.get(t as usize).copied().unwrap_or(t))
+                    }
+                    number => number,
+                };
+                (sym, value)
+            }));
+        self.jobs.extend(other.jobs.into_iter().map(|mut job| {
             job.euser = name(job.euser);
             job.egroup = name(job.egroup);
             job.account = job.account.map(name);
             job.queue = name(job.queue);
             job.requests = job.requests.start + offset..job.requests.end + offset;
-            self.jobs.push(job);
-        }
+            job
+        }));
     }
 
     /// The position of a job by id (exact, or by the id's part before the first `.`).
