@@ -386,6 +386,15 @@ impl JobSet {
         Ok(())
     }
 
+    /// Interns the user names of `jobs[first..]`, read with `raw::add_job_later` (one name
+    /// per job, in order), in one batch.
+    pub fn intern_users<S: AsRef<str>>(&mut self, first: usize, users: &[S]) {
+        let jobs = self.jobs.get_mut(first..).unwrap_or(&mut []);
+        for (job, user) in jobs.iter_mut().zip(users) {
+            job.euser = self.names.intern(user.as_ref());
+        }
+    }
+
     /// The resources a job requests, in the order its record gave them.
     pub fn requests(&self, job: &Job) -> &[Request] {
         self.requests.get(job.requests.clone()).unwrap_or(&[])

@@ -12,7 +12,8 @@
 
 use super::job::JobSet;
 use super::json_scan::Scan;
-use super::raw::{add_job, RawJob, RawResources, QSTAT_FIELDS};
+use super::raw::{add_job_later, RawJob, RawResources, QSTAT_FIELDS};
+use std::borrow::Cow;
 
 /// Below this size one core parses the file (threads cost more than they save).
 const PARALLEL_MIN_BYTES: usize = 1 << 20;
@@ -141,6 +142,22 @@ enum Stop {
 /// Parses `Jobs` entries from `pos` (a boundary: the `"` of a key, or `}`), adding each job to
 /// `set`, until the end of the object or the first boundary at or after `stop_at`.
 fn entries(bytes: &[u8], pos: usize, stop_at: usize, set: &mut JobSet) -> Option<Stop> {
+    // Users are interned after the run, in one batch (see `add_job_later`).
+    let first = set.jobs.len();
+    let mut users = Vec::new();
+    let stop = entries_of(bytes, pos, stop_at, set, &mut users);
+    set.intern_users(first, &users);
+    stop
+}
+
+/// [`entries`] with the user names left in `users`.
+fn entries_of<'a>(
+    bytes: &'a [u8],
+    pos: usize,
+    stop_at: usize,
+    set: &mut JobSet,
+    users: &mut Vec<Cow<'a, str>>,
+) -> Option<Stop> {
     let mut s = Scan::new(bytes, pos);
     s.ws();
     if s.eat(b'}').is_some() {
@@ -154,7 +171,7 @@ fn entries(bytes: &[u8], pos: usize, stop_at: usize, set: &mut JobSet) -> Option
         s.ws_eat(b':')?;
         s.ws();
         let job = job(&mut s)?;
-        add_job(set, &id, job, &QSTAT_FIELDS).ok()?;
+        add_job_later(set, &id, job, &QSTAT_FIELDS, users).ok()?;
         if !s.next_or_close(b'}')? {
             return Some(Stop::End(s.pos()));
         }

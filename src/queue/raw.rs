@@ -3,7 +3,7 @@
 //! name the job and the field. Shared by the `qstat -f -F json` reader and fairsort's own lists.
 
 use super::error::JobsError;
-use super::job::{id_sequence, Job, JobSet, JobState, ResourceValue};
+use super::job::{id_sequence, Job, JobSet, JobState, ResourceValue, Sym};
 use super::units::{parse_ctime, parse_duration, parse_resource_value};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
@@ -216,6 +216,18 @@ fn integer(job: &str, field: &str, raw: &Option<Raw>) -> Result<i64, JobsError> 
     Ok(v as i64)
 }
 
+/// The text of a name field, moved out of the record (borrowed from the input when it was).
+fn into_text<'a>(
+    job: &str,
+    field: &str,
+    raw: Option<Raw<'a>>,
+) -> Result<Option<Cow<'a, str>>, JobsError> {
+    match raw {
+        Some(Raw::Str(s)) => Ok(Some(s)),
+        other => Ok(text_of(job, field, &other)?.map(|t| Cow::Owned(t.into_owned()))),
+    }
+}
+
 /// Adds one raw job record to `set`, converting units and checking every field it uses.
 pub fn add_job(
     set: &mut JobSet,
@@ -223,10 +235,39 @@ pub fn add_job(
     raw: RawJob,
     names: &FieldNames,
 ) -> Result<(), JobsError> {
-    let owner = text_of(id, "Job_Owner", &raw.owner)?.unwrap_or_default();
-    let euser = match text_of(id, names.euser, &raw.euser)? {
+    add_job_with(set, id, raw, names, None)
+}
+
+/// [`add_job`] leaving the user name to be interned later: it is pushed on `users` and the
+/// job's `euser` is left unset until [`JobSet::intern_users`]. A million-job reader interns
+/// its users in one batch after the parse: the pool of 100 000 users is cold by then (the input
+/// streams through the cache), and lookups one after another overlap their cache misses, where
+/// one per job, between the jobs' parsing, each waits alone.
+pub fn add_job_later<'a>(
+    set: &mut JobSet,
+    id: &str,
+    raw: RawJob<'a>,
+    names: &FieldNames,
+    users: &mut Vec<Cow<'a, str>>,
+) -> Result<(), JobsError> {
+    add_job_with(set, id, raw, names, Some(users))
+}
+
+fn add_job_with<'a>(
+    set: &mut JobSet,
+    id: &str,
+    mut raw: RawJob<'a>,
+    names: &FieldNames,
+    later: Option<&mut Vec<Cow<'a, str>>>,
+) -> Result<(), JobsError> {
+    let owner = into_text(id, "Job_Owner", raw.owner.take())?;
+    let euser = match into_text(id, names.euser, raw.euser.take())? {
         Some(u) => u,
-        None => Cow::Borrowed(owner.split('@').next().unwrap_or("")),
+        None => match owner {
+            Some(Cow::Borrowed(o)) => Cow::Borrowed(o.split('@').next().unwrap_or("")),
+            Some(Cow::Owned(o)) => Cow::Owned(o.split('@').next().unwrap_or("").to_string()),
+            None => Cow::Borrowed(""),
+        },
     };
     if euser.is_empty() {
         return Err(bad(
@@ -315,7 +356,10 @@ pub fn add_job(
         id: id.to_string(),
         seq,
         array_index,
-        euser: set.names.intern(&euser),
+        euser: match later {
+            Some(_) => Sym::MAX,
+            None => set.names.intern(&euser),
+        },
         egroup: set.names.intern(&egroup),
         account: account.as_deref().map(|a| set.names.intern(a)),
         queue: set.names.intern(&queue),
@@ -327,5 +371,8 @@ pub fn add_job(
         requests,
     };
     set.jobs.push(job);
+    if let Some(users) = later {
+        users.push(euser);
+    }
     Ok(())
 }
