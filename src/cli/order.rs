@@ -172,10 +172,12 @@ fn resource_table(
         if table.get(name).is_some() {
             continue;
         }
-        let numeric = jobs
-            .jobs
-            .iter()
-            .all(|j| !matches!(jobs.resource(j, sym), Some(ResourceValue::Text(_))));
+        // The job set's columns record the first job whose value is text.
+        let numeric = match jobs.columns.resources.get(sym as usize) {
+            Some(col) if jobs.columns.covers(jobs.len()) => col.first_text.is_none(),
+            _ => (jobs.jobs.iter())
+                .all(|j| !matches!(jobs.resource(j, sym), Some(ResourceValue::Text(_)))),
+        };
         let ty = if numeric {
             ResourceType::Float
         } else {

@@ -130,10 +130,55 @@ impl Names {
     }
 }
 
+/// Below this many jobs the duplicate check hashes and sorts on the calling thread.
+const PARALLEL_MIN_JOBS: usize = 1 << 16;
+
+/// Whether two jobs' ids have the same hash: sorted id hashes of the two halves (each sorted on
+/// its own thread for a large set), checked for a repeat within a half or between them. Almost
+/// always false, and then no id is seen twice.
+fn may_have_duplicate_ids(jobs: &[Job]) -> bool {
+    let sorted = |part: &[Job]| {
+        let mut h: Vec<u64> = part.iter().map(|j| name_hash(&j.id)).collect();
+        h.sort_unstable();
+        h
+    };
+    let (a, b) = if jobs.len() >= PARALLEL_MIN_JOBS {
+        let (front, back) = jobs.split_at(jobs.len() / 2);
+        std::thread::scope(|s| {
+            let back = s.spawn(|| sorted(back));
+            let front = sorted(front);
+            match back.join() {
+                Ok(back) => (front, back),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        })
+    } else {
+        (sorted(jobs), Vec::new())
+    };
+    let repeats = |h: &[u64]| h.windows(2).any(|w| w[0] == w[1]);
+    if repeats(&a) || repeats(&b) {
+        return true;
+    }
+    // A hash in both halves: walk the two sorted lists together.
+    let (mut i, mut k) = (0, 0);
+    while let (Some(x), Some(y)) = (a.get(i), b.get(k)) {
+        match x.cmp(y) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => k += 1,
+            std::cmp::Ordering::Equal => return true,
+        }
+    }
+    false
+}
+
 /// The id seen twice whose second sighting comes first (in `jobs` order), if any. Sorting
 /// (hash, position) pairs is several times faster on a million jobs than a hash set of ids
-/// (that probed a cold 1M-slot table per job); equal hashes are confirmed on the ids.
+/// (that probed a cold 1M-slot table per job); equal hashes are confirmed on the ids. The
+/// cheaper [`may_have_duplicate_ids`] runs first, so this only runs when two hashes agree.
 fn first_duplicate_id(jobs: &[Job]) -> Option<&str> {
+    if !may_have_duplicate_ids(jobs) {
+        return None;
+    }
     let mut keys: Vec<(u64, usize)> = jobs
         .iter()
         .enumerate()
@@ -265,84 +310,7 @@ pub fn id_sequence(id: &str) -> (u64, Option<u64>) {
     (seq, index)
 }
 
-/// One resource of every job as a column (job index order): the bound value, 0 when the job
-/// does not request it, and the first job whose value is text (an error if a formula uses it).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct ResourceColumn {
-    /// Value per job in PBS units (0 = unrequested or text).
-    pub values: Vec<f64>,
-    /// The first job (index) whose value is not a number, with the text.
-    pub first_text: Option<(u32, Box<str>)>,
-}
-
-/// The numbers binding reads, column by column (job index order), so that binding a million
-/// jobs streams through memory instead of visiting every `Job`.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Columns {
-    /// Queue symbol per job.
-    pub queue: Vec<Sym>,
-    /// `Priority` per job.
-    pub priority: Vec<f64>,
-    /// `eligible_time` per job.
-    pub eligible_time: Vec<f64>,
-    /// `accrue_type` per job.
-    pub accrue_type: Vec<f64>,
-    /// Whether the job is runnable (queued) per job: the first thing the order sorts by.
-    pub runnable: Vec<bool>,
-    /// Per resource symbol.
-    pub resources: Vec<ResourceColumn>,
-}
-
-impl Columns {
-    /// Builds the columns of a job set's jobs.
-    pub fn build(set: &JobSet) -> Columns {
-        let (jobs, resources) = (&set.jobs, set.resources.len());
-        let n = jobs.len();
-        let mut cols = Columns {
-            queue: Vec::with_capacity(n),
-            priority: Vec::with_capacity(n),
-            eligible_time: Vec::with_capacity(n),
-            accrue_type: Vec::with_capacity(n),
-            runnable: Vec::with_capacity(n),
-            resources: (0..resources)
-                .map(|_| ResourceColumn {
-                    values: vec![0.0; n],
-                    first_text: None,
-                })
-                .collect(),
-        };
-        for (i, j) in jobs.iter().enumerate() {
-            cols.queue.push(j.queue);
-            cols.priority.push(j.priority as f64);
-            cols.eligible_time.push(j.eligible_time);
-            cols.accrue_type.push(j.accrue_type as f64);
-            cols.runnable.push(j.state.is_runnable());
-            for (sym, v) in set.requests(j) {
-                let Some(col) = cols.resources.get_mut(*sym as usize) else {
-                    continue;
-                };
-                match v {
-                    ResourceValue::Number(x) => {
-                        if let Some(slot) = col.values.get_mut(i) {
-                            *slot = *x;
-                        }
-                    }
-                    ResourceValue::Text(t) => {
-                        if col.first_text.is_none() {
-                            col.first_text = Some((i as u32, set.texts.name(*t).into()));
-                        }
-                    }
-                }
-            }
-        }
-        cols
-    }
-
-    /// Whether these columns describe `n` jobs.
-    pub fn covers(&self, n: usize) -> bool {
-        self.queue.len() == n
-    }
-}
+pub use super::columns::{Columns, ResourceColumn};
 
 /// A set of jobs with their interned names, kept in submission order (qtime, then the id's
 /// sequence number and array index, then the id), as PBS's server lists them.
@@ -464,8 +432,15 @@ impl JobSet {
         let texts: Vec<Sym> = other.texts.iter().map(|n| self.texts.intern(n)).collect();
         let name = |s: Sym| names.get(s as usize).copied().unwrap_or(s);
         let offset = self.requests.len();
-        self.requests
-            .extend(other.requests.into_iter().map(|(sym, value)| {
+        let JobSet {
+            jobs: other_jobs,
+            requests: other_requests,
+            ..
+        } = other;
+        let parallel = other_jobs.len() >= PARALLEL_MIN_JOBS;
+        let (jobs, requests) = (&mut self.jobs, &mut self.requests);
+        let move_requests = move || {
+            requests.extend(other_requests.into_iter().map(|(sym, value)| {
                 let sym = resources.get(sym as usize).copied().unwrap_or(sym);
                 let value = match value {
                     ResourceValue::Text(t) => {
@@ -474,15 +449,32 @@ impl JobSet {
                     number => number,
                 };
                 (sym, value)
-            }));
-        self.jobs.extend(other.jobs.into_iter().map(|mut job| {
-            job.euser = name(job.euser);
-            job.egroup = name(job.egroup);
-            job.account = job.account.map(name);
-            job.queue = name(job.queue);
-            job.requests = job.requests.start + offset..job.requests.end + offset;
-            job
-        }));
+            }))
+        };
+        let move_jobs = move || {
+            jobs.extend(other_jobs.into_iter().map(|mut job| {
+                job.euser = name(job.euser);
+                job.egroup = name(job.egroup);
+                job.account = job.account.map(name);
+                job.queue = name(job.queue);
+                job.requests = job.requests.start + offset..job.requests.end + offset;
+                job
+            }))
+        };
+        // The two moves are independent: for a large set (the two halves of a million-job
+        // file) they run at once.
+        if parallel {
+            std::thread::scope(|s| {
+                let requests = s.spawn(move_requests);
+                move_jobs();
+                if let Err(panic) = requests.join() {
+                    std::panic::resume_unwind(panic);
+                }
+            });
+        } else {
+            move_requests();
+            move_jobs();
+        }
     }
 
     /// The position of a job by id (exact, or by the id's part before the first `.`).
@@ -553,6 +545,20 @@ mod tests {
         assert_eq!(first_duplicate_id(&jobs), Some("b"));
         assert_eq!(first_duplicate_id(&jobs[..3]), None);
         assert_eq!(first_duplicate_id(&jobs[2..6]), Some("c"));
+        // A large set, checked in two halves: a repeat within a half and across the halves.
+        let mut many: Vec<Job> = (0..PARALLEL_MIN_JOBS + 5)
+            .map(|i| job(&i.to_string()))
+            .collect();
+        assert!(!may_have_duplicate_ids(&many));
+        assert_eq!(first_duplicate_id(&many), None);
+        many[PARALLEL_MIN_JOBS] = job("3");
+        assert_eq!(first_duplicate_id(&many), Some("3"), "across the halves");
+        many[PARALLEL_MIN_JOBS] = job(&(PARALLEL_MIN_JOBS + 1).to_string());
+        assert_eq!(
+            first_duplicate_id(&many),
+            Some((PARALLEL_MIN_JOBS + 1).to_string().as_str()),
+            "within the second half"
+        );
         let mut names = Names::default();
         assert_eq!(names.intern("x"), 0);
         assert_eq!(names.intern("y"), 1);
@@ -611,6 +617,81 @@ mod tests {
         let last = a.resource(&a.jobs[3], mem).unwrap();
         assert_eq!(a.text(last), "pack");
         assert_eq!(a.texts.len(), 2);
+    }
+
+    #[test]
+    fn a_large_append_equals_one_read() {
+        let rows = |from: usize, to: usize| -> String {
+            (from..to)
+                .map(|i| {
+                    format!(
+                        "{i},u{},g{},{},{}\n",
+                        i % 1000,
+                        i % 7,
+                        i % 9,
+                        ["free", "pack"][i % 2]
+                    )
+                })
+                .collect()
+        };
+        let n = PARALLEL_MIN_JOBS + 10;
+        let header = "id,user,group,ncpus,place\n";
+        let read = |body: String| {
+            crate::queue::read_job_list_csv(format!("{header}{body}").as_bytes()).unwrap()
+        };
+        let whole = read(rows(0, 2 * n));
+        let mut front = read(rows(0, n));
+        // The second half names its resources in another order and its texts afresh.
+        let back = crate::queue::read_job_list_csv(
+            format!(
+                "id,place,ncpus,group,user\n{}",
+                (n..2 * n)
+                    .map(|i| format!(
+                        "{i},{},{},g{},u{}\n",
+                        ["free", "pack"][i % 2],
+                        i % 9,
+                        i % 7,
+                        i % 1000
+                    ))
+                    .collect::<String>()
+            )
+            .as_bytes(),
+        )
+        .unwrap();
+        front.append(back);
+        front.finish().unwrap();
+        assert_eq!(front.len(), 2 * n);
+        let view = |set: &JobSet| -> Vec<(String, String, String, String, String)> {
+            let (ncpus, place) = (set.resources.get("ncpus"), set.resources.get("place"));
+            let value = |j: &Job, r: Option<Sym>| match r.and_then(|r| set.resource(j, r)) {
+                Some(ResourceValue::Number(x)) => x.to_string(),
+                Some(text) => set.text(text).to_string(),
+                None => String::new(),
+            };
+            (set.jobs.iter())
+                .map(|j| {
+                    let group = set.names.name(j.egroup).to_string();
+                    (
+                        j.id.clone(),
+                        set.user(j).into(),
+                        group,
+                        value(j, ncpus),
+                        value(j, place),
+                    )
+                })
+                .collect()
+        };
+        assert!(view(&front) == view(&whole));
+        assert_ne!(
+            front.resources.get("ncpus"),
+            None,
+            "the second half's symbols were mapped"
+        );
+        let ncpus = |set: &JobSet| set.resources.get("ncpus").unwrap() as usize;
+        assert_eq!(
+            front.columns.resources[ncpus(&front)],
+            whole.columns.resources[ncpus(&whole)]
+        );
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Jobs, resources and units, binding keywords per job, ordering and explaining the queue: the
 //! dry run of a PBS scheduling cycle's job sort (`fairsort order`).
 
+pub mod columns;
 pub mod error;
 pub mod job;
 pub mod joblist;
