@@ -4,6 +4,7 @@
 //! `JobSet::finish`, on two threads for a large queue.
 
 use super::job::{JobSet, ResourceValue, Sym};
+use super::parallel::join;
 
 /// Below this many jobs the columns are built on the calling thread.
 const PARALLEL_MIN_JOBS: usize = 1 << 16;
@@ -151,14 +152,7 @@ impl Columns {
         let part = Part::of(&mut cols);
         let texts = if n >= PARALLEL_MIN_JOBS {
             let (front, back) = part.split_at(n / 2);
-            let (front, back) = std::thread::scope(|s| {
-                let back = s.spawn(|| back.fill(set, n / 2));
-                let front = front.fill(set, 0);
-                match back.join() {
-                    Ok(back) => (front, back),
-                    Err(panic) => std::panic::resume_unwind(panic),
-                }
-            });
+            let (front, back) = join(|| front.fill(set, 0), || back.fill(set, n / 2));
             front.into_iter().zip(back).map(|(f, b)| f.or(b)).collect()
         } else {
             part.fill(set, 0)

@@ -144,14 +144,7 @@ fn may_have_duplicate_ids(jobs: &[Job]) -> bool {
     };
     let (a, b) = if jobs.len() >= PARALLEL_MIN_JOBS {
         let (front, back) = jobs.split_at(jobs.len() / 2);
-        std::thread::scope(|s| {
-            let back = s.spawn(|| sorted(back));
-            let front = sorted(front);
-            match back.join() {
-                Ok(back) => (front, back),
-                Err(panic) => std::panic::resume_unwind(panic),
-            }
-        })
+        super::parallel::join(|| sorted(front), || sorted(back))
     } else {
         (sorted(jobs), Vec::new())
     };
@@ -464,13 +457,7 @@ impl JobSet {
         // The two moves are independent: for a large set (the two halves of a million-job
         // file) they run at once.
         if parallel {
-            std::thread::scope(|s| {
-                let requests = s.spawn(move_requests);
-                move_jobs();
-                if let Err(panic) = requests.join() {
-                    std::panic::resume_unwind(panic);
-                }
-            });
+            super::parallel::join(move_jobs, move_requests);
         } else {
             move_requests();
             move_jobs();

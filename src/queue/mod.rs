@@ -6,6 +6,7 @@ pub mod error;
 pub mod job;
 pub mod joblist;
 mod json_scan;
+pub mod parallel;
 pub mod qstat;
 mod qstat_split;
 pub mod raw;
