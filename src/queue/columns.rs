@@ -4,10 +4,7 @@
 //! `JobSet::finish`, on two threads for a large queue.
 
 use super::job::{JobSet, ResourceValue, Sym};
-use super::parallel::join;
-
-/// Below this many jobs the columns are built on the calling thread.
-const PARALLEL_MIN_JOBS: usize = 1 << 16;
+use super::parallel::{join, PARALLEL_MIN_JOBS};
 
 /// One resource of every job as a column (job index order): the bound value, 0 when the job
 /// does not request it, and the first job whose value is text (an error if a formula uses it).

@@ -3,6 +3,7 @@
 //! million jobs bind without per-job string look-ups: names are interned into `Sym`s once.
 
 use super::error::JobsError;
+use super::parallel::PARALLEL_MIN_JOBS;
 use crate::fairshare::fast_hash::FastHasher;
 use hashbrown::HashTable;
 
@@ -129,9 +130,6 @@ impl Names {
         self.spans.is_empty()
     }
 }
-
-/// Below this many jobs the duplicate check hashes and sorts on the calling thread.
-const PARALLEL_MIN_JOBS: usize = 1 << 16;
 
 /// Whether two jobs' ids have the same hash: sorted id hashes of the two halves (each sorted on
 /// its own thread for a large set), checked for a repeat within a half or between them. Almost

@@ -9,6 +9,7 @@ use super::compat;
 use super::error::BindError;
 use super::formula_api::SortFormula;
 use super::job::JobSet;
+use super::parallel::PARALLEL_MIN_JOBS;
 use crate::fairshare::NodeId;
 use std::cmp::Ordering;
 use std::collections::HashMap;
@@ -38,10 +39,6 @@ pub struct Evaluations {
 
 /// Jobs per evaluation block: the block's rows (row-major, `width` values each) stay in L1/L2.
 const EVAL_BLOCK: usize = 1024;
-
-/// Below this many jobs evaluation and sorting stay on the calling thread (a thread costs more
-/// than it saves).
-const PARALLEL_MIN_JOBS: usize = 1 << 16;
 
 /// Evaluates the formula on every bound job: the bound columns are transposed block by block
 /// into rows and handed to `SortFormula::evaluate_rows`, one call per block (no per-job dynamic

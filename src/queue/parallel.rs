@@ -1,6 +1,10 @@
 //! Two pieces of work at once: the large-queue paths (a million-job file's two halves, its
 //! columns, its duplicate check) split their work in two for the machine's two cores.
 
+/// Below this many jobs the large-queue paths stay on the calling thread (a thread costs more
+/// than it saves): evaluation and sorting, the columns, the duplicate-id check, the append.
+pub const PARALLEL_MIN_JOBS: usize = 1 << 16;
+
 /// Runs `back` on a second thread while `front` runs on this one, and returns both results.
 /// A panic in `back` (a bug) is resumed on this thread, as if both had run here.
 pub fn join<A, B>(front: impl FnOnce() -> A, back: impl FnOnce() -> B + Send) -> (A, B)

@@ -336,9 +336,9 @@ fn add_job_with<'a>(
             },
             other => ResourceValue::Text(set.texts.intern(&other.text())),
         };
-        let guess = (previous.start + k < previous.end)
-            .then(|| set.requests.get(previous.start + k).map(|r| r.0))
-            .flatten();
+        let guess = (set.requests.get(previous.clone()))
+            .and_then(|p| p.get(k))
+            .map(|r| r.0);
         let sym = set.resources.intern_guess(&name, guess);
         if (set.requests.get(start..).unwrap_or(&[]).iter()).any(|(s, _)| *s == sym) {
             set.requests.truncate(start);
