@@ -2,8 +2,8 @@
 //! complete change (exclusive lock, re-read, apply, fsync'd atomic write, audit record).
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use fairsort::server::qmgr::{parse, print};
-use fairsort::server::{Home, Queue};
+use fairsort::home::{Home, Queue};
+use fairsort::qmgr::{parse, print};
 use std::hint::black_box;
 
 fn bench(c: &mut Criterion) {

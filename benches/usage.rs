@@ -5,9 +5,9 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use fairsort::formula::ResourceTable;
+use fairsort::home::UsageHome;
 use fairsort::usage::{
     record, usage_res_charge, BillingWeights, FairshareEntity, InputFormat, RecordOptions,
-    UsageHome,
 };
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};

@@ -11,11 +11,11 @@
 // (docs/hardening.md has the audit of the remaining indexing).
 #![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
 
-pub mod cli;
 pub mod fairshare;
 pub mod formats;
 pub mod formula;
-pub mod formula_tests;
+pub mod ftest;
+pub mod home;
+pub mod qmgr;
 pub mod queue;
-pub mod server;
 pub mod usage;

@@ -1,5 +1,8 @@
-//! The `fairsort` command: a thin layer over the library (see `fairsort::cli`).
+//! The `fairsort` command: a thin shell over the library (argument parsing, tables, JSON/CSV
+//! output, carets); the work is done by `fairsort::*`.
+
+mod cli;
 
 fn main() -> std::process::ExitCode {
-    fairsort::cli::main()
+    cli::main()
 }

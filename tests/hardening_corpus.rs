@@ -9,9 +9,9 @@
 use fairsort::fairshare::Tree;
 use fairsort::formats::{read_tree, TreeFormat};
 use fairsort::formula::{compile, ResourceTable};
+use fairsort::home::{current_host, current_user, Home};
+use fairsort::qmgr::{run_request, script_requests};
 use fairsort::queue::{read_jobs_bytes, JobsFormat};
-use fairsort::server::qmgr::{run_request, script_requests};
-use fairsort::server::{current_host, current_user, Home};
 use fairsort::usage::{usage_res_charge, FairshareEntity, PbsLogReader};
 use std::path::{Path, PathBuf};
 
@@ -84,7 +84,7 @@ fn run_case(reader: &str, input: &Path) -> Result<(), String> {
             }
             Ok(())
         }
-        "test-file" => fairsort::formula_tests::load(input)
+        "test-file" => fairsort::ftest::load(input)
             .map(drop)
             .map_err(|e| e.render()),
         other => Err(format!("no reader `{other}` in the corpus runner")),

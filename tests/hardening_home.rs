@@ -7,7 +7,7 @@
 //! ignores file modes), else by `chmod 0555`.
 
 use assert_cmd::Command;
-use fairsort::server::Home;
+use fairsort::home::Home;
 use std::path::Path;
 use std::process::Command as Process;
 

@@ -4,8 +4,8 @@
 
 use fairsort::formats::{read_tree, TreeFormat};
 use fairsort::formula::{compile, ResourceTable};
-use fairsort::server::qmgr::run_request;
-use fairsort::server::{current_host, current_user, Home};
+use fairsort::home::{current_host, current_user, Home};
+use fairsort::qmgr::run_request;
 use fairsort::usage::{usage_res_charge, FairshareEntity, PbsLogReader};
 use std::io::{BufReader, Read, Write};
 use std::path::Path;
@@ -185,7 +185,7 @@ fn whole_file_inputs_refuse_an_overlong_line() {
     assert_eq!(e.to_string(), "line 3: line is longer than 1048576 bytes");
 
     let test_file = format!("[formulas]\n# {long}\n");
-    let e = fairsort::formula_tests::file::parse("t.toml", &test_file).unwrap_err();
+    let e = fairsort::ftest::file::parse("t.toml", &test_file).unwrap_err();
     assert_eq!(
         e.to_string(),
         "t.toml: line 2: line is longer than 1048576 bytes"

@@ -2,7 +2,7 @@
 //! no update, and a writer killed with SIGKILL at random moments never leaves a broken or
 //! half-written state file.
 
-use fairsort::server::Home;
+use fairsort::home::Home;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};

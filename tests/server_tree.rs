@@ -4,7 +4,7 @@
 
 use assert_cmd::Command;
 use fairsort::fairshare::{NodeKind, Shares};
-use fairsort::server::Home;
+use fairsort::home::Home;
 use predicates::prelude::*;
 use std::path::Path;
 

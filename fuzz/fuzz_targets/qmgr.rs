@@ -3,8 +3,8 @@
 //! process, reset every 200 inputs so it stays small.
 #![no_main]
 
-use fairsort::server::qmgr::{run_request, script_requests};
-use fairsort::server::Home;
+use fairsort::qmgr::{run_request, script_requests};
+use fairsort::home::Home;
 use libfuzzer_sys::fuzz_target;
 use std::cell::RefCell;
 use std::path::PathBuf;
@@ -39,8 +39,8 @@ fuzz_target!(|data: &[u8]| {
     let Ok(home) = Home::open(Some(&dir)) else {
         return;
     };
-    let user = fairsort::server::current_user();
-    let host = fairsort::server::current_host();
+    let user = fairsort::home::current_user();
+    let host = fairsort::home::current_host();
     for (i, line) in script_requests(text).iter().enumerate().take(8) {
         let _ = run_request(&home, &user, &host, line, i % 2 == 1);
     }

@@ -1,7 +1,7 @@
 //! The `fairsort test` file format: parse, then run the cases (with a current formula).
 #![no_main]
 
-use fairsort::formula_tests::{parse, run_file, Context};
+use fairsort::ftest::{parse, run_file, Context};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -4,7 +4,7 @@
 use super::eval::{formula_failure, resource_table, FormulaInput};
 use super::table::{Align, Table};
 use super::{CliResult, Global};
-use crate::formula::{self, keywords, ResourceTable};
+use fairsort::formula::{self, keywords, ResourceTable};
 use serde_json::json;
 
 /// Arguments of `fairsort check`.

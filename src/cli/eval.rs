@@ -2,7 +2,7 @@
 //! for one job (unbound keywords and resources are 0, like an unrequested resource).
 
 use super::{CliResult, Failure, Global};
-use crate::formula::{self, FormulaError, ResourceTable, ResourceType};
+use fairsort::formula::{self, FormulaError, ResourceTable, ResourceType};
 use serde_json::json;
 
 /// Arguments of `fairsort eval`.
@@ -143,7 +143,7 @@ pub(crate) fn resource_table(decls: &[String], global: &Global) -> Result<Resour
 /// creates a home: without a state file there is nothing to read (an explicit `--home` that is
 /// no home is an error, as a typo there would silently drop the custom resources).
 fn home_resources(global: &Global) -> Result<ResourceTable, Failure> {
-    use crate::server::{home::files, Home};
+    use fairsort::home::{home::files, Home};
     let Ok(dir) = Home::resolve(global.home.as_deref()) else {
         return Ok(ResourceTable::builtin());
     };

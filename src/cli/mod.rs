@@ -1,8 +1,10 @@
 //! The command-line interface: clap definitions and dispatch. Each subcommand lives in its own
 //! file and is a thin layer over the library; output formats are table (default), `--json`, `--csv`.
 
+pub mod choices;
 pub mod failure;
 pub mod table;
+pub mod test_report;
 
 pub mod check;
 pub mod eval;

@@ -1,18 +1,18 @@
 //! `fairsort order`: dry-run the job queue order — bind every job, evaluate the formula, sort,
 //! apply the threshold, and explain (`--explain JOBID`) or compare formulas (`--against`).
-//! A thin layer over `crate::queue`: it gathers the inputs (built-in example or flags), runs the
+//! A thin layer over `fairsort::queue`: it gathers the inputs (built-in example or flags), runs the
 //! dry run and prints a table (default), `--json` or `--csv`.
 
 use super::table::{Align, Table};
 use super::{CliResult, Failure, Global};
-use crate::fairshare::{self, Algorithm, Options, Tree, TreeSpec};
-use crate::formats;
-use crate::formula::{self, Program, ResourceTable, ResourceType};
-use crate::queue::compare::{compare, Comparison};
-use crate::queue::dry_run::{dry_run_with, order_options, prepare_shares, DryRun};
-use crate::queue::explain::{explain_job, fmt};
-use crate::queue::report::{cells, rows, OrderDocument, HEADERS};
-use crate::queue::{
+use fairsort::fairshare::{self, Algorithm, Options, Tree, TreeSpec};
+use fairsort::formats;
+use fairsort::formula::{self, Program, ResourceTable, ResourceType};
+use fairsort::queue::compare::{compare, Comparison};
+use fairsort::queue::dry_run::{dry_run_with, order_options, prepare_shares, DryRun};
+use fairsort::queue::explain::{explain_job, fmt};
+use fairsort::queue::report::{cells, rows, OrderDocument, HEADERS};
+use fairsort::queue::{
     example, read_jobs_bytes, EntityKey, JobSet, JobsFormat, ResourceValue, Setup, ShareEngine,
     SortFormula,
 };
@@ -46,7 +46,7 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub tree: Option<PathBuf>,
     /// Format of --tree (default: detected).
-    #[arg(long, value_name = "FORMAT")]
+    #[arg(long, value_name = "FORMAT", value_parser = super::choices::parser::<formats::TreeFormat>())]
     pub tree_format: Option<formats::TreeFormat>,
     /// PBS usage file (binary `sched_priv/usage` or fairsort's text form) applied to --tree.
     #[arg(long, value_name = "FILE")]
@@ -59,7 +59,7 @@ pub struct Args {
     pub entity: Option<EntityKey>,
     /// Fair-share algorithm for --explain's fair-share section (the formula's keywords choose
     /// their own: fairshare_factor is PBS's, fairtree_factor Fair Tree's, ...).
-    #[arg(long, value_name = "ALGORITHM")]
+    #[arg(long, value_name = "ALGORITHM", value_parser = super::choices::parser::<Algorithm>())]
     pub algorithm: Option<Algorithm>,
     /// PBS fair_share on: break formula ties by the fair-share path (usage/perc).
     #[arg(long, overrides_with = "no_fair_share")]
@@ -110,15 +110,16 @@ fn user(msg: impl std::fmt::Display) -> Failure {
     Failure::user(msg.to_string())
 }
 
-fn read_input(path: &std::path::Path) -> Result<crate::queue::FileBytes, Failure> {
+fn read_input(path: &std::path::Path) -> Result<fairsort::queue::FileBytes, Failure> {
     if path.as_os_str() == "-" {
         let mut buf = Vec::new();
         std::io::stdin()
             .read_to_end(&mut buf)
             .map_err(|e| user(format!("cannot read stdin: {e}")))?;
-        return Ok(crate::queue::FileBytes::Read(buf));
+        return Ok(fairsort::queue::FileBytes::Read(buf));
     }
-    crate::queue::read_file(path).map_err(|e| user(format!("cannot read {}: {e}", path.display())))
+    fairsort::queue::read_file(path)
+        .map_err(|e| user(format!("cannot read {}: {e}", path.display())))
 }
 
 fn parse_assignment(s: &str, what: &str) -> Result<(String, String), Failure> {
@@ -224,20 +225,20 @@ struct HomeInputs {
 /// Reads the server home if one exists (never creates one): attributes, queues, custom
 /// resources, the share tree (`resource_group`) with the usage store applied.
 fn load_home(global: &Global) -> Result<Option<HomeInputs>, Failure> {
-    let Ok(dir) = crate::server::Home::resolve(global.home.as_deref()) else {
+    let Ok(dir) = fairsort::home::Home::resolve(global.home.as_deref()) else {
         return Ok(None);
     };
-    if !dir.join(crate::server::home::files::STATE).exists() {
+    if !dir.join(fairsort::home::home::files::STATE).exists() {
         if global.home.is_some() {
             return Err(user(format!(
                 "{} is not a fairsort server home (no {})",
                 dir.display(),
-                crate::server::home::files::STATE
+                fairsort::home::home::files::STATE
             )));
         }
         return Ok(None);
     }
-    let home = crate::server::Home::open(Some(&dir)).map_err(user)?;
+    let home = fairsort::home::Home::open(Some(&dir)).map_err(user)?;
     let state = home.load().map_err(user)?;
     let sched = &state.sched;
     let settings = example::ClusterSettings {
@@ -253,13 +254,13 @@ fn load_home(global: &Global) -> Result<Option<HomeInputs>, Failure> {
             .map(|q| (q.clone(), state.queue_priority(q)))
             .collect(),
     };
-    let tree_path = home.file(crate::server::home::files::TREE);
+    let tree_path = home.file(fairsort::home::home::files::TREE);
     let tree = if tree_path.exists() {
         let text = std::fs::read_to_string(&tree_path)
             .map_err(|e| user(format!("cannot read {}: {e}", tree_path.display())))?;
         let mut spec = formats::pbs::parse_resource_group(&text, sched.unknown_shares)
             .map_err(|e| user(e.with_file(&tree_path.display().to_string())))?;
-        let store = crate::usage::store::load_store(&dir.join(crate::usage::store::STORE_FILE))
+        let store = fairsort::home::load_store(&dir.join(fairsort::home::home::files::USAGE))
             .map_err(user)?;
         for e in &store.entries {
             for n in spec.nodes.iter_mut() {
@@ -471,7 +472,7 @@ fn header(inputs: &Inputs, program: &Program, result: &DryRun) -> String {
             "fair share: {} tree, {} nodes; {}; values from {}",
             tree_kind(&ctx.tree),
             ctx.tree.len(),
-            if crate::queue::shares::is_pbs_tree(&ctx.tree) {
+            if fairsort::queue::shares::is_pbs_tree(&ctx.tree) {
                 format!("entity {}", s.entity)
             } else {
                 "entity = the job's (account, user) association".to_string()
@@ -666,7 +667,7 @@ fn print_explain(
         struct Doc<'a> {
             formula: &'a str,
             #[serde(flatten)]
-            job: &'a crate::queue::JobExplanation,
+            job: &'a fairsort::queue::JobExplanation,
             terms: &'a [TermValue],
             entity: &'a str,
             fair_share: Option<&'a fairshare::explain::Explanation>,
@@ -684,7 +685,7 @@ fn print_explain(
     }
     let total = result.order.ranked.len();
     let status = if e.below_threshold {
-        format!("not eligible: {}", crate::queue::THRESHOLD_COMMENT)
+        format!("not eligible: {}", fairsort::queue::THRESHOLD_COMMENT)
     } else if e.eligible {
         "eligible".to_string()
     } else {
@@ -812,7 +813,7 @@ fn print_against(
         value: f64,
         value_against: f64,
     }
-    let make = |m: &crate::queue::Move| Row {
+    let make = |m: &fairsort::queue::Move| Row {
         id: id(m.job),
         owner: owner(m.job),
         rank: m.rank_a,

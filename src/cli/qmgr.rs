@@ -1,10 +1,10 @@
 //! `fairsort qmgr`: set and print server, scheduler, queue and resource attributes in PBS qmgr's
 //! language, with `-c 'COMMAND'` or a script on standard input (one request per line, `#`
-//! comments). A thin layer over `fairsort::server::qmgr`.
+//! comments). A thin layer over `fairsort::qmgr`.
 
 use super::{CliResult, Failure, Global};
-use crate::server::qmgr::{run_request, script_requests, Reply};
-use crate::server::{current_host, current_user, Home};
+use fairsort::home::{current_host, current_user, Home};
+use fairsort::qmgr::{run_request, script_requests, Reply};
 use std::io::{Read, Write};
 
 /// Arguments of `fairsort qmgr`.
@@ -35,10 +35,10 @@ pub fn run(args: Args, global: &Global) -> CliResult {
             std::io::stdin()
                 .read_to_string(&mut text)
                 .map_err(|e| Failure::user(format!("reading standard input: {e}")))?;
-            if let Some(line) = crate::usage::lines::first_overlong_line(text.as_bytes()) {
+            if let Some(line) = fairsort::formats::lines::first_overlong_line(text.as_bytes()) {
                 return Err(Failure::user(format!(
                     "standard input: line {line}: {}",
-                    crate::usage::lines::too_long_message()
+                    fairsort::formats::lines::too_long_message()
                 )));
             }
             script_requests(&text)

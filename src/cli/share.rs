@@ -4,10 +4,10 @@
 
 use super::table::{Align, Table};
 use super::{CliResult, Failure, Global};
-use crate::fairshare::{
+use fairsort::fairshare::{
     compute, explain, Algorithm, NodeId, Options, ShareError, ShareResult, ShareRow, Shares, Tree,
 };
-use crate::formats::{self, TreeFormat};
+use fairsort::formats::{self, TreeFormat};
 use serde_json::{json, Map, Value};
 use std::collections::HashSet;
 use std::io::Write;
@@ -21,13 +21,13 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub tree: Option<PathBuf>,
     /// The tree's format (detected from the file when omitted).
-    #[arg(long, value_name = "F")]
+    #[arg(long, value_name = "F", value_parser = super::choices::parser::<TreeFormat>())]
     pub tree_format: Option<TreeFormat>,
     /// PBS usage: the scheduler's binary `usage` file or `name usage` text lines.
     #[arg(long, value_name = "FILE")]
     pub usage: Option<PathBuf>,
     /// The algorithm (required unless --compare).
-    #[arg(long, short, value_name = "A", required_unless_present = "compare")]
+    #[arg(long, short, value_name = "A", required_unless_present = "compare", value_parser = super::choices::parser::<Algorithm>())]
     pub algorithm: Option<Algorithm>,
     /// Slurm FairShareDampeningFactor (classic).
     #[arg(long, value_name = "D", default_value_t = 1.0)]
@@ -124,7 +124,7 @@ fn load_tree(args: &Args, global: &Global) -> Result<Tree, Failure> {
 
 /// The server home's share tree, with `--usage` applied over the home's usage when given.
 fn home_tree(args: &Args, global: &Global) -> Result<Tree, Failure> {
-    let home = crate::server::Home::open(global.home.as_deref())
+    let home = fairsort::home::Home::open(global.home.as_deref())
         .map_err(|e| Failure::user(e.to_string()))?;
     let mut spec = home
         .tree_spec()
@@ -399,7 +399,7 @@ fn sshare_table(tree: &Tree, result: &ShareResult) -> String {
 
 /// pbsfs -p style, with the three formula keywords.
 fn pbs_table(tree: &Tree, result: &ShareResult) -> String {
-    use crate::fairshare::pbs;
+    use fairsort::fairshare::pbs;
     let mut t = Table::new(&[
         ("Entity", Align::Left),
         ("Grp", Align::Right),

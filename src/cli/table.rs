@@ -32,16 +32,6 @@ impl Table {
         self.rows.push(cells);
     }
 
-    /// Number of data rows.
-    pub fn len(&self) -> usize {
-        self.rows.len()
-    }
-
-    /// True when there are no data rows.
-    pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
-    }
-
     /// Renders header, a dashed rule and the rows; trailing spaces are trimmed.
     pub fn render(&self) -> String {
         let n = self.header.len();

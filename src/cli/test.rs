@@ -3,8 +3,8 @@
 //! exits 0 only if every case of every file passes.
 
 use super::{CliResult, Failure, Global};
-use crate::formula::ResourceTable;
-use crate::formula_tests::{self, record, report, run, FileResult, Summary};
+use fairsort::formula::ResourceTable;
+use fairsort::ftest::{self, record, run, FileResult, Summary};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `fairsort test`.
@@ -40,7 +40,7 @@ pub fn run(args: Args, global: &Global) -> CliResult {
         });
         println!("{out:#}");
     } else {
-        print!("{}", report::render(&files));
+        print!("{}", super::test_report::render(&files));
     }
     if summary.all_passed() {
         Ok(())
@@ -54,9 +54,9 @@ pub fn run(args: Args, global: &Global) -> CliResult {
 /// exists (`fairsort test` never creates one); a home that cannot be read only fails the cases
 /// that need `@current`.
 fn context(formula: Option<String>, global: &Global) -> run::Context {
-    let home = match crate::server::Home::resolve(global.home.as_deref()) {
+    let home = match fairsort::home::Home::resolve(global.home.as_deref()) {
         Ok(dir) if dir.is_dir() => Some(
-            crate::server::Home::open(Some(&dir))
+            fairsort::home::Home::open(Some(&dir))
                 .and_then(|h| h.load())
                 .map_err(|e| format!("cannot read the server home {}: {e}", dir.display())),
         ),
@@ -88,7 +88,7 @@ fn run_one(path: &Path, ctx: &run::Context, record_missing: bool) -> FileResult 
         error: Some(error),
         cases: Vec::new(),
     };
-    let file = match formula_tests::load(path) {
+    let file = match ftest::load(path) {
         Ok(f) => f,
         Err(e) => return failed(e.render()),
     };

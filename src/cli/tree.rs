@@ -2,8 +2,8 @@
 //! the engine reads and stores it (PBS `resource_group` layout); `show` prints the stored tree.
 
 use super::{CliResult, Failure, Global};
-use crate::formats::{read_tree, TreeFormat};
-use crate::server::{current_user, Home, ServerError};
+use fairsort::formats::{read_tree, TreeFormat};
+use fairsort::home::{current_user, Home, ServerError};
 use std::path::PathBuf;
 
 /// Arguments of `fairsort tree`.
@@ -21,7 +21,7 @@ pub enum Action {
         /// The tree file (PBS resource_group, sshare/sacctmgr output, flux-accounting DB, TOML, JSON).
         file: PathBuf,
         /// Input format (detected from the content when omitted).
-        #[arg(long, value_enum)]
+        #[arg(long, value_parser = super::choices::parser::<TreeFormat>())]
         tree_format: Option<TreeFormat>,
     },
     /// Print the stored tree (PBS resource_group layout; --json: the tree with usage applied).
@@ -54,7 +54,7 @@ pub fn run(args: Args, global: &Global) -> CliResult {
                 "stored {} nodes from {} in {}",
                 spec.nodes.len(),
                 file.display(),
-                home.file(crate::server::home::files::TREE).display()
+                home.file(fairsort::home::home::files::TREE).display()
             );
             Ok(())
         }
@@ -70,7 +70,7 @@ pub fn run(args: Args, global: &Global) -> CliResult {
                     .map_err(|e| Failure::user(e.to_string()))?;
                 println!("{text}");
             } else {
-                let text = crate::formats::pbs::write_resource_group(&spec)
+                let text = fairsort::formats::pbs::write_resource_group(&spec)
                     .map_err(|e| Failure::user(e.to_string()))?;
                 print!("{text}");
             }

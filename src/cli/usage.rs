@@ -1,18 +1,19 @@
 //! `fairsort usage`: record finished jobs into the home's usage exactly once, decay it, set and
 //! reset it, show it, and export it for PBS or flux — the equivalents of `pbsfs -s/-d/-e` and
-//! sshare's usage columns. A thin layer over `crate::usage`.
+//! sshare's usage columns. A thin layer over `fairsort::usage`.
 
 use super::table::{Align, Table};
 use super::{CliResult, Failure, Global};
-use crate::formula::ResourceTable;
-use crate::server::home::files;
-use crate::server::permissions::is_manager;
-use crate::server::{audit, current_host, current_user, Home, SchedAttrs};
-use crate::usage::decay::{calendar::parse_iso, ModelKind};
-use crate::usage::units::pbs_decay_time;
-use crate::usage::{
+use fairsort::formula::ResourceTable;
+use fairsort::home::home::files;
+use fairsort::home::permissions::is_manager;
+use fairsort::home::UsageHome;
+use fairsort::home::{audit, current_host, current_user, Home, SchedAttrs};
+use fairsort::usage::decay::{calendar::parse_iso, ModelKind};
+use fairsort::usage::units::pbs_decay_time;
+use fairsort::usage::{
     record, usage_res_charge, write_flux_usage, write_pbs_usage, BillingWeights, FairshareEntity,
-    InputFormat, RecordOptions, Usage, UsageError, UsageHome,
+    InputFormat, RecordOptions, Usage, UsageError,
 };
 use std::path::PathBuf;
 
@@ -48,7 +49,7 @@ pub struct RecordArgs {
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// Input format (default: detected per file).
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = super::choices::parser::<InputFormat>())]
     pub format: Option<InputFormat>,
     /// PBS fairshare_usage_res: the formula charged per job, over its used resources (time in
     /// seconds, size in kb), e.g. `cput` or `ncpus*walltime`.
@@ -369,7 +370,7 @@ fn run_decay(a: DecayArgs, home: &Home, sched: &SchedAttrs) -> CliResult {
 
 fn run_show(a: ShowArgs, home: &Home) -> CliResult {
     let path = home.usage_path();
-    let store = crate::usage::store::load_store(&path).map_err(user)?;
+    let store = fairsort::home::load_store(&path).map_err(user)?;
     if a.json {
         let text =
             serde_json::to_string_pretty(&store).map_err(|e| Failure::user(e.to_string()))?;

@@ -7,7 +7,7 @@ use std::fmt;
 use std::str::FromStr;
 
 /// The six algorithms fairsort implements.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Algorithm {
     /// PBS: fairshare_perc, fairshare_tree_usage, fairshare_factor (seed 004, openpbs.md §3).

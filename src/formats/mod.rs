@@ -4,13 +4,16 @@
 //! syntax errors with the file's line; structural checks (unknown parent, cycles, duplicates) are
 //! the tree builder's, except where the real system's own reader checks them (PBS).
 
+mod atomic;
 mod detect;
 mod error;
 pub mod flux;
+pub mod lines;
 pub mod native;
 pub mod pbs;
 pub mod slurm;
 pub(crate) mod text;
 
+pub use atomic::{write_atomic, WriteError};
 pub use detect::{detect_format, read_tree, read_tree_str, TreeFormat};
 pub use error::FormatError;

@@ -95,10 +95,10 @@ pub fn read_job_list_json(bytes: &[u8]) -> Result<JobSet, JobsError> {
 
 /// Reads fairsort's CSV job list.
 pub fn read_job_list_csv(bytes: &[u8]) -> Result<JobSet, JobsError> {
-    if let Some(line) = crate::usage::lines::first_overlong_line(bytes) {
+    if let Some(line) = crate::formats::lines::first_overlong_line(bytes) {
         return Err(JobsError::Csv {
             line: line as u64,
-            message: crate::usage::lines::too_long_message(),
+            message: crate::formats::lines::too_long_message(),
         });
     }
     let mut rdr = csv::ReaderBuilder::new()

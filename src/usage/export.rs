@@ -3,7 +3,7 @@
 //! `formats::flux`).
 
 use super::error::UsageError;
-use super::store::{write_atomic, Usage};
+use super::store::Usage;
 use crate::fairshare::{NodeKind, TreeSpec};
 use crate::formats::pbs::{write_usage_binary, PbsUsage};
 use std::collections::HashMap;
@@ -38,7 +38,10 @@ pub fn write_pbs_usage(usage: &Usage, path: &Path, touch: bool) -> Result<usize,
         bak.push(".bak");
         std::fs::copy(path, &bak).map_err(|e| UsageError::io(path, e))?;
     }
-    write_atomic(path, &write_usage_binary(&u))?;
+    crate::formats::write_atomic(path, &write_usage_binary(&u)).map_err(|e| UsageError::Store {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })?;
     if touch {
         let t = path.with_file_name("usage.touch");
         std::fs::write(&t, b"").map_err(|e| UsageError::io(&t, e))?;

@@ -6,7 +6,6 @@ pub mod charge;
 pub mod decay;
 pub mod error;
 pub mod job;
-pub mod lines;
 pub mod pbs_log;
 pub mod units;
 
@@ -20,7 +19,7 @@ pub mod store;
 
 pub use ledger::Ledger;
 pub use settings::UsageSettings;
-pub use store::{DecayReport, Entry, Usage, UsageHome, UsageStore};
+pub use store::{DecayReport, Entry, Usage, UsageStore};
 pub mod sacct;
 pub use sacct::{read_sacct, BillingWeights};
 pub mod flux_jobs;

@@ -130,8 +130,12 @@ impl<'c> PbsLogReader<'c> {
         let mut stats = ReadStats::default();
         let mut buf = Vec::with_capacity(4096);
         loop {
-            let (n, too_long) = super::lines::read_line(r, &mut buf, super::lines::MAX_LINE_BYTES)
-                .map_err(|e| UsageError::io(file, e))?;
+            let (n, too_long) = crate::formats::lines::read_line(
+                r,
+                &mut buf,
+                crate::formats::lines::MAX_LINE_BYTES,
+            )
+            .map_err(|e| UsageError::io(file, e))?;
             if n == 0 {
                 break;
             }
@@ -142,7 +146,7 @@ impl<'c> PbsLogReader<'c> {
                 malformed.push(Malformed {
                     file: file.to_path_buf(),
                     line: stats.lines,
-                    message: super::lines::too_long_message(),
+                    message: crate::formats::lines::too_long_message(),
                 });
                 continue;
             }

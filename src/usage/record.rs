@@ -15,7 +15,7 @@ use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 
 /// The record formats `fairsort usage record` reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum InputFormat {
     /// PBS accounting log (file or directory of daily files).
@@ -24,6 +24,38 @@ pub enum InputFormat {
     Slurm,
     /// flux-accounting SQLite database (`jobs` table).
     Flux,
+}
+
+impl InputFormat {
+    /// Every record format, in `--help` order.
+    pub const ALL: [InputFormat; 3] = [InputFormat::Pbs, InputFormat::Slurm, InputFormat::Flux];
+
+    /// The command-line name (`--format pbs`).
+    pub fn name(self) -> &'static str {
+        match self {
+            InputFormat::Pbs => "pbs",
+            InputFormat::Slurm => "slurm",
+            InputFormat::Flux => "flux",
+        }
+    }
+}
+
+impl std::fmt::Display for InputFormat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for InputFormat {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        InputFormat::ALL
+            .into_iter()
+            .find(|f| f.name() == s)
+            .ok_or_else(|| {
+                format!("unknown record format `{s}` (expected one of: pbs, slurm, flux)")
+            })
+    }
 }
 
 /// How to read and charge records.

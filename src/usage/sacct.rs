@@ -149,15 +149,16 @@ pub fn read_sacct(
     let mut cols: Option<Columns> = None;
     let mut line = Vec::with_capacity(4096);
     loop {
-        let (n, too_long) = super::lines::read_line(r, &mut line, super::lines::MAX_LINE_BYTES)
-            .map_err(|e| UsageError::io(file, e))?;
+        let (n, too_long) =
+            crate::formats::lines::read_line(r, &mut line, crate::formats::lines::MAX_LINE_BYTES)
+                .map_err(|e| UsageError::io(file, e))?;
         if n == 0 {
             break;
         }
         stats.bytes += n as u64;
         stats.lines += 1;
         let decoded = if too_long {
-            Err(super::lines::too_long_message())
+            Err(crate::formats::lines::too_long_message())
         } else {
             std::str::from_utf8(&line).map_err(|_| "not valid UTF-8 text".to_string())
         };

@@ -7,17 +7,9 @@ use super::error::UsageError;
 use super::job::FinishedJob;
 use super::ledger::Ledger;
 use super::settings::UsageSettings;
-use crate::server::fsio::{self, HomeLock};
-use crate::server::home::files;
-use crate::server::Home;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-
-/// The usage store's file name inside the home (the server refers to it as `files::USAGE`).
-pub const STORE_FILE: &str = "usage.toml";
-/// The ledger's file name.
-pub const LEDGER_FILE: &str = "usage.ledger";
+use std::path::Path;
 
 /// One entity's usage. `account` is set for Slurm/flux associations.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -51,6 +43,35 @@ pub struct UsageStore {
     /// Entities, sorted by (account, name).
     #[serde(default, rename = "entity")]
     pub entries: Vec<Entry>,
+}
+
+impl UsageStore {
+    /// Parses and checks the TOML text of a store read from `path` (named in errors).
+    pub fn parse(text: &str, path: &Path) -> Result<UsageStore, UsageError> {
+        let store: UsageStore = toml::from_str(text).map_err(|e| UsageError::Store {
+            path: path.to_path_buf(),
+            message: e.message().to_string(),
+        })?;
+        if store.version != 1 {
+            return Err(UsageError::Store {
+                path: path.to_path_buf(),
+                message: format!("unsupported usage store version {}", store.version),
+            });
+        }
+        store.settings.validate()?;
+        Ok(store)
+    }
+
+    /// The store as the TOML text kept in the home, with its header comment.
+    pub fn render(&self, path: &Path) -> Result<String, UsageError> {
+        let text = toml::to_string(self).map_err(|e| UsageError::Store {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
+        Ok(format!(
+            "# fairsort usage store (docs/usage.md). Change it with `fairsort usage`.\n{text}"
+        ))
+    }
 }
 
 impl Default for UsageStore {
@@ -281,111 +302,6 @@ impl Usage {
     }
 }
 
-/// The usage files of one server home, held under the home's exclusive lock until drop:
-/// the store at `Home::usage_path()` (`<home>/usage`) and the ledger `<home>/usage.ledger`.
-pub struct UsageHome {
-    store: PathBuf,
-    ledger: PathBuf,
-    _lock: HomeLock,
-}
-
-impl UsageHome {
-    /// Takes the server home's exclusive lock (waiting for other writers, qmgr included).
-    pub fn lock(home: &Home) -> Result<UsageHome, UsageError> {
-        Self::lock_dir(home.path())
-    }
-
-    /// The same for a bare directory laid out like a home (`lock`, `usage`, `usage.ledger`),
-    /// created if needed; for tests and benchmarks that need no server state.
-    pub fn lock_dir(dir: &Path) -> Result<UsageHome, UsageError> {
-        std::fs::create_dir_all(dir).map_err(|e| UsageError::io(dir, e))?;
-        let lock = HomeLock::exclusive(&dir.join(files::LOCK)).map_err(|e| server_err(dir, e))?;
-        Ok(UsageHome {
-            store: dir.join(STORE_FILE),
-            ledger: dir.join(LEDGER_FILE),
-            _lock: lock,
-        })
-    }
-
-    /// The store file.
-    pub fn store_path(&self) -> &Path {
-        &self.store
-    }
-
-    /// The ledger file.
-    pub fn ledger_path(&self) -> &Path {
-        &self.ledger
-    }
-
-    /// Loads the store (a missing file is an empty PBS-model store).
-    pub fn load(&self) -> Result<Usage, UsageError> {
-        load_store(&self.store).map(Usage::from_store)
-    }
-
-    /// Loads the ledger's committed part.
-    pub fn ledger(&self, usage: &Usage) -> Result<Ledger, UsageError> {
-        Ledger::load(&self.ledger, usage.ledger_bytes)
-    }
-
-    /// Appends the ledger's new lines, then atomically replaces the store.
-    pub fn commit(&self, usage: &mut Usage, ledger: Option<&mut Ledger>) -> Result<(), UsageError> {
-        if let Some(l) = ledger {
-            usage.ledger_bytes = l.append(&self.ledger, usage.ledger_bytes)?;
-        }
-        let text = toml::to_string(&usage.to_store()).map_err(|e| UsageError::Store {
-            path: self.store.clone(),
-            message: e.to_string(),
-        })?;
-        let text = format!(
-            "# fairsort usage store (docs/usage.md). Change it with `fairsort usage`.\n{text}"
-        );
-        write_atomic(&self.store, text.as_bytes())
-    }
-
-    /// Forgets every charged job (an empty ledger).
-    pub fn clear_ledger(&self, usage: &mut Usage) -> Result<(), UsageError> {
-        usage.ledger_bytes = 0;
-        match std::fs::remove_file(&self.ledger) {
-            Ok(()) => Ok(()),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-            Err(e) => Err(UsageError::io(&self.ledger, e)),
-        }
-    }
-}
-
-fn server_err(path: &Path, e: crate::server::ServerError) -> UsageError {
-    UsageError::Store {
-        path: path.to_path_buf(),
-        message: e.to_string(),
-    }
-}
-
-/// Reads a store without locking (writes are atomic renames); a missing file is an empty store.
-pub fn load_store(path: &Path) -> Result<UsageStore, UsageError> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(UsageStore::default()),
-        Err(e) => return Err(UsageError::io(path, e)),
-    };
-    let store: UsageStore = toml::from_str(&text).map_err(|e| UsageError::Store {
-        path: path.to_path_buf(),
-        message: e.message().to_string(),
-    })?;
-    if store.version != 1 {
-        return Err(UsageError::Store {
-            path: path.to_path_buf(),
-            message: format!("unsupported usage store version {}", store.version),
-        });
-    }
-    store.settings.validate()?;
-    Ok(store)
-}
-
-/// Replaces `path` atomically with the server's helper (temporary file, fsync, rename).
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), UsageError> {
-    fsio::write_atomic(path, bytes).map_err(|e| server_err(path, e))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -401,30 +317,6 @@ mod tests {
             account: None,
             charge,
         }
-    }
-
-    #[test]
-    fn pbs_store_round_trip_and_decay() {
-        let dir = tempfile::tempdir().unwrap();
-        let home = UsageHome::lock_dir(dir.path()).unwrap();
-        let mut u = home.load().unwrap();
-        let mut l = home.ledger(&u).unwrap();
-        assert!(u.charge(&mut l, &job("1", "alice", 999.0)));
-        assert!(!u.charge(&mut l, &job("1", "alice", 999.0)));
-        assert_eq!(u.usage_of(None, "alice"), 1000.0);
-        assert_eq!(u.usage_of(None, "nobody"), 1.0);
-        u.decay(0).unwrap();
-        home.commit(&mut u, Some(&mut l)).unwrap();
-        drop(home);
-
-        let home = UsageHome::lock_dir(dir.path()).unwrap();
-        let mut u = home.load().unwrap();
-        let mut l = home.ledger(&u).unwrap();
-        assert!(!u.charge(&mut l, &job("1", "alice", 999.0)));
-        let r = u.decay(3 * 86_400 + 1).unwrap();
-        assert_eq!(r.periods, 3);
-        assert_eq!(u.usage_of(None, "alice"), 125.0);
-        assert_eq!(u.last_decay, Some(3 * 86_400));
     }
 
     #[test]
@@ -467,14 +359,10 @@ mod tests {
 
     #[test]
     fn damaged_store_is_an_error() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(
-            dir.path().join(STORE_FILE),
-            "version = 1\n[settings]\ndecay_factor = 2.0\n",
-        )
-        .unwrap();
-        assert!(load_store(&dir.path().join(STORE_FILE)).is_err());
-        std::fs::write(dir.path().join(STORE_FILE), "version = [").unwrap();
-        assert!(load_store(&dir.path().join(STORE_FILE)).is_err());
+        let path = Path::new("usage.toml");
+        assert!(UsageStore::parse("version = 1\n[settings]\ndecay_factor = 2.0\n", path).is_err());
+        assert!(UsageStore::parse("version = [", path).is_err());
+        assert!(UsageStore::parse("version = 2", path).is_err());
+        assert!(UsageStore::parse("version = 1", path).is_ok());
     }
 }

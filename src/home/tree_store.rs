@@ -55,8 +55,7 @@ impl Home {
 /// Applies `usage.toml` (if any): PBS entities (no account) as PBS's `read_usage` does (unknown
 /// names join the `unknown` group), Slurm/flux associations to the user under their account.
 fn apply_home_usage(spec: &mut TreeSpec, path: &std::path::Path) -> Result<(), ServerError> {
-    let store =
-        crate::usage::store::load_store(path).map_err(|e| ServerError::Tree(e.to_string()))?;
+    let store = super::load_store(path).map_err(|e| ServerError::Tree(e.to_string()))?;
     let mut pbs_entries = Vec::new();
     for e in &store.entries {
         match &e.account {

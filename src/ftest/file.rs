@@ -73,10 +73,10 @@ pub fn load(path: &Path) -> Result<TestFile, TestFileError> {
 
 /// Parses test-file `text`; `path` is only used in messages.
 pub fn parse(path: &str, text: &str) -> Result<TestFile, TestFileError> {
-    if let Some(line) = crate::usage::lines::first_overlong_line(text.as_bytes()) {
+    if let Some(line) = crate::formats::lines::first_overlong_line(text.as_bytes()) {
         return Err(TestFileError::Io {
             path: path.to_string(),
-            message: format!("line {line}: {}", crate::usage::lines::too_long_message()),
+            message: format!("line {line}: {}", crate::formats::lines::too_long_message()),
         });
     }
     let raw: RawFile = toml::from_str(text)

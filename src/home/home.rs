@@ -16,8 +16,10 @@ pub mod files {
     pub const STATE: &str = "server.toml";
     /// The share tree in PBS `resource_group` layout.
     pub const TREE: &str = "resource_group";
-    /// Fair-share usage (`crate::usage::store::STORE_FILE`, written by `fairsort usage`).
-    pub const USAGE: &str = crate::usage::store::STORE_FILE;
+    /// Fair-share usage (written by `fairsort usage`).
+    pub const USAGE: &str = "usage.toml";
+    /// The ledger of charged jobs beside the usage store.
+    pub const LEDGER: &str = "usage.ledger";
     /// One line per change.
     pub const AUDIT: &str = "audit.log";
     /// The advisory lock file.

@@ -3,7 +3,7 @@
 //! then four-space-indented `name = value` lines, unquoted, wrapped at commas past column 80.
 
 use super::attrs::{self, Value};
-use crate::server::state::ServerState;
+use crate::home::state::ServerState;
 
 /// Quotes a value for `print` as qmgr does: `"..."` when it holds `"`/`'`/space/`,`, or `'...'`
 /// when it holds a `"`.
@@ -157,7 +157,7 @@ fn wrap_at_commas(prefix: &str, value: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::server::state::{Queue, ResourceDef};
+    use crate::home::state::{Queue, ResourceDef};
 
     #[test]
     fn quoting_rules() {

@@ -10,8 +10,8 @@ pub mod print;
 pub use exec::{execute, select, Block, Reply};
 pub use parser::{parse, Command, ParseError};
 
-use super::error::ServerError;
-use super::home::Home;
+use crate::home::error::ServerError;
+use crate::home::Home;
 
 /// Why one request failed, ready to print on stderr.
 #[derive(Debug)]

@@ -5,12 +5,12 @@ use super::attrs::{self, canonical, parse_bool, Value};
 use super::lexer::Op;
 use super::parser::{AttrOp, Command, Object, Verb};
 use super::print;
-use crate::server::codes::{self, reject};
-use crate::server::engine;
-use crate::server::error::{Rejection, ServerError};
-use crate::server::home::Home;
-use crate::server::permissions::is_manager;
-use crate::server::state::{
+use crate::home::codes::{self, reject};
+use crate::home::engine;
+use crate::home::error::{Rejection, ServerError};
+use crate::home::home::Home;
+use crate::home::permissions::is_manager;
+use crate::home::state::{
     check_object_name, decay_factor_message, parse_pbs_time, resource_type_message, Queue,
     ResourceDef, SchedAttrs, ServerState, RESOURCE_FLAGS, RESOURCE_TYPES,
 };
@@ -178,12 +178,8 @@ fn server_attr(st: &mut ServerState, a: &AttrOp) -> Result<(), Rejection> {
                 // ftest (issue #6): the opt-in guard — with job_sort_formula_tests set, the
                 // formula must pass that test file before it is stored.
                 if let Some(tests) = &st.server.job_sort_formula_tests {
-                    crate::formula_tests::guard(
-                        std::path::Path::new(tests),
-                        v,
-                        &st.resource_table(),
-                    )
-                    .map_err(|e| bad_value(obj, e.to_string()))?;
+                    crate::ftest::guard(std::path::Path::new(tests), v, &st.resource_table())
+                        .map_err(|e| bad_value(obj, e.to_string()))?;
                 }
                 st.server.job_sort_formula = Some(v.to_string());
             }
@@ -204,7 +200,7 @@ fn server_attr(st: &mut ServerState, a: &AttrOp) -> Result<(), Rejection> {
                 .filter(|s| !s.is_empty())
                 .collect();
             for i in &items {
-                crate::server::permissions::check_pattern(i).map_err(|m| bad_value(obj, m))?;
+                crate::home::permissions::check_pattern(i).map_err(|m| bad_value(obj, m))?;
             }
             let list = &mut st.server.managers;
             match op {

@@ -3,9 +3,9 @@
 //! With `record`, cases without an expectation get one from their actual result.
 
 use super::case::{Case, CaseBody, EvalCase, EvalExpect, FormulaRef, TestFile};
+use super::outcome::num;
 use super::outcome::{CaseResult, FileResult, Problem, Status};
 use super::record::Recording;
-use super::report::num;
 use crate::formula::{compile, keywords, Program, ResourceTable};
 
 /// What cases need from outside their file.
@@ -312,7 +312,7 @@ expect = 0
             Some(Problem::Value {
                 expected: 8.5,
                 actual: 8.0,
-                tolerance: crate::formula_tests::Tolerance {
+                tolerance: crate::ftest::Tolerance {
                     abs: 0.1,
                     rel: 1e-9
                 }

@@ -2,8 +2,9 @@
 //! under each failure (expected vs actual, or two orders side by side with the first difference
 //! marked), and the summary line `N passed, M failed`.
 
-use super::outcome::{CaseResult, FileResult, Problem, Status, Summary, ValueDiff};
-use crate::cli::table::{Align, Table};
+use super::table::{Align, Table};
+use fairsort::ftest::outcome::num;
+use fairsort::ftest::outcome::{CaseResult, FileResult, Problem, Status, Summary, ValueDiff};
 
 const INDENT: &str = "        ";
 
@@ -114,17 +115,6 @@ fn render_case(out: &mut String, path: &str, c: &CaseResult) {
     }
 }
 
-/// A number as reports show it: shortest round-trip form, `nan`, `inf`, `-inf`.
-pub fn num(v: f64) -> String {
-    if v.is_nan() {
-        "nan".into()
-    } else if v.is_infinite() {
-        if v > 0.0 { "inf" } else { "-inf" }.into()
-    } else {
-        format!("{v}")
-    }
-}
-
 /// A tolerance as reports show it: scientific notation for tiny values (`1e-12`).
 fn small(v: f64) -> String {
     if v != 0.0 && v.abs() < 1e-3 {
@@ -187,8 +177,8 @@ fn values_table(entries: &[ValueDiff]) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::case::{CaseKind, Tolerance};
     use super::*;
+    use fairsort::ftest::case::{CaseKind, Tolerance};
 
     fn case(name: &str, status: Status, problem: Option<Problem>) -> CaseResult {
         CaseResult {

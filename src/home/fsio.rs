@@ -3,8 +3,7 @@
 
 use super::error::ServerError;
 use std::fs::{File, OpenOptions};
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// A held lock on the home's `lock` file; released on drop (or when the process dies).
 #[derive(Debug)]
@@ -46,32 +45,9 @@ fn open_lock_file(path: &Path) -> Result<File, ServerError> {
         .map_err(|e| ServerError::io(path, e))
 }
 
-/// Replaces `path` with `contents` atomically: readers see the old or the new file, never a
-/// mix, even if this process is killed at any moment. Call with the exclusive lock held.
+/// Replaces `path` with `contents` atomically (see [`crate::formats::write_atomic`]).
 pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), ServerError> {
-    let tmp = temp_path(path);
-    let mut f = File::create(&tmp).map_err(|e| ServerError::io(&tmp, e))?;
-    f.write_all(contents)
-        .map_err(|e| ServerError::io(&tmp, e))?;
-    f.sync_all().map_err(|e| ServerError::io(&tmp, e))?;
-    drop(f);
-    std::fs::rename(&tmp, path).map_err(|e| ServerError::io(path, e))?;
-    if let Some(dir) = path.parent() {
-        // Make the rename itself durable; not all file systems allow fsync on a directory.
-        if let Ok(d) = File::open(dir) {
-            let _ = d.sync_all();
-        }
-    }
-    Ok(())
-}
-
-/// `dir/.name.tmp`: one temporary per target, safe because writers hold the exclusive lock.
-fn temp_path(path: &Path) -> PathBuf {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    path.with_file_name(format!(".{name}.tmp"))
+    crate::formats::write_atomic(path, contents).map_err(|e| ServerError::io(e.path, e.source))
 }
 
 /// Reads a file to a string, `None` if it does not exist.

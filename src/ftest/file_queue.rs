@@ -129,7 +129,7 @@ pub(crate) fn tree_def(v: &Spanned<Value>, dir: &Path) -> Result<TreeDef, Locate
         let format = match t.remove("format") {
             None => None,
             Some(Value::String(f)) => Some(
-                <crate::formats::TreeFormat as clap::ValueEnum>::from_str(&f, true)
+                f.parse::<crate::formats::TreeFormat>()
                     .map_err(|_| bad(format!("unknown tree format `{f}`")))?,
             ),
             Some(_) => return Err(bad("`format` must be a string".into())),

@@ -124,7 +124,7 @@ pub fn to_json(v: &toml::Value) -> serde_json::Value {
         toml::Value::Integer(i) => J::from(*i),
         toml::Value::Float(f) => serde_json::Number::from_f64(*f)
             .map(J::Number)
-            .unwrap_or_else(|| J::String(super::report::num(*f))),
+            .unwrap_or_else(|| J::String(num(*f))),
         toml::Value::Boolean(b) => J::Bool(*b),
         toml::Value::Datetime(d) => J::String(d.to_string()),
         toml::Value::Array(a) => J::Array(a.iter().map(to_json).collect()),
@@ -192,6 +192,17 @@ pub fn first_difference<T: PartialEq>(a: &[T], b: &[T]) -> Option<usize> {
         None
     } else {
         Some(i)
+    }
+}
+
+/// A number as reports show it: shortest round-trip form, `nan`, `inf`, `-inf`.
+pub fn num(v: f64) -> String {
+    if v.is_nan() {
+        "nan".into()
+    } else if v.is_infinite() {
+        if v > 0.0 { "inf" } else { "-inf" }.into()
+    } else {
+        format!("{v}")
     }
 }
 

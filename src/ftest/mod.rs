@@ -12,7 +12,6 @@ pub mod location;
 pub mod outcome;
 pub mod queue_case;
 pub mod record;
-pub mod report;
 pub mod run;
 pub mod run_queue;
 

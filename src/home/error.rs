@@ -49,7 +49,7 @@ impl Rejection {
     }
 }
 
-/// Errors of the server home (`fairsort::server`).
+/// Errors of the server home (`fairsort::home`).
 #[derive(Debug, thiserror::Error)]
 pub enum ServerError {
     /// No `--home`, no `FAIRSORT_HOME`, and no `$XDG_DATA_HOME` or `$HOME` to derive a default.

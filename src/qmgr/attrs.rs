@@ -1,7 +1,7 @@
 //! The attributes of each object as qmgr shows them: canonical names, in PBS's print order,
 //! with values rendered as PBS renders them (booleans `True`/`False`, times `HH:MM:SS`).
 
-use crate::server::state::{format_pbs_time, Queue, ResourceDef, SchedAttrs, ServerAttrs};
+use crate::home::state::{format_pbs_time, Queue, ResourceDef, SchedAttrs, ServerAttrs};
 
 /// A rendered attribute value.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -68,7 +68,7 @@ pub fn builtin_resources() -> Vec<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::server::state::ResourceDef;
+    use crate::home::state::ResourceDef;
 
     #[test]
     fn pbs_codes_for_bad_formulas() {

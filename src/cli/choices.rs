@@ -1,0 +1,84 @@
+//! The library's closed sets of names (`Algorithm`, `TreeFormat`, `InputFormat`) as clap
+//! arguments: the library gives the names (`FromStr`/`Display`), the binary the help texts.
+
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use fairsort::fairshare::Algorithm;
+use fairsort::formats::TreeFormat;
+use fairsort::usage::InputFormat;
+use std::str::FromStr;
+
+/// A library enum that a flag takes by name, with the one-line help `--help` lists.
+pub trait Choice: Copy + Clone + Send + Sync + FromStr<Err = String> + 'static {
+    /// Every value, in `--help` order.
+    fn all() -> &'static [Self];
+    /// The name typed on the command line.
+    fn name(self) -> &'static str;
+    /// What the value means, for `--help`.
+    fn help(self) -> &'static str;
+}
+
+/// The clap value parser of a [`Choice`]: the possible values with their help, then `FromStr`.
+pub fn parser<T: Choice>() -> impl TypedValueParser<Value = T> {
+    PossibleValuesParser::new(
+        T::all()
+            .iter()
+            .map(|v| PossibleValue::new(v.name()).help(v.help())),
+    )
+    .try_map(|s| s.parse::<T>())
+}
+
+impl Choice for Algorithm {
+    fn all() -> &'static [Self] {
+        &Algorithm::ALL
+    }
+    fn name(self) -> &'static str {
+        Algorithm::name(self)
+    }
+    fn help(self) -> &'static str {
+        match self {
+            Algorithm::Pbs => {
+                "PBS: fairshare_perc, fairshare_tree_usage, fairshare_factor (seed 004, openpbs.md §3)"
+            }
+            Algorithm::Classic => "Slurm classic multifactor (`PriorityFlags=NO_FAIR_TREE`)",
+            Algorithm::DepthOblivious => "Slurm `PriorityFlags=DEPTH_OBLIVIOUS` (seed 000)",
+            Algorithm::FairTree => "Slurm Fair Tree, the default since 19.05 (seed 001)",
+            Algorithm::Ticket => "Slurm ticket-based (13.12–14.11, seed 003)",
+            Algorithm::Flux => "flux-accounting weighted walk (seed 002)",
+        }
+    }
+}
+
+impl Choice for TreeFormat {
+    fn all() -> &'static [Self] {
+        &TreeFormat::ALL
+    }
+    fn name(self) -> &'static str {
+        TreeFormat::name(self)
+    }
+    fn help(self) -> &'static str {
+        match self {
+            TreeFormat::Pbs => "PBS `resource_group`",
+            TreeFormat::Sshare => "Slurm `sshare -a -l -P` or `-p`",
+            TreeFormat::Sacctmgr => "Slurm `sacctmgr show assoc -P` with ParentName",
+            TreeFormat::FluxDb => "flux-accounting SQLite database",
+            TreeFormat::Toml => "fairsort TOML",
+            TreeFormat::Json => "fairsort JSON",
+        }
+    }
+}
+
+impl Choice for InputFormat {
+    fn all() -> &'static [Self] {
+        &InputFormat::ALL
+    }
+    fn name(self) -> &'static str {
+        InputFormat::name(self)
+    }
+    fn help(self) -> &'static str {
+        match self {
+            InputFormat::Pbs => "PBS accounting log (file or directory of daily files)",
+            InputFormat::Slurm => "Slurm `sacct -P` output with a header line",
+            InputFormat::Flux => "flux-accounting SQLite database (`jobs` table)",
+        }
+    }
+}

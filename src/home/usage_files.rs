@@ -1,0 +1,144 @@
+//! The usage files of a home: the store `usage.toml` and the job ledger `usage.ledger`, opened
+//! together under the home's exclusive lock (`UsageHome`), and the store read without a lock.
+
+use super::fsio::{self, HomeLock};
+use super::home::{files, Home};
+use crate::usage::{Ledger, Usage, UsageError, UsageStore};
+use std::path::{Path, PathBuf};
+
+/// The usage files of one server home, held under the home's exclusive lock until drop:
+/// the store at `Home::usage_path()` (`<home>/usage`) and the ledger `<home>/usage.ledger`.
+pub struct UsageHome {
+    store: PathBuf,
+    ledger: PathBuf,
+    _lock: HomeLock,
+}
+
+impl UsageHome {
+    /// Takes the server home's exclusive lock (waiting for other writers, qmgr included).
+    pub fn lock(home: &Home) -> Result<UsageHome, UsageError> {
+        Self::lock_dir(home.path())
+    }
+
+    /// The same for a bare directory laid out like a home (`lock`, `usage`, `usage.ledger`),
+    /// created if needed; for tests and benchmarks that need no server state.
+    pub fn lock_dir(dir: &Path) -> Result<UsageHome, UsageError> {
+        std::fs::create_dir_all(dir).map_err(|e| UsageError::io(dir, e))?;
+        let lock = HomeLock::exclusive(&dir.join(files::LOCK)).map_err(|e| server_err(dir, e))?;
+        Ok(UsageHome {
+            store: dir.join(files::USAGE),
+            ledger: dir.join(files::LEDGER),
+            _lock: lock,
+        })
+    }
+
+    /// The store file.
+    pub fn store_path(&self) -> &Path {
+        &self.store
+    }
+
+    /// The ledger file.
+    pub fn ledger_path(&self) -> &Path {
+        &self.ledger
+    }
+
+    /// Loads the store (a missing file is an empty PBS-model store).
+    pub fn load(&self) -> Result<Usage, UsageError> {
+        load_store(&self.store).map(Usage::from_store)
+    }
+
+    /// Loads the ledger's committed part.
+    pub fn ledger(&self, usage: &Usage) -> Result<Ledger, UsageError> {
+        Ledger::load(&self.ledger, usage.ledger_bytes)
+    }
+
+    /// Appends the ledger's new lines, then atomically replaces the store.
+    pub fn commit(&self, usage: &mut Usage, ledger: Option<&mut Ledger>) -> Result<(), UsageError> {
+        if let Some(l) = ledger {
+            usage.ledger_bytes = l.append(&self.ledger, usage.ledger_bytes)?;
+        }
+        let text = usage.to_store().render(&self.store)?;
+        write_atomic(&self.store, text.as_bytes())
+    }
+
+    /// Forgets every charged job (an empty ledger).
+    pub fn clear_ledger(&self, usage: &mut Usage) -> Result<(), UsageError> {
+        usage.ledger_bytes = 0;
+        match std::fs::remove_file(&self.ledger) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(UsageError::io(&self.ledger, e)),
+        }
+    }
+}
+
+fn server_err(path: &Path, e: crate::home::ServerError) -> UsageError {
+    UsageError::Store {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    }
+}
+
+/// Reads a store without locking (writes are atomic renames); a missing file is an empty store.
+pub fn load_store(path: &Path) -> Result<UsageStore, UsageError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => UsageStore::parse(&text, path),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(UsageStore::default()),
+        Err(e) => Err(UsageError::io(path, e)),
+    }
+}
+
+/// Replaces `path` atomically with the server's helper (temporary file, fsync, rename).
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), UsageError> {
+    fsio::write_atomic(path, bytes).map_err(|e| server_err(path, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::usage::{FinishedJob, Source};
+
+    fn job(id: &str, who: &str, charge: f64) -> FinishedJob {
+        FinishedJob {
+            source: Source::Pbs,
+            id: id.into(),
+            end: 100,
+            entity: who.into(),
+            account: None,
+            charge,
+        }
+    }
+
+    #[test]
+    fn pbs_store_round_trip_and_decay() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = UsageHome::lock_dir(dir.path()).unwrap();
+        let mut u = home.load().unwrap();
+        let mut l = home.ledger(&u).unwrap();
+        assert!(u.charge(&mut l, &job("1", "alice", 999.0)));
+        assert!(!u.charge(&mut l, &job("1", "alice", 999.0)));
+        assert_eq!(u.usage_of(None, "alice"), 1000.0);
+        assert_eq!(u.usage_of(None, "nobody"), 1.0);
+        u.decay(0).unwrap();
+        home.commit(&mut u, Some(&mut l)).unwrap();
+        drop(home);
+
+        let home = UsageHome::lock_dir(dir.path()).unwrap();
+        let mut u = home.load().unwrap();
+        let mut l = home.ledger(&u).unwrap();
+        assert!(!u.charge(&mut l, &job("1", "alice", 999.0)));
+        let r = u.decay(3 * 86_400 + 1).unwrap();
+        assert_eq!(r.periods, 3);
+        assert_eq!(u.usage_of(None, "alice"), 125.0);
+        assert_eq!(u.last_decay, Some(3 * 86_400));
+    }
+
+    #[test]
+    fn damaged_store_file_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(files::USAGE);
+        assert!(load_store(&path).unwrap().entries.is_empty());
+        std::fs::write(&path, "version = [").unwrap();
+        assert!(load_store(&path).is_err());
+    }
+}
