@@ -143,7 +143,7 @@ pub(crate) fn resource_table(decls: &[String], global: &Global) -> Result<Resour
 /// creates a home: without a state file there is nothing to read (an explicit `--home` that is
 /// no home is an error, as a typo there would silently drop the custom resources).
 fn home_resources(global: &Global) -> Result<ResourceTable, Failure> {
-    use fairsort::home::{home::files, Home};
+    use fairsort::home::{dir::files, Home};
     let Ok(dir) = Home::resolve(global.home.as_deref()) else {
         return Ok(ResourceTable::builtin());
     };

@@ -228,12 +228,12 @@ fn load_home(global: &Global) -> Result<Option<HomeInputs>, Failure> {
     let Ok(dir) = fairsort::home::Home::resolve(global.home.as_deref()) else {
         return Ok(None);
     };
-    if !dir.join(fairsort::home::home::files::STATE).exists() {
+    if !dir.join(fairsort::home::dir::files::STATE).exists() {
         if global.home.is_some() {
             return Err(user(format!(
                 "{} is not a fairsort server home (no {})",
                 dir.display(),
-                fairsort::home::home::files::STATE
+                fairsort::home::dir::files::STATE
             )));
         }
         return Ok(None);
@@ -254,13 +254,13 @@ fn load_home(global: &Global) -> Result<Option<HomeInputs>, Failure> {
             .map(|q| (q.clone(), state.queue_priority(q)))
             .collect(),
     };
-    let tree_path = home.file(fairsort::home::home::files::TREE);
+    let tree_path = home.file(fairsort::home::dir::files::TREE);
     let tree = if tree_path.exists() {
         let text = std::fs::read_to_string(&tree_path)
             .map_err(|e| user(format!("cannot read {}: {e}", tree_path.display())))?;
         let mut spec = formats::pbs::parse_resource_group(&text, sched.unknown_shares)
             .map_err(|e| user(e.with_file(&tree_path.display().to_string())))?;
-        let store = fairsort::home::load_store(&dir.join(fairsort::home::home::files::USAGE))
+        let store = fairsort::home::load_store(&dir.join(fairsort::home::dir::files::USAGE))
             .map_err(user)?;
         for e in &store.entries {
             for n in spec.nodes.iter_mut() {

@@ -54,7 +54,7 @@ pub fn run(args: Args, global: &Global) -> CliResult {
                 "stored {} nodes from {} in {}",
                 spec.nodes.len(),
                 file.display(),
-                home.file(fairsort::home::home::files::TREE).display()
+                home.file(fairsort::home::dir::files::TREE).display()
             );
             Ok(())
         }

@@ -5,7 +5,7 @@
 use super::table::{Align, Table};
 use super::{CliResult, Failure, Global};
 use fairsort::formula::ResourceTable;
-use fairsort::home::home::files;
+use fairsort::home::dir::files;
 use fairsort::home::permissions::is_manager;
 use fairsort::home::UsageHome;
 use fairsort::home::{audit, current_host, current_user, Home, SchedAttrs};

@@ -4,18 +4,18 @@
 
 pub mod audit;
 pub mod codes;
+pub mod dir;
 pub mod engine;
 pub mod error;
 pub mod fsio;
-pub mod home;
 pub mod permissions;
 pub mod state;
 pub mod state_file;
 mod tree_store;
 pub mod usage_files;
 
+pub use dir::Home;
 pub use error::{Rejection, ServerError};
-pub use home::Home;
 pub use permissions::{current_host, current_user};
 pub use state::{FairshareEntity, Queue, ResourceDef, SchedAttrs, ServerAttrs, ServerState};
 pub use usage_files::{load_store, UsageHome};

@@ -3,9 +3,9 @@
 //! `fairsort usage`) applied.
 
 use super::codes::{self, reject};
+use super::dir::{files, Home};
 use super::error::ServerError;
 use super::fsio;
-use super::home::{files, Home};
 use super::permissions::{current_host, is_manager};
 use crate::fairshare::{Tree, TreeSpec};
 use crate::formats::pbs;

@@ -1,8 +1,8 @@
 //! The usage files of a home: the store `usage.toml` and the job ledger `usage.ledger`, opened
 //! together under the home's exclusive lock (`UsageHome`), and the store read without a lock.
 
+use super::dir::{files, Home};
 use super::fsio::{self, HomeLock};
-use super::home::{files, Home};
 use crate::usage::{Ledger, Usage, UsageError, UsageStore};
 use std::path::{Path, PathBuf};
 

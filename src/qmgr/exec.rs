@@ -6,9 +6,9 @@ use super::lexer::Op;
 use super::parser::{AttrOp, Command, Object, Verb};
 use super::print;
 use crate::home::codes::{self, reject};
+use crate::home::dir::Home;
 use crate::home::engine;
 use crate::home::error::{Rejection, ServerError};
-use crate::home::home::Home;
 use crate::home::permissions::is_manager;
 use crate::home::state::{
     check_object_name, decay_factor_message, parse_pbs_time, resource_type_message, Queue,
