@@ -18,4 +18,5 @@ pub mod ftest;
 pub mod home;
 pub mod qmgr;
 pub mod queue;
+pub mod scenario;
 pub mod usage;

@@ -60,7 +60,7 @@ fn section_4_1_text_usage_gives_pbsfs_usages() {
     let text = std::fs::read_to_string(Path::new(DATA).join("usage.txt")).unwrap();
     let u = pbs::read_usage_text(&text).unwrap();
     assert_eq!(u.entries.len(), 3);
-    pbs::apply_usage(&mut t, &u).unwrap();
+    fairsort::usage::apply_usage(&mut t, fairsort::usage::pbs_records(&u)).unwrap();
     assert_eq!(node(&t, "pbsuser").usage, Some(100.0));
     assert_eq!(
         node(&t, "pbsuser2").usage,
@@ -83,7 +83,11 @@ fn section_4_1_text_usage_gives_pbsfs_usages() {
 fn binary_usage_round_trip_in_pbs_write_order() {
     let mut t = tree();
     let text = std::fs::read_to_string(Path::new(DATA).join("usage.txt")).unwrap();
-    pbs::apply_usage(&mut t, &pbs::read_usage_text(&text).unwrap()).unwrap();
+    fairsort::usage::apply_usage(
+        &mut t,
+        fairsort::usage::pbs_records(&pbs::read_usage_text(&text).unwrap()),
+    )
+    .unwrap();
     let u = pbs::usage_from_tree(&t, Some(1_700_000_000));
     // rec_write_usage order: group1's children (reverse file order), then group2's; usage 1 skipped.
     let expected = vec![
@@ -201,7 +205,7 @@ fn names_not_in_the_tree_go_under_unknown() {
         last_decay: None,
         entries: vec![("stranger".into(), 42.0)],
     };
-    pbs::apply_usage(&mut t, &u).unwrap();
+    fairsort::usage::apply_usage(&mut t, fairsort::usage::pbs_records(&u)).unwrap();
     let s = node(&t, "stranger");
     assert_eq!(
         (s.parent.as_deref(), s.shares, s.usage, s.kind),
@@ -217,10 +221,12 @@ fn names_not_in_the_tree_go_under_unknown() {
         last_decay: None,
         entries: vec![("group1".into(), 3.0)],
     };
-    assert!(pbs::apply_usage(&mut t, &g)
-        .unwrap_err()
-        .to_string()
-        .contains("`group1` is a group"));
+    assert!(
+        fairsort::usage::apply_usage(&mut t, fairsort::usage::pbs_records(&g))
+            .unwrap_err()
+            .to_string()
+            .contains("`group1` is a group")
+    );
 }
 
 #[test]

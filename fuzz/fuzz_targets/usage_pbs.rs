@@ -3,7 +3,7 @@
 #![no_main]
 
 use fairsort::formats::pbs::{
-    apply_usage, parse_resource_group, read_usage_binary, read_usage_text, write_usage_binary,
+    parse_resource_group, read_usage_binary, read_usage_text, write_usage_binary,
 };
 use libfuzzer_sys::fuzz_target;
 
@@ -29,7 +29,7 @@ fuzz_target!(|data: &[u8]| {
     );
     if let Ok(mut spec) = parse_resource_group("grp 10 root 5\nalice 11 grp 1\nbob 12 root 3\n", 0)
     {
-        if apply_usage(&mut spec, &usage).is_ok() {
+        if fairsort::usage::apply_usage(&mut spec, fairsort::usage::pbs_records(&usage)).is_ok() {
             fairsort_fuzz::check_tree(spec);
         }
     }

@@ -3,6 +3,7 @@
 
 use super::{CliResult, Failure, Global};
 use fairsort::formula::{self, FormulaError, ResourceTable, ResourceType};
+use fairsort::scenario::{Base, ScenarioBuilder};
 use serde_json::json;
 
 /// Arguments of `fairsort eval`.
@@ -139,28 +140,15 @@ pub(crate) fn resource_table(decls: &[String], global: &Global) -> Result<Resour
     Ok(table)
 }
 
-/// The built-in resources plus the custom ones of the server home, if there is one. Never
-/// creates a home: without a state file there is nothing to read (an explicit `--home` that is
-/// no home is an error, as a typo there would silently drop the custom resources).
+/// The built-in resources plus the custom ones of the server home, if there is one (the
+/// Scenario of the home; never creates one, and an explicit `--home` that is no home is an
+/// error, as a typo there would silently drop the custom resources).
 fn home_resources(global: &Global) -> Result<ResourceTable, Failure> {
-    use fairsort::home::{dir::files, Home};
-    let Ok(dir) = Home::resolve(global.home.as_deref()) else {
-        return Ok(ResourceTable::builtin());
-    };
-    if !dir.join(files::STATE).is_file() {
-        if global.home.is_some() {
-            return Err(Failure::user(format!(
-                "{} is not a fairsort server home (no {})",
-                dir.display(),
-                files::STATE
-            )));
-        }
-        return Ok(ResourceTable::builtin());
-    }
-    let state = Home::open(Some(&dir))
-        .and_then(|home| home.load())
-        .map_err(|e| Failure::user(e.to_string()))?;
-    Ok(state.resource_table())
+    ScenarioBuilder::new(Base::FindHome(global.home.clone()))
+        .jobs_optional()
+        .build()
+        .map(|sc| sc.resources)
+        .map_err(|e| Failure::user(e.to_string()))
 }
 
 /// Reports a formula that does not compile: the rendered message (caret, hint) on stderr, and

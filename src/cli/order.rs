@@ -5,19 +5,19 @@
 
 use super::table::{Align, Table};
 use super::{CliResult, Failure, Global};
-use fairsort::fairshare::{self, Algorithm, Options, Tree, TreeSpec};
+use fairsort::fairshare::{self, Algorithm, Tree};
 use fairsort::formats;
-use fairsort::formula::{self, Program, ResourceTable, ResourceType};
-use fairsort::queue::compare::{compare, Comparison};
-use fairsort::queue::dry_run::{dry_run_with, order_options, prepare_shares, DryRun};
-use fairsort::queue::explain::{explain_job, fmt};
+use fairsort::formula::Program;
+use fairsort::queue::dry_run::DryRun;
+use fairsort::queue::explain::fmt;
 use fairsort::queue::report::{cells, rows, OrderDocument, HEADERS};
-use fairsort::queue::{
-    example, read_jobs_bytes, EntityKey, JobSet, JobsFormat, ResourceValue, Setup, ShareEngine,
-    SortFormula,
+use fairsort::queue::{EntityKey, JobsFormat};
+use fairsort::scenario::builder_resource_type as resource_type;
+use fairsort::scenario::{
+    AgainstRow, Base, Comparison, JobsInput, OrderExplanation, Scenario, ScenarioBuilder,
+    ScenarioError, TermValue, Threshold,
 };
 use serde::Serialize;
-use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::path::PathBuf;
 
@@ -97,29 +97,16 @@ pub struct Args {
     pub movers: usize,
 }
 
-/// Everything gathered from the example and the flags.
-struct Inputs {
-    title: Option<String>,
-    formula: String,
-    setup: Setup,
-    algorithm: Algorithm,
-    resources: ResourceTable,
-}
-
 fn user(msg: impl std::fmt::Display) -> Failure {
     Failure::user(msg.to_string())
 }
 
-fn read_input(path: &std::path::Path) -> Result<fairsort::queue::FileBytes, Failure> {
-    if path.as_os_str() == "-" {
-        let mut buf = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut buf)
-            .map_err(|e| user(format!("cannot read stdin: {e}")))?;
-        return Ok(fairsort::queue::FileBytes::Read(buf));
+fn scenario_failure(e: ScenarioError) -> Failure {
+    if e.is_request() {
+        Failure::usage(e.to_string())
+    } else {
+        Failure::user(e.to_string())
     }
-    fairsort::queue::read_file(path)
-        .map_err(|e| user(format!("cannot read {}: {e}", path.display())))
 }
 
 fn parse_assignment(s: &str, what: &str) -> Result<(String, String), Failure> {
@@ -133,31 +120,55 @@ fn parse_assignment(s: &str, what: &str) -> Result<(String, String), Failure> {
     }
 }
 
-fn resource_type(name: &str) -> Option<ResourceType> {
-    Some(match name.to_ascii_lowercase().as_str() {
-        "long" | "int" | "integer" => ResourceType::Long,
-        "float" => ResourceType::Float,
-        "size" => ResourceType::Size,
-        "time" => ResourceType::Time,
-        "boolean" | "bool" => ResourceType::Boolean,
-        "string" | "string_array" => ResourceType::String,
-        _ => return None,
-    })
-}
-
-/// Builtin resources, `--resource` definitions, then whatever else the jobs request.
-fn resource_table(
-    args: &Args,
-    home: &[(String, String)],
-    jobs: &JobSet,
-) -> Result<ResourceTable, Failure> {
-    let mut table = ResourceTable::builtin();
-    for (name, kind) in home {
-        if let Some(ty) = resource_type(kind) {
-            if table.get(name).is_none() {
-                table.define(name, ty).map_err(user)?;
+/// The Scenario of the command line: the example (`--example`) or the home if one exists,
+/// with the files and flags over it.
+fn scenario(args: &Args, global: &Global) -> Result<Scenario, Failure> {
+    let base = match &args.example {
+        Some(name) => Base::Example(name.clone()),
+        None => Base::FindHome(global.home.clone()),
+    };
+    let mut b = ScenarioBuilder::new(base)
+        .formula(args.formula.clone())
+        .require_formula()
+        .threshold(match (args.no_threshold, args.threshold) {
+            (true, _) => Threshold::Off,
+            (false, Some(t)) => Threshold::Set(t),
+            (false, None) => Threshold::Base,
+        })
+        .tree_file(args.tree.clone(), args.tree_format)
+        .usage_file(args.usage.clone())
+        .unknown_shares(args.unknown_shares)
+        .entity(args.entity)
+        .algorithm(args.algorithm)
+        .fair_share(if args.no_fair_share {
+            Some(false)
+        } else if args.fair_share {
+            Some(true)
+        } else {
+            None
+        })
+        .pbs_compat(args.pbs_compat);
+    if let Some(path) = &args.jobs {
+        let input = if path.as_os_str() == "-" {
+            let mut bytes = Vec::new();
+            std::io::stdin()
+                .read_to_end(&mut bytes)
+                .map_err(|e| user(format!("cannot read stdin: {e}")))?;
+            JobsInput::Bytes {
+                name: "-".into(),
+                bytes,
             }
-        }
+        } else {
+            JobsInput::File(path.clone())
+        };
+        b = b.jobs(input, args.jobs_format);
+    }
+    for q in &args.queue_priority {
+        let (name, v) = parse_assignment(q, "queue-priority")?;
+        let p: i64 = v.parse().map_err(|_| {
+            Failure::usage(format!("--queue-priority {name}: `{v}` is not an integer"))
+        })?;
+        b = b.queue_priority(name, p);
     }
     for def in &args.resource {
         let (name, ty) = parse_assignment(def, "resource")?;
@@ -166,241 +177,9 @@ fn resource_table(
                 "--resource {name}: unknown type `{ty}` (expected long, float, size, time, boolean, string)"
             ))
         })?;
-        table.define(&name, ty).map_err(user)?;
+        b = b.resource(name, ty);
     }
-    for sym in 0..jobs.resources.len() as u32 {
-        let name = jobs.resources.name(sym);
-        if table.get(name).is_some() {
-            continue;
-        }
-        // The job set's columns record the first job whose value is text.
-        let numeric = match jobs.columns.resources.get(sym as usize) {
-            Some(col) if jobs.columns.covers(jobs.len()) => col.first_text.is_none(),
-            _ => (jobs.jobs.iter())
-                .all(|j| !matches!(jobs.resource(j, sym), Some(ResourceValue::Text(_)))),
-        };
-        let ty = if numeric {
-            ResourceType::Float
-        } else {
-            ResourceType::String
-        };
-        table.define(name, ty).map_err(user)?;
-    }
-    Ok(table)
-}
-
-fn load_tree(args: &Args, base: Option<TreeSpec>) -> Result<Option<Tree>, Failure> {
-    let mut spec = match &args.tree {
-        Some(path) => Some(formats::read_tree(path, args.tree_format).map_err(user)?),
-        None => base,
-    };
-    if let Some(path) = &args.usage {
-        let Some(s) = spec.as_mut() else {
-            return Err(Failure::usage(
-                "--usage needs a share tree (--tree or --example)",
-            ));
-        };
-        let bytes = read_input(path)?;
-        let usage = if bytes.starts_with(b"PBS_MAG!") || std::str::from_utf8(&bytes).is_err() {
-            formats::pbs::read_usage_binary(&bytes)
-        } else {
-            formats::pbs::read_usage_text(&String::from_utf8_lossy(&bytes))
-        }
-        .map_err(user)?;
-        formats::pbs::apply_usage(s, &usage).map_err(user)?;
-    }
-    if let (Some(n), Some(s)) = (args.unknown_shares, spec.as_mut()) {
-        s.unknown_shares = Some(n);
-    }
-    spec.map(|s| Tree::build(s).map_err(user)).transpose()
-}
-
-/// What the server home holds for a dry run, in the example's shape.
-struct HomeInputs {
-    settings: example::ClusterSettings,
-    tree: Option<TreeSpec>,
-    resources: Vec<(String, String)>,
-}
-
-/// Reads the server home if one exists (never creates one): attributes, queues, custom
-/// resources, the share tree (`resource_group`) with the usage store applied.
-fn load_home(global: &Global) -> Result<Option<HomeInputs>, Failure> {
-    let Ok(dir) = fairsort::home::Home::resolve(global.home.as_deref()) else {
-        return Ok(None);
-    };
-    if !dir.join(fairsort::home::dir::files::STATE).exists() {
-        if global.home.is_some() {
-            return Err(user(format!(
-                "{} is not a fairsort server home (no {})",
-                dir.display(),
-                fairsort::home::dir::files::STATE
-            )));
-        }
-        return Ok(None);
-    }
-    let home = fairsort::home::Home::open(Some(&dir)).map_err(user)?;
-    let state = home.load().map_err(user)?;
-    let sched = &state.sched;
-    let settings = example::ClusterSettings {
-        name: format!("server home {}", dir.display()),
-        formula: state.server.job_sort_formula.clone().unwrap_or_default(),
-        threshold: sched.job_sort_formula_threshold,
-        fair_share: sched.fair_share,
-        fairshare_entity: sched.fairshare_entity.as_str().to_string(),
-        algorithm: sched.fairshare_algorithm.to_string(),
-        queues: state
-            .queues
-            .keys()
-            .map(|q| (q.clone(), state.queue_priority(q)))
-            .collect(),
-    };
-    let tree_path = home.file(fairsort::home::dir::files::TREE);
-    let tree = if tree_path.exists() {
-        let text = std::fs::read_to_string(&tree_path)
-            .map_err(|e| user(format!("cannot read {}: {e}", tree_path.display())))?;
-        let mut spec = formats::pbs::parse_resource_group(&text, sched.unknown_shares)
-            .map_err(|e| user(e.with_file(&tree_path.display().to_string())))?;
-        let store = fairsort::home::load_store(&dir.join(fairsort::home::dir::files::USAGE))
-            .map_err(user)?;
-        for e in &store.entries {
-            for n in spec.nodes.iter_mut() {
-                let account_ok = e.account.is_none() || e.account == n.parent;
-                if n.name == e.name && account_ok && n.kind == fairshare::NodeKind::User {
-                    n.usage = Some(e.usage);
-                }
-            }
-        }
-        Some(spec)
-    } else {
-        None
-    };
-    let resources = state
-        .resources
-        .iter()
-        .map(|(n, d)| (n.clone(), d.kind.clone()))
-        .collect();
-    Ok(Some(HomeInputs {
-        settings,
-        tree,
-        resources,
-    }))
-}
-
-fn gather(args: &Args, global: &Global) -> Result<Inputs, Failure> {
-    let mut ex = match &args.example {
-        Some(name) => Some(example::load(name).map_err(Failure::usage)?),
-        None => None,
-    };
-    let mut home_resources = Vec::new();
-    if ex.is_none() {
-        if let Some(h) = load_home(global)? {
-            home_resources = h.resources;
-            let entity = h.settings.fairshare_entity.parse().map_err(user)?;
-            let algorithm = h.settings.algorithm.parse().map_err(user)?;
-            ex = Some(example::Example {
-                key: "home",
-                settings: h.settings,
-                entity,
-                algorithm,
-                tree: h.tree.unwrap_or_default(),
-                jobs: JobSet::default(),
-            });
-        }
-    }
-    let from_home = ex.as_ref().is_some_and(|e| e.key == "home");
-    let jobs = match (&args.jobs, &ex) {
-        (Some(path), _) => {
-            let bytes = read_input(path)?;
-            read_jobs_bytes(&path.to_string_lossy(), &bytes, args.jobs_format).map_err(user)?
-        }
-        (None, Some(ex)) if ex.key != "home" => ex.jobs.clone(),
-        (None, _) => {
-            return Err(Failure::usage(
-                "no jobs: give --jobs FILE (qstat -f -F json, JSON or CSV list) or --example",
-            ))
-        }
-    };
-    let formula = match (&args.formula, &ex) {
-        (Some(f), _) => f.clone(),
-        (None, Some(ex)) if !ex.settings.formula.is_empty() => ex.settings.formula.clone(),
-        (None, _) => {
-            return Err(Failure::usage(
-                "no formula: give --formula, or set job_sort_formula with `fairsort qmgr`",
-            ))
-        }
-    };
-    let base_tree = ex
-        .as_ref()
-        .map(|e| e.tree.clone())
-        .filter(|t| !(from_home && t.nodes.is_empty()));
-    let tree = load_tree(args, base_tree)?;
-    let mut queues: BTreeMap<String, i64> = ex
-        .as_ref()
-        .map(|e| e.settings.queues.clone())
-        .unwrap_or_default();
-    for q in &args.queue_priority {
-        let (name, v) = parse_assignment(q, "queue-priority")?;
-        let p: i64 = v.parse().map_err(|_| {
-            Failure::usage(format!("--queue-priority {name}: `{v}` is not an integer"))
-        })?;
-        queues.insert(name, p);
-    }
-    let threshold = if args.no_threshold {
-        None
-    } else {
-        args.threshold
-            .or(ex.as_ref().and_then(|e| e.settings.threshold))
-    };
-    if threshold.is_some_and(|t| !t.is_finite()) {
-        return Err(Failure::usage("--threshold must be a finite number"));
-    }
-    let fair_share = if args.no_fair_share {
-        false
-    } else {
-        args.fair_share || ex.as_ref().is_some_and(|e| e.settings.fair_share)
-    };
-    let entity = args
-        .entity
-        .or(ex.as_ref().map(|e| e.entity))
-        .unwrap_or_default();
-    let algorithm = args
-        .algorithm
-        .or(ex.as_ref().map(|e| e.algorithm))
-        .unwrap_or(Algorithm::Pbs);
-    let resources = resource_table(args, &home_resources, &jobs)?;
-    Ok(Inputs {
-        title: ex.map(|e| e.settings.name),
-        formula,
-        setup: Setup {
-            jobs,
-            tree,
-            entity,
-            options: Options::default(),
-            fair_share,
-            threshold,
-            pbs_compat: args.pbs_compat,
-            queues,
-        },
-        algorithm,
-        resources,
-    })
-}
-
-fn compile(src: &str, resources: &ResourceTable) -> Result<Program, Failure> {
-    formula::compile(src, resources).map_err(|e| user(e.render(src)))
-}
-
-const ENGINE: ShareEngine = ShareEngine {
-    compute: &fairshare::compute,
-    compare_path: Some(&fairshare::pbs::compare_path),
-};
-
-fn run_one(inputs: &Inputs, formula: &Program, others: &[&Program]) -> Result<DryRun, Failure> {
-    let mut all: Vec<&dyn SortFormula> = vec![formula];
-    all.extend(others.iter().map(|p| *p as &dyn SortFormula));
-    let shares = prepare_shares(&inputs.setup, &all, &ENGINE).map_err(user)?;
-    let options = order_options(&inputs.setup, shares.as_ref(), &ENGINE);
-    dry_run_with(&inputs.setup, formula, shares, options).map_err(user)
+    b.build().map_err(scenario_failure)
 }
 
 /// Runs `fairsort order`.
@@ -408,22 +187,26 @@ pub fn run(mut args: Args, global: &Global) -> CliResult {
     if args.example.is_none() && args.jobs.is_none() && invoked_as_demo(std::env::args()) {
         args.example = Some("pbs".to_string());
     }
-    let inputs = gather(&args, global)?;
-    let program = compile(&inputs.formula, &inputs.resources)?;
+    let sc = scenario(&args, global)?;
+    let program = sc
+        .compile(sc.formula_source().map_err(scenario_failure)?)
+        .map_err(scenario_failure)?;
     let mut out = std::io::stdout().lock();
     if let Some(other) = &args.against {
-        let other = compile(other, &inputs.resources)?;
-        let a = run_one(&inputs, &program, &[&other])?;
-        let b = dry_run_with(&inputs.setup, &other, a.shares.clone(), a.options.clone())
-            .map_err(user)?;
-        let cmp = compare(&a.order, &b.order);
-        return print_against(&mut out, &args, &inputs, &program, &other, &a, &b, &cmp);
+        let other = sc.compile(other).map_err(scenario_failure)?;
+        let cmp = sc
+            .compare(&program, &other, args.top, args.movers)
+            .map_err(scenario_failure)?;
+        return print_against(&mut out, &args, &program, &other, &cmp);
     }
-    let result = run_one(&inputs, &program, &[])?;
+    let result = sc.order(&program, &[]).map_err(scenario_failure)?;
     if let Some(id) = &args.explain {
-        return print_explain(&mut out, &args, &inputs, &program, &result, id);
+        let e = sc
+            .explain(&program, &result, id)
+            .map_err(scenario_failure)?;
+        return print_explain(&mut out, &args, &sc, &program, &result, &e);
     }
-    print_order(&mut out, &args, &inputs, &program, &result)
+    print_order(&mut out, &args, &sc, &program, &result)
 }
 
 /// Whether the command line names the subcommand by its alias `demo` (`fairsort demo` =
@@ -449,10 +232,10 @@ fn tree_kind(tree: &Tree) -> &'static str {
     }
 }
 
-fn header(inputs: &Inputs, program: &Program, result: &DryRun) -> String {
-    let s = &inputs.setup;
+fn header(sc: &Scenario, program: &Program, result: &DryRun) -> String {
+    let s = &sc.setup;
     let mut h = String::new();
-    if let Some(t) = &inputs.title {
+    if let Some(t) = &sc.title {
         h.push_str(&format!("fairsort order: {t}\n"));
     }
     h.push_str(&format!("formula:    {}\n", program.source()));
@@ -535,17 +318,17 @@ fn header(inputs: &Inputs, program: &Program, result: &DryRun) -> String {
 fn print_order(
     out: &mut impl Write,
     args: &Args,
-    inputs: &Inputs,
+    sc: &Scenario,
     program: &Program,
     result: &DryRun,
 ) -> CliResult {
-    let jobs = &inputs.setup.jobs;
+    let jobs = &sc.setup.jobs;
     let rows = rows(jobs, &result.order, args.top);
     if args.json {
         let doc = OrderDocument {
             formula: program.source().to_string(),
-            threshold: inputs.setup.threshold,
-            pbs_compat: inputs.setup.pbs_compat,
+            threshold: sc.setup.threshold,
+            pbs_compat: sc.setup.pbs_compat,
             total: result.order.ranked.len(),
             jobs: rows,
         };
@@ -570,7 +353,7 @@ fn print_order(
         w.flush()?;
         return Ok(());
     }
-    write!(out, "{}", header(inputs, program, result))?;
+    write!(out, "{}", header(sc, program, result))?;
     writeln!(out)?;
     let mut t = Table::new(&[
         (HEADERS[0], Align::Right),
@@ -595,73 +378,18 @@ fn print_order(
     Ok(())
 }
 
-/// One additive term's value for the explained job.
-#[derive(Debug, Serialize)]
-struct TermValue {
-    term: String,
-    value: f64,
-    error: Option<String>,
-}
-
 fn print_explain(
     out: &mut impl Write,
     args: &Args,
-    inputs: &Inputs,
+    sc: &Scenario,
     program: &Program,
     result: &DryRun,
-    id: &str,
+    x: &OrderExplanation,
 ) -> CliResult {
-    let jobs = &inputs.setup.jobs;
-    let idx = jobs
-        .find(id)
-        .ok_or_else(|| user(format!("no job `{id}` in the queue")))?;
-    let e = explain_job(
-        jobs,
-        &result.binder,
-        program.keywords(),
-        &result.order,
-        &result.options,
-        idx,
-    )
-    .map_err(user)?
-    .ok_or_else(|| user(format!("no job `{id}` in the queue")))?;
-    // Each additive term, evaluated on the job's bound keywords.
-    let terms = formula::additive_terms(program.source(), &inputs.resources).map_err(user)?;
-    let mut slots = Vec::new();
-    let term_values: Vec<TermValue> = terms
-        .iter()
-        .map(|t| {
-            slots.clear();
-            for k in t.program.keywords() {
-                let v = e
-                    .keywords
-                    .iter()
-                    .find(|b| &b.keyword == k)
-                    .map(|b| b.value)
-                    .unwrap_or(0.0);
-                slots.push(v);
-            }
-            let ev = t.program.eval(&slots);
-            TermValue {
-                term: format!("{}{}", if t.sign < 0.0 { "- " } else { "+ " }, t.text),
-                value: t.sign * ev.value,
-                error: ev.error,
-            }
-        })
-        .collect();
-    // The fair-share explanation of the job's entity.
-    let share = result.shares.as_ref().and_then(|ctx| {
-        let node = ctx.job_nodes.get(idx).copied().flatten()?;
-        let alg = ctx
-            .result(inputs.algorithm)
-            .or_else(|| ctx.results.first())?;
-        Some(fairshare::explain::explain(&ctx.tree, alg, node))
-    });
-    let entity = {
-        let job = jobs.jobs.get(idx);
-        job.map(|j| inputs.setup.entity.name_of(jobs, j))
-            .unwrap_or_default()
-    };
+    let e = &x.job;
+    let term_values = &x.terms;
+    let share = &x.fair_share;
+    let entity = &x.entity;
     if args.json {
         #[derive(Serialize)]
         struct Doc<'a> {
@@ -674,9 +402,9 @@ fn print_explain(
         }
         let doc = Doc {
             formula: program.source(),
-            job: &e,
-            terms: &term_values,
-            entity: &entity,
+            job: e,
+            terms: term_values,
+            entity: entity,
             fair_share: share.as_ref(),
         };
         serde_json::to_writer_pretty(&mut *out, &doc).map_err(user)?;
@@ -723,7 +451,7 @@ fn print_explain(
     write!(out, "{}", t.render())?;
     writeln!(out, "\nterms:")?;
     let mut t = Table::new(&[("term", Align::Left), ("value", Align::Right)]);
-    for tv in &term_values {
+    for tv in term_values {
         let v = match &tv.error {
             Some(err) => format!("error: {err}"),
             None => fmt(tv.value),
@@ -736,7 +464,7 @@ fn print_explain(
             writeln!(
                 out,
                 "\nfair share of entity `{entity}` ({}):",
-                inputs.setup.entity
+                sc.setup.entity
             )?;
             write!(out, "{}", fairshare::explain::render(s))?;
         }
@@ -761,70 +489,15 @@ fn print_explain(
     Ok(())
 }
 
-#[allow(clippy::too_many_arguments)]
 fn print_against(
     out: &mut impl Write,
     args: &Args,
-    inputs: &Inputs,
     a_prog: &Program,
     b_prog: &Program,
-    a: &DryRun,
-    b: &DryRun,
     cmp: &Comparison,
 ) -> CliResult {
-    let jobs = &inputs.setup.jobs;
-    let b_values: Vec<f64> = {
-        let mut v = vec![0.0; jobs.len()];
-        for r in &b.order.ranked {
-            if let Some(s) = v.get_mut(r.job as usize) {
-                *s = r.value;
-            }
-        }
-        v
-    };
-    let a_values: Vec<f64> = {
-        let mut v = vec![0.0; jobs.len()];
-        for r in &a.order.ranked {
-            if let Some(s) = v.get_mut(r.job as usize) {
-                *s = r.value;
-            }
-        }
-        v
-    };
-    let id = |j: u32| {
-        jobs.jobs
-            .get(j as usize)
-            .map(|x| x.id.as_str())
-            .unwrap_or("")
-    };
-    let owner = |j: u32| {
-        jobs.jobs
-            .get(j as usize)
-            .map(|x| jobs.user(x))
-            .unwrap_or("")
-    };
-    #[derive(Serialize)]
-    struct Row<'a> {
-        id: &'a str,
-        owner: &'a str,
-        rank: u32,
-        rank_against: u32,
-        moved: i64,
-        value: f64,
-        value_against: f64,
-    }
-    let make = |m: &fairsort::queue::Move| Row {
-        id: id(m.job),
-        owner: owner(m.job),
-        rank: m.rank_a,
-        rank_against: m.rank_b,
-        moved: m.delta(),
-        value: a_values.get(m.job as usize).copied().unwrap_or(0.0),
-        value_against: b_values.get(m.job as usize).copied().unwrap_or(0.0),
-    };
-    let n = args.top.unwrap_or(usize::MAX);
-    let shown: Vec<Row> = cmp.moves.iter().take(n).map(make).collect();
-    let movers: Vec<Row> = cmp.biggest_movers(args.movers).iter().map(make).collect();
+    let shown = &cmp.rows;
+    let movers = &cmp.movers;
     if args.json {
         #[derive(Serialize)]
         struct Doc<'a> {
@@ -833,17 +506,17 @@ fn print_against(
             spearman: Option<f64>,
             kendall: Option<f64>,
             total: usize,
-            jobs: &'a [Row<'a>],
-            movers: &'a [Row<'a>],
+            jobs: &'a [AgainstRow],
+            movers: &'a [AgainstRow],
         }
         let doc = Doc {
             formula: a_prog.source(),
             against: b_prog.source(),
             spearman: cmp.spearman,
             kendall: cmp.kendall,
-            total: cmp.moves.len(),
-            jobs: &shown,
-            movers: &movers,
+            total: cmp.total,
+            jobs: shown,
+            movers,
         };
         serde_json::to_writer_pretty(&mut *out, &doc).map_err(user)?;
         writeln!(out)?;
@@ -866,7 +539,7 @@ fn print_against(
             "value_against",
         ])
         .map_err(user)?;
-        for r in &shown {
+        for r in shown {
             w.write_record([
                 r.rank.to_string(),
                 r.rank_against.to_string(),
@@ -884,7 +557,7 @@ fn print_against(
     writeln!(out, "current:  {}", a_prog.source())?;
     writeln!(out, "against:  {}", b_prog.source())?;
     writeln!(out)?;
-    let table = |rows: &[Row]| {
+    let table = |rows: &[AgainstRow]| {
         let mut t = Table::new(&[
             ("rank", Align::Right),
             ("against", Align::Right),
@@ -907,16 +580,16 @@ fn print_against(
         }
         t.render()
     };
-    write!(out, "{}", table(&shown))?;
-    if shown.len() < cmp.moves.len() {
-        writeln!(out, "... {} more", cmp.moves.len() - shown.len())?;
+    write!(out, "{}", table(shown))?;
+    if shown.len() < cmp.total {
+        writeln!(out, "... {} more", cmp.total - shown.len())?;
     }
     writeln!(out)?;
     if movers.is_empty() {
         writeln!(out, "no job changes rank")?;
     } else {
         writeln!(out, "biggest movers (+ = earlier under --against):")?;
-        for r in &movers {
+        for r in movers {
             writeln!(
                 out,
                 "  {:<12} {:>4} -> {:<4} ({})",

@@ -7,11 +7,12 @@ use super::{CliResult, Failure, Global};
 use fairsort::fairshare::{
     compute, explain, Algorithm, NodeId, Options, ShareError, ShareResult, ShareRow, Shares, Tree,
 };
-use fairsort::formats::{self, TreeFormat};
+use fairsort::formats::TreeFormat;
+use fairsort::scenario::{Base, ScenarioBuilder, ScenarioError};
 use serde_json::{json, Map, Value};
 use std::collections::HashSet;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Arguments of `fairsort share`.
 #[derive(Debug, clap::Args)]
@@ -106,54 +107,39 @@ pub fn run(args: Args, global: &Global) -> CliResult {
     Ok(())
 }
 
-/// Reads `--tree` (and `--usage`) and builds the validated tree; without `--tree`, the server
-/// home's tree (imported with `fairsort tree import`) with the home's usage.
+/// The share tree of the Scenario: `--tree` (with `--usage`), else the server home's tree
+/// (imported with `fairsort tree import`) with the home's usage and `--usage` over it.
 fn load_tree(args: &Args, global: &Global) -> Result<Tree, Failure> {
-    let Some(path) = args.tree.as_deref() else {
-        return home_tree(args, global);
+    let base = match args.tree {
+        Some(_) => Base::None,
+        None => Base::Home(
+            fairsort::home::Home::open(global.home.as_deref())
+                .map_err(|e| Failure::user(e.to_string()))?,
+        ),
     };
-    let mut spec =
-        formats::read_tree(path, args.tree_format).map_err(|e| Failure::user(e.to_string()))?;
-    if let Some(usage) = &args.usage {
-        let u = read_pbs_usage(usage)?;
-        formats::pbs::apply_usage(&mut spec, &u)
-            .map_err(|e| Failure::user(format!("{}: {e}", usage.display())))?;
-    }
-    Tree::build(spec).map_err(|e| Failure::user(format!("{}: {e}", path.display())))
-}
-
-/// The server home's share tree, with `--usage` applied over the home's usage when given.
-fn home_tree(args: &Args, global: &Global) -> Result<Tree, Failure> {
-    let home = fairsort::home::Home::open(global.home.as_deref())
-        .map_err(|e| Failure::user(e.to_string()))?;
-    let mut spec = home
-        .tree_spec()
-        .map_err(|e| Failure::user(e.to_string()))?
-        .ok_or_else(|| {
-            Failure::usage(format!(
-                "no share tree: pass --tree FILE, or store one in the server home ({}) with `fairsort tree import FILE`",
-                home.path().display()
-            ))
+    let home = match &base {
+        Base::Home(h) => Some(h.path().display().to_string()),
+        _ => None,
+    };
+    let sc = ScenarioBuilder::new(base)
+        .jobs_optional()
+        .tree_file(args.tree.clone(), args.tree_format)
+        .usage_file(args.usage.clone())
+        .build()
+        .map_err(|e| match e {
+            ScenarioError::Request(_) => Failure::usage(no_tree(home.as_deref())),
+            other => Failure::user(other.to_string()),
         })?;
-    if let Some(usage) = &args.usage {
-        let u = read_pbs_usage(usage)?;
-        formats::pbs::apply_usage(&mut spec, &u)
-            .map_err(|e| Failure::user(format!("{}: {e}", usage.display())))?;
-    }
-    Tree::build(spec).map_err(|e| Failure::user(format!("{}: {e}", home.path().display())))
+    sc.setup
+        .tree
+        .ok_or_else(|| Failure::usage(no_tree(home.as_deref())))
 }
 
-/// PBS usage in either form: binary when it starts with PBS's magic or is not UTF-8 text.
-fn read_pbs_usage(path: &Path) -> Result<formats::pbs::PbsUsage, Failure> {
-    let bytes =
-        std::fs::read(path).map_err(|e| Failure::user(format!("{}: {e}", path.display())))?;
-    let parsed = match std::str::from_utf8(&bytes) {
-        Ok(text) if !bytes.starts_with(b"PBS_MAG!") && !text.contains('\0') => {
-            formats::pbs::read_usage_text(text)
-        }
-        _ => formats::pbs::read_usage_binary(&bytes),
-    };
-    parsed.map_err(|e| Failure::user(format!("{}: {e}", path.display())))
+fn no_tree(home: Option<&str>) -> String {
+    format!(
+        "no share tree: pass --tree FILE, or store one in the server home ({}) with `fairsort tree import FILE`",
+        home.unwrap_or_default()
+    )
 }
 
 fn options(args: &Args) -> Result<Options, Failure> {

@@ -54,21 +54,23 @@ pub fn run(args: Args, global: &Global) -> CliResult {
 /// exists (`fairsort test` never creates one); a home that cannot be read only fails the cases
 /// that need `@current`.
 fn context(formula: Option<String>, global: &Global) -> run::Context {
-    let home = match fairsort::home::Home::resolve(global.home.as_deref()) {
-        Ok(dir) if dir.is_dir() => Some(
-            fairsort::home::Home::open(Some(&dir))
-                .and_then(|h| h.load())
-                .map_err(|e| format!("cannot read the server home {}: {e}", dir.display())),
+    use fairsort::home::Home;
+    use fairsort::scenario::Scenario;
+    let home = match Home::find(global.home.as_deref()) {
+        Ok(Some(home)) => Some(
+            Scenario::from_home(&home)
+                .map_err(|e| format!("cannot read the server home {}: {e}", home.path().display())),
         ),
-        _ => None,
+        Ok(None) => None,
+        Err(e) => Some(Err(e.to_string())),
     };
     let resources = match &home {
-        Some(Ok(state)) => state.resource_table(),
+        Some(Ok(sc)) => sc.resources.clone(),
         _ => ResourceTable::builtin(),
     };
     let current = match (formula, home) {
         (Some(f), _) => Ok(f),
-        (None, Some(Ok(state))) => state.server.job_sort_formula.clone().ok_or_else(|| {
+        (None, Some(Ok(sc))) => sc.formula.ok_or_else(|| {
             "no current formula for `@current`: the server has no job_sort_formula; pass --formula"
                 .to_string()
         }),

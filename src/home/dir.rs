@@ -75,6 +75,22 @@ impl Home {
         Ok(home)
     }
 
+    /// The home that `explicit` (or the default place) names, if one exists there; never
+    /// creates one. An explicit directory that holds no home is an error, as a typo there would
+    /// silently drop the home's settings.
+    pub fn find(explicit: Option<&Path>) -> Result<Option<Home>, ServerError> {
+        let Ok(dir) = Self::resolve(explicit) else {
+            return Ok(None);
+        };
+        if !dir.join(files::STATE).is_file() {
+            if explicit.is_some() {
+                return Err(ServerError::NotAHome(dir));
+            }
+            return Ok(None);
+        }
+        Ok(Some(Home { path: dir }))
+    }
+
     /// The home directory.
     pub fn path(&self) -> &Path {
         &self.path

@@ -11,11 +11,12 @@ pub mod fsio;
 pub mod permissions;
 pub mod state;
 pub mod state_file;
-mod tree_store;
+pub mod tree_store;
 pub mod usage_files;
 
 pub use dir::Home;
 pub use error::{Rejection, ServerError};
 pub use permissions::{current_host, current_user};
 pub use state::{FairshareEntity, Queue, ResourceDef, SchedAttrs, ServerAttrs, ServerState};
+pub use tree_store::Snapshot;
 pub use usage_files::{load_store, UsageHome};

@@ -7,22 +7,47 @@ use super::dir::{files, Home};
 use super::error::ServerError;
 use super::fsio;
 use super::permissions::{current_host, is_manager};
+use super::state::ServerState;
 use crate::fairshare::{Tree, TreeSpec};
 use crate::formats::pbs;
+use crate::usage::{apply_usage, UsageRecord};
+
+/// What the home holds for an evaluation, read at one moment (see [`Home::snapshot`]).
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+    /// Attributes, queues and custom resources.
+    pub state: ServerState,
+    /// The share tree with the home's usage applied; `None` before `fairsort tree import`.
+    pub tree: Option<TreeSpec>,
+}
 
 impl Home {
     /// The stored share tree with usage applied, or `None` when no tree was imported yet.
     pub fn tree_spec(&self) -> Result<Option<TreeSpec>, ServerError> {
+        self.with_shared(|state| self.read_tree(state))
+    }
+
+    /// One consistent snapshot of everything an evaluation reads from the home: the state and
+    /// the share tree with usage applied, all read under one shared lock.
+    pub fn snapshot(&self) -> Result<Snapshot, ServerError> {
         self.with_shared(|state| {
-            let path = self.file(files::TREE);
-            let Some(text) = fsio::read_optional(&path)? else {
-                return Ok(None);
-            };
-            let mut spec = pbs::parse_resource_group(&text, state.sched.unknown_shares)
-                .map_err(|e| ServerError::Tree(format!("{}: {e}", path.display())))?;
-            apply_home_usage(&mut spec, &self.usage_path())?;
-            Ok(Some(spec))
+            Ok(Snapshot {
+                tree: self.read_tree(state)?,
+                state: state.clone(),
+            })
         })
+    }
+
+    /// The tree file with usage applied; call under the shared or exclusive lock.
+    fn read_tree(&self, state: &ServerState) -> Result<Option<TreeSpec>, ServerError> {
+        let path = self.file(files::TREE);
+        let Some(text) = fsio::read_optional(&path)? else {
+            return Ok(None);
+        };
+        let mut spec = pbs::parse_resource_group(&text, state.sched.unknown_shares)
+            .map_err(|e| ServerError::Tree(format!("{}: {e}", path.display())))?;
+        apply_home_usage(&mut spec, &self.usage_path())?;
+        Ok(Some(spec))
     }
 
     /// Validates `spec` (the tree builder's checks, and that it fits PBS's layout) and stores it
@@ -52,33 +77,14 @@ impl Home {
     }
 }
 
-/// Applies `usage.toml` (if any): PBS entities (no account) as PBS's `read_usage` does (unknown
-/// names join the `unknown` group), Slurm/flux associations to the user under their account.
+/// Applies `usage.toml` (if any) with the one usage application (`usage::apply_usage`): PBS
+/// entities as PBS's `read_usage` does, Slurm/flux associations to the user under their account.
 fn apply_home_usage(spec: &mut TreeSpec, path: &std::path::Path) -> Result<(), ServerError> {
     let store = super::load_store(path).map_err(|e| ServerError::Tree(e.to_string()))?;
-    let mut pbs_entries = Vec::new();
-    for e in &store.entries {
-        match &e.account {
-            None => pbs_entries.push((e.name.clone(), e.usage)),
-            Some(account) => {
-                if let Some(node) = spec
-                    .nodes
-                    .iter_mut()
-                    .find(|n| n.name == e.name && n.parent.as_deref() == Some(account.as_str()))
-                {
-                    node.usage = Some(e.usage);
-                }
-            }
-        }
-    }
-    if !pbs_entries.is_empty() {
-        let usage = pbs::PbsUsage {
-            version: 0,
-            last_decay: store.last_decay,
-            entries: pbs_entries,
-        };
-        pbs::apply_usage(spec, &usage)
-            .map_err(|e| ServerError::Tree(format!("{}: {e}", path.display())))?;
-    }
-    Ok(())
+    let records = store.entries.iter().map(|e| UsageRecord {
+        account: e.account.as_deref(),
+        name: &e.name,
+        usage: e.usage,
+    });
+    apply_usage(spec, records).map_err(|e| ServerError::Tree(format!("{}: {e}", path.display())))
 }

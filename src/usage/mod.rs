@@ -2,6 +2,7 @@
 //! accounting logs, Slurm `sacct -P`, the flux-accounting `jobs` table), charge each job, keep
 //! per-entity usage in the server home exactly once per job, and decay it as each scheduler does.
 
+pub mod apply;
 pub mod charge;
 pub mod decay;
 pub mod error;
@@ -9,6 +10,7 @@ pub mod job;
 pub mod pbs_log;
 pub mod units;
 
+pub use apply::{apply_usage, pbs_records, UsageRecord};
 pub use charge::{usage_res_charge, Charge, ResourceCharge};
 pub use error::{Malformed, UsageError};
 pub use job::{FinishedJob, Source};

@@ -6,5 +6,5 @@ pub mod usage;
 
 pub use resource_group::{parse_resource_group, write_resource_group};
 pub use usage::{
-    apply_usage, read_usage_binary, read_usage_text, usage_from_tree, write_usage_binary, PbsUsage,
+    read_usage, read_usage_binary, read_usage_text, usage_from_tree, write_usage_binary, PbsUsage,
 };

@@ -4,7 +4,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::resource_group::{ROOT_NAME, UNKNOWN_GROUP};
-use crate::fairshare::spec::{NodeKind, NodeSpec, Shares, TreeSpec};
+use crate::fairshare::spec::TreeSpec;
 use crate::formats::text;
 use crate::formats::FormatError;
 
@@ -89,6 +89,17 @@ fn read_records(
         }
     }
     Ok(entries)
+}
+
+/// Reads a PBS usage file in either form: binary when it starts with PBS's magic or is not
+/// NUL-free UTF-8 text, else the text form (the one detector of usage files).
+pub fn read_usage(bytes: &[u8]) -> Result<PbsUsage, FormatError> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) if !bytes.starts_with(b"PBS_MAG!") && !text.contains('\0') => {
+            read_usage_text(text)
+        }
+        _ => read_usage_binary(bytes),
+    }
 }
 
 /// Reads PBS's binary usage file: v2 (header `PBS_MAG!`, version 2.0, `time_t last_decay`, then
@@ -189,55 +200,6 @@ pub fn read_usage_text(text: &str) -> Result<PbsUsage, FormatError> {
         last_decay: None,
         entries,
     })
-}
-
-/// Applies usage the way PBS's `read_usage` does: a listed leaf gets the listed usage (a later
-/// entry for the same name wins); a name that is not in the tree becomes an entity with 1 share
-/// under the `unknown` group (PBS's `find_alloc_ginfo`). Unlisted leaves keep `usage: None`,
-/// which in a PBS tree means PBS's starting usage 1 that adds nothing to its groups: the
-/// algorithm computes a group's usage as 1 + the sum of its listed leaves' usage (§4.1: group2 =
-/// 1 + 1000 = 1001 although pbsuser2 shows usage 1).
-///
-/// Difference: PBS would also overwrite a *group's* usage with a listed value (only possible in a
-/// hand-made file or after the group gained children); fairsort refuses that entry instead.
-pub fn apply_usage(spec: &mut TreeSpec, usage: &PbsUsage) -> Result<(), FormatError> {
-    let parents: HashSet<String> = spec.nodes.iter().filter_map(|n| n.parent.clone()).collect();
-    let mut index: HashMap<String, usize> = HashMap::new();
-    for (i, n) in spec.nodes.iter().enumerate() {
-        index.entry(n.name.clone()).or_insert(i);
-    }
-    for (k, (name, value)) in usage.entries.iter().enumerate() {
-        let value = text::check_usage(*value, &format!("usage of {name}"))
-            .map_err(|m| FormatError::file(FILE, m))?;
-        if name == ROOT_NAME || name == UNKNOWN_GROUP || parents.contains(name) {
-            return Err(FormatError::file(
-                FILE,
-                format!(
-                    "entry {}: `{name}` is a group; PBS keeps usage for leaves only",
-                    k + 1
-                ),
-            ));
-        }
-        match index.get(name) {
-            Some(&i) => {
-                if let Some(node) = spec.nodes.get_mut(i) {
-                    node.usage = Some(value);
-                }
-            }
-            None => {
-                let mut node = NodeSpec::new(
-                    name.clone(),
-                    Some(UNKNOWN_GROUP.to_string()),
-                    NodeKind::User,
-                    Shares::Count(1),
-                );
-                node.usage = Some(value);
-                index.insert(name.clone(), spec.nodes.len());
-                spec.nodes.push(node);
-            }
-        }
-    }
-    Ok(())
 }
 
 /// Builds the usage PBS would write for `spec`, in `rec_write_usage()`'s order: only leaves with

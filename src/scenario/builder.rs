@@ -1,0 +1,430 @@
+//! `ScenarioBuilder`: a Scenario from a base (nothing, a built-in example, or the server home)
+//! with files and flags over it.
+//!
+//! Precedence, lowest first: fairsort's defaults (entity `euser`, algorithm `pbs`, no
+//! threshold, `fair_share` off) < the base (example or home snapshot) < files (`tree_file`
+//! replaces the base's tree; `usage_file` is applied over whichever tree is used) < flags
+//! (formula, threshold, entity, algorithm, `fair_share`, `unknown_shares`, queue priorities,
+//! resource definitions). Resources: PBS's built-ins < the home's custom ones < given
+//! definitions; whatever else the jobs request is float (numbers) or string (text).
+
+use super::{Scenario, ScenarioError};
+use crate::fairshare::{Algorithm, Options, Tree, TreeSpec};
+use crate::formats::{self, TreeFormat};
+use crate::formula::{ResourceTable, ResourceType};
+use crate::home::Home;
+use crate::queue::{example, read_jobs_bytes, EntityKey, JobSet, JobsFormat, ResourceValue, Setup};
+use crate::usage::{apply_usage, pbs_records};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// What a Scenario starts from before files and flags.
+#[derive(Debug, Clone)]
+pub enum Base {
+    /// Nothing: every input comes from files and flags.
+    None,
+    /// A built-in example cluster (`pbs`, `slurm`).
+    Example(String),
+    /// An opened server home, read as one snapshot.
+    Home(Home),
+    /// The server home at this directory (or the default place) if one exists there; never
+    /// creates one, and an explicit directory that holds no home is an error.
+    FindHome(Option<PathBuf>),
+}
+
+/// Where the jobs come from.
+#[derive(Debug, Clone)]
+pub enum JobsInput {
+    /// A file (mapped when large).
+    File(PathBuf),
+    /// Bytes already read (standard input), with the name errors use.
+    Bytes {
+        /// The name shown in errors (`-`).
+        name: String,
+        /// The content.
+        bytes: Vec<u8>,
+    },
+}
+
+/// The threshold flag: keep the base's, set one, or drop it.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub enum Threshold {
+    /// The base's threshold, if any.
+    #[default]
+    Base,
+    /// This threshold.
+    Set(f64),
+    /// No threshold, whatever the base says.
+    Off,
+}
+
+/// Files and flags over a base; [`ScenarioBuilder::build`] assembles the Scenario.
+#[derive(Debug, Clone)]
+pub struct ScenarioBuilder {
+    base: Base,
+    jobs: Option<JobsInput>,
+    jobs_format: Option<JobsFormat>,
+    jobs_optional: bool,
+    formula: Option<String>,
+    formula_required: bool,
+    threshold: Threshold,
+    tree: Option<(PathBuf, Option<TreeFormat>)>,
+    usage: Option<PathBuf>,
+    unknown_shares: Option<u64>,
+    entity: Option<EntityKey>,
+    algorithm: Option<Algorithm>,
+    fair_share: Option<bool>,
+    queues: Vec<(String, i64)>,
+    resources: Vec<(String, ResourceType)>,
+    pbs_compat: bool,
+}
+
+/// The base's contribution, in one shape for examples and homes.
+struct BaseInputs {
+    title: Option<String>,
+    formula: String,
+    threshold: Option<f64>,
+    fair_share: bool,
+    entity: EntityKey,
+    algorithm: Algorithm,
+    queues: BTreeMap<String, i64>,
+    tree: Option<TreeSpec>,
+    jobs: Option<JobSet>,
+    resources: Option<ResourceTable>,
+}
+
+fn input(e: impl std::fmt::Display) -> ScenarioError {
+    ScenarioError::input(e)
+}
+
+impl ScenarioBuilder {
+    /// A builder over `base` with no files or flags yet.
+    pub fn new(base: Base) -> Self {
+        ScenarioBuilder {
+            base,
+            jobs: None,
+            jobs_format: None,
+            jobs_optional: false,
+            formula: None,
+            formula_required: false,
+            threshold: Threshold::Base,
+            tree: None,
+            usage: None,
+            unknown_shares: None,
+            entity: None,
+            algorithm: None,
+            fair_share: None,
+            queues: Vec::new(),
+            resources: Vec::new(),
+            pbs_compat: false,
+        }
+    }
+
+    /// The jobs (`--jobs`), in `format` or detected.
+    pub fn jobs(mut self, jobs: JobsInput, format: Option<JobsFormat>) -> Self {
+        self.jobs = Some(jobs);
+        self.jobs_format = format;
+        self
+    }
+
+    /// Allows a Scenario without jobs (an empty queue) when neither the flags nor the base
+    /// give any.
+    pub fn jobs_optional(mut self) -> Self {
+        self.jobs_optional = true;
+        self
+    }
+
+    /// The `job_sort_formula` (over the base's).
+    pub fn formula(mut self, formula: Option<String>) -> Self {
+        if formula.is_some() {
+            self.formula = formula;
+        }
+        self
+    }
+
+    /// Makes a missing formula an error of `build` (for commands that evaluate it).
+    pub fn require_formula(mut self) -> Self {
+        self.formula_required = true;
+        self
+    }
+
+    /// `job_sort_formula_threshold` over the base's.
+    pub fn threshold(mut self, threshold: Threshold) -> Self {
+        self.threshold = threshold;
+        self
+    }
+
+    /// A share tree file, replacing the base's tree.
+    pub fn tree_file(mut self, path: Option<PathBuf>, format: Option<TreeFormat>) -> Self {
+        if let Some(p) = path {
+            self.tree = Some((p, format));
+        }
+        self
+    }
+
+    /// A PBS usage file (binary or text), applied over the tree.
+    pub fn usage_file(mut self, path: Option<PathBuf>) -> Self {
+        self.usage = path;
+        self
+    }
+
+    /// PBS `unknown_shares`.
+    pub fn unknown_shares(mut self, n: Option<u64>) -> Self {
+        self.unknown_shares = n.or(self.unknown_shares);
+        self
+    }
+
+    /// PBS `fairshare_entity`.
+    pub fn entity(mut self, entity: Option<EntityKey>) -> Self {
+        self.entity = entity.or(self.entity);
+        self
+    }
+
+    /// The algorithm behind explanations.
+    pub fn algorithm(mut self, algorithm: Option<Algorithm>) -> Self {
+        self.algorithm = algorithm.or(self.algorithm);
+        self
+    }
+
+    /// PBS `fair_share` on or off (`None`: the base's).
+    pub fn fair_share(mut self, on: Option<bool>) -> Self {
+        self.fair_share = on.or(self.fair_share);
+        self
+    }
+
+    /// A queue's `Priority`, over the base's.
+    pub fn queue_priority(mut self, queue: String, priority: i64) -> Self {
+        self.queues.push((queue, priority));
+        self
+    }
+
+    /// A custom resource definition, over the home's.
+    pub fn resource(mut self, name: String, ty: ResourceType) -> Self {
+        self.resources.push((name, ty));
+        self
+    }
+
+    /// Reproduce PBS's rounding (`--pbs-compat`).
+    pub fn pbs_compat(mut self, on: bool) -> Self {
+        self.pbs_compat = on;
+        self
+    }
+
+    /// Assembles the Scenario: base, then files, then flags (module doc).
+    pub fn build(self) -> Result<Scenario, ScenarioError> {
+        let mut base = self.read_base()?;
+        let jobs =
+            match (&self.jobs, base.as_ref().and_then(|b| b.jobs.as_ref())) {
+                (Some(input), _) => read_jobs(input, self.jobs_format)?,
+                (None, Some(jobs)) => jobs.clone(),
+                (None, None) if self.jobs_optional => JobSet::default(),
+                (None, None) => return Err(ScenarioError::Request(
+                    "no jobs: give --jobs FILE (qstat -f -F json, JSON or CSV list) or --example"
+                        .into(),
+                )),
+            };
+        let formula = match (&self.formula, &base) {
+            (Some(f), _) => Some(f.clone()),
+            (None, Some(b)) if !b.formula.is_empty() => Some(b.formula.clone()),
+            (None, _) => None,
+        };
+        if formula.is_none() && self.formula_required {
+            return Err(ScenarioError::Request(
+                "no formula: give --formula, or set job_sort_formula with `fairsort qmgr`".into(),
+            ));
+        }
+        let tree = self.tree(base.as_ref().and_then(|b| b.tree.clone()))?;
+        let mut queues = base.as_ref().map(|b| b.queues.clone()).unwrap_or_default();
+        for (q, p) in &self.queues {
+            queues.insert(q.clone(), *p);
+        }
+        let threshold = match self.threshold {
+            Threshold::Off => None,
+            Threshold::Set(t) => Some(t),
+            Threshold::Base => base.as_ref().and_then(|b| b.threshold),
+        };
+        if threshold.is_some_and(|t| !t.is_finite()) {
+            return Err(ScenarioError::Request(
+                "--threshold must be a finite number".into(),
+            ));
+        }
+        let fair_share = self
+            .fair_share
+            .unwrap_or_else(|| base.as_ref().is_some_and(|b| b.fair_share));
+        let entity = self
+            .entity
+            .or(base.as_ref().map(|b| b.entity))
+            .unwrap_or_default();
+        let algorithm = self
+            .algorithm
+            .or(base.as_ref().map(|b| b.algorithm))
+            .unwrap_or(Algorithm::Pbs);
+        let home_resources = base.as_mut().and_then(|b| b.resources.take());
+        let resources = resource_table(home_resources, &self.resources, &jobs)?;
+        Ok(Scenario {
+            title: base.and_then(|b| b.title),
+            formula,
+            setup: Setup {
+                jobs,
+                tree,
+                entity,
+                options: Options::default(),
+                fair_share,
+                threshold,
+                pbs_compat: self.pbs_compat,
+                queues,
+            },
+            algorithm,
+            resources,
+        })
+    }
+
+    fn read_base(&self) -> Result<Option<BaseInputs>, ScenarioError> {
+        match &self.base {
+            Base::None => Ok(None),
+            Base::Example(name) => {
+                let ex = example::load(name).map_err(ScenarioError::Request)?;
+                Ok(Some(BaseInputs {
+                    title: Some(ex.settings.name),
+                    formula: ex.settings.formula,
+                    threshold: ex.settings.threshold,
+                    fair_share: ex.settings.fair_share,
+                    entity: ex.entity,
+                    algorithm: ex.algorithm,
+                    queues: ex.settings.queues,
+                    tree: Some(ex.tree),
+                    jobs: Some(ex.jobs),
+                    resources: None,
+                }))
+            }
+            Base::Home(home) => home_base(home).map(Some),
+            Base::FindHome(dir) => match Home::find(dir.as_deref()).map_err(input)? {
+                Some(home) => home_base(&home).map(Some),
+                None => Ok(None),
+            },
+        }
+    }
+
+    /// The tree: `tree_file` or the base's, `usage_file` over it, `unknown_shares`, built.
+    fn tree(&self, base: Option<TreeSpec>) -> Result<Option<Tree>, ScenarioError> {
+        let (mut spec, label) = match &self.tree {
+            Some((path, format)) => (
+                Some(formats::read_tree(path, *format).map_err(input)?),
+                Some(path.display().to_string()),
+            ),
+            None => (base, self.home_label()),
+        };
+        if let Some(path) = &self.usage {
+            let Some(s) = spec.as_mut() else {
+                return Err(ScenarioError::Request(
+                    "--usage needs a share tree (--tree or --example)".into(),
+                ));
+            };
+            let at = |e: &dyn std::fmt::Display| input(format!("{}: {e}", path.display()));
+            let bytes = std::fs::read(path).map_err(|e| at(&e))?;
+            let usage = formats::pbs::read_usage(&bytes).map_err(|e| at(&e))?;
+            apply_usage(s, pbs_records(&usage)).map_err(|e| at(&e))?;
+        }
+        if let (Some(n), Some(s)) = (self.unknown_shares, spec.as_mut()) {
+            s.unknown_shares = Some(n);
+        }
+        spec.map(|s| {
+            Tree::build(s).map_err(|e| match &label {
+                Some(l) => input(format!("{l}: {e}")),
+                None => input(e),
+            })
+        })
+        .transpose()
+    }
+
+    /// The home's directory when the base is a home (it names the home's tree in errors).
+    fn home_label(&self) -> Option<String> {
+        match &self.base {
+            Base::Home(h) => Some(h.path().display().to_string()),
+            _ => None,
+        }
+    }
+}
+
+/// A home's snapshot in the base's shape (no jobs: a home holds none).
+fn home_base(home: &Home) -> Result<BaseInputs, ScenarioError> {
+    let snap = home.snapshot().map_err(input)?;
+    let state = &snap.state;
+    let sched = &state.sched;
+    Ok(BaseInputs {
+        title: Some(format!("server home {}", home.path().display())),
+        formula: state.server.job_sort_formula.clone().unwrap_or_default(),
+        threshold: sched.job_sort_formula_threshold,
+        fair_share: sched.fair_share,
+        entity: sched.fairshare_entity.as_str().parse().map_err(input)?,
+        algorithm: sched
+            .fairshare_algorithm
+            .to_string()
+            .parse()
+            .map_err(input)?,
+        queues: state
+            .queues
+            .keys()
+            .map(|q| (q.clone(), state.queue_priority(q)))
+            .collect(),
+        tree: snap.tree.filter(|t| !t.nodes.is_empty()),
+        jobs: None,
+        resources: Some(state.resource_table()),
+    })
+}
+
+fn read_jobs(input_: &JobsInput, format: Option<JobsFormat>) -> Result<JobSet, ScenarioError> {
+    match input_ {
+        JobsInput::File(path) => {
+            let bytes = crate::queue::read_file(path)
+                .map_err(|e| input(format!("cannot read {}: {e}", path.display())))?;
+            read_jobs_bytes(&path.to_string_lossy(), &bytes, format).map_err(input)
+        }
+        JobsInput::Bytes { name, bytes } => read_jobs_bytes(name, bytes, format).map_err(input),
+    }
+}
+
+/// The name of a resource type as `--resource NAME=TYPE` and a home's definitions give it.
+pub fn resource_type(name: &str) -> Option<ResourceType> {
+    Some(match name.to_ascii_lowercase().as_str() {
+        "long" | "int" | "integer" => ResourceType::Long,
+        "float" => ResourceType::Float,
+        "size" => ResourceType::Size,
+        "time" => ResourceType::Time,
+        "boolean" | "bool" => ResourceType::Boolean,
+        "string" | "string_array" => ResourceType::String,
+        _ => return None,
+    })
+}
+
+/// The home's table (built-ins and its definitions) or the built-ins, given definitions, then
+/// what the jobs request.
+fn resource_table(
+    home: Option<ResourceTable>,
+    given: &[(String, ResourceType)],
+    jobs: &JobSet,
+) -> Result<ResourceTable, ScenarioError> {
+    let mut table = home.unwrap_or_else(ResourceTable::builtin);
+    for (name, ty) in given {
+        table.define(name, *ty).map_err(input)?;
+    }
+    for sym in 0..jobs.resources.len() as u32 {
+        let name = jobs.resources.name(sym);
+        if table.get(name).is_some() {
+            continue;
+        }
+        // The job set's columns record the first job whose value is text.
+        let numeric = match jobs.columns.resources.get(sym as usize) {
+            Some(col) if jobs.columns.covers(jobs.len()) => col.first_text.is_none(),
+            _ => (jobs.jobs.iter())
+                .all(|j| !matches!(jobs.resource(j, sym), Some(ResourceValue::Text(_)))),
+        };
+        let ty = if numeric {
+            ResourceType::Float
+        } else {
+            ResourceType::String
+        };
+        table.define(name, ty).map_err(input)?;
+    }
+    Ok(table)
+}

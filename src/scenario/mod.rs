@@ -1,0 +1,50 @@
+//! `Scenario`: a cluster at one moment — share tree with usage, jobs, formula and threshold,
+//! queues, resource definitions and settings — assembled in one way for every command
+//! (`order`, `share`, `eval`, `check`, formula tests) from the home, an example, or files and
+//! flags (see [`ScenarioBuilder`] for the precedence).
+
+mod builder;
+mod error;
+mod run;
+
+pub use builder::{
+    resource_type as builder_resource_type, Base, JobsInput, ScenarioBuilder, Threshold,
+};
+pub use error::ScenarioError;
+pub use run::{AgainstRow, Comparison, OrderExplanation, TermValue};
+
+use crate::fairshare::Algorithm;
+use crate::formula::ResourceTable;
+use crate::home::Home;
+use crate::queue::Setup;
+
+/// Everything an evaluation needs, for one moment in time.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    /// Where it came from, for headers (`server home DIR`, an example's name).
+    pub title: Option<String>,
+    /// The `job_sort_formula` (`None`: none set anywhere).
+    pub formula: Option<String>,
+    /// Jobs, tree, entity, queues, threshold and the other ordering settings.
+    pub setup: Setup,
+    /// The algorithm behind explanations of fair share (keywords choose their own).
+    pub algorithm: Algorithm,
+    /// The resources a formula may name: built-ins, the home's, the given ones, then the
+    /// jobs' own (numbers as float, text as string).
+    pub resources: ResourceTable,
+}
+
+impl Scenario {
+    /// A built-in example cluster (`pbs`, `slurm`) with its tree, jobs, formula and settings.
+    pub fn from_example(name: &str) -> Result<Scenario, ScenarioError> {
+        ScenarioBuilder::new(Base::Example(name.to_string())).build()
+    }
+
+    /// The server home at `home`, read as one consistent snapshot (no jobs: add them with the
+    /// builder).
+    pub fn from_home(home: &Home) -> Result<Scenario, ScenarioError> {
+        ScenarioBuilder::new(Base::Home(home.clone()))
+            .jobs_optional()
+            .build()
+    }
+}
