@@ -404,7 +404,7 @@ fn print_explain(
             formula: program.source(),
             job: e,
             terms: term_values,
-            entity: entity,
+            entity,
             fair_share: share.as_ref(),
         };
         serde_json::to_writer_pretty(&mut *out, &doc).map_err(user)?;
