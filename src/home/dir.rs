@@ -33,7 +33,7 @@ pub struct Home {
 }
 
 impl Home {
-    /// Where the home is: `explicit` (`--home`, or `FAIRSORT_HOME` which clap folds into it),
+    /// Where the home is: `explicit` (`--home`, or `FAIRSORT_HOME` which the command line folds into it),
     /// else `$XDG_DATA_HOME/fairsort`, else `$HOME/.local/share/fairsort`.
     pub fn resolve(explicit: Option<&Path>) -> Result<PathBuf, ServerError> {
         if let Some(p) = explicit {
