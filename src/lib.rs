@@ -1,11 +1,13 @@
 //! fairsort: fair-share values over an account/user share tree with the algorithms of PBS, Slurm
 //! and flux-accounting; PBS `job_sort_formula` parsing and evaluation; dry-run job queue ordering.
 //!
-//! Data flows one way (see `../shared/design.md`):
-//! `formula` (parse → compile → eval), `fairshare` (tree + algorithms), `formats` (real scheduler
-//! inputs → the in-memory models), `queue` (bind, evaluate, order, explain), `server` (the
-//! qmgr-like persistent home), `usage` (accounting records and decay). `cli` is a thin layer over
-//! all of them.
+//! Layers from the ground up, each importing only the ones below it (docs/architecture.md):
+//! `pbs` (each PBS concept once) → `formula` (parse → compile → eval), `fairshare` (tree +
+//! algorithms) → `formats` (the schedulers' files → in-memory models) → `usage` (records,
+//! charges, decay, usage applied to a tree), `queue` (bind, evaluate, order, explain) → `home`
+//! (the persistent store) → `scenario` (a cluster at one moment) → `ftest` (formula unit tests)
+//! → `qmgr` (the command language). The command line is the binary's (`src/main.rs`); the
+//! library has no clap and prints nothing.
 
 // No `unwrap`/`expect` outside tests: every failure a user can cause is an error value
 // (docs/hardening.md has the audit of the remaining indexing).
@@ -20,3 +22,8 @@ pub mod qmgr;
 pub mod queue;
 pub mod scenario;
 pub mod usage;
+
+/// The README's Rust examples, compiled and run as doctests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
