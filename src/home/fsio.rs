@@ -70,14 +70,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn atomic_write_replaces_and_leaves_no_temp() {
+    fn missing_file_reads_as_none_and_errors_name_the_path() {
         let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("f.toml");
-        write_atomic(&p, b"one").unwrap();
-        write_atomic(&p, b"two").unwrap();
-        assert_eq!(std::fs::read_to_string(&p).unwrap(), "two");
-        assert!(!dir.path().join(".f.toml.tmp").exists());
         assert_eq!(read_optional(&dir.path().join("missing")).unwrap(), None);
+        let p = dir.path().join("f.toml");
+        write_atomic(&p, b"two").unwrap();
+        assert_eq!(read_optional(&p).unwrap().as_deref(), Some("two"));
+        std::fs::write(&p, [0xff, 0xfe]).unwrap();
+        assert!(read_optional(&p).unwrap_err().to_string().contains("not UTF-8"));
     }
 
     #[test]
