@@ -5,15 +5,12 @@
 use super::table::{Align, Table};
 use super::{CliResult, Failure, Global};
 use fairsort::formula::ResourceTable;
-use fairsort::home::dir::files;
-use fairsort::home::permissions::is_manager;
-use fairsort::home::UsageHome;
-use fairsort::home::{audit, current_host, current_user, Home, SchedAttrs};
+use fairsort::home::{current_host, current_user, Home, SchedAttrs, UsageChangeError, UsageHome};
 use fairsort::usage::decay::{calendar::parse_iso, ModelKind};
 use fairsort::usage::units::pbs_decay_time;
 use fairsort::usage::{
     record, usage_res_charge, write_flux_usage, write_pbs_usage, BillingWeights, FairshareEntity,
-    InputFormat, RecordOptions, Usage, UsageError,
+    InputFormat, ModelOverrides, RecordOptions, UsageError,
 };
 use std::path::PathBuf;
 
@@ -159,7 +156,8 @@ pub struct ExportArgs {
     pub flux: Option<PathBuf>,
 }
 
-/// Runs `fairsort usage`. Every change needs a manager of the home and leaves an audit record.
+/// Runs `fairsort usage`. Every change needs a manager of the home (checked before any lock)
+/// and leaves an audit record.
 pub fn run(args: Args, global: &Global) -> CliResult {
     let home = Home::open(global.home.as_deref()).map_err(|e| Failure::user(e.to_string()))?;
     let state = home.load().map_err(|e| Failure::user(e.to_string()))?;
@@ -167,52 +165,58 @@ pub fn run(args: Args, global: &Global) -> CliResult {
         return run_show(a, &home);
     }
     let (who, host) = (current_user(), current_host());
-    if !is_manager(&who, &host, &state.server.managers) {
-        return Err(Failure::user(format!(
-            "Unauthorized Request: {who}@{host} is not a manager of this home"
-        )));
-    }
-    let sched = &state.sched;
-    match args.command {
-        UsageCommand::Record(a) => run_record(a, &home, sched)?,
-        UsageCommand::Decay(a) => run_decay(a, &home, sched)?,
-        UsageCommand::Set(a) => {
-            let lock = UsageHome::lock(&home).map_err(user)?;
-            let mut u = lock.load().map_err(user)?;
-            let (account, name) = split_entity(&a.entity)?;
-            u.set(account, name, a.value).map_err(user)?;
-            lock.commit(&mut u, None).map_err(user)?;
-        }
-        UsageCommand::Reset(a) => {
-            let lock = UsageHome::lock(&home).map_err(user)?;
-            let mut u = lock.load().map_err(user)?;
-            apply_model(&mut u, &a.model, sched)?;
-            u.reset(match &a.at {
-                Some(t) => parse_time(t)?,
-                None => now(),
-            });
-            if a.forget_jobs {
-                lock.clear_ledger(&mut u).map_err(user)?;
-            }
-            lock.commit(&mut u, None).map_err(user)?;
-        }
-        UsageCommand::Show(_) => {}
-        UsageCommand::Export(a) => {
-            let lock = UsageHome::lock(&home).map_err(user)?;
-            let u = lock.load().map_err(user)?;
-            if let Some(p) = a.pbs {
-                let n = write_pbs_usage(&u, &p, a.touch).map_err(user)?;
-                println!("wrote {n} entities to {}", p.display());
-            }
-            if let Some(db) = a.flux {
-                let n = write_flux_usage(&u, &db).map_err(user)?;
-                println!("wrote {n} usage rows to {}", db.display());
-            }
-        }
-    }
     let command = std::env::args().skip(1).collect::<Vec<_>>().join(" ");
-    audit::append(&home.file(files::AUDIT), &who, &host, &command)
-        .map_err(|e| Failure::user(e.to_string()))
+    let sched = &state.sched;
+    let pbs_decay = (
+        i64::try_from(sched.fairshare_decay_time).unwrap_or(i64::MAX),
+        sched.fairshare_decay_factor,
+    );
+    home.change_usage(&who, &host, &command, |lock| -> CliResult {
+        match args.command {
+            UsageCommand::Record(a) => run_record(a, lock, sched),
+            UsageCommand::Decay(a) => run_decay(a, lock, pbs_decay),
+            UsageCommand::Set(a) => {
+                let mut u = lock.load().map_err(user)?;
+                let (account, name) = split_entity(&a.entity)?;
+                u.set(account, name, a.value).map_err(user)?;
+                lock.commit(&mut u, None).map_err(user)
+            }
+            UsageCommand::Reset(a) => {
+                let model = overrides(&a.model)?;
+                let mut u = lock.load().map_err(user)?;
+                u.settings
+                    .apply(&model, pbs_decay)
+                    .map_err(|e| Failure::user(e.to_string()))?;
+                u.reset(match &a.at {
+                    Some(t) => parse_time(t)?,
+                    None => now(),
+                });
+                if a.forget_jobs {
+                    lock.clear_ledger(&mut u).map_err(user)?;
+                }
+                lock.commit(&mut u, None).map_err(user)
+            }
+            UsageCommand::Show(_) => Ok(()),
+            UsageCommand::Export(a) => {
+                let u = lock.load().map_err(user)?;
+                if let Some(p) = a.pbs {
+                    let n = write_pbs_usage(&u, &p, a.touch).map_err(user)?;
+                    println!("wrote {n} entities to {}", p.display());
+                }
+                if let Some(db) = a.flux {
+                    let n = write_flux_usage(&u, &db).map_err(user)?;
+                    println!("wrote {n} usage rows to {}", db.display());
+                }
+                Ok(())
+            }
+        }
+    })
+}
+
+impl From<UsageChangeError> for Failure {
+    fn from(e: UsageChangeError) -> Self {
+        Failure::user(e.to_string())
+    }
 }
 
 fn user(e: UsageError) -> Failure {
@@ -250,41 +254,31 @@ fn split_entity(s: &str) -> Result<(Option<&str>, &str), Failure> {
     Ok((account, name))
 }
 
-/// Model flags over the store's settings; PBS's period and factor come from the home's sched
-/// attributes unless given.
-fn apply_model(u: &mut Usage, m: &ModelArgs, sched: &SchedAttrs) -> Result<(), Failure> {
-    let s = &mut u.settings;
-    if let Some(model) = &m.model {
-        s.model = model
-            .parse::<ModelKind>()
-            .map_err(|e| Failure::usage(e.to_string()))?;
-    }
-    if s.model == ModelKind::Pbs {
-        s.decay_time = i64::try_from(sched.fairshare_decay_time).unwrap_or(i64::MAX);
-        s.decay_factor = sched.fairshare_decay_factor;
-    }
-    if let Some(t) = &m.decay_time {
-        s.decay_time = pbs_decay_time(t).map_err(Failure::user)?;
-    }
-    if let Some(f) = m.decay_factor {
-        s.decay_factor = f;
-    }
-    if let Some(h) = m.half_life {
-        s.half_life = h;
-    }
-    if let Some(c) = m.calc_period {
-        s.calc_period = c.saturating_mul(60);
-    }
-    if let Some(r) = &m.reset_period {
-        s.reset = r.to_ascii_uppercase();
-    }
-    if let Some(p) = m.usage_reset_period {
-        s.usage_reset_period = p;
-    }
-    s.validate().map_err(|e| Failure::user(e.to_string()))
+/// The model flags, parsed (`--model` names are a usage error, a bad `--decay-time` an input
+/// error, as PBS reports it).
+fn overrides(m: &ModelArgs) -> Result<ModelOverrides, Failure> {
+    Ok(ModelOverrides {
+        model: match &m.model {
+            Some(model) => Some(
+                model
+                    .parse::<ModelKind>()
+                    .map_err(|e| Failure::usage(e.to_string()))?,
+            ),
+            None => None,
+        },
+        decay_time: match &m.decay_time {
+            Some(t) => Some(pbs_decay_time(t).map_err(Failure::user)?),
+            None => None,
+        },
+        decay_factor: m.decay_factor,
+        half_life: m.half_life,
+        calc_period: m.calc_period.map(|c| c.saturating_mul(60)),
+        reset: m.reset_period.clone(),
+        usage_reset_period: m.usage_reset_period,
+    })
 }
 
-fn run_record(a: RecordArgs, home: &Home, sched: &SchedAttrs) -> CliResult {
+fn run_record(a: RecordArgs, lock: &UsageHome, sched: &SchedAttrs) -> CliResult {
     let entity: FairshareEntity = a
         .entity
         .as_deref()
@@ -297,7 +291,6 @@ fn run_record(a: RecordArgs, home: &Home, sched: &SchedAttrs) -> CliResult {
         Some(w) => w.parse().map_err(Failure::user)?,
         None => BillingWeights::default(),
     };
-    let lock = UsageHome::lock(home).map_err(user)?;
     let mut u = lock.load().map_err(user)?;
     let mut ledger = lock.ledger(&u).map_err(user)?;
     let opts = RecordOptions {
@@ -336,14 +329,16 @@ fn run_record(a: RecordArgs, home: &Home, sched: &SchedAttrs) -> CliResult {
     Ok(())
 }
 
-fn run_decay(a: DecayArgs, home: &Home, sched: &SchedAttrs) -> CliResult {
+fn run_decay(a: DecayArgs, lock: &UsageHome, pbs_decay: (i64, f64)) -> CliResult {
     let at = match &a.at {
         Some(t) => parse_time(t)?,
         None => now(),
     };
-    let lock = UsageHome::lock(home).map_err(user)?;
+    let model = overrides(&a.model)?;
     let mut u = lock.load().map_err(user)?;
-    apply_model(&mut u, &a.model, sched)?;
+    u.settings
+        .apply(&model, pbs_decay)
+        .map_err(|e| Failure::user(e.to_string()))?;
     if let Some(last) = u.last_decay.filter(|l| at < *l) {
         return Err(Failure::user(format!(
             "--at {at} is before the last decay ({last}); usage cannot be decayed backwards"

@@ -77,7 +77,10 @@ mod tests {
         write_atomic(&p, b"two").unwrap();
         assert_eq!(read_optional(&p).unwrap().as_deref(), Some("two"));
         std::fs::write(&p, [0xff, 0xfe]).unwrap();
-        assert!(read_optional(&p).unwrap_err().to_string().contains("not UTF-8"));
+        assert!(read_optional(&p)
+            .unwrap_err()
+            .to_string()
+            .contains("not UTF-8"));
     }
 
     #[test]

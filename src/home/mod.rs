@@ -19,4 +19,4 @@ pub use error::{Rejection, ServerError};
 pub use permissions::{current_host, current_user};
 pub use state::{FairshareEntity, Queue, ResourceDef, SchedAttrs, ServerAttrs, ServerState};
 pub use tree_store::Snapshot;
-pub use usage_files::{load_store, UsageHome};
+pub use usage_files::{load_store, UsageChangeError, UsageHome};

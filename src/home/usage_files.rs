@@ -1,8 +1,10 @@
 //! The usage files of a home: the store `usage.toml` and the job ledger `usage.ledger`, opened
 //! together under the home's exclusive lock (`UsageHome`), and the store read without a lock.
 
+use super::audit;
 use super::dir::{files, Home};
 use super::fsio::{self, HomeLock};
+use super::permissions::is_manager;
 use crate::usage::{Ledger, Usage, UsageError, UsageStore};
 use std::path::{Path, PathBuf};
 
@@ -76,6 +78,57 @@ fn server_err(path: &Path, e: crate::home::ServerError) -> UsageError {
     UsageError::Store {
         path: path.to_path_buf(),
         message: e.to_string(),
+    }
+}
+
+/// Why a change of the home's usage was refused or failed.
+#[derive(Debug, thiserror::Error)]
+pub enum UsageChangeError {
+    /// The user is not a manager of the home (checked before any lock is taken).
+    #[error("Unauthorized Request: {user}@{host} is not a manager of this home")]
+    Unauthorized {
+        /// Who asked.
+        user: String,
+        /// From where.
+        host: String,
+    },
+    /// The home's state, lock or audit log failed.
+    #[error(transparent)]
+    Home(#[from] crate::home::ServerError),
+    /// The store, ledger or an input failed.
+    #[error(transparent)]
+    Usage(#[from] UsageError),
+}
+
+impl Home {
+    /// One change of the usage store by `user`@`host`: only a manager may (checked before any
+    /// lock), then `f` runs under the exclusive lock (it loads, changes and commits through the
+    /// [`UsageHome`] it is given), then `command` is recorded in the audit log.
+    pub fn change_usage<T, E>(
+        &self,
+        user: &str,
+        host: &str,
+        command: &str,
+        f: impl FnOnce(&UsageHome) -> Result<T, E>,
+    ) -> Result<T, E>
+    where
+        E: From<UsageChangeError>,
+    {
+        let state = self.load().map_err(UsageChangeError::from)?;
+        if !is_manager(user, host, &state.server.managers) {
+            return Err(UsageChangeError::Unauthorized {
+                user: user.to_string(),
+                host: host.to_string(),
+            }
+            .into());
+        }
+        let out = {
+            let lock = UsageHome::lock(self).map_err(UsageChangeError::from)?;
+            f(&lock)?
+        };
+        audit::append(&self.file(files::AUDIT), user, host, command)
+            .map_err(UsageChangeError::from)?;
+        Ok(out)
     }
 }
 

@@ -20,7 +20,7 @@ pub mod settings;
 pub mod store;
 
 pub use ledger::Ledger;
-pub use settings::UsageSettings;
+pub use settings::{ModelOverrides, UsageSettings};
 pub use store::{DecayReport, Entry, Usage, UsageStore};
 pub mod sacct;
 pub use sacct::{read_sacct, BillingWeights};

@@ -39,7 +39,57 @@ impl Default for UsageSettings {
     }
 }
 
+/// Changes to the decay model and its parameters (`fairsort usage decay|reset --model ...`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ModelOverrides {
+    /// The model.
+    pub model: Option<ModelKind>,
+    /// PBS `fairshare_decay_time`, seconds.
+    pub decay_time: Option<i64>,
+    /// PBS `fairshare_decay_factor`; flux `decay_factor`.
+    pub decay_factor: Option<f64>,
+    /// Half-life, seconds.
+    pub half_life: Option<i64>,
+    /// Slurm `PriorityCalcPeriod`, seconds.
+    pub calc_period: Option<i64>,
+    /// Slurm `PriorityUsageResetPeriod` (any case).
+    pub reset: Option<String>,
+    /// flux `priority_usage_reset_period`, seconds.
+    pub usage_reset_period: Option<i64>,
+}
+
 impl UsageSettings {
+    /// Applies `o` over these settings. Under the PBS model the period and factor are first
+    /// taken from the scheduler's `pbs_decay` (`fairshare_decay_time`, `fairshare_decay_factor`)
+    /// unless given; the result is validated.
+    pub fn apply(&mut self, o: &ModelOverrides, pbs_decay: (i64, f64)) -> Result<(), DecayError> {
+        if let Some(model) = o.model {
+            self.model = model;
+        }
+        if self.model == ModelKind::Pbs {
+            (self.decay_time, self.decay_factor) = pbs_decay;
+        }
+        if let Some(t) = o.decay_time {
+            self.decay_time = t;
+        }
+        if let Some(f) = o.decay_factor {
+            self.decay_factor = f;
+        }
+        if let Some(h) = o.half_life {
+            self.half_life = h;
+        }
+        if let Some(c) = o.calc_period {
+            self.calc_period = c;
+        }
+        if let Some(r) = &o.reset {
+            self.reset = r.to_ascii_uppercase();
+        }
+        if let Some(p) = o.usage_reset_period {
+            self.usage_reset_period = p;
+        }
+        self.validate()
+    }
+
     /// The PBS model.
     pub fn pbs(&self) -> Result<PbsDecay, DecayError> {
         PbsDecay::new(self.decay_time, self.decay_factor)
