@@ -4,9 +4,10 @@
 //! weighted walk (flux). Serialisable for `--json`; `render` gives the text form.
 
 use super::algorithm::Algorithm;
+use super::node::NodeId;
 use super::result::{ShareResult, ShareRow};
 use super::spec::{NodeKind, Shares};
-use super::tree::{NodeId, Tree};
+use super::tree::Tree;
 use super::{flux, slurm};
 use serde::Serialize;
 use std::fmt::Write as _;

@@ -11,10 +11,11 @@
 
 use super::algorithm::{Algorithm, Options};
 use super::key_sort::SiblingSort;
+use super::node::NodeId;
 use super::node_columns::NodeColumns;
 use super::result::{Column, ShareError, ShareResult, BLANK};
 use super::spec::Shares;
-use super::tree::{NodeId, Tree};
+use super::tree::Tree;
 
 /// The weight of a zero-usage node with shares: `(double)UINT64_MAX + 1.0` (= 2^64).
 pub const MAX_WEIGHT: f64 = 18_446_744_073_709_551_616.0;

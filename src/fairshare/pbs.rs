@@ -12,9 +12,10 @@
 //! states (Slurm) use 1 + that usage.
 
 use super::algorithm::{Algorithm, Options};
+use super::node::NodeId;
 use super::result::{Column, ShareError, ShareResult, BLANK};
 use super::spec::Shares;
-use super::tree::{NodeId, Tree, PBS_UNKNOWN};
+use super::tree::{Tree, PBS_UNKNOWN};
 use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::fmt::Write as _;

@@ -3,7 +3,7 @@
 //! --json` prints them.
 
 use super::algorithm::Algorithm;
-use super::tree::NodeId;
+use super::node::NodeId;
 use serde::Serialize;
 
 /// The values an algorithm computed for one node. `None` means "not computed / blank in sshare".

@@ -1,34 +1,15 @@
 //! Compilation: syntax tree → flat node arena with names resolved to slots (no string look-ups
 //! at evaluation time) and constant sub-expressions folded.
 
-use super::ast::{BinOp, BoolOp, CmpOp, Expr, ExprKind, Number, UnaryOp};
+use super::ast::{BoolOp, Expr, ExprKind, Number, UnaryOp};
 use super::error::FormulaError;
-use super::functions::Func;
+use super::exact::eval_node;
+use super::ir::Node;
 use super::keywords;
 use super::names::{resolve, Resolved};
 use super::program::Program;
 use super::resources::ResourceTable;
 use super::value::Value;
-
-/// One instruction of a compiled formula; children are indices into the arena (always lower
-/// than the node's own index).
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Node {
-    Const(Value),
-    Slot(usize),
-    Neg(usize),
-    Not(usize),
-    Chain(usize, Vec<(BinOp, usize)>),
-    Compare(usize, Vec<(CmpOp, usize)>),
-    And(Vec<usize>),
-    Or(Vec<usize>),
-    IfElse {
-        cond: usize,
-        then: usize,
-        otherwise: usize,
-    },
-    Call(Func, Vec<usize>),
-}
 
 /// The arena and the slot table being built.
 pub(crate) struct Compiler<'r> {
@@ -95,7 +76,7 @@ impl Compiler<'_> {
             Node::Call(_, args) => args.iter().all(is_const),
         };
         if all_const {
-            if let Ok(v) = super::program::eval_node(&self.nodes, id, &[], &[]) {
+            if let Ok(v) = eval_node(&self.nodes, id, &[], &[]) {
                 self.nodes[id] = Node::Const(v);
             }
         }

@@ -6,8 +6,10 @@
 pub mod ast;
 pub mod compile;
 pub mod error;
+mod exact;
 mod fast;
 pub mod functions;
+mod ir;
 pub mod keywords;
 pub mod limits;
 pub mod names;

@@ -3,9 +3,12 @@
 //! fills its slot vector with no string look-ups. Units are PBS's (KB, seconds); an unrequested
 //! resource is 0; `--pbs-compat` applies PBS's text rounding.
 
+use super::columns::Columns;
 use super::compat;
 use super::error::BindError;
-use super::job::{Columns, JobSet, ResourceValue, Sym};
+use super::job::JobSet;
+use super::job_record::ResourceValue;
+use super::names::Sym;
 use super::shares::ShareContext;
 use crate::fairshare::{keyword_source, Algorithm, NodeId, ShareResult};
 use std::borrow::Cow;
@@ -266,7 +269,7 @@ impl Binder {
         let cols: Cow<'a, Columns> = if jobs.columns.covers(n) {
             Cow::Borrowed(&jobs.columns)
         } else {
-            Cow::Owned(Columns::build(jobs))
+            Cow::Owned(jobs.build_columns())
         };
         let mut columns: Vec<Cow<'a, [f64]>> = Vec::with_capacity(self.sources.len());
         for (slot, src) in self.sources.iter().enumerate() {

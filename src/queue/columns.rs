@@ -1,9 +1,11 @@
 //! The numbers binding reads, column by column: a job set's per-job attributes and resource
 //! requests laid out as one vector per attribute (job index order), so that binding a million
 //! jobs streams through memory instead of visiting every `Job`. Built once by
-//! `JobSet::finish`, on two threads for a large queue.
+//! `JobSet::finish`, on two threads for a large queue, from the set's parts (this file is below
+//! `job.rs`, which holds `JobSet`).
 
-use super::job::{JobSet, ResourceValue, Sym};
+use super::job_record::{Job, Request, ResourceValue};
+use super::names::{Names, Sym};
 use super::parallel::{join, PARALLEL_MIN_JOBS};
 
 /// One resource of every job as a column (job index order): the bound value, 0 when the job
@@ -31,6 +33,20 @@ pub struct Columns {
     pub runnable: Vec<bool>,
     /// Per resource symbol.
     pub resources: Vec<ResourceColumn>,
+}
+
+/// What the columns are read from: a job set's `jobs` and the `requests` their ranges index.
+#[derive(Clone, Copy)]
+struct Jobs<'s> {
+    jobs: &'s [Job],
+    requests: &'s [Request],
+}
+
+impl<'s> Jobs<'s> {
+    /// The resources a job requests (as `JobSet::requests`).
+    fn requests(&self, job: &Job) -> &'s [Request] {
+        self.requests.get(job.requests.clone()).unwrap_or(&[])
+    }
 }
 
 /// The columns' slots of a run of jobs, to be filled.
@@ -93,7 +109,7 @@ impl<'c> Part<'c> {
 
     /// Fills the slots from the jobs starting at `first`; returns, per resource, the first job
     /// (index in the whole set) whose value is text, with the text's symbol.
-    fn fill(mut self, set: &JobSet, first: usize) -> Vec<Option<(u32, Sym)>> {
+    fn fill(mut self, set: Jobs<'_>, first: usize) -> Vec<Option<(u32, Sym)>> {
         let mut texts = vec![None; self.resources.len()];
         let jobs = set.jobs.get(first..).unwrap_or(&[]);
         let slots = (self.queue.iter_mut())
@@ -130,8 +146,10 @@ impl<'c> Part<'c> {
 }
 
 impl Columns {
-    /// Builds the columns of a job set's jobs (in two halves on two threads for a large set).
-    pub fn build(set: &JobSet) -> Columns {
+    /// Builds the columns of a job set's jobs from its parts (`JobSet::build_columns` passes
+    /// them): in two halves on two threads for a large set.
+    pub fn build(jobs: &[Job], requests: &[Request], resources: &Names, texts: &Names) -> Columns {
+        let set = Jobs { jobs, requests };
         let n = set.jobs.len();
         let mut cols = Columns {
             queue: vec![0; n],
@@ -139,7 +157,7 @@ impl Columns {
             eligible_time: vec![0.0; n],
             accrue_type: vec![0.0; n],
             runnable: vec![false; n],
-            resources: (0..set.resources.len())
+            resources: (0..resources.len())
                 .map(|_| ResourceColumn {
                     values: vec![0.0; n],
                     first_text: None,
@@ -147,15 +165,15 @@ impl Columns {
                 .collect(),
         };
         let part = Part::of(&mut cols);
-        let texts = if n >= PARALLEL_MIN_JOBS {
+        let first_texts = if n >= PARALLEL_MIN_JOBS {
             let (front, back) = part.split_at(n / 2);
             let (front, back) = join(|| front.fill(set, 0), || back.fill(set, n / 2));
             front.into_iter().zip(back).map(|(f, b)| f.or(b)).collect()
         } else {
             part.fill(set, 0)
         };
-        for (col, text) in cols.resources.iter_mut().zip(texts) {
-            col.first_text = text.map(|(job, t)| (job, set.texts.name(t).into()));
+        for (col, text) in cols.resources.iter_mut().zip(first_texts) {
+            col.first_text = text.map(|(job, t)| (job, texts.name(t).into()));
         }
         cols
     }
@@ -169,6 +187,7 @@ impl Columns {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::queue::job::JobSet;
     use crate::queue::read_job_list_csv;
 
     /// The columns of a set, built job by job (the reference for the two-thread build).

@@ -2,7 +2,8 @@
 //! `egroup`, `Account_Name`, `queue`, `egroup:euser`), or for Slurm/flux-style trees the job's
 //! (account, user) association.
 
-use super::job::{Job, JobSet};
+use super::job::JobSet;
+use super::job_record::Job;
 use std::fmt;
 use std::str::FromStr;
 

@@ -1,135 +1,15 @@
-//! The job model: what fairsort keeps of each pending job (identity, owner, queue, priority,
-//! submission time and the numeric resource requests in PBS units), stored compactly so a
-//! million jobs bind without per-job string look-ups: names are interned into `Sym`s once.
+//! `JobSet`, the job model: a queue's jobs (each a `Job`, `job_record.rs`) stored compactly so a
+//! million jobs bind without per-job string look-ups: names are interned into `Sym`s once
+//! (`names.rs`), requests are kept in one vector, and `finish` builds a column view (`columns.rs`).
 
 use super::error::JobsError;
+use super::names::name_hash;
 use super::parallel::PARALLEL_MIN_JOBS;
-use crate::fairshare::fast_hash::FastHasher;
-use hashbrown::HashTable;
 
-/// An interned name (user, group, account, queue or resource): an index into a `Names` pool.
-pub type Sym = u32;
-
-/// The hash of a name in a [`Names`] pool (the crate's Fx-style hash: interning runs several
-/// times per job while a million-job file is read, where SipHash's DoS resistance buys nothing).
-fn name_hash(name: &str) -> u64 {
-    use std::hash::{BuildHasher, BuildHasherDefault};
-    BuildHasherDefault::<FastHasher>::default().hash_one(name)
-}
-
-/// A pool of distinct names; each name is stored once and referred to by its `Sym`.
-///
-/// Laid out for a million-job read, where each job interns several names against a pool of a
-/// few hundred thousand: the names live end to end in one `arena`, and each index slot holds the
-/// symbol, the hash and — for a name of up to [`INLINE`] bytes, which is nearly every user, group
-/// and queue name — the name itself, so a lookup touches the slot and nothing else (a
-/// `HashMap<String, Sym>` missed the cache three or four times a lookup).
-#[derive(Debug, Clone, Default)]
-pub struct Names {
-    /// Every name, end to end.
-    arena: String,
-    /// `arena` range of each `Sym`: (start, end).
-    spans: Vec<(usize, usize)>,
-    /// `Sym`s by the hash of their name.
-    index: HashTable<Slot>,
-}
-
-/// Names up to this many bytes are compared within their index slot.
-const INLINE: usize = 16;
-
-/// One index entry of [`Names`] (32 bytes: two to a cache line).
-#[derive(Debug, Clone, Copy)]
-struct Slot {
-    hash: u64,
-    sym: Sym,
-    /// The name's length in bytes (saturated: a longer name is compared in the arena).
-    len: u32,
-    /// The name's first bytes, zero-padded.
-    head: [u8; INLINE],
-}
-
-impl Slot {
-    fn inline(name: &str) -> [u8; INLINE] {
-        let mut head = [0u8; INLINE];
-        let n = name.len().min(INLINE);
-        head[..n].copy_from_slice(&name.as_bytes()[..n]);
-        head
-    }
-}
-
-impl Names {
-    /// Whether `slot` holds `name` (whose hash is `hash`).
-    fn same(&self, slot: &Slot, hash: u64, name: &str) -> bool {
-        if slot.hash != hash || slot.len as usize != name.len().min(u32::MAX as usize) {
-            return false;
-        }
-        if name.len() <= INLINE {
-            return slot.head[..name.len()] == *name.as_bytes();
-        }
-        self.name(slot.sym) == name
-    }
-
-    /// The symbol of `name`, adding it on first sight.
-    pub fn intern(&mut self, name: &str) -> Sym {
-        let hash = name_hash(name);
-        if let Some(slot) = self.index.find(hash, |s| self.same(s, hash, name)) {
-            return slot.sym;
-        }
-        let sym = self.spans.len() as Sym;
-        let start = self.arena.len();
-        self.arena.push_str(name);
-        self.spans.push((start, self.arena.len()));
-        let slot = Slot {
-            hash,
-            sym,
-            len: name.len().min(u32::MAX as usize) as u32,
-            head: Slot::inline(name),
-        };
-        self.index.insert_unique(hash, slot, |s| s.hash);
-        sym
-    }
-
-    /// The symbol of `name`, trying `guess` first: readers pass the symbol found at the same
-    /// place in the previous record (resource names come in the same order job after job), which
-    /// saves hashing the name.
-    pub fn intern_guess(&mut self, name: &str, guess: Option<Sym>) -> Sym {
-        match guess {
-            Some(g) if (g as usize) < self.spans.len() && self.name(g) == name => g,
-            _ => self.intern(name),
-        }
-    }
-
-    /// The symbol of `name` if it was ever interned.
-    pub fn get(&self, name: &str) -> Option<Sym> {
-        let hash = name_hash(name);
-        self.index
-            .find(hash, |s| self.same(s, hash, name))
-            .map(|s| s.sym)
-    }
-
-    /// The name of a symbol (empty for a symbol from another pool).
-    pub fn name(&self, sym: Sym) -> &str {
-        self.spans
-            .get(sym as usize)
-            .and_then(|&(a, b)| self.arena.get(a..b))
-            .unwrap_or("")
-    }
-
-    /// Every name, in `Sym` order.
-    pub fn iter(&self) -> impl Iterator<Item = &str> {
-        (0..self.spans.len()).map(|s| self.name(s as Sym))
-    }
-
-    /// Number of distinct names.
-    pub fn len(&self) -> usize {
-        self.spans.len()
-    }
-
-    /// True when no name was interned.
-    pub fn is_empty(&self) -> bool {
-        self.spans.is_empty()
-    }
-}
+// Defined in the files below; `queue::job::Job` and the others still name them.
+pub use super::columns::{Columns, ResourceColumn};
+pub use super::job_record::{id_sequence, Job, JobState, Request, ResourceValue};
+pub use super::names::{Names, Sym};
 
 /// Whether two jobs' ids have the same hash: sorted id hashes of the two halves (each sorted on
 /// its own thread for a large set), checked for a repeat within a half or between them. Almost
@@ -200,109 +80,6 @@ fn first_duplicate_id(jobs: &[Job]) -> Option<&str> {
     best.map(|i| jobs[i].id.as_str())
 }
 
-/// A resource request as read: a number in PBS units, or text PBS would not bind as a number.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum ResourceValue {
-    /// Size in KB, time in seconds, or a plain number.
-    Number(f64),
-    /// A string, a boolean or a malformed number (an error if the formula uses it), interned in
-    /// [`JobSet::texts`]: a million jobs' `select` and `place` strings are a few thousand texts.
-    Text(Sym),
-}
-
-/// One resource a job requests: the resource (a symbol of [`JobSet::resources`]) and its value.
-pub type Request = (Sym, ResourceValue);
-
-/// PBS job states that matter for ordering: runnable jobs sort before the others.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum JobState {
-    /// `Q`: queued, waiting for the scheduler.
-    Queued,
-    /// `R`: running.
-    Running,
-    /// `H`: held.
-    Held,
-    /// Any other state letter (`W`, `T`, `E`, `B`, `S`, ...).
-    Other(char),
-}
-
-impl JobState {
-    /// From `qstat`'s `job_state` letter (an unknown or missing state counts as queued).
-    pub fn from_letter(s: &str) -> JobState {
-        match s.trim() {
-            "" | "Q" => JobState::Queued,
-            "R" => JobState::Running,
-            "H" => JobState::Held,
-            other => JobState::Other(other.chars().next().unwrap_or('?')),
-        }
-    }
-
-    /// The letter `qstat` prints.
-    pub fn letter(self) -> char {
-        match self {
-            JobState::Queued => 'Q',
-            JobState::Running => 'R',
-            JobState::Held => 'H',
-            JobState::Other(c) => c,
-        }
-    }
-
-    /// Whether the scheduler would consider the job this cycle (PBS sorts these first).
-    pub fn is_runnable(self) -> bool {
-        self == JobState::Queued
-    }
-}
-
-/// One job.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Job {
-    /// The full job id (`123.server`, `124[].server`).
-    pub id: String,
-    /// The id's sequence number (`123` of `123.server`), `u64::MAX` if it has none.
-    pub seq: u64,
-    /// Array index of a subjob (`124[7].server` → 7).
-    pub array_index: Option<u64>,
-    /// `euser` (the owner's user name when qstat does not print it).
-    pub euser: Sym,
-    /// `egroup` (empty when unknown).
-    pub egroup: Sym,
-    /// `Account_Name`, when set.
-    pub account: Option<Sym>,
-    /// `queue`.
-    pub queue: Sym,
-    /// `job_state`.
-    pub state: JobState,
-    /// `Priority` (`qsub -p`): the `job_priority` keyword.
-    pub priority: i64,
-    /// `qtime` as seconds since the epoch: submission order.
-    pub qtime: i64,
-    /// `eligible_time` in seconds: the `eligible_time` keyword.
-    pub eligible_time: f64,
-    /// `accrue_type` (0 initial, 1 ineligible, 2 eligible, 3 running, 4 exit).
-    pub accrue_type: i64,
-    /// `Resource_List`: this job's run of [`JobSet::requests`] (one vector for all jobs, so
-    /// reading a million jobs allocates no vector per job).
-    pub requests: std::ops::Range<usize>,
-}
-
-/// The sequence number and array index of a PBS job id: `123.srv` → (123, None),
-/// `124[7].srv` → (124, Some(7)); an id without a leading number gets `u64::MAX`.
-pub fn id_sequence(id: &str) -> (u64, Option<u64>) {
-    let digits = id.bytes().take_while(u8::is_ascii_digit).count();
-    let seq = id
-        .get(..digits)
-        .and_then(|d| d.parse().ok())
-        .unwrap_or(u64::MAX);
-    let index = id.get(digits..).and_then(|rest| {
-        let inner = rest.strip_prefix('[')?;
-        let end = inner.find(']')?;
-        inner.get(..end)?.parse().ok()
-    });
-    (seq, index)
-}
-
-pub use super::columns::{Columns, ResourceColumn};
-
 /// A set of jobs with their interned names, kept in submission order (qtime, then the id's
 /// sequence number and array index, then the id), as PBS's server lists them.
 #[derive(Debug, Clone, Default)]
@@ -341,8 +118,14 @@ impl JobSet {
         if let Some(dup) = first_duplicate_id(&self.jobs) {
             return Err(JobsError::DuplicateJob(dup.to_string()));
         }
-        self.columns = Columns::build(self);
+        self.columns = self.build_columns();
         Ok(())
+    }
+
+    /// Builds the column view of the jobs (`finish` keeps it in `columns`), in two halves on two
+    /// threads for a large set.
+    pub fn build_columns(&self) -> Columns {
+        Columns::build(&self.jobs, &self.requests, &self.resources, &self.texts)
     }
 
     /// Interns the user names of `jobs[first..]`, read with `raw::add_job_later` (one name
@@ -485,26 +268,6 @@ impl JobSet {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn job_id_sequence_numbers() {
-        assert_eq!(id_sequence("123.server"), (123, None));
-        assert_eq!(id_sequence("124[7].server"), (124, Some(7)));
-        assert_eq!(id_sequence("124[].server"), (124, None));
-        assert_eq!(id_sequence("J1"), (u64::MAX, None));
-        assert_eq!(id_sequence(""), (u64::MAX, None));
-    }
-
-    #[test]
-    fn names_intern_once() {
-        let mut n = Names::default();
-        let a = n.intern("alice");
-        assert_eq!(n.intern("alice"), a);
-        assert_ne!(n.intern("bob"), a);
-        assert_eq!(n.name(a), "alice");
-        assert_eq!(n.get("carol"), None);
-        assert_eq!(n.name(99), "");
-    }
 
     #[test]
     fn the_duplicate_reported_is_the_one_whose_second_sighting_comes_first() {
@@ -677,34 +440,5 @@ mod tests {
             front.columns.resources[ncpus(&front)],
             whole.columns.resources[ncpus(&whole)]
         );
-    }
-
-    #[test]
-    fn long_names_and_guesses() {
-        let mut n = Names::default();
-        let long = "a-rather-long-group-name-over-sixteen-bytes";
-        let a = n.intern(long);
-        let b = n.intern("a-rather-long-group-name-over-sixteen-bytez");
-        assert_ne!(a, b);
-        assert_eq!(n.intern(long), a);
-        assert_eq!(n.get(long), Some(a));
-        assert_eq!(n.name(b), "a-rather-long-group-name-over-sixteen-bytez");
-        let e = n.intern("");
-        assert_eq!(n.get(""), Some(e));
-        assert_eq!(n.intern_guess(long, Some(a)), a);
-        assert_eq!(n.intern_guess(long, Some(b)), a);
-        assert_eq!(
-            n.intern_guess("", Some(99)),
-            e,
-            "a symbol of no name is not a guess"
-        );
-        assert_eq!(n.intern_guess("new", None), 3);
-    }
-
-    #[test]
-    fn states() {
-        assert!(JobState::from_letter("Q").is_runnable());
-        assert!(!JobState::from_letter("R").is_runnable());
-        assert_eq!(JobState::from_letter("W").letter(), 'W');
     }
 }

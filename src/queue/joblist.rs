@@ -160,7 +160,7 @@ pub fn read_job_list_csv(bytes: &[u8]) -> Result<JobSet, JobsError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::queue::job::ResourceValue;
+    use crate::queue::job_record::ResourceValue;
 
     #[test]
     fn json_list() {

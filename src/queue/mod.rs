@@ -4,17 +4,22 @@
 pub mod columns;
 pub mod error;
 pub mod job;
+pub mod job_record;
 pub mod joblist;
 mod json_scan;
+pub mod names;
 pub mod parallel;
 pub mod qstat;
 mod qstat_split;
 pub mod raw;
 pub mod units;
 
+pub use columns::{Columns, ResourceColumn};
 pub use error::{BindError, JobsError};
-pub use job::{Columns, Job, JobSet, JobState, Names, ResourceColumn, ResourceValue, Sym};
+pub use job::JobSet;
+pub use job_record::{Job, JobState, ResourceValue};
 pub use joblist::{read_job_list_csv, read_job_list_json};
+pub use names::{Names, Sym};
 pub use qstat::{
     read_qstat_json, read_qstat_json_fast, read_qstat_json_slice, read_qstat_json_slice_serde,
 };

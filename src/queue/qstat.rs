@@ -269,7 +269,7 @@ impl<'de> Visitor<'de> for JobsSeed<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::queue::job::{JobState, ResourceValue};
+    use crate::queue::job_record::{JobState, ResourceValue};
 
     const SAMPLE: &str = r#"{
         "timestamp":1664911414,

@@ -3,7 +3,9 @@
 //! name the job and the field. Shared by the `qstat -f -F json` reader and fairsort's own lists.
 
 use super::error::JobsError;
-use super::job::{id_sequence, Job, JobSet, JobState, ResourceValue, Sym};
+use super::job::JobSet;
+use super::job_record::{id_sequence, Job, JobState, ResourceValue};
+use super::names::Sym;
 use super::units::{parse_ctime, parse_duration, parse_resource_value};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;

@@ -2,7 +2,8 @@
 //! place that turns a `QueueOrder` into what users read, so every output agrees.
 
 use super::explain::fmt;
-use super::job::{JobSet, JobState};
+use super::job::JobSet;
+use super::job_record::JobState;
 use super::order::{QueueOrder, Ranked, THRESHOLD_COMMENT};
 use serde::Serialize;
 

@@ -5,7 +5,8 @@
 
 use super::entity::EntityKey;
 use super::formula_api::SortFormula;
-use super::job::{JobSet, Sym};
+use super::job::JobSet;
+use super::names::Sym;
 use crate::fairshare::{keyword_source, Algorithm, NodeId, ShareResult, Shares, Tree, TreeSource};
 use std::collections::{BTreeSet, HashMap, HashSet};
 

@@ -6,8 +6,8 @@
 use super::code::{Code, Ins, Op, Term, CHECK, CHECK_INNER, MAX_REGS, NO_JUMP, RUN_DIVIDES};
 use super::{join, result_ty, Ty};
 use crate::formula::ast::{BinOp, CmpOp};
-use crate::formula::compile::Node;
 use crate::formula::functions::{self, FloatFn, Func};
+use crate::formula::ir::Node;
 use crate::formula::value::{Value, EXACT_INT};
 
 /// A leaf operand: a slot or a constant.

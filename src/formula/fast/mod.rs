@@ -9,7 +9,7 @@ mod code;
 mod emit;
 
 use super::ast::BinOp;
-use super::compile::Node;
+use super::ir::Node;
 
 /// What Python type a node has whatever the job: always float, always int, or either.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,0 +1,166 @@
+//! `Sym` and `Names` (the interned name pool) on their own, below the job, columns and job set.
+
+use crate::fairshare::fast_hash::FastHasher;
+use hashbrown::HashTable;
+
+/// An interned name (user, group, account, queue or resource): an index into a `Names` pool.
+pub type Sym = u32;
+
+/// The hash of a name in a [`Names`] pool (the crate's Fx-style hash: interning runs several
+/// times per job while a million-job file is read, where SipHash's DoS resistance buys nothing).
+pub(crate) fn name_hash(name: &str) -> u64 {
+    use std::hash::{BuildHasher, BuildHasherDefault};
+    BuildHasherDefault::<FastHasher>::default().hash_one(name)
+}
+
+/// A pool of distinct names; each name is stored once and referred to by its `Sym`.
+///
+/// Laid out for a million-job read, where each job interns several names against a pool of a
+/// few hundred thousand: the names live end to end in one `arena`, and each index slot holds the
+/// symbol, the hash and — for a name of up to [`INLINE`] bytes, which is nearly every user, group
+/// and queue name — the name itself, so a lookup touches the slot and nothing else (a
+/// `HashMap<String, Sym>` missed the cache three or four times a lookup).
+#[derive(Debug, Clone, Default)]
+pub struct Names {
+    /// Every name, end to end.
+    arena: String,
+    /// `arena` range of each `Sym`: (start, end).
+    spans: Vec<(usize, usize)>,
+    /// `Sym`s by the hash of their name.
+    index: HashTable<Slot>,
+}
+
+/// Names up to this many bytes are compared within their index slot.
+const INLINE: usize = 16;
+
+/// One index entry of [`Names`] (32 bytes: two to a cache line).
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    hash: u64,
+    sym: Sym,
+    /// The name's length in bytes (saturated: a longer name is compared in the arena).
+    len: u32,
+    /// The name's first bytes, zero-padded.
+    head: [u8; INLINE],
+}
+
+impl Slot {
+    fn inline(name: &str) -> [u8; INLINE] {
+        let mut head = [0u8; INLINE];
+        let n = name.len().min(INLINE);
+        head[..n].copy_from_slice(&name.as_bytes()[..n]);
+        head
+    }
+}
+
+impl Names {
+    /// Whether `slot` holds `name` (whose hash is `hash`).
+    fn same(&self, slot: &Slot, hash: u64, name: &str) -> bool {
+        if slot.hash != hash || slot.len as usize != name.len().min(u32::MAX as usize) {
+            return false;
+        }
+        if name.len() <= INLINE {
+            return slot.head[..name.len()] == *name.as_bytes();
+        }
+        self.name(slot.sym) == name
+    }
+
+    /// The symbol of `name`, adding it on first sight.
+    pub fn intern(&mut self, name: &str) -> Sym {
+        let hash = name_hash(name);
+        if let Some(slot) = self.index.find(hash, |s| self.same(s, hash, name)) {
+            return slot.sym;
+        }
+        let sym = self.spans.len() as Sym;
+        let start = self.arena.len();
+        self.arena.push_str(name);
+        self.spans.push((start, self.arena.len()));
+        let slot = Slot {
+            hash,
+            sym,
+            len: name.len().min(u32::MAX as usize) as u32,
+            head: Slot::inline(name),
+        };
+        self.index.insert_unique(hash, slot, |s| s.hash);
+        sym
+    }
+
+    /// The symbol of `name`, trying `guess` first: readers pass the symbol found at the same
+    /// place in the previous record (resource names come in the same order job after job), which
+    /// saves hashing the name.
+    pub fn intern_guess(&mut self, name: &str, guess: Option<Sym>) -> Sym {
+        match guess {
+            Some(g) if (g as usize) < self.spans.len() && self.name(g) == name => g,
+            _ => self.intern(name),
+        }
+    }
+
+    /// The symbol of `name` if it was ever interned.
+    pub fn get(&self, name: &str) -> Option<Sym> {
+        let hash = name_hash(name);
+        self.index
+            .find(hash, |s| self.same(s, hash, name))
+            .map(|s| s.sym)
+    }
+
+    /// The name of a symbol (empty for a symbol from another pool).
+    pub fn name(&self, sym: Sym) -> &str {
+        self.spans
+            .get(sym as usize)
+            .and_then(|&(a, b)| self.arena.get(a..b))
+            .unwrap_or("")
+    }
+
+    /// Every name, in `Sym` order.
+    pub fn iter(&self) -> impl Iterator<Item = &str> {
+        (0..self.spans.len()).map(|s| self.name(s as Sym))
+    }
+
+    /// Number of distinct names.
+    pub fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    /// True when no name was interned.
+    pub fn is_empty(&self) -> bool {
+        self.spans.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_intern_once() {
+        let mut n = Names::default();
+        let a = n.intern("alice");
+        assert_eq!(n.intern("alice"), a);
+        assert_ne!(n.intern("bob"), a);
+        assert_eq!(n.name(a), "alice");
+        assert_eq!(n.get("carol"), None);
+        assert_eq!(n.name(99), "");
+    }
+
+    #[test]
+    fn long_names_and_guesses() {
+        let mut n = Names::default();
+        let long = "a-rather-long-group-name-over-sixteen-bytes";
+        let a = n.intern(long);
+        let b = n.intern("a-rather-long-group-name-over-sixteen-bytez");
+        assert_ne!(a, b);
+        assert_eq!(n.intern(long), a);
+        assert_eq!(n.get(long), Some(a));
+        assert_eq!(n.name(b), "a-rather-long-group-name-over-sixteen-bytez");
+        let e = n.intern("");
+        assert_eq!(n.get(""), Some(e));
+        assert_eq!(n.intern_guess(long, Some(a)), a);
+        assert_eq!(n.intern_guess(long, Some(b)), a);
+        assert_eq!(
+            n.intern_guess("", Some(99)),
+            e,
+            "a symbol of no name is not a guess"
+        );
+        assert_eq!(n.intern_guess("new", None), 3);
+    }
+}
