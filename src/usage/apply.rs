@@ -40,14 +40,18 @@ pub fn apply_usage<'a>(
     for (i, n) in spec.nodes.iter().enumerate() {
         index.entry(n.name.clone()).or_insert(i);
     }
+    // (account, user) → the first node of that name under that account.
+    let mut associations: HashMap<(String, String), usize> = HashMap::new();
+    for (i, n) in spec.nodes.iter().enumerate() {
+        if let Some(p) = &n.parent {
+            associations.entry((p.clone(), n.name.clone())).or_insert(i);
+        }
+    }
     let mut entity = 0usize;
     for r in records {
         if let Some(account) = r.account {
-            if let Some(node) = spec
-                .nodes
-                .iter_mut()
-                .find(|n| n.name == r.name && n.parent.as_deref() == Some(account))
-            {
+            let key = (account.to_string(), r.name.to_string());
+            if let Some(node) = associations.get(&key).and_then(|&i| spec.nodes.get_mut(i)) {
                 node.usage = Some(r.usage);
             }
             continue;
@@ -91,4 +95,79 @@ pub fn pbs_records(usage: &PbsUsage) -> impl Iterator<Item = UsageRecord<'_>> {
         name,
         usage: *usage,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec() -> TreeSpec {
+        let mut s = TreeSpec::default();
+        s.nodes.push(NodeSpec::new(
+            "g",
+            None,
+            NodeKind::Account,
+            Shares::Count(1),
+        ));
+        s.nodes.push(NodeSpec::new(
+            "a",
+            Some("g".into()),
+            NodeKind::Account,
+            Shares::Count(1),
+        ));
+        s.nodes.push(NodeSpec::new(
+            "u",
+            Some("g".into()),
+            NodeKind::User,
+            Shares::Count(1),
+        ));
+        s.nodes.push(NodeSpec::new(
+            "u",
+            Some("a".into()),
+            NodeKind::User,
+            Shares::Count(1),
+        ));
+        s
+    }
+
+    fn rec<'a>(account: Option<&'a str>, name: &'a str, usage: f64) -> UsageRecord<'a> {
+        UsageRecord {
+            account,
+            name,
+            usage,
+        }
+    }
+
+    #[test]
+    fn entities_unknown_names_and_associations() {
+        let mut s = spec();
+        apply_usage(
+            &mut s,
+            [
+                rec(None, "u", 5.0),
+                rec(None, "new", 7.0),
+                rec(Some("a"), "u", 3.0),
+                rec(Some("nowhere"), "u", 9.0),
+            ],
+        )
+        .unwrap();
+        // A PBS entity sets the first leaf of that name; an association the one under its account.
+        assert_eq!(s.nodes[2].usage, Some(5.0));
+        assert_eq!(s.nodes[3].usage, Some(3.0));
+        // An entity not in the tree joins `unknown` with 1 share, as PBS does.
+        let new = s.nodes.iter().find(|n| n.name == "new").unwrap();
+        assert_eq!(new.parent.as_deref(), Some(UNKNOWN_GROUP));
+        assert_eq!(new.usage, Some(7.0));
+        assert_eq!(s.nodes.len(), 5);
+    }
+
+    #[test]
+    fn group_usage_and_bad_values_are_refused() {
+        let e = apply_usage(&mut spec(), [rec(None, "a", 1.0)]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "usage: entry 1: `a` is a group; PBS keeps usage for leaves only"
+        );
+        assert!(apply_usage(&mut spec(), [rec(None, "u", f64::NAN)]).is_err());
+    }
 }
