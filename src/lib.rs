@@ -12,6 +12,7 @@
 // No `unwrap`/`expect` outside tests: every failure a user can cause is an error value
 // (docs/hardening.md has the audit of the remaining indexing).
 #![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
+#![warn(missing_docs)]
 
 pub mod fairshare;
 pub mod formats;

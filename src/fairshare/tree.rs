@@ -16,41 +16,59 @@ pub enum TreeError {
     /// A node names a parent that is not an account of the tree.
     #[error("{}parent `{parent}` of `{name}` does not exist", at(*line))]
     UnknownParent {
+        /// The node.
         name: String,
+        /// The parent it names.
         parent: String,
+        /// The input line, when known.
         line: Option<usize>,
     },
     /// A node's parent is a user, which cannot have children.
     #[error("{}parent `{parent}` of `{name}` is a user, not an account", at(*line))]
     ParentIsUser {
+        /// The node.
         name: String,
+        /// The parent it names.
         parent: String,
+        /// The input line, when known.
         line: Option<usize>,
     },
     /// Two accounts with one name, or one user twice under the same account.
     #[error("{}duplicate {what} `{name}`{}", at(*line), first.map(|l| format!(" (first on line {l})")).unwrap_or_default())]
     Duplicate {
+        /// `account` or `user`.
         what: &'static str,
+        /// The node.
         name: String,
+        /// The input line, when known.
         line: Option<usize>,
+        /// The line of the first one, when known.
         first: Option<usize>,
     },
     /// Accounts whose parent chain never reaches the root.
     #[error("{}cycle in the account tree: {}", at(*line), path.join(" -> "))]
     Cycle {
+        /// The accounts of the cycle, in order.
         path: Vec<String>,
+        /// The input line, when known.
         line: Option<usize>,
     },
     /// Negative, NaN or infinite usage.
     #[error("{}usage of `{name}` must be a finite number >= 0, got {value}", at(*line))]
     BadUsage {
+        /// The node.
         name: String,
+        /// The value given.
         value: f64,
+        /// The input line, when known.
         line: Option<usize>,
     },
     /// An empty or whitespace name.
     #[error("{}empty name", at(*line))]
-    EmptyName { line: Option<usize> },
+    EmptyName {
+        /// The input line, when known.
+        line: Option<usize>,
+    },
 }
 
 fn at(line: Option<usize>) -> String {

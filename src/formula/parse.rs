@@ -10,9 +10,14 @@ use pest::pratt_parser::{Assoc, Op, PrattParser};
 use pest::Parser;
 use std::sync::LazyLock;
 
-#[derive(pest_derive::Parser)]
-#[grammar = "grammar/formula.pest"]
-struct FormulaParser;
+/// The pest parser of grammar/formula.pest (its generated `Rule` enum has no docs).
+#[allow(missing_docs)]
+mod grammar {
+    #[derive(pest_derive::Parser)]
+    #[grammar = "grammar/formula.pest"]
+    pub(super) struct FormulaParser;
+}
+use grammar::{FormulaParser, Rule};
 
 /// Python's precedence, lowest first: `if-else` < `or` < `and` < `not` < comparisons <
 /// `+ -` < `* / // %` < unary `+ -` < `**` (so `-2**2 == -4` and `2**-1 == 0.5`).

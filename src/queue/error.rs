@@ -8,18 +8,34 @@ use thiserror::Error;
 pub enum JobsError {
     /// The file could not be read.
     #[error("cannot read {path}: {message}")]
-    Io { path: String, message: String },
+    Io {
+        /// The file.
+        path: String,
+        /// The OS error.
+        message: String,
+    },
     /// Not valid JSON, or not the expected layout.
     #[error("{message}")]
-    Json { message: String },
+    Json {
+        /// serde_json's message with line and column.
+        message: String,
+    },
     /// CSV syntax error or a row with the wrong number of cells.
     #[error("line {line}: {message}")]
-    Csv { line: u64, message: String },
+    Csv {
+        /// The line of the file.
+        line: u64,
+        /// What is wrong.
+        message: String,
+    },
     /// A field of one job has a value of the wrong kind.
     #[error("job `{job}`: {field}: {message}")]
     BadField {
+        /// The job id.
         job: String,
+        /// The field, as the file names it.
         field: String,
+        /// What is wrong with its value.
         message: String,
     },
     /// A job id seen twice.
@@ -36,8 +52,11 @@ pub enum BindError {
     /// A resource the formula uses is not a number in this job's `Resource_List`.
     #[error("job `{job}`: Resource_List.{resource} = `{value}` is not a number (the formula uses `{resource}`)")]
     NotNumeric {
+        /// The job id.
         job: String,
+        /// The resource.
         resource: String,
+        /// Its text value.
         value: String,
     },
 }

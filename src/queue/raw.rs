@@ -118,30 +118,50 @@ impl<'de: 'a, 'a> Deserialize<'de> for RawResources<'a> {
 /// The fields of one job record, by meaning; each reader fills it from its own layout.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RawJob<'a> {
+    /// `Job_Owner` (`user@host`).
     pub owner: Option<Raw<'a>>,
+    /// The effective user (`euser`).
     pub euser: Option<Raw<'a>>,
+    /// The effective group (`egroup`).
     pub egroup: Option<Raw<'a>>,
+    /// `Account_Name`.
     pub account: Option<Raw<'a>>,
+    /// The queue the job is in.
     pub queue: Option<Raw<'a>>,
+    /// `job_state` (Q, R, H, ...).
     pub state: Option<Raw<'a>>,
+    /// `Priority` (`job_priority`).
     pub priority: Option<Raw<'a>>,
+    /// When the job was queued (`qtime`).
     pub qtime: Option<Raw<'a>>,
+    /// `eligible_time` (seconds eligible to run).
     pub eligible_time: Option<Raw<'a>>,
+    /// `accrue_type` (what the job accrues now).
     pub accrue_type: Option<Raw<'a>>,
+    /// `Resource_List` entries.
     pub resources: RawResources<'a>,
 }
 
 /// The field names a reader reports in messages (qstat's or fairsort's own).
 #[derive(Debug, Clone, Copy)]
 pub struct FieldNames {
+    /// How the reader names the euser field in messages.
     pub euser: &'static str,
+    /// How the reader names the egroup field in messages.
     pub egroup: &'static str,
+    /// How the reader names the account field in messages.
     pub account: &'static str,
+    /// How the reader names the queue field in messages.
     pub queue: &'static str,
+    /// How the reader names the priority field in messages.
     pub priority: &'static str,
+    /// How the reader names the qtime field in messages.
     pub qtime: &'static str,
+    /// How the reader names the eligible time field in messages.
     pub eligible_time: &'static str,
+    /// How the reader names the accrue type field in messages.
     pub accrue_type: &'static str,
+    /// How the reader names the resources field in messages.
     pub resources: &'static str,
 }
 
