@@ -5,6 +5,11 @@
 //! Tests run as threads of one process here: a test must not change process-wide state
 //! (`std::env::set_var`, the current directory, the umask, signal dispositions). Give a spawned
 //! binary its own environment with `Command::env` / `env_remove` instead.
+//!
+//! proptest keeps the failing cases it found in `tests/proptest-regressions/<module>.txt` (its
+//! default place for a test crate with a `main.rs`) and replays them first; commit them.
+
+mod common;
 
 mod fairshare_flux;
 mod formats_flux;
