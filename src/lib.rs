@@ -7,7 +7,7 @@
 //! charges, decay, usage applied to a tree), `queue` (bind, evaluate, order, explain) → `home`
 //! (the persistent store) → `scenario` (a cluster at one moment) → `ftest` (formula unit tests)
 //! → `qmgr` (the command language). The command line is the binary's (`src/main.rs`); the
-//! library has no clap and prints nothing.
+//! library parses no command line and prints nothing.
 
 // No `unwrap`/`expect` outside tests: every failure a user can cause is an error value
 // (docs/hardening.md has the audit of the remaining indexing).

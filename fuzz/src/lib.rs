@@ -16,7 +16,7 @@ pub fn check_tree(spec: TreeSpec) {
             // Slurm 14.11 scores a FairShare=parent user with its fs parent's tickets over the
             // largest *user* ticket count (`_get_fairshare_priority`), which can exceed 1;
             // fairsort reproduces that (found by tree_sshare/tree_sacctmgr, kept in
-            // tests/hardening_regressions.rs).
+            // tests/it/hardening_regressions.rs).
             if algorithm == Algorithm::Ticket && tree.node(id).shares == Shares::Parent {
                 continue;
             }

@@ -1,33 +1,18 @@
 //! The server home under a full disk and a read-only home: a clear one-line error, exit 1,
 //! and the previous state intact. (Concurrent writers and kill -9 during writes are covered by
-//! tests/server_safety.rs.)
+//! tests/it/server_safety.rs.)
 //!
 //! A full disk is simulated with `ulimit -f 0` (writes fail with EFBIG; SIGXFSZ ignored), a
 //! read-only home by running as `nobody` through `setpriv` when the tests run as root (root
 //! ignores file modes), else by `chmod 0555`.
 
-use assert_cmd::Command;
-use fairsort::home::Home;
-use std::path::Path;
 use std::process::Command as Process;
 
-fn bin() -> std::path::PathBuf {
-    assert_cmd::cargo::cargo_bin("fairsort")
-}
-
-fn priority(home: &Path) -> Option<i64> {
-    let st = Home::open(Some(home)).unwrap().load().unwrap();
-    st.queues.get("q").and_then(|q| q.priority)
-}
+use crate::common::{bin, qmgr, queue_q_priority};
 
 fn make_home() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    Command::new(bin())
-        .arg("--home")
-        .arg(dir.path())
-        .args(["qmgr", "-c", "create queue q Priority = 1"])
-        .assert()
-        .success();
+    qmgr(dir.path(), "create queue q Priority = 1").success();
     dir
 }
 
@@ -48,7 +33,7 @@ fn full_disk_leaves_the_old_state_and_says_why() {
         stderr.contains("File too large"),
         "the OS error is shown: {stderr}"
     );
-    assert_eq!(priority(dir.path()), Some(1), "old state intact");
+    assert_eq!(queue_q_priority(dir.path()), Some(1), "old state intact");
     if let Some(before) = state_before {
         assert_eq!(
             std::fs::read(dir.path().join("state.toml")).ok(),
@@ -56,13 +41,8 @@ fn full_disk_leaves_the_old_state_and_says_why() {
         );
     }
     // The next write, with room again, succeeds.
-    Command::new(bin())
-        .arg("--home")
-        .arg(dir.path())
-        .args(["qmgr", "-c", "set queue q Priority = 3"])
-        .assert()
-        .success();
-    assert_eq!(priority(dir.path()), Some(3));
+    qmgr(dir.path(), "set queue q Priority = 3").success();
+    assert_eq!(queue_q_priority(dir.path()), Some(3));
 }
 
 fn is_root() -> bool {
@@ -131,5 +111,5 @@ fn read_only_home_refuses_changes_clearly_and_still_reads() {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(home, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
-    assert_eq!(priority(home), Some(1));
+    assert_eq!(queue_q_priority(home), Some(1));
 }

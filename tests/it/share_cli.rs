@@ -5,10 +5,10 @@ use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::Value;
 
-const DATA: &str = "tests/data/share";
+use crate::common::{data_str, fairsort};
 
 fn share(args: &[&str]) -> Command {
-    let mut c = Command::cargo_bin("fairsort").expect("binary");
+    let mut c = fairsort();
     c.arg("share").args(args);
     c
 }
@@ -36,9 +36,9 @@ fn row<'a>(v: &'a Value, account: &str, user: Option<&str>) -> &'a Value {
 fn pbs_args() -> Vec<String> {
     vec![
         "--tree".into(),
-        format!("{DATA}/resource_group"),
+        data_str("share/resource_group"),
         "--usage".into(),
-        format!("{DATA}/usage.txt"),
+        data_str("share/usage.txt"),
     ]
 }
 
@@ -132,7 +132,7 @@ fn pbs_explain_walks_the_path() {
 /// flux.md V2 through the native TOML format: ties interleave the two tied banks.
 #[test]
 fn flux_json_small_tie() {
-    let tree = format!("{DATA}/small_tie.toml");
+    let tree = data_str("share/small_tie.toml");
     let v = json(&["--tree", &tree, "--algorithm", "flux"]);
     assert_eq!(v["algorithm"], "flux");
     for (bank, user, f) in [
@@ -161,7 +161,7 @@ fn flux_json_small_tie() {
 
 #[test]
 fn flux_table_is_view_bank_layout() {
-    let tree = format!("{DATA}/small_tie.toml");
+    let tree = data_str("share/small_tie.toml");
     let out = share(&["--tree", &tree, "-a", "flux"])
         .assert()
         .success()
@@ -191,7 +191,7 @@ fn flux_table_is_view_bank_layout() {
 /// "parent" shares, a user in several banks, CSV with the JSON keys as header.
 #[test]
 fn csv_has_the_json_columns_and_parent_shares() {
-    let tree = format!("{DATA}/several_banks.json");
+    let tree = data_str("share/several_banks.json");
     let out = share(&["--tree", &tree, "-a", "flux", "--csv"])
         .assert()
         .success()
@@ -211,7 +211,7 @@ fn csv_has_the_json_columns_and_parent_shares() {
 
 #[test]
 fn explain_needs_an_account_when_the_user_has_several() {
-    let tree = format!("{DATA}/several_banks.json");
+    let tree = data_str("share/several_banks.json");
     share(&["--tree", &tree, "-a", "flux", "--explain", "alice"])
         .assert()
         .code(1)
@@ -253,19 +253,19 @@ fn errors_are_one_line_with_the_right_status() {
         .stderr(predicate::str::contains("no share tree: pass --tree FILE"));
     share(&[
         "--tree",
-        "tests/data/share/does-not-exist.toml",
+        &data_str("share/does-not-exist.toml"),
         "-a",
         "pbs",
     ])
     .assert()
     .code(1)
     .stderr(predicate::str::contains("does-not-exist.toml"));
-    share(&["--tree", "tests/data/share/small_tie.toml"])
+    share(&["--tree", &data_str("share/small_tie.toml")])
         .assert()
         .code(2);
     share(&[
         "--tree",
-        "tests/data/share/small_tie.toml",
+        &data_str("share/small_tie.toml"),
         "-a",
         "classic",
         "--dampening",
@@ -274,7 +274,7 @@ fn errors_are_one_line_with_the_right_status() {
     .assert()
     .code(2)
     .stderr(predicate::str::contains("--dampening must be a number > 0"));
-    share(&["--tree", "tests/data/share/small_tie.toml", "-a", "nope"])
+    share(&["--tree", &data_str("share/small_tie.toml"), "-a", "nope"])
         .assert()
         .code(2);
     let dir = tempfile::tempdir().unwrap();
@@ -297,14 +297,13 @@ fn errors_are_one_line_with_the_right_status() {
 fn without_tree_uses_the_server_homes_tree() {
     let home = tempfile::tempdir().unwrap();
     let home = home.path().to_str().unwrap();
-    Command::cargo_bin("fairsort")
-        .unwrap()
+    fairsort()
         .args([
             "tree",
             "import",
             "--home",
             home,
-            "tests/data/share/resource_group",
+            &data_str("share/resource_group"),
         ])
         .assert()
         .success();
@@ -314,7 +313,7 @@ fn without_tree_uses_the_server_homes_tree() {
         "-a",
         "pbs",
         "--usage",
-        "tests/data/share/usage.txt",
+        &data_str("share/usage.txt"),
     ]);
     let mut file_args = pbs_args();
     file_args.extend(["-a".to_string(), "pbs".to_string()]);

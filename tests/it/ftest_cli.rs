@@ -1,34 +1,17 @@
 //! `fairsort test` end to end: the repository's PBS-vector test file, pass/fail reporting and exit
 //! status, `--json`, `--record` round trips, and located errors for bad test files.
 
-use assert_cmd::Command;
 use predicates::prelude::*;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-fn fairsort() -> Command {
-    let mut c = Command::cargo_bin("fairsort").unwrap();
-    // Never touch a real server home.
-    c.env_remove("FAIRSORT_HOME");
-    c
-}
-
-fn data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/ftest")
-        .join(name)
-}
-
-fn write(dir: &tempfile::TempDir, name: &str, text: &str) -> PathBuf {
-    let p = dir.path().join(name);
-    std::fs::write(&p, text).unwrap();
-    p
-}
+// `fairsort()` never touches a real server home.
+use crate::common::{data, fairsort, write};
 
 #[test]
 fn pbs_vectors_and_seed_examples_pass() {
     let out = fairsort()
         .arg("test")
-        .arg(data("pbs_vectors.toml"))
+        .arg(data("ftest/pbs_vectors.toml"))
         .assert()
         .success()
         .get_output()

@@ -3,9 +3,10 @@
 //! `sshare -a -l -P` capture prints, within 1.5e-6 (6 printed decimals), blanks as null and
 //! `inf` as "inf". The captures are read with the crate's own sshare reader.
 
-use assert_cmd::Command;
 use fairsort::formats::slurm::parse_sshare_rows;
 use serde_json::Value;
+
+use crate::common::{data_str, fairsort};
 
 const TOL: f64 = 1.5e-6;
 
@@ -22,11 +23,10 @@ fn same(name: &str, col: &str, printed: Option<f64>, got: &Value) {
 }
 
 fn check(capture: &str, args: &[&str]) {
-    let path = format!("tests/data/slurm/{capture}");
+    let path = data_str(&format!("slurm/{capture}"));
     let text = std::fs::read_to_string(&path).unwrap();
     let printed = parse_sshare_rows(&text).unwrap();
-    let out = Command::cargo_bin("fairsort")
-        .unwrap()
+    let out = fairsort()
         .args(["share", "--tree", &path, "--json"])
         .args(args)
         .assert()

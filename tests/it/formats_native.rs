@@ -6,7 +6,7 @@ use fairsort::fairshare::spec::{NodeKind, NodeSpec, Shares, TreeSource, TreeSpec
 use fairsort::formats::native::{read_json, read_toml, write_json, write_toml};
 use fairsort::formats::{pbs, read_tree, slurm, TreeFormat};
 
-const DATA: &str = "tests/data/formats";
+use crate::common::data;
 
 /// Node order is document order (users, then accounts, depth-first); compare as sorted lists.
 fn sorted(t: &TreeSpec) -> TreeSpec {
@@ -36,13 +36,13 @@ fn round_trips(t: &TreeSpec) {
 
 #[test]
 fn slurm_t2_with_parent_shares_round_trips() {
-    let text = std::fs::read_to_string(Path::new(DATA).join("t2_fair_tree.psv")).unwrap();
+    let text = std::fs::read_to_string(data("formats/t2_fair_tree.psv")).unwrap();
     round_trips(&slurm::parse_sshare(&text).unwrap());
 }
 
 #[test]
 fn pbs_tree_with_ids_usage_and_unknown_round_trips() {
-    let mut t = read_tree(&Path::new(DATA).join("resource_group"), None).unwrap();
+    let mut t = read_tree(&data("formats/resource_group"), None).unwrap();
     t.unknown_shares = Some(5);
     let u = pbs::PbsUsage {
         version: 0,
@@ -195,10 +195,9 @@ fn bad_native_input() {
 #[test]
 fn every_format_is_detected_from_files() {
     let dir = tempfile::tempdir().unwrap();
-    let t = slurm::parse_sshare(
-        &std::fs::read_to_string(Path::new(DATA).join("t2_fair_tree.psv")).unwrap(),
-    )
-    .unwrap();
+    let t =
+        slurm::parse_sshare(&std::fs::read_to_string(data("formats/t2_fair_tree.psv")).unwrap())
+            .unwrap();
     let toml_path = dir.path().join("tree.txt");
     std::fs::write(&toml_path, write_toml(&t).unwrap()).unwrap();
     let json_path = dir.path().join("tree.data");
@@ -206,12 +205,9 @@ fn every_format_is_detected_from_files() {
     for (path, format) in [
         (toml_path, TreeFormat::Toml),
         (json_path, TreeFormat::Json),
-        (Path::new(DATA).join("resource_group"), TreeFormat::Pbs),
-        (Path::new(DATA).join("t2_fair_tree.psv"), TreeFormat::Sshare),
-        (
-            Path::new(DATA).join("t2_sacctmgr.psv"),
-            TreeFormat::Sacctmgr,
-        ),
+        (data("formats/resource_group"), TreeFormat::Pbs),
+        (data("formats/t2_fair_tree.psv"), TreeFormat::Sshare),
+        (data("formats/t2_sacctmgr.psv"), TreeFormat::Sacctmgr),
     ] {
         let head = std::fs::read(&path).unwrap();
         assert_eq!(
@@ -238,7 +234,7 @@ fn every_reader_output_builds_a_valid_tree() {
         "t2_fair_tree_p.txt",
         "t2_sacctmgr.psv",
     ] {
-        let spec = read_tree(&Path::new(DATA).join(name), None).unwrap();
+        let spec = read_tree(&data(&format!("formats/{name}")), None).unwrap();
         let back = read_toml(&write_toml(&spec).unwrap()).unwrap();
         assert!(Tree::build(spec).is_ok(), "{name}");
         assert!(Tree::build(back).is_ok(), "{name} via TOML");

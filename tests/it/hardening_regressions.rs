@@ -5,20 +5,16 @@ use fairsort::fairshare::{compute, Algorithm, Options, Tree};
 use fairsort::formats::pbs::{read_usage_text, write_usage_binary};
 use fairsort::formats::{read_tree, TreeFormat};
 use fairsort::formula::{compile, parse, FormulaError, ResourceTable};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-fn data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/regressions")
-        .join(name)
-}
+use crate::common::data;
 
 /// fuzz target usage_pbs: the text usage reader accepted an entity name with a BEL and a NUL,
 /// which `write_usage_binary` then wrote into a file PBS (and fairsort) refuse as "Invalid
 /// entity". The text reader now refuses such names.
 #[test]
 fn usage_text_refuses_unprintable_names() {
-    let bytes = std::fs::read(data("usage_pbs_control_char_name.bin")).unwrap();
+    let bytes = std::fs::read(data("regressions/usage_pbs_control_char_name.bin")).unwrap();
     let (mode, text) = bytes.split_first().unwrap();
     assert_eq!(mode % 2, 1, "the text reader's input");
     let text = std::str::from_utf8(text).unwrap();
@@ -38,7 +34,7 @@ fn usage_text_refuses_unprintable_names() {
 /// re-parse fails with the limit error, not a crash.
 #[test]
 fn printed_formula_may_exceed_the_depth_limit_cleanly() {
-    let bytes = std::fs::read(data("formula_print_deeper_than_limit.bin")).unwrap();
+    let bytes = std::fs::read(data("regressions/formula_print_deeper_than_limit.bin")).unwrap();
     let src = bytes.split(|&b| b == 0).next().unwrap();
     let src = std::str::from_utf8(src).unwrap();
     let ast = parse(src).unwrap();
@@ -56,7 +52,7 @@ fn printed_formula_may_exceed_the_depth_limit_cleanly() {
 #[test]
 fn ticket_factor_of_a_parent_share_user_follows_slurm() {
     let spec = read_tree(
-        &data("ticket_parent_user_factor_above_one.psv"),
+        &data("regressions/ticket_parent_user_factor_above_one.psv"),
         Some(TreeFormat::Sacctmgr),
     )
     .unwrap();
@@ -82,7 +78,7 @@ fn ticket_factor_of_a_parent_share_user_follows_slurm() {
 /// four digits; such a row is malformed.
 #[test]
 fn sacct_huge_year_is_a_malformed_row() {
-    let bytes = std::fs::read(data("sacct_huge_year_overflow.bin")).unwrap();
+    let bytes = std::fs::read(data("regressions/sacct_huge_year_overflow.bin")).unwrap();
     let (_mode, text) = bytes.split_first().unwrap();
     let mut malformed = Vec::new();
     let mut jobs = 0;
@@ -109,7 +105,7 @@ fn sacct_huge_year_is_a_malformed_row() {
 #[test]
 fn flux_idset_of_the_whole_u64_range_counts() {
     use fairsort::usage::flux_jobs::idset_count;
-    let text = std::fs::read_to_string(data("flux_idset_full_u64_range.txt")).unwrap();
+    let text = std::fs::read_to_string(data("regressions/flux_idset_full_u64_range.txt")).unwrap();
     // The fuzz input itself is not a valid idset (a stray `^M`-separated tail)...
     assert!(idset_count(&text).is_err());
     // ...but its first range is, and counts 2^64 ids.
@@ -128,7 +124,11 @@ fn pbs_factor_stays_a_number_for_huge_usage() {
         "pbs_factor_nan_huge_group_usage.sshare",
         "pbs_factor_nan_huge_group_usage_2.sshare",
     ] {
-        let spec = read_tree(&data(file), Some(TreeFormat::Sshare)).unwrap();
+        let spec = read_tree(
+            &data(&format!("regressions/{file}")),
+            Some(TreeFormat::Sshare),
+        )
+        .unwrap();
         let tree = Tree::build(spec).unwrap();
         let r = compute(&tree, Algorithm::Pbs, &Options::default()).unwrap();
         for u in tree.users() {

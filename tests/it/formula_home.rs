@@ -9,10 +9,12 @@ use predicates::str::contains;
 use serde_json::Value as Json;
 use std::path::Path;
 
-/// The binary with no home configured except what the test passes.
+use crate::common::{self, json_of, qmgr};
+
+/// The binary with no home configured except what the test passes: the default one is under
+/// `xdg` (`XDG_DATA_HOME`).
 fn fairsort(xdg: &Path) -> Command {
-    let mut c = Command::cargo_bin("fairsort").unwrap_or_else(|e| panic!("{e}"));
-    c.env_remove("FAIRSORT_HOME");
+    let mut c = common::fairsort();
     c.env("XDG_DATA_HOME", xdg);
     c
 }
@@ -24,17 +26,8 @@ fn tempdir() -> tempfile::TempDir {
 /// A home at `home` with these `qmgr` requests applied.
 fn make_home(home: &Path, requests: &[&str]) {
     for r in requests {
-        fairsort(Path::new("/nonexistent/fairsort-test-data"))
-            .arg("--home")
-            .arg(home)
-            .args(["qmgr", "-c", r])
-            .assert()
-            .success();
+        qmgr(home, r).success();
     }
-}
-
-fn json_of(out: &[u8]) -> Json {
-    serde_json::from_slice(out).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(out)))
 }
 
 #[test]

@@ -3,29 +3,13 @@
 //! Python's `eval` with `from math import *`, through the library (3000 formulas) and through
 //! `fairsort eval --json` (150 of them). Skips, loudly, when python3 is missing.
 
-use assert_cmd::Command;
 use fairsort::formula::{compile, ResourceTable};
 use serde_json::{json, Value as Json};
 use std::io::Write;
 use std::process::Stdio;
 
-/// A small deterministic generator (xorshift), so failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
-        xs[self.below(xs.len() as u64) as usize]
-    }
-}
+// `Rng`: a small deterministic generator (xorshift), so failures reproduce.
+use crate::common::{data, fairsort, Rng};
 
 const INT_KW: &[&str] = &["ncpus", "walltime", "queue_priority", "job_priority", "mem"];
 const FLOAT_KW: &[&str] = &[
@@ -114,7 +98,7 @@ fn bindings(r: &mut Rng) -> serde_json::Map<String, Json> {
         m.insert(k.to_string(), json!(v));
     }
     for k in FLOAT_KW {
-        let v = [0.0, 0.125312, 0.2, 0.5, 1.0][r.below(5) as usize];
+        let v = [0.0, 0.125312, 0.2, 0.5, 1.0][r.below(5)];
         m.insert(k.to_string(), json!(v));
     }
     m
@@ -122,7 +106,7 @@ fn bindings(r: &mut Rng) -> serde_json::Map<String, Json> {
 
 fn python(cases: &[Json]) -> Option<Vec<Json>> {
     let mut child = std::process::Command::new("python3")
-        .arg("tests/data/formula/pbs_eval.py")
+        .arg(data("formula/pbs_eval.py"))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
@@ -253,10 +237,8 @@ fn cli_eval_json_agrees_with_python() {
     let mut failures = Vec::new();
     for (c, py) in cases.iter().zip(&results) {
         let f = c["f"].as_str().unwrap_or_default();
-        let mut cmd = Command::cargo_bin("fairsort").unwrap_or_else(|e| panic!("{e}"));
         // never a home of the user running the tests
-        cmd.env_remove("FAIRSORT_HOME");
-        cmd.env("XDG_DATA_HOME", "/nonexistent/fairsort-test-data");
+        let mut cmd = fairsort();
         cmd.arg("eval").arg("--json").arg(f);
         for (k, v) in c["b"].as_object().into_iter().flatten() {
             cmd.arg("-D").arg(format!("{k}={v}"));

@@ -2,23 +2,12 @@
 //! the culprit, and hostile inputs (deep nesting, 1 MiB, random bytes) giving exit 1, never a
 //! crash.
 
-use assert_cmd::Command;
 use predicates::str::contains;
-use serde_json::Value as Json;
 use std::io::Write;
 
-/// The binary, isolated from any server home of the user running the tests (a home's custom
-/// resources would change what `eval` and `check` accept).
-fn fairsort() -> Command {
-    let mut c = Command::cargo_bin("fairsort").unwrap_or_else(|e| panic!("{e}"));
-    c.env_remove("FAIRSORT_HOME");
-    c.env("XDG_DATA_HOME", "/nonexistent/fairsort-test-data");
-    c
-}
-
-fn json_of(out: &[u8]) -> Json {
-    serde_json::from_slice(out).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(out)))
-}
+// `fairsort()` is isolated from any server home of the user running the tests (a home's custom
+// resources would change what `eval` and `check` accept).
+use crate::common::{fairsort, json_of};
 
 #[test]
 fn seed_004_bob() {

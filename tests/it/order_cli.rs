@@ -3,24 +3,13 @@
 //! errors. Values are compared with `approx` at 5e-5: the references print 4 decimals.
 
 use approx::assert_abs_diff_eq;
-use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::Value;
 
-const DATA: &str = "tests/data/order";
+// `fairsort()` has no server home unless a test gives one: the default home must not leak in.
+use crate::common::{data_str, fairsort};
+
 const TOL: f64 = 5e-5;
-
-fn fairsort() -> Command {
-    let mut c = Command::cargo_bin("fairsort").unwrap();
-    // No server home unless a test gives one: the default home must not leak in.
-    c.env_remove("FAIRSORT_HOME");
-    c.env("XDG_DATA_HOME", "/nonexistent/fairsort-test-data");
-    c
-}
-
-fn data(name: &str) -> String {
-    format!("{DATA}/{name}")
-}
 
 /// Runs `order --json` with the §4.1 tree and usage and returns (ids in order, values, eligible).
 fn order_json(jobs: &str, formula: &str, extra: &[&str]) -> Value {
@@ -29,15 +18,15 @@ fn order_json(jobs: &str, formula: &str, extra: &[&str]) -> Value {
             "order",
             "--json",
             "--jobs",
-            &data(jobs),
+            &data_str(&format!("order/{jobs}")),
             "--formula",
             formula,
         ])
         .args([
             "--tree",
-            &data("resource_group"),
+            &data_str("order/resource_group"),
             "--usage",
-            &data("usage.txt"),
+            &data_str("order/usage.txt"),
         ])
         .args(extra)
         .output()
@@ -177,12 +166,12 @@ fn evaluation_errors_give_zero_and_keep_the_message() {
 #[test]
 fn table_csv_and_top() {
     fairsort()
-        .args(["order", "--jobs", &data("formula6_qstat.json")])
+        .args(["order", "--jobs", &data_str("order/formula6_qstat.json")])
         .args([
             "--tree",
-            &data("resource_group"),
+            &data_str("order/resource_group"),
             "--usage",
-            &data("usage.txt"),
+            &data_str("order/usage.txt"),
         ])
         .args([
             "--formula",
@@ -202,7 +191,12 @@ fn table_csv_and_top() {
         .stdout(predicate::str::contains("14.pbs").not())
         .stdout(predicate::str::contains("... 2 more (showing the top 2)"));
     let out = fairsort()
-        .args(["order", "--csv", "--jobs", &data("threshold_qstat.json")])
+        .args([
+            "order",
+            "--csv",
+            "--jobs",
+            &data_str("order/threshold_qstat.json"),
+        ])
         .args([
             "--formula",
             "ceil(fabs(-ncpus*(mem/100.00)*sqrt(walltime)))",
@@ -221,12 +215,12 @@ fn table_csv_and_top() {
 #[test]
 fn explain_shows_keywords_terms_fair_share_and_the_next_job() {
     let out = fairsort()
-        .args(["order", "--jobs", &data("formula6_qstat.json")])
+        .args(["order", "--jobs", &data_str("order/formula6_qstat.json")])
         .args([
             "--tree",
-            &data("resource_group"),
+            &data_str("order/resource_group"),
             "--usage",
-            &data("usage.txt"),
+            &data_str("order/usage.txt"),
         ])
         .args([
             "--formula",
@@ -258,12 +252,17 @@ fn explain_shows_keywords_terms_fair_share_and_the_next_job() {
     );
     // JSON: bound keywords and term values as numbers.
     let out = fairsort()
-        .args(["order", "--json", "--jobs", &data("formula6_qstat.json")])
+        .args([
+            "order",
+            "--json",
+            "--jobs",
+            &data_str("order/formula6_qstat.json"),
+        ])
         .args([
             "--tree",
-            &data("resource_group"),
+            &data_str("order/resource_group"),
             "--usage",
-            &data("usage.txt"),
+            &data_str("order/usage.txt"),
         ])
         .args([
             "--formula",
@@ -297,12 +296,12 @@ fn explain_shows_keywords_terms_fair_share_and_the_next_job() {
     assert!(doc["fair_share"]["path"].as_array().unwrap().len() >= 3);
     // Ties: J4 and J1 in formula3 are equal; the explanation says submission order decides.
     fairsort()
-        .args(["order", "--jobs", &data("formula3_qstat.json")])
+        .args(["order", "--jobs", &data_str("order/formula3_qstat.json")])
         .args([
             "--tree",
-            &data("resource_group"),
+            &data_str("order/resource_group"),
             "--usage",
-            &data("usage.txt"),
+            &data_str("order/usage.txt"),
         ])
         .args(["--formula", "fairshare_factor", "--explain", "43"])
         .assert()
@@ -314,7 +313,7 @@ fn explain_shows_keywords_terms_fair_share_and_the_next_job() {
         .args([
             "order",
             "--jobs",
-            &data("formula3_qstat.json"),
+            &data_str("order/formula3_qstat.json"),
             "--formula",
             "ncpus",
         ])
@@ -328,12 +327,17 @@ fn explain_shows_keywords_terms_fair_share_and_the_next_job() {
 fn against_compares_two_formulas() {
     // fairshare_factor vs -fairshare_factor: the order reverses except ties keep submission order.
     let out = fairsort()
-        .args(["order", "--json", "--jobs", &data("formula6_qstat.json")])
+        .args([
+            "order",
+            "--json",
+            "--jobs",
+            &data_str("order/formula6_qstat.json"),
+        ])
         .args([
             "--tree",
-            &data("resource_group"),
+            &data_str("order/resource_group"),
             "--usage",
-            &data("usage.txt"),
+            &data_str("order/usage.txt"),
         ])
         .args(["--formula", "fairshare_factor + (walltime/ncpus)"])
         .args(["--against", "fairshare_factor"])
@@ -377,12 +381,12 @@ fn against_compares_two_formulas() {
         epsilon = TOL
     );
     fairsort()
-        .args(["order", "--jobs", &data("formula6_qstat.json")])
+        .args(["order", "--jobs", &data_str("order/formula6_qstat.json")])
         .args([
             "--tree",
-            &data("resource_group"),
+            &data_str("order/resource_group"),
             "--usage",
-            &data("usage.txt"),
+            &data_str("order/usage.txt"),
         ])
         .args(["--formula", "fairshare_factor + (walltime/ncpus)"])
         .args(["--against", "fairshare_factor"])
@@ -429,7 +433,7 @@ fn user_and_usage_errors() {
         .args([
             "order",
             "--jobs",
-            &data("formula3_qstat.json"),
+            &data_str("order/formula3_qstat.json"),
             "--formula",
             "ncpus +",
         ])
@@ -440,7 +444,7 @@ fn user_and_usage_errors() {
         .args([
             "order",
             "--jobs",
-            &data("formula3_qstat.json"),
+            &data_str("order/formula3_qstat.json"),
             "--formula",
             "bogus",
         ])
@@ -451,7 +455,7 @@ fn user_and_usage_errors() {
         .args([
             "order",
             "--jobs",
-            &data("formula3_qstat.json"),
+            &data_str("order/formula3_qstat.json"),
             "--formula",
             "fairshare_factor",
         ])
@@ -534,7 +538,11 @@ fn server_home_supplies_formula_threshold_queues_tree_and_usage() {
          [queues.workq]\npriority = 5\n",
     )
     .unwrap();
-    std::fs::copy(data("resource_group"), home.path().join("resource_group")).unwrap();
+    std::fs::copy(
+        data_str("order/resource_group"),
+        home.path().join("resource_group"),
+    )
+    .unwrap();
     std::fs::write(
         home.path().join("usage.toml"),
         "version = 1\n\n[[entity]]\nname = \"pbsuser\"\nusage = 100.0\n\n[[entity]]\n\
@@ -543,7 +551,12 @@ fn server_home_supplies_formula_threshold_queues_tree_and_usage() {
     .unwrap();
     let out = fairsort()
         .args(["--home", home.path().to_str().unwrap()])
-        .args(["order", "--json", "--jobs", &data("formula6_qstat.json")])
+        .args([
+            "order",
+            "--json",
+            "--jobs",
+            &data_str("order/formula6_qstat.json"),
+        ])
         .output()
         .unwrap();
     assert!(
@@ -573,7 +586,7 @@ fn server_home_supplies_formula_threshold_queues_tree_and_usage() {
             "order",
             "--json",
             "--jobs",
-            &data("formula6_qstat.json"),
+            &data_str("order/formula6_qstat.json"),
             "--formula",
             "ncpus",
         ])
@@ -589,7 +602,7 @@ fn server_home_supplies_formula_threshold_queues_tree_and_usage() {
         .args([
             "order",
             "--jobs",
-            &data("formula6_qstat.json"),
+            &data_str("order/formula6_qstat.json"),
             "--formula",
             "ncpus",
         ])

@@ -1,21 +1,16 @@
 //! Slurm readers against slurm.md §6/§7: T1 and T2 as `sshare -a -l -P`/`-p` captures and as
 //! `sacctmgr show assoc -P` output.
 
-use std::path::Path;
-
 use approx::assert_abs_diff_eq;
-use fairsort::fairshare::spec::{NodeKind, NodeSpec, Shares, TreeSource, TreeSpec};
+use fairsort::fairshare::spec::{NodeKind, Shares, TreeSource, TreeSpec};
 use fairsort::formats::slurm::{parse_sacctmgr, parse_sshare, parse_sshare_rows};
 use fairsort::formats::{read_tree, TreeFormat};
 
-const DATA: &str = "tests/data/formats";
+use crate::common::{data, node};
 
-fn data(name: &str) -> String {
-    std::fs::read_to_string(Path::new(DATA).join(name)).unwrap()
-}
-
-fn node<'a>(t: &'a TreeSpec, name: &str) -> &'a NodeSpec {
-    t.nodes.iter().find(|n| n.name == name).unwrap()
+/// The text of tests/data/formats/NAME.
+fn text(name: &str) -> String {
+    std::fs::read_to_string(data(&format!("formats/{name}"))).unwrap()
 }
 
 fn shape(t: &TreeSpec) -> Vec<(String, Option<String>, NodeKind, Shares)> {
@@ -30,7 +25,7 @@ fn shape(t: &TreeSpec) -> Vec<(String, Option<String>, NodeKind, Shares)> {
 
 #[test]
 fn t2_fair_tree_capture_rows_keep_printed_values() {
-    let rows = parse_sshare_rows(&data("t2_fair_tree.psv")).unwrap();
+    let rows = parse_sshare_rows(&text("t2_fair_tree.psv")).unwrap();
     assert_eq!(rows.len(), 35);
     let root = &rows[0];
     assert_eq!(
@@ -73,7 +68,7 @@ fn t2_fair_tree_capture_rows_keep_printed_values() {
 
 #[test]
 fn t2_tree_from_indentation() {
-    let t = read_tree(&Path::new(DATA).join("t2_fair_tree.psv"), None).unwrap();
+    let t = read_tree(&data("formats/t2_fair_tree.psv"), None).unwrap();
     assert_eq!(t.source, TreeSource::Slurm);
     assert_eq!(t.root_name, "root");
     assert_eq!(t.root_usage, Some(240.0));
@@ -108,26 +103,22 @@ fn t2_tree_from_indentation() {
 
 #[test]
 fn p_and_capital_p_captures_agree() {
-    let big = parse_sshare(&data("t2_fair_tree.psv")).unwrap();
-    let small = read_tree(&Path::new(DATA).join("t2_fair_tree_p.txt"), None).unwrap();
+    let big = parse_sshare(&text("t2_fair_tree.psv")).unwrap();
+    let small = read_tree(&data("formats/t2_fair_tree_p.txt"), None).unwrap();
     assert_eq!(big, small);
-    let rows = parse_sshare_rows(&data("t2_fair_tree_p.txt")).unwrap();
+    let rows = parse_sshare_rows(&text("t2_fair_tree_p.txt")).unwrap();
     assert_eq!(rows.last().unwrap().fairshare, Some(0.095238));
 }
 
 #[test]
 fn t1_classic_capture() {
-    let t = read_tree(
-        &Path::new(DATA).join("t1_classic_p.txt"),
-        Some(TreeFormat::Sshare),
-    )
-    .unwrap();
+    let t = read_tree(&data("formats/t1_classic_p.txt"), Some(TreeFormat::Sshare)).unwrap();
     assert_eq!(t.root_usage, Some(100.0));
     assert_eq!(t.nodes.len(), 13);
     assert_eq!(node(&t, "User6").usage, Some(30.0));
     assert_eq!(node(&t, "AccountG").shares, Shares::Count(0));
     assert_eq!(node(&t, "User3").parent.as_deref(), Some("AccountC"));
-    let rows = parse_sshare_rows(&data("t1_classic.psv")).unwrap();
+    let rows = parse_sshare_rows(&text("t1_classic.psv")).unwrap();
     let user1 = rows
         .iter()
         .find(|r| r.user.as_deref() == Some("User1"))
@@ -139,8 +130,8 @@ fn t1_classic_capture() {
 
 #[test]
 fn sacctmgr_t2_matches_the_sshare_tree() {
-    let from_sacctmgr = read_tree(&Path::new(DATA).join("t2_sacctmgr.psv"), None).unwrap();
-    let from_sshare = parse_sshare(&data("t2_fair_tree.psv")).unwrap();
+    let from_sacctmgr = read_tree(&data("formats/t2_sacctmgr.psv"), None).unwrap();
+    let from_sshare = parse_sshare(&text("t2_fair_tree.psv")).unwrap();
     assert_eq!(shape(&from_sacctmgr), shape(&from_sshare));
     assert_eq!(from_sacctmgr.root_usage, None);
     assert!(from_sacctmgr.nodes.iter().all(|n| n.usage.is_none()));

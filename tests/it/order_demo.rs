@@ -1,13 +1,6 @@
 //! `fairsort demo`: an alias of `fairsort order --example` (the README's first command).
 
-use assert_cmd::Command;
-
-fn fairsort() -> Command {
-    let mut c = Command::cargo_bin("fairsort").unwrap();
-    c.env_remove("FAIRSORT_HOME");
-    c.env("XDG_DATA_HOME", "/nonexistent/fairsort-test-data");
-    c
-}
+use crate::common::fairsort;
 
 fn stdout(args: &[&str]) -> String {
     let out = fairsort().args(args).output().unwrap();

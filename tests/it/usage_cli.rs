@@ -2,24 +2,13 @@
 //! the references' decay vectors through the store, set/reset/show, and exports.
 
 use approx::assert_relative_eq;
-use assert_cmd::Command;
 use predicates::prelude::*;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-fn data(p: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/usage")
-        .join(p)
-}
-
-fn fairsort(home: &Path) -> Command {
-    let mut c = Command::cargo_bin("fairsort").unwrap();
-    c.env_remove("FAIRSORT_HOME").arg("--home").arg(home);
-    c
-}
+use crate::common::{data, fairsort_home};
 
 fn show(home: &Path) -> serde_json::Value {
-    let out = fairsort(home)
+    let out = fairsort_home(home)
         .args(["usage", "show", "--json"])
         .output()
         .unwrap();
@@ -42,8 +31,8 @@ fn usage_of(v: &serde_json::Value, name: &str) -> Option<f64> {
 #[test]
 fn recording_the_same_log_twice_charges_once() {
     let home = tempfile::tempdir().unwrap();
-    let logs = data("pbs_logs");
-    fairsort(home.path())
+    let logs = data("usage/pbs_logs");
+    fairsort_home(home.path())
         .args(["usage", "record"])
         .arg(&logs)
         .assert()
@@ -55,7 +44,7 @@ fn recording_the_same_log_twice_charges_once() {
     let v = show(home.path());
     assert_eq!(usage_of(&v, "alice"), Some(1201.0));
     assert_eq!(usage_of(&v, "bob"), Some(101.0));
-    fairsort(home.path())
+    fairsort_home(home.path())
         .args(["usage", "record"])
         .arg(&logs)
         .arg(logs.join("20240414"))
@@ -70,8 +59,8 @@ fn recording_the_same_log_twice_charges_once() {
 #[test]
 fn corrupt_line_is_reported_and_good_lines_charged() {
     let home = tempfile::tempdir().unwrap();
-    let log = data("corrupt.log");
-    fairsort(home.path())
+    let log = data("usage/corrupt.log");
+    fairsort_home(home.path())
         .args(["usage", "record"])
         .arg(&log)
         .assert()
@@ -91,9 +80,9 @@ fn corrupt_line_is_reported_and_good_lines_charged() {
 #[test]
 fn strict_mode_writes_nothing() {
     let home = tempfile::tempdir().unwrap();
-    fairsort(home.path())
+    fairsort_home(home.path())
         .args(["usage", "record", "--strict"])
-        .arg(data("corrupt.log"))
+        .arg(data("usage/corrupt.log"))
         .assert()
         .code(1)
         .stderr(predicate::str::contains("nothing recorded (--strict)"));
@@ -106,15 +95,15 @@ fn strict_mode_writes_nothing() {
 fn pbs_decay_1000_to_125_after_three_periods() {
     let home = tempfile::tempdir().unwrap();
     let h = home.path();
-    fairsort(h)
+    fairsort_home(h)
         .args(["usage", "set", "pbsuser3", "1000"])
         .assert()
         .success();
-    fairsort(h)
+    fairsort_home(h)
         .args(["usage", "decay", "--at", "1713000000"])
         .assert()
         .success();
-    fairsort(h)
+    fairsort_home(h)
         .args(["usage", "decay", "--json", "--at"])
         .arg((1_713_000_000 + 3 * 86_400 + 1).to_string())
         .assert()
@@ -127,7 +116,7 @@ fn pbs_decay_1000_to_125_after_three_periods() {
 fn slurm_decay_per_calc_period_and_sacct_billing() {
     let home = tempfile::tempdir().unwrap();
     let h = home.path();
-    fairsort(h)
+    fairsort_home(h)
         .args([
             "usage",
             "reset",
@@ -138,13 +127,13 @@ fn slurm_decay_per_calc_period_and_sacct_billing() {
         ])
         .assert()
         .success();
-    fairsort(h)
+    fairsort_home(h)
         .args(["usage", "record", "--billing-weights", "CPU=1.0,Mem=0.25G"])
-        .arg(data("sacct.txt"))
+        .arg(data("usage/sacct.txt"))
         .assert()
         .success()
         .stdout(predicate::str::contains("charged 2 job(s)"));
-    fairsort(h)
+    fairsort_home(h)
         .args(["usage", "decay", "--at", "2024-04-13T11:00:00"])
         .assert()
         .code(1)
@@ -159,7 +148,7 @@ fn slurm_decay_per_calc_period_and_sacct_billing() {
         .unwrap();
     assert_eq!(alice["account"], "physics");
     assert_relative_eq!(alice["usage"].as_f64().unwrap(), 57_600.0, epsilon = 1e-9);
-    fairsort(h)
+    fairsort_home(h)
         .args(["usage", "decay", "--at", "2024-04-13T12:05:00"])
         .assert()
         .success();
@@ -172,23 +161,23 @@ fn slurm_decay_per_calc_period_and_sacct_billing() {
 fn flux_bins_through_the_store_t1015() {
     let home = tempfile::tempdir().unwrap();
     let h = home.path();
-    fairsort(h)
+    fairsort_home(h)
         .args(["usage", "reset", "--model", "flux", "--at", "0"])
         .assert()
         .success();
-    fairsort(h)
+    fairsort_home(h)
         .args(["usage", "set", "bankA/u1", "100"])
         .assert()
         .success();
     for (week, want) in [(1, 50.0), (2, 25.0), (3, 12.5)] {
-        fairsort(h)
+        fairsort_home(h)
             .args(["usage", "decay", "--at"])
             .arg((week * 604_800).to_string())
             .assert()
             .success();
         assert_eq!(usage_of(&show(h), "u1"), Some(want));
     }
-    fairsort(h)
+    fairsort_home(h)
         .args(["usage", "show"])
         .assert()
         .success()
@@ -201,25 +190,25 @@ fn flux_bins_through_the_store_t1015() {
 fn reset_and_forget_jobs() {
     let home = tempfile::tempdir().unwrap();
     let h = home.path();
-    let logs = data("pbs_logs");
-    fairsort(h)
+    let logs = data("usage/pbs_logs");
+    fairsort_home(h)
         .args(["usage", "record"])
         .arg(&logs)
         .assert()
         .success();
-    fairsort(h).args(["usage", "reset"]).assert().success();
+    fairsort_home(h).args(["usage", "reset"]).assert().success();
     assert_eq!(usage_of(&show(h), "alice"), None);
-    fairsort(h)
+    fairsort_home(h)
         .args(["usage", "record"])
         .arg(&logs)
         .assert()
         .success()
         .stdout(predicate::str::contains("charged 0 job(s)"));
-    fairsort(h)
+    fairsort_home(h)
         .args(["usage", "reset", "--forget-jobs"])
         .assert()
         .success();
-    fairsort(h)
+    fairsort_home(h)
         .args(["usage", "record"])
         .arg(&logs)
         .assert()
@@ -231,40 +220,40 @@ fn reset_and_forget_jobs() {
 fn errors_are_one_line_with_the_right_status() {
     let home = tempfile::tempdir().unwrap();
     let h = home.path();
-    fairsort(h)
+    fairsort_home(h)
         .args(["usage", "set", "alice", "-5"])
         .assert()
         .code(1)
         .stderr(predicate::str::contains(
             "usage must be a non-negative number",
         ));
-    fairsort(h)
+    fairsort_home(h)
         .args(["usage", "decay", "--at", "tomorrow"])
         .assert()
         .code(2);
-    fairsort(h)
+    fairsort_home(h)
         .args(["usage", "decay", "--decay-factor", "1.5"])
         .assert()
         .code(1)
         .stderr(predicate::str::contains(
             "Valid values are between 0 and 1.",
         ));
-    fairsort(h)
+    fairsort_home(h)
         .args(["usage", "decay", "--decay-time", "86400"])
         .assert()
         .code(1)
         .stderr(predicate::str::contains("Invalid time 86400"));
-    fairsort(h)
+    fairsort_home(h)
         .args(["usage", "record", "--entity", "user"])
-        .arg(data("corrupt.log"))
+        .arg(data("usage/corrupt.log"))
         .assert()
         .code(1)
         .stderr(predicate::str::contains(
             "fairshare_entity user is erroneous",
         ));
-    fairsort(h)
+    fairsort_home(h)
         .args(["usage", "record"])
-        .arg(data("no-such-file"))
+        .arg(data("usage/no-such-file"))
         .assert()
         .code(1);
 }
@@ -273,18 +262,18 @@ fn errors_are_one_line_with_the_right_status() {
 fn export_pbs_binary_round_trips() {
     let home = tempfile::tempdir().unwrap();
     let h = home.path();
-    fairsort(h)
+    fairsort_home(h)
         .args(["usage", "record"])
-        .arg(data("pbs_logs"))
+        .arg(data("usage/pbs_logs"))
         .assert()
         .success();
-    fairsort(h)
+    fairsort_home(h)
         .args(["usage", "set", "unknown", "5"])
         .assert()
         .success();
     let out = home.path().join("sched_priv/usage");
     std::fs::create_dir_all(out.parent().unwrap()).unwrap();
-    fairsort(h)
+    fairsort_home(h)
         .args(["usage", "export", "--touch", "--pbs"])
         .arg(&out)
         .assert()
@@ -303,18 +292,18 @@ fn export_pbs_binary_round_trips() {
 fn usage_res_formula_charges_used_then_requested_resources() {
     let home = tempfile::tempdir().unwrap();
     let h = home.path();
-    fairsort(h)
+    fairsort_home(h)
         .args(["usage", "record", "--usage-res", "ncpus*walltime"])
-        .arg(data("pbs_logs"))
+        .arg(data("usage/pbs_logs"))
         .assert()
         .success();
     // 2 cpus (requested) x 2400 s used; 4 x 600; 1 x 300; PBS usage starts at 1.
     let v = show(h);
     assert_eq!(usage_of(&v, "alice"), Some(1.0 + 4800.0 + 300.0));
     assert_eq!(usage_of(&v, "bob"), Some(1.0 + 2400.0));
-    fairsort(h)
+    fairsort_home(h)
         .args(["usage", "record", "--usage-res", "ncpus*(walltime"])
-        .arg(data("pbs_logs"))
+        .arg(data("usage/pbs_logs"))
         .assert()
         .code(1)
         .stderr(
@@ -326,19 +315,19 @@ fn usage_res_formula_charges_used_then_requested_resources() {
 fn pbs_decay_settings_come_from_the_home_and_changes_are_audited() {
     let home = tempfile::tempdir().unwrap();
     let h = home.path();
-    fairsort(h)
+    fairsort_home(h)
         .args(["qmgr", "-c", "set sched fairshare_decay_time = 00:00:10"])
         .assert()
         .success();
-    fairsort(h)
+    fairsort_home(h)
         .args(["usage", "set", "pbsuser3", "1000"])
         .assert()
         .success();
-    fairsort(h)
+    fairsort_home(h)
         .args(["usage", "decay", "--at", "1000"])
         .assert()
         .success();
-    fairsort(h)
+    fairsort_home(h)
         .args(["usage", "decay", "--at", "1031"])
         .assert()
         .success();
@@ -352,7 +341,7 @@ fn pbs_decay_settings_come_from_the_home_and_changes_are_audited() {
 fn only_managers_change_usage() {
     let home = tempfile::tempdir().unwrap();
     let h = home.path();
-    fairsort(h).args(["usage", "show"]).assert().success();
+    fairsort_home(h).args(["usage", "show"]).assert().success();
     let state = h.join("server.toml");
     let text = std::fs::read_to_string(&state).unwrap();
     let start = text.find("managers = [").unwrap();
@@ -363,11 +352,11 @@ fn only_managers_change_usage() {
         &text[end..]
     );
     std::fs::write(&state, changed).unwrap();
-    fairsort(h)
+    fairsort_home(h)
         .args(["usage", "set", "alice", "5"])
         .assert()
         .code(1)
         .stderr(predicate::str::contains("Unauthorized Request"));
-    fairsort(h).args(["usage", "show"]).assert().success();
+    fairsort_home(h).args(["usage", "show"]).assert().success();
     assert_eq!(usage_of(&show(h), "alice"), None);
 }

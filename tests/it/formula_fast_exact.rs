@@ -6,23 +6,8 @@
 
 use fairsort::formula::{compile, ResourceTable};
 
-/// A small deterministic generator (xorshift), so failures reproduce.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
-        xs[self.below(xs.len())]
-    }
-}
+// `Rng`: a small deterministic generator (xorshift), so failures reproduce.
+use crate::common::Rng;
 
 const NAMES: &[&str] = &[
     "ncpus",

@@ -1,18 +1,9 @@
 //! Permissions: only managers change anything; anyone may read. The non-manager is simulated
 //! by a `managers` list without the current user (no impersonation switch exists).
 
-use assert_cmd::Command;
 use predicates::prelude::*;
-use std::path::Path;
 
-fn qmgr(home: &Path, req: &str) -> assert_cmd::assert::Assert {
-    Command::cargo_bin("fairsort")
-        .unwrap()
-        .arg("--home")
-        .arg(home)
-        .args(["qmgr", "-c", req])
-        .assert()
-}
+use crate::common::qmgr;
 
 const REFUSED_SERVER: &str =
     "qmgr obj= svr=default: Unauthorized Request \nqmgr: Error (15007) returned from server\n";

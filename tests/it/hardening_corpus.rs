@@ -15,7 +15,10 @@ use fairsort::queue::{read_jobs_bytes, JobsFormat};
 use fairsort::usage::{usage_res_charge, FairshareEntity, PbsLogReader};
 use std::path::{Path, PathBuf};
 
-const CORPUS: &str = "tests/bad_inputs";
+/// tests/bad_inputs, absolute.
+fn corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bad_inputs")
+}
 
 /// Runs `input` through the reader named by its directory; `Ok(())` if it was accepted.
 fn run_case(reader: &str, input: &Path) -> Result<(), String> {
@@ -100,7 +103,7 @@ fn first_malformed(m: &[fairsort::usage::Malformed]) -> Result<(), String> {
 
 fn cases() -> Vec<(String, PathBuf)> {
     let mut out = Vec::new();
-    let mut dirs: Vec<_> = std::fs::read_dir(CORPUS)
+    let mut dirs: Vec<_> = std::fs::read_dir(corpus())
         .expect("tests/bad_inputs exists")
         .map(|e| e.expect("readable corpus").path())
         .filter(|p| p.is_dir())

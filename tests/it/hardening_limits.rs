@@ -10,6 +10,8 @@ use fairsort::usage::{usage_res_charge, FairshareEntity, PbsLogReader};
 use std::io::{BufReader, Read, Write};
 use std::path::Path;
 
+use crate::common::fairsort_home;
+
 const HUGE: usize = 100 * 1024 * 1024;
 
 /// A reader producing `prefix`, then `len` bytes of `x`, then `suffix`, without holding them.
@@ -192,9 +194,8 @@ fn whole_file_inputs_refuse_an_overlong_line() {
     );
 
     let dir = tempfile::tempdir().unwrap();
-    let out = assert_cmd::Command::cargo_bin("fairsort")
-        .unwrap()
-        .args(["--home", dir.path().to_str().unwrap(), "qmgr"])
+    let out = fairsort_home(dir.path())
+        .arg("qmgr")
         .write_stdin(format!(
             "list server\nset server job_sort_formula = \"{long}\"\n"
         ))

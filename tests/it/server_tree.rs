@@ -2,33 +2,25 @@
 //! and stored in PBS `resource_group` layout; bad input changes nothing; `Home::tree_spec`
 //! returns it with the home's usage applied and `unknown_shares` from the sched attributes.
 
-use assert_cmd::Command;
 use fairsort::fairshare::{NodeKind, Shares};
 use fairsort::home::Home;
 use predicates::prelude::*;
-use std::path::Path;
 
-const DATA: &str = "tests/data/server";
-
-fn fairsort(home: &Path) -> Command {
-    let mut c = Command::cargo_bin("fairsort").unwrap();
-    c.arg("--home").arg(home);
-    c
-}
+use crate::common::{data_str, fairsort_home};
 
 #[test]
 fn import_pbs_tree_then_read_it_back_with_usage() {
     let dir = tempfile::tempdir().unwrap();
     let h = dir.path();
-    fairsort(h)
-        .args(["tree", "import", &format!("{DATA}/resource_group")])
+    fairsort_home(h)
+        .args(["tree", "import", &data_str("server/resource_group")])
         .assert()
         .success()
         .stdout(predicate::str::starts_with("stored 6 nodes from"));
     let stored = std::fs::read_to_string(h.join("resource_group")).unwrap();
     assert!(stored.lines().any(|l| l.split_whitespace().collect::<Vec<_>>() == ["pbsuser3", "22", "group2", "40"]), "{stored}");
-    std::fs::copy(format!("{DATA}/usage.toml"), h.join("usage.toml")).unwrap();
-    fairsort(h)
+    std::fs::copy(data_str("server/usage.toml"), h.join("usage.toml")).unwrap();
+    fairsort_home(h)
         .args(["qmgr", "-c", "set sched unknown_shares = 5"])
         .assert()
         .success();
@@ -55,7 +47,7 @@ fn import_pbs_tree_then_read_it_back_with_usage() {
         "unlisted leaf: no usage recorded"
     );
 
-    fairsort(h)
+    fairsort_home(h)
         .args(["tree", "show"])
         .assert()
         .success()
@@ -68,11 +60,11 @@ fn import_pbs_tree_then_read_it_back_with_usage() {
 fn import_slurm_tree() {
     let dir = tempfile::tempdir().unwrap();
     let h = dir.path();
-    fairsort(h)
+    fairsort_home(h)
         .args([
             "tree",
             "import",
-            &format!("{DATA}/cluster.psv"),
+            &data_str("server/cluster.psv"),
             "--tree-format",
             "sacctmgr",
         ])
@@ -94,16 +86,16 @@ fn import_slurm_tree() {
 fn bad_tree_changes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let h = dir.path();
-    fairsort(h)
-        .args(["tree", "import", &format!("{DATA}/resource_group")])
+    fairsort_home(h)
+        .args(["tree", "import", &data_str("server/resource_group")])
         .assert()
         .success();
     let before = std::fs::read(h.join("resource_group")).unwrap();
-    fairsort(h)
+    fairsort_home(h)
         .args([
             "tree",
             "import",
-            &format!("{DATA}/unknown_parent.rg"),
+            &data_str("server/unknown_parent.rg"),
             "--tree-format",
             "pbs",
         ])
@@ -112,7 +104,7 @@ fn bad_tree_changes_nothing() {
         .stderr(predicate::str::contains(
             "unknown_parent.rg: line 2: Parent ginfo of pbsuser doesnt exist.",
         ));
-    fairsort(h)
+    fairsort_home(h)
         .args(["tree", "import", "no/such/file"])
         .assert()
         .code(1);
@@ -124,17 +116,17 @@ fn no_tree_yet_and_non_manager() {
     let dir = tempfile::tempdir().unwrap();
     let h = dir.path();
     assert!(Home::open(Some(h)).unwrap().tree_spec().unwrap().is_none());
-    fairsort(h)
+    fairsort_home(h)
         .args(["tree", "show"])
         .assert()
         .code(1)
         .stderr(predicate::str::contains("no share tree"));
-    fairsort(h)
+    fairsort_home(h)
         .args(["qmgr", "-c", "set server managers = nobody@*"])
         .assert()
         .success();
-    fairsort(h)
-        .args(["tree", "import", &format!("{DATA}/resource_group")])
+    fairsort_home(h)
+        .args(["tree", "import", &data_str("server/resource_group")])
         .assert()
         .code(1)
         .stderr("qmgr obj= svr=default: Unauthorized Request \nqmgr: Error (15007) returned from server\n");

@@ -3,13 +3,10 @@
 //! half-written state file.
 
 use fairsort::home::Home;
-use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-fn bin() -> std::path::PathBuf {
-    assert_cmd::cargo::cargo_bin("fairsort")
-}
+use crate::common::{bin, queue_q_priority};
 
 #[test]
 fn fifty_concurrent_writers_lose_nothing() {
@@ -61,14 +58,6 @@ impl Lcg {
     }
 }
 
-fn priority_of(home: &Path) -> Option<i64> {
-    let state = Home::open(Some(home))
-        .unwrap()
-        .load()
-        .expect("state file must always parse");
-    state.queues.get("q").and_then(|q| q.priority)
-}
-
 #[test]
 fn writer_killed_mid_write_leaves_old_or_new_state() {
     let dir = tempfile::tempdir().unwrap();
@@ -109,7 +98,7 @@ fn writer_killed_mid_write_leaves_old_or_new_state() {
         std::thread::sleep(Duration::from_micros(rng.next(60_000)));
         let _ = child.kill(); // SIGKILL
         let _ = child.wait();
-        let p = priority_of(home).expect("queue q must survive");
+        let p = queue_q_priority(home).expect("queue q must survive");
         let allowed: Vec<i64> = std::iter::once(last)
             .chain((0..40).map(|k| (base + k) % 1000))
             .collect();

@@ -2,18 +2,10 @@
 //! 15124, 15125 with fairsort's caret, nothing stored on failure, custom resources usable in
 //! formulas, and resources in use protected.
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 use std::path::Path;
 
-fn qmgr(home: &Path, req: &str) -> assert_cmd::assert::Assert {
-    Command::cargo_bin("fairsort")
-        .unwrap()
-        .arg("--home")
-        .arg(home)
-        .args(["qmgr", "-c", req])
-        .assert()
-}
+use crate::common::qmgr;
 
 fn stdout(home: &Path, req: &str) -> String {
     String::from_utf8(qmgr(home, req).success().get_output().stdout.clone()).unwrap()

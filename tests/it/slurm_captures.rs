@@ -11,6 +11,8 @@ use fairsort::fairshare::{
 };
 use std::collections::HashMap;
 
+use crate::common::data;
+
 /// sshare's `%f` has 6 decimals: 1.5e-6 is the acceptance tolerance.
 const TOL: f64 = 1.5e-6;
 
@@ -21,8 +23,9 @@ struct Capture {
     tree: Tree,
 }
 
+/// `path` is under tests/data.
 fn read(path: &str) -> Capture {
-    let text = std::fs::read_to_string(path).unwrap();
+    let text = std::fs::read_to_string(data(path)).unwrap();
     let mut lines = text.lines();
     let header: Vec<String> = lines.next().unwrap().split('|').map(String::from).collect();
     let mut rows = Vec::new();
@@ -126,7 +129,7 @@ fn check(path: &str, algorithm: Algorithm, opts: &Options) {
 #[test]
 fn fair_tree_t2_test24_4() {
     check(
-        "tests/data/slurm/t2_fair_tree.psv",
+        "slurm/t2_fair_tree.psv",
         Algorithm::FairTree,
         &Options::default(),
     );
@@ -135,7 +138,7 @@ fn fair_tree_t2_test24_4() {
 #[test]
 fn classic_t1_dampening_1() {
     check(
-        "tests/data/slurm/t1_classic_d1.psv",
+        "slurm/t1_classic_d1.psv",
         Algorithm::Classic,
         &Options::default(),
     );
@@ -147,17 +150,13 @@ fn classic_t1_dampening_2() {
         dampening: 2.0,
         ..Options::default()
     };
-    check(
-        "tests/data/slurm/t1_classic_d2.psv",
-        Algorithm::Classic,
-        &opts,
-    );
+    check("slurm/t1_classic_d2.psv", Algorithm::Classic, &opts);
 }
 
 #[test]
 fn classic_t1h_fairshare_parent() {
     check(
-        "tests/data/slurm/t1h_classic_parent.psv",
+        "slurm/t1h_classic_parent.psv",
         Algorithm::Classic,
         &Options::default(),
     );
@@ -166,7 +165,7 @@ fn classic_t1h_fairshare_parent() {
 #[test]
 fn depth_oblivious_t1() {
     check(
-        "tests/data/slurm/t1_depth_oblivious.psv",
+        "slurm/t1_depth_oblivious.psv",
         Algorithm::DepthOblivious,
         &Options::default(),
     );
@@ -177,7 +176,7 @@ fn a_capture_that_disagrees_is_caught() {
     // The same check against the wrong algorithm must fail: the comparison is not vacuous.
     let r = std::panic::catch_unwind(|| {
         check(
-            "tests/data/slurm/t1_classic_d1.psv",
+            "slurm/t1_classic_d1.psv",
             Algorithm::DepthOblivious,
             &Options::default(),
         )

@@ -4,57 +4,15 @@
 //! several banks, inactive rows, and `--flux-compat` on fractional usages.
 
 use approx::assert_abs_diff_eq;
-use assert_cmd::Command;
-use rusqlite::{params, Connection};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-const SCHEMA: &str = "
-CREATE TABLE association_table (
-    creation_time bigint(20) NOT NULL, mod_time bigint(20) DEFAULT 0 NOT NULL,
-    active int(11) DEFAULT 1 NOT NULL, username tinytext NOT NULL, userid int(11) DEFAULT 65534 NOT NULL,
-    bank tinytext NOT NULL, default_bank tinytext NOT NULL, shares int(11) DEFAULT 1 NOT NULL,
-    job_usage real DEFAULT 0.0 NOT NULL, fairshare real DEFAULT 0.5 NOT NULL,
-    max_running_jobs int(11) DEFAULT 5 NOT NULL, max_active_jobs int(11) DEFAULT 7 NOT NULL,
-    queues tinytext DEFAULT '' NOT NULL, projects tinytext DEFAULT '*' NOT NULL,
-    PRIMARY KEY (username, bank));
-CREATE TABLE bank_table (
-    bank_id integer PRIMARY KEY AUTOINCREMENT, bank text NOT NULL, active int(11) DEFAULT 1 NOT NULL,
-    parent_bank text DEFAULT '', shares int NOT NULL, job_usage real DEFAULT 0.0 NOT NULL,
-    priority real DEFAULT 0.0, ignore_older_than bigint DEFAULT 0 NOT NULL);
-";
-
-/// (bank, parent bank, shares, active)
-type Bank<'a> = (&'a str, &'a str, i64, i64);
-/// (user, bank, shares, job_usage, active)
-type Assoc<'a> = (&'a str, &'a str, i64, f64, i64);
-
-fn make_db(dir: &Path, banks: &[Bank], assocs: &[Assoc]) -> PathBuf {
-    let path = dir.join("FluxAccounting.db");
-    let conn = Connection::open(&path).unwrap();
-    conn.execute_batch(SCHEMA).unwrap();
-    for (bank, parent, shares, active) in banks {
-        conn.execute(
-            "INSERT INTO bank_table (bank, parent_bank, shares, active) VALUES (?1, ?2, ?3, ?4)",
-            params![bank, parent, shares, active],
-        )
-        .unwrap();
-    }
-    for (user, bank, shares, usage, active) in assocs {
-        conn.execute(
-            "INSERT INTO association_table (creation_time, username, bank, default_bank, shares, job_usage, active) \
-             VALUES (0, ?1, ?2, ?2, ?3, ?4, ?5)",
-            params![user, bank, shares, usage, active],
-        )
-        .unwrap();
-    }
-    path
-}
+use crate::common::fairsort;
+use crate::common::flux_db::{make_db, Bank};
 
 /// `(account, user) -> fairshare` of every user row of `share --json`.
 fn fairshares(db: &Path, extra: &[&str]) -> Vec<(String, String, f64)> {
-    let out = Command::cargo_bin("fairsort")
-        .unwrap()
+    let out = fairsort()
         .args(["share", "--tree"])
         .arg(db)
         .args(["--algorithm", "flux", "--json"])
@@ -109,6 +67,7 @@ fn v2_ties_across_banks() {
     let dir = tempfile::tempdir().unwrap();
     let db = make_db(
         dir.path(),
+        "FluxAccounting.db",
         V2_BANKS,
         &[
             ("leaf.1.1", "account1", 10000, 100.0, 1),
@@ -142,6 +101,7 @@ fn v5_zero_shares_and_inactive_rows() {
     let dir = tempfile::tempdir().unwrap();
     let db = make_db(
         dir.path(),
+        "FluxAccounting.db",
         V2_BANKS,
         &[
             ("leaf.1.1", "account1", 10000, 100.0, 1),
@@ -177,6 +137,7 @@ fn several_banks_and_zero_usage() {
     let dir = tempfile::tempdir().unwrap();
     let db = make_db(
         dir.path(),
+        "FluxAccounting.db",
         &[
             ("root", "", 1, 1),
             ("A", "root", 1, 1),
@@ -202,6 +163,7 @@ fn several_banks_and_zero_usage() {
     let dir = tempfile::tempdir().unwrap();
     let db = make_db(
         dir.path(),
+        "FluxAccounting.db",
         &[("root", "", 1, 1), ("A", "root", 1, 1), ("B", "root", 1, 1)],
         &[
             ("u", "A", 1, 10.0, 1),
@@ -226,6 +188,7 @@ fn flux_compat_on_fractional_usage() {
     let dir = tempfile::tempdir().unwrap();
     let db = make_db(
         dir.path(),
+        "FluxAccounting.db",
         &[("root", "", 1, 1), ("A", "root", 1, 1)],
         &[
             ("X", "A", 1, 0.5, 1),

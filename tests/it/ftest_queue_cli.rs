@@ -2,21 +2,9 @@
 //! `[[share]]` and `[[compare]]` diffs, `--record` round trips for the new kinds, `@current` from
 //! the server home, and the qmgr guard (`job_sort_formula_tests`).
 
-use assert_cmd::Command;
 use predicates::prelude::*;
-use std::path::{Path, PathBuf};
 
-fn fairsort(home: &Path) -> Command {
-    let mut c = Command::cargo_bin("fairsort").unwrap();
-    c.env_remove("FAIRSORT_HOME").arg("--home").arg(home);
-    c
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let p = dir.join(name);
-    std::fs::write(&p, text).unwrap();
-    p
-}
+use crate::common::{fairsort_home, qmgr, write};
 
 const QUEUE: &str = r#"
 [trees.small]
@@ -40,7 +28,7 @@ fn order_failure_shows_both_orders_with_the_first_difference() {
         "{QUEUE}\n[[order]]\nname = \"big jobs first\"\nformula = \"ncpus\"\njobs = \"@q\"\nexpect = [\"b1\", \"a1\", \"a2\"]\n\n[[order]]\nname = \"alice before bob\"\nformula = \"ncpus\"\njobs = \"@q\"\nexpect = {{ before = [[\"a1\", \"b1\"]] }}\n"
     );
     let f = write(dir.path(), "t.toml", &text);
-    let out = fairsort(dir.path())
+    let out = fairsort_home(dir.path())
         .arg("test")
         .arg(&f)
         .assert()
@@ -69,7 +57,7 @@ fn share_and_compare_failures_are_readable_and_json() {
         "{QUEUE}\n[[share]]\nname = \"pbs factors\"\ntree = \"@small\"\nexpect = {{ alice = 0.9, bob = 0.2 }}\nabs = 1e-3\n\n[[compare]]\nname = \"nothing moves\"\nformula = \"ncpus\"\nagainst = \"-ncpus\"\njobs = \"@q\"\nexpect = {{ changed = [] }}\n"
     );
     let f = write(dir.path(), "t.toml", &text);
-    fairsort(dir.path())
+    fairsort_home(dir.path())
         .arg("test")
         .arg(&f)
         .assert()
@@ -81,7 +69,7 @@ fn share_and_compare_failures_are_readable_and_json() {
         ))
         .stdout(predicate::str::contains("rank  current  against"))
         .stdout(predicate::str::ends_with("0 passed, 2 failed\n"));
-    let out = fairsort(dir.path())
+    let out = fairsort_home(dir.path())
         .args(["test", "--json"])
         .arg(&f)
         .assert()
@@ -108,7 +96,7 @@ fn record_fills_order_share_and_compare_and_round_trips() {
         "{QUEUE}\n[[order]]\nname = \"o\"\njobs = \"@q\"\nthreshold = 1\n\n[[share]]\nname = \"s\"\ntree = \"@small\"\nalgorithm = \"fair-tree\"\n\n[[compare]]\nname = \"c\"\nagainst = \"-ncpus\"\njobs = \"@q\"\n"
     );
     let f = write(dir.path(), "t.toml", &text);
-    fairsort(dir.path())
+    fairsort_home(dir.path())
         .args(["test", "--record", "--formula", "ncpus"])
         .arg(&f)
         .assert()
@@ -129,14 +117,14 @@ fn record_fills_order_share_and_compare_and_round_trips() {
         recorded.contains("expect = { changed = [\"b1\", \"a1\"] }"),
         "{recorded}"
     );
-    fairsort(dir.path())
+    fairsort_home(dir.path())
         .args(["test", "--formula", "ncpus"])
         .arg(&f)
         .assert()
         .success()
         .stdout(predicate::str::ends_with("3 passed, 0 failed\n"));
     // Another current formula breaks the recorded order and comparison.
-    fairsort(dir.path())
+    fairsort_home(dir.path())
         .args(["test", "--formula", "-ncpus"])
         .arg(&f)
         .assert()
@@ -152,7 +140,7 @@ fn bad_queue_parts_are_located() {
         "t.toml",
         "[[order]]\nformula = \"ncpus\"\njobs = \"@nope\"\nexpect = []\n",
     );
-    fairsort(dir.path())
+    fairsort_home(dir.path())
         .arg("test")
         .arg(&f)
         .assert()
@@ -165,17 +153,13 @@ fn bad_queue_parts_are_located() {
         "u.toml",
         "[[share]]\ntree = { file = \"missing.rg\" }\nexpect = { a = 1 }\n",
     );
-    fairsort(dir.path())
+    fairsort_home(dir.path())
         .arg("test")
         .arg(&f)
         .assert()
         .code(1)
         .stdout(predicate::str::contains("missing.rg"))
         .stdout(predicate::str::ends_with("0 passed, 1 failed\n"));
-}
-
-fn qmgr(home: &Path, req: &str) -> assert_cmd::assert::Assert {
-    fairsort(home).args(["qmgr", "-c", req]).assert()
 }
 
 #[test]
@@ -189,14 +173,14 @@ fn current_formula_and_resources_come_from_the_server_home() {
         "t.toml",
         "[[eval]]\nwith = { paws = 1.5 }\nexpect = 3\n[[order]]\njobs = [{ id = \"x\", user = \"u\", resources = { paws = 1 } }, { id = \"y\", user = \"u\", resources = { paws = 2 } }]\nexpect = [\"y\", \"x\"]\n",
     );
-    fairsort(h)
+    fairsort_home(h)
         .arg("test")
         .arg(&f)
         .assert()
         .success()
         .stdout(predicate::str::ends_with("2 passed, 0 failed\n"));
     // --formula still wins over the home's formula.
-    fairsort(h)
+    fairsort_home(h)
         .args(["test", "--formula", "-paws"])
         .arg(&f)
         .assert()
@@ -209,7 +193,7 @@ fn a_missing_home_is_never_created() {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join("no-such-home");
     let f = write(dir.path(), "t.toml", "[[eval]]\nexpect = 1\n");
-    fairsort(&home)
+    fairsort_home(&home)
         .arg("test")
         .arg(&f)
         .assert()
@@ -237,7 +221,7 @@ fn qmgr_guard_refuses_a_formula_that_breaks_a_test() {
         .code(1)
         .stderr(predicate::str::contains("job_sort_formula refused"))
         .stderr(predicate::str::contains("\"big jobs first\""));
-    let listed = fairsort(h)
+    let listed = fairsort_home(h)
         .args(["qmgr", "-c", "list server"])
         .assert()
         .success()
@@ -250,7 +234,7 @@ fn qmgr_guard_refuses_a_formula_that_breaks_a_test() {
         "{listed}"
     );
     qmgr(h, "set server job_sort_formula = \"2*ncpus + 1\"").success();
-    let listed = fairsort(h)
+    let listed = fairsort_home(h)
         .args(["qmgr", "-c", "list server"])
         .assert()
         .success()

@@ -6,8 +6,10 @@ use approx::relative_eq;
 use fairsort::formula::{compile, ResourceTable};
 use serde_json::Value as Json;
 
+use crate::common::data;
+
 fn cases() -> Vec<Json> {
-    let text = std::fs::read_to_string("tests/data/formula/golden.jsonl")
+    let text = std::fs::read_to_string(data("formula/golden.jsonl"))
         .unwrap_or_else(|e| panic!("golden table: {e}"));
     text.lines()
         .filter(|l| !l.trim().is_empty())

@@ -5,9 +5,11 @@ use assert_cmd::Command;
 use predicates::prelude::*;
 use std::path::Path;
 
+use crate::common::{fairsort, fairsort_home};
+
 fn qmgr(home: &Path) -> Command {
-    let mut c = Command::cargo_bin("fairsort").unwrap();
-    c.arg("--home").arg(home).arg("qmgr");
+    let mut c = fairsort_home(home);
+    c.arg("qmgr");
     c
 }
 
@@ -286,8 +288,7 @@ fn script_on_stdin_with_comments_continuations_and_quit() {
 fn home_from_flag_after_subcommand_and_from_env() {
     let dir = tempfile::tempdir().unwrap();
     let a = dir.path().join("a");
-    Command::cargo_bin("fairsort")
-        .unwrap()
+    fairsort()
         .args(["qmgr", "--home"])
         .arg(&a)
         .args(["-c", "create queue viaflag"])
@@ -297,8 +298,7 @@ fn home_from_flag_after_subcommand_and_from_env() {
         .unwrap()
         .contains("[queues.viaflag]"));
     let b = dir.path().join("b");
-    Command::cargo_bin("fairsort")
-        .unwrap()
+    fairsort()
         .env("FAIRSORT_HOME", &b)
         .args(["qmgr", "-c", "create queue viaenv"])
         .assert()
@@ -307,8 +307,7 @@ fn home_from_flag_after_subcommand_and_from_env() {
         .unwrap()
         .contains("[queues.viaenv]"));
     let xdg = dir.path().join("xdg");
-    Command::cargo_bin("fairsort")
-        .unwrap()
+    fairsort()
         .env_remove("FAIRSORT_HOME")
         .env("XDG_DATA_HOME", &xdg)
         .args(["qmgr", "-c", "create queue viadefault"])

@@ -1,20 +1,14 @@
 //! PBS readers and writers against openpbs.md §3.2, §3.6 and the §4.1 tree.
 
-use std::path::Path;
-
 use approx::assert_relative_eq;
 use fairsort::fairshare::spec::{NodeKind, Shares, TreeSource, TreeSpec};
 use fairsort::formats::pbs::{self, PbsUsage};
 use fairsort::formats::{read_tree, TreeFormat};
 
-const DATA: &str = "tests/data/formats";
+use crate::common::{data, node};
 
 fn tree() -> TreeSpec {
-    read_tree(&Path::new(DATA).join("resource_group"), None).unwrap()
-}
-
-fn node<'a>(t: &'a TreeSpec, name: &str) -> &'a fairsort::fairshare::spec::NodeSpec {
-    t.nodes.iter().find(|n| n.name == name).unwrap()
+    read_tree(&data("formats/resource_group"), None).unwrap()
 }
 
 /// PBS group usage as the algorithm derives it: 1 + the sum of the listed leaves below.
@@ -57,7 +51,7 @@ fn section_4_1_tree_is_detected_and_read() {
 #[test]
 fn section_4_1_text_usage_gives_pbsfs_usages() {
     let mut t = tree();
-    let text = std::fs::read_to_string(Path::new(DATA).join("usage.txt")).unwrap();
+    let text = std::fs::read_to_string(data("formats/usage.txt")).unwrap();
     let u = pbs::read_usage_text(&text).unwrap();
     assert_eq!(u.entries.len(), 3);
     fairsort::usage::apply_usage(&mut t, fairsort::usage::pbs_records(&u)).unwrap();
@@ -82,7 +76,7 @@ fn section_4_1_text_usage_gives_pbsfs_usages() {
 #[test]
 fn binary_usage_round_trip_in_pbs_write_order() {
     let mut t = tree();
-    let text = std::fs::read_to_string(Path::new(DATA).join("usage.txt")).unwrap();
+    let text = std::fs::read_to_string(data("formats/usage.txt")).unwrap();
     fairsort::usage::apply_usage(
         &mut t,
         fairsort::usage::pbs_records(&pbs::read_usage_text(&text).unwrap()),

@@ -1,0 +1,103 @@
+//! Helpers shared by the test modules: the `fairsort` binary (isolated from the server home of
+//! whoever runs the tests), paths into `tests/data`, scratch files, server-home state and the
+//! flux-accounting databases the flux tests build.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use fairsort::fairshare::spec::{NodeSpec, TreeSpec};
+use fairsort::home::Home;
+
+pub mod flux_db;
+
+/// Where `XDG_DATA_HOME` points in [`fairsort`]: a directory that never exists, so the default
+/// server home is never found (and never created).
+pub const NO_XDG_DATA_HOME: &str = "/nonexistent/fairsort-test-data";
+
+/// The binary cargo built for these tests, never on a server home of the user running them: no
+/// `FAIRSORT_HOME` and no default home (a home's custom resources, formula or tree would change
+/// what the commands print). A test that wants a home passes `--home`, or sets `FAIRSORT_HOME` /
+/// `XDG_DATA_HOME` on the command, which overrides these.
+pub fn fairsort() -> Command {
+    let mut c = Command::cargo_bin("fairsort").unwrap_or_else(|e| panic!("{e}"));
+    c.env_remove("FAIRSORT_HOME");
+    c.env("XDG_DATA_HOME", NO_XDG_DATA_HOME);
+    c
+}
+
+/// [`fairsort`] on the server home `home` (`--home HOME`).
+pub fn fairsort_home(home: &Path) -> Command {
+    let mut c = fairsort();
+    c.arg("--home").arg(home);
+    c
+}
+
+/// `fairsort --home HOME qmgr -c REQ`, run, for asserting on.
+pub fn qmgr(home: &Path, req: &str) -> assert_cmd::assert::Assert {
+    fairsort_home(home).args(["qmgr", "-c", req]).assert()
+}
+
+/// The binary's path, for tests that spawn it with `std::process::Command` (to kill it, run it
+/// under `sh` or `setpriv`).
+pub fn bin() -> PathBuf {
+    assert_cmd::cargo::cargo_bin("fairsort")
+}
+
+/// `tests/data/REL`, absolute (the data stays beside the tests, whatever the current directory).
+pub fn data(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(rel)
+}
+
+/// [`data`] as a string, for argument lists of `&str`.
+pub fn data_str(rel: &str) -> String {
+    data(rel)
+        .to_str()
+        .unwrap_or_else(|| panic!("non-UTF-8 path to tests/data/{rel}"))
+        .to_string()
+}
+
+/// Writes `text` to `dir/name` and returns that path.
+pub fn write(dir: impl AsRef<Path>, name: &str, text: &str) -> PathBuf {
+    let p = dir.as_ref().join(name);
+    std::fs::write(&p, text).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    p
+}
+
+/// A command's stdout as JSON.
+pub fn json_of(out: &[u8]) -> serde_json::Value {
+    serde_json::from_slice(out).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(out)))
+}
+
+/// The node called `name` of a tree as read.
+pub fn node<'a>(t: &'a TreeSpec, name: &str) -> &'a NodeSpec {
+    t.nodes.iter().find(|n| n.name == name).unwrap()
+}
+
+/// The `Priority` of queue `q` in the server home `home`; its state file must always parse.
+pub fn queue_q_priority(home: &Path) -> Option<i64> {
+    let state = Home::open(Some(home))
+        .unwrap()
+        .load()
+        .expect("state file must always parse");
+    state.queues.get("q").and_then(|q| q.priority)
+}
+
+/// A small deterministic generator (xorshift), so failures of randomized tests reproduce.
+pub struct Rng(pub u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    pub fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
+        xs[self.below(xs.len())]
+    }
+}

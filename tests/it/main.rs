@@ -1,0 +1,46 @@
+//! fairsort's integration and CLI tests, in one test binary (`cargo test --test it`): one link
+//! instead of one per file. Each file is a module named after what it tests; filter with
+//! `cargo test --test it order_cli::` or any part of a test's name.
+//!
+//! Tests run as threads of one process here: a test must not change process-wide state
+//! (`std::env::set_var`, the current directory, the umask, signal dispositions). Give a spawned
+//! binary its own environment with `Command::env` / `env_remove` instead.
+//!
+//! proptest keeps the failing cases it found in `tests/proptest-regressions/<module>.txt` (its
+//! default place for a test crate with a `main.rs`) and replays them first; commit them.
+
+mod architecture;
+mod common;
+
+mod fairshare_flux;
+mod formats_flux;
+mod formats_native;
+mod formats_pbs;
+mod formats_slurm;
+mod formula_cli;
+mod formula_fast_exact;
+mod formula_golden;
+mod formula_home;
+mod formula_limits;
+mod formula_python_diff;
+mod ftest_cli;
+mod ftest_queue_cli;
+mod hardening_corpus;
+mod hardening_home;
+mod hardening_limits;
+mod hardening_props;
+mod hardening_regressions;
+mod order_cli;
+mod order_demo;
+mod qmgr_formula;
+mod qmgr_language;
+mod qstat_fast_path;
+mod server_permissions;
+mod server_safety;
+mod server_tree;
+mod share_cli;
+mod share_flux_db;
+mod slurm_capture_cli;
+mod slurm_captures;
+mod slurm_edges;
+mod usage_cli;
