@@ -12,6 +12,7 @@ pub mod lines;
 pub mod native;
 pub mod pbs;
 pub mod slurm;
+pub mod snippet;
 pub(crate) mod text;
 
 pub use atomic::{write_atomic, WriteError};
