@@ -40,7 +40,7 @@ pub fn run(args: Args, global: &Global) -> CliResult {
         });
         println!("{out:#}");
     } else {
-        print!("{}", super::test_report::render(&files));
+        print!("{}", super::ftest_report::render(&files));
     }
     if summary.all_passed() {
         Ok(())
