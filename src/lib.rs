@@ -22,6 +22,7 @@ pub mod home;
 pub mod qmgr;
 pub mod queue;
 pub mod scenario;
+pub mod snippet;
 pub mod usage;
 
 /// The README's Rust examples, compiled and run as doctests.

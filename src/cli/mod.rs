@@ -3,15 +3,15 @@
 
 pub mod choices;
 pub mod failure;
+pub mod ftest_report;
 pub mod table;
-pub mod test_report;
 
 pub mod check;
 pub mod eval;
+pub mod ftest;
 pub mod order;
 pub mod qmgr;
 pub mod share;
-pub mod test;
 pub mod tree;
 pub mod usage;
 
@@ -56,7 +56,7 @@ pub enum Command {
     #[command(visible_alias = "demo")]
     Order(order::Args),
     /// Run formula unit-test files.
-    Test(test::Args),
+    Test(ftest::Args),
     /// Record, decay, set, reset and show fair-share usage.
     Usage(usage::Args),
 }
@@ -71,7 +71,7 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Tree(args) => tree::run(args, &global),
         Command::Qmgr(args) => qmgr::run(args, &global),
         Command::Order(args) => order::run(args, &global),
-        Command::Test(args) => test::run(args, &global),
+        Command::Test(args) => ftest::run(args, &global),
         Command::Usage(args) => usage::run(args, &global),
     }
 }

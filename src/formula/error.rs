@@ -3,6 +3,7 @@
 //! puts a caret under it.
 
 use super::resources::ResourceType;
+use crate::snippet::{self, Layout, Spot};
 use std::ops::Range;
 
 /// PBS's `PBSE_BAD_FORMULA`: the formula is not valid Python expression syntax.
@@ -138,28 +139,12 @@ impl FormulaError {
     pub fn render(&self, src: &str) -> String {
         let mut out = self.to_string();
         if let Some(span) = self.span() {
-            let (line_no, col, line, start_in_line) = locate(src, span.start);
-            let width = src
-                .get(span.clone())
-                .map(|s| s.split('\n').next().unwrap_or("").chars().count())
-                .unwrap_or(1)
-                .max(1);
             // Long lines are cut to a window around the caret.
-            let (line, start_in_line) = window(line, start_in_line);
-            let pad: String = line
-                .get(..start_in_line)
-                .unwrap_or("")
-                .chars()
-                .map(|c| if c == '\t' { '\t' } else { ' ' })
-                .collect();
-            let width = width.min(line.len().saturating_sub(start_in_line).max(1));
-            out.push_str(&format!(
-                "\nat line {line_no}, column {col}\n  {line}\n  {pad}"
+            out.push_str(&snippet::render(
+                &Spot::locate(src, span),
+                Layout::Indented,
+                true,
             ));
-            out.push('^');
-            for _ in 1..width {
-                out.push('~');
-            }
         }
         if let Some(hint) = self.hint() {
             out.push('\n');
@@ -167,50 +152,6 @@ impl FormulaError {
         }
         out
     }
-}
-
-/// Line (1-based), column (1-based, in characters), the line's text and the byte offset of
-/// `at` within the line.
-fn locate(src: &str, at: usize) -> (usize, usize, &str, usize) {
-    let at = clamp_to_char_boundary(src, at);
-    let before = &src[..at];
-    let line_start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
-    let line_end = src[at..].find('\n').map(|i| at + i).unwrap_or(src.len());
-    let line_no = before.matches('\n').count() + 1;
-    let col = src[line_start..at].chars().count() + 1;
-    let line = src[line_start..line_end].trim_end_matches('\r');
-    (line_no, col, line, at - line_start)
-}
-
-/// At most 40 characters either side of `at` (byte offset in `line`), marked with `...`.
-fn window(line: &str, at: usize) -> (String, usize) {
-    const SIDE: usize = 40;
-    if line.chars().count() <= 2 * SIDE + 10 {
-        return (line.to_string(), at);
-    }
-    let mut start = clamp_to_char_boundary(line, at.saturating_sub(SIDE));
-    let end = clamp_to_char_boundary(line, at + SIDE);
-    let mut out = String::new();
-    if start > 0 {
-        out.push_str("...");
-    }
-    if start >= at {
-        start = at;
-    }
-    out.push_str(&line[start..end]);
-    let caret = out.len() - (end - start) + (at - start);
-    if end < line.len() {
-        out.push_str("...");
-    }
-    (out, caret)
-}
-
-fn clamp_to_char_boundary(src: &str, mut at: usize) -> usize {
-    at = at.min(src.len());
-    while at > 0 && !src.is_char_boundary(at) {
-        at -= 1;
-    }
-    at
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! `TestFileError`: why a test file could not be loaded, always with the file and, for content
 //! errors, the line and column (and the offending line with a caret under the spot).
 
-use super::location::{line_col, line_text};
+use crate::snippet::{self, line_col, line_text, Layout, LineCol, Spot};
 use std::ops::Range;
 
 /// A test file that cannot be read or understood. Its `Display` is one line
@@ -61,14 +61,14 @@ impl TestFileError {
                 source_line,
                 ..
             } => {
-                let gutter = line.to_string();
-                let pad = " ".repeat(gutter.len());
-                let caret_pad: String = source_line
-                    .chars()
-                    .take(col.saturating_sub(1))
-                    .map(|c| if c == '\t' { '\t' } else { ' ' })
-                    .collect();
-                format!("{self}\n{pad} |\n{gutter} | {source_line}\n{pad} | {caret_pad}^")
+                let spot = Spot::at_column(
+                    LineCol {
+                        line: *line,
+                        col: *col,
+                    },
+                    source_line,
+                );
+                format!("{self}{}", snippet::render(&spot, Layout::Gutter, false))
             }
         }
     }

@@ -1,23 +1,21 @@
 //! Reading a test file: TOML → the case model, with every complaint located at
-//! `file:line:col` (toml's spans). The format is documented in `docs/ftest.md`.
+//! `file:line:col` (toml's spans). The file's sections (`[formulas]`, `[tolerance]`, `[trees]`,
+//! `[jobsets]`, `[resources]`) are read here; each kind of case is parsed by its own module
+//! (`value`, `order`, `compare`, `share`). The format is documented in `docs/ftest.md`.
 
-use super::case::{
-    Case, CaseBody, CaseKind, EvalCase, EvalExpect, FormulaRef, ResourceDecl, TestFile, Tolerance,
-};
+use super::case::{ResourceDecl, TestFile, Tolerance};
+use super::compare::RawCompare;
 use super::error::TestFileError;
-use super::file_queue::{
-    compare_expect, jobs_json, order_expect, queue_setup, share_case, tree_def, Named, RawCompare,
-    RawOrder, RawShare,
-};
-use super::location::line_col;
-use super::queue_case::{CompareCase, OrderCase};
+use super::order::RawOrder;
+use super::share::RawShare;
+pub use super::syntax::CURRENT;
+use super::syntax::{jobs_json, tree_def, Cx};
+use super::value::RawEval;
+use crate::snippet::line_col;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
 use toml::{Spanned, Value};
-
-/// The name that always means the current formula (`--formula`, else the server's).
-pub const CURRENT: &str = "current";
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -49,18 +47,6 @@ struct RawTolerance {
     rel: Option<f64>,
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawEval {
-    name: Option<String>,
-    formula: Option<Spanned<String>>,
-    #[serde(default)]
-    with: BTreeMap<String, Spanned<Value>>,
-    expect: Option<Spanned<Value>>,
-    abs: Option<f64>,
-    rel: Option<f64>,
-}
-
 /// Reads and parses the test file at `path`.
 pub fn load(path: &Path) -> Result<TestFile, TestFileError> {
     let shown = path.display().to_string();
@@ -71,7 +57,8 @@ pub fn load(path: &Path) -> Result<TestFile, TestFileError> {
     parse(&shown, &text)
 }
 
-/// Parses test-file `text`; `path` is only used in messages.
+/// Parses test-file `text`; `path` is only used in messages (and relative tree files are
+/// found next to it).
 pub fn parse(path: &str, text: &str) -> Result<TestFile, TestFileError> {
     if let Some(line) = crate::formats::lines::first_overlong_line(text.as_bytes()) {
         return Err(TestFileError::Io {
@@ -81,203 +68,49 @@ pub fn parse(path: &str, text: &str) -> Result<TestFile, TestFileError> {
     }
     let raw: RawFile = toml::from_str(text)
         .map_err(|e| TestFileError::at(path, text, e.span(), e.message().trim_end()))?;
-    let at =
-        |span: std::ops::Range<usize>, msg: String| TestFileError::at(path, text, Some(span), msg);
-
-    let mut formulas = BTreeMap::new();
+    let mut cx = Cx {
+        path,
+        text,
+        formulas: BTreeMap::new(),
+        tolerance: Tolerance::default(),
+        trees: BTreeMap::new(),
+        jobsets: BTreeMap::new(),
+        dir: Path::new(path).parent().unwrap_or(Path::new("")),
+    };
     for (name, f) in &raw.formulas {
         if name == CURRENT {
-            return Err(at(
+            return Err(cx.at(
                 f.span(),
                 format!("`{CURRENT}` is reserved for the current formula (--formula or the server's); choose another name"),
             ));
         }
-        formulas.insert(name.clone(), f.get_ref().clone());
+        cx.formulas.insert(name.clone(), f.get_ref().clone());
     }
-    let resolve = |f: &Option<Spanned<String>>| -> Result<FormulaRef, TestFileError> {
-        let Some(f) = f else {
-            return Ok(FormulaRef::Current);
-        };
-        let s = f.get_ref();
-        match s.trim().strip_prefix('@') {
-            Some(CURRENT) => Ok(FormulaRef::Current),
-            Some(name) => match formulas.get(name) {
-                Some(text) => Ok(FormulaRef::Text {
-                    text: text.clone(),
-                    label: format!("@{name}"),
-                }),
-                None => Err(at(
-                    f.span(),
-                    format!(
-                        "no formula `{name}` in [formulas] (known: {})",
-                        known(formulas.keys().map(String::as_str).chain([CURRENT]))
-                    ),
-                )),
-            },
-            None => Ok(FormulaRef::Text {
-                text: s.clone(),
-                label: s.clone(),
-            }),
-        }
-    };
-
-    let mut file_tol = Tolerance::default();
     if let Some(t) = &raw.tolerance {
-        file_tol.abs = t.abs.unwrap_or(file_tol.abs);
-        file_tol.rel = t.rel.unwrap_or(file_tol.rel);
+        cx.tolerance.abs = t.abs.unwrap_or(cx.tolerance.abs);
+        cx.tolerance.rel = t.rel.unwrap_or(cx.tolerance.rel);
     }
-    let tolerance = |abs: Option<f64>, rel: Option<f64>, span: std::ops::Range<usize>| {
-        let t = Tolerance {
-            abs: abs.unwrap_or(file_tol.abs),
-            rel: rel.unwrap_or(file_tol.rel),
-        };
-        if !(t.abs >= 0.0 && t.rel >= 0.0) {
-            return Err(at(
-                span,
-                "tolerances `abs` and `rel` must be numbers >= 0".into(),
-            ));
-        }
-        Ok(t)
-    };
 
-    let mut cases: Vec<(usize, Case)> = Vec::new();
+    let mut cases = Vec::new();
     for (index, c) in raw.eval.iter().enumerate() {
-        let span = c.span();
-        let e = c.get_ref();
-        let line = line_col(text, span.start).line;
-        let mut with = BTreeMap::new();
-        for (k, v) in &e.with {
-            let n = number(v.get_ref()).ok_or_else(|| {
-                at(
-                    v.span(),
-                    format!("value of `{k}` must be a number (PBS units: KB, seconds)"),
-                )
-            })?;
-            with.insert(k.clone(), n);
-        }
-        let expect = match &e.expect {
-            None => None,
-            Some(x) => Some(eval_expect(x.get_ref()).map_err(|m| at(x.span(), m))?),
-        };
-        cases.push((
-            span.start,
-            Case {
-                name: name_or(&e.name, CaseKind::Eval, line),
-                kind: CaseKind::Eval,
-                index,
-                line,
-                tolerance: tolerance(e.abs, e.rel, span.clone())?,
-                body: CaseBody::Eval(EvalCase {
-                    formula: resolve(&e.formula)?,
-                    with,
-                    expect,
-                }),
-            },
-        ));
+        cases.push(super::value::parse(&cx, index, c)?);
     }
-    let dir = Path::new(path).parent().unwrap_or(Path::new(""));
-    let mut named = Named {
-        trees: BTreeMap::new(),
-        jobsets: BTreeMap::new(),
-        dir,
-    };
-    let located = |(span, msg): (std::ops::Range<usize>, String)| at(span, msg);
     for (name, t) in &raw.trees {
-        named
-            .trees
-            .insert(name.clone(), tree_def(t, dir).map_err(located)?);
+        let tree = tree_def(t, cx.dir).map_err(|l| cx.located(l))?;
+        cx.trees.insert(name.clone(), tree);
     }
     for (name, j) in &raw.jobsets {
-        named
-            .jobsets
-            .insert(name.clone(), jobs_json(j).map_err(located)?);
+        let jobs = jobs_json(j).map_err(|l| cx.located(l))?;
+        cx.jobsets.insert(name.clone(), jobs);
     }
     for (index, c) in raw.order.iter().enumerate() {
-        let span = c.span();
-        let o = c.get_ref();
-        let line = line_col(text, span.start).line;
-        let setup = queue_setup(
-            &named,
-            &o.jobs,
-            &o.tree,
-            &o.entity,
-            o.fair_share,
-            o.threshold,
-            &o.queue_priority,
-            o.pbs_compat,
-        )
-        .map_err(located)?;
-        let expect = match &o.expect {
-            None => None,
-            Some(x) => Some(order_expect(x.get_ref()).map_err(|m| at(x.span(), m))?),
-        };
-        cases.push((
-            span.start,
-            Case {
-                name: name_or(&o.name, CaseKind::Order, line),
-                kind: CaseKind::Order,
-                index,
-                line,
-                tolerance: tolerance(o.abs, o.rel, span.clone())?,
-                body: CaseBody::Order(OrderCase {
-                    formula: resolve(&o.formula)?,
-                    setup,
-                    expect,
-                }),
-            },
-        ));
+        cases.push(super::order::parse(&cx, index, c)?);
     }
     for (index, c) in raw.compare.iter().enumerate() {
-        let span = c.span();
-        let o = c.get_ref();
-        let line = line_col(text, span.start).line;
-        let setup = queue_setup(
-            &named,
-            &o.jobs,
-            &o.tree,
-            &o.entity,
-            o.fair_share,
-            o.threshold,
-            &o.queue_priority,
-            o.pbs_compat,
-        )
-        .map_err(located)?;
-        let expect = match &o.expect {
-            None => None,
-            Some(x) => Some(compare_expect(x.get_ref()).map_err(|m| at(x.span(), m))?),
-        };
-        cases.push((
-            span.start,
-            Case {
-                name: name_or(&o.name, CaseKind::Compare, line),
-                kind: CaseKind::Compare,
-                index,
-                line,
-                tolerance: tolerance(None, None, span.clone())?,
-                body: CaseBody::Compare(CompareCase {
-                    formula: resolve(&o.formula)?,
-                    against: resolve(&Some(o.against.clone()))?,
-                    setup,
-                    expect,
-                }),
-            },
-        ));
+        cases.push(super::compare::parse(&cx, index, c)?);
     }
     for (index, c) in raw.share.iter().enumerate() {
-        let span = c.span();
-        let s = c.get_ref();
-        let line = line_col(text, span.start).line;
-        cases.push((
-            span.start,
-            Case {
-                name: name_or(&s.name, CaseKind::Share, line),
-                kind: CaseKind::Share,
-                index,
-                line,
-                tolerance: tolerance(s.abs, s.rel, span.clone())?,
-                body: CaseBody::Share(share_case(&named, s).map_err(located)?),
-            },
-        ));
+        cases.push(super::share::parse(&cx, index, c)?);
     }
     cases.sort_by_key(|(start, _)| *start);
     let resources = raw
@@ -300,55 +133,11 @@ pub fn parse(path: &str, text: &str) -> Result<TestFile, TestFileError> {
     })
 }
 
-fn name_or(name: &Option<String>, kind: CaseKind, line: usize) -> String {
-    match name {
-        Some(n) if !n.trim().is_empty() => n.clone(),
-        _ => format!("{} case at line {line}", kind.key()),
-    }
-}
-
-fn known<'a>(names: impl Iterator<Item = &'a str>) -> String {
-    names
-        .map(|n| format!("@{n}"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// A TOML number (integer or float) as f64.
-pub(crate) fn number(v: &Value) -> Option<f64> {
-    match v {
-        Value::Integer(i) => Some(*i as f64),
-        Value::Float(f) => Some(*f),
-        _ => None,
-    }
-}
-
-fn eval_expect(v: &Value) -> Result<EvalExpect, String> {
-    const SHAPES: &str = "`expect` must be a number, `{ error = true }`, `{ error = \"message\" }` or `{ code = 15123|15124|15125 }`";
-    if let Some(n) = number(v) {
-        return Ok(EvalExpect::Value(n));
-    }
-    let Value::Table(t) = v else {
-        return Err(SHAPES.into());
-    };
-    let mut keys = t.keys();
-    let (Some(key), None) = (keys.next(), keys.next()) else {
-        return Err(SHAPES.into());
-    };
-    match (key.as_str(), &t[key]) {
-        ("error", Value::Boolean(true)) => Ok(EvalExpect::Error(None)),
-        ("error", Value::String(s)) => Ok(EvalExpect::Error(Some(s.clone()))),
-        ("code", Value::Integer(c)) if matches!(c, 15123..=15125) => {
-            Ok(EvalExpect::Code(*c as u32))
-        }
-        ("code", _) => Err("`code` must be one of PBS's formula codes 15123, 15124, 15125".into()),
-        _ => Err(SHAPES.into()),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fairshare::Algorithm;
+    use crate::ftest::case::{CaseBody, EvalCase, EvalExpect, FormulaRef, TreeOrigin};
 
     fn only_eval(f: &TestFile, i: usize) -> &EvalCase {
         match &f.cases[i].body {
@@ -479,6 +268,82 @@ expect = { code = 15124 }
             "[jobsets]\nq = { id = 1 }",
         ] {
             let _ = parse("t.toml", t);
+        }
+    }
+
+    const HEAD: &str = "[trees.t]\nusers = [{ name = \"a\", shares = 1 }]\n[jobsets]\nq = [{ id = \"1\", user = \"a\" }]\n";
+
+    #[test]
+    fn order_compare_and_share_cases_parse() {
+        let text = format!("{HEAD}[[order]]\njobs = \"@q\"\ntree = \"@t\"\nthreshold = 2\nexpect = {{ top = [\"1\"], before = [[\"1\", \"2\"]], values = {{ \"1\" = 3 }} }}\n[[compare]]\nagainst = \"-ncpus\"\njobs = [{{ id = 7, user = \"b\" }}]\nexpect = {{ changed = [], up = [\"7\"] }}\n[[share]]\ntree = {{ file = \"x.rg\", format = \"pbs\", usage = {{ a = 3 }} }}\nalgorithm = \"fair-tree\"\ncolumn = \"level_fs\"\nexpect = {{ a = 1 }}\n");
+        let f = parse("dir/t.toml", &text).unwrap();
+        assert_eq!(f.cases.len(), 3);
+        let CaseBody::Order(o) = &f.cases[0].body else {
+            panic!("{:?}", f.cases[0]);
+        };
+        assert_eq!(o.setup.threshold, Some(2.0));
+        assert!(o.setup.tree.is_some());
+        let e = o.expect.as_ref().unwrap();
+        assert_eq!(e.top, Some(vec!["1".to_string()]));
+        assert_eq!(e.before, vec![("1".to_string(), "2".to_string())]);
+        assert_eq!(e.values["1"], 3.0);
+        let CaseBody::Compare(c) = &f.cases[1].body else {
+            panic!("{:?}", f.cases[1]);
+        };
+        assert_eq!(c.against.label(), "-ncpus");
+        assert_eq!(c.expect.as_ref().unwrap().up, vec!["7".to_string()]);
+        let CaseBody::Share(s) = &f.cases[2].body else {
+            panic!("{:?}", f.cases[2]);
+        };
+        assert_eq!(s.algorithm, Algorithm::FairTree);
+        assert_eq!(s.column, "level_fs");
+        assert_eq!(s.tree.usage["a"], 3.0);
+        assert_eq!(
+            s.tree.origin,
+            TreeOrigin::File {
+                path: Path::new("dir").join("x.rg"),
+                format: Some(crate::formats::TreeFormat::Pbs)
+            }
+        );
+    }
+
+    #[test]
+    fn queue_errors_are_located() {
+        let cases = [
+            (
+                "[[order]]\njobs = \"@q\"\n",
+                "2:8: no job set in [jobsets] `q`",
+            ),
+            ("[[order]]\njobs = [{ user = \"a\" }]\n", "2:8: jobs:"),
+            (
+                "[[order]]\njobs = []\nexpect = { before = [[\"a\"]] }\n",
+                "3:10: each `before` entry is a pair",
+            ),
+            (
+                "[[order]]\njobs = []\nexpect = { first = [] }\n",
+                "3:10: unknown key `first`",
+            ),
+            (
+                "[[share]]\ntree = { users = [{ name = \"a\" }] }\ncolumn = \"fs\"\n",
+                "3:10: unknown column `fs`",
+            ),
+            (
+                "[[share]]\ntree = { users = [{ name = \"a\" }] }\nalgorithm = \"fairtree\"\n",
+                "3:13: unknown fair-share algorithm",
+            ),
+            (
+                "[[share]]\ntree = { users = [{ nam = \"a\" }] }\n",
+                "2:8: inline tree:",
+            ),
+            (
+                "[[share]]\ntree = { file = \"x\", format = \"yaml\" }\n",
+                "2:8: unknown tree format `yaml`",
+            ),
+            ("[[compare]]\njobs = []\n", "missing field `against`"),
+        ];
+        for (text, want) in cases {
+            let e = parse("t.toml", text).unwrap_err().to_string();
+            assert!(e.contains(want), "{text}\n-> {e}");
         }
     }
 }

@@ -2,9 +2,10 @@
 //! `job_sort_formula` is stored only if every case of that test file passes with it as the
 //! current formula. The server calls `guard` in its `set server job_sort_formula` path.
 
+use super::case::Context;
 use super::file::load;
 use super::outcome::{CaseResult, Problem, Status, Summary};
-use super::run::{run_file, Context};
+use super::runner::run_file;
 use crate::formula::ResourceTable;
 use std::path::Path;
 

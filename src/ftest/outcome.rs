@@ -88,6 +88,10 @@ pub struct ValueDiff {
     pub actual: Option<f64>,
 }
 
+/// What running a case gives the runner: its actual result (in the shape an `expect` has;
+/// `None` if that is not expressible) and, if it has an expectation, the verdict.
+pub(crate) type Ran = (Option<toml::Value>, Option<Result<(), Problem>>);
+
 /// The result of one case.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CaseResult {

@@ -3,6 +3,7 @@
 
 use super::attrs;
 use super::lexer::{tokenize, Op, TokKind, Token};
+use crate::snippet::{self, Layout, Spot};
 use std::ops::Range;
 
 /// A qmgr verb.
@@ -87,15 +88,10 @@ impl ParseError {
     /// The message lines (with a caret under `src` for syntax errors), no trailing newline.
     pub fn render(&self, src: &str) -> String {
         match self {
-            ParseError::Syntax(at) => {
-                let pad: String = src
-                    .get(..*at)
-                    .unwrap_or(src)
-                    .chars()
-                    .map(|c| if c == '\t' { '\t' } else { ' ' })
-                    .collect();
-                format!("qmgr: Syntax error\n{src}\n{pad}^")
-            }
+            ParseError::Syntax(at) => format!(
+                "qmgr: Syntax error\n{}",
+                snippet::render(&Spot::in_line(src, *at), Layout::Bare, false)
+            ),
             ParseError::IllegalOperation(w) => {
                 format!("qmgr: Illegal operation: {w}\nTry 'help' if you are having trouble.")
             }

@@ -7,6 +7,10 @@
 //! (formula, threshold, entity, algorithm, `fair_share`, `unknown_shares`, queue priorities,
 //! resource definitions). Resources: PBS's built-ins < the home's custom ones < given
 //! definitions; whatever else the jobs request is float (numbers) or string (text).
+//!
+//! Inputs already in memory (a formula test's tree and jobs) are given with `tree_spec`
+//! (over `tree_file` and the base's tree), `job_set` (over `jobs` and the base's jobs) and
+//! `resource_table` (the whole table: nothing is added to it).
 
 use super::{Scenario, ScenarioError};
 use crate::fairshare::{Algorithm, Options, Tree, TreeSpec};
@@ -63,12 +67,14 @@ pub enum Threshold {
 pub struct ScenarioBuilder {
     base: Base,
     jobs: Option<JobsInput>,
+    job_set: Option<JobSet>,
     jobs_format: Option<JobsFormat>,
     jobs_optional: bool,
     formula: Option<String>,
     formula_required: bool,
     threshold: Threshold,
     tree: Option<(PathBuf, Option<TreeFormat>)>,
+    tree_spec: Option<TreeSpec>,
     usage: Option<PathBuf>,
     unknown_shares: Option<u64>,
     entity: Option<EntityKey>,
@@ -76,6 +82,7 @@ pub struct ScenarioBuilder {
     fair_share: Option<bool>,
     queues: Vec<(String, i64)>,
     resources: Vec<(String, ResourceType)>,
+    resource_table: Option<ResourceTable>,
     pbs_compat: bool,
 }
 
@@ -103,12 +110,14 @@ impl ScenarioBuilder {
         ScenarioBuilder {
             base,
             jobs: None,
+            job_set: None,
             jobs_format: None,
             jobs_optional: false,
             formula: None,
             formula_required: false,
             threshold: Threshold::Base,
             tree: None,
+            tree_spec: None,
             usage: None,
             unknown_shares: None,
             entity: None,
@@ -116,6 +125,7 @@ impl ScenarioBuilder {
             fair_share: None,
             queues: Vec::new(),
             resources: Vec::new(),
+            resource_table: None,
             pbs_compat: false,
         }
     }
@@ -124,6 +134,12 @@ impl ScenarioBuilder {
     pub fn jobs(mut self, jobs: JobsInput, format: Option<JobsFormat>) -> Self {
         self.jobs = Some(jobs);
         self.jobs_format = format;
+        self
+    }
+
+    /// Jobs already read, over `jobs` and the base's.
+    pub fn job_set(mut self, jobs: JobSet) -> Self {
+        self.job_set = Some(jobs);
         self
     }
 
@@ -159,6 +175,13 @@ impl ScenarioBuilder {
         if let Some(p) = path {
             self.tree = Some((p, format));
         }
+        self
+    }
+
+    /// A share tree already read, replacing `tree_file` and the base's tree (`usage_file` and
+    /// `unknown_shares` still apply over it).
+    pub fn tree_spec(mut self, spec: TreeSpec) -> Self {
+        self.tree_spec = Some(spec);
         self
     }
 
@@ -204,6 +227,13 @@ impl ScenarioBuilder {
         self
     }
 
+    /// The whole resource table, replacing the built-ins, the home's, `resource` definitions
+    /// and the types guessed from the jobs' requests.
+    pub fn resource_table(mut self, table: ResourceTable) -> Self {
+        self.resource_table = Some(table);
+        self
+    }
+
     /// Reproduce PBS's rounding (`--pbs-compat`).
     pub fn pbs_compat(mut self, on: bool) -> Self {
         self.pbs_compat = on;
@@ -213,12 +243,14 @@ impl ScenarioBuilder {
     /// Assembles the Scenario: base, then files, then flags (module doc).
     pub fn build(self) -> Result<Scenario, ScenarioError> {
         let mut base = self.read_base()?;
+        let base_jobs = base.as_ref().and_then(|b| b.jobs.as_ref());
         let jobs =
-            match (&self.jobs, base.as_ref().and_then(|b| b.jobs.as_ref())) {
-                (Some(input), _) => read_jobs(input, self.jobs_format)?,
-                (None, Some(jobs)) => jobs.clone(),
-                (None, None) if self.jobs_optional => JobSet::default(),
-                (None, None) => return Err(ScenarioError::Request(
+            match (&self.job_set, &self.jobs, base_jobs) {
+                (Some(jobs), _, _) => jobs.clone(),
+                (None, Some(input), _) => read_jobs(input, self.jobs_format)?,
+                (None, None, Some(jobs)) => jobs.clone(),
+                (None, None, None) if self.jobs_optional => JobSet::default(),
+                (None, None, None) => return Err(ScenarioError::Request(
                     "no jobs: give --jobs FILE (qstat -f -F json, JSON or CSV list) or --example"
                         .into(),
                 )),
@@ -260,7 +292,10 @@ impl ScenarioBuilder {
             .or(base.as_ref().map(|b| b.algorithm))
             .unwrap_or(Algorithm::Pbs);
         let home_resources = base.as_mut().and_then(|b| b.resources.take());
-        let resources = resource_table(home_resources, &self.resources, &jobs)?;
+        let resources = match &self.resource_table {
+            Some(table) => table.clone(),
+            None => resource_table(home_resources, &self.resources, &jobs)?,
+        };
         Ok(Scenario {
             title: base.and_then(|b| b.title),
             formula,
@@ -307,12 +342,13 @@ impl ScenarioBuilder {
 
     /// The tree: `tree_file` or the base's, `usage_file` over it, `unknown_shares`, built.
     fn tree(&self, base: Option<TreeSpec>) -> Result<Option<Tree>, ScenarioError> {
-        let (mut spec, label) = match &self.tree {
-            Some((path, format)) => (
+        let (mut spec, label) = match (&self.tree_spec, &self.tree) {
+            (Some(spec), _) => (Some(spec.clone()), None),
+            (None, Some((path, format))) => (
                 Some(formats::read_tree(path, *format).map_err(input)?),
                 Some(path.display().to_string()),
             ),
-            None => (base, self.home_label()),
+            (None, None) => (base, self.home_label()),
         };
         if let Some(path) = &self.usage {
             let Some(s) = spec.as_mut() else {

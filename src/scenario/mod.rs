@@ -1,6 +1,6 @@
 //! `Scenario`: a cluster at one moment — share tree with usage, jobs, formula and threshold,
 //! queues, resource definitions and settings — assembled in one way for every command
-//! (`order`, `share`, `eval`, `check`, formula tests) from the home, an example, or files and
+//! (`order`, `share`, `eval`, `check`, the formula tests of `ftest`) from the home, an example, or files and
 //! flags (see [`ScenarioBuilder`] for the precedence).
 
 mod builder;

@@ -97,6 +97,19 @@ impl Scenario {
         dry_run_with(&self.setup, program, shares, options).map_err(ScenarioError::input)
     }
 
+    /// Dry runs of `current` and of `against` on the same fair-share values and ordering
+    /// options (what `--against` and a formula test's `[[compare]]` compare).
+    pub fn order_against(
+        &self,
+        current: &Program,
+        against: &Program,
+    ) -> Result<(DryRun, DryRun), ScenarioError> {
+        let a = self.order(current, &[against])?;
+        let b = dry_run_with(&self.setup, against, a.shares.clone(), a.options.clone())
+            .map_err(ScenarioError::input)?;
+        Ok((a, b))
+    }
+
     /// Explains job `id` of a dry run of `program`.
     pub fn explain(
         &self,
@@ -168,9 +181,7 @@ impl Scenario {
         top: Option<usize>,
         movers: usize,
     ) -> Result<Comparison, ScenarioError> {
-        let a = self.order(current, &[against])?;
-        let b = dry_run_with(&self.setup, against, a.shares.clone(), a.options.clone())
-            .map_err(ScenarioError::input)?;
+        let (a, b) = self.order_against(current, against)?;
         let cmp: RankComparison = compare(&a.order, &b.order);
         let jobs = &self.setup.jobs;
         let values = |run: &DryRun| {

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 /// Layers from the ground up; a module may import only modules of a strictly lower layer.
 const LAYERS: &[(&str, u32)] = &[
     ("pbs", 0),
+    ("snippet", 0),
     ("formula", 1),
     ("fairshare", 1),
     ("formats", 2),

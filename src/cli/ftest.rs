@@ -4,7 +4,7 @@
 
 use super::{CliResult, Failure, Global};
 use fairsort::formula::ResourceTable;
-use fairsort::ftest::{self, record, run, FileResult, Summary};
+use fairsort::ftest::{self, record, Context, FileResult, Summary};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `fairsort test`.
@@ -40,7 +40,7 @@ pub fn run(args: Args, global: &Global) -> CliResult {
         });
         println!("{out:#}");
     } else {
-        print!("{}", super::test_report::render(&files));
+        print!("{}", super::ftest_report::render(&files));
     }
     if summary.all_passed() {
         Ok(())
@@ -53,7 +53,7 @@ pub fn run(args: Args, global: &Global) -> CliResult {
 /// built-in resources plus the home's custom ones. A home is only read if its directory
 /// exists (`fairsort test` never creates one); a home that cannot be read only fails the cases
 /// that need `@current`.
-fn context(formula: Option<String>, global: &Global) -> run::Context {
+fn context(formula: Option<String>, global: &Global) -> Context {
     use fairsort::home::Home;
     use fairsort::scenario::Scenario;
     let home = match Home::find(global.home.as_deref()) {
@@ -79,11 +79,11 @@ fn context(formula: Option<String>, global: &Global) -> run::Context {
             "no current formula for `@current`: pass --formula (no server home found)".to_string(),
         ),
     };
-    run::Context { current, resources }
+    Context { current, resources }
 }
 
 /// Loads, runs and (with `record`) updates one file.
-fn run_one(path: &Path, ctx: &run::Context, record_missing: bool) -> FileResult {
+fn run_one(path: &Path, ctx: &Context, record_missing: bool) -> FileResult {
     let shown = path.display().to_string();
     let failed = |error: String| FileResult {
         path: shown.clone(),
@@ -94,7 +94,7 @@ fn run_one(path: &Path, ctx: &run::Context, record_missing: bool) -> FileResult 
         Ok(f) => f,
         Err(e) => return failed(e.render()),
     };
-    let (result, recordings) = run::run_file(&file, ctx, record_missing);
+    let (result, recordings) = ftest::run_file(&file, ctx, record_missing);
     if recordings.is_empty() {
         return result;
     }

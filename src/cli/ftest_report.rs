@@ -1,6 +1,7 @@
-//! Human-readable report of a run: one `ok`/`FAILED`/`recorded` line per case, a readable diff
-//! under each failure (expected vs actual, or two orders side by side with the first difference
-//! marked), and the summary line `N passed, M failed`.
+//! Human-readable report of a `fairsort test` run (`fairsort::ftest`): one `ok`/`FAILED`/
+//! `recorded` line per case, a readable diff under each failure (expected vs actual, or two
+//! orders side by side with the first difference marked), and the summary line
+//! `N passed, M failed`.
 
 use super::table::{Align, Table};
 use fairsort::ftest::outcome::num;

@@ -1,31 +1,81 @@
-//! The runner: runs every case of a loaded test file through the library (formula compiler and
-//! evaluator; queue binding and ordering; fair-share engine) and compares with its expectation.
-//! With `record`, cases without an expectation get one from their actual result.
+//! `[[eval]]` cases: a formula evaluated with given keyword values, expected to give a value
+//! (within tolerance), an evaluation error (PBS then uses 0), or a validation error with PBS's
+//! code (15123, 15124, 15125) — parsed and run here.
 
-use super::case::{Case, CaseBody, EvalCase, EvalExpect, FormulaRef, TestFile};
-use super::outcome::num;
-use super::outcome::{CaseResult, FileResult, Problem, Status};
-use super::record::Recording;
+use super::case::{Case, CaseBody, CaseKind, Context, EvalCase, EvalExpect};
+use super::error::TestFileError;
+use super::outcome::{num, Problem, Ran};
+use super::syntax::{number, Cx};
 use crate::formula::{compile, keywords, Program, ResourceTable};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use toml::{Spanned, Value};
 
-/// What cases need from outside their file.
-#[derive(Debug, Clone)]
-pub struct Context {
-    /// The current formula (`--formula`, else the server's `job_sort_formula`), or why there is
-    /// none; only cases that use `@current` need it.
-    pub current: Result<String, String>,
-    /// Resources a formula may name: PBS's built-ins plus the server's custom ones. A file's own
-    /// `[resources]` are added per file.
-    pub resources: ResourceTable,
+/// An `[[eval]]` case as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawEval {
+    name: Option<String>,
+    formula: Option<Spanned<String>>,
+    #[serde(default)]
+    with: BTreeMap<String, Spanned<Value>>,
+    expect: Option<Spanned<Value>>,
+    abs: Option<f64>,
+    rel: Option<f64>,
 }
 
-impl Context {
-    /// A context with a given current formula and PBS's built-in resources.
-    pub fn with_formula(formula: impl Into<String>) -> Self {
-        Context {
-            current: Ok(formula.into()),
-            resources: ResourceTable::builtin(),
+/// The `index`th `[[eval]]` case, with where it starts.
+pub(crate) fn parse(
+    cx: &Cx,
+    index: usize,
+    c: &Spanned<RawEval>,
+) -> Result<(usize, Case), TestFileError> {
+    let span = c.span();
+    let e = c.get_ref();
+    let mut with = BTreeMap::new();
+    for (k, v) in &e.with {
+        let n = number(v.get_ref()).ok_or_else(|| {
+            cx.at(
+                v.span(),
+                format!("value of `{k}` must be a number (PBS units: KB, seconds)"),
+            )
+        })?;
+        with.insert(k.clone(), n);
+    }
+    let expect = match &e.expect {
+        None => None,
+        Some(x) => Some(parse_expect(x.get_ref()).map_err(|m| cx.at(x.span(), m))?),
+    };
+    let tolerance = cx.tolerance(e.abs, e.rel, span.clone())?;
+    let formula = cx.resolve(&e.formula)?;
+    let body = CaseBody::Eval(EvalCase {
+        formula,
+        with,
+        expect,
+    });
+    Ok(cx.case(&span, &e.name, CaseKind::Eval, index, tolerance, body))
+}
+
+fn parse_expect(v: &Value) -> Result<EvalExpect, String> {
+    const SHAPES: &str = "`expect` must be a number, `{ error = true }`, `{ error = \"message\" }` or `{ code = 15123|15124|15125 }`";
+    if let Some(n) = number(v) {
+        return Ok(EvalExpect::Value(n));
+    }
+    let Value::Table(t) = v else {
+        return Err(SHAPES.into());
+    };
+    let mut keys = t.keys();
+    let (Some(key), None) = (keys.next(), keys.next()) else {
+        return Err(SHAPES.into());
+    };
+    match (key.as_str(), &t[key]) {
+        ("error", Value::Boolean(true)) => Ok(EvalExpect::Error(None)),
+        ("error", Value::String(s)) => Ok(EvalExpect::Error(Some(s.clone()))),
+        ("code", Value::Integer(c)) if matches!(c, 15123..=15125) => {
+            Ok(EvalExpect::Code(*c as u32))
         }
+        ("code", _) => Err("`code` must be one of PBS's formula codes 15123, 15124, 15125".into()),
+        _ => Err(SHAPES.into()),
     }
 }
 
@@ -82,122 +132,6 @@ fn describe_expect(e: &EvalExpect) -> String {
     }
 }
 
-/// Runs every case of `file`. With `record`, cases that have no `expect` are given their actual
-/// result (returned as `Recording`s for `record::record` to write) and reported `recorded`.
-pub fn run_file(file: &TestFile, ctx: &Context, record: bool) -> (FileResult, Vec<Recording>) {
-    let mut resources = ctx.resources.clone();
-    for d in &file.resources {
-        let defined =
-            d.ty.parse()
-                .map_err(|e: crate::formula::resources::UnknownResourceType| e.to_string())
-                .and_then(|ty| resources.define(&d.name, ty).map_err(|e| e.to_string()));
-        if let Err(message) = defined {
-            let error = format!(
-                "{}:{}:{}: resource `{}`: {message}",
-                file.path, d.line, d.col, d.name
-            );
-            return (
-                FileResult {
-                    path: file.path.clone(),
-                    error: Some(error),
-                    cases: Vec::new(),
-                },
-                Vec::new(),
-            );
-        }
-    }
-    let mut cases = Vec::with_capacity(file.cases.len());
-    let mut recordings = Vec::new();
-    for case in &file.cases {
-        let (result, recording) = run_case(case, ctx, &resources, record);
-        cases.push(result);
-        recordings.extend(recording);
-    }
-    (
-        FileResult {
-            path: file.path.clone(),
-            error: None,
-            cases,
-        },
-        recordings,
-    )
-}
-
-fn run_case(
-    case: &Case,
-    ctx: &Context,
-    resources: &ResourceTable,
-    record: bool,
-) -> (CaseResult, Option<Recording>) {
-    let mut result = CaseResult {
-        name: case.name.clone(),
-        kind: case.kind,
-        line: case.line,
-        formula: None,
-        status: Status::Failed,
-        actual: None,
-        problem: None,
-    };
-    let outcome = match &case.body {
-        CaseBody::Eval(e) => {
-            result.formula = Some(e.formula.label().to_string());
-            run_eval(case, e, ctx, resources)
-        }
-        CaseBody::Order(o) => {
-            result.formula = Some(o.formula.label().to_string());
-            super::run_queue::run_order(case, o, ctx, resources)
-        }
-        CaseBody::Compare(c) => {
-            result.formula = Some(format!("{} vs {}", c.formula.label(), c.against.label()));
-            super::run_queue::run_compare(c, ctx, resources)
-        }
-        CaseBody::Share(s) => super::run_queue::run_share(case, s),
-    };
-    let (actual, verdict) = match outcome {
-        Ok(pair) => pair,
-        Err(message) => {
-            result.problem = Some(Problem::Error { message });
-            return (result, None);
-        }
-    };
-    result.actual = actual.clone();
-    match verdict {
-        Some(Ok(())) => result.status = Status::Ok,
-        Some(Err(problem)) => result.problem = Some(problem),
-        None if record => match actual {
-            Some(expect) => {
-                result.status = Status::Recorded;
-                return (
-                    result,
-                    Some(Recording {
-                        kind: case.kind,
-                        index: case.index,
-                        expect,
-                    }),
-                );
-            }
-            None => {
-                result.problem = Some(Problem::Error {
-                    message: "cannot record this result as an `expect`".into(),
-                })
-            }
-        },
-        None => result.problem = Some(Problem::NoExpectation),
-    }
-    (result, None)
-}
-
-/// A case's actual result (as an `expect` value) and, if it has an expectation, the verdict.
-pub(crate) type Ran = (Option<toml::Value>, Option<Result<(), Problem>>);
-
-/// The formula text of a case.
-pub(crate) fn formula_text<'a>(f: &'a FormulaRef, ctx: &'a Context) -> Result<&'a str, String> {
-    match f {
-        FormulaRef::Text { text, .. } => Ok(text),
-        FormulaRef::Current => ctx.current.as_deref().map_err(Clone::clone),
-    }
-}
-
 /// Compiles `text`, or the `Rejected` actual.
 fn compile_or_reject(text: &str, resources: &ResourceTable) -> Result<Program, EvalActual> {
     compile(text, resources).map_err(|e| EvalActual::Rejected {
@@ -206,13 +140,13 @@ fn compile_or_reject(text: &str, resources: &ResourceTable) -> Result<Program, E
     })
 }
 
-fn run_eval(
+pub(crate) fn run(
     case: &Case,
     e: &EvalCase,
     ctx: &Context,
     resources: &ResourceTable,
 ) -> Result<Ran, String> {
-    let text = formula_text(&e.formula, ctx)?;
+    let text = e.formula.text(ctx)?;
     for name in e.with.keys() {
         if resources.get(name).is_none() && !keywords::is_keyword(name) {
             return Err(format!(
@@ -267,6 +201,9 @@ fn run_eval(
 #[cfg(test)]
 mod tests {
     use super::super::file::parse;
+    use super::super::outcome::{FileResult, Status};
+    use super::super::record::Recording;
+    use super::super::runner::run_file;
     use super::*;
 
     fn run(text: &str, ctx: &Context, record: bool) -> (FileResult, Vec<Recording>) {
