@@ -1,11 +1,12 @@
 //! fairsort: fair-share values over an account/user share tree with the algorithms of PBS, Slurm
 //! and flux-accounting; PBS `job_sort_formula` parsing and evaluation; dry-run job queue ordering.
 //!
-//! Data flows one way (see `../shared/design.md`):
+//! Data flows one way (see `../shared/design.md`): `pbs` (each PBS concept once: units, resource
+//! types and built-in names, keywords, entity kinds, error codes) under everything;
 //! `formula` (parse → compile → eval), `fairshare` (tree + algorithms), `formats` (real scheduler
-//! inputs → the in-memory models), `queue` (bind, evaluate, order, explain), `server` (the
-//! qmgr-like persistent home), `usage` (accounting records and decay). `cli` is a thin layer over
-//! all of them.
+//! inputs → the in-memory models), `queue` (bind, evaluate, order, explain), `usage` (accounting
+//! records and decay), `home` (the persistent store), `qmgr` (the qmgr language). The binary's
+//! command line is a thin layer over all of them.
 
 // No `unwrap`/`expect` outside tests: every failure a user can cause is an error value
 // (docs/hardening.md has the audit of the remaining indexing).
@@ -16,6 +17,7 @@ pub mod formats;
 pub mod formula;
 pub mod ftest;
 pub mod home;
+pub mod pbs;
 pub mod qmgr;
 pub mod queue;
 pub mod usage;

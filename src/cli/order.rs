@@ -7,13 +7,14 @@ use super::table::{Align, Table};
 use super::{CliResult, Failure, Global};
 use fairsort::fairshare::{self, Algorithm, Options, Tree, TreeSpec};
 use fairsort::formats;
-use fairsort::formula::{self, Program, ResourceTable, ResourceType};
+use fairsort::formula::{self, Program, ResourceTable};
+use fairsort::pbs::{FairshareEntity as EntityKey, ResourceType};
 use fairsort::queue::compare::{compare, Comparison};
 use fairsort::queue::dry_run::{dry_run_with, order_options, prepare_shares, DryRun};
 use fairsort::queue::explain::{explain_job, fmt};
 use fairsort::queue::report::{cells, rows, OrderDocument, HEADERS};
 use fairsort::queue::{
-    example, read_jobs_bytes, EntityKey, JobSet, JobsFormat, ResourceValue, Setup, ShareEngine,
+    example, read_jobs_bytes, EntityName, JobSet, JobsFormat, ResourceValue, Setup, ShareEngine,
     SortFormula,
 };
 use serde::Serialize;

@@ -9,11 +9,12 @@ use fairsort::home::dir::files;
 use fairsort::home::permissions::is_manager;
 use fairsort::home::UsageHome;
 use fairsort::home::{audit, current_host, current_user, Home, SchedAttrs};
+use fairsort::pbs::units::decay_time;
+use fairsort::pbs::FairshareEntity;
 use fairsort::usage::decay::{calendar::parse_iso, ModelKind};
-use fairsort::usage::units::pbs_decay_time;
 use fairsort::usage::{
-    record, usage_res_charge, write_flux_usage, write_pbs_usage, BillingWeights, FairshareEntity,
-    InputFormat, RecordOptions, Usage, UsageError,
+    record, usage_res_charge, write_flux_usage, write_pbs_usage, BillingWeights, InputFormat,
+    RecordOptions, Usage, UsageError,
 };
 use std::path::PathBuf;
 
@@ -264,7 +265,9 @@ fn apply_model(u: &mut Usage, m: &ModelArgs, sched: &SchedAttrs) -> Result<(), F
         s.decay_factor = sched.fairshare_decay_factor;
     }
     if let Some(t) = &m.decay_time {
-        s.decay_time = pbs_decay_time(t).map_err(Failure::user)?;
+        s.decay_time = decay_time(t)
+            .map(|t| i64::try_from(t).unwrap_or(i64::MAX))
+            .map_err(Failure::user)?;
     }
     if let Some(f) = m.decay_factor {
         s.decay_factor = f;

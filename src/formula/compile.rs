@@ -4,11 +4,11 @@
 use super::ast::{BinOp, BoolOp, CmpOp, Expr, ExprKind, Number, UnaryOp};
 use super::error::FormulaError;
 use super::functions::Func;
-use super::keywords;
 use super::names::{resolve, Resolved};
 use super::program::Program;
 use super::resources::ResourceTable;
 use super::value::Value;
+use crate::pbs::keywords;
 
 /// One instruction of a compiled formula; children are indices into the arena (always lower
 /// than the node's own index).

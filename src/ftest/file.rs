@@ -11,6 +11,7 @@ use super::file_queue::{
 };
 use super::location::line_col;
 use super::queue_case::{CompareCase, OrderCase};
+use crate::pbs::codes::FORMULA_CODES;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -338,7 +339,7 @@ fn eval_expect(v: &Value) -> Result<EvalExpect, String> {
     match (key.as_str(), &t[key]) {
         ("error", Value::Boolean(true)) => Ok(EvalExpect::Error(None)),
         ("error", Value::String(s)) => Ok(EvalExpect::Error(Some(s.clone()))),
-        ("code", Value::Integer(c)) if matches!(c, 15123..=15125) => {
+        ("code", Value::Integer(c)) if FORMULA_CODES.iter().any(|k| i64::from(k.number) == *c) => {
             Ok(EvalExpect::Code(*c as u32))
         }
         ("code", _) => Err("`code` must be one of PBS's formula codes 15123, 15124, 15125".into()),

@@ -5,7 +5,7 @@
 
 use super::queue_case::{CompareExpect, OrderExpect, QueueSetup, ShareCase, TreeDef, TreeOrigin};
 use crate::fairshare::Algorithm;
-use crate::queue::EntityKey;
+use crate::pbs::FairshareEntity;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -209,7 +209,7 @@ pub(crate) fn queue_setup(
         })?),
     };
     let entity = match entity {
-        None => EntityKey::default(),
+        None => FairshareEntity::default(),
         Some(e) => e.get_ref().parse().map_err(|m: String| (e.span(), m))?,
     };
     if threshold.is_some_and(|t| !t.is_finite()) {

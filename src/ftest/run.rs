@@ -6,7 +6,8 @@ use super::case::{Case, CaseBody, EvalCase, EvalExpect, FormulaRef, TestFile};
 use super::outcome::num;
 use super::outcome::{CaseResult, FileResult, Problem, Status};
 use super::record::Recording;
-use crate::formula::{compile, keywords, Program, ResourceTable};
+use crate::formula::{compile, Program, ResourceTable};
+use crate::pbs::keywords;
 
 /// What cases need from outside their file.
 #[derive(Debug, Clone)]
@@ -89,7 +90,7 @@ pub fn run_file(file: &TestFile, ctx: &Context, record: bool) -> (FileResult, Ve
     for d in &file.resources {
         let defined =
             d.ty.parse()
-                .map_err(|e: crate::formula::resources::UnknownResourceType| e.to_string())
+                .map_err(|e: crate::pbs::UnknownResourceType| e.to_string())
                 .and_then(|ty| resources.define(&d.name, ty).map_err(|e| e.to_string()));
         if let Err(message) = defined {
             let error = format!(

@@ -3,7 +3,6 @@
 //! under a lock with atomic writes and an audit log.
 
 pub mod audit;
-pub mod codes;
 pub mod dir;
 pub mod engine;
 pub mod error;
@@ -17,5 +16,5 @@ pub mod usage_files;
 pub use dir::Home;
 pub use error::{Rejection, ServerError};
 pub use permissions::{current_host, current_user};
-pub use state::{FairshareEntity, Queue, ResourceDef, SchedAttrs, ServerAttrs, ServerState};
+pub use state::{Queue, ResourceDef, SchedAttrs, ServerAttrs, ServerState};
 pub use usage_files::{load_store, UsageHome};

@@ -2,6 +2,7 @@
 //! dry run of a PBS scheduling cycle's job sort (`fairsort order`).
 
 pub mod columns;
+pub mod dates;
 pub mod error;
 pub mod job;
 pub mod joblist;
@@ -10,7 +11,6 @@ pub mod parallel;
 pub mod qstat;
 mod qstat_split;
 pub mod raw;
-pub mod units;
 
 pub use error::{BindError, JobsError};
 pub use job::{Columns, Job, JobSet, JobState, Names, ResourceColumn, ResourceValue, Sym};
@@ -26,7 +26,7 @@ pub mod order;
 pub mod shares;
 
 pub use bind::{Binder, Bound, Source};
-pub use entity::EntityKey;
+pub use entity::EntityName;
 pub use formula_api::SortFormula;
 pub use order::{order, run, Evaluations, OrderOptions, QueueOrder, Ranked, THRESHOLD_COMMENT};
 pub use shares::ShareContext;
