@@ -5,8 +5,9 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use fairsort::fairshare::{self, NodeKind, NodeSpec, Shares, Tree, TreeSource, TreeSpec};
 use fairsort::formula::{compile, ResourceTable};
+use fairsort::pbs::FairshareEntity;
 use fairsort::queue::dry_run::{bind_and_order, dry_run, order_options, prepare_shares};
-use fairsort::queue::{read_qstat_json_slice, EntityKey, JobSet, Setup, ShareEngine};
+use fairsort::queue::{read_qstat_json_slice, JobSet, Setup, ShareEngine};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::hint::black_box;
@@ -238,7 +239,7 @@ fn bind_eval_sort(c: &mut Criterion) {
     let setup = Setup {
         jobs,
         tree: Some(pbs_tree(n_users)),
-        entity: EntityKey::Euser,
+        entity: FairshareEntity::Euser,
         fair_share: true,
         threshold: Some(0.05),
         queues: BTreeMap::from([("express".to_string(), 100), ("long".to_string(), -10)]),

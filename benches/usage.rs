@@ -6,9 +6,8 @@
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use fairsort::formula::ResourceTable;
 use fairsort::home::UsageHome;
-use fairsort::usage::{
-    record, usage_res_charge, BillingWeights, FairshareEntity, InputFormat, RecordOptions,
-};
+use fairsort::pbs::FairshareEntity;
+use fairsort::usage::{record, usage_res_charge, BillingWeights, InputFormat, RecordOptions};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

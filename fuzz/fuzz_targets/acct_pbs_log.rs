@@ -2,7 +2,8 @@
 #![no_main]
 
 use fairsort::formula::ResourceTable;
-use fairsort::usage::{usage_res_charge, FairshareEntity, PbsLogReader};
+use fairsort::pbs::FairshareEntity;
+use fairsort::usage::{usage_res_charge, PbsLogReader};
 use libfuzzer_sys::fuzz_target;
 use std::path::Path;
 

@@ -4,7 +4,8 @@
 use super::eval::{formula_failure, resource_table, FormulaInput};
 use super::table::{Align, Table};
 use super::{CliResult, Global};
-use fairsort::formula::{self, keywords, ResourceTable};
+use fairsort::formula::{self, ResourceTable};
+use fairsort::pbs::keywords;
 use serde_json::json;
 
 /// Arguments of `fairsort check`.

@@ -2,7 +2,8 @@
 //! for one job (unbound keywords and resources are 0, like an unrequested resource).
 
 use super::{CliResult, Failure, Global};
-use fairsort::formula::{self, FormulaError, ResourceTable, ResourceType};
+use fairsort::formula::{self, FormulaError, ResourceTable};
+use fairsort::pbs::ResourceType;
 use fairsort::scenario::{Base, ScenarioBuilder};
 use serde_json::json;
 

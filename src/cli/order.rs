@@ -8,11 +8,11 @@ use super::{CliResult, Failure, Global};
 use fairsort::fairshare::{self, Algorithm, Tree};
 use fairsort::formats;
 use fairsort::formula::Program;
+use fairsort::pbs::{FairshareEntity, ResourceType};
 use fairsort::queue::dry_run::DryRun;
 use fairsort::queue::explain::fmt;
 use fairsort::queue::report::{cells, rows, OrderDocument, HEADERS};
-use fairsort::queue::{EntityKey, JobsFormat};
-use fairsort::scenario::builder_resource_type as resource_type;
+use fairsort::queue::JobsFormat;
 use fairsort::scenario::{
     AgainstRow, Base, Comparison, JobsInput, OrderExplanation, Scenario, ScenarioBuilder,
     ScenarioError, TermValue, Threshold,
@@ -56,7 +56,7 @@ pub struct Args {
     pub unknown_shares: Option<u64>,
     /// PBS fairshare_entity: euser, egroup, Account_Name, queue, egroup:euser.
     #[arg(long, value_name = "ENTITY")]
-    pub entity: Option<EntityKey>,
+    pub entity: Option<FairshareEntity>,
     /// Fair-share algorithm for --explain's fair-share section (the formula's keywords choose
     /// their own: fairshare_factor is PBS's, fairtree_factor Fair Tree's, ...).
     #[arg(long, value_name = "ALGORITHM", value_parser = super::choices::parser::<Algorithm>())]
@@ -172,7 +172,7 @@ fn scenario(args: &Args, global: &Global) -> Result<Scenario, Failure> {
     }
     for def in &args.resource {
         let (name, ty) = parse_assignment(def, "resource")?;
-        let ty = resource_type(&ty).ok_or_else(|| {
+        let ty = ResourceType::from_flag(&ty).ok_or_else(|| {
             Failure::usage(format!(
                 "--resource {name}: unknown type `{ty}` (expected long, float, size, time, boolean, string)"
             ))

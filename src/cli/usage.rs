@@ -6,11 +6,12 @@ use super::table::{Align, Table};
 use super::{CliResult, Failure, Global};
 use fairsort::formula::ResourceTable;
 use fairsort::home::{current_host, current_user, Home, SchedAttrs, UsageChangeError, UsageHome};
+use fairsort::pbs::units::decay_time;
+use fairsort::pbs::FairshareEntity;
 use fairsort::usage::decay::{calendar::parse_iso, ModelKind};
-use fairsort::usage::units::pbs_decay_time;
 use fairsort::usage::{
-    record, usage_res_charge, write_flux_usage, write_pbs_usage, BillingWeights, FairshareEntity,
-    InputFormat, ModelOverrides, RecordOptions, UsageError,
+    record, usage_res_charge, write_flux_usage, write_pbs_usage, BillingWeights, InputFormat,
+    ModelOverrides, RecordOptions, UsageError,
 };
 use std::path::PathBuf;
 
@@ -267,7 +268,11 @@ fn overrides(m: &ModelArgs) -> Result<ModelOverrides, Failure> {
             None => None,
         },
         decay_time: match &m.decay_time {
-            Some(t) => Some(pbs_decay_time(t).map_err(Failure::user)?),
+            Some(t) => Some(
+                decay_time(t)
+                    .map(|t| i64::try_from(t).unwrap_or(i64::MAX))
+                    .map_err(Failure::user)?,
+            ),
             None => None,
         },
         decay_factor: m.decay_factor,

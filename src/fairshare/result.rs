@@ -4,6 +4,7 @@
 
 use super::algorithm::Algorithm;
 use super::node::NodeId;
+use crate::pbs::Keyword;
 use serde::Serialize;
 
 /// The values an algorithm computed for one node. `None` means "not computed / blank in sshare".
@@ -271,17 +272,20 @@ pub type RowGetter = fn(&ShareRow) -> Option<f64>;
 /// Which algorithm a formula keyword needs, and how to read it from a row. `None` for
 /// keywords that are not fair-share values.
 pub fn keyword_source(keyword: &str) -> Option<(Algorithm, RowGetter)> {
-    Some(match keyword {
-        "fairshare_perc" | "fair_share_perc" => (Algorithm::Pbs, |r| r.fairshare_perc),
-        "fairshare_tree_usage" => (Algorithm::Pbs, |r| r.fairshare_tree_usage),
-        "fairshare_factor" => (Algorithm::Pbs, |r| r.fairshare_factor),
-        "fairtree_factor" => (Algorithm::FairTree, |r| r.fairshare),
-        "level_fs" => (Algorithm::FairTree, |r| r.level_fs),
-        "classic_factor" => (Algorithm::Classic, |r| r.fairshare),
-        "depth_oblivious_factor" => (Algorithm::DepthOblivious, |r| r.fairshare),
-        "ticket_factor" => (Algorithm::Ticket, |r| r.fairshare),
-        "flux_fairshare" => (Algorithm::Flux, |r| r.fairshare),
-        _ => return None,
+    Some(match keyword.parse::<Keyword>().ok()? {
+        Keyword::FairsharePerc | Keyword::FairSharePerc => (Algorithm::Pbs, |r| r.fairshare_perc),
+        Keyword::FairshareTreeUsage => (Algorithm::Pbs, |r| r.fairshare_tree_usage),
+        Keyword::FairshareFactor => (Algorithm::Pbs, |r| r.fairshare_factor),
+        Keyword::FairtreeFactor => (Algorithm::FairTree, |r| r.fairshare),
+        Keyword::LevelFs => (Algorithm::FairTree, |r| r.level_fs),
+        Keyword::ClassicFactor => (Algorithm::Classic, |r| r.fairshare),
+        Keyword::DepthObliviousFactor => (Algorithm::DepthOblivious, |r| r.fairshare),
+        Keyword::TicketFactor => (Algorithm::Ticket, |r| r.fairshare),
+        Keyword::FluxFairshare => (Algorithm::Flux, |r| r.fairshare),
+        Keyword::EligibleTime
+        | Keyword::QueuePriority
+        | Keyword::JobPriority
+        | Keyword::AccrueType => return None,
     })
 }
 
@@ -302,19 +306,13 @@ mod tests {
 
     #[test]
     fn every_fairshare_keyword_has_a_source() {
-        for k in [
-            "fairshare_perc",
-            "fair_share_perc",
-            "fairshare_tree_usage",
-            "fairshare_factor",
-            "fairtree_factor",
-            "level_fs",
-            "classic_factor",
-            "depth_oblivious_factor",
-            "ticket_factor",
-            "flux_fairshare",
-        ] {
-            assert!(keyword_source(k).is_some(), "{k}");
+        for k in Keyword::PBS.into_iter().chain(Keyword::FAIRSORT) {
+            let fair_share_value = !k.is_job_attribute();
+            assert_eq!(
+                keyword_source(k.as_str()).is_some(),
+                fair_share_value,
+                "{k}"
+            );
         }
         assert!(keyword_source("ncpus").is_none());
         let row = ShareRow {

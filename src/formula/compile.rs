@@ -5,11 +5,11 @@ use super::ast::{BoolOp, Expr, ExprKind, Number, UnaryOp};
 use super::error::FormulaError;
 use super::exact::eval_node;
 use super::ir::Node;
-use super::keywords;
 use super::names::{resolve, Resolved};
 use super::program::Program;
 use super::resources::ResourceTable;
 use super::value::Value;
+use crate::pbs::keywords;
 
 /// The arena and the slot table being built.
 pub(crate) struct Compiler<'r> {

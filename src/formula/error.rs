@@ -2,16 +2,10 @@
 //! error codes and messages where PBS has them, the byte span of the culprit, and a renderer that
 //! puts a caret under it.
 
-use super::resources::ResourceType;
+use crate::pbs::codes::{self, Code};
+use crate::pbs::ResourceType;
 use crate::snippet::{self, Layout, Spot};
 use std::ops::Range;
-
-/// PBS's `PBSE_BAD_FORMULA`: the formula is not valid Python expression syntax.
-pub const PBSE_BAD_FORMULA: u32 = 15123;
-/// PBS's `PBSE_BAD_FORMULA_KW`: the formula names something that is not a keyword or resource.
-pub const PBSE_BAD_FORMULA_KW: u32 = 15124;
-/// PBS's `PBSE_BAD_FORMULA_TYPE`: the formula names a string or boolean resource.
-pub const PBSE_BAD_FORMULA_TYPE: u32 = 15125;
 
 /// Why a formula was refused (or a resource could not be defined). `Display` is one line.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -88,26 +82,25 @@ pub enum FormulaError {
 }
 
 impl FormulaError {
-    /// PBS's error code for the three errors PBS's server reports; `None` for fairsort-only ones.
-    pub fn code(&self) -> Option<u32> {
+    /// PBS's error (15123, 15124 or 15125) for the three errors PBS's server reports; `None`
+    /// for fairsort-only ones.
+    pub fn pbs_code(&self) -> Option<Code> {
         match self {
-            FormulaError::Syntax { .. } => Some(PBSE_BAD_FORMULA),
-            FormulaError::InvalidKeyword { .. } => Some(PBSE_BAD_FORMULA_KW),
-            FormulaError::InvalidType { .. } => Some(PBSE_BAD_FORMULA_TYPE),
+            FormulaError::Syntax { .. } => Some(codes::BAD_FORMULA),
+            FormulaError::InvalidKeyword { .. } => Some(codes::BAD_FORMULA_KW),
+            FormulaError::InvalidType { .. } => Some(codes::BAD_FORMULA_TYPE),
             _ => None,
         }
     }
 
+    /// PBS's error number for the error, when PBS has one (see [`FormulaError::pbs_code`]).
+    pub fn code(&self) -> Option<u32> {
+        self.pbs_code().map(|c| c.number)
+    }
+
     /// PBS's exact message for the error (what `qmgr` prints), when PBS has one.
     pub fn pbs_message(&self) -> Option<&'static str> {
-        match self {
-            FormulaError::Syntax { .. } => Some("Invalid Formula Format"),
-            FormulaError::InvalidKeyword { .. } => Some("Formula contains invalid keyword"),
-            FormulaError::InvalidType { .. } => {
-                Some("Formula contains a resource of an invalid type")
-            }
-            _ => None,
-        }
+        self.pbs_code().map(|c| c.message)
     }
 
     /// The byte range of the culprit in the formula, when there is one.

@@ -5,8 +5,8 @@
 use super::ast::Span;
 use super::error::FormulaError;
 use super::functions::{Func, BUILTIN_FUNCS, MATH_CONSTS, MATH_FUNCS, MATH_UNSUPPORTED};
-use super::keywords::{self, FAIRSORT_KEYWORDS, PBS_KEYWORDS};
 use super::resources::ResourceTable;
+use crate::pbs::keywords::{self, FAIRSORT_KEYWORDS, PBS_KEYWORDS};
 
 /// What a name in a formula stands for.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -66,7 +66,7 @@ pub fn resolve(
 pub fn suggest(name: &str, resources: &ResourceTable) -> Option<String> {
     let candidates = PBS_KEYWORDS
         .iter()
-        .chain(FAIRSORT_KEYWORDS)
+        .chain(&FAIRSORT_KEYWORDS)
         .copied()
         .chain(
             resources
@@ -106,7 +106,7 @@ fn distance(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formula::resources::ResourceType;
+    use crate::pbs::ResourceType;
 
     #[test]
     fn lookup_order() {

@@ -7,7 +7,7 @@
 use crate::fairshare::Algorithm;
 use crate::formats::TreeFormat;
 use crate::formula::ResourceTable;
-use crate::queue::EntityKey;
+use crate::pbs::FairshareEntity;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -228,7 +228,7 @@ pub struct QueueSetup {
     /// The share tree, if the formula uses fair-share keywords or `fair_share` is on.
     pub tree: Option<TreeDef>,
     /// PBS `fairshare_entity`.
-    pub entity: EntityKey,
+    pub entity: FairshareEntity,
     /// PBS `fair_share` (ties broken by the fair-share path).
     pub fair_share: bool,
     /// `job_sort_formula_threshold`.

@@ -16,7 +16,7 @@ pub fn run_file(file: &TestFile, ctx: &Context, record: bool) -> (FileResult, Ve
     for d in &file.resources {
         let defined =
             d.ty.parse()
-                .map_err(|e: crate::formula::resources::UnknownResourceType| e.to_string())
+                .map_err(|e: crate::pbs::UnknownResourceType| e.to_string())
                 .and_then(|ty| resources.define(&d.name, ty).map_err(|e| e.to_string()));
         if let Err(message) = defined {
             let error = format!(

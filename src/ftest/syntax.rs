@@ -8,7 +8,7 @@ use super::case::{
     Case, CaseBody, CaseKind, FormulaRef, QueueSetup, Tolerance, TreeDef, TreeOrigin,
 };
 use super::error::TestFileError;
-use crate::queue::EntityKey;
+use crate::pbs::FairshareEntity;
 use crate::snippet::line_col;
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -151,7 +151,7 @@ impl Cx<'_> {
         let jobs_json = named_or(jobs, "job set in [jobsets]", &self.jobsets, jobs_json)?;
         let tree = tree.as_ref().map(|t| self.tree(t)).transpose()?;
         let entity = match entity {
-            None => EntityKey::default(),
+            None => FairshareEntity::default(),
             Some(e) => e.get_ref().parse().map_err(|m: String| (e.span(), m))?,
         };
         if threshold.is_some_and(|t| !t.is_finite()) {

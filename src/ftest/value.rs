@@ -6,7 +6,9 @@ use super::case::{Case, CaseBody, CaseKind, Context, EvalCase, EvalExpect};
 use super::error::TestFileError;
 use super::outcome::{num, Problem, Ran};
 use super::syntax::{number, Cx};
-use crate::formula::{compile, keywords, Program, ResourceTable};
+use crate::formula::{compile, Program, ResourceTable};
+use crate::pbs::codes::FORMULA_CODES;
+use crate::pbs::keywords;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use toml::{Spanned, Value};
@@ -71,7 +73,7 @@ fn parse_expect(v: &Value) -> Result<EvalExpect, String> {
     match (key.as_str(), &t[key]) {
         ("error", Value::Boolean(true)) => Ok(EvalExpect::Error(None)),
         ("error", Value::String(s)) => Ok(EvalExpect::Error(Some(s.clone()))),
-        ("code", Value::Integer(c)) if matches!(c, 15123..=15125) => {
+        ("code", Value::Integer(c)) if FORMULA_CODES.iter().any(|k| i64::from(k.number) == *c) => {
             Ok(EvalExpect::Code(*c as u32))
         }
         ("code", _) => Err("`code` must be one of PBS's formula codes 15123, 15124, 15125".into()),

@@ -126,8 +126,7 @@ impl Home {
         let mut after = before.clone();
         let out = f(&mut after)?;
         after.check().map_err(|(_, _, message)| {
-            Rejection::new(super::codes::BADATVAL.0, "", super::codes::BADATVAL.1)
-                .with_detail(message)
+            Rejection::pbs(crate::pbs::codes::BADATVAL, "").with_detail(message)
         })?;
         if after != before {
             let path = self.file(files::STATE);
@@ -222,7 +221,7 @@ mod tests {
         let before = std::fs::read(dir.path().join(files::STATE)).unwrap();
         let r: Result<(), _> = home.update("a", "x", |s| {
             s.sched.fair_share = true;
-            Err(Rejection::new(15007, "", "Unauthorized Request ").into())
+            Err(Rejection::pbs(crate::pbs::codes::PERM, "").into())
         });
         assert!(r.is_err());
         let r = home.update("a", "x", |s| {

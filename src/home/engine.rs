@@ -1,8 +1,9 @@
 //! The server's bridge to the formula engine (`crate::formula`): validating a formula against
-//! the known keywords and the home's resource definitions, and the built-in resource list.
+//! the known keywords and the home's resource definitions.
 
 use super::state::ServerState;
-use crate::formula::{compile, ResourceTable, ResourceType};
+use crate::formula::{compile, ResourceTable};
+use crate::pbs::{codes, ResourceType};
 
 /// Why a formula was refused: PBS's code and message, and fairsort's caret lines.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,28 +42,15 @@ impl ServerState {
 pub fn check_formula(src: &str, state: &ServerState) -> Result<Vec<String>, FormulaProblem> {
     match compile(src, &resource_table(state)) {
         Ok(program) => Ok(program.keywords().to_vec()),
-        Err(e) => Err(FormulaProblem {
-            code: e.code().unwrap_or(15123),
-            message: e
-                .pbs_message()
-                .unwrap_or("Invalid Formula Format")
-                .to_string(),
-            detail: e.render(src),
-        }),
+        Err(e) => {
+            let pbs = e.pbs_code().unwrap_or(codes::BAD_FORMULA);
+            Err(FormulaProblem {
+                code: pbs.number,
+                message: pbs.message.to_string(),
+                detail: e.render(src),
+            })
+        }
     }
-}
-
-/// True for PBS's built-in resources.
-pub fn is_builtin_resource(name: &str) -> bool {
-    ResourceTable::builtin().is_builtin(name)
-}
-
-/// PBS's built-in resources as (name, PBS type name), in name order.
-pub fn builtin_resources() -> Vec<(String, String)> {
-    ResourceTable::builtin()
-        .iter()
-        .map(|(n, t)| (n.to_string(), t.to_string()))
-        .collect()
 }
 
 #[cfg(test)]
@@ -101,14 +89,5 @@ mod tests {
         assert!(check_formula("foo * 2", &st)
             .unwrap()
             .contains(&"foo".to_string()));
-    }
-
-    #[test]
-    fn builtins_come_from_the_engine() {
-        assert!(is_builtin_resource("ncpus"));
-        assert!(!is_builtin_resource("foo"));
-        assert!(builtin_resources()
-            .iter()
-            .any(|(n, t)| n == "walltime" && t == "time"));
     }
 }

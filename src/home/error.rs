@@ -1,6 +1,7 @@
 //! `ServerError`: everything that can go wrong with the server home, and `Rejection`, a change the
 //! "server" refuses with one of PBS's error codes (printed by qmgr as PBS prints it).
 
+use crate::pbs::Code;
 use std::path::PathBuf;
 
 /// A change refused with a PBS error code, e.g. 15124 `Formula contains invalid keyword`.
@@ -27,6 +28,11 @@ impl Rejection {
             message: message.into(),
             detail: String::new(),
         }
+    }
+
+    /// The rejection of PBS error `code` (its number and message) for `object`.
+    pub fn pbs(code: Code, object: impl Into<String>) -> Self {
+        Rejection::new(code.number, object, code.message)
     }
 
     /// The same rejection with fairsort's extra explanation lines.

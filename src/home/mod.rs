@@ -3,7 +3,6 @@
 //! under a lock with atomic writes and an audit log.
 
 pub mod audit;
-pub mod codes;
 pub mod dir;
 pub mod engine;
 pub mod error;
@@ -17,6 +16,6 @@ pub mod usage_files;
 pub use dir::Home;
 pub use error::{Rejection, ServerError};
 pub use permissions::{current_host, current_user};
-pub use state::{FairshareEntity, Queue, ResourceDef, SchedAttrs, ServerAttrs, ServerState};
+pub use state::{Queue, ResourceDef, SchedAttrs, ServerAttrs, ServerState};
 pub use tree_store::Snapshot;
 pub use usage_files::{load_store, UsageChangeError, UsageHome};

@@ -2,10 +2,11 @@
 //! definitions), as stored in the home's `server.toml` and changed by `fairsort qmgr`.
 
 use crate::fairshare::Algorithm;
+use crate::pbs::codes::invalid_decay_factor;
+use crate::pbs::resources::RESOURCE_FLAGS;
+use crate::pbs::{FairshareEntity, ResourceType};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::fmt;
-use std::str::FromStr;
 
 /// The whole persistent state of a server home except the share tree and usage (own files).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -74,65 +75,6 @@ impl Default for SchedAttrs {
     }
 }
 
-/// PBS `fairshare_entity`: the job attribute that names a job's fair-share entity.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub enum FairshareEntity {
-    /// The job owner's user name (PBS default).
-    #[default]
-    #[serde(rename = "euser")]
-    Euser,
-    /// The job owner's group.
-    #[serde(rename = "egroup")]
-    Egroup,
-    /// The job's account string.
-    #[serde(rename = "Account_Name")]
-    AccountName,
-    /// The job's queue.
-    #[serde(rename = "queue")]
-    Queue,
-    /// `group:user`.
-    #[serde(rename = "egroup:euser")]
-    EgroupEuser,
-}
-
-impl FairshareEntity {
-    /// PBS's spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FairshareEntity::Euser => "euser",
-            FairshareEntity::Egroup => "egroup",
-            FairshareEntity::AccountName => "Account_Name",
-            FairshareEntity::Queue => "queue",
-            FairshareEntity::EgroupEuser => "egroup:euser",
-        }
-    }
-}
-
-impl fmt::Display for FairshareEntity {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for FairshareEntity {
-    type Err = String;
-    /// Exact PBS spellings; otherwise PBS's scheduler message.
-    fn from_str(s: &str) -> Result<Self, String> {
-        Ok(match s {
-            "euser" => FairshareEntity::Euser,
-            "egroup" => FairshareEntity::Egroup,
-            "Account_Name" => FairshareEntity::AccountName,
-            "queue" => FairshareEntity::Queue,
-            "egroup:euser" => FairshareEntity::EgroupEuser,
-            _ => {
-                return Err(format!(
-                    "fairshare_entity {s} is erroneous (or deprecated)."
-                ))
-            }
-        })
-    }
-}
-
 /// A queue and the attributes fairsort keeps for it.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -163,12 +105,6 @@ pub struct ResourceDef {
     pub flag: Option<String>,
 }
 
-/// The resource types `create resource` accepts (PBS names).
-pub const RESOURCE_TYPES: [&str; 6] = ["long", "float", "size", "time", "boolean", "string"];
-
-/// The resource flag letters PBS accepts.
-pub const RESOURCE_FLAGS: &str = "hnqfmi";
-
 impl ServerState {
     /// The state of a new home: defaults, managers = root and the creating user (any host).
     pub fn initial(creator: &str) -> Self {
@@ -196,7 +132,7 @@ impl ServerState {
         }
         let f = self.sched.fairshare_decay_factor;
         if !(f > 0.0 && f < 1.0) {
-            return bad("sched", "fairshare_decay_factor", decay_factor_message(f));
+            return bad("sched", "fairshare_decay_factor", invalid_decay_factor(f));
         }
         if self.sched.fairshare_decay_time == 0 {
             return bad(
@@ -216,7 +152,7 @@ impl ServerState {
         }
         for (name, def) in &self.resources {
             let table = format!("resources.{name}");
-            if !RESOURCE_TYPES.contains(&def.kind.as_str()) {
+            if def.kind.parse::<ResourceType>().is_err() {
                 return bad(&table, "type", resource_type_message(&def.kind));
             }
             if let Some(flag) = &def.flag {
@@ -272,56 +208,10 @@ pub fn check_object_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// PBS's message for a decay factor outside (0, 1).
-pub fn decay_factor_message(f: f64) -> String {
-    format!("fairshare_decay_factor: Invalid value: {f:.4}.  Valid values are between 0 and 1.")
-}
-
-/// fairsort's message for an unknown resource type.
+/// fairsort's message for an unknown resource type (`create resource x type=...`).
 pub fn resource_type_message(kind: &str) -> String {
-    format!(
-        "resource type {kind} is not one of {}",
-        RESOURCE_TYPES.join(", ")
-    )
-}
-
-/// Parses a PBS time value as `fairshare_decay_time` does: `HH:MM:SS` or `MM:SS` (a bare number
-/// is rejected, as PBS's scheduler rejects it). Error text is PBS's `Invalid time <v>`.
-pub fn parse_pbs_time(s: &str) -> Result<u64, String> {
-    let err = || format!("Invalid time {s}");
-    let parts: Vec<&str> = s.split(':').collect();
-    if parts.len() < 2 || parts.len() > 3 {
-        return Err(err());
-    }
-    let mut nums = Vec::with_capacity(3);
-    for p in &parts {
-        if p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(err());
-        }
-        nums.push(p.parse::<u64>().map_err(|_| err())?);
-    }
-    let (h, m, sec) = match nums.as_slice() {
-        [m, s] => (0, *m, *s),
-        [h, m, s] => (*h, *m, *s),
-        _ => return Err(err()),
-    };
-    if m > 59 && parts.len() == 3 || sec > 59 {
-        return Err(err());
-    }
-    h.checked_mul(3600)
-        .and_then(|x| x.checked_add(m.checked_mul(60)?))
-        .and_then(|x| x.checked_add(sec))
-        .ok_or_else(err)
-}
-
-/// Formats seconds as PBS prints durations: `HH:MM:SS` (hours may exceed 24).
-pub fn format_pbs_time(secs: u64) -> String {
-    format!(
-        "{:02}:{:02}:{:02}",
-        secs / 3600,
-        (secs / 60) % 60,
-        secs % 60
-    )
+    let names: Vec<&str> = ResourceType::ALL.iter().map(|t| t.as_str()).collect();
+    format!("resource type {kind} is not one of {}", names.join(", "))
 }
 
 #[cfg(test)]
@@ -346,36 +236,6 @@ mod tests {
             ["root@*", "alice@*"]
         );
         assert_eq!(ServerState::initial("root").server.managers, ["root@*"]);
-    }
-
-    #[test]
-    fn pbs_time_forms() {
-        assert_eq!(parse_pbs_time("24:00:00"), Ok(86_400));
-        assert_eq!(parse_pbs_time("00:00:02"), Ok(2));
-        assert_eq!(parse_pbs_time("10:30"), Ok(630));
-        assert_eq!(
-            parse_pbs_time("86400"),
-            Err("Invalid time 86400".to_string())
-        );
-        assert!(parse_pbs_time("1:2:3:4").is_err());
-        assert!(parse_pbs_time("1:xx").is_err());
-        assert!(parse_pbs_time("99999999999999999999:00:00").is_err());
-        assert_eq!(format_pbs_time(86_400), "24:00:00");
-        assert_eq!(format_pbs_time(3_723), "01:02:03");
-    }
-
-    #[test]
-    fn entity_names_round_trip_and_reject_others() {
-        for n in ["euser", "egroup", "Account_Name", "queue", "egroup:euser"] {
-            assert_eq!(
-                n.parse::<FairshareEntity>().map(|e| e.to_string()),
-                Ok(n.to_string())
-            );
-        }
-        assert_eq!(
-            "user".parse::<FairshareEntity>(),
-            Err("fairshare_entity user is erroneous (or deprecated).".to_string())
-        );
     }
 
     #[test]

@@ -2,9 +2,8 @@
 //! back with the home's `unknown_shares` and with the home's usage (`usage.toml`, kept by
 //! `fairsort usage`) applied.
 
-use super::codes::{self, reject};
 use super::dir::{files, Home};
-use super::error::ServerError;
+use super::error::{Rejection, ServerError};
 use super::fsio;
 use super::permissions::{current_host, is_manager};
 use super::state::ServerState;
@@ -57,7 +56,7 @@ impl Home {
         let command = format!("tree import ({} nodes)", spec.nodes.len());
         self.with_exclusive(user, &command, |state| {
             if !is_manager(user, &host, &state.server.managers) {
-                return Err(reject(codes::PERM, "").into());
+                return Err(Rejection::pbs(crate::pbs::codes::PERM, "").into());
             }
             let mut spec = spec.clone();
             spec.unknown_shares = Some(state.sched.unknown_shares);

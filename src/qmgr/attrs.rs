@@ -1,7 +1,8 @@
 //! The attributes of each object as qmgr shows them: canonical names, in PBS's print order,
 //! with values rendered as PBS renders them (booleans `True`/`False`, times `HH:MM:SS`).
 
-use crate::home::state::{format_pbs_time, Queue, ResourceDef, SchedAttrs, ServerAttrs};
+use crate::home::state::{Queue, ResourceDef, SchedAttrs, ServerAttrs};
+use crate::pbs::units::format_time;
 
 /// A rendered attribute value.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -81,7 +82,7 @@ pub fn sched_values(s: &SchedAttrs) -> Vec<(&'static str, Value)> {
     ));
     v.push((
         "fairshare_decay_time",
-        Value::Single(format_pbs_time(s.fairshare_decay_time)),
+        Value::Single(format_time(s.fairshare_decay_time)),
     ));
     v.push((
         "fairshare_decay_factor",

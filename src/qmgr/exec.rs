@@ -5,15 +5,17 @@ use super::attrs::{self, canonical, parse_bool, Value};
 use super::lexer::Op;
 use super::parser::{AttrOp, Command, Object, Verb};
 use super::print;
-use crate::home::codes::{self, reject};
 use crate::home::dir::Home;
 use crate::home::engine;
 use crate::home::error::{Rejection, ServerError};
 use crate::home::permissions::is_manager;
 use crate::home::state::{
-    check_object_name, decay_factor_message, parse_pbs_time, resource_type_message, Queue,
-    ResourceDef, SchedAttrs, ServerState, RESOURCE_FLAGS, RESOURCE_TYPES,
+    check_object_name, resource_type_message, Queue, ResourceDef, SchedAttrs, ServerState,
 };
+use crate::pbs::codes::{self, invalid_decay_factor};
+use crate::pbs::resources::{self, RESOURCE_FLAGS};
+use crate::pbs::units::decay_time;
+use crate::pbs::ResourceType;
 
 /// What a request produced.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,7 +47,7 @@ pub fn execute(
     if cmd.verb.is_change() {
         home.update(user, text.trim(), |st| {
             if !is_manager(user, host, &st.server.managers) {
-                return Err(reject(codes::PERM, &object_label(object, cmd)).into());
+                return Err(Rejection::pbs(codes::PERM, object_label(object, cmd)).into());
             }
             apply(st, object, cmd, host).map_err(ServerError::from)
         })?;
@@ -88,8 +90,8 @@ fn check_singleton(object: Object, cmd: &Command, host: &str) -> Result<(), Reje
         let ok = n == "default" || (object == Object::Server && n.eq_ignore_ascii_case(host));
         if !ok {
             return Err(match object {
-                Object::Sched => reject(codes::UNKSCHED, n),
-                _ => reject(codes::NOSERVER, "")
+                Object::Sched => Rejection::pbs(codes::UNKSCHED, n),
+                _ => Rejection::pbs(codes::NOSERVER, "")
                     .with_detail(format!("fairsort serves one server, `default` (or {host})")),
             });
         }
@@ -113,7 +115,7 @@ fn apply(st: &mut ServerState, object: Object, cmd: &Command, host: &str) -> Res
                     Ok(())
                 }
                 _ => Err(
-                    reject(codes::IVALREQ, &object_label(object, cmd)).with_detail(format!(
+                    Rejection::pbs(codes::IVALREQ, object_label(object, cmd)).with_detail(format!(
                         "the {} object cannot be created or deleted",
                         name_of(object)
                     )),
@@ -145,7 +147,7 @@ fn name_of(object: Object) -> &'static str {
 }
 
 fn bad_value(obj: &str, detail: impl Into<String>) -> Rejection {
-    reject(codes::BADATVAL, obj).with_detail(detail)
+    Rejection::pbs(codes::BADATVAL, obj).with_detail(detail)
 }
 
 /// The value of a `=` assignment; `+=`/`-=` are only for list attributes.
@@ -169,8 +171,8 @@ fn check_formula(src: &str, st: &ServerState, obj: &str) -> Result<(), Rejection
 
 fn server_attr(st: &mut ServerState, a: &AttrOp) -> Result<(), Rejection> {
     let obj = "";
-    let name =
-        canonical(&a.name, &attrs::SERVER_ATTRS).ok_or_else(|| reject(codes::NOATTR, obj))?;
+    let name = canonical(&a.name, &attrs::SERVER_ATTRS)
+        .ok_or_else(|| Rejection::pbs(codes::NOATTR, obj))?;
     match name {
         "job_sort_formula" => match single(a, obj)? {
             Some(v) => {
@@ -221,7 +223,8 @@ fn server_attr(st: &mut ServerState, a: &AttrOp) -> Result<(), Rejection> {
 
 fn sched_attr(st: &mut ServerState, a: &AttrOp) -> Result<(), Rejection> {
     let obj = "default";
-    let name = canonical(&a.name, &attrs::SCHED_ATTRS).ok_or_else(|| reject(codes::NOATTR, obj))?;
+    let name = canonical(&a.name, &attrs::SCHED_ATTRS)
+        .ok_or_else(|| Rejection::pbs(codes::NOATTR, obj))?;
     let value = single(a, obj)?;
     let d = SchedAttrs::default();
     let s = &mut st.sched;
@@ -265,11 +268,7 @@ fn sched_attr(st: &mut ServerState, a: &AttrOp) -> Result<(), Rejection> {
             st.sched.fairshare_usage_res = v.to_string();
         }
         "fairshare_decay_time" => {
-            let t = parse_pbs_time(v).map_err(|m| bad_value(obj, m))?;
-            if t == 0 {
-                return Err(bad_value(obj, format!("Invalid time {v}")));
-            }
-            s.fairshare_decay_time = t;
+            s.fairshare_decay_time = decay_time(v).map_err(|m| bad_value(obj, m))?;
         }
         "fairshare_decay_factor" => {
             let f: f64 = v
@@ -277,7 +276,7 @@ fn sched_attr(st: &mut ServerState, a: &AttrOp) -> Result<(), Rejection> {
                 .parse()
                 .map_err(|_| bad_value(obj, "Invalid fairshare_decay_factor"))?;
             if !(f > 0.0 && f < 1.0) {
-                return Err(bad_value(obj, decay_factor_message(f)));
+                return Err(bad_value(obj, invalid_decay_factor(f)));
             }
             s.fairshare_decay_factor = f;
         }
@@ -298,16 +297,16 @@ fn queue(st: &mut ServerState, cmd: &Command, name: &str) -> Result<(), Rejectio
     match cmd.verb {
         Verb::Create => {
             check_object_name(name)
-                .map_err(|m| reject(codes::IVAL_OBJ_NAME, name).with_detail(m))?;
+                .map_err(|m| Rejection::pbs(codes::IVAL_OBJ_NAME, name).with_detail(m))?;
             if st.queues.contains_key(name) {
-                return Err(reject(codes::QUEEXIST, name));
+                return Err(Rejection::pbs(codes::QUEEXIST, name));
             }
             st.queues.insert(name.to_string(), Queue::default());
         }
         Verb::Delete => {
             st.queues
                 .remove(name)
-                .ok_or_else(|| reject(codes::UNKQUE, name))?;
+                .ok_or_else(|| Rejection::pbs(codes::UNKQUE, name))?;
             return Ok(());
         }
         _ => {}
@@ -315,10 +314,10 @@ fn queue(st: &mut ServerState, cmd: &Command, name: &str) -> Result<(), Rejectio
     let q = st
         .queues
         .get_mut(name)
-        .ok_or_else(|| reject(codes::UNKQUE, name))?;
+        .ok_or_else(|| Rejection::pbs(codes::UNKQUE, name))?;
     for a in &cmd.attrs {
-        let attr =
-            canonical(&a.name, &attrs::QUEUE_ATTRS).ok_or_else(|| reject(codes::NOATTR, name))?;
+        let attr = canonical(&a.name, &attrs::QUEUE_ATTRS)
+            .ok_or_else(|| Rejection::pbs(codes::NOATTR, name))?;
         let v = single(a, name)?;
         match attr {
             "Priority" => {
@@ -372,9 +371,9 @@ fn resource(st: &mut ServerState, cmd: &Command, name: &str) -> Result<(), Rejec
     match cmd.verb {
         Verb::Create => {
             check_object_name(name)
-                .map_err(|m| reject(codes::IVAL_OBJ_NAME, name).with_detail(m))?;
-            if st.resources.contains_key(name) || engine::is_builtin_resource(name) {
-                return Err(reject(codes::DUPLIST, name));
+                .map_err(|m| Rejection::pbs(codes::IVAL_OBJ_NAME, name).with_detail(m))?;
+            if st.resources.contains_key(name) || resources::is_builtin(name) {
+                return Err(Rejection::pbs(codes::DUPLIST, name));
             }
             st.resources.insert(
                 name.to_string(),
@@ -385,18 +384,18 @@ fn resource(st: &mut ServerState, cmd: &Command, name: &str) -> Result<(), Rejec
             );
         }
         Verb::Delete => {
-            if engine::is_builtin_resource(name) {
-                return Err(reject(codes::IVALREQ, name)
+            if resources::is_builtin(name) {
+                return Err(Rejection::pbs(codes::IVALREQ, name)
                     .with_detail(format!("{name} is a built-in resource")));
             }
             st.resources
                 .remove(name)
-                .ok_or_else(|| reject(codes::UNKRESC, name))?;
+                .ok_or_else(|| Rejection::pbs(codes::UNKRESC, name))?;
             return Ok(());
         }
         _ => {
-            if engine::is_builtin_resource(name) {
-                return Err(reject(codes::IVALREQ, name)
+            if resources::is_builtin(name) {
+                return Err(Rejection::pbs(codes::IVALREQ, name)
                     .with_detail(format!("{name} is a built-in resource")));
             }
         }
@@ -404,14 +403,14 @@ fn resource(st: &mut ServerState, cmd: &Command, name: &str) -> Result<(), Rejec
     let r = st
         .resources
         .get_mut(name)
-        .ok_or_else(|| reject(codes::UNKRESC, name))?;
+        .ok_or_else(|| Rejection::pbs(codes::UNKRESC, name))?;
     for a in &cmd.attrs {
         let attr = canonical(&a.name, &attrs::RESOURCE_ATTRS)
-            .ok_or_else(|| reject(codes::NOATTR, name))?;
+            .ok_or_else(|| Rejection::pbs(codes::NOATTR, name))?;
         let v = single(a, name)?;
         match (attr, v) {
             ("type", Some(v)) => {
-                if !RESOURCE_TYPES.contains(&v) {
+                if v.parse::<ResourceType>().is_err() {
                     return Err(bad_value(name, resource_type_message(v)));
                 }
                 r.kind = v.to_string();
@@ -445,7 +444,7 @@ fn revalidate_formulas(st: &ServerState, obj: &str) -> Result<(), Rejection> {
     for (attr, formula) in stored {
         if let Some(f) = formula {
             if let Err(p) = engine::check_formula(f, st) {
-                return Err(reject(codes::RESCBUSY, obj).with_detail(format!(
+                return Err(Rejection::pbs(codes::RESCBUSY, obj).with_detail(format!(
                     "{attr} = {f} would no longer be valid ({}); change or unset it first",
                     p.message
                 )));
@@ -497,7 +496,7 @@ pub fn select(st: &ServerState, cmd: &Command, host: &str) -> Result<Vec<Block>,
         Object::Resource => &attrs::RESOURCE_ATTRS,
     };
     if filter.iter().any(|f| canonical(f, known).is_none()) {
-        return Err(reject(codes::NOATTR, &object_label(object, cmd)));
+        return Err(Rejection::pbs(codes::NOATTR, object_label(object, cmd)));
     }
     let block = |kind, name: &str, values| Block {
         kind,
@@ -524,7 +523,7 @@ pub fn select(st: &ServerState, cmd: &Command, host: &str) -> Result<Vec<Block>,
         }
         Object::Queue => {
             if let Some(n) = cmd.names.iter().find(|n| !st.queues.contains_key(*n)) {
-                return Err(reject(codes::UNKQUE, n));
+                return Err(Rejection::pbs(codes::UNKQUE, n));
             }
             Ok(st
                 .queues
@@ -537,14 +536,19 @@ pub fn select(st: &ServerState, cmd: &Command, host: &str) -> Result<Vec<Block>,
             if let Some(n) = cmd
                 .names
                 .iter()
-                .find(|n| !st.resources.contains_key(*n) && !engine::is_builtin_resource(n))
+                .find(|n| !st.resources.contains_key(*n) && !resources::is_builtin(n))
             {
-                return Err(reject(codes::UNKRESC, n));
+                return Err(Rejection::pbs(codes::UNKRESC, n));
             }
-            let mut out: Vec<Block> = engine::builtin_resources()
-                .into_iter()
+            let mut out: Vec<Block> = (resources::BUILTIN_RESOURCES.iter())
                 .filter(|(n, _)| wanted(n))
-                .map(|(n, kind)| block("Resource", &n, vec![("type", Value::Single(kind))]))
+                .map(|(n, kind)| {
+                    block(
+                        "Resource",
+                        n,
+                        vec![("type", Value::Single(kind.to_string()))],
+                    )
+                })
                 .collect();
             out.extend(
                 st.resources

@@ -11,6 +11,7 @@ use super::job_record::ResourceValue;
 use super::names::Sym;
 use super::shares::ShareContext;
 use crate::fairshare::{keyword_source, Algorithm, NodeId, ShareResult};
+use crate::pbs::Keyword;
 use std::borrow::Cow;
 use std::collections::HashMap;
 
@@ -38,14 +39,6 @@ pub enum Source {
 
 /// `Binder::job_nodes` for a job without an entity node.
 const NO_NODE: u32 = u32::MAX;
-
-/// The keywords every job has besides resources and fair-share values.
-pub const JOB_KEYWORDS: [&str; 4] = [
-    "queue_priority",
-    "job_priority",
-    "eligible_time",
-    "accrue_type",
-];
 
 /// A formula's keywords resolved against a job set.
 #[derive(Debug, Clone)]
@@ -133,25 +126,25 @@ impl Binder {
     ) -> Result<Binder, MissingShares> {
         let mut sources = Vec::with_capacity(keywords.len());
         for k in keywords {
-            let src = match k.as_str() {
-                "queue_priority" => Source::QueuePriority,
-                "job_priority" => Source::JobPriority,
-                "eligible_time" => Source::EligibleTime,
-                "accrue_type" => Source::AccrueType,
-                other => match keyword_source(other) {
+            let src = match k.parse::<Keyword>() {
+                Ok(Keyword::QueuePriority) => Source::QueuePriority,
+                Ok(Keyword::JobPriority) => Source::JobPriority,
+                Ok(Keyword::EligibleTime) => Source::EligibleTime,
+                Ok(Keyword::AccrueType) => Source::AccrueType,
+                _ => match keyword_source(k) {
                     Some((algorithm, get)) => {
                         let result = shares.and_then(|s| s.result(algorithm)).ok_or_else(|| {
                             MissingShares {
-                                keyword: other.to_string(),
+                                keyword: k.to_string(),
                                 algorithm,
                             }
                         })?;
                         Source::Share {
                             algorithm,
-                            by_node: share_column(other, result, get, pbs_compat),
+                            by_node: share_column(k, result, get, pbs_compat),
                         }
                     }
-                    None => Source::Resource(jobs.resources.get(other)),
+                    None => Source::Resource(jobs.resources.get(k)),
                 },
             };
             sources.push(src);

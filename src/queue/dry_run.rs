@@ -3,13 +3,13 @@
 //! passed in (`ShareEngine`), so this stage depends only on the engine's signatures.
 
 use super::bind::{Binder, MissingShares};
-use super::entity::EntityKey;
 use super::error::BindError;
 use super::formula_api::SortFormula;
 use super::job::JobSet;
 use super::order::{fair_share_ranks, run, OrderOptions, QueueOrder};
 use super::shares::{active_users, algorithms_needed, ShareContext};
 use crate::fairshare::{Algorithm, NodeId, Options, ShareError, ShareResult, Tree};
+use crate::pbs::FairshareEntity;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
@@ -34,7 +34,7 @@ pub struct Setup {
     /// The share tree (None: the formula must not use fair-share keywords).
     pub tree: Option<Tree>,
     /// PBS `fairshare_entity`.
-    pub entity: EntityKey,
+    pub entity: FairshareEntity,
     /// Algorithm options (dampening, ...); active users are filled in from the jobs.
     pub options: Options,
     /// PBS `fair_share`: tie-break equal values by the fair-share path.

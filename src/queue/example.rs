@@ -2,10 +2,10 @@
 //! with a queue in `qstat -f -F json` layout, and a Slurm-style account tree; both embedded with
 //! `include_str!` from `examples/`, so the main job shows with no set-up.
 
-use super::entity::EntityKey;
 use super::job::JobSet;
 use super::{read_job_list_json, read_qstat_json_slice};
 use crate::fairshare::{Algorithm, TreeSpec};
+use crate::pbs::FairshareEntity;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
@@ -40,7 +40,7 @@ pub struct Example {
     /// Settings.
     pub settings: ClusterSettings,
     /// Entity selection.
-    pub entity: EntityKey,
+    pub entity: FairshareEntity,
     /// Algorithm.
     pub algorithm: Algorithm,
     /// The share tree.

@@ -2,6 +2,7 @@
 //! dry run of a PBS scheduling cycle's job sort (`fairsort order`).
 
 pub mod columns;
+pub mod dates;
 pub mod error;
 pub mod job;
 pub mod job_record;
@@ -12,7 +13,6 @@ pub mod parallel;
 pub mod qstat;
 mod qstat_split;
 pub mod raw;
-pub mod units;
 
 pub use columns::{Columns, ResourceColumn};
 pub use error::{BindError, JobsError};
@@ -31,7 +31,7 @@ pub mod order;
 pub mod shares;
 
 pub use bind::{Binder, Bound, Source};
-pub use entity::EntityKey;
+pub use entity::EntityName;
 pub use formula_api::SortFormula;
 pub use order::{order, run, Evaluations, OrderOptions, QueueOrder, Ranked, THRESHOLD_COMMENT};
 pub use shares::ShareContext;

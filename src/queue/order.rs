@@ -327,8 +327,8 @@ pub fn fair_share_ranks(
 mod tests {
     use super::*;
     use crate::fairshare::{Algorithm, Column, ShareResult};
+    use crate::pbs::FairshareEntity as EntityKey;
     use crate::queue::bind::Binder;
-    use crate::queue::entity::EntityKey;
     use crate::queue::qstat::read_qstat_json_slice;
     use crate::queue::shares::ShareContext;
     use crate::queue::testing::ClosureFormula;

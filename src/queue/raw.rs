@@ -2,11 +2,12 @@
 //! `serde_json::Value`, and the conversion of a raw job record into a `Job` with messages that
 //! name the job and the field. Shared by the `qstat -f -F json` reader and fairsort's own lists.
 
+use super::dates::parse_ctime;
 use super::error::JobsError;
 use super::job::JobSet;
 use super::job_record::{id_sequence, Job, JobState, ResourceValue};
 use super::names::Sym;
-use super::units::{parse_ctime, parse_duration, parse_resource_value};
+use crate::pbs::units::{resource_value, time_value};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 use std::borrow::Cow;
@@ -330,7 +331,7 @@ fn add_job_with<'a>(
     let eligible_time = match &raw.eligible_time {
         None => 0.0,
         Some(Raw::Num(n)) if n.is_finite() => *n,
-        Some(Raw::Str(s)) => parse_duration(s).ok_or_else(|| {
+        Some(Raw::Str(s)) => time_value(s.as_bytes()).ok_or_else(|| {
             bad(
                 id,
                 names.eligible_time,
@@ -352,7 +353,7 @@ fn add_job_with<'a>(
     for (k, (name, value)) in raw.resources.0.into_iter().enumerate() {
         let v = match value {
             Raw::Num(n) if n.is_finite() => ResourceValue::Number(n),
-            Raw::Str(s) => match parse_resource_value(&s) {
+            Raw::Str(s) => match resource_value(s.as_bytes()) {
                 Some(n) => ResourceValue::Number(n),
                 None => ResourceValue::Text(set.texts.intern(&s)),
             },

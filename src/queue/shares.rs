@@ -3,11 +3,12 @@
 //! `find_alloc_ginfo` does; Slurm/flux trees: the job's (account, user) association), and the
 //! algorithms' results the formula's fair-share keywords read.
 
-use super::entity::EntityKey;
+use super::entity::EntityName;
 use super::formula_api::SortFormula;
 use super::job::JobSet;
 use super::names::Sym;
 use crate::fairshare::{keyword_source, Algorithm, NodeId, ShareResult, Shares, Tree, TreeSource};
+use crate::pbs::FairshareEntity;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// The share tree, each job's node in it, and the computed results.
@@ -16,7 +17,7 @@ pub struct ShareContext {
     /// The tree (with PBS unknown entities added).
     pub tree: Tree,
     /// How job entities were chosen.
-    pub entity: EntityKey,
+    pub entity: FairshareEntity,
     /// Per job (same index as `JobSet::jobs`): its entity's node, if any.
     pub job_nodes: Vec<Option<NodeId>>,
     /// Entities PBS would create under `unknown` (not in the tree file).
@@ -33,7 +34,7 @@ pub fn is_pbs_tree(tree: &Tree) -> bool {
 
 impl ShareContext {
     /// Resolves every job's entity, adding PBS's unknown entities to the tree.
-    pub fn resolve(mut tree: Tree, jobs: &JobSet, entity: EntityKey) -> ShareContext {
+    pub fn resolve(mut tree: Tree, jobs: &JobSet, entity: FairshareEntity) -> ShareContext {
         let pbs = is_pbs_tree(&tree);
         let mut cache: HashMap<(Sym, Option<Sym>), Option<NodeId>> = HashMap::new();
         let mut unknown = Vec::new();
@@ -41,11 +42,11 @@ impl ShareContext {
         for job in &jobs.jobs {
             let key = if pbs {
                 match entity {
-                    EntityKey::Euser => (job.euser, None),
-                    EntityKey::Egroup => (job.egroup, None),
-                    EntityKey::AccountName => (job.account.unwrap_or(u32::MAX), None),
-                    EntityKey::Queue => (job.queue, None),
-                    EntityKey::EgroupEuser => (job.egroup, Some(job.euser)),
+                    FairshareEntity::Euser => (job.euser, None),
+                    FairshareEntity::Egroup => (job.egroup, None),
+                    FairshareEntity::AccountName => (job.account.unwrap_or(u32::MAX), None),
+                    FairshareEntity::Queue => (job.queue, None),
+                    FairshareEntity::EgroupEuser => (job.egroup, Some(job.euser)),
                 }
             } else {
                 (job.euser, Some(job.account.unwrap_or(u32::MAX)))
@@ -147,7 +148,7 @@ mod tests {
                  {"id":"3","user":"zed","qtime":3}]"#,
         )
         .unwrap();
-        let ctx = ShareContext::resolve(pbs_tree(), &jobs, EntityKey::Euser);
+        let ctx = ShareContext::resolve(pbs_tree(), &jobs, FairshareEntity::Euser);
         let bob = ctx.job_nodes[0].unwrap();
         assert_eq!(ctx.tree.node(bob).name, "bob");
         let zed = ctx.job_nodes[1].unwrap();
@@ -156,7 +157,7 @@ mod tests {
         assert_eq!(ctx.tree.node(parent).name, "unknown");
         assert_eq!(ctx.unknown_entities, ["zed"]);
         // egroup entity: a group node matches.
-        let ctx = ShareContext::resolve(pbs_tree(), &jobs, EntityKey::Egroup);
+        let ctx = ShareContext::resolve(pbs_tree(), &jobs, FairshareEntity::Egroup);
         assert_eq!(ctx.tree.node(ctx.job_nodes[0].unwrap()).name, "group1");
     }
 

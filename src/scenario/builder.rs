@@ -15,9 +15,10 @@
 use super::{Scenario, ScenarioError};
 use crate::fairshare::{Algorithm, Options, Tree, TreeSpec};
 use crate::formats::{self, TreeFormat};
-use crate::formula::{ResourceTable, ResourceType};
+use crate::formula::ResourceTable;
 use crate::home::Home;
-use crate::queue::{example, read_jobs_bytes, EntityKey, JobSet, JobsFormat, ResourceValue, Setup};
+use crate::pbs::{FairshareEntity, ResourceType};
+use crate::queue::{example, read_jobs_bytes, JobSet, JobsFormat, ResourceValue, Setup};
 use crate::usage::{apply_usage, pbs_records};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -77,7 +78,7 @@ pub struct ScenarioBuilder {
     tree_spec: Option<TreeSpec>,
     usage: Option<PathBuf>,
     unknown_shares: Option<u64>,
-    entity: Option<EntityKey>,
+    entity: Option<FairshareEntity>,
     algorithm: Option<Algorithm>,
     fair_share: Option<bool>,
     queues: Vec<(String, i64)>,
@@ -92,7 +93,7 @@ struct BaseInputs {
     formula: String,
     threshold: Option<f64>,
     fair_share: bool,
-    entity: EntityKey,
+    entity: FairshareEntity,
     algorithm: Algorithm,
     queues: BTreeMap<String, i64>,
     tree: Option<TreeSpec>,
@@ -198,7 +199,7 @@ impl ScenarioBuilder {
     }
 
     /// PBS `fairshare_entity`.
-    pub fn entity(mut self, entity: Option<EntityKey>) -> Self {
+    pub fn entity(mut self, entity: Option<FairshareEntity>) -> Self {
         self.entity = entity.or(self.entity);
         self
     }
@@ -418,19 +419,6 @@ fn read_jobs(input_: &JobsInput, format: Option<JobsFormat>) -> Result<JobSet, S
         }
         JobsInput::Bytes { name, bytes } => read_jobs_bytes(name, bytes, format).map_err(input),
     }
-}
-
-/// The name of a resource type as `--resource NAME=TYPE` and a home's definitions give it.
-pub fn resource_type(name: &str) -> Option<ResourceType> {
-    Some(match name.to_ascii_lowercase().as_str() {
-        "long" | "int" | "integer" => ResourceType::Long,
-        "float" => ResourceType::Float,
-        "size" => ResourceType::Size,
-        "time" => ResourceType::Time,
-        "boolean" | "bool" => ResourceType::Boolean,
-        "string" | "string_array" => ResourceType::String,
-        _ => return None,
-    })
 }
 
 /// The home's table (built-ins and its definitions) or the built-ins, given definitions, then

@@ -7,9 +7,7 @@ mod builder;
 mod error;
 mod run;
 
-pub use builder::{
-    resource_type as builder_resource_type, Base, JobsInput, ScenarioBuilder, Threshold,
-};
+pub use builder::{Base, JobsInput, ScenarioBuilder, Threshold};
 pub use error::ScenarioError;
 pub use run::{AgainstRow, Comparison, OrderExplanation, TermValue};
 

@@ -6,7 +6,7 @@ use crate::fairshare::{self, explain::Explanation};
 use crate::formula::{self, Program};
 use crate::queue::compare::{compare, Comparison as RankComparison};
 use crate::queue::dry_run::{dry_run_with, order_options, prepare_shares, DryRun};
-use crate::queue::{explain_job, JobExplanation, ShareEngine, SortFormula};
+use crate::queue::{explain_job, EntityName, JobExplanation, ShareEngine, SortFormula};
 use serde::Serialize;
 
 const ENGINE: ShareEngine = ShareEngine {

@@ -14,7 +14,7 @@ pub use apply::{apply_usage, pbs_records, UsageRecord};
 pub use charge::{usage_res_charge, Charge, ResourceCharge};
 pub use error::{Malformed, UsageError};
 pub use job::{FinishedJob, Source};
-pub use pbs_log::{FairshareEntity, PbsLogReader, ReadStats};
+pub use pbs_log::{PbsLogReader, ReadStats};
 pub mod ledger;
 pub mod settings;
 pub mod store;

@@ -5,45 +5,12 @@
 use super::charge::{clamp_charge, Charge};
 use super::error::{Malformed, UsageError};
 use super::job::{FinishedJob, Source};
-use super::units::{parse_f64, pbs_log_date, pbs_value};
+use super::units::{parse_f64, pbs_log_date};
+use crate::pbs::units::resource_value;
+use crate::pbs::FairshareEntity;
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-
-/// PBS's `fairshare_entity`: which job attribute names the fair-share entity.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum FairshareEntity {
-    /// `euser` (default): the record's `user=`.
-    #[default]
-    Euser,
-    /// `egroup`: `group=`.
-    Egroup,
-    /// `Account_Name`: `account=`.
-    AccountName,
-    /// `queue`: `queue=`.
-    Queue,
-    /// `egroup:euser`: `group:user`.
-    EgroupEuser,
-}
-
-impl std::str::FromStr for FairshareEntity {
-    type Err = String;
-    /// PBS's allowed values, with its message for anything else.
-    fn from_str(s: &str) -> Result<Self, String> {
-        Ok(match s {
-            "euser" => FairshareEntity::Euser,
-            "egroup" => FairshareEntity::Egroup,
-            "Account_Name" => FairshareEntity::AccountName,
-            "queue" => FairshareEntity::Queue,
-            "egroup:euser" => FairshareEntity::EgroupEuser,
-            _ => {
-                return Err(format!(
-                    "fairshare_entity {s} is erroneous (or deprecated)."
-                ))
-            }
-        })
-    }
-}
 
 /// Counts of one read.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
@@ -288,7 +255,7 @@ impl<'c> PbsLogReader<'c> {
                     .iter()
                     .position(|k| k.as_bytes() == slot_of)
                 {
-                    let v = pbs_value(value).ok_or_else(|| {
+                    let v = resource_value(value).ok_or_else(|| {
                         format!(
                             "bad value `{}` for {}",
                             String::from_utf8_lossy(value),

@@ -10,9 +10,10 @@ use fairsort::fairshare::Tree;
 use fairsort::formats::{read_tree, TreeFormat};
 use fairsort::formula::{compile, ResourceTable};
 use fairsort::home::{current_host, current_user, Home};
+use fairsort::pbs::FairshareEntity;
 use fairsort::qmgr::{run_request, script_requests};
 use fairsort::queue::{read_jobs_bytes, JobsFormat};
-use fairsort::usage::{usage_res_charge, FairshareEntity, PbsLogReader};
+use fairsort::usage::{usage_res_charge, PbsLogReader};
 use std::path::{Path, PathBuf};
 
 /// tests/bad_inputs, absolute.

@@ -5,8 +5,9 @@
 use fairsort::formats::{read_tree, TreeFormat};
 use fairsort::formula::{compile, ResourceTable};
 use fairsort::home::{current_host, current_user, Home};
+use fairsort::pbs::FairshareEntity;
 use fairsort::qmgr::run_request;
-use fairsort::usage::{usage_res_charge, FairshareEntity, PbsLogReader};
+use fairsort::usage::{usage_res_charge, PbsLogReader};
 use std::io::{BufReader, Read, Write};
 use std::path::Path;
 

@@ -9,7 +9,8 @@ use fairsort::fairshare::{
 use fairsort::formula::ast::{BinOp, BoolOp, Expr, ExprKind, Number, UnaryOp};
 use fairsort::formula::functions::{self, BUILTIN_FUNCS, MATH_CONSTS, MATH_FUNCS};
 use fairsort::formula::value::{self, PyResult, Value};
-use fairsort::formula::{compile, keywords, parse, ResourceTable};
+use fairsort::formula::{compile, parse, ResourceTable};
+use fairsort::pbs::keywords;
 use fairsort::queue::order::{order, Evaluations, OrderOptions};
 use fairsort::queue::read_job_list_csv;
 use proptest::prelude::*;
