@@ -4,7 +4,7 @@
 
 use super::charge::{clamp_charge, Charge};
 use super::error::{Malformed, UsageError};
-use super::job::{FinishedJob, Source};
+use super::job::FinishedJob;
 use super::units::{parse_f64, pbs_log_date, pbs_value};
 use std::fs::File;
 use std::io::{BufRead, BufReader};
@@ -222,14 +222,7 @@ impl<'c> PbsLogReader<'c> {
                 0.0
             }
         };
-        Ok(Some(FinishedJob {
-            source: Source::Pbs,
-            id: id.to_string(),
-            end,
-            entity,
-            account: None,
-            charge,
-        }))
+        Ok(Some(FinishedJob::pbs(id, end, entity, charge)))
     }
 
     fn attrs<'a>(&mut self, msg: &'a [u8]) -> Result<Attrs<'a>, String> {
