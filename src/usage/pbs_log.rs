@@ -142,12 +142,8 @@ impl<'c> PbsLogReader<'c> {
             stats.bytes += n as u64;
             stats.lines += 1;
             if too_long {
-                stats.malformed += 1;
-                malformed.push(Malformed {
-                    file: file.to_path_buf(),
-                    line: stats.lines,
-                    message: crate::formats::lines::too_long_message(),
-                });
+                let message = crate::formats::lines::too_long_message();
+                stats.skip(malformed, file, stats.lines, message);
                 continue;
             }
             let mut line = buf.as_slice();
@@ -161,21 +157,8 @@ impl<'c> PbsLogReader<'c> {
             if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            match self.line(line, &mut stats) {
-                Ok(Some(job)) => {
-                    stats.jobs += 1;
-                    sink(job);
-                }
-                Ok(None) => {}
-                Err(message) => {
-                    stats.malformed += 1;
-                    malformed.push(Malformed {
-                        file: file.to_path_buf(),
-                        line: stats.lines,
-                        message,
-                    });
-                }
-            }
+            let record = self.line(line, &mut stats);
+            stats.take(record, sink, malformed, file, stats.lines);
         }
         Ok(stats)
     }
