@@ -88,18 +88,11 @@ pub(crate) fn compute(tree: &Tree, dampening: f64) -> ShareResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fairshare::slurm::testtrees::{t1, t1h, t2};
+    use crate::fairshare::slurm::testtrees::{id, t1, t1h, t2, TOL};
     use approx::assert_abs_diff_eq;
 
-    /// sshare prints 6 decimals: agreement to half a unit of the last place.
-    const TOL: f64 = 5e-7;
-
     fn check(tree: &Tree, r: &ShareResult, name: &str, want: [f64; 4]) {
-        let id = tree
-            .find_account(name)
-            .or_else(|| tree.users_named(name).first().copied())
-            .unwrap();
-        let row = r.row(id);
+        let row = r.row(id(tree, name));
         let got = [
             row.norm_shares.unwrap(),
             row.norm_usage.unwrap(),

@@ -112,18 +112,8 @@ pub(crate) fn compute(tree: &Tree, dampening: f64) -> ShareResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fairshare::slurm::testtrees::{t1, t2};
-    use crate::fairshare::NodeId;
+    use crate::fairshare::slurm::testtrees::{id, t1, t2, TOL};
     use approx::assert_abs_diff_eq;
-
-    /// sshare prints 6 decimals: agreement to half a unit of the last place.
-    const TOL: f64 = 5e-7;
-
-    fn id(t: &Tree, name: &str) -> NodeId {
-        t.find_account(name)
-            .or_else(|| t.users_named(name).first().copied())
-            .unwrap()
-    }
 
     #[test]
     fn table5_t1() {

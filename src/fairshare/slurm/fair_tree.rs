@@ -190,17 +190,8 @@ pub(crate) fn compute(tree: &Tree, merge_ties: bool) -> ShareResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fairshare::slurm::testtrees::{t1, t1h, t2, ties};
+    use crate::fairshare::slurm::testtrees::{id, t1, t1h, t2, ties, TOL};
     use approx::assert_abs_diff_eq;
-
-    /// sshare prints 6 decimals: agreement to half a unit of the last place.
-    const TOL: f64 = 5e-7;
-
-    fn id(t: &Tree, name: &str) -> NodeId {
-        t.find_account(name)
-            .or_else(|| t.users_named(name).first().copied())
-            .unwrap()
-    }
 
     /// Table 3: every printed column of the official test24.4 output.
     #[test]

@@ -161,14 +161,8 @@ pub(crate) fn row_factor(row: &ShareRow) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fairshare::slurm::testtrees::t1;
+    use crate::fairshare::slurm::testtrees::{id, t1, TOL};
     use approx::assert_abs_diff_eq;
-
-    fn id(t: &Tree, name: &str) -> NodeId {
-        t.find_account(name)
-            .or_else(|| t.users_named(name).first().copied())
-            .unwrap()
-    }
 
     fn set(names: &[&str]) -> HashSet<String> {
         names.iter().map(|s| s.to_string()).collect()
@@ -193,7 +187,7 @@ mod tests {
             ("User6", 0.3, 0.0),
         ] {
             let row = r.row(id(&t, name));
-            assert_abs_diff_eq!(row.effective_usage.unwrap(), ue, epsilon = 5e-7);
+            assert_abs_diff_eq!(row.effective_usage.unwrap(), ue, epsilon = TOL);
             assert_abs_diff_eq!(row_factor(&row).unwrap(), f, epsilon = 5e-5);
         }
     }
@@ -212,7 +206,7 @@ mod tests {
         }
         let f = |n: &str| r.row(id(&t, n)).fairshare.unwrap();
         assert_eq!(f("User5"), 1.0);
-        assert_abs_diff_eq!(f("User2"), 0.246914, epsilon = 5e-7);
+        assert_abs_diff_eq!(f("User2"), 0.246914, epsilon = TOL);
         for n in ["User1", "User3", "User4", "User6"] {
             assert_eq!(f(n), 0.0, "{n} is inactive");
             assert_eq!(tk(n), 0.0);
@@ -233,13 +227,13 @@ mod tests {
         ] {
             let row = r.row(id(&t, name));
             assert_eq!(row.tickets.unwrap(), tickets, "{name}");
-            assert_abs_diff_eq!(row.fairshare.unwrap(), f, epsilon = 5e-7);
+            assert_abs_diff_eq!(row.fairshare.unwrap(), f, epsilon = TOL);
         }
         let active = set(&["AccountB/User1", "User3"]);
         let r = compute(&t, Some(&active));
         let f = |n: &str| r.row(id(&t, n)).fairshare.unwrap();
         assert_eq!(f("User1"), 1.0);
-        assert_abs_diff_eq!(f("User3"), 0.088889, epsilon = 5e-7);
+        assert_abs_diff_eq!(f("User3"), 0.088889, epsilon = TOL);
         for n in ["User2", "User4", "User5", "User6"] {
             assert_eq!(f(n), 0.0);
         }
