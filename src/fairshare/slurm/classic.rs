@@ -3,7 +3,6 @@
 //! and F = 2^(-(U_E/S)/d) with d = `FairShareDampeningFactor`.
 
 use super::links::Links;
-use crate::fairshare::result::Column;
 use crate::fairshare::{Algorithm, ShareResult, Tree};
 
 /// Effective usage top-down (`_set_usage_efctv`): children of root take U_N; `parent` nodes and
@@ -68,13 +67,7 @@ pub(crate) fn rows(
         .zip(&ue)
         .map(|(&sv, &uev)| factor(sv, uev, dampening))
         .collect();
-    let mut result = ShareResult::new(algorithm, n);
-    result.set_column(Column::NormShares, s);
-    result.set_column(Column::NormUsage, links.into_usage_norm());
-    result.blank(Column::NormUsage, 0);
-    result.set_column(Column::EffectiveUsage, ue);
-    result.set_column(Column::Fairshare, fairshare);
-    result
+    super::result(algorithm, links, s, ue, fairshare)
 }
 
 /// Runs classic over the whole tree.

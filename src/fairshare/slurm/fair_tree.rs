@@ -177,13 +177,8 @@ pub(crate) fn compute(tree: &Tree, merge_ties: bool) -> ShareResult {
             lf[id] = BLANK;
         }
     }
-    let mut result = ShareResult::new(Algorithm::FairTree, n);
-    result.set_column(Column::NormShares, norm_shares);
-    result.set_column(Column::EffectiveUsage, effective);
-    result.set_column(Column::Fairshare, fs);
+    let mut result = super::result(Algorithm::FairTree, links, norm_shares, effective, fs);
     result.set_column(Column::LevelFs, lf);
-    result.set_column(Column::NormUsage, links.into_usage_norm());
-    result.blank(Column::NormUsage, 0);
     result
 }
 

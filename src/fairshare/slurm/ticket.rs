@@ -143,13 +143,8 @@ pub(crate) fn compute(tree: &Tree, active: Option<&HashSet<String>>) -> ShareRes
         })
         .collect();
     let tickets: Vec<f64> = tickets.into_iter().map(f64::from).collect();
-    let mut result = ShareResult::new(Algorithm::Ticket, n);
-    result.set_column(Column::NormShares, s);
-    result.set_column(Column::EffectiveUsage, ue);
-    result.set_column(Column::Fairshare, fairshare);
+    let mut result = super::result(Algorithm::Ticket, links, s, ue, fairshare);
     result.set_column(Column::Tickets, tickets);
-    result.set_column(Column::NormUsage, links.into_usage_norm());
-    result.blank(Column::NormUsage, 0);
     result
 }
 
