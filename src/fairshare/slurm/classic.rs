@@ -9,6 +9,22 @@ use crate::fairshare::{Algorithm, ShareResult, Tree};
 /// nodes whose siblings have no shares take the fs parent's U_E; else
 /// U_E = U_N + (U_E(fs parent) - U_N) * s / L.
 pub(crate) fn effective_usage(links: &Links) -> Vec<f64> {
+    effective_usage_by(links, |id, fp, un, ue| {
+        if links.level_shares(id) <= 0.0 {
+            ue[fp]
+        } else {
+            un + (ue[fp] - un) * links.raw_shares[id] / links.level_shares(id)
+        }
+    })
+}
+
+/// Effective usage top-down as Slurm walks it (classic and depth-oblivious): the root's is 1, a
+/// child of the root takes its U_N, a `parent` node its fs parent's U_E; any other node's is
+/// `rule(id, fs parent, U_N, U_E so far)` (ids are top-down: the fs parent's is known).
+pub(crate) fn effective_usage_by(
+    links: &Links,
+    mut rule: impl FnMut(usize, usize, f64, &[f64]) -> f64,
+) -> Vec<f64> {
     let n = links.len();
     let mut ue = vec![0.0; n];
     if n > 0 {
@@ -19,10 +35,10 @@ pub(crate) fn effective_usage(links: &Links) -> Vec<f64> {
         let un = links.usage_norm[id];
         ue[id] = if fp == 0 {
             un
-        } else if links.is_parent[id] || links.level_shares(id) <= 0.0 {
+        } else if links.is_parent[id] {
             ue[fp]
         } else {
-            un + (ue[fp] - un) * links.raw_shares[id] / links.level_shares(id)
+            rule(id, fp, un, &ue)
         };
     }
     ue
