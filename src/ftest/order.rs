@@ -6,7 +6,7 @@ use super::case::{Case, CaseBody, CaseKind, Context, OrderCase, OrderExpect, Tol
 use super::error::TestFileError;
 use super::outcome::{first_difference, Problem, Ran, ValueDiff};
 use super::setup::{compiled, ids_of, job_id, join, no_job, queue_scenario, strings};
-use super::syntax::{ids, value_map, Cx};
+use super::syntax::{ids, queue_setup, value_map, Cx};
 use crate::formula::ResourceTable;
 use crate::queue::dry_run::DryRun;
 use crate::queue::JobSet;
@@ -43,21 +43,8 @@ pub(crate) fn parse(
 ) -> Result<(usize, Case), TestFileError> {
     let span = c.span();
     let o = c.get_ref();
-    let setup = cx
-        .queue_setup(
-            &o.jobs,
-            &o.tree,
-            &o.entity,
-            o.fair_share,
-            o.threshold,
-            &o.queue_priority,
-            o.pbs_compat,
-        )
-        .map_err(|l| cx.located(l))?;
-    let expect = match &o.expect {
-        None => None,
-        Some(x) => Some(parse_expect(x.get_ref()).map_err(|m| cx.at(x.span(), m))?),
-    };
+    let setup = queue_setup!(cx, o)?;
+    let expect = cx.expect(&o.expect, parse_expect)?;
     let tolerance = cx.tolerance(o.abs, o.rel, span.clone())?;
     let formula = cx.resolve(&o.formula)?;
     let body = CaseBody::Order(OrderCase {

@@ -15,6 +15,26 @@ use std::ops::Range;
 use std::path::Path;
 use toml::{Spanned, Value};
 
+/// The `QueueSetup` of a raw `[[order]]` or `[[compare]]` case (`Cx::queue_setup` of its
+/// `jobs`, `tree`, `entity`, `fair_share`, `threshold`, `queue_priority` and `pbs_compat`,
+/// which both kinds spell alike), as a content error.
+macro_rules! queue_setup {
+    ($cx:expr, $raw:expr) => {{
+        let (cx, o) = ($cx, $raw);
+        cx.queue_setup(
+            &o.jobs,
+            &o.tree,
+            &o.entity,
+            o.fair_share,
+            o.threshold,
+            &o.queue_priority,
+            o.pbs_compat,
+        )
+        .map_err(|l| cx.located(l))
+    }};
+}
+pub(crate) use queue_setup;
+
 /// The name that always means the current formula (`--formula`, else the server's).
 pub const CURRENT: &str = "current";
 
@@ -82,6 +102,21 @@ impl Cx<'_> {
                 text: s.clone(),
                 label: s.clone(),
             }),
+        }
+    }
+
+    /// A case's `expect` read with its kind's `parse` (absent: `None`), as a content error at
+    /// the `expect` value.
+    pub fn expect<E>(
+        &self,
+        expect: &Option<Spanned<Value>>,
+        parse: impl FnOnce(&Value) -> Result<E, String>,
+    ) -> Result<Option<E>, TestFileError> {
+        match expect {
+            None => Ok(None),
+            Some(x) => parse(x.get_ref())
+                .map(Some)
+                .map_err(|m| self.at(x.span(), m)),
         }
     }
 

@@ -44,10 +44,7 @@ pub(crate) fn parse(
         })?;
         with.insert(k.clone(), n);
     }
-    let expect = match &e.expect {
-        None => None,
-        Some(x) => Some(parse_expect(x.get_ref()).map_err(|m| cx.at(x.span(), m))?),
-    };
+    let expect = cx.expect(&e.expect, parse_expect)?;
     let tolerance = cx.tolerance(e.abs, e.rel, span.clone())?;
     let formula = cx.resolve(&e.formula)?;
     let body = CaseBody::Eval(EvalCase {

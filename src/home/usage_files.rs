@@ -149,18 +149,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), UsageError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::usage::{FinishedJob, Source};
-
-    fn job(id: &str, who: &str, charge: f64) -> FinishedJob {
-        FinishedJob {
-            source: Source::Pbs,
-            id: id.into(),
-            end: 100,
-            entity: who.into(),
-            account: None,
-            charge,
-        }
-    }
+    use crate::usage::FinishedJob;
 
     #[test]
     fn pbs_store_round_trip_and_decay() {
@@ -168,8 +157,8 @@ mod tests {
         let home = UsageHome::lock_dir(dir.path()).unwrap();
         let mut u = home.load().unwrap();
         let mut l = home.ledger(&u).unwrap();
-        assert!(u.charge(&mut l, &job("1", "alice", 999.0)));
-        assert!(!u.charge(&mut l, &job("1", "alice", 999.0)));
+        assert!(u.charge(&mut l, &FinishedJob::pbs("1", 100, "alice", 999.0)));
+        assert!(!u.charge(&mut l, &FinishedJob::pbs("1", 100, "alice", 999.0)));
         assert_eq!(u.usage_of(None, "alice"), 1000.0);
         assert_eq!(u.usage_of(None, "nobody"), 1.0);
         u.decay(0).unwrap();
@@ -179,7 +168,7 @@ mod tests {
         let home = UsageHome::lock_dir(dir.path()).unwrap();
         let mut u = home.load().unwrap();
         let mut l = home.ledger(&u).unwrap();
-        assert!(!u.charge(&mut l, &job("1", "alice", 999.0)));
+        assert!(!u.charge(&mut l, &FinishedJob::pbs("1", 100, "alice", 999.0)));
         let r = u.decay(3 * 86_400 + 1).unwrap();
         assert_eq!(r.periods, 3);
         assert_eq!(u.usage_of(None, "alice"), 125.0);

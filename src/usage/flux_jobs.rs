@@ -163,21 +163,7 @@ pub fn read_flux_jobs(
                 charge: job_usage(n, c, g, weights, t_run, t_inactive),
             }))
         })();
-        match result {
-            Ok(Some(job)) => {
-                stats.jobs += 1;
-                sink(job);
-            }
-            Ok(None) => {}
-            Err(message) => {
-                stats.malformed += 1;
-                malformed.push(Malformed {
-                    file: db.to_path_buf(),
-                    line: rowid as u64,
-                    message,
-                });
-            }
-        }
+        stats.take(result, sink, malformed, db, rowid as u64);
     }
     Ok(stats)
 }

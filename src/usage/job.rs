@@ -53,6 +53,20 @@ pub struct FinishedJob {
     pub charge: f64,
 }
 
+impl FinishedJob {
+    /// A job from a PBS accounting log: PBS charges an entity, never an account.
+    pub fn pbs(id: impl Into<String>, end: i64, entity: impl Into<String>, charge: f64) -> Self {
+        FinishedJob {
+            source: Source::Pbs,
+            id: id.into(),
+            end,
+            entity: entity.into(),
+            account: None,
+            charge,
+        }
+    }
+}
+
 /// A 128-bit FNV-1a fingerprint of (source, id, end): the ledger's in-memory key.
 pub fn fingerprint(source: Source, id: &str, end: i64) -> u128 {
     const OFFSET: u128 = 0x6c62272e07bb014262b821756295c58d;

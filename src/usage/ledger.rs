@@ -126,14 +126,7 @@ mod tests {
     use super::*;
 
     fn job(id: &str, end: i64) -> FinishedJob {
-        FinishedJob {
-            source: Source::Pbs,
-            id: id.into(),
-            end,
-            entity: "alice".into(),
-            account: None,
-            charge: 10.0,
-        }
+        FinishedJob::pbs(id, end, "alice", 10.0)
     }
 
     #[test]

@@ -8,6 +8,7 @@ pub mod decay;
 pub mod error;
 pub mod job;
 pub mod pbs_log;
+mod tally;
 pub mod units;
 
 pub use apply::{apply_usage, pbs_records, UsageRecord};

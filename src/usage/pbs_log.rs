@@ -4,7 +4,7 @@
 
 use super::charge::{clamp_charge, Charge};
 use super::error::{Malformed, UsageError};
-use super::job::{FinishedJob, Source};
+use super::job::FinishedJob;
 use super::units::{parse_f64, pbs_log_date};
 use crate::pbs::units::resource_value;
 use crate::pbs::FairshareEntity;
@@ -109,12 +109,8 @@ impl<'c> PbsLogReader<'c> {
             stats.bytes += n as u64;
             stats.lines += 1;
             if too_long {
-                stats.malformed += 1;
-                malformed.push(Malformed {
-                    file: file.to_path_buf(),
-                    line: stats.lines,
-                    message: crate::formats::lines::too_long_message(),
-                });
+                let message = crate::formats::lines::too_long_message();
+                stats.skip(malformed, file, stats.lines, message);
                 continue;
             }
             let mut line = buf.as_slice();
@@ -128,21 +124,8 @@ impl<'c> PbsLogReader<'c> {
             if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            match self.line(line, &mut stats) {
-                Ok(Some(job)) => {
-                    stats.jobs += 1;
-                    sink(job);
-                }
-                Ok(None) => {}
-                Err(message) => {
-                    stats.malformed += 1;
-                    malformed.push(Malformed {
-                        file: file.to_path_buf(),
-                        line: stats.lines,
-                        message,
-                    });
-                }
-            }
+            let record = self.line(line, &mut stats);
+            stats.take(record, sink, malformed, file, stats.lines);
         }
         Ok(stats)
     }
@@ -189,14 +172,7 @@ impl<'c> PbsLogReader<'c> {
                 0.0
             }
         };
-        Ok(Some(FinishedJob {
-            source: Source::Pbs,
-            id: id.to_string(),
-            end,
-            entity,
-            account: None,
-            charge,
-        }))
+        Ok(Some(FinishedJob::pbs(id, end, entity, charge)))
     }
 
     fn attrs<'a>(&mut self, msg: &'a [u8]) -> Result<Attrs<'a>, String> {

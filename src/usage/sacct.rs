@@ -171,12 +171,7 @@ pub fn read_sacct(
                 })
             }
             Err(message) => {
-                stats.malformed += 1;
-                malformed.push(Malformed {
-                    file: file.to_path_buf(),
-                    line: stats.lines,
-                    message,
-                });
+                stats.skip(malformed, file, stats.lines, message);
                 continue;
             }
         };
@@ -192,21 +187,7 @@ pub fn read_sacct(
             );
             continue;
         };
-        match row(c, text, weights) {
-            Ok(Some(job)) => {
-                stats.jobs += 1;
-                sink(job);
-            }
-            Ok(None) => {}
-            Err(message) => {
-                stats.malformed += 1;
-                malformed.push(Malformed {
-                    file: file.to_path_buf(),
-                    line: stats.lines,
-                    message,
-                });
-            }
-        }
+        stats.take(row(c, text, weights), sink, malformed, file, stats.lines);
     }
     Ok(stats)
 }

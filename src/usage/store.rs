@@ -305,26 +305,14 @@ impl Usage {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::usage::job::Source;
     use approx::assert_relative_eq;
-
-    fn job(id: &str, who: &str, charge: f64) -> FinishedJob {
-        FinishedJob {
-            source: Source::Pbs,
-            id: id.into(),
-            end: 100,
-            entity: who.into(),
-            account: None,
-            charge,
-        }
-    }
 
     #[test]
     fn slurm_and_half_life_and_flux_models() {
         let mut u = Usage::from_store(UsageStore::default());
         u.settings.model = ModelKind::Slurm;
         let mut l = Ledger::default();
-        u.charge(&mut l, &job("1", "a", 1000.0));
+        u.charge(&mut l, &FinishedJob::pbs("1", 100, "a", 1000.0));
         u.decay(0).unwrap();
         u.decay(300).unwrap();
         assert_relative_eq!(

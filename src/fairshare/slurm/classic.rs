@@ -3,13 +3,28 @@
 //! and F = 2^(-(U_E/S)/d) with d = `FairShareDampeningFactor`.
 
 use super::links::Links;
-use crate::fairshare::result::Column;
 use crate::fairshare::{Algorithm, ShareResult, Tree};
 
 /// Effective usage top-down (`_set_usage_efctv`): children of root take U_N; `parent` nodes and
 /// nodes whose siblings have no shares take the fs parent's U_E; else
 /// U_E = U_N + (U_E(fs parent) - U_N) * s / L.
 pub(crate) fn effective_usage(links: &Links) -> Vec<f64> {
+    effective_usage_by(links, |id, fp, un, ue| {
+        if links.level_shares(id) <= 0.0 {
+            ue[fp]
+        } else {
+            un + (ue[fp] - un) * links.raw_shares[id] / links.level_shares(id)
+        }
+    })
+}
+
+/// Effective usage top-down as Slurm walks it (classic and depth-oblivious): the root's is 1, a
+/// child of the root takes its U_N, a `parent` node its fs parent's U_E; any other node's is
+/// `rule(id, fs parent, U_N, U_E so far)` (ids are top-down: the fs parent's is known).
+pub(crate) fn effective_usage_by(
+    links: &Links,
+    mut rule: impl FnMut(usize, usize, f64, &[f64]) -> f64,
+) -> Vec<f64> {
     let n = links.len();
     let mut ue = vec![0.0; n];
     if n > 0 {
@@ -20,10 +35,10 @@ pub(crate) fn effective_usage(links: &Links) -> Vec<f64> {
         let un = links.usage_norm[id];
         ue[id] = if fp == 0 {
             un
-        } else if links.is_parent[id] || links.level_shares(id) <= 0.0 {
+        } else if links.is_parent[id] {
             ue[fp]
         } else {
-            un + (ue[fp] - un) * links.raw_shares[id] / links.level_shares(id)
+            rule(id, fp, un, &ue)
         };
     }
     ue
@@ -68,13 +83,7 @@ pub(crate) fn rows(
         .zip(&ue)
         .map(|(&sv, &uev)| factor(sv, uev, dampening))
         .collect();
-    let mut result = ShareResult::new(algorithm, n);
-    result.set_column(Column::NormShares, s);
-    result.set_column(Column::NormUsage, links.into_usage_norm());
-    result.blank(Column::NormUsage, 0);
-    result.set_column(Column::EffectiveUsage, ue);
-    result.set_column(Column::Fairshare, fairshare);
-    result
+    super::result(algorithm, links, s, ue, fairshare)
 }
 
 /// Runs classic over the whole tree.
@@ -88,18 +97,11 @@ pub(crate) fn compute(tree: &Tree, dampening: f64) -> ShareResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fairshare::slurm::testtrees::{t1, t1h, t2};
+    use crate::fairshare::slurm::testtrees::{id, t1, t1h, t2, TOL};
     use approx::assert_abs_diff_eq;
 
-    /// sshare prints 6 decimals: agreement to half a unit of the last place.
-    const TOL: f64 = 5e-7;
-
     fn check(tree: &Tree, r: &ShareResult, name: &str, want: [f64; 4]) {
-        let id = tree
-            .find_account(name)
-            .or_else(|| tree.users_named(name).first().copied())
-            .unwrap();
-        let row = r.row(id);
+        let row = r.row(id(tree, name));
         let got = [
             row.norm_shares.unwrap(),
             row.norm_usage.unwrap(),

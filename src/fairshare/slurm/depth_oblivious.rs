@@ -67,38 +67,23 @@ pub(crate) fn sibling_usage(links: &Links) -> Vec<f64> {
 
 /// Effective usage top-down (`_set_assoc_usage_efctv` with the depth-oblivious rule).
 pub(crate) fn effective_usage(links: &Links, s: &[f64]) -> Vec<f64> {
-    let n = links.len();
     let sums = sibling_usage(links);
-    let mut ue = vec![0.0; n];
-    // ln(r_p) of each account, filled when its own U_E is known (ids are top-down).
-    let mut ln_r = vec![0.0; n];
-    if n > 0 {
-        ue[0] = 1.0;
-    }
-    for id in 1..n {
-        let fp = links.fs_parent[id];
-        let u = links.usage_norm[id];
-        ue[id] = if fp == 0 {
-            u
-        } else if links.is_parent[id] {
-            ue[fp]
-        } else if s[id] == 0.0 || s[fp] == 0.0 || ue[fp] == 0.0 || u == 0.0 {
-            u
-        } else {
-            let r_p = ue[fp] / s[fp];
-            let st = step_with(s[id], s[fp], r_p, ln_r[fp], u, sums[fp]);
-            let r = if st.k == 1.0 {
-                st.r_l
-            } else {
-                st.r_l.powf(st.k)
-            };
-            st.r_p * r * s[id]
-        };
-        if !links.children(id).is_empty() && s[id] != 0.0 && ue[id] != 0.0 {
-            ln_r[id] = (ue[id] / s[id]).ln();
+    // ln(r_p) of each fs parent, taken when its first child needs it (once per account).
+    let mut ln_r: Vec<Option<f64>> = vec![None; links.len()];
+    classic::effective_usage_by(links, |id, fp, u, ue| {
+        if s[id] == 0.0 || s[fp] == 0.0 || ue[fp] == 0.0 || u == 0.0 {
+            return u;
         }
-    }
-    ue
+        let r_p = ue[fp] / s[fp];
+        let ln_r_p = *ln_r[fp].get_or_insert_with(|| r_p.ln());
+        let st = step_with(s[id], s[fp], r_p, ln_r_p, u, sums[fp]);
+        let r = if st.k == 1.0 {
+            st.r_l
+        } else {
+            st.r_l.powf(st.k)
+        };
+        st.r_p * r * s[id]
+    })
 }
 
 /// Runs depth-oblivious over the whole tree.
@@ -112,18 +97,8 @@ pub(crate) fn compute(tree: &Tree, dampening: f64) -> ShareResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fairshare::slurm::testtrees::{t1, t2};
-    use crate::fairshare::NodeId;
+    use crate::fairshare::slurm::testtrees::{id, t1, t2, TOL};
     use approx::assert_abs_diff_eq;
-
-    /// sshare prints 6 decimals: agreement to half a unit of the last place.
-    const TOL: f64 = 5e-7;
-
-    fn id(t: &Tree, name: &str) -> NodeId {
-        t.find_account(name)
-            .or_else(|| t.users_named(name).first().copied())
-            .unwrap()
-    }
 
     #[test]
     fn table5_t1() {

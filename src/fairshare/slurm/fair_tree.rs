@@ -177,30 +177,16 @@ pub(crate) fn compute(tree: &Tree, merge_ties: bool) -> ShareResult {
             lf[id] = BLANK;
         }
     }
-    let mut result = ShareResult::new(Algorithm::FairTree, n);
-    result.set_column(Column::NormShares, norm_shares);
-    result.set_column(Column::EffectiveUsage, effective);
-    result.set_column(Column::Fairshare, fs);
+    let mut result = super::result(Algorithm::FairTree, links, norm_shares, effective, fs);
     result.set_column(Column::LevelFs, lf);
-    result.set_column(Column::NormUsage, links.into_usage_norm());
-    result.blank(Column::NormUsage, 0);
     result
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fairshare::slurm::testtrees::{t1, t1h, t2, ties};
+    use crate::fairshare::slurm::testtrees::{id, t1, t1h, t2, ties, TOL};
     use approx::assert_abs_diff_eq;
-
-    /// sshare prints 6 decimals: agreement to half a unit of the last place.
-    const TOL: f64 = 5e-7;
-
-    fn id(t: &Tree, name: &str) -> NodeId {
-        t.find_account(name)
-            .or_else(|| t.users_named(name).first().copied())
-            .unwrap()
-    }
 
     /// Table 3: every printed column of the official test24.4 output.
     #[test]

@@ -19,7 +19,9 @@ mod ticket;
 #[cfg(test)]
 pub(crate) mod testtrees;
 
+use crate::fairshare::result::Column;
 use crate::fairshare::{Algorithm, NodeId, Options, ShareError, ShareResult, Tree};
+use links::Links;
 
 /// Runs one Slurm algorithm (`Classic`, `DepthOblivious`, `FairTree` or `Ticket`) over `tree`.
 /// Other algorithms and unusable options (a dampening factor that is not a positive finite
@@ -38,6 +40,24 @@ pub fn compute(
             "`{algorithm}` is not a Slurm algorithm"
         ))),
     }
+}
+
+/// The columns every Slurm algorithm prints: each row's S, U_E and fair-share value, and its
+/// U_N (blank on the root); the algorithm adds its own columns to the result.
+fn result(
+    algorithm: Algorithm,
+    links: Links,
+    norm_shares: Vec<f64>,
+    effective_usage: Vec<f64>,
+    fairshare: Vec<f64>,
+) -> ShareResult {
+    let mut result = ShareResult::new(algorithm, links.len());
+    result.set_column(Column::NormShares, norm_shares);
+    result.set_column(Column::EffectiveUsage, effective_usage);
+    result.set_column(Column::Fairshare, fairshare);
+    result.set_column(Column::NormUsage, links.into_usage_norm());
+    result.blank(Column::NormUsage, 0);
+    result
 }
 
 /// The dampening factor, checked: Slurm takes any u16 >= 1; fairsort accepts any positive

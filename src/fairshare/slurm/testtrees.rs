@@ -1,7 +1,17 @@
 //! The reference trees of slurm.md §7 (T1 = test24.1, T1+H = test_130_2, T2 = test24.4, the
 //! tie tree of Table 7), built as `TreeSpec`s for the unit tests of every Slurm algorithm.
 
-use crate::fairshare::{NodeKind, NodeSpec, Shares, Tree, TreeSource, TreeSpec};
+use crate::fairshare::{NodeId, NodeKind, NodeSpec, Shares, Tree, TreeSource, TreeSpec};
+
+/// sshare prints 6 decimals: agreement to half a unit of the last place.
+pub(crate) const TOL: f64 = 5e-7;
+
+/// The account named `name`, else the first user so named.
+pub(crate) fn id(t: &Tree, name: &str) -> NodeId {
+    t.find_account(name)
+        .or_else(|| t.users_named(name).first().copied())
+        .unwrap()
+}
 
 /// `P` stands for `FairShare=parent` in the tables below.
 pub(crate) const P: i64 = -1;

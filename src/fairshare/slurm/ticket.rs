@@ -143,13 +143,8 @@ pub(crate) fn compute(tree: &Tree, active: Option<&HashSet<String>>) -> ShareRes
         })
         .collect();
     let tickets: Vec<f64> = tickets.into_iter().map(f64::from).collect();
-    let mut result = ShareResult::new(Algorithm::Ticket, n);
-    result.set_column(Column::NormShares, s);
-    result.set_column(Column::EffectiveUsage, ue);
-    result.set_column(Column::Fairshare, fairshare);
+    let mut result = super::result(Algorithm::Ticket, links, s, ue, fairshare);
     result.set_column(Column::Tickets, tickets);
-    result.set_column(Column::NormUsage, links.into_usage_norm());
-    result.blank(Column::NormUsage, 0);
     result
 }
 
@@ -161,14 +156,8 @@ pub(crate) fn row_factor(row: &ShareRow) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fairshare::slurm::testtrees::t1;
+    use crate::fairshare::slurm::testtrees::{id, t1, TOL};
     use approx::assert_abs_diff_eq;
-
-    fn id(t: &Tree, name: &str) -> NodeId {
-        t.find_account(name)
-            .or_else(|| t.users_named(name).first().copied())
-            .unwrap()
-    }
 
     fn set(names: &[&str]) -> HashSet<String> {
         names.iter().map(|s| s.to_string()).collect()
@@ -193,7 +182,7 @@ mod tests {
             ("User6", 0.3, 0.0),
         ] {
             let row = r.row(id(&t, name));
-            assert_abs_diff_eq!(row.effective_usage.unwrap(), ue, epsilon = 5e-7);
+            assert_abs_diff_eq!(row.effective_usage.unwrap(), ue, epsilon = TOL);
             assert_abs_diff_eq!(row_factor(&row).unwrap(), f, epsilon = 5e-5);
         }
     }
@@ -212,7 +201,7 @@ mod tests {
         }
         let f = |n: &str| r.row(id(&t, n)).fairshare.unwrap();
         assert_eq!(f("User5"), 1.0);
-        assert_abs_diff_eq!(f("User2"), 0.246914, epsilon = 5e-7);
+        assert_abs_diff_eq!(f("User2"), 0.246914, epsilon = TOL);
         for n in ["User1", "User3", "User4", "User6"] {
             assert_eq!(f(n), 0.0, "{n} is inactive");
             assert_eq!(tk(n), 0.0);
@@ -233,13 +222,13 @@ mod tests {
         ] {
             let row = r.row(id(&t, name));
             assert_eq!(row.tickets.unwrap(), tickets, "{name}");
-            assert_abs_diff_eq!(row.fairshare.unwrap(), f, epsilon = 5e-7);
+            assert_abs_diff_eq!(row.fairshare.unwrap(), f, epsilon = TOL);
         }
         let active = set(&["AccountB/User1", "User3"]);
         let r = compute(&t, Some(&active));
         let f = |n: &str| r.row(id(&t, n)).fairshare.unwrap();
         assert_eq!(f("User1"), 1.0);
-        assert_abs_diff_eq!(f("User3"), 0.088889, epsilon = 5e-7);
+        assert_abs_diff_eq!(f("User3"), 0.088889, epsilon = TOL);
         for n in ["User2", "User4", "User5", "User6"] {
             assert_eq!(f(n), 0.0);
         }
