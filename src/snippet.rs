@@ -25,7 +25,7 @@ pub fn line_col(text: &str, offset: usize) -> LineCol {
 }
 
 /// The full text of the 1-based line `line` (without its line ending), if it exists.
-pub fn line_text(text: &str, line: usize) -> Option<&str> {
+pub(crate) fn line_text(text: &str, line: usize) -> Option<&str> {
     text.lines().nth(line.checked_sub(1)?)
 }
 
@@ -45,7 +45,7 @@ pub struct Spot<'a> {
 impl<'a> Spot<'a> {
     /// The spot at the start of byte range `span` of `src`, marking the span's first line
     /// (1 character for an empty or invalid span).
-    pub fn locate(src: &'a str, span: Range<usize>) -> Spot<'a> {
+    pub(crate) fn locate(src: &'a str, span: Range<usize>) -> Spot<'a> {
         let at = clamp_to_char_boundary(src, span.start);
         let line_start = src[..at].rfind('\n').map_or(0, |i| i + 1);
         let line_end = src[at..].find('\n').map_or(src.len(), |i| at + i);
@@ -64,7 +64,7 @@ impl<'a> Spot<'a> {
 
     /// A spot given by its line and column, with the text of that line (the column's character
     /// is marked; past the end of the line, the end).
-    pub fn at_column(at: LineCol, line: &'a str) -> Spot<'a> {
+    pub(crate) fn at_column(at: LineCol, line: &'a str) -> Spot<'a> {
         let offset = line
             .char_indices()
             .nth(at.col.saturating_sub(1))
@@ -78,7 +78,7 @@ impl<'a> Spot<'a> {
     }
 
     /// A spot at byte `offset` of a single line (1-based line 1).
-    pub fn in_line(line: &'a str, offset: usize) -> Spot<'a> {
+    pub(crate) fn in_line(line: &'a str, offset: usize) -> Spot<'a> {
         Spot {
             at: line_col(line, offset),
             line,

@@ -24,7 +24,7 @@ pub const MAX_WEIGHT: f64 = 18_446_744_073_709_551_616.0;
 const ZERO_USAGE: f64 = 1e-9;
 
 /// flux's `is_equal`: |a−b| < DBL_EPSILON × max(|a|, |b|, 1).
-pub fn is_equal(a: f64, b: f64) -> bool {
+pub(crate) fn is_equal(a: f64, b: f64) -> bool {
     (a - b).abs() < f64::EPSILON * a.abs().max(b.abs()).max(1.0)
 }
 

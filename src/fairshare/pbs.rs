@@ -173,7 +173,7 @@ pub fn compute(tree: &Tree, opts: &Options) -> Result<ShareResult, ShareError> {
 
 /// The tree with `names` that it lacks added under `unknown` (1 share each), or the tree itself
 /// when nothing is missing or it has no `unknown` group (not a PBS tree).
-pub fn with_extra_entities<'t>(tree: &'t Tree, names: &[String]) -> Cow<'t, Tree> {
+pub(crate) fn with_extra_entities<'t>(tree: &'t Tree, names: &[String]) -> Cow<'t, Tree> {
     let unknown = tree.find_account(PBS_UNKNOWN);
     let missing = |n: &String| tree.users_named(n).is_empty() && tree.find_account(n).is_none();
     match unknown {

@@ -147,7 +147,7 @@ impl ShareResult {
     /// Installs a whole column of values (`values[id]` for node `id`), one per row.
     /// Panics if the length differs from the result's: algorithms build their columns for
     /// the tree they were given, so a mismatch is a programming error.
-    pub fn set_column(&mut self, column: Column, values: Vec<f64>) {
+    pub(crate) fn set_column(&mut self, column: Column, values: Vec<f64>) {
         assert_eq!(
             values.len(),
             self.len,
@@ -228,7 +228,7 @@ impl ShareResult {
     }
 
     /// Whether the algorithm computed this column at all.
-    pub fn has_column(&self, column: Column) -> bool {
+    pub(crate) fn has_column(&self, column: Column) -> bool {
         self.map[column.index()].is_some()
     }
 

@@ -75,7 +75,7 @@ impl FormatError {
     }
 
     /// An `Unwritable` error.
-    pub fn unwritable(format: &'static str, message: impl Into<String>) -> Self {
+    pub(crate) fn unwritable(format: &'static str, message: impl Into<String>) -> Self {
         FormatError::Unwritable {
             format,
             message: message.into(),
@@ -83,7 +83,7 @@ impl FormatError {
     }
 
     /// The same error naming `file` instead of the format's default label (used by `read_tree`).
-    pub fn with_file(self, file: &str) -> Self {
+    pub(crate) fn with_file(self, file: &str) -> Self {
         match self {
             FormatError::Line { line, message, .. } => FormatError::Line {
                 file: file.to_string(),

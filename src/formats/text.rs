@@ -8,7 +8,7 @@ use crate::fairshare::spec::Shares;
 pub const MAX_LINE_BYTES: usize = 1 << 20;
 
 /// Checks that `bytes` is UTF-8, naming the line of the first bad byte.
-pub fn utf8<'a>(bytes: &'a [u8], file: &str) -> Result<&'a str, FormatError> {
+pub(crate) fn utf8<'a>(bytes: &'a [u8], file: &str) -> Result<&'a str, FormatError> {
     std::str::from_utf8(bytes).map_err(|e| {
         let upto = e.valid_up_to();
         let line = 1 + bytes
@@ -80,12 +80,12 @@ pub fn read_file(path: &std::path::Path, file: &str) -> Result<Vec<u8>, FormatEr
 
 /// An upper bound on the number of lines of `text` (newlines + 1), to size vectors and maps
 /// once instead of growing them line by line (a vectorised byte count).
-pub fn line_count_hint(text: &str) -> usize {
+pub(crate) fn line_count_hint(text: &str) -> usize {
     1 + text.bytes().filter(|&b| b == b'\n').count()
 }
 
 /// A share count: a non-negative integer.
-pub fn parse_count(s: &str, what: &str) -> Result<u64, String> {
+pub(crate) fn parse_count(s: &str, what: &str) -> Result<u64, String> {
     let t = s.trim();
     if let Some(digits) = t.strip_prefix('-') {
         if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
@@ -102,7 +102,7 @@ pub fn parse_count(s: &str, what: &str) -> Result<u64, String> {
 }
 
 /// Shares as Slurm prints them: an integer or `parent`.
-pub fn parse_shares(s: &str, what: &str) -> Result<Shares, String> {
+pub(crate) fn parse_shares(s: &str, what: &str) -> Result<Shares, String> {
     if s.trim().eq_ignore_ascii_case("parent") {
         Ok(Shares::Parent)
     } else {
@@ -111,7 +111,7 @@ pub fn parse_shares(s: &str, what: &str) -> Result<Shares, String> {
 }
 
 /// A usage value: a finite, non-negative number.
-pub fn parse_usage(s: &str, what: &str) -> Result<f64, String> {
+pub(crate) fn parse_usage(s: &str, what: &str) -> Result<f64, String> {
     let t = s.trim();
     let v: f64 = t
         .parse()
@@ -120,7 +120,7 @@ pub fn parse_usage(s: &str, what: &str) -> Result<f64, String> {
 }
 
 /// Rejects NaN, infinities and negative usage.
-pub fn check_usage(v: f64, what: &str) -> Result<f64, String> {
+pub(crate) fn check_usage(v: f64, what: &str) -> Result<f64, String> {
     if v.is_nan() {
         Err(format!("{what} is NaN"))
     } else if v.is_infinite() {

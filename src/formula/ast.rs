@@ -122,7 +122,7 @@ pub enum ExprKind {
 
 impl BinOp {
     /// The operator as written.
-    pub fn symbol(self) -> &'static str {
+    pub(crate) fn symbol(self) -> &'static str {
         match self {
             BinOp::Add => "+",
             BinOp::Sub => "-",
@@ -137,7 +137,7 @@ impl BinOp {
 
 impl CmpOp {
     /// The operator as written.
-    pub fn symbol(self) -> &'static str {
+    pub(crate) fn symbol(self) -> &'static str {
         match self {
             CmpOp::Lt => "<",
             CmpOp::Le => "<=",

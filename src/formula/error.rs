@@ -84,7 +84,7 @@ pub enum FormulaError {
 impl FormulaError {
     /// PBS's error (15123, 15124 or 15125) for the three errors PBS's server reports; `None`
     /// for fairsort-only ones.
-    pub fn pbs_code(&self) -> Option<Code> {
+    pub(crate) fn pbs_code(&self) -> Option<Code> {
         match self {
             FormulaError::Syntax { .. } => Some(codes::BAD_FORMULA),
             FormulaError::InvalidKeyword { .. } => Some(codes::BAD_FORMULA_KW),

@@ -169,11 +169,11 @@ mod libm {
     // glibc's libm (linked by std on Linux) for the functions std has no stable wrapper for.
     extern "C" {
         pub fn erf(x: f64) -> f64;
-        pub fn erfc(x: f64) -> f64;
-        pub fn tgamma(x: f64) -> f64;
-        pub fn lgamma_r(x: f64, sign: *mut i32) -> f64;
-        pub fn ldexp(x: f64, e: i32) -> f64;
-        pub fn nextafter(x: f64, y: f64) -> f64;
+        pub(crate) fn erfc(x: f64) -> f64;
+        pub(crate) fn tgamma(x: f64) -> f64;
+        pub(crate) fn lgamma_r(x: f64, sign: *mut i32) -> f64;
+        pub(crate) fn ldexp(x: f64, e: i32) -> f64;
+        pub(crate) fn nextafter(x: f64, y: f64) -> f64;
         pub fn remainder(x: f64, y: f64) -> f64;
     }
 }
@@ -184,7 +184,7 @@ pub fn erf(x: f64) -> f64 {
     unsafe { libm::erf(x) }
 }
 /// `erfc(x)` from libm.
-pub fn erfc(x: f64) -> f64 {
+pub(crate) fn erfc(x: f64) -> f64 {
     // SAFETY: as above.
     unsafe { libm::erfc(x) }
 }
@@ -230,7 +230,7 @@ pub type FloatFn = fn(f64) -> f64;
 
 /// The plain float function behind a one-argument math function, and whether it can overflow.
 /// `None` for functions with their own error rules.
-pub fn unary_float(f: Func) -> Option<(FloatFn, bool)> {
+pub(crate) fn unary_float(f: Func) -> Option<(FloatFn, bool)> {
     Some(match f {
         Func::Acos => (f64::acos, false),
         Func::Acosh => (f64::acosh, false),
@@ -326,7 +326,7 @@ fn log_of(x: Value, f: fn(f64) -> f64) -> Result<f64, PyErr> {
 }
 
 /// Python's `math.pow` (not the `**` operator): domain and range errors, special values.
-pub fn math_pow(x: f64, y: f64) -> Result<f64, PyErr> {
+pub(crate) fn math_pow(x: f64, y: f64) -> Result<f64, PyErr> {
     if !x.is_finite() || !y.is_finite() {
         return Ok(if x.is_nan() {
             if y == 0.0 {
@@ -613,7 +613,7 @@ fn round_ndigits(x: Value, n: Value) -> PyResult {
 }
 
 /// Python's `round(float, ndigits)`.
-pub fn round_float(x: f64, n: i128) -> f64 {
+pub(crate) fn round_float(x: f64, n: i128) -> f64 {
     if !x.is_finite() || n > 323 {
         return x;
     }

@@ -63,7 +63,7 @@ pub fn resolve(
 
 /// The closest valid name to a misspelled one, if it is close (edit distance ≤ 2 and less
 /// than a third of the name).
-pub fn suggest(name: &str, resources: &ResourceTable) -> Option<String> {
+pub(crate) fn suggest(name: &str, resources: &ResourceTable) -> Option<String> {
     let candidates = PBS_KEYWORDS
         .iter()
         .chain(&FAIRSORT_KEYWORDS)

@@ -37,7 +37,7 @@ impl Value {
     }
 
     /// An integer result that may not fit `i128`.
-    pub fn int_or_big(exact: Option<i128>, approx: f64) -> Value {
+    pub(crate) fn int_or_big(exact: Option<i128>, approx: f64) -> Value {
         match exact {
             Some(i) => Value::Int(i),
             None => Value::Big(approx),
@@ -46,7 +46,7 @@ impl Value {
 
     /// An integral float turned into a Python int (`floor`, `round`, `int()`), with Python's
     /// errors for infinity and NaN.
-    pub fn from_integral_float(x: f64) -> PyResult {
+    pub(crate) fn from_integral_float(x: f64) -> PyResult {
         if x.is_nan() {
             return Err("cannot convert float NaN to integer".into());
         }
@@ -61,7 +61,7 @@ impl Value {
     }
 
     /// Whether the value is a Python `int` (or `bool`).
-    pub fn is_int(self) -> bool {
+    pub(crate) fn is_int(self) -> bool {
         !matches!(self, Value::Float(_))
     }
 
@@ -92,7 +92,7 @@ impl Value {
     }
 
     /// Python's type name, for messages.
-    pub fn type_name(self) -> &'static str {
+    pub(crate) fn type_name(self) -> &'static str {
         if self.is_int() {
             "int"
         } else {
@@ -213,7 +213,7 @@ fn int_binary(op: BinOp, a: Value, b: Value) -> PyResult {
 }
 
 /// Python's float arithmetic (floatobject.c).
-pub fn float_binary(op: BinOp, x: f64, y: f64) -> PyResult {
+pub(crate) fn float_binary(op: BinOp, x: f64, y: f64) -> PyResult {
     Ok(Value::Float(match op {
         BinOp::Add => x + y,
         BinOp::Sub => x - y,
@@ -241,7 +241,7 @@ pub fn float_binary(op: BinOp, x: f64, y: f64) -> PyResult {
 }
 
 /// Python's `x // y` for floats (`y != 0`).
-pub fn float_floordiv(vx: f64, wx: f64) -> f64 {
+pub(crate) fn float_floordiv(vx: f64, wx: f64) -> f64 {
     let m = vx % wx;
     let mut div = (vx - m) / wx;
     if m != 0.0 && ((wx < 0.0) != (m < 0.0)) {
@@ -259,7 +259,7 @@ pub fn float_floordiv(vx: f64, wx: f64) -> f64 {
 }
 
 /// Python's `x % y` for floats (`y != 0`): the sign of the divisor.
-pub fn float_mod(vx: f64, wx: f64) -> f64 {
+pub(crate) fn float_mod(vx: f64, wx: f64) -> f64 {
     let m = vx % wx;
     if m != 0.0 {
         if (wx < 0.0) != (m < 0.0) {
@@ -278,7 +278,7 @@ fn is_odd_integer(y: f64) -> bool {
 
 /// Python's `x ** y` for floats, with its errors (a negative base to a fractional power gives a
 /// complex number in Python; fairsort reports it as an error).
-pub fn float_pow(iv: f64, iw: f64) -> Result<f64, PyErr> {
+pub(crate) fn float_pow(iv: f64, iw: f64) -> Result<f64, PyErr> {
     if iw == 0.0 {
         return Ok(1.0);
     }

@@ -173,7 +173,7 @@ impl Cx<'_> {
 
     /// The queue and settings of an `[[order]]` or `[[compare]]` case.
     #[allow(clippy::too_many_arguments)]
-    pub fn queue_setup(
+    pub(crate) fn queue_setup(
         &self,
         jobs: &Spanned<Value>,
         tree: &Option<Spanned<Value>>,

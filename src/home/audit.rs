@@ -37,7 +37,7 @@ fn escape(s: &str) -> String {
 }
 
 /// `YYYY-MM-DDTHH:MM:SSZ` for seconds since the Unix epoch (proleptic Gregorian, UTC).
-pub fn utc_timestamp(secs: u64) -> String {
+pub(crate) fn utc_timestamp(secs: u64) -> String {
     let days = (secs / 86_400) as i64;
     let rem = secs % 86_400;
     // Civil-from-days (H. Hinnant's algorithm).

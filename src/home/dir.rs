@@ -139,7 +139,7 @@ impl Home {
     /// Runs `f` under the exclusive lock with the current state (for changes to other files of
     /// the home, such as the share tree or usage: write them with `fsio::write_atomic`), then
     /// appends an audit record if `f` succeeds. `f` must check permissions itself.
-    pub fn with_exclusive<T>(
+    pub(crate) fn with_exclusive<T>(
         &self,
         user: &str,
         command: &str,
@@ -153,7 +153,7 @@ impl Home {
     }
 
     /// Runs `f` under the shared lock with the current state (consistent multi-file reads).
-    pub fn with_shared<T>(
+    pub(crate) fn with_shared<T>(
         &self,
         f: impl FnOnce(&ServerState) -> Result<T, ServerError>,
     ) -> Result<T, ServerError> {

@@ -39,7 +39,7 @@ impl ServerState {
 /// Validates `src` as PBS does before storing it; returns the keywords it uses. Problems the
 /// engine has no PBS code for (length or nesting limits) are reported as 15123, as PBS would
 /// refuse such a formula as malformed.
-pub fn check_formula(src: &str, state: &ServerState) -> Result<Vec<String>, FormulaProblem> {
+pub(crate) fn check_formula(src: &str, state: &ServerState) -> Result<Vec<String>, FormulaProblem> {
     match compile(src, &resource_table(state)) {
         Ok(program) => Ok(program.keywords().to_vec()),
         Err(e) => {

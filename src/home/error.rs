@@ -36,7 +36,7 @@ impl Rejection {
     }
 
     /// The same rejection with fairsort's extra explanation lines.
-    pub fn with_detail(mut self, detail: impl Into<String>) -> Self {
+    pub(crate) fn with_detail(mut self, detail: impl Into<String>) -> Self {
         self.detail = detail.into();
         self
     }

@@ -51,7 +51,7 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), ServerError> {
 }
 
 /// Reads a file to a string, `None` if it does not exist.
-pub fn read_optional(path: &Path) -> Result<Option<String>, ServerError> {
+pub(crate) fn read_optional(path: &Path) -> Result<Option<String>, ServerError> {
     match std::fs::read(path) {
         Ok(bytes) => String::from_utf8(bytes)
             .map(Some)

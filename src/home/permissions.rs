@@ -3,7 +3,7 @@
 
 /// Checks a `managers` entry: `user@host`, where user may be `*` and host may be `*`,
 /// `*.domain` (suffix match) or a host name, as PBS's ACLs.
-pub fn check_pattern(p: &str) -> Result<(), String> {
+pub(crate) fn check_pattern(p: &str) -> Result<(), String> {
     let Some((user, host)) = p.split_once('@') else {
         return Err(format!("manager entry '{p}' is not of the form user@host"));
     };
@@ -24,7 +24,7 @@ pub fn check_pattern(p: &str) -> Result<(), String> {
 }
 
 /// True when `user` on `host` matches one of the `managers` patterns.
-pub fn is_manager(user: &str, host: &str, managers: &[String]) -> bool {
+pub(crate) fn is_manager(user: &str, host: &str, managers: &[String]) -> bool {
     managers.iter().any(|m| matches(m, user, host))
 }
 

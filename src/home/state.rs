@@ -107,7 +107,7 @@ pub struct ResourceDef {
 
 impl ServerState {
     /// The state of a new home: defaults, managers = root and the creating user (any host).
-    pub fn initial(creator: &str) -> Self {
+    pub(crate) fn initial(creator: &str) -> Self {
         let mut managers = vec!["root@*".to_string()];
         if creator != "root" && !creator.is_empty() {
             managers.push(format!("{creator}@*"));
@@ -194,7 +194,7 @@ impl ServerState {
 
 /// Object names (queues, resources): a letter first, then letters, digits, `_`, `-`; at most 15
 /// characters for queues in PBS, here 64 for both.
-pub fn check_object_name(name: &str) -> Result<(), String> {
+pub(crate) fn check_object_name(name: &str) -> Result<(), String> {
     let mut chars = name.chars();
     let first_ok = chars.next().is_some_and(|c| c.is_ascii_alphabetic());
     if !first_ok
@@ -209,7 +209,7 @@ pub fn check_object_name(name: &str) -> Result<(), String> {
 }
 
 /// fairsort's message for an unknown resource type (`create resource x type=...`).
-pub fn resource_type_message(kind: &str) -> String {
+pub(crate) fn resource_type_message(kind: &str) -> String {
     let names: Vec<&str> = ResourceType::ALL.iter().map(|t| t.as_str()).collect();
     format!("resource type {kind} is not one of {}", names.join(", "))
 }

@@ -28,7 +28,7 @@ impl Home {
 
     /// One consistent snapshot of everything an evaluation reads from the home: the state and
     /// the share tree with usage applied, all read under one shared lock.
-    pub fn snapshot(&self) -> Result<Snapshot, ServerError> {
+    pub(crate) fn snapshot(&self) -> Result<Snapshot, ServerError> {
         self.with_shared(|state| {
             Ok(Snapshot {
                 tree: self.read_tree(state)?,

@@ -51,17 +51,17 @@ const fn code(number: u32, message: &'static str) -> Code {
 
 /// The scheduler's message for a `fairshare_decay_time` (or other time setting) that is not a
 /// time: `Invalid time <v>`.
-pub fn invalid_time(value: &str) -> String {
+pub(crate) fn invalid_time(value: &str) -> String {
     format!("Invalid time {value}")
 }
 
 /// The scheduler's message for a `fairshare_decay_factor` outside (0, 1).
-pub fn invalid_decay_factor(f: f64) -> String {
+pub(crate) fn invalid_decay_factor(f: f64) -> String {
     format!("fairshare_decay_factor: Invalid value: {f:.4}.  Valid values are between 0 and 1.")
 }
 
 /// The scheduler's message for an unknown `fairshare_entity`.
-pub fn invalid_entity(value: &str) -> String {
+pub(crate) fn invalid_entity(value: &str) -> String {
     format!("fairshare_entity {value} is erroneous (or deprecated).")
 }
 

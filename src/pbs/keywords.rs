@@ -87,7 +87,7 @@ impl Keyword {
     }
 
     /// Whether the keyword is a value of the job itself (not of its fair-share entity).
-    pub fn is_job_attribute(self) -> bool {
+    pub(crate) fn is_job_attribute(self) -> bool {
         matches!(
             self,
             Keyword::EligibleTime
@@ -100,7 +100,7 @@ impl Keyword {
     /// Whether the value is always a Python float. PBS prints its fair-share keywords with
     /// `%f`; fairsort's keywords are fractions too and are bound the same way. Every other
     /// keyword and resource is printed with at most 4 decimals, so an integral value is an `int`.
-    pub fn is_float(self) -> bool {
+    pub(crate) fn is_float(self) -> bool {
         !self.is_job_attribute()
     }
 }
@@ -144,7 +144,7 @@ pub const PBS_KEYWORDS: [&str; 8] = names(Keyword::PBS);
 pub const FAIRSORT_KEYWORDS: [&str; 6] = names(Keyword::FAIRSORT);
 
 /// Whether `name` is a PBS or fairsort keyword.
-pub fn is_keyword(name: &str) -> bool {
+pub(crate) fn is_keyword(name: &str) -> bool {
     name.parse::<Keyword>().is_ok()
 }
 

@@ -35,7 +35,7 @@ impl ResourceType {
     ];
 
     /// Whether a formula may use a resource of this type (PBS passes only these to `eval`).
-    pub fn is_numeric(self) -> bool {
+    pub(crate) fn is_numeric(self) -> bool {
         matches!(
             self,
             ResourceType::Long | ResourceType::Float | ResourceType::Size | ResourceType::Time
@@ -133,7 +133,7 @@ pub const BUILTIN_RESOURCES: &[(&str, ResourceType)] = {
 };
 
 /// The type of a built-in resource; `None` for any other name.
-pub fn builtin_type(name: &str) -> Option<ResourceType> {
+pub(crate) fn builtin_type(name: &str) -> Option<ResourceType> {
     BUILTIN_RESOURCES
         .binary_search_by(|(n, _)| (*n).cmp(name))
         .ok()
@@ -142,7 +142,7 @@ pub fn builtin_type(name: &str) -> Option<ResourceType> {
 }
 
 /// True for PBS's built-in resources.
-pub fn is_builtin(name: &str) -> bool {
+pub(crate) fn is_builtin(name: &str) -> bool {
     builtin_type(name).is_some()
 }
 

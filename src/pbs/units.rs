@@ -39,7 +39,7 @@ pub enum Unit {
 /// Quirks kept on purpose, as PBS has them: an upper-case `W` is not a word (`1024W` is 1024,
 /// `1kW` is 1), empty fields read as 0 (`1::` is 3600, `""` and `-` are 0), and in `MM:SS`
 /// whatever follows the seconds' number is ignored (`1:2k` is 62).
-pub fn res_to_num(text: &[u8]) -> Option<(f64, Unit)> {
+pub(crate) fn res_to_num(text: &[u8]) -> Option<(f64, Unit)> {
     if !is_num(text) {
         return None;
     }
@@ -82,13 +82,13 @@ pub fn res_to_num(text: &[u8]) -> Option<(f64, Unit)> {
 
 /// A resource value in PBS units (see [`res_to_num`]), ignoring surrounding ASCII whitespace
 /// (job lists written by hand). `None` when PBS would see no number.
-pub fn resource_value(text: &[u8]) -> Option<f64> {
+pub(crate) fn resource_value(text: &[u8]) -> Option<f64> {
     res_to_num(trim(text)).map(|(v, _)| v)
 }
 
 /// A duration in seconds as [`res_to_num`] reads it (`HH:MM:SS`, `MM:SS` or a plain number,
 /// surrounding whitespace ignored); `None` for sizes and non-numbers. PBS's `eligible_time`.
-pub fn time_value(text: &[u8]) -> Option<f64> {
+pub(crate) fn time_value(text: &[u8]) -> Option<f64> {
     match res_to_num(trim(text)) {
         Some((v, Unit::Time | Unit::Number)) => Some(v),
         _ => None,
@@ -107,7 +107,7 @@ pub fn decay_time(text: &str) -> Result<u64, String> {
 }
 
 /// Seconds as PBS prints durations: `HH:MM:SS` (hours may exceed 24).
-pub fn format_time(secs: u64) -> String {
+pub(crate) fn format_time(secs: u64) -> String {
     format!(
         "{:02}:{:02}:{:02}",
         secs / 3600,
@@ -118,7 +118,7 @@ pub fn format_time(secs: u64) -> String {
 
 /// The value of 1 to 15 ASCII digits (exact as an `f64`), else `None`: the common case of the
 /// number reading here and in the other PBS readers, without the general float parser.
-pub fn small_digits(s: &[u8]) -> Option<u64> {
+pub(crate) fn small_digits(s: &[u8]) -> Option<u64> {
     if s.is_empty() || s.len() > 15 {
         return None;
     }

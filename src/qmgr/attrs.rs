@@ -14,12 +14,12 @@ pub enum Value {
 }
 
 /// PBS's boolean spelling.
-pub fn pbs_bool(b: bool) -> String {
+pub(crate) fn pbs_bool(b: bool) -> String {
     if b { "True" } else { "False" }.to_string()
 }
 
 /// Parses a PBS boolean (`True`/`False`, `t`/`f`, `y`/`n`, `1`/`0`, any case).
-pub fn parse_bool(s: &str) -> Option<bool> {
+pub(crate) fn parse_bool(s: &str) -> Option<bool> {
     match s.to_ascii_lowercase().as_str() {
         "true" | "t" | "y" | "yes" | "1" => Some(true),
         "false" | "f" | "n" | "no" | "0" => Some(false),
@@ -46,12 +46,12 @@ pub const QUEUE_ATTRS: [&str; 4] = ["queue_type", "Priority", "enabled", "starte
 pub const RESOURCE_ATTRS: [&str; 2] = ["type", "flag"];
 
 /// The canonical spelling of `name` among `known` (attribute names are case-insensitive).
-pub fn canonical(name: &str, known: &[&'static str]) -> Option<&'static str> {
+pub(crate) fn canonical(name: &str, known: &[&'static str]) -> Option<&'static str> {
     known.iter().copied().find(|k| k.eq_ignore_ascii_case(name))
 }
 
 /// Server attributes that are set, in print order.
-pub fn server_values(s: &ServerAttrs) -> Vec<(&'static str, Value)> {
+pub(crate) fn server_values(s: &ServerAttrs) -> Vec<(&'static str, Value)> {
     let mut v = Vec::new();
     if let Some(f) = &s.job_sort_formula {
         v.push(("job_sort_formula", Value::Single(f.clone())));
@@ -66,7 +66,7 @@ pub fn server_values(s: &ServerAttrs) -> Vec<(&'static str, Value)> {
 }
 
 /// Sched attributes (all have values; the threshold only when set).
-pub fn sched_values(s: &SchedAttrs) -> Vec<(&'static str, Value)> {
+pub(crate) fn sched_values(s: &SchedAttrs) -> Vec<(&'static str, Value)> {
     let mut v = Vec::new();
     if let Some(t) = s.job_sort_formula_threshold {
         v.push(("job_sort_formula_threshold", Value::Single(t.to_string())));
@@ -100,7 +100,7 @@ pub fn sched_values(s: &SchedAttrs) -> Vec<(&'static str, Value)> {
 }
 
 /// Queue attributes that are set, in PBS's print order.
-pub fn queue_values(q: &Queue) -> Vec<(&'static str, Value)> {
+pub(crate) fn queue_values(q: &Queue) -> Vec<(&'static str, Value)> {
     let mut v = Vec::new();
     if let Some(t) = &q.queue_type {
         v.push(("queue_type", Value::Single(t.clone())));
@@ -118,7 +118,7 @@ pub fn queue_values(q: &Queue) -> Vec<(&'static str, Value)> {
 }
 
 /// Resource attributes.
-pub fn resource_values(r: &ResourceDef) -> Vec<(&'static str, Value)> {
+pub(crate) fn resource_values(r: &ResourceDef) -> Vec<(&'static str, Value)> {
     let mut v = vec![("type", Value::Single(r.kind.clone()))];
     if let Some(f) = &r.flag {
         v.push(("flag", Value::Single(f.clone())));

@@ -44,7 +44,7 @@ pub struct Token {
 pub struct Unterminated(pub usize);
 
 /// Splits a request into tokens.
-pub fn tokenize(src: &str) -> Result<Vec<Token>, Unterminated> {
+pub(crate) fn tokenize(src: &str) -> Result<Vec<Token>, Unterminated> {
     let bytes = src.as_bytes();
     let mut toks = Vec::new();
     let mut i = 0;

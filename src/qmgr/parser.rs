@@ -29,7 +29,7 @@ pub enum Verb {
 
 impl Verb {
     /// True for verbs that change the server.
-    pub fn is_change(self) -> bool {
+    pub(crate) fn is_change(self) -> bool {
         matches!(self, Verb::Create | Verb::Delete | Verb::Set | Verb::Unset)
     }
 }

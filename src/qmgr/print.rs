@@ -7,7 +7,7 @@ use crate::home::state::ServerState;
 
 /// Quotes a value for `print` as qmgr does: `"..."` when it holds `"`/`'`/space/`,`, or `'...'`
 /// when it holds a `"`.
-pub fn quote(v: &str) -> String {
+pub(crate) fn quote(v: &str) -> String {
     if v.contains('"') {
         format!("'{v}'")
     } else if v.contains(['\'', ' ', ',']) {
@@ -38,7 +38,7 @@ fn print_attrs(out: &mut String, prefix: &str, values: &[(&str, Value)]) {
 }
 
 /// Keeps only the attributes named in `filter` (all when empty; names case-insensitive).
-pub fn filtered<'a>(values: Vec<(&'a str, Value)>, filter: &[String]) -> Vec<(&'a str, Value)> {
+pub(crate) fn filtered<'a>(values: Vec<(&'a str, Value)>, filter: &[String]) -> Vec<(&'a str, Value)> {
     if filter.is_empty() {
         return values;
     }
@@ -49,7 +49,7 @@ pub fn filtered<'a>(values: Vec<(&'a str, Value)>, filter: &[String]) -> Vec<(&'
 }
 
 /// `print resource`: custom resources only (as PBS, built-ins are implied).
-pub fn print_resources(state: &ServerState, names: &[String], out: &mut String) {
+pub(crate) fn print_resources(state: &ServerState, names: &[String], out: &mut String) {
     let selected: Vec<_> = state
         .resources
         .iter()
@@ -71,7 +71,7 @@ pub fn print_resources(state: &ServerState, names: &[String], out: &mut String) 
 }
 
 /// `print queue [NAMES]`.
-pub fn print_queues(state: &ServerState, names: &[String], filter: &[String], out: &mut String) {
+pub(crate) fn print_queues(state: &ServerState, names: &[String], filter: &[String], out: &mut String) {
     let selected: Vec<_> = state
         .queues
         .iter()
@@ -109,7 +109,7 @@ pub fn print_server(state: &ServerState, filter: &[String]) -> String {
 }
 
 /// `print sched`.
-pub fn print_sched(state: &ServerState, filter: &[String]) -> String {
+pub(crate) fn print_sched(state: &ServerState, filter: &[String]) -> String {
     let mut out = String::new();
     header(&mut out, "Set sched attributes.");
     print_attrs(
@@ -121,7 +121,7 @@ pub fn print_sched(state: &ServerState, filter: &[String]) -> String {
 }
 
 /// One `list` block: `Kind name` then the attributes.
-pub fn list_block(kind: &str, name: &str, values: &[(&str, Value)]) -> String {
+pub(crate) fn list_block(kind: &str, name: &str, values: &[(&str, Value)]) -> String {
     let mut out = format!("{kind} {name}\n");
     for (attr, v) in values {
         let text = match v {

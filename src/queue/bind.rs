@@ -195,12 +195,12 @@ impl Binder {
     }
 
     /// The sources, in slot order.
-    pub fn sources(&self) -> &[Source] {
+    pub(crate) fn sources(&self) -> &[Source] {
         &self.sources
     }
 
     /// Fills `out` (one value per keyword) for job `i` of `jobs`.
-    pub fn bind_job(&self, jobs: &JobSet, i: usize, out: &mut [f64]) -> Result<(), BindError> {
+    pub(crate) fn bind_job(&self, jobs: &JobSet, i: usize, out: &mut [f64]) -> Result<(), BindError> {
         let Some(job) = jobs.jobs.get(i) else {
             return Ok(());
         };

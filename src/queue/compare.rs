@@ -17,7 +17,7 @@ pub struct Move {
 
 impl Move {
     /// Positive when the job moves up (towards rank 1) under the other formula.
-    pub fn delta(&self) -> i64 {
+    pub(crate) fn delta(&self) -> i64 {
         self.rank_a as i64 - self.rank_b as i64
     }
 }
@@ -36,7 +36,7 @@ pub struct Comparison {
 impl Comparison {
     /// The `n` jobs whose rank changes most (ties: better current rank first); unmoved jobs
     /// are left out.
-    pub fn biggest_movers(&self, n: usize) -> Vec<Move> {
+    pub(crate) fn biggest_movers(&self, n: usize) -> Vec<Move> {
         let mut m: Vec<Move> = self
             .moves
             .iter()

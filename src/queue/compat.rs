@@ -4,7 +4,7 @@
 //! the result in a 32-bit `float`. Without `--pbs-compat` fairsort binds exact values.
 
 /// `printf("%.*f", decimals, x)` read back: rounds the exact binary value, like glibc.
-pub fn round_decimals(x: f64, decimals: usize) -> f64 {
+pub(crate) fn round_decimals(x: f64, decimals: usize) -> f64 {
     if !x.is_finite() || x.fract() == 0.0 {
         return x;
     }

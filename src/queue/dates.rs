@@ -6,7 +6,7 @@ use crate::pbs::units::small_digits;
 /// Seconds since the epoch (read as UTC) from a C `ctime` date as `qstat` prints it:
 /// `Tue Oct  4 21:23:20 2022`. Also accepts a plain integer epoch (fairsort's own job lists).
 /// Only the relative order of dates matters for sorting, so the server's time zone is ignored.
-pub fn parse_ctime(text: &str) -> Option<i64> {
+pub(crate) fn parse_ctime(text: &str) -> Option<i64> {
     if let Some(t) = ctime_exact(text.as_bytes()) {
         return Some(t);
     }

@@ -150,7 +150,7 @@ pub fn bind_and_order(
 }
 
 /// Binds, evaluates and sorts with shares already prepared.
-pub fn dry_run_with(
+pub(crate) fn dry_run_with(
     setup: &Setup,
     formula: &dyn SortFormula,
     shares: Option<ShareContext>,

@@ -32,7 +32,7 @@ pub enum JobState {
 
 impl JobState {
     /// From `qstat`'s `job_state` letter (an unknown or missing state counts as queued).
-    pub fn from_letter(s: &str) -> JobState {
+    pub(crate) fn from_letter(s: &str) -> JobState {
         match s.trim() {
             "" | "Q" => JobState::Queued,
             "R" => JobState::Running,

@@ -66,7 +66,7 @@ impl Names {
     }
 
     /// The symbol of `name`, adding it on first sight.
-    pub fn intern(&mut self, name: &str) -> Sym {
+    pub(crate) fn intern(&mut self, name: &str) -> Sym {
         let hash = name_hash(name);
         if let Some(slot) = self.index.find(hash, |s| self.same(s, hash, name)) {
             return slot.sym;
@@ -88,7 +88,7 @@ impl Names {
     /// The symbol of `name`, trying `guess` first: readers pass the symbol found at the same
     /// place in the previous record (resource names come in the same order job after job), which
     /// saves hashing the name.
-    pub fn intern_guess(&mut self, name: &str, guess: Option<Sym>) -> Sym {
+    pub(crate) fn intern_guess(&mut self, name: &str, guess: Option<Sym>) -> Sym {
         match guess {
             Some(g) if (g as usize) < self.spans.len() && self.name(g) == name => g,
             _ => self.intern(name),

@@ -252,7 +252,7 @@ fn into_text<'a>(
 }
 
 /// Adds one raw job record to `set`, converting units and checking every field it uses.
-pub fn add_job(
+pub(crate) fn add_job(
     set: &mut JobSet,
     id: &str,
     raw: RawJob,
@@ -266,7 +266,7 @@ pub fn add_job(
 /// its users in one batch after the parse: the pool of 100 000 users is cold by then (the input
 /// streams through the cache), and lookups one after another overlap their cache misses, where
 /// one per job, between the jobs' parsing, each waits alone.
-pub fn add_job_later<'a>(
+pub(crate) fn add_job_later<'a>(
     set: &mut JobSet,
     id: &str,
     raw: RawJob<'a>,

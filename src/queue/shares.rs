@@ -88,7 +88,7 @@ impl ShareContext {
 }
 
 /// The algorithms a formula's keywords need (plus PBS's when `fair_share` sorting is on).
-pub fn algorithms_needed(formula: &dyn SortFormula, fair_share: bool) -> Vec<Algorithm> {
+pub(crate) fn algorithms_needed(formula: &dyn SortFormula, fair_share: bool) -> Vec<Algorithm> {
     let mut set: BTreeSet<usize> = BTreeSet::new();
     for k in formula.keywords() {
         if let Some((a, _)) = keyword_source(k) {

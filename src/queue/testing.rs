@@ -35,7 +35,7 @@ impl<F: Fn(&[f64]) -> Result<f64, String> + Sync> SortFormula for ClosureFormula
 
 /// The share tree of openpbs.md §4.1 (pbs_fairshare.py): group1 (pbsuser, pbsuser1),
 /// group2 (pbsuser2, pbsuser3), usage 100/100/1/1000, `unknown_shares` 0.
-pub fn pbs_4_1_tree() -> crate::fairshare::Tree {
+pub(crate) fn pbs_4_1_tree() -> crate::fairshare::Tree {
     use crate::fairshare::{NodeKind, NodeSpec, Shares, Tree, TreeSource, TreeSpec};
     let n = |name: &str, parent: Option<&str>, kind, shares, usage: Option<f64>| {
         let mut s = NodeSpec::new(

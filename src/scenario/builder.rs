@@ -139,7 +139,7 @@ impl ScenarioBuilder {
     }
 
     /// Jobs already read, over `jobs` and the base's.
-    pub fn job_set(mut self, jobs: JobSet) -> Self {
+    pub(crate) fn job_set(mut self, jobs: JobSet) -> Self {
         self.job_set = Some(jobs);
         self
     }

@@ -99,7 +99,7 @@ impl Scenario {
 
     /// Dry runs of `current` and of `against` on the same fair-share values and ordering
     /// options (what `--against` and a formula test's `[[compare]]` compare).
-    pub fn order_against(
+    pub(crate) fn order_against(
         &self,
         current: &Program,
         against: &Program,

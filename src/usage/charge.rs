@@ -27,7 +27,7 @@ impl ResourceCharge {
     }
 
     /// The resource when `formula` is a bare resource name (`cput`, `walltime`, `ncpus`).
-    pub fn from_formula(formula: &str) -> Option<Self> {
+    pub(crate) fn from_formula(formula: &str) -> Option<Self> {
         let f = formula.trim();
         let ok = !f.is_empty()
             && f.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
@@ -81,7 +81,7 @@ pub fn usage_res_charge(
 }
 
 /// PBS: a negative charge (delta) counts as 0.
-pub fn clamp_charge(c: f64) -> f64 {
+pub(crate) fn clamp_charge(c: f64) -> f64 {
     if c.is_nan() || c < 0.0 {
         0.0
     } else {

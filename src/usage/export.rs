@@ -51,7 +51,7 @@ pub fn write_pbs_usage(usage: &Usage, path: &Path, touch: bool) -> Result<usize,
 
 /// The `(bank, user, usage)` rows for a flux database: each association's usage, and each bank's
 /// sum over its subtree (`calc_parent_bank_usage`), banks taken from the database's own tree.
-pub fn flux_rows(usage: &Usage, tree: &TreeSpec) -> Vec<(String, Option<String>, f64)> {
+pub(crate) fn flux_rows(usage: &Usage, tree: &TreeSpec) -> Vec<(String, Option<String>, f64)> {
     let mut rows = Vec::new();
     let mut bank_total: HashMap<String, f64> = HashMap::new();
     let parent_of: HashMap<&str, Option<&str>> = tree

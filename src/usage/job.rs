@@ -68,7 +68,7 @@ impl FinishedJob {
 }
 
 /// A 128-bit FNV-1a fingerprint of (source, id, end): the ledger's in-memory key.
-pub fn fingerprint(source: Source, id: &str, end: i64) -> u128 {
+pub(crate) fn fingerprint(source: Source, id: &str, end: i64) -> u128 {
     const OFFSET: u128 = 0x6c62272e07bb014262b821756295c58d;
     const PRIME: u128 = 0x0000000001000000000000000000013B;
     let mut h = OFFSET;

@@ -52,7 +52,7 @@ impl Ledger {
     }
 
     /// True (and remembered) when the job was not charged before; false for a repeat.
-    pub fn admit(&mut self, job: &FinishedJob) -> bool {
+    pub(crate) fn admit(&mut self, job: &FinishedJob) -> bool {
         if !self.seen.insert(fingerprint(job.source, &job.id, job.end)) {
             return false;
         }

@@ -71,7 +71,7 @@ impl<'c> PbsLogReader<'c> {
 
     /// Reads a log file, or every regular, non-hidden file of a directory in name order (PBS
     /// writes one file per day, named `YYYYMMDD`).
-    pub fn read_path(
+    pub(crate) fn read_path(
         &mut self,
         path: &Path,
         sink: &mut dyn FnMut(FinishedJob),
@@ -275,7 +275,7 @@ impl<'c> PbsLogReader<'c> {
 }
 
 /// A file is itself; a directory is its regular, non-hidden files in name order.
-pub fn expand_inputs(path: &Path) -> Result<Vec<PathBuf>, UsageError> {
+pub(crate) fn expand_inputs(path: &Path) -> Result<Vec<PathBuf>, UsageError> {
     let meta = std::fs::metadata(path).map_err(|e| UsageError::io(path, e))?;
     if !meta.is_dir() {
         return Ok(vec![path.to_path_buf()]);

@@ -77,7 +77,7 @@ impl BillingWeights {
     }
 
     /// B = Σ wᵢ·tresᵢ over an AllocTRES string (`cpu=16,mem=60G,node=1,billing=16`).
-    pub fn billable(&self, alloc_tres: &str) -> Option<f64> {
+    pub(crate) fn billable(&self, alloc_tres: &str) -> Option<f64> {
         let mut b = 0.0;
         for item in alloc_tres.split(',').filter(|i| !i.is_empty()) {
             let (name, v) = item.split_once('=')?;

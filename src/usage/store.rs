@@ -121,7 +121,7 @@ pub struct Usage {
 
 impl Usage {
     /// From the file form.
-    pub fn from_store(s: UsageStore) -> Usage {
+    pub(crate) fn from_store(s: UsageStore) -> Usage {
         let entries = s
             .entries
             .into_iter()
@@ -136,7 +136,7 @@ impl Usage {
     }
 
     /// To the file form.
-    pub fn to_store(&self) -> UsageStore {
+    pub(crate) fn to_store(&self) -> UsageStore {
         UsageStore {
             version: 1,
             last_decay: self.last_decay,

@@ -4,7 +4,7 @@
 use super::decay::calendar::epoch_of;
 
 /// A PBS accounting log date `MM/DD/YYYY HH:MM:SS`, read as UTC, in epoch seconds.
-pub fn pbs_log_date(v: &[u8]) -> Option<i64> {
+pub(crate) fn pbs_log_date(v: &[u8]) -> Option<i64> {
     if v.len() != 19
         || v[2] != b'/'
         || v[5] != b'/'
@@ -34,7 +34,7 @@ pub fn pbs_log_date(v: &[u8]) -> Option<i64> {
 
 /// A Slurm duration as sacct prints it: `[DD-]HH:MM:SS`, `MM:SS`, `MM:SS.mmm`, or plain seconds
 /// (ElapsedRaw). Returns seconds.
-pub fn slurm_duration(v: &str) -> Option<f64> {
+pub(crate) fn slurm_duration(v: &str) -> Option<f64> {
     let v = v.trim();
     let (days, rest) = match v.split_once('-') {
         Some((d, r)) => (d.parse::<u64>().ok()? as f64, r),
@@ -64,7 +64,7 @@ fn clock_seconds(v: &[u8]) -> Option<f64> {
 }
 
 /// A decimal number from ASCII bytes.
-pub fn parse_f64(v: &[u8]) -> Option<f64> {
+pub(crate) fn parse_f64(v: &[u8]) -> Option<f64> {
     // Fast path: plain non-negative integers, the common case in accounting records.
     if !v.is_empty() && v.len() <= 15 && v.iter().all(u8::is_ascii_digit) {
         return Some(v.iter().fold(0u64, |a, c| a * 10 + u64::from(c - b'0')) as f64);

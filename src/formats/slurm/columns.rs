@@ -17,7 +17,7 @@ pub struct PipeTable<'a> {
 
 impl<'a> PipeTable<'a> {
     /// Number of data rows.
-    pub fn row_count(&self) -> usize {
+    pub(crate) fn row_count(&self) -> usize {
         self.lines.len()
     }
 
@@ -36,7 +36,7 @@ impl<'a> PipeTable<'a> {
 }
 
 /// `Raw Shares` / `RawShares` / `raw_shares` → `rawshares`.
-pub fn normalise(name: &str) -> String {
+pub(crate) fn normalise(name: &str) -> String {
     name.chars()
         .filter(|c| !c.is_whitespace() && *c != '_')
         .flat_map(char::to_lowercase)

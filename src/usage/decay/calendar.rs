@@ -2,7 +2,7 @@
 //! `PriorityUsageResetPeriod` boundaries without a date crate.
 
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
-pub fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+pub(crate) fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
     let era = y.div_euclid(400);
     let yoe = y - era * 400;
@@ -14,7 +14,7 @@ pub fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
 }
 
 /// (year, month 1–12, day 1–31) of a day count since 1970-01-01.
-pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
+pub(crate) fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let z = z + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;
@@ -28,7 +28,7 @@ pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
 }
 
 /// Seconds since the epoch of `y-m-d 00:00:00` UTC.
-pub fn epoch_of(y: i64, m: u32, d: u32) -> i64 {
+pub(crate) fn epoch_of(y: i64, m: u32, d: u32) -> i64 {
     days_from_civil(y, m, d) * 86_400
 }
 

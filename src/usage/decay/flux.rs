@@ -70,7 +70,7 @@ impl FluxDecay {
     }
 
     /// `apply_decay_factor`: bins[p+1] = bins[p]·D from oldest to newest, bins[0] = 0.
-    pub fn shift(&self, bins: &mut [f64]) {
+    pub(crate) fn shift(&self, bins: &mut [f64]) {
         for p in (1..bins.len()).rev() {
             bins[p] = bins[p - 1] * self.factor;
         }
@@ -127,7 +127,7 @@ pub fn job_usage(
 }
 
 /// Python's `round(x, n)` for the values flux produces (half to even on the scaled value).
-pub fn round_half_even(x: f64, digits: i32) -> f64 {
+pub(crate) fn round_half_even(x: f64, digits: i32) -> f64 {
     if !x.is_finite() {
         return x;
     }

@@ -71,7 +71,7 @@ impl ModelKind {
     }
 
     /// The usage of an entity that has never been charged (PBS: 1, others: 0).
-    pub fn base_usage(self) -> f64 {
+    pub(crate) fn base_usage(self) -> f64 {
         match self {
             ModelKind::Pbs => PBS_MIN_USAGE,
             _ => 0.0,

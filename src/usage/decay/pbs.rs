@@ -56,7 +56,7 @@ impl PbsDecay {
     /// The scheduler's loop (fifo.cpp): `while (t - last_decay > decay_time) { decay; t -= decay_time }`,
     /// then `last_decay = now - (now - last_decay) % decay_time`. The test is strict, so exactly
     /// three elapsed periods decay twice; three periods and a second decay three times.
-    pub fn step(&self, last_decay: i64, now: i64) -> PbsDecayStep {
+    pub(crate) fn step(&self, last_decay: i64, now: i64) -> PbsDecayStep {
         let elapsed = now.saturating_sub(last_decay);
         if elapsed <= self.decay_time {
             return PbsDecayStep {

@@ -51,7 +51,7 @@ impl FromStr for ResetPeriod {
 impl ResetPeriod {
     /// The first reset boundary strictly after `t` (epoch seconds), or `None` if this period never
     /// resets on its own.
-    pub fn next_after(self, t: i64) -> Option<i64> {
+    pub(crate) fn next_after(self, t: i64) -> Option<i64> {
         let day = t.div_euclid(86_400);
         let (y, m, _) = civil_from_days(day);
         Some(match self {
@@ -137,7 +137,7 @@ impl SlurmDecay {
     }
 
     /// δ = 1 − 0.693/H (`_init_decay_vars`); 1 when H ≤ 0 (no decay).
-    pub fn per_second(&self) -> f64 {
+    pub(crate) fn per_second(&self) -> f64 {
         if self.half_life <= 0 {
             1.0
         } else {
@@ -152,7 +152,7 @@ impl SlurmDecay {
 
     /// Decay from `last_decay` to `now` in whole calc periods, as the decay thread would have
     /// run: each period multiplies by δ^period; a reset boundary inside the window zeroes usage.
-    pub fn step(&self, last_decay: i64, now: i64) -> SlurmDecayStep {
+    pub(crate) fn step(&self, last_decay: i64, now: i64) -> SlurmDecayStep {
         let elapsed = now.saturating_sub(last_decay).max(0);
         let periods = (elapsed / self.calc_period) as u64;
         let new_last = last_decay + periods as i64 * self.calc_period;
