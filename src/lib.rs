@@ -19,6 +19,7 @@ pub mod formats;
 pub mod formula;
 pub mod ftest;
 pub mod home;
+pub mod parallel;
 pub mod pbs;
 pub mod qmgr;
 pub mod queue;

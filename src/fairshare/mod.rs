@@ -5,7 +5,6 @@
 pub mod algorithm;
 pub mod compute;
 pub mod explain;
-pub(crate) mod fast_hash;
 pub mod flux;
 pub(crate) mod key_sort;
 pub mod node;

@@ -2,9 +2,9 @@
 //! `TreeSpec` (whatever format it came from); all structural checks live here so every reader
 //! gets the same clear errors (unknown parent, cycle, duplicate, negative or non-finite values).
 
-use super::fast_hash::FastMap;
 use super::node_columns::NodeColumns;
 use super::spec::{NodeKind, NodeSpec, Shares, TreeSource, TreeSpec};
+use rustc_hash::FxHashMap;
 use thiserror::Error;
 
 // Defined in `node.rs` (shared with `node_columns`); `fairshare::tree::Node` still names them.
@@ -81,8 +81,8 @@ pub struct Tree {
     nodes: Vec<Node>,
     source: TreeSource,
     unknown_shares: Option<u64>,
-    accounts: FastMap<String, NodeId>,
-    users: FastMap<String, Assocs>,
+    accounts: FxHashMap<String, NodeId>,
+    users: FxHashMap<String, Assocs>,
     /// The hot fields of `nodes` as parallel arrays (always the same length as `nodes`).
     cols: NodeColumns,
 }
@@ -158,7 +158,7 @@ impl Tree {
         // Each spec's parent as a spec index; `n_specs` stands for the root.
         let mut parent_of = vec![n_specs; n_specs];
         {
-            let mut account_spec: FastMap<&str, usize> = FastMap::default();
+            let mut account_spec: FxHashMap<&str, usize> = FxHashMap::default();
             for (i, s) in specs.iter().enumerate() {
                 if s.kind != NodeKind::Account {
                     continue;
@@ -214,8 +214,8 @@ impl Tree {
             nodes: Vec::with_capacity(n_specs + 2),
             source,
             unknown_shares,
-            accounts: FastMap::default(),
-            users: FastMap::with_capacity_and_hasher(n_specs, Default::default()),
+            accounts: FxHashMap::default(),
+            users: FxHashMap::with_capacity_and_hasher(n_specs, Default::default()),
             cols: NodeColumns::default(),
         };
         tree.nodes.push(Node {
@@ -523,7 +523,7 @@ fn parent_error(specs: &[NodeSpec], s: &NodeSpec, p: &str) -> TreeError {
 /// Names the cycle that keeps spec `k` unreachable from the root (the specs of unreached
 /// nodes still have their names).
 fn cycle_error(specs: &[NodeSpec], k: usize) -> TreeError {
-    let accounts: FastMap<&str, usize> = specs
+    let accounts: FxHashMap<&str, usize> = specs
         .iter()
         .enumerate()
         .filter(|(_, s)| s.kind == NodeKind::Account && !s.name.is_empty())

@@ -23,7 +23,11 @@ pub fn first_overlong_line(text: &[u8]) -> Option<usize> {
 /// Reads up to and including the next `\n` into `buf` (cleared first) and returns the number of
 /// bytes consumed (0 at the end of the input) and whether the line (without its `\n`) was longer
 /// than `max` bytes. A longer line is consumed to its end but `buf` keeps only its first bytes.
-pub(crate) fn read_line(r: &mut dyn BufRead, buf: &mut Vec<u8>, max: usize) -> io::Result<(usize, bool)> {
+pub(crate) fn read_line(
+    r: &mut dyn BufRead,
+    buf: &mut Vec<u8>,
+    max: usize,
+) -> io::Result<(usize, bool)> {
     buf.clear();
     let limit = max.saturating_add(1); // room for the `\n`
     let mut consumed = 0usize;

@@ -65,7 +65,10 @@ pub fn load_tree(def: &TreeDef) -> Result<Tree, String> {
 
 /// The Scenario of an `[[order]]` or `[[compare]]` case: its jobs, tree and settings, nothing
 /// from the server home, and `resources` (the context's and the file's) as the whole table.
-pub(crate) fn queue_scenario(q: &QueueSetup, resources: &ResourceTable) -> Result<Scenario, String> {
+pub(crate) fn queue_scenario(
+    q: &QueueSetup,
+    resources: &ResourceTable,
+) -> Result<Scenario, String> {
     let jobs = read_job_list_json(&q.jobs_json).map_err(|e| format!("jobs: {e}"))?;
     let mut b = ScenarioBuilder::new(Base::None)
         .job_set(jobs)

@@ -38,7 +38,10 @@ fn print_attrs(out: &mut String, prefix: &str, values: &[(&str, Value)]) {
 }
 
 /// Keeps only the attributes named in `filter` (all when empty; names case-insensitive).
-pub(crate) fn filtered<'a>(values: Vec<(&'a str, Value)>, filter: &[String]) -> Vec<(&'a str, Value)> {
+pub(crate) fn filtered<'a>(
+    values: Vec<(&'a str, Value)>,
+    filter: &[String],
+) -> Vec<(&'a str, Value)> {
     if filter.is_empty() {
         return values;
     }
@@ -71,7 +74,12 @@ pub(crate) fn print_resources(state: &ServerState, names: &[String], out: &mut S
 }
 
 /// `print queue [NAMES]`.
-pub(crate) fn print_queues(state: &ServerState, names: &[String], filter: &[String], out: &mut String) {
+pub(crate) fn print_queues(
+    state: &ServerState,
+    names: &[String],
+    filter: &[String],
+    out: &mut String,
+) {
     let selected: Vec<_> = state
         .queues
         .iter()

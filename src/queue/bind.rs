@@ -200,7 +200,12 @@ impl Binder {
     }
 
     /// Fills `out` (one value per keyword) for job `i` of `jobs`.
-    pub(crate) fn bind_job(&self, jobs: &JobSet, i: usize, out: &mut [f64]) -> Result<(), BindError> {
+    pub(crate) fn bind_job(
+        &self,
+        jobs: &JobSet,
+        i: usize,
+        out: &mut [f64],
+    ) -> Result<(), BindError> {
         let Some(job) = jobs.jobs.get(i) else {
             return Ok(());
         };

@@ -6,7 +6,7 @@
 
 use super::job_record::{Job, Request, ResourceValue};
 use super::names::{Names, Sym};
-use super::parallel::{join, PARALLEL_MIN_JOBS};
+use crate::parallel::{join, PARALLEL_MIN_JOBS};
 
 /// One resource of every job as a column (job index order): the bound value, 0 when the job
 /// does not request it, and the first job whose value is text (an error if a formula uses it).

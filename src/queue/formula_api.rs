@@ -3,8 +3,8 @@
 //! engine's `Program` implements it; keeping the queue behind this trait lets binding and
 //! ordering be tested and benchmarked on their own.
 
-/// A compiled formula the queue can bind and evaluate (`Sync`: a large queue is evaluated on
-/// two threads).
+/// A compiled formula the queue can bind and evaluate (`Sync`: a large queue is evaluated in
+/// parallel).
 pub trait SortFormula: Sync {
     /// The formula text, for headers and JSON output.
     fn source(&self) -> &str;

@@ -4,7 +4,7 @@
 
 use super::error::JobsError;
 use super::names::name_hash;
-use super::parallel::PARALLEL_MIN_JOBS;
+use crate::parallel::PARALLEL_MIN_JOBS;
 
 // Defined in the files below; `queue::job::Job` and the others still name them.
 pub use super::columns::{Columns, ResourceColumn};
@@ -22,7 +22,7 @@ fn may_have_duplicate_ids(jobs: &[Job]) -> bool {
     };
     let (a, b) = if jobs.len() >= PARALLEL_MIN_JOBS {
         let (front, back) = jobs.split_at(jobs.len() / 2);
-        super::parallel::join(|| sorted(front), || sorted(back))
+        crate::parallel::join(|| sorted(front), || sorted(back))
     } else {
         (sorted(jobs), Vec::new())
     };
@@ -238,7 +238,7 @@ impl JobSet {
         // The two moves are independent: for a large set (the two halves of a million-job
         // file) they run at once.
         if parallel {
-            super::parallel::join(move_jobs, move_requests);
+            crate::parallel::join(move_jobs, move_requests);
         } else {
             move_requests();
             move_jobs();

@@ -9,7 +9,6 @@ pub mod job_record;
 pub mod joblist;
 mod json_scan;
 pub mod names;
-pub mod parallel;
 pub mod qstat;
 mod qstat_split;
 pub mod raw;

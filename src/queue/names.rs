@@ -1,16 +1,15 @@
 //! `Sym` and `Names` (the interned name pool) on their own, below the job, columns and job set.
 
-use crate::fairshare::fast_hash::FastHasher;
 use hashbrown::HashTable;
 
 /// An interned name (user, group, account, queue or resource): an index into a `Names` pool.
 pub type Sym = u32;
 
-/// The hash of a name in a [`Names`] pool (the crate's Fx-style hash: interning runs several
-/// times per job while a million-job file is read, where SipHash's DoS resistance buys nothing).
+/// The hash of a name in a [`Names`] pool (FxHash: interning runs several times per job while a
+/// million-job file is read, where SipHash's DoS resistance buys nothing).
 pub(crate) fn name_hash(name: &str) -> u64 {
-    use std::hash::{BuildHasher, BuildHasherDefault};
-    BuildHasherDefault::<FastHasher>::default().hash_one(name)
+    use std::hash::BuildHasher;
+    rustc_hash::FxBuildHasher.hash_one(name)
 }
 
 /// A pool of distinct names; each name is stored once and referred to by its `Sym`.

@@ -9,8 +9,8 @@ use super::compat;
 use super::error::BindError;
 use super::formula_api::SortFormula;
 use super::job::JobSet;
-use super::parallel::PARALLEL_MIN_JOBS;
 use crate::fairshare::NodeId;
+use crate::parallel::{join, PARALLEL_MIN_JOBS};
 use std::cmp::Ordering;
 use std::collections::HashMap;
 
@@ -42,7 +42,8 @@ const EVAL_BLOCK: usize = 1024;
 
 /// Evaluates the formula on every bound job: the bound columns are transposed block by block
 /// into rows and handed to `SortFormula::evaluate_rows`, one call per block (no per-job dynamic
-/// dispatch or allocation). A large queue is split in two halves evaluated on two threads.
+/// dispatch or allocation). A large queue is split in two halves evaluated in parallel
+/// (`crate::parallel::join`: a panic in either reaches the caller; no job is left at 0).
 pub fn evaluate(formula: &dyn SortFormula, bound: &Bound, jobs: usize) -> Evaluations {
     let mut values = vec![0.0; jobs];
     let mut errors = HashMap::new();
@@ -55,12 +56,10 @@ pub fn evaluate(formula: &dyn SortFormula, bound: &Bound, jobs: usize) -> Evalua
     // Cut at a block boundary so both halves use whole blocks.
     let mid = (jobs / 2).div_ceil(EVAL_BLOCK) * EVAL_BLOCK;
     let (left, right) = values.split_at_mut(mid.min(jobs));
-    let (e1, e2) = std::thread::scope(|s| {
-        let second = s.spawn(|| evaluate_range(formula, bound, mid, right));
-        let first = evaluate_range(formula, bound, 0, left);
-        // A panic in the other thread would be a bug; its jobs then keep the value 0.
-        (first, second.join().unwrap_or_default())
-    });
+    let (e1, e2) = join(
+        || evaluate_range(formula, bound, 0, left),
+        || evaluate_range(formula, bound, mid, right),
+    );
     errors.extend(e1);
     errors.extend(e2);
     Evaluations { values, errors }
@@ -99,7 +98,7 @@ fn evaluate_range(
 }
 
 /// Sorts distinct keys. A large slice is split in place around a sampled median (one
-/// partition pass, no second buffer) and the two parts are sorted on two threads.
+/// partition pass, no second buffer) and the two parts are sorted in parallel.
 fn sort_keys(keys: &mut [u128]) {
     let len = keys.len();
     if len < PARALLEL_MIN_JOBS {
@@ -131,10 +130,7 @@ fn sort_keys(keys: &mut [u128]) {
         j -= 1;
     }
     let (low, high) = keys.split_at_mut(i);
-    std::thread::scope(|s| {
-        s.spawn(|| high.sort_unstable());
-        low.sort_unstable();
-    });
+    join(|| low.sort_unstable(), || high.sort_unstable());
 }
 
 /// One job's place in the order.
@@ -514,7 +510,7 @@ mod tests {
     }
 
     #[test]
-    fn the_two_thread_sort_sorts_large_and_skewed_inputs() {
+    fn the_parallel_sort_sorts_large_and_skewed_inputs() {
         let mut x: u64 = 99;
         let mut next = move || {
             x ^= x << 13;
@@ -536,6 +532,59 @@ mod tests {
             sort_keys(&mut keys);
             assert!(keys == expected);
         }
+    }
+
+    /// A bound queue of `n` jobs with one slot, `x` = the job's index.
+    fn indexed(n: usize) -> Bound<'static> {
+        Bound {
+            jobs: n,
+            columns: vec![(0..n).map(|i| i as f64).collect::<Vec<_>>().into()],
+        }
+    }
+
+    #[test]
+    fn a_large_queue_is_evaluated_in_parallel_with_every_error_kept() {
+        let n = PARALLEL_MIN_JOBS * 2 + 17;
+        let f = ClosureFormula::new("x", &["x"], |s| {
+            if s[0] as usize % 40_000 == 7 {
+                Err(format!("no {}", s[0]))
+            } else {
+                Ok(s[0] + 1.0)
+            }
+        });
+        let e = evaluate(&f, &indexed(n), n);
+        assert_eq!(e.values.len(), n);
+        for (i, &v) in e.values.iter().enumerate() {
+            let want = if i % 40_000 == 7 { 0.0 } else { i as f64 + 1.0 };
+            assert_eq!(v, want, "job {i}");
+        }
+        let mut errors: Vec<(u32, String)> = e.errors.into_iter().collect();
+        errors.sort();
+        let want: Vec<(u32, String)> = (0..n)
+            .filter(|i| i % 40_000 == 7)
+            .map(|i| (i as u32, format!("no {i}")))
+            .collect();
+        assert_eq!(errors, want);
+    }
+
+    #[test]
+    fn a_failing_part_of_the_evaluation_reaches_the_caller_not_zeros() {
+        // The last jobs fall in the half evaluated off the calling thread; a bug there used to
+        // leave that half of the queue at 0 and the caller none the wiser.
+        let n = PARALLEL_MIN_JOBS * 2;
+        let f = ClosureFormula::new("x", &["x"], |s| {
+            assert!(s[0] < (n - 10) as f64, "formula engine bug");
+            Ok(1.0)
+        });
+        let bound = indexed(n);
+        let caught =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| evaluate(&f, &bound, n)));
+        let payload = caught.expect_err("the failure is not turned into values");
+        let message = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied());
+        assert_eq!(message, Some("formula engine bug"));
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The fast path of the `qstat -f -F json` reader: the text is read with the strict scanner of
-//! `json_scan` (not serde_json), and the `Jobs` object is cut in two at a job boundary and each
-//! half parsed on its own core (`std::thread::scope`), then merged in order.
+//! `json_scan` (not serde_json), and the `Jobs` object is cut in two at a job boundary and the
+//! halves parsed in parallel (`crate::parallel::join`), then merged in order.
 //!
 //! The cut is found without scanning the file: from the middle, the first `}` `,` `"` whose key
 //! is followed by two entries that look like jobs (`"id": {…}`). That guess is then *proved*: the
@@ -13,10 +13,9 @@
 use super::job::JobSet;
 use super::json_scan::Scan;
 use super::raw::{add_job_later, RawJob, RawResources, QSTAT_FIELDS};
+use crate::parallel::{join, PARALLEL_MIN_BYTES};
 use std::borrow::Cow;
 
-/// Below this size one core parses the file (threads cost more than they save).
-const PARALLEL_MIN_BYTES: usize = 1 << 20;
 /// How many `},"` spots after the middle are tried as the cut.
 const CUT_TRIES: usize = 256;
 
@@ -221,7 +220,7 @@ fn find_cut(bytes: &[u8], from: usize) -> Option<usize> {
     None
 }
 
-/// Parses the `Jobs` object whose `{` is just before `start`: in two halves on two threads when
+/// Parses the `Jobs` object whose `{` is just before `start`: in two halves in parallel when
 /// the text is large. Returns the jobs and the position after the object's `}`.
 fn jobs_object(bytes: &[u8], start: usize) -> Option<(JobSet, usize)> {
     let cut = if bytes.len() - start >= PARALLEL_MIN_BYTES {
@@ -237,17 +236,16 @@ fn jobs_object(bytes: &[u8], start: usize) -> Option<(JobSet, usize)> {
         };
     };
     let mut first = JobSet::default();
-    let (stop, second) = std::thread::scope(|s| {
-        let second = s.spawn(|| {
+    let (stop, second) = join(
+        || entries(bytes, start, cut, &mut first),
+        || {
             let mut set = JobSet::default();
             match entries(bytes, cut, usize::MAX, &mut set) {
                 Some(Stop::End(end)) => Some((set, end)),
                 _ => None,
             }
-        });
-        let stop = entries(bytes, start, cut, &mut first);
-        (stop, second.join().ok().flatten())
-    });
+        },
+    );
     match stop? {
         Stop::End(end) => Some((first, end)), // the cut was past the end of `Jobs`
         Stop::Boundary(at) if at == cut => {

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[(&str, u32)] = &[
     ("pbs", 0),
     ("snippet", 0),
+    ("parallel", 0),
     ("formula", 1),
     ("fairshare", 1),
     ("formats", 2),

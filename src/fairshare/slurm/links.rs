@@ -5,6 +5,7 @@
 
 use crate::fairshare::key_sort::SiblingSort;
 use crate::fairshare::{NodeId, Shares, Tree};
+use crate::parallel::{join, PARALLEL_MIN_JOBS};
 
 /// Per-node arrays indexed by `NodeId`, built in O(n) with one pass over the tree's nodes and
 /// no per-node allocation (a pass over 1M users is dominated by memory traffic).
@@ -140,12 +141,12 @@ impl Links {
 
     /// Sorts every fs children list by `value` descending, users first on equal values,
     /// otherwise in tree order (Fair Tree's sibling order). A large tree's lists are sorted in
-    /// two groups (cut at a list boundary near the middle) on two threads.
+    /// two groups (cut at a list boundary near the middle) in parallel.
     pub fn sort_children(&mut self, value: &[f64]) {
         let total = self.child_list.len();
         let starts = &self.child_start;
         let is_user = &self.is_user;
-        if total < PARALLEL_MIN_NODES {
+        if total < PARALLEL_MIN_JOBS {
             sort_lists(&mut self.child_list, 0, starts, value, is_user);
             return;
         }
@@ -155,10 +156,10 @@ impl Links {
             .unwrap_or(total)
             .min(total);
         let (first, second) = self.child_list.split_at_mut(cut);
-        std::thread::scope(|s| {
-            s.spawn(|| sort_lists(second, cut, starts, value, is_user));
-            sort_lists(first, 0, starts, value, is_user);
-        });
+        join(
+            || sort_lists(first, 0, starts, value, is_user),
+            || sort_lists(second, cut, starts, value, is_user),
+        );
     }
 
     /// Number of nodes, root included.
@@ -205,9 +206,6 @@ impl Links {
         s
     }
 }
-
-/// Below this many nodes Fair Tree's sibling sorts run on the calling thread.
-const PARALLEL_MIN_NODES: usize = 1 << 16;
 
 /// Sorts the children lists that lie within `list`, the part of the flat children vector that
 /// starts at `offset` (lists never straddle its ends).
@@ -257,7 +255,7 @@ mod tests {
             }
         }
         let tree = build(nodes);
-        assert!(tree.len() > PARALLEL_MIN_NODES);
+        assert!(tree.len() > PARALLEL_MIN_JOBS);
         // Few distinct values: many ties, so stability matters.
         let value: Vec<f64> = (0..tree.len()).map(|i| ((i * 7919) % 13) as f64).collect();
         let mut parallel = Links::new(&tree);

@@ -3,10 +3,10 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::fairshare::fast_hash::FastMap;
 use crate::fairshare::spec::{NodeKind, NodeSpec, Shares, TreeSource, TreeSpec};
 use crate::formats::text;
 use crate::formats::FormatError;
+use rustc_hash::FxHashMap;
 
 /// Label used in messages when no path is known.
 pub const FILE: &str = "resource_group";
@@ -60,8 +60,8 @@ pub fn parse_resource_group(text: &str, unknown_shares: u64) -> Result<TreeSpec,
     let mut nodes: Vec<NodeSpec> = Vec::with_capacity(hint);
     // Every name in the tree so far, including TREEROOT and unknown.
     // (Names borrow from `text`; the index is the node's in `nodes`, None for the two above.)
-    let mut known: FastMap<&str, Option<usize>> =
-        FastMap::with_capacity_and_hasher(hint + 2, Default::default());
+    let mut known: FxHashMap<&str, Option<usize>> =
+        FxHashMap::with_capacity_and_hasher(hint + 2, Default::default());
     known.insert(ROOT_NAME, None);
     known.insert(UNKNOWN_GROUP, None);
 

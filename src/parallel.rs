@@ -1,0 +1,77 @@
+//! The crate's one way to run work in parallel, on rayon's pool: the large-queue and large-tree
+//! passes (evaluation and sorting of a million-job queue, its columns, its duplicate-id check,
+//! the append of a parsed half, the two halves of a qstat file, Fair Tree's sibling sorts).
+//!
+//! One policy for failures: a part's result — an error value included — comes back to the
+//! caller as that part returned it, to be returned or handled there, never replaced by a default;
+//! a panic in any part (a bug) is resumed on the calling thread with its own payload, as if the
+//! work had run there (`rayon::join` and rayon's iterators do this).
+
+/// Below this many jobs — or tree nodes, for Fair Tree's sibling sorts — a pass stays on the
+/// calling thread (splitting costs more than it saves, and the pool is not started): evaluation
+/// and sorting, the columns, the duplicate-id check, the append, the sibling sorts.
+pub const PARALLEL_MIN_JOBS: usize = 1 << 16;
+
+/// Below this many bytes one thread parses a `qstat -f -F json` file's `Jobs`.
+pub const PARALLEL_MIN_BYTES: usize = 1 << 20;
+
+/// Runs `a` on this thread while `b` runs on a pool thread (or on this one, if none is free by
+/// the time `a` is done), and returns both results. A panic in either is resumed on this thread.
+///
+/// The caller works on a part itself, as with a scoped thread: with `rayon::join` called from
+/// outside the pool, both parts ran on the pool's two threads while the caller slept, and the
+/// caller's next (serial) step then shared the two cores with the pool threads still spinning
+/// for work — 4–8 ms more for `order` after the evaluation of a million jobs.
+pub fn join<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA,
+    B: FnOnce() -> RB + Send,
+    RB: Send,
+{
+    let mut back = None;
+    let front = rayon::in_place_scope(|s| {
+        s.spawn(|_| back = Some(b()));
+        a()
+    });
+    match back {
+        Some(back) => (front, back),
+        // The scope returns only once the spawned part has finished, and resumes its panic.
+        None => unreachable!("a spawned part finished without a result"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn both_results_in_order() {
+        let data = [1, 2, 3, 4];
+        let (a, b) = super::join(
+            || data[..2].iter().sum::<i32>(),
+            || data[2..].iter().sum::<i32>(),
+        );
+        assert_eq!((a, b), (3, 7));
+    }
+
+    #[test]
+    fn a_panic_in_either_part_reaches_the_caller_with_its_message() {
+        for second in [false, true] {
+            let caught = std::panic::catch_unwind(|| {
+                super::join(
+                    || assert!(second, "first part failed"),
+                    || assert!(!second, "second part failed"),
+                )
+            });
+            let payload = caught.expect_err("the panic is not swallowed");
+            let message = payload
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .or_else(|| payload.downcast_ref::<&str>().copied());
+            let want = if second {
+                "second part failed"
+            } else {
+                "first part failed"
+            };
+            assert_eq!(message, Some(want));
+        }
+    }
+}
