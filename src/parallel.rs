@@ -5,7 +5,7 @@
 //! One policy for failures: a part's result — an error value included — comes back to the
 //! caller as that part returned it, to be returned or handled there, never replaced by a default;
 //! a panic in any part (a bug) is resumed on the calling thread with its own payload, as if the
-//! work had run there (`rayon::join` and rayon's iterators do this).
+//! work had run there (rayon's scopes do this).
 
 /// Below this many jobs — or tree nodes, for Fair Tree's sibling sorts — a pass stays on the
 /// calling thread (splitting costs more than it saves, and the pool is not started): evaluation
@@ -15,8 +15,9 @@ pub const PARALLEL_MIN_JOBS: usize = 1 << 16;
 /// Below this many bytes one thread parses a `qstat -f -F json` file's `Jobs`.
 pub const PARALLEL_MIN_BYTES: usize = 1 << 20;
 
-/// Runs `a` on this thread while `b` runs on a pool thread (or on this one, if none is free by
-/// the time `a` is done), and returns both results. A panic in either is resumed on this thread.
+/// Runs `a` on this thread while `b` runs on a pool thread (when this is itself a pool thread,
+/// `b` may also run here, if no other thread took it first), and returns both results once both
+/// are done. A panic in either is resumed on this thread.
 ///
 /// The caller works on a part itself, as with a scoped thread: with `rayon::join` called from
 /// outside the pool, both parts ran on the pool's two threads while the caller slept, and the
