@@ -148,6 +148,24 @@ impl Tree {
                 });
             }
         }
+        // PBS creates its `unknown` group before reading `resource_group`, so entities may be
+        // placed under it (by a `resource_group` line, or by usage of a name not in the file):
+        // then the group is made here, as the root's last child; otherwise after the walk.
+        if let Some(shares) = unknown_shares {
+            let has_group = specs.iter().any(|s| s.name == PBS_UNKNOWN);
+            if !has_group
+                && specs
+                    .iter()
+                    .any(|s| s.parent.as_deref() == Some(PBS_UNKNOWN))
+            {
+                specs.push(NodeSpec::new(
+                    PBS_UNKNOWN,
+                    None,
+                    NodeKind::Account,
+                    Shares::Count(shares),
+                ));
+            }
+        }
         // Accounts by name (the root's name included).
         let root_key = if root_name.is_empty() {
             "root".to_string()
@@ -692,6 +710,24 @@ mod tests {
         .unwrap();
         assert_eq!(t.len(), 2);
         assert_eq!(t.node(0).raw_usage, 0.0);
+    }
+
+    #[test]
+    fn entities_placed_under_pbs_unknown_group_are_built() {
+        let mut s = spec(vec![
+            acct("g", None, 5),
+            user("a", Some("g"), 1, 10.0),
+            user("bob", Some(PBS_UNKNOWN), 1, 4.0),
+        ]);
+        s.unknown_shares = Some(3);
+        let t = Tree::build(s.clone()).unwrap();
+        let unknown = t.find_account(PBS_UNKNOWN).unwrap();
+        assert_eq!(t.node(unknown).shares, Shares::Count(3));
+        let bob = t.find_user(Some(PBS_UNKNOWN), "bob").unwrap();
+        assert_eq!(t.node(bob).parent, Some(unknown));
+        // Not a PBS tree: `unknown` is an ordinary name and must exist.
+        s.unknown_shares = None;
+        assert!(Tree::build(s).is_err());
     }
 
     #[test]
