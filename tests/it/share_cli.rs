@@ -322,3 +322,33 @@ fn without_tree_uses_the_server_homes_tree() {
     let u = row(&from_home, "group2", Some("pbsuser3"));
     assert_abs_diff_eq!(u["fairshare_perc"].as_f64().unwrap(), 0.24, epsilon = 1e-6);
 }
+
+/// openpbs.md §3.2/§3.6: usage of an entity that is not in `resource_group` counts under the
+/// `unknown` group (1 share, `unknown_shares` 0) and in every ancestor up to the root, and a
+/// `resource_group` line may name `unknown` as its parent.
+#[test]
+fn entities_not_in_resource_group_are_counted_under_unknown() {
+    let dir = tempfile::tempdir().unwrap();
+    let usage = dir.path().join("usage.txt");
+    std::fs::write(&usage, "pbsuser 100\nnewuser 30\n").unwrap();
+    let tree = dir.path().join("resource_group");
+    let mut rg = std::fs::read_to_string(data_str("share/resource_group")).unwrap();
+    rg.push_str("guest 90 unknown 1\n");
+    std::fs::write(&tree, rg).unwrap();
+    let v = json(&[
+        "--algorithm",
+        "pbs",
+        "--tree",
+        tree.to_str().unwrap(),
+        "--usage",
+        usage.to_str().unwrap(),
+    ]);
+    let newuser = row(&v, "unknown", Some("newuser"));
+    assert_abs_diff_eq!(newuser["raw_usage"].as_f64().unwrap(), 30.0);
+    assert_abs_diff_eq!(newuser["fairshare_perc"].as_f64().unwrap(), 0.0);
+    row(&v, "unknown", Some("guest"));
+    // The root's usage includes the unknown entity's (PBS: 1 + the leaves' usage).
+    let root = &v["rows"][0];
+    assert_eq!(root["account"], "TREEROOT");
+    assert_abs_diff_eq!(root["raw_usage"].as_f64().unwrap(), 1.0 + 100.0 + 30.0);
+}
