@@ -147,6 +147,7 @@ pub(crate) fn resource_table(decls: &[String], global: &Global) -> Result<Resour
 fn home_resources(global: &Global) -> Result<ResourceTable, Failure> {
     ScenarioBuilder::new(Base::FindHome(global.home.clone()))
         .jobs_optional()
+        .without_tree()
         .build()
         .map(|sc| sc.resources)
         .map_err(|e| Failure::user(e.to_string()))

@@ -58,7 +58,7 @@ fn context(formula: Option<String>, global: &Global) -> Context {
     use fairsort::scenario::Scenario;
     let home = match Home::find(global.home.as_deref()) {
         Ok(Some(home)) => Some(
-            Scenario::from_home(&home)
+            Scenario::settings_from_home(&home)
                 .map_err(|e| format!("cannot read the server home {}: {e}", home.path().display())),
         ),
         Ok(None) => None,

@@ -71,6 +71,7 @@ pub struct ScenarioBuilder {
     job_set: Option<JobSet>,
     jobs_format: Option<JobsFormat>,
     jobs_optional: bool,
+    without_tree: bool,
     formula: Option<String>,
     formula_required: bool,
     threshold: Threshold,
@@ -114,6 +115,7 @@ impl ScenarioBuilder {
             job_set: None,
             jobs_format: None,
             jobs_optional: false,
+            without_tree: false,
             formula: None,
             formula_required: false,
             threshold: Threshold::Base,
@@ -148,6 +150,13 @@ impl ScenarioBuilder {
     /// give any.
     pub fn jobs_optional(mut self) -> Self {
         self.jobs_optional = true;
+        self
+    }
+
+    /// Leaves the base's share tree and usage unread (for what needs only the formula, the
+    /// settings and the resources: `eval`, `check`, formula tests); files given still count.
+    pub fn without_tree(mut self) -> Self {
+        self.without_tree = true;
         self
     }
 
@@ -333,9 +342,9 @@ impl ScenarioBuilder {
                     resources: None,
                 }))
             }
-            Base::Home(home) => home_base(home).map(Some),
+            Base::Home(home) => home_base(home, !self.without_tree).map(Some),
             Base::FindHome(dir) => match Home::find(dir.as_deref()).map_err(input)? {
-                Some(home) => home_base(&home).map(Some),
+                Some(home) => home_base(&home, !self.without_tree).map(Some),
                 None => Ok(None),
             },
         }
@@ -383,9 +392,17 @@ impl ScenarioBuilder {
     }
 }
 
-/// A home's snapshot in the base's shape (no jobs: a home holds none).
-fn home_base(home: &Home) -> Result<BaseInputs, ScenarioError> {
-    let snap = home.snapshot().map_err(input)?;
+/// A home's snapshot in the base's shape (no jobs: a home holds none); with `tree` false only
+/// the state is read (under the same shared lock), not the share tree and usage.
+fn home_base(home: &Home, tree: bool) -> Result<BaseInputs, ScenarioError> {
+    let snap = if tree {
+        home.snapshot().map_err(input)?
+    } else {
+        crate::home::Snapshot {
+            state: home.load().map_err(input)?,
+            tree: None,
+        }
+    };
     let state = &snap.state;
     let sched = &state.sched;
     Ok(BaseInputs {

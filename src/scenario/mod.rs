@@ -45,4 +45,13 @@ impl Scenario {
             .jobs_optional()
             .build()
     }
+
+    /// The server home's formula, settings and resources only (its share tree and usage are
+    /// not read): what evaluating or checking a formula needs.
+    pub fn settings_from_home(home: &Home) -> Result<Scenario, ScenarioError> {
+        ScenarioBuilder::new(Base::Home(home.clone()))
+            .jobs_optional()
+            .without_tree()
+            .build()
+    }
 }
