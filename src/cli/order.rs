@@ -3,15 +3,15 @@
 //! A thin layer over `fairsort::queue`: it gathers the inputs (built-in example or flags), runs the
 //! dry run and prints a table (default), `--json` or `--csv`.
 
-use super::table::{Align, Table};
+use super::table::{text_width, Align, StreamTable, Table};
 use super::{CliResult, Failure, Global};
 use fairsort::fairshare::{self, Algorithm, Tree};
 use fairsort::formats;
 use fairsort::formula::Program;
 use fairsort::pbs::{FairshareEntity, ResourceType};
 use fairsort::queue::dry_run::DryRun;
-use fairsort::queue::explain::fmt;
-use fairsort::queue::report::{cells, rows, OrderDocument, HEADERS};
+use fairsort::queue::explain::{fmt, fmt_into};
+use fairsort::queue::report::{rows, status_cell, OrderDocument, HEADERS};
 use fairsort::queue::JobsFormat;
 use fairsort::scenario::{
     AgainstRow, Base, Comparison, JobsInput, OrderExplanation, Scenario, ScenarioBuilder,
@@ -191,22 +191,26 @@ pub fn run(mut args: Args, global: &Global) -> CliResult {
     let program = sc
         .compile(sc.formula_source().map_err(scenario_failure)?)
         .map_err(scenario_failure)?;
-    let mut out = std::io::stdout().lock();
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     if let Some(other) = &args.against {
         let other = sc.compile(other).map_err(scenario_failure)?;
         let cmp = sc
             .compare(&program, &other, args.top, args.movers)
             .map_err(scenario_failure)?;
-        return print_against(&mut out, &args, &program, &other, &cmp);
+        print_against(&mut out, &args, &program, &other, &cmp)?;
+    } else {
+        let result = sc.order(&program, &[]).map_err(scenario_failure)?;
+        if let Some(id) = &args.explain {
+            let e = sc
+                .explain(&program, &result, id)
+                .map_err(scenario_failure)?;
+            print_explain(&mut out, &args, &sc, &program, &result, &e)?;
+        } else {
+            print_order(&mut out, &args, &sc, &program, &result)?;
+        }
     }
-    let result = sc.order(&program, &[]).map_err(scenario_failure)?;
-    if let Some(id) = &args.explain {
-        let e = sc
-            .explain(&program, &result, id)
-            .map_err(scenario_failure)?;
-        return print_explain(&mut out, &args, &sc, &program, &result, &e);
-    }
-    print_order(&mut out, &args, &sc, &program, &result)
+    out.flush()?;
+    Ok(())
 }
 
 /// Whether the command line names the subcommand by its alias `demo` (`fairsort demo` =
@@ -326,36 +330,48 @@ fn print_order(
     let rows = rows(jobs, &result.order, args.top);
     if args.json {
         let doc = OrderDocument {
-            formula: program.source().to_string(),
+            formula: program.source(),
             threshold: sc.setup.threshold,
             pbs_compat: sc.setup.pbs_compat,
             total: result.order.ranked.len(),
             jobs: rows,
         };
-        serde_json::to_writer_pretty(&mut *out, &doc).map_err(user)?;
+        serde_json::to_writer_pretty(&mut *out, &doc).map_err(json_failure)?;
         writeln!(out)?;
         return Ok(());
     }
+    let mut values = ValueCells::default();
     if args.csv {
         let mut w = csv::Writer::from_writer(&mut *out);
         w.write_record([
             "rank", "job_id", "owner", "queue", "value", "status", "error",
         ])
-        .map_err(user)?;
-        for r in &rows {
-            let mut c = cells(r);
-            if let Some(status) = c.get_mut(5) {
-                *status = r.status.clone();
-            }
-            c.push(r.error.clone().unwrap_or_default());
-            w.write_record(&c).map_err(user)?;
+        .map_err(csv_failure)?;
+        let (mut rank, mut status) = (String::new(), String::new());
+        for r in rows.iter() {
+            rank.clear();
+            write_usize(&mut rank, r.rank);
+            values.clear();
+            fmt_into(r.value, &mut values.text);
+            status.clear();
+            write_display(&mut status, &r.status);
+            w.write_record([
+                rank.as_str(),
+                r.id,
+                r.owner,
+                r.queue,
+                values.text.as_str(),
+                status.as_str(),
+                r.error.unwrap_or_default(),
+            ])
+            .map_err(csv_failure)?;
         }
         w.flush()?;
         return Ok(());
     }
     write!(out, "{}", header(sc, program, result))?;
     writeln!(out)?;
-    let mut t = Table::new(&[
+    let mut t = StreamTable::new(&[
         (HEADERS[0], Align::Right),
         (HEADERS[1], Align::Left),
         (HEADERS[2], Align::Left),
@@ -363,10 +379,39 @@ fn print_order(
         (HEADERS[4], Align::Right),
         (HEADERS[5], Align::Left),
     ]);
-    for r in &rows {
-        t.row(cells(r));
+    // First pass: the widths, from the numbers and the jobs' names, in memory order where the
+    // rows are every job; the values are formatted once, into one buffer.
+    t.widen(0, decimal_digits(rows.len()));
+    let mut names = |id: &str, owner: &str, queue: &str| {
+        t.widen(1, text_width(id));
+        t.widen(2, text_width(owner));
+        t.widen(3, text_width(queue));
+    };
+    if rows.is_every_job() {
+        for job in &jobs.jobs {
+            names(&job.id, jobs.user(job), jobs.queue(job));
+        }
+    } else {
+        for r in rows.iter() {
+            names(r.id, r.owner, r.queue);
+        }
     }
-    write!(out, "{}", t.render())?;
+    for r in rows.ranked() {
+        t.widen(4, values.push(r.value));
+        t.widen(5, rows.status_width(r));
+    }
+    t.write_header(out)?;
+    let (mut rank, mut status) = (String::new(), String::new());
+    for (i, r) in rows.iter().enumerate() {
+        rank.clear();
+        write_usize(&mut rank, r.rank);
+        status.clear();
+        status_cell(&r, &mut status);
+        t.write_row(
+            out,
+            &[&rank, r.id, r.owner, r.queue, values.get(i), &status],
+        )?;
+    }
     if rows.len() < result.order.ranked.len() {
         writeln!(
             out,
@@ -376,6 +421,66 @@ fn print_order(
         )?;
     }
     Ok(())
+}
+
+/// Formatted values kept in one buffer (one allocation for a million rows, not a million).
+#[derive(Default)]
+struct ValueCells {
+    text: String,
+    ends: Vec<u32>,
+}
+
+impl ValueCells {
+    fn clear(&mut self) {
+        self.text.clear();
+        self.ends.clear();
+    }
+
+    /// Appends `v` as printed; returns its width.
+    fn push(&mut self, v: f64) -> usize {
+        let start = self.text.len();
+        fmt_into(v, &mut self.text);
+        self.ends.push(self.text.len() as u32);
+        self.text.len() - start
+    }
+
+    fn get(&self, i: usize) -> &str {
+        let start = match i {
+            0 => 0,
+            _ => self.ends.get(i - 1).copied().unwrap_or(0) as usize,
+        };
+        let end = self.ends.get(i).copied().unwrap_or(0) as usize;
+        self.text.get(start..end).unwrap_or("")
+    }
+}
+
+fn decimal_digits(n: usize) -> usize {
+    n.checked_ilog10().map_or(1, |d| d as usize + 1)
+}
+
+fn write_usize(out: &mut String, n: usize) {
+    write_display(out, &n);
+}
+
+fn write_display(out: &mut String, v: &impl std::fmt::Display) {
+    use std::fmt::Write;
+    let _ = write!(out, "{v}");
+}
+
+/// A JSON write error: a closed pipe ends quietly, anything else is reported.
+fn json_failure(e: serde_json::Error) -> Failure {
+    match e.io_error_kind() {
+        Some(kind) => Failure::from(std::io::Error::from(kind)),
+        None => user(e),
+    }
+}
+
+/// A CSV write error: a closed pipe ends quietly, anything else is reported.
+fn csv_failure(e: csv::Error) -> Failure {
+    match e.kind() {
+        csv::ErrorKind::Io(io) => Failure::from(std::io::Error::from(io.kind())),
+        _ => user(e),
+    }
 }
 
 fn print_explain(

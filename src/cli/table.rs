@@ -1,5 +1,7 @@
 //! A plain-text table with aligned columns, the default human output of every tabular command.
 
+use std::io::{self, Write};
+
 /// Column alignment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Align {
@@ -35,42 +37,102 @@ impl Table {
     /// Renders header, a dashed rule and the rows; trailing spaces are trimmed.
     pub fn render(&self) -> String {
         let n = self.header.len();
-        let mut width: Vec<usize> = self.header.iter().map(|h| h.chars().count()).collect();
+        let columns: Vec<(&str, Align)> = (self.header.iter().map(String::as_str))
+            .zip(self.align.iter().copied())
+            .collect();
+        let mut t = StreamTable::new(&columns);
         for r in &self.rows {
             for (i, c) in r.iter().take(n).enumerate() {
-                width[i] = width[i].max(c.chars().count());
+                t.widen(i, text_width(c));
             }
         }
-        let mut out = String::new();
-        let line = |cells: &[String], out: &mut String| {
-            let mut s = String::new();
-            for (i, (w, align)) in width.iter().zip(&self.align).enumerate() {
-                let c = cells.get(i).map(String::as_str).unwrap_or("");
-                let pad = w.saturating_sub(c.chars().count());
-                if i > 0 {
-                    s.push_str("  ");
-                }
-                match align {
-                    Align::Left => {
-                        s.push_str(c);
-                        s.push_str(&" ".repeat(pad));
-                    }
-                    Align::Right => {
-                        s.push_str(&" ".repeat(pad));
-                        s.push_str(c);
-                    }
-                }
-            }
-            out.push_str(s.trim_end());
-            out.push('\n');
-        };
-        line(&self.header, &mut out);
-        let rule: Vec<String> = width.iter().map(|w| "-".repeat(*w)).collect();
-        line(&rule, &mut out);
+        let mut out = Vec::new();
+        let mut cells: Vec<&str> = Vec::with_capacity(n);
+        let _ = t.write_header(&mut out);
         for r in &self.rows {
-            line(r, &mut out);
+            cells.clear();
+            cells.extend(r.iter().map(String::as_str));
+            let _ = t.write_row(&mut out, &cells);
         }
-        out
+        String::from_utf8(out).unwrap_or_default()
+    }
+}
+
+/// A cell's width in characters (ASCII text, the common case, without decoding).
+pub fn text_width(s: &str) -> usize {
+    if s.is_ascii() {
+        s.len()
+    } else {
+        s.chars().count()
+    }
+}
+
+/// A table written row by row as rows are produced: the column widths are found first (by the
+/// caller, from the data), then nothing is kept but one line buffer. [`Table`] renders through it.
+#[derive(Debug, Clone)]
+pub struct StreamTable {
+    header: Vec<String>,
+    align: Vec<Align>,
+    width: Vec<usize>,
+    line: String,
+}
+
+impl StreamTable {
+    /// A table with these column headers and alignments; widths start at the headers'.
+    pub fn new(columns: &[(&str, Align)]) -> Self {
+        StreamTable {
+            header: columns.iter().map(|(h, _)| h.to_string()).collect(),
+            align: columns.iter().map(|(_, a)| *a).collect(),
+            width: columns.iter().map(|(h, _)| h.chars().count()).collect(),
+            line: String::new(),
+        }
+    }
+
+    /// Makes column `i` at least `chars` characters wide.
+    pub fn widen(&mut self, i: usize, chars: usize) {
+        if let Some(w) = self.width.get_mut(i) {
+            *w = (*w).max(chars);
+        }
+    }
+
+    /// Writes the header and a dashed rule.
+    pub fn write_header(&mut self, out: &mut impl Write) -> io::Result<()> {
+        let header = std::mem::take(&mut self.header);
+        let cells: Vec<&str> = header.iter().map(String::as_str).collect();
+        let written = self.write_row(out, &cells);
+        self.header = header;
+        written?;
+        let rule: Vec<String> = self.width.iter().map(|w| "-".repeat(*w)).collect();
+        let cells: Vec<&str> = rule.iter().map(String::as_str).collect();
+        self.write_row(out, &cells)
+    }
+
+    /// Writes one row, padded to the widths; missing cells are empty, extra cells ignored;
+    /// trailing spaces are trimmed.
+    pub fn write_row(&mut self, out: &mut impl Write, cells: &[&str]) -> io::Result<()> {
+        let s = &mut self.line;
+        s.clear();
+        for (i, (w, align)) in self.width.iter().zip(&self.align).enumerate() {
+            let c = cells.get(i).copied().unwrap_or("");
+            let pad = w.saturating_sub(text_width(c));
+            if i > 0 {
+                s.push_str("  ");
+            }
+            match align {
+                Align::Left => {
+                    s.push_str(c);
+                    s.extend(std::iter::repeat_n(' ', pad));
+                }
+                Align::Right => {
+                    s.extend(std::iter::repeat_n(' ', pad));
+                    s.push_str(c);
+                }
+            }
+        }
+        let kept = s.trim_end().len();
+        s.truncate(kept);
+        s.push('\n');
+        out.write_all(s.as_bytes())
     }
 }
 

@@ -157,15 +157,28 @@ pub fn explain_job(
 /// A value as PBS logs it (`Formula Evaluation = %.*f` with at most 4 decimals) — used for
 /// display only.
 pub fn fmt(v: f64) -> String {
+    let mut s = String::new();
+    fmt_into(v, &mut s);
+    s
+}
+
+/// [`fmt`] appended to `out` (no allocation when `out` has room).
+pub fn fmt_into(v: f64, out: &mut String) {
+    use std::fmt::Write;
+    let start = out.len();
     if !v.is_finite() {
-        return format!("{v}");
+        let _ = write!(out, "{v}");
+        return;
     }
-    let s = format!("{v:.4}");
-    let s = s.trim_end_matches('0').trim_end_matches('.');
-    if s == "-0" {
-        "0".into()
-    } else {
-        s.to_string()
+    let _ = write!(out, "{v:.4}");
+    let kept = out[start..]
+        .trim_end_matches('0')
+        .trim_end_matches('.')
+        .len();
+    out.truncate(start + kept);
+    if &out[start..] == "-0" {
+        out.truncate(start);
+        out.push('0');
     }
 }
 

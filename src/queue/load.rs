@@ -3,7 +3,9 @@
 
 use super::error::JobsError;
 use super::job::JobSet;
-use super::{read_job_list_csv, read_job_list_json, read_qstat_json_slice};
+use super::qstat::read_qstat_json_paged;
+use super::read_file::{FileBytes, Pages};
+use super::{read_job_list_csv, read_job_list_json};
 use std::fmt;
 use std::str::FromStr;
 
@@ -75,8 +77,27 @@ pub fn read_jobs_bytes(
     bytes: &[u8],
     format: Option<JobsFormat>,
 ) -> Result<JobSet, JobsError> {
+    read_jobs(name, bytes, Pages::none(), format)
+}
+
+/// [`read_jobs_bytes`] over a whole file as [`read_file`](super::read_file()) gives it: a
+/// mapped `qstat` file is held a few windows at a time, not whole.
+pub fn read_jobs_file(
+    name: &str,
+    file: &FileBytes,
+    format: Option<JobsFormat>,
+) -> Result<JobSet, JobsError> {
+    read_jobs(name, file, file.pages(), format)
+}
+
+fn read_jobs(
+    name: &str,
+    bytes: &[u8],
+    pages: Pages,
+    format: Option<JobsFormat>,
+) -> Result<JobSet, JobsError> {
     match format.unwrap_or_else(|| JobsFormat::detect(name, bytes)) {
-        JobsFormat::Qstat => read_qstat_json_slice(bytes),
+        JobsFormat::Qstat => read_qstat_json_paged(bytes, pages),
         JobsFormat::Json => read_job_list_json(bytes),
         JobsFormat::Csv => read_job_list_csv(bytes),
     }

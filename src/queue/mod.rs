@@ -46,6 +46,6 @@ pub mod dry_run;
 pub use dry_run::{dry_run, DryRun, DryRunError, Setup, ShareEngine};
 pub mod load;
 pub mod read_file;
-pub use read_file::{read_file, FileBytes};
+pub use read_file::{read_file, FileBytes, Pages};
 pub mod report;
-pub use load::{read_jobs_bytes, JobsFormat};
+pub use load::{read_jobs_bytes, read_jobs_file, JobsFormat};

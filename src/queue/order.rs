@@ -158,6 +158,9 @@ pub struct QueueOrder {
 impl QueueOrder {
     /// The evaluation error of a job, if any.
     pub fn error(&self, job: u32) -> Option<&str> {
+        if self.errors.is_empty() {
+            return None; // the common case, without hashing
+        }
         self.errors.get(&job).map(String::as_str)
     }
 

@@ -11,6 +11,7 @@
 use super::error::JobsError;
 use super::job::JobSet;
 use super::raw::{add_job, Raw, RawJob, RawResources, QSTAT_FIELDS};
+use super::read_file::Pages;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
 use std::borrow::Cow;
@@ -154,18 +155,27 @@ impl<'a> QstatJob<'a> {
 /// large `Jobs` object is parsed in two halves on two threads). A text the fast path does not
 /// accept is read again by the plain serde reader, for its exact error.
 pub fn read_qstat_json_slice(bytes: &[u8]) -> Result<JobSet, JobsError> {
-    match read_qstat_json_fast(bytes) {
+    read_qstat_json_paged(bytes, Pages::none())
+}
+
+/// [`read_qstat_json_slice`] over a mapped file, holding only a few windows of it at a time.
+pub fn read_qstat_json_paged(bytes: &[u8], pages: Pages) -> Result<JobSet, JobsError> {
+    match read_fast(bytes, pages) {
         Some(result) => result,
         None => read_qstat_json_slice_serde(bytes),
     }
+}
+
+fn read_fast(bytes: &[u8], pages: Pages) -> Option<Result<JobSet, JobsError>> {
+    let mut set = super::qstat_split::read(bytes, pages)?;
+    Some(set.finish().map(|()| set))
 }
 
 /// The fast path alone (the strict scanner of `json_scan`, two threads on a large text):
 /// `None` when it leaves the text to serde_json. Public so the tests can check that whenever it
 /// answers, it answers exactly as [`read_qstat_json_slice_serde`].
 pub fn read_qstat_json_fast(bytes: &[u8]) -> Option<Result<JobSet, JobsError>> {
-    let mut set = super::qstat_split::read(bytes)?;
-    Some(set.finish().map(|()| set))
+    read_fast(bytes, Pages::none())
 }
 
 /// Reads `qstat -f -F json` text held in memory with serde_json only (no fast path): the

@@ -13,6 +13,7 @@
 use super::job::JobSet;
 use super::json_scan::Scan;
 use super::raw::{add_job_later, RawJob, RawResources, QSTAT_FIELDS};
+use super::read_file::{Pages, PAGE_WINDOW};
 use crate::parallel::{join, PARALLEL_MIN_BYTES};
 use std::borrow::Cow;
 
@@ -21,7 +22,7 @@ const CUT_TRIES: usize = 256;
 
 /// Reads the jobs of a `qstat -f -F json` text (not yet `finish`ed), or `None` when the text is
 /// not plainly well formed (the caller then uses the serde reader for its error).
-pub(super) fn read(bytes: &[u8]) -> Option<JobSet> {
+pub(super) fn read(bytes: &[u8], pages: Pages) -> Option<JobSet> {
     let mut s = Scan::new(bytes, 0);
     s.ws_eat(b'{')?;
     s.ws();
@@ -37,7 +38,7 @@ pub(super) fn read(bytes: &[u8]) -> Option<JobSet> {
             if set.is_some() || s.peek() != Some(b'{') {
                 return None; // a second `Jobs`, or not an object: the serde reader decides
             }
-            let (jobs, end) = jobs_object(bytes, s.pos() + 1)?;
+            let (jobs, end) = jobs_object(bytes, s.pos() + 1, pages)?;
             set = Some(jobs);
             s = Scan::new(bytes, end);
         } else {
@@ -140,13 +141,74 @@ enum Stop {
 
 /// Parses `Jobs` entries from `pos` (a boundary: the `"` of a key, or `}`), adding each job to
 /// `set`, until the end of the object or the first boundary at or after `stop_at`.
-fn entries(bytes: &[u8], pos: usize, stop_at: usize, set: &mut JobSet) -> Option<Stop> {
-    // Users are interned after the run, in one batch (see `add_job_later`).
-    let first = set.jobs.len();
+fn entries(
+    bytes: &[u8],
+    pos: usize,
+    stop_at: usize,
+    set: &mut JobSet,
+    pages: Pages,
+) -> Option<Stop> {
+    // Users are interned in batches, one per window, before the window's text is dropped
+    // (see `add_job_later`).
+    let mut first = set.jobs.len();
     let mut users = Vec::new();
-    let stop = entries_of(bytes, pos, stop_at, set, &mut users);
+    let mut window = Window::new(pages, pos);
+    let stop = entries_of(
+        bytes,
+        pos,
+        stop_at,
+        set,
+        &mut users,
+        &mut first,
+        &mut window,
+    );
     set.intern_users(first, &users);
+    window.finish();
     stop
+}
+
+/// The part of a mapped text one run holds: the run faults in half a window ahead of itself
+/// at a time and drops what lies behind it (see `read_file::Pages`).
+struct Window<'m> {
+    pages: Pages<'m>,
+    /// Start of what has not been dropped yet.
+    kept: usize,
+    /// End of what has been faulted in.
+    ahead: usize,
+    /// Where the next step happens.
+    mark: usize,
+}
+
+impl<'m> Window<'m> {
+    fn new(pages: Pages<'m>, pos: usize) -> Self {
+        pages.advance(pos..pos, pos..pos + PAGE_WINDOW);
+        Window {
+            pages,
+            kept: pos,
+            ahead: pos + PAGE_WINDOW,
+            mark: pos + PAGE_WINDOW / 2,
+        }
+    }
+
+    /// Whether the run, at `pos`, is due to [`step`](Self::step).
+    #[inline]
+    fn due(&self, pos: usize) -> bool {
+        pos >= self.mark
+    }
+
+    /// Drops the text before `pos` (nothing borrowed from it may be used after) and faults in
+    /// the next half window.
+    fn step(&mut self, pos: usize) {
+        let ahead = pos + PAGE_WINDOW;
+        self.pages
+            .advance(self.kept..pos, self.ahead.max(pos)..ahead);
+        (self.kept, self.ahead, self.mark) = (pos, ahead, pos + PAGE_WINDOW / 2);
+    }
+
+    /// The run is over: drop what it still holds of the text.
+    fn finish(self) {
+        self.pages.advance(self.kept..self.ahead, 0..0);
+    }
 }
 
 /// [`entries`] with the user names left in `users`.
@@ -156,6 +218,8 @@ fn entries_of<'a>(
     stop_at: usize,
     set: &mut JobSet,
     users: &mut Vec<Cow<'a, str>>,
+    first: &mut usize,
+    window: &mut Window,
 ) -> Option<Stop> {
     let mut s = Scan::new(bytes, pos);
     s.ws();
@@ -163,6 +227,12 @@ fn entries_of<'a>(
         return Some(Stop::End(s.pos()));
     }
     loop {
+        if window.due(s.pos()) {
+            set.intern_users(*first, users);
+            users.clear();
+            *first = set.jobs.len();
+            window.step(s.pos());
+        }
         if s.pos() >= stop_at {
             return Some(Stop::Boundary(s.pos()));
         }
@@ -222,7 +292,7 @@ fn find_cut(bytes: &[u8], from: usize) -> Option<usize> {
 
 /// Parses the `Jobs` object whose `{` is just before `start`: in two halves in parallel when
 /// the text is large. Returns the jobs and the position after the object's `}`.
-fn jobs_object(bytes: &[u8], start: usize) -> Option<(JobSet, usize)> {
+fn jobs_object(bytes: &[u8], start: usize, pages: Pages) -> Option<(JobSet, usize)> {
     let cut = if bytes.len() - start >= PARALLEL_MIN_BYTES {
         find_cut(bytes, start + (bytes.len() - start) / 2)
     } else {
@@ -230,17 +300,17 @@ fn jobs_object(bytes: &[u8], start: usize) -> Option<(JobSet, usize)> {
     };
     let Some(cut) = cut else {
         let mut set = JobSet::default();
-        return match entries(bytes, start, usize::MAX, &mut set)? {
+        return match entries(bytes, start, usize::MAX, &mut set, pages)? {
             Stop::End(end) => Some((set, end)),
             Stop::Boundary(_) => None,
         };
     };
     let mut first = JobSet::default();
     let (stop, second) = join(
-        || entries(bytes, start, cut, &mut first),
+        || entries(bytes, start, cut, &mut first, pages),
         || {
             let mut set = JobSet::default();
-            match entries(bytes, cut, usize::MAX, &mut set) {
+            match entries(bytes, cut, usize::MAX, &mut set, pages) {
                 Some(Stop::End(end)) => Some((set, end)),
                 _ => None,
             }
@@ -253,7 +323,7 @@ fn jobs_object(bytes: &[u8], start: usize) -> Option<(JobSet, usize)> {
             first.append(second);
             Some((first, end))
         }
-        Stop::Boundary(at) => match entries(bytes, at, usize::MAX, &mut first)? {
+        Stop::Boundary(at) => match entries(bytes, at, usize::MAX, &mut first, pages)? {
             // The guess was not a boundary: finish on this thread.
             Stop::End(end) => Some((first, end)),
             Stop::Boundary(_) => None,
@@ -293,10 +363,12 @@ mod tests {
         assert!(text.len() > PARALLEL_MIN_BYTES);
         let start = text.find("Jobs\":{").unwrap() + 7;
         assert!(find_cut(text.as_bytes(), start + (text.len() - start) / 2).is_some());
-        let mut fast = read(text.as_bytes()).unwrap();
+        let mut fast = read(text.as_bytes(), Pages::none()).unwrap();
         fast.finish().unwrap();
         let mut one = JobSet::default();
-        let Some(Stop::End(_)) = entries(text.as_bytes(), start, usize::MAX, &mut one) else {
+        let Some(Stop::End(_)) =
+            entries(text.as_bytes(), start, usize::MAX, &mut one, Pages::none())
+        else {
             panic!("one pass")
         };
         one.finish().unwrap();
@@ -310,6 +382,25 @@ mod tests {
     }
 
     #[test]
+    fn a_mapped_text_read_window_by_window_gives_the_same_jobs() {
+        // Several windows long, so pages are dropped behind both halves while user names
+        // borrowed from them are still to be interned.
+        let text = qstat(20_000).replace("\"A\":\"", &format!("\"A\":\"{}", "y".repeat(1200)));
+        assert!(text.len() > 2 * PAGE_WINDOW && text.len() > PARALLEL_MIN_BYTES);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("jobs.json");
+        std::fs::write(&path, &text).unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        let map = unsafe { memmap2::Mmap::map(&file) }.unwrap();
+        let mut paged = read(&map, Pages::of(&map)).unwrap();
+        paged.finish().unwrap();
+        let mut whole = read(text.as_bytes(), Pages::none()).unwrap();
+        whole.finish().unwrap();
+        assert_eq!(paged.len(), 20_000);
+        assert_eq!(paged.describe(), whole.describe());
+    }
+
+    #[test]
     fn a_wrong_cut_falls_back_to_one_thread() {
         // A cut inside a string value is not a boundary: the first half parses on.
         let text = qstat(50);
@@ -317,7 +408,8 @@ mod tests {
         let start = text.find("Jobs\":{").unwrap() + 7;
         let inside = text.find("\\\"x\\\"").unwrap();
         let mut set = JobSet::default();
-        let Some(Stop::Boundary(at)) = entries(bytes, start, inside, &mut set) else {
+        let Some(Stop::Boundary(at)) = entries(bytes, start, inside, &mut set, Pages::none())
+        else {
             panic!("boundary")
         };
         assert!(at > inside);
@@ -335,9 +427,12 @@ mod tests {
             "{\"Jobs\":{}} x",
             "{\"Jobs\":{\"1.s\":{\"Job_Name\":inf}}}",
         ] {
-            assert!(read(bad.as_bytes()).is_none(), "{bad}");
+            assert!(read(bad.as_bytes(), Pages::none()).is_none(), "{bad}");
         }
-        assert_eq!(read(b" {} ").map(|s| s.len()), Some(0));
-        assert_eq!(read(b"{\"Jobs\":{}}").map(|s| s.len()), Some(0));
+        assert_eq!(read(b" {} ", Pages::none()).map(|s| s.len()), Some(0));
+        assert_eq!(
+            read(b"{\"Jobs\":{}}", Pages::none()).map(|s| s.len()),
+            Some(0)
+        );
     }
 }

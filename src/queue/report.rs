@@ -5,36 +5,84 @@ use super::explain::fmt;
 use super::job::JobSet;
 use super::job_record::JobState;
 use super::order::{QueueOrder, Ranked, THRESHOLD_COMMENT};
-use serde::Serialize;
+use serde::{Serialize, Serializer};
+use std::fmt;
 
-/// One job as printed.
+/// A job's status as printed: why the scheduler would (not) consider it this cycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// Queued and above the threshold.
+    Eligible,
+    /// Queued but at or below the threshold.
+    BelowThreshold,
+    /// Running.
+    Running,
+    /// Held.
+    Held,
+    /// Any other state, by its letter.
+    State(char),
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Status::Eligible => f.write_str("eligible"),
+            Status::BelowThreshold => f.write_str("below threshold"),
+            Status::Running => f.write_str("running"),
+            Status::Held => f.write_str("held"),
+            Status::State(c) => write!(f, "state {c}"),
+        }
+    }
+}
+
+impl Serialize for Status {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl Status {
+    /// Its length in characters as printed (for column widths, without formatting it).
+    pub fn width(self) -> usize {
+        match self {
+            Status::Eligible => 8,
+            Status::BelowThreshold => 15,
+            Status::Running => 7,
+            Status::Held => 4,
+            Status::State(_) => 7,
+        }
+    }
+}
+
+/// One job as printed, borrowing its texts from the job set and the order (rows are produced
+/// one at a time as they are written, never collected).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct JobRow {
+pub struct JobRow<'a> {
     /// Rank (1-based).
     pub rank: usize,
     /// Job id.
-    pub id: String,
+    pub id: &'a str,
     /// The job's user (`euser`).
-    pub owner: String,
+    pub owner: &'a str,
     /// Queue.
-    pub queue: String,
+    pub queue: &'a str,
     /// Sort value (0 after an evaluation error).
     pub value: f64,
     /// Python's message when evaluation failed.
-    pub error: Option<String>,
+    pub error: Option<&'a str>,
     /// Considered this cycle (queued and above the threshold).
     pub eligible: bool,
     /// `eligible`, `below threshold`, `running`, `held`, `state X`.
-    pub status: String,
+    pub status: Status,
     /// PBS's job comment, when it would set one.
-    pub comment: Option<String>,
+    pub comment: Option<&'static str>,
 }
 
-/// The `--json` document.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct OrderDocument {
+/// The `--json` document; its `jobs` are serialized row by row as they are produced.
+#[derive(Debug, Clone, Serialize)]
+pub struct OrderDocument<'a> {
     /// The formula.
-    pub formula: String,
+    pub formula: &'a str,
     /// The threshold, if set.
     pub threshold: Option<f64>,
     /// Whether PBS's rounding was reproduced.
@@ -42,63 +90,128 @@ pub struct OrderDocument {
     /// Number of jobs in the queue (the `jobs` array may be cut by `--top`).
     pub total: usize,
     /// Jobs in order.
-    pub jobs: Vec<JobRow>,
+    pub jobs: Rows<'a>,
 }
 
-fn status(r: &Ranked, state: JobState) -> &'static str {
+/// The first rows of an order, produced on demand (see [`rows`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Rows<'a> {
+    jobs: &'a JobSet,
+    order: &'a QueueOrder,
+    len: usize,
+}
+
+impl<'a> Rows<'a> {
+    /// How many rows there are.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The ranked entries behind the rows, in order (for passes that need no job's text).
+    pub fn ranked(&self) -> &'a [Ranked] {
+        self.order.ranked.get(..self.len).unwrap_or(&[])
+    }
+
+    /// Whether the rows are every job of the set (then a pass over the set's jobs in their own
+    /// order sees the same jobs, faster than one in rank order).
+    pub fn is_every_job(&self) -> bool {
+        self.len == self.jobs.len()
+    }
+
+    /// The width of a ranked entry's status cell (the status and the error, if any), looking at
+    /// the job only when its status depends on its state.
+    pub fn status_width(&self, r: &Ranked) -> usize {
+        let status = if r.below_threshold {
+            Status::BelowThreshold
+        } else if r.eligible {
+            Status::Eligible
+        } else {
+            match self.jobs.jobs.get(r.job as usize) {
+                Some(job) => status(r, job.state),
+                None => Status::State('?'),
+            }
+        };
+        match self.order.error(r.job) {
+            Some(e) => status.width() + ERROR_NOTE_CHARS + e.chars().count(),
+            None => status.width(),
+        }
+    }
+
+    /// The rows in order.
+    pub fn iter(&self) -> impl Iterator<Item = JobRow<'a>> + 'a {
+        let Rows { jobs, order, len } = *self;
+        (order.ranked.iter().take(len).enumerate())
+            .filter_map(move |(pos, r)| row(jobs, order, pos, r))
+    }
+}
+
+impl Serialize for Rows<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
+    }
+}
+
+fn status(r: &Ranked, state: JobState) -> Status {
     if r.below_threshold {
-        "below threshold"
+        Status::BelowThreshold
     } else if r.eligible {
-        "eligible"
+        Status::Eligible
     } else {
         match state {
-            JobState::Running => "running",
-            JobState::Held => "held",
-            _ => "not queued",
+            JobState::Running => Status::Running,
+            JobState::Held => Status::Held,
+            other => Status::State(other.letter()),
         }
     }
 }
 
+fn row<'a>(jobs: &'a JobSet, order: &'a QueueOrder, pos: usize, r: &Ranked) -> Option<JobRow<'a>> {
+    let job = jobs.jobs.get(r.job as usize)?;
+    Some(JobRow {
+        rank: pos + 1,
+        id: &job.id,
+        owner: jobs.user(job),
+        queue: jobs.queue(job),
+        value: r.value,
+        error: order.error(r.job),
+        eligible: r.eligible,
+        status: status(r, job.state),
+        comment: r.below_threshold.then_some(THRESHOLD_COMMENT),
+    })
+}
+
 /// The first `top` rows (all with `None`).
-pub fn rows(jobs: &JobSet, order: &QueueOrder, top: Option<usize>) -> Vec<JobRow> {
-    let n = top.unwrap_or(usize::MAX).min(order.ranked.len());
-    order
-        .ranked
-        .iter()
-        .take(n)
-        .enumerate()
-        .filter_map(|(pos, r)| {
-            let job = jobs.jobs.get(r.job as usize)?;
-            let mut status = status(r, job.state).to_string();
-            if status == "not queued" {
-                status = format!("state {}", job.state.letter());
-            }
-            Some(JobRow {
-                rank: pos + 1,
-                id: job.id.clone(),
-                owner: jobs.user(job).to_string(),
-                queue: jobs.queue(job).to_string(),
-                value: r.value,
-                error: order.error(r.job).map(str::to_string),
-                eligible: r.eligible,
-                status,
-                comment: r.below_threshold.then(|| THRESHOLD_COMMENT.to_string()),
-            })
-        })
-        .collect()
+pub fn rows<'a>(jobs: &'a JobSet, order: &'a QueueOrder, top: Option<usize>) -> Rows<'a> {
+    let len = top.unwrap_or(usize::MAX).min(order.ranked.len());
+    Rows { jobs, order, len }
+}
+
+/// The characters [`status_cell`] adds around an error's message.
+const ERROR_NOTE_CHARS: usize = " (error, 0 used: )".len();
+
+/// The status cell of the table and CSV: the status, and the error when evaluation failed.
+pub fn status_cell(row: &JobRow, out: &mut String) {
+    use std::fmt::Write;
+    let _ = match row.error {
+        Some(e) => write!(out, "{} (error, 0 used: {e})", row.status),
+        None => write!(out, "{}", row.status),
+    };
 }
 
 /// The cells of one row for the table and CSV: rank, job id, owner, queue, value, status.
 pub fn cells(row: &JobRow) -> Vec<String> {
-    let status = match &row.error {
-        Some(e) => format!("{} (error, 0 used: {e})", row.status),
-        None => row.status.clone(),
-    };
+    let mut status = String::new();
+    status_cell(row, &mut status);
     vec![
         row.rank.to_string(),
-        row.id.clone(),
-        row.owner.clone(),
-        row.queue.clone(),
+        row.id.to_string(),
+        row.owner.to_string(),
+        row.queue.to_string(),
         fmt(row.value),
         status,
     ]
@@ -130,16 +243,25 @@ mod tests {
             ..Default::default()
         };
         let o = order(&jobs, evals, &opts);
-        let r = rows(&jobs, &o, None);
+        let r: Vec<JobRow> = rows(&jobs, &o, None).iter().collect();
         assert_eq!(r.len(), 3);
-        assert_eq!((r[0].id.as_str(), r[0].status.as_str()), ("1", "eligible"));
-        assert_eq!(r[1].status, "below threshold");
-        assert_eq!(r[1].comment.as_deref(), Some(THRESHOLD_COMMENT));
+        assert_eq!((r[0].id, r[0].status), ("1", Status::Eligible));
+        assert_eq!(r[1].status.to_string(), "below threshold");
+        assert_eq!(r[1].comment, Some(THRESHOLD_COMMENT));
         assert_eq!(
             cells(&r[1])[5],
             "below threshold (error, 0 used: division by zero)"
         );
-        assert_eq!((r[2].id.as_str(), r[2].status.as_str()), ("3", "running"));
+        assert_eq!((r[2].id, r[2].status), ("3", Status::Running));
+        for st in [
+            Status::Eligible,
+            Status::BelowThreshold,
+            Status::Running,
+            Status::Held,
+            Status::State('E'),
+        ] {
+            assert_eq!(st.width(), st.to_string().chars().count());
+        }
         assert_eq!(rows(&jobs, &o, Some(1)).len(), 1);
     }
 }

@@ -432,7 +432,7 @@ fn read_jobs(input_: &JobsInput, format: Option<JobsFormat>) -> Result<JobSet, S
         JobsInput::File(path) => {
             let bytes = crate::queue::read_file(path)
                 .map_err(|e| input(format!("cannot read {}: {e}", path.display())))?;
-            read_jobs_bytes(&path.to_string_lossy(), &bytes, format).map_err(input)
+            crate::queue::read_jobs_file(&path.to_string_lossy(), &bytes, format).map_err(input)
         }
         JobsInput::Bytes { name, bytes } => read_jobs_bytes(name, bytes, format).map_err(input),
     }
