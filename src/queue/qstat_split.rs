@@ -385,7 +385,7 @@ mod tests {
     fn a_mapped_text_read_window_by_window_gives_the_same_jobs() {
         // Several windows long, so pages are dropped behind both halves while user names
         // borrowed from them are still to be interned.
-        let text = qstat(20_000).replace("\"A\":\"", &format!("\"A\":\"{}", "y".repeat(1200)));
+        let text = qstat(20_000).replace("\"A\":\"", &format!("\"A\":\"{}", "y".repeat(2000)));
         assert!(text.len() > 2 * PAGE_WINDOW && text.len() > PARALLEL_MIN_BYTES);
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("jobs.json");
