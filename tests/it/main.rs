@@ -17,6 +17,7 @@ mod formats_flux;
 mod formats_native;
 mod formats_pbs;
 mod formats_slurm;
+mod formula_check_pbs;
 mod formula_cli;
 mod formula_fast_exact;
 mod formula_golden;

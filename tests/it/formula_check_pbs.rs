@@ -1,0 +1,183 @@
+//! `fairsort check`, `eval` and `qmgr set server job_sort_formula` give PBS's server's verdict
+//! (issue #14): the server evaluates the formula with every keyword and resource = 1, so only
+//! a name that evaluation reaches is refused (15124, or 15125 for a string/boolean resource);
+//! names it does not reach are accepted and fairsort warns about them. PBS's built-in resources
+//! are OpenPBS's; `ngpus` is valid once defined; fairsort's own keywords are flagged.
+
+use predicates::prelude::*;
+
+use crate::common::{fairsort, json_of, qmgr};
+
+#[test]
+fn unreached_unknown_name_is_accepted_with_a_warning() {
+    let out = fairsort()
+        .args(["check", "1 if walltime else nosuchname"])
+        .assert()
+        .code(0);
+    let o = out.get_output();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stdout.starts_with("valid: (1 if walltime else nosuchname)\n"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.starts_with("fairsort: warning: `nosuchname` is not a keyword, resource or function: PBS accepts the formula"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("(name 'nosuchname' is not defined)"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("at line 1, column 20"), "{stderr}");
+    let out = fairsort()
+        .args(["check", "--json", "1 if walltime else nosuchname"])
+        .assert()
+        .code(0);
+    let j = json_of(&out.get_output().stdout);
+    assert_eq!(j["pbs"]["accepted"], true, "{j}");
+    assert_eq!(j["warnings"][0]["name"], "nosuchname", "{j}");
+    assert_eq!(j["warnings"][0]["column"], 20, "{j}");
+}
+
+#[test]
+fn reached_names_are_refused_with_pbs_codes() {
+    for (f, code) in [
+        ("nosuchname", 15124),
+        ("1 if 0 else nosuchname", 15124),
+        ("arch + 1", 15125),
+        ("host", 15125),
+        ("arch/0", 15125),
+        ("ncpus *", 15123),
+    ] {
+        let out = fairsort().args(["check", "--json", f]).assert().code(1);
+        let j = json_of(&out.get_output().stdout);
+        assert_eq!(j["code"], code, "{f}: {j}");
+    }
+    // other errors during the server's evaluation are accepted
+    for f in [
+        "1/(ncpus-1)",
+        "1/0 + nosuch",
+        "sqrt(-ncpus) + arch",
+        "0 and arch",
+    ] {
+        fairsort().args(["check", f]).assert().code(0);
+    }
+}
+
+#[test]
+fn a_job_reaching_an_unknown_name_gets_zero() {
+    let out = fairsort()
+        .args(["eval", "--json", "1 if walltime else nosuchname"])
+        .assert()
+        .success();
+    let j = json_of(&out.get_output().stdout);
+    assert_eq!(j["value"], 0.0, "{j}");
+    assert_eq!(j["error"], "name 'nosuchname' is not defined", "{j}");
+    let out = fairsort()
+        .args([
+            "eval",
+            "--json",
+            "1 if walltime else nosuchname",
+            "-D",
+            "walltime=60",
+        ])
+        .assert()
+        .success();
+    assert_eq!(json_of(&out.get_output().stdout)["value"], 1.0);
+}
+
+#[test]
+fn pbs_builtin_resources_and_ngpus() {
+    fairsort()
+        .args([
+            "check",
+            "cpupercent + nodect + pcput + pmem + pvmem + vmem + mpiprocs + ompthreads + nchunk",
+        ])
+        .assert()
+        .code(0)
+        .stderr("");
+    let out = fairsort()
+        .args(["check", "--json", "pcput + pmem + energy"])
+        .assert()
+        .code(0);
+    let j = json_of(&out.get_output().stdout);
+    let kinds: Vec<&str> = j["keywords"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|k| k["kind"].as_str())
+        .collect();
+    assert_eq!(kinds, ["time resource", "size resource", "float resource"]);
+    // unrequested: 0
+    let out = fairsort()
+        .args(["eval", "--json", "cpupercent + nchunk"])
+        .assert()
+        .success();
+    assert_eq!(json_of(&out.get_output().stdout)["value"], 0.0);
+    // ngpus is a custom resource on PBS
+    let out = fairsort()
+        .args(["check", "--json", "ngpus"])
+        .assert()
+        .code(1);
+    assert_eq!(json_of(&out.get_output().stdout)["code"], 15124);
+    fairsort()
+        .args(["check", "ngpus", "-R", "ngpus=long"])
+        .assert()
+        .code(0);
+    let dir = tempfile::tempdir().unwrap();
+    let h = dir.path();
+    qmgr(h, "set server job_sort_formula = ngpus")
+        .code(1)
+        .stderr(predicate::str::contains("Error (15124)"));
+    qmgr(h, "create resource ngpus type=long").success();
+    qmgr(h, "set server job_sort_formula = ngpus").success();
+}
+
+#[test]
+fn fairsort_keywords_are_flagged_as_not_pbs() {
+    let out = fairsort()
+        .args(["check", "--json", "level_fs"])
+        .assert()
+        .code(0);
+    let j = json_of(&out.get_output().stdout);
+    assert_eq!(j["valid"], true);
+    assert_eq!(j["pbs"]["accepted"], false, "{j}");
+    assert_eq!(j["pbs"]["code"], 15124, "{j}");
+    assert_eq!(j["warnings"][0]["name"], "level_fs", "{j}");
+    fairsort()
+        .args(["check", "fairtree_factor * 2"])
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains(
+            "`fairtree_factor` is a fairsort keyword, not valid on a PBS server: a PBS server refuses this formula (15124 Formula contains invalid keyword)",
+        ));
+    fairsort()
+        .args(["check", "fairshare_factor"])
+        .assert()
+        .code(0)
+        .stderr("");
+}
+
+#[test]
+fn qmgr_uses_the_same_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = dir.path();
+    qmgr(
+        h,
+        "set server job_sort_formula = \"1 if walltime else nosuchname\"",
+    )
+    .success();
+    let out = qmgr(h, "list server").success();
+    assert!(String::from_utf8_lossy(&out.get_output().stdout)
+        .contains("    job_sort_formula = 1 if walltime else nosuchname\n"));
+    qmgr(h, "set server job_sort_formula = \"1 if 0 else nosuchname\"")
+        .code(1)
+        .stderr(predicate::str::starts_with(
+            "qmgr obj= svr=default: Formula contains invalid keyword\nqmgr: Error (15124) returned from server\n",
+        ));
+    qmgr(h, "set server job_sort_formula = \"1/(ncpus-1)\"").success();
+    qmgr(h, "set server job_sort_formula = \"walltime + arch\"")
+        .code(1)
+        .stderr(predicate::str::contains("Error (15125)"));
+}
