@@ -243,17 +243,8 @@ fn sched_attr(st: &mut ServerState, a: &AttrOp) -> Result<(), Rejection> {
     };
     match name {
         "job_sort_formula_threshold" => {
-            let t: f64 = v
-                .trim()
-                .parse()
-                .ok()
-                .filter(|t: &f64| t.is_finite())
-                .ok_or_else(|| {
-                    bad_value(
-                        obj,
-                        format!("job_sort_formula_threshold: {v} is not a number"),
-                    )
-                })?;
+            // Stored as PBS stores it: a C float, as the scheduler reads it back.
+            let t = crate::pbs::threshold::parse(v).map_err(|m| bad_value(obj, m))?;
             s.job_sort_formula_threshold = Some(t);
         }
         "fair_share" => {

@@ -33,6 +33,7 @@ mod hardening_props;
 mod hardening_regressions;
 mod order_cli;
 mod order_demo;
+mod order_threshold;
 mod qmgr_formula;
 mod qmgr_language;
 mod qstat_fast_path;
