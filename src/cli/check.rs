@@ -43,7 +43,7 @@ pub fn run(args: Args, global: &Global) -> CliResult {
     let src = args.input.read()?;
     let fail = |e: &formula::FormulaError| {
         let mut f = formula_failure(&src, e, args.json);
-        if e.code().is_none() {
+        if e.code().is_none() && e.hint().is_none() {
             f.message.push_str(
                 "\n(fairsort's own refusal, not PBS's: see \"Where fairsort differs from PBS\" \
                  in docs/formula.md)",

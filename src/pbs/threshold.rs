@@ -66,7 +66,9 @@ pub fn parse(text: &str) -> Result<f64, String> {
     let t: f64 = text
         .trim()
         .parse()
-        .map_err(|_| format!("job_sort_formula_threshold: {text} is not a number"))?;
+        .ok()
+        .filter(|t: &f64| !t.is_nan())
+        .ok_or_else(|| format!("job_sort_formula_threshold: {text} is not a number"))?;
     if !t.is_finite() || t.abs() > FLOAT_MAX {
         return Err(format!(
             "job_sort_formula_threshold: {text} is not a finite number a C float can hold"
@@ -120,7 +122,11 @@ mod tests {
         assert_eq!(parse("7"), Ok(7.0));
         assert_eq!(parse(" 0.1 "), Ok(0.1));
         assert!(parse("seven").is_err());
-        assert!(parse("nan").is_err());
+        assert_eq!(
+            parse("nan"),
+            Err("job_sort_formula_threshold: nan is not a number".into())
+        );
+        assert!(parse("inf").is_err());
         assert!(parse("1e39").is_err());
     }
 

@@ -181,3 +181,57 @@ fn qmgr_uses_the_same_verdict() {
         .code(1)
         .stderr(predicate::str::contains("Error (15125)"));
 }
+
+#[test]
+fn python_that_could_run_code_stays_refused() {
+    for (f, what) in [
+        (
+            "__import__(\"os\").system(\"ls\")",
+            "`__import__` (a name of Python's internals) is refused",
+        ),
+        (
+            "__import__(1)",
+            "`__import__` (a name of Python's internals) is refused",
+        ),
+        ("ncpus.real", "attribute access (`.real`) is refused"),
+        ("ncpus[0]", "a subscript (`x[...]`) is refused"),
+        ("lambda: 1", "`lambda` is refused"),
+        ("open(1)", "the Python builtin `open` is refused"),
+        ("eval(1)", "the Python builtin `eval` is refused"),
+        (
+            "1 if ncpus else getattr(ncpus, 1)",
+            "the Python builtin `getattr` is refused",
+        ),
+    ] {
+        for cmd in ["check", "eval"] {
+            let out = fairsort().args([cmd, "--json", f]).assert().code(1);
+            let o = out.get_output();
+            let stderr = String::from_utf8_lossy(&o.stderr);
+            assert!(
+                stderr.starts_with(&format!("fairsort: {what}")),
+                "{cmd} {f}: {stderr}"
+            );
+            assert!(
+                stderr.contains("fairsort never runs Python code"),
+                "{stderr}"
+            );
+            let j = json_of(&o.stdout);
+            assert_eq!(
+                j["code"],
+                serde_json::Value::Null,
+                "fairsort's refusal: {j}"
+            );
+        }
+    }
+    // where formulas are set, the refusal is qmgr's 15123 with fairsort's reason
+    let dir = tempfile::tempdir().unwrap();
+    qmgr(
+        dir.path(),
+        "set server job_sort_formula = \"__import__(1)\"",
+    )
+    .code(1)
+    .stderr(predicate::str::starts_with(
+        "qmgr obj= svr=default: Invalid Formula Format\nqmgr: Error (15123) returned from server\n",
+    ))
+    .stderr(predicate::str::contains("is refused: it could run code"));
+}
