@@ -141,7 +141,11 @@ impl Compiler<'_> {
                 },
                 Ok(Resolved::Slot),
             ) => {
-                if !fairsort_keywords && keywords::is_fairsort_keyword(name) {
+                // (a custom resource of that name is one the server knows)
+                if !fairsort_keywords
+                    && keywords::is_fairsort_keyword(name)
+                    && self.resources.get(name).is_none()
+                {
                     Bound::NameError
                 } else {
                     Bound::One

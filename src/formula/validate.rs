@@ -142,7 +142,10 @@ pub fn check(src: &str, expr: &Expr, resources: &ResourceTable) -> Result<Checke
         });
     }
     for (name, span) in names_in(expr) {
-        if !keywords::is_fairsort_keyword(&name) || warnings.iter().any(|w| w.name == name) {
+        if !keywords::is_fairsort_keyword(&name)
+            || resources.get(&name).is_some()
+            || warnings.iter().any(|w| w.name == name)
+        {
             continue;
         }
         let consequence = match &pbs_verdict {
@@ -265,6 +268,11 @@ mod tests {
         assert!(server_verdict(&expr, &r, true).is_err());
         r.define("ngpus", ResourceType::Long).unwrap_or(());
         assert!(server_verdict(&expr, &r, true).is_ok());
+        // a custom resource named like a fairsort keyword is known to a PBS server
+        let expr = parse("level_fs").unwrap_or_else(|e| panic!("{e}"));
+        assert!(server_verdict(&expr, &r, false).is_err());
+        r.define("level_fs", ResourceType::Float).unwrap_or(());
+        assert!(server_verdict(&expr, &r, false).is_ok());
         r.define("label", ResourceType::String).unwrap_or(());
         let expr = parse("label").unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(
