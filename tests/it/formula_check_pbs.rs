@@ -177,6 +177,20 @@ fn qmgr_uses_the_same_verdict() {
             "qmgr obj= svr=default: Formula contains invalid keyword\nqmgr: Error (15124) returned from server\n",
         ));
     qmgr(h, "set server job_sort_formula = \"1/(ncpus-1)\"").success();
+    // a resource the stored formula names stays protected, reached or not
+    qmgr(h, "create resource foo type=float").success();
+    qmgr(
+        h,
+        "set server job_sort_formula = \"1 if walltime else foo\"",
+    )
+    .success();
+    qmgr(h, "delete resource foo")
+        .code(1)
+        .stderr(predicate::str::contains("Error (15174)"))
+        .stderr(predicate::str::contains("uses foo"));
+    qmgr(h, "set resource foo type=string")
+        .code(1)
+        .stderr(predicate::str::contains("Error (15174)"));
     qmgr(h, "set server job_sort_formula = \"walltime + arch\"")
         .code(1)
         .stderr(predicate::str::contains("Error (15125)"));
