@@ -289,7 +289,8 @@ impl ScenarioBuilder {
         .map(crate::pbs::threshold::stored);
         if threshold.is_some_and(|t| !t.is_finite()) {
             return Err(ScenarioError::Request(
-                "--threshold must be a finite number".into(),
+                "--threshold must be a finite number a C float can hold (PBS stores it as one)"
+                    .into(),
             ));
         }
         let fair_share = self
