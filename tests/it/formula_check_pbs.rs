@@ -4,9 +4,11 @@
 //! names it does not reach are accepted and fairsort warns about them. PBS's built-in resources
 //! are OpenPBS's; `ngpus` is valid once defined; fairsort's own keywords are flagged.
 
+use fairsort::formula::{parse, validate, ResourceTable};
 use predicates::prelude::*;
+use std::io::Write;
 
-use crate::common::{fairsort, json_of, qmgr};
+use crate::common::{data, fairsort, json_of, qmgr, Rng};
 
 #[test]
 fn unreached_unknown_name_is_accepted_with_a_warning() {
@@ -248,4 +250,105 @@ fn python_that_could_run_code_stays_refused() {
         "qmgr obj= svr=default: Invalid Formula Format\nqmgr: Error (15123) returned from server\n",
     ))
     .stderr(predicate::str::contains("is refused: it could run code"));
+}
+
+/// Random formulas mixing numeric and string resources, keywords and unknown names in
+/// conditionals and short-circuits.
+fn gen_formula(r: &mut Rng, depth: u32) -> String {
+    const LEAVES: &[&str] = &[
+        "ncpus",
+        "walltime",
+        "mem",
+        "pcput",
+        "fairshare_perc",
+        "queue_priority",
+        "arch",
+        "host",
+        "accelerator",
+        "nosuch",
+        "foo",
+        "0",
+        "1",
+        "2",
+        "0.5",
+        "pi",
+    ];
+    const OPS: &[&str] = &[
+        "+", "-", "*", "/", "//", "%", "<", "<=", ">", "==", "!=", "and", "or",
+    ];
+    if depth == 0 || r.below(10) < 3 {
+        return r.pick(LEAVES).to_string();
+    }
+    let sub = |r: &mut Rng| format!("({})", gen_formula(r, depth - 1));
+    match r.below(8) {
+        0..=3 => {
+            let (a, b) = (sub(r), sub(r));
+            format!("{a} {} {b}", r.pick(OPS))
+        }
+        4 => format!("{} if {} else {}", sub(r), sub(r), sub(r)),
+        5 => format!("not {}", sub(r)),
+        6 => format!(
+            "{}({})",
+            r.pick(&["sqrt", "log", "ceil", "abs", "exp"]),
+            sub(r)
+        ),
+        _ => format!("{}({}, {})", r.pick(&["max", "min", "pow"]), sub(r), sub(r)),
+    }
+}
+
+#[test]
+fn verdicts_agree_with_pbs_servers_validation_in_python() {
+    let mut r = Rng(0x005E_ED0F_0014);
+    let formulas: Vec<String> = (0..1500)
+        .map(|_| {
+            let depth = 1 + r.below(4) as u32;
+            gen_formula(&mut r, depth)
+        })
+        .collect();
+    let Ok(mut child) = std::process::Command::new("python3")
+        .arg(data("formula/pbs_validate.py"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+    else {
+        eprintln!("SKIPPED: python3 is not available; the validation differential did not run");
+        return;
+    };
+    let input: String = formulas.iter().map(|f| format!("{f}\n")).collect();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    let verdicts: Vec<Option<u64>> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str::<Option<u64>>(l).unwrap())
+        .collect();
+    assert_eq!(verdicts.len(), formulas.len());
+    let resources = ResourceTable::builtin();
+    let mut failures = Vec::new();
+    let (mut accepted, mut refused) = (0, 0);
+    for (f, want) in formulas.iter().zip(&verdicts) {
+        let expr = parse(f).unwrap_or_else(|e| panic!("{f}: {e}"));
+        // a plain PBS server: fairsort's keywords unknown
+        let got = validate::server_verdict(&expr, &resources, false)
+            .err()
+            .and_then(|e| e.code())
+            .map(u64::from);
+        if got != *want {
+            failures.push(format!("{f}: fairsort {got:?}, PBS {want:?}"));
+        }
+        if want.is_some() {
+            refused += 1;
+        } else {
+            accepted += 1;
+        }
+    }
+    assert!(accepted > 300 && refused > 300, "{accepted} / {refused}");
+    assert!(
+        failures.is_empty(),
+        "{} of {} differ:\n{}",
+        failures.len(),
+        formulas.len(),
+        failures.join("\n")
+    );
 }
