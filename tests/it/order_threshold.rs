@@ -84,4 +84,17 @@ fn unset_is_int_min() {
     assert_eq!(below(&doc), [true, true], "at or below INT_MIN");
     let doc = order(dir.path(), "-2147483647", &[]);
     assert_eq!(below(&doc), [false, false]);
+    // the table says why jobs are held back without a threshold
+    let jobs = dir.path().join("jobs.csv");
+    let out = fairsort()
+        .args(["order", "--jobs"])
+        .arg(&jobs)
+        .arg("--formula=-3e9")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("threshold:  unset, which PBS applies as INT_MIN (-2147483648)\n"),
+        "{text}"
+    );
 }
