@@ -36,7 +36,7 @@ const FORMULAS: &[(&str, &str)] = &[
     (
         "ten_terms",
         "queue_priority + 0.005*ncpus + 0.000277778*eligible_time + 0.5*fairshare_factor \
-         + 2*job_priority + 0.001*walltime + mem/1048576 + 10*accrue_type + 0.1*ngpus \
+         + 2*job_priority + 0.001*walltime + mem/1048576 + 10*accrue_type + 0.1*naccelerators \
          + 0.01*nodect",
     ),
 ];

@@ -1,10 +1,10 @@
 //! `fairsort check`: validate a job_sort_formula as PBS's server would and list the keywords
 //! and resources it uses (each bound per job).
 
-use super::eval::{formula_failure, resource_table, FormulaInput};
+use super::eval::{formula_failure, line_col, resource_table, FormulaInput};
 use super::table::{Align, Table};
 use super::{CliResult, Global};
-use fairsort::formula::{self, ResourceTable};
+use fairsort::formula::{self, validate, ResourceTable};
 use fairsort::pbs::keywords;
 use serde_json::json;
 
@@ -35,13 +35,25 @@ fn kind_of(name: &str, resources: &ResourceTable) -> String {
     }
 }
 
-/// Runs `fairsort check`.
+/// Runs `fairsort check`: PBS's verdict (exit 0 when the server accepts the formula, 1 with
+/// PBS's code and message when it refuses it), then fairsort's own findings as warnings on
+/// standard error (names the server's validation does not reach, fairsort's own keywords).
 pub fn run(args: Args, global: &Global) -> CliResult {
     let resources = resource_table(&args.resources, global)?;
     let src = args.input.read()?;
-    let fail = |e: &formula::FormulaError| formula_failure(&src, e, args.json);
+    let fail = |e: &formula::FormulaError| {
+        let mut f = formula_failure(&src, e, args.json);
+        if e.code().is_none() && e.hint().is_none() {
+            f.message.push_str(
+                "\n(fairsort's own refusal, not PBS's: see \"Where fairsort differs from PBS\" \
+                 in docs/formula.md)",
+            );
+        }
+        f
+    };
     let expr = formula::parse(&src).map_err(|e| fail(&e))?;
-    let program = formula::compile::compile_expr(&src, &expr, &resources).map_err(|e| fail(&e))?;
+    let checked = validate::check(&src, &expr, &resources).map_err(|e| fail(&e))?;
+    let program = &checked.program;
     let rows: Vec<(String, String, &str)> = program
         .keywords()
         .iter()
@@ -60,10 +72,31 @@ pub fn run(args: Args, global: &Global) -> CliResult {
             .iter()
             .map(|(n, k, t)| json!({"name": n, "kind": k, "python_type": t}))
             .collect();
+        let warnings: Vec<_> = checked
+            .warnings
+            .iter()
+            .map(|w| {
+                let (line, column) = line_col(&src, w.span.start);
+                json!({
+                    "name": w.name,
+                    "message": w.message,
+                    "hint": w.hint,
+                    "line": line,
+                    "column": column,
+                    "span": [w.span.start, w.span.end],
+                })
+            })
+            .collect();
+        let pbs = match &checked.pbs_verdict {
+            Ok(()) => json!({"accepted": true, "code": null, "message": null}),
+            Err(e) => json!({"accepted": false, "code": e.code(), "message": e.pbs_message()}),
+        };
         let out = json!({
             "formula": src,
             "valid": true,
+            "pbs": pbs,
             "keywords": kws,
+            "warnings": warnings,
             "parsed": expr.to_string(),
         });
         println!("{out}");
@@ -72,16 +105,19 @@ pub fn run(args: Args, global: &Global) -> CliResult {
     println!("valid: {}", expr);
     if rows.is_empty() {
         println!("uses no keywords or resources (the value is the same for every job)");
-        return Ok(());
+    } else {
+        let mut t = Table::new(&[
+            ("KEYWORD", Align::Left),
+            ("KIND", Align::Left),
+            ("PYTHON TYPE", Align::Left),
+        ]);
+        for (n, k, p) in rows {
+            t.row(vec![n, k, p.to_string()]);
+        }
+        print!("{}", t.render());
     }
-    let mut t = Table::new(&[
-        ("KEYWORD", Align::Left),
-        ("KIND", Align::Left),
-        ("PYTHON TYPE", Align::Left),
-    ]);
-    for (n, k, p) in rows {
-        t.row(vec![n, k, p.to_string()]);
+    for w in &checked.warnings {
+        eprintln!("fairsort: warning: {}", w.render(&src));
     }
-    print!("{}", t.render());
     Ok(())
 }

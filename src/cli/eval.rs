@@ -176,7 +176,7 @@ pub(crate) fn formula_failure(src: &str, e: &FormulaError, json_out: bool) -> Fa
     Failure::user(e.render(src))
 }
 
-fn line_col(src: &str, at: usize) -> (usize, usize) {
+pub(crate) fn line_col(src: &str, at: usize) -> (usize, usize) {
     let mut at = at.min(src.len());
     while !src.is_char_boundary(at) {
         at -= 1;

@@ -248,6 +248,12 @@ fn header(sc: &Scenario, program: &Program, result: &DryRun) -> String {
             "threshold:  {} (a queued job at or below it is not eligible this cycle)\n",
             fmt(t)
         ));
+    } else if result.order.ranked.iter().any(|r| r.below_threshold) {
+        // Only shown when it matters: PBS's unset threshold is INT_MIN, not "none".
+        h.push_str(&format!(
+            "threshold:  unset, which PBS applies as INT_MIN ({})\n",
+            fmt(fairsort::pbs::threshold::UNSET)
+        ));
     }
     if let Some(ctx) = &result.shares {
         let algs: Vec<String> = ctx

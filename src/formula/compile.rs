@@ -4,50 +4,95 @@
 use super::ast::{BoolOp, Expr, ExprKind, Number, UnaryOp};
 use super::error::FormulaError;
 use super::exact::eval_node;
-use super::ir::Node;
+use super::ir::{Node, Raised};
 use super::names::{resolve, Resolved};
 use super::program::Program;
 use super::resources::ResourceTable;
 use super::value::Value;
 use crate::pbs::keywords;
 
+/// How names are bound: per job (the scheduler's evaluation), or to 1 as PBS's server does
+/// when it validates a formula (`validate_job_formula`, reference/openpbs.md §2.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Policy {
+    /// The scheduler: keywords and numeric resources are slots; a string or boolean resource
+    /// and an unknown name raise `NameError` when reached (they are not in its namespace).
+    Runtime,
+    /// The server's validation: keywords and resources are the int 1. `all_resources`: its
+    /// first pass (`globals1`, every resource) or its second (`globals2`, numeric ones only).
+    /// `fairsort_keywords`: whether fairsort's own keywords count as known (a PBS server does
+    /// not know them).
+    Ones {
+        all_resources: bool,
+        fairsort_keywords: bool,
+    },
+}
+
 /// The arena and the slot table being built.
 pub(crate) struct Compiler<'r> {
     resources: &'r ResourceTable,
+    policy: Policy,
     pub nodes: Vec<Node>,
     pub keywords: Vec<String>,
 }
 
-/// Parses, validates names as PBS's server does, and compiles a formula.
+/// Parses, validates as PBS's server does (the formula evaluated with every keyword and
+/// resource = 1: a `NameError` there is 15124 or 15125, see [`super::validate`]) and compiles
+/// a formula. Names the validation does not reach are compiled to raise `NameError` when a
+/// job reaches them, as in PBS's scheduler.
 pub fn compile(src: &str, resources: &ResourceTable) -> Result<Program, FormulaError> {
     let expr = super::parse::parse(src)?;
-    compile_expr(src, &expr, resources)
+    let program = compile_expr(src, &expr, resources)?;
+    super::validate::server_verdict(&expr, resources, true)?;
+    Ok(program)
 }
 
-/// Compiles an already parsed formula (`src` is kept as the program's source).
+/// Compiles an already parsed formula (`src` is kept as the program's source) for evaluation
+/// per job, without the server's validation (see [`compile`]): unknown names raise `NameError`
+/// when reached. fairsort's own refusals (functions it does not evaluate) are errors.
 pub fn compile_expr(
     src: &str,
     expr: &Expr,
     resources: &ResourceTable,
 ) -> Result<Program, FormulaError> {
-    let mut c = Compiler {
-        resources,
-        nodes: Vec::new(),
-        keywords: Vec::new(),
-    };
-    let root = c.expr(expr)?;
-    let float_slot = c
-        .keywords
+    let (nodes, root, keywords) = compile_nodes(expr, resources, Policy::Runtime)?;
+    let float_slot = keywords
         .iter()
         .map(|k| keywords::is_float_keyword(k))
         .collect();
     Ok(Program::new(
         src.to_string(),
-        c.keywords,
+        keywords,
         float_slot,
-        c.nodes,
+        nodes,
         root,
     ))
+}
+
+/// The node arena, its root and the slot names of `expr` under `policy`.
+pub(crate) fn compile_nodes(
+    expr: &Expr,
+    resources: &ResourceTable,
+    policy: Policy,
+) -> Result<(Vec<Node>, usize, Vec<String>), FormulaError> {
+    let mut c = Compiler {
+        resources,
+        policy,
+        nodes: Vec::new(),
+        keywords: Vec::new(),
+    };
+    let root = c.expr(expr)?;
+    Ok((c.nodes, root, c.keywords))
+}
+
+/// A name under the compiler's policy.
+enum Bound {
+    /// As PBS's namespace resolves it (a math name, a function, a per-job slot).
+    Resolved(Resolved),
+    /// The int 1 (the server's validation).
+    One,
+    /// Not in the namespace: `NameError` when reached.
+    NameError,
 }
 
 impl Compiler<'_> {
@@ -63,7 +108,7 @@ impl Compiler<'_> {
     fn fold(&mut self, id: usize) {
         let is_const = |i: &usize| matches!(self.nodes.get(*i), Some(Node::Const(_)));
         let all_const = match &self.nodes[id] {
-            Node::Const(_) | Node::Slot(_) => false,
+            Node::Const(_) | Node::Slot(_) | Node::Raise(_) => false,
             Node::Neg(a) | Node::Not(a) => is_const(a),
             Node::Chain(a, rest) => is_const(a) && rest.iter().all(|(_, b)| is_const(b)),
             Node::Compare(a, rest) => is_const(a) && rest.iter().all(|(_, b)| is_const(b)),
@@ -80,6 +125,44 @@ impl Compiler<'_> {
                 self.nodes[id] = Node::Const(v);
             }
         }
+    }
+
+    /// Resolves a name as PBS's namespace does, then applies the policy: what is a slot at
+    /// run time is 1 in the server's validation, and a name the namespace lacks raises.
+    fn resolve(&self, name: &str, span: &super::ast::Span) -> Result<Bound, FormulaError> {
+        let resolved = resolve(name, span, self.resources);
+        Ok(match (self.policy, resolved) {
+            (_, Ok(Resolved::Const(c))) => Bound::Resolved(Resolved::Const(c)),
+            (_, Ok(Resolved::Func(f))) => Bound::Resolved(Resolved::Func(f)),
+            (Policy::Runtime, Ok(Resolved::Slot)) => Bound::Resolved(Resolved::Slot),
+            (
+                Policy::Ones {
+                    fairsort_keywords, ..
+                },
+                Ok(Resolved::Slot),
+            ) => {
+                // (a custom resource of that name is one the server knows)
+                if !fairsort_keywords
+                    && keywords::is_fairsort_keyword(name)
+                    && self.resources.get(name).is_none()
+                {
+                    Bound::NameError
+                } else {
+                    Bound::One
+                }
+            }
+            (
+                Policy::Ones {
+                    all_resources: true,
+                    ..
+                },
+                Err(FormulaError::InvalidType { .. }),
+            ) => Bound::One,
+            (_, Err(FormulaError::InvalidType { .. } | FormulaError::InvalidKeyword { .. })) => {
+                Bound::NameError
+            }
+            (_, Err(e)) => return Err(e),
+        })
     }
 
     fn slot(&mut self, name: &str) -> usize {
@@ -101,10 +184,10 @@ impl Compiler<'_> {
             ExprKind::Number(Number::Int(i)) => Node::Const(Value::Int(*i)),
             ExprKind::Number(Number::Float(x)) => Node::Const(Value::Float(*x)),
             ExprKind::Bool(b) => Node::Const(Value::bool(*b)),
-            ExprKind::Name(name) => match resolve(name, &e.span, self.resources)? {
-                Resolved::Const(c) => Node::Const(Value::Float(c)),
-                Resolved::Slot => Node::Slot(self.slot(name)),
-                Resolved::Func(_) => {
+            ExprKind::Name(name) => match self.resolve(name, &e.span)? {
+                Bound::Resolved(Resolved::Const(c)) => Node::Const(Value::Float(c)),
+                Bound::Resolved(Resolved::Slot) => Node::Slot(self.slot(name)),
+                Bound::Resolved(Resolved::Func(_)) => {
                     return Err(FormulaError::Unsupported {
                         what: format!(
                             "using the function `{name}` as a value (call it: `{name}(x)`)"
@@ -112,6 +195,8 @@ impl Compiler<'_> {
                         span: e.span.clone(),
                     })
                 }
+                Bound::One => Node::Const(Value::Int(1)),
+                Bound::NameError => Node::Raise(Box::new(Raised::name_error(name, e.span.clone()))),
             },
             ExprKind::Unary(op, inner) => {
                 let a = self.expr(inner)?;
@@ -181,8 +266,24 @@ impl Compiler<'_> {
                 name_span,
                 args,
             } => {
-                let f = match resolve(name, name_span, self.resources)? {
-                    Resolved::Func(f) => f,
+                let f = match self.resolve(name, name_span)? {
+                    Bound::Resolved(Resolved::Func(f)) => f,
+                    // Python looks the name up first: an unknown one raises before the
+                    // arguments are evaluated.
+                    Bound::NameError => {
+                        return Ok(self.push(Node::Raise(Box::new(Raised::name_error(
+                            name,
+                            name_span.clone(),
+                        )))))
+                    }
+                    // The server's first pass: a string resource is 1 there.
+                    Bound::One => {
+                        return Ok(self.push(Node::Raise(Box::new(Raised {
+                            message: "'int' object is not callable".into(),
+                            name: None,
+                            span: name_span.clone(),
+                        }))))
+                    }
                     _ => {
                         return Err(FormulaError::Unsupported {
                             what: format!("calling `{name}`, which is not a function,"),

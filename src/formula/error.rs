@@ -65,6 +65,18 @@ pub enum FormulaError {
         /// Where.
         span: Range<usize>,
     },
+    /// Python that could run code — attribute access, subscripts, lambdas, string literals,
+    /// Python's internal (`__x__`) names, builtins other than the math ones — refused on
+    /// purpose although PBS's server would evaluate it (fairsort only).
+    #[error("{what} is refused: {reason}")]
+    Refused {
+        /// What, e.g. "attribute access (`.real`)".
+        what: String,
+        /// Why, for people.
+        reason: &'static str,
+        /// Where.
+        span: Range<usize>,
+    },
     /// A custom resource name PBS would not accept.
     #[error("invalid resource name `{name}`: {reason}")]
     BadResourceName {
@@ -80,6 +92,14 @@ pub enum FormulaError {
         name: String,
     },
 }
+
+/// The hint under every [`FormulaError::Refused`].
+pub const REFUSED_HINT: &str = "fairsort never runs Python code: a formula is numbers, names, \
+operators and calls of math functions (see \"Where fairsort differs from PBS\" in docs/formula.md)";
+
+/// The reason given for Python that could run code.
+pub(crate) const COULD_RUN_CODE: &str =
+    "it could run code, which a formula may not do (PBS's server would evaluate it with Python)";
 
 impl FormulaError {
     /// PBS's error (15123, 15124 or 15125) for the three errors PBS's server reports; `None`
@@ -110,7 +130,8 @@ impl FormulaError {
             | FormulaError::InvalidKeyword { span, .. }
             | FormulaError::InvalidType { span, .. }
             | FormulaError::TooDeep { span, .. }
-            | FormulaError::Unsupported { span, .. } => Some(span.clone()),
+            | FormulaError::Unsupported { span, .. }
+            | FormulaError::Refused { span, .. } => Some(span.clone()),
             _ => None,
         }
     }
@@ -123,6 +144,7 @@ impl FormulaError {
                 suggestion: Some(s),
                 ..
             } => Some(format!("did you mean `{s}`?")),
+            FormulaError::Refused { .. } => Some(REFUSED_HINT.to_string()),
             _ => None,
         }
     }

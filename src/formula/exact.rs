@@ -84,5 +84,6 @@ pub(crate) fn eval_node(nodes: &[Node], id: usize, slots: &[f64], float_slot: &[
             }
             functions::call(*f, &vals)
         }
+        Node::Raise(r) => Err(r.message.clone().into()),
     }
 }

@@ -16,6 +16,7 @@ pub mod parse;
 pub mod program;
 pub mod resources;
 pub mod terms;
+pub mod validate;
 pub mod value;
 
 pub use ast::{Expr, ExprKind};

@@ -3,7 +3,7 @@
 //! resource is refused (15125) and anything else is an invalid keyword (15124).
 
 use super::ast::Span;
-use super::error::FormulaError;
+use super::error::{FormulaError, COULD_RUN_CODE};
 use super::functions::{Func, BUILTIN_FUNCS, MATH_CONSTS, MATH_FUNCS, MATH_UNSUPPORTED};
 use super::resources::ResourceTable;
 use crate::pbs::keywords::{self, FAIRSORT_KEYWORDS, PBS_KEYWORDS};
@@ -18,6 +18,36 @@ pub enum Resolved {
     /// A per-job value (keyword or numeric resource), bound through a slot.
     Slot,
 }
+
+/// Python's builtins (3.11, `dir(builtins)` without `_` names) other than the allowed ones
+/// (`abs min max round int float`; `pow` is math's): PBS's namespace has them, fairsort
+/// refuses them. Sorted (binary search).
+#[rustfmt::skip]
+pub(crate) const PYTHON_BUILTINS: &[&str] = &[
+    "ArithmeticError", "AssertionError", "AttributeError", "BaseException",
+    "BaseExceptionGroup", "BlockingIOError", "BrokenPipeError", "BufferError", "BytesWarning",
+    "ChildProcessError", "ConnectionAbortedError", "ConnectionError", "ConnectionRefusedError",
+    "ConnectionResetError", "DeprecationWarning", "EOFError", "Ellipsis", "EncodingWarning",
+    "EnvironmentError", "Exception", "ExceptionGroup", "FileExistsError", "FileNotFoundError",
+    "FloatingPointError", "FutureWarning", "GeneratorExit", "IOError", "ImportError",
+    "ImportWarning", "IndentationError", "IndexError", "InterruptedError", "IsADirectoryError",
+    "KeyError", "KeyboardInterrupt", "LookupError", "MemoryError", "ModuleNotFoundError",
+    "NameError", "NotADirectoryError", "NotImplemented", "NotImplementedError", "OSError",
+    "OverflowError", "PendingDeprecationWarning", "PermissionError", "ProcessLookupError",
+    "RecursionError", "ReferenceError", "ResourceWarning", "RuntimeError", "RuntimeWarning",
+    "StopAsyncIteration", "StopIteration", "SyntaxError", "SyntaxWarning", "SystemError",
+    "SystemExit", "TabError", "TimeoutError", "TypeError", "UnboundLocalError",
+    "UnicodeDecodeError", "UnicodeEncodeError", "UnicodeError", "UnicodeTranslateError",
+    "UnicodeWarning", "UserWarning", "ValueError", "Warning", "ZeroDivisionError", "aiter",
+    "all", "anext", "any", "ascii", "bin", "bool", "breakpoint", "bytearray", "bytes",
+    "callable", "chr", "classmethod", "compile", "complex", "copyright", "credits", "delattr",
+    "dict", "dir", "divmod", "enumerate", "eval", "exec", "exit", "filter", "format",
+    "frozenset", "getattr", "globals", "hasattr", "hash", "help", "hex", "id", "input",
+    "isinstance", "issubclass", "iter", "len", "license", "list", "locals", "map",
+    "memoryview", "next", "object", "oct", "open", "ord", "print", "property", "quit", "range",
+    "repr", "reversed", "set", "setattr", "slice", "sorted", "staticmethod", "str", "sum",
+    "super", "tuple", "type", "vars", "zip",
+];
 
 /// Resolves `name` (found at `span`) in PBS's lookup order.
 pub fn resolve(
@@ -46,6 +76,22 @@ pub fn resolve(
     }
     if let Some(&(_, f)) = BUILTIN_FUNCS.iter().find(|(n, _)| *n == name) {
         return Ok(Resolved::Func(f));
+    }
+    if name.starts_with("__") {
+        return Err(FormulaError::Refused {
+            what: format!("`{name}` (a name of Python's internals)"),
+            reason: COULD_RUN_CODE,
+            span: span.clone(),
+        });
+    }
+    if ty.is_none() && PYTHON_BUILTINS.binary_search(&name).is_ok() {
+        return Err(FormulaError::Refused {
+            what: format!("the Python builtin `{name}`"),
+            reason: "only math functions and the builtins abs, min, max, round, int and \
+                     float may be used; other builtins could run code (PBS's server would \
+                     evaluate it with Python)",
+            span: span.clone(),
+        });
     }
     if let Some(ty) = ty {
         return Err(FormulaError::InvalidType {
@@ -129,6 +175,26 @@ mod tests {
             Err(Some(15124))
         );
         assert_eq!(resolve("fsum", &s, &r).map_err(|e| e.code()), Err(None));
+    }
+
+    #[test]
+    fn builtins_that_could_run_code_are_refused() {
+        assert!(PYTHON_BUILTINS.windows(2).all(|w| w[0] < w[1]), "sorted");
+        let r = ResourceTable::builtin();
+        let s = 0..1;
+        for n in [
+            "open",
+            "eval",
+            "exec",
+            "getattr",
+            "__import__",
+            "__builtins__",
+            "sum",
+        ] {
+            let e = resolve(n, &s, &r);
+            assert!(matches!(e, Err(FormulaError::Refused { .. })), "{n}: {e:?}");
+            assert_eq!(e.map_err(|e| e.code()), Err(None), "fairsort's own refusal");
+        }
     }
 
     #[test]

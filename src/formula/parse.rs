@@ -3,7 +3,7 @@
 //! plain Pratt parser (`1 + not x` and `a if b if c else d else e` are syntax errors).
 
 use super::ast::{BinOp, BoolOp, CmpOp, Expr, ExprKind, Number, Span, UnaryOp};
-use super::error::FormulaError;
+use super::error::{FormulaError, COULD_RUN_CODE};
 use super::limits;
 use pest::iterators::{Pair, Pairs};
 use pest::pratt_parser::{Assoc, Op, PrattParser};
@@ -157,6 +157,9 @@ fn syntax_error(src: &str, e: pest::error::Error<Rule>) -> FormulaError {
     };
     let pos = pos.min(src.len());
     let rest = &src[pos..];
+    if let Some(refused) = refusal(src, pos) {
+        return refused;
+    }
     let found = rest.chars().next();
     let end = pos + found.map(char::len_utf8).unwrap_or(0);
     let detail = match &e.variant {
@@ -188,6 +191,88 @@ fn syntax_error(src: &str, e: pest::error::Error<Rule>) -> FormulaError {
         span: pos..end,
         hint: hint_for(rest),
     }
+}
+
+fn is_ident_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+/// Whether `rest` starts with the word `w` (not a longer name).
+fn starts_word(rest: &str, w: &str) -> bool {
+    rest.strip_prefix(w)
+        .is_some_and(|r| !r.starts_with(is_ident_char))
+}
+
+/// The first name of Python's internals (`__import__`, `__builtins__`, ...) in `src`.
+pub(crate) fn dunder(src: &str) -> Option<Span> {
+    let mut prev: Option<char> = None;
+    for (i, c) in src.char_indices() {
+        if c == '_' && !prev.is_some_and(is_ident_char) && src[i..].starts_with("__") {
+            let len = src[i..]
+                .find(|c| !is_ident_char(c))
+                .unwrap_or(src.len() - i);
+            return Some(i..i + len);
+        }
+        prev = Some(c);
+    }
+    None
+}
+
+/// Python that fairsort refuses on purpose because it could run code (PBS's server would
+/// evaluate it with Python): a name of Python's internals anywhere, or, where parsing stopped
+/// at `pos`, attribute access, a subscript or display, a string literal, a lambda, a call of
+/// an expression's result, an assignment expression or a comprehension.
+fn refusal(src: &str, pos: usize) -> Option<FormulaError> {
+    let refused = |what: String, span: Span| FormulaError::Refused {
+        what,
+        reason: COULD_RUN_CODE,
+        span,
+    };
+    if let Some(span) = dunder(src) {
+        let name = src.get(span.clone()).unwrap_or("");
+        return Some(refused(
+            format!("`{name}` (a name of Python's internals)"),
+            span,
+        ));
+    }
+    let rest = src.get(pos..)?;
+    let before = src.get(..pos)?.trim_end().chars().last();
+    let after_operand = before.is_some_and(|c| is_ident_char(c) || c == ')' || c == ']');
+    let (what, len) = if let Some(attr) = rest
+        .strip_prefix('.')
+        .filter(|r| r.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'))
+    {
+        let len = 1 + attr.find(|c| !is_ident_char(c)).unwrap_or(attr.len());
+        (
+            format!("attribute access (`{}`)", rest.get(..len).unwrap_or(".")),
+            len,
+        )
+    } else if rest.starts_with('[') {
+        let what = if after_operand {
+            "a subscript (`x[...]`)"
+        } else {
+            "a list (`[...]`)"
+        };
+        (what.to_string(), 1)
+    } else if rest.starts_with('{') {
+        ("a dict or set (`{...}`)".to_string(), 1)
+    } else if let Some(body) = rest.strip_prefix('"') {
+        let len = body.find('"').map_or(1, |i| i + 2);
+        ("a string literal".to_string(), len)
+    } else if starts_word(rest, "lambda") {
+        ("`lambda`".to_string(), 6)
+    } else if rest.starts_with('(') && after_operand {
+        ("calling the result of an expression".to_string(), 1)
+    } else if rest.starts_with(":=") {
+        ("an assignment expression (`:=`)".to_string(), 2)
+    } else if starts_word(rest, "for") {
+        ("a comprehension or generator (`for`)".to_string(), 3)
+    } else if starts_word(rest, "await") || starts_word(rest, "yield") {
+        ("`await` and `yield`".to_string(), 5)
+    } else {
+        return None;
+    };
+    Some(refused(what, pos..pos + len))
 }
 
 /// Targeted hints for things people write by habit from other languages.
@@ -589,13 +674,10 @@ mod tests {
             "2 ^ 3",
             "f(,)",
             "if",
-            "x.y",
-            "a[1]",
             "1__0",
             "1_",
             "0x",
             "()",
-            "lambda: 1",
             "None",
             "1 <> 2",
         ] {
@@ -613,6 +695,47 @@ mod tests {
         ] {
             assert!(parse(s).is_ok(), "{s}");
         }
+    }
+
+    #[test]
+    fn python_that_could_run_code_is_refused() {
+        for (s, what, span) in [
+            ("x.y", "attribute access (`.y`)", 1..3),
+            ("ncpus.real + 1", "attribute access (`.real`)", 5..10),
+            ("a[1]", "a subscript (`x[...]`)", 1..2),
+            ("[1]", "a list (`[...]`)", 0..1),
+            ("{1: 2}", "a dict or set (`{...}`)", 0..1),
+            ("lambda: 1", "`lambda`", 0..6),
+            ("\"os\"", "a string literal", 0..4),
+            (
+                "__import__(\"os\").system(\"ls\")",
+                "`__import__` (a name of Python's internals)",
+                0..10,
+            ),
+            ("sqrt(4)(2)", "calling the result of an expression", 7..8),
+            ("(y := 2)", "an assignment expression (`:=`)", 3..5),
+            (
+                "max(x for x in y)",
+                "a comprehension or generator (`for`)",
+                6..9,
+            ),
+        ] {
+            match err(s) {
+                FormulaError::Refused {
+                    what: w, span: sp, ..
+                } => assert_eq!((w.as_str(), sp), (what, span), "{s}"),
+                e => panic!("{s}: {e:?}"),
+            }
+            let e = err(s);
+            assert_eq!(e.code(), None, "{s}: fairsort's own refusal");
+            assert!(
+                e.to_string().contains("is refused: it could run code"),
+                "{e}"
+            );
+            assert!(e.hint().is_some_and(|h| h.contains("docs/formula.md")));
+        }
+        // a single quote breaks PBS's own validation (it pastes the formula inside '...'): 15123
+        assert_eq!(err("'a'").code(), Some(15123));
     }
 
     #[test]

@@ -36,6 +36,17 @@ impl ServerState {
     }
 }
 
+/// The names of `src` that the server's validation does not reach and a job would fail on
+/// (unknown names, string or boolean resources); empty when the formula does not validate.
+pub(crate) fn unreached_names(src: &str, state: &ServerState) -> Vec<String> {
+    let table = resource_table(state);
+    crate::formula::parse(src)
+        .ok()
+        .and_then(|expr| crate::formula::validate::check(src, &expr, &table).ok())
+        .map(|c| c.warnings.into_iter().map(|w| w.name).collect())
+        .unwrap_or_default()
+}
+
 /// Validates `src` as PBS does before storing it; returns the keywords it uses. Problems the
 /// engine has no PBS code for (length or nesting limits) are reported as 15123, as PBS would
 /// refuse such a formula as malformed.

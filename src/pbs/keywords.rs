@@ -148,6 +148,11 @@ pub(crate) fn is_keyword(name: &str) -> bool {
     name.parse::<Keyword>().is_ok()
 }
 
+/// Whether `name` is one of fairsort's own keywords (a PBS server does not know it).
+pub fn is_fairsort_keyword(name: &str) -> bool {
+    name.parse::<Keyword>().is_ok_and(|k| !k.is_pbs())
+}
+
 /// Whether the keyword's value is always a Python float (see [`Keyword::is_float`]).
 pub fn is_float_keyword(name: &str) -> bool {
     name.parse::<Keyword>().is_ok_and(Keyword::is_float)
@@ -167,6 +172,8 @@ mod tests {
         assert!(!is_float_keyword("ncpus"));
         assert!(is_keyword("accrue_type"));
         assert!(!is_keyword("fair_share_factor"));
+        assert!(is_fairsort_keyword("level_fs") && !is_fairsort_keyword("fairshare_factor"));
+        assert!(!is_fairsort_keyword("ncpus"));
     }
 
     #[test]

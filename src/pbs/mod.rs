@@ -8,6 +8,7 @@ pub mod codes;
 pub mod entity;
 pub mod keywords;
 pub mod resources;
+pub mod threshold;
 pub mod units;
 
 pub use codes::Code;

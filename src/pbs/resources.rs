@@ -92,19 +92,29 @@ impl ResourceType {
 /// The resource flag letters PBS accepts (`h`, `n`, `q`, `f`, `m`, `i`).
 pub const RESOURCE_FLAGS: &str = "hnqfmi";
 
-/// PBS's built-in resources and their types, in name order.
+/// PBS's built-in resources and their types, in name order: every resource a PBS server
+/// defines (OpenPBS `src/lib/Libattr/master_resc_def_all.xml`, server build; the `|unknown|`
+/// delimiter and the MoM-only `pe_mask` left out). Time resources are `ATR_TYPE_LONG` with
+/// `decode_time` there (bound in seconds); `string_array` (`ATR_TYPE_ARST`) ones are `String`.
+/// `ngpus` is not one of them: sites create it (`qmgr -c "create resource ngpus type=long"`).
 pub const BUILTIN_RESOURCES: &[(&str, ResourceType)] = {
     use ResourceType::*;
     &[
         ("accelerator", Boolean),
+        ("accelerator_group", String),
         ("accelerator_memory", Size),
         ("accelerator_model", String),
         ("aoe", String),
         ("arch", String),
+        ("cpupercent", Long),
         ("cput", Time),
+        ("energy", Float),
+        ("eoe", String),
+        ("exec_vnode", String),
         ("file", Size),
         ("hbmem", Size),
         ("host", String),
+        ("hpm", Long),
         ("max_walltime", Time),
         ("mem", Size),
         ("min_walltime", Time),
@@ -112,19 +122,28 @@ pub const BUILTIN_RESOURCES: &[(&str, ResourceType)] = {
         ("naccelerators", Long),
         ("nchunk", Long),
         ("ncpus", Long),
-        ("ngpus", Long),
+        ("nice", Long),
         ("nodect", Long),
+        ("nodemask", String),
         ("nodes", String),
         ("ompthreads", Long),
+        ("partition", String),
+        ("pcap_accelerator", Long),
+        ("pcap_node", Long),
         ("pcput", Time),
+        ("pgov", String),
         ("place", String),
         ("pmem", Size),
         ("preempt_targets", String),
+        ("pstate", String),
         ("pvmem", Size),
+        ("resc", String),
         ("select", String),
         ("site", String),
         ("soft_walltime", Time),
         ("software", String),
+        ("ssinodes", Long),
+        ("start_time", Long),
         ("vmem", Size),
         ("vnode", String),
         ("vntype", String),
@@ -175,6 +194,28 @@ mod tests {
         assert_eq!(builtin_type("accelerator"), Some(ResourceType::Boolean));
         assert!(is_builtin("vntype"));
         assert!(!is_builtin("foo"));
+        // openpbs master_resc_def_all.xml: the numeric ones with their types
+        for (n, t) in [
+            ("cpupercent", ResourceType::Long),
+            ("nodect", ResourceType::Long),
+            ("pcput", ResourceType::Time),
+            ("pmem", ResourceType::Size),
+            ("pvmem", ResourceType::Size),
+            ("vmem", ResourceType::Size),
+            ("mpiprocs", ResourceType::Long),
+            ("ompthreads", ResourceType::Long),
+            ("nchunk", ResourceType::Long),
+            ("energy", ResourceType::Float),
+            ("start_time", ResourceType::Long),
+        ] {
+            assert_eq!(builtin_type(n), Some(t), "{n}");
+        }
+        assert_eq!(builtin_type("exec_vnode"), Some(ResourceType::String));
+        assert_eq!(builtin_type("eoe"), Some(ResourceType::String));
+        assert_eq!(BUILTIN_RESOURCES.len(), 48);
+        // not built in: a site creates it
+        assert!(!is_builtin("ngpus"));
+        assert!(!is_builtin("pe_mask"));
         assert!(!is_builtin("NCPUS"));
     }
 }

@@ -132,7 +132,7 @@ fn apply(st: &mut ServerState, object: Object, cmd: &Command, host: &str) -> Res
             for name in &cmd.names {
                 resource(st, cmd, name)?;
             }
-            revalidate_formulas(st, &cmd.names.join(","))
+            revalidate_formulas(st, &cmd.names)
         }
     }
 }
@@ -243,17 +243,8 @@ fn sched_attr(st: &mut ServerState, a: &AttrOp) -> Result<(), Rejection> {
     };
     match name {
         "job_sort_formula_threshold" => {
-            let t: f64 = v
-                .trim()
-                .parse()
-                .ok()
-                .filter(|t: &f64| t.is_finite())
-                .ok_or_else(|| {
-                    bad_value(
-                        obj,
-                        format!("job_sort_formula_threshold: {v} is not a number"),
-                    )
-                })?;
+            // Stored as PBS stores it: a C float, as the scheduler reads it back.
+            let t = crate::pbs::threshold::parse(v).map_err(|m| bad_value(obj, m))?;
             s.job_sort_formula_threshold = Some(t);
         }
         "fair_share" => {
@@ -431,9 +422,11 @@ fn resource(st: &mut ServerState, cmd: &Command, name: &str) -> Result<(), Rejec
     Ok(())
 }
 
-/// After a resource change the stored formulas must still validate; otherwise the change is
-/// refused (e.g. deleting a resource the formula uses).
-fn revalidate_formulas(st: &ServerState, obj: &str) -> Result<(), Rejection> {
+/// After a resource change the stored formulas must still validate, and may not be left
+/// naming a changed resource as something a job would fail on (a deleted resource in a branch
+/// PBS's validation does not reach); otherwise the change is refused.
+fn revalidate_formulas(st: &ServerState, names: &[String]) -> Result<(), Rejection> {
+    let obj = &names.join(",");
     let stored = [
         ("job_sort_formula", st.server.job_sort_formula.as_deref()),
         (
@@ -447,6 +440,15 @@ fn revalidate_formulas(st: &ServerState, obj: &str) -> Result<(), Rejection> {
                 return Err(Rejection::pbs(codes::RESCBUSY, obj).with_detail(format!(
                     "{attr} = {f} would no longer be valid ({}); change or unset it first",
                     p.message
+                )));
+            }
+            if let Some(n) = engine::unreached_names(f, st)
+                .into_iter()
+                .find(|n| names.contains(n))
+            {
+                return Err(Rejection::pbs(codes::RESCBUSY, obj).with_detail(format!(
+                    "{attr} = {f} uses {n}, which would no longer be a numeric resource; \
+                     change or unset it first"
                 )));
             }
         }

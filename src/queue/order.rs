@@ -2,7 +2,8 @@
 //! ties by the fair-share path comparison when `fair_share` is on; then submission order
 //! (`qtime`, then the job id's sequence number — the `JobSet` order). An evaluation error gives
 //! the value 0 and keeps Python's message. `job_sort_formula_threshold`: a runnable job whose
-//! value is at or below it is not eligible this cycle (PBS's comment `THRESHOLD_COMMENT`).
+//! value is at or below it is not eligible this cycle (PBS's comment `THRESHOLD_COMMENT`); unset,
+//! it is `INT_MIN` (`crate::pbs::threshold`).
 
 use super::bind::{Binder, Bound};
 use super::compat;
@@ -20,7 +21,8 @@ pub const THRESHOLD_COMMENT: &str = "Not Running: Job is under job_sort_formula 
 /// How to order.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct OrderOptions {
-    /// `job_sort_formula_threshold` (None = unset).
+    /// `job_sort_formula_threshold` as PBS stores it (`pbs::threshold::stored`); None = unset,
+    /// which PBS's scheduler applies as `INT_MIN`.
     pub threshold: Option<f64>,
     /// Reproduce PBS's rounding: the value kept as a 32-bit float.
     pub pbs_compat: bool,
@@ -267,7 +269,10 @@ pub fn order(jobs: &JobSet, evals: Evaluations, opts: &OrderOptions) -> QueueOrd
                 }
                 v => v,
             };
-            let below = runnable && threshold.is_some_and(|t| value <= t);
+            // PBS compares even when the threshold is unset (then INT_MIN); with
+            // `--pbs-compat` `value` is PBS's 32-bit value, so a job exactly at the threshold
+            // is classified as PBS classifies it.
+            let below = runnable && crate::pbs::threshold::is_below(value, threshold);
             Ranked {
                 job,
                 value,
@@ -456,6 +461,44 @@ mod tests {
         assert_eq!(ids(&set, &o), ["2", "1"]);
         assert_eq!(o.ranked[1].value, 0.0);
         assert_eq!(o.error(o.ranked[1].job), Some("division by zero"));
+    }
+
+    #[test]
+    fn threshold_at_the_value_and_unset_as_pbs() {
+        // value 0.1 and threshold 0.1: fairsort's double is at the threshold; PBS keeps the
+        // value as the float 0.100000001 and the threshold as the double 0.1: above it.
+        let set = qstat(&[
+            ("1.s", "a", r#""x":0.1"#),
+            ("2.s", "b", r#""x":-3000000000"#),
+        ]);
+        let f = ClosureFormula::new("x", &["x"], |s| Ok(s[0]));
+        let threshold = Some(crate::pbs::threshold::stored(0.1));
+        let b = Binder::new(f.keywords(), &set, &no_queues, None, false).unwrap();
+        let exact = run(
+            &f,
+            &b,
+            &set,
+            &OrderOptions {
+                threshold,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert!(exact.ranked[0].below_threshold, "default mode: 0.1 <= 0.1");
+        let bc = Binder::new(f.keywords(), &set, &no_queues, None, true).unwrap();
+        let opts = OrderOptions {
+            threshold,
+            pbs_compat: true,
+            ..Default::default()
+        };
+        let compat = run(&f, &bc, &set, &opts).unwrap();
+        assert!(!compat.ranked[0].below_threshold, "PBS: 0.1f > 0.1");
+        assert!(compat.ranked[0].eligible);
+        // unset: INT_MIN; a value at or below it is held back all the same
+        let unset = run(&f, &b, &set, &OrderOptions::default()).unwrap();
+        assert!(!unset.ranked[0].below_threshold);
+        assert!(unset.ranked[1].below_threshold, "-3e9 <= INT_MIN");
+        assert!(!unset.ranked[1].eligible);
     }
 
     #[test]

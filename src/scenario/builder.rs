@@ -280,14 +280,17 @@ impl ScenarioBuilder {
         for (q, p) in &self.queues {
             queues.insert(q.clone(), *p);
         }
+        // As PBS's scheduler holds it (a C float, printed and read back), whatever its origin.
         let threshold = match self.threshold {
             Threshold::Off => None,
             Threshold::Set(t) => Some(t),
             Threshold::Base => base.as_ref().and_then(|b| b.threshold),
-        };
+        }
+        .map(crate::pbs::threshold::stored);
         if threshold.is_some_and(|t| !t.is_finite()) {
             return Err(ScenarioError::Request(
-                "--threshold must be a finite number".into(),
+                "--threshold must be a finite number a C float can hold (PBS stores it as one)"
+                    .into(),
             ));
         }
         let fair_share = self

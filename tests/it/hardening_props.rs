@@ -426,7 +426,7 @@ proptest! {
             prop_assert_eq!(a.value, values[a.job as usize]);
         }
         for r in &q.ranked {
-            let below = runnable(r.job) && threshold.is_some_and(|t| r.value <= t);
+            let below = runnable(r.job) && fairsort::pbs::threshold::is_below(r.value, threshold);
             prop_assert_eq!(r.below_threshold, below);
             prop_assert_eq!(r.eligible, runnable(r.job) && !below);
         }

@@ -143,7 +143,7 @@ impl Emitter<'_> {
         }
         let next = d.checked_add(1)?;
         match self.nodes.get(id)? {
-            Node::Const(_) | Node::Slot(_) => None,
+            Node::Const(_) | Node::Slot(_) | Node::Raise(_) => None,
             Node::Neg(a) => {
                 let ty = self.node(*a, d)?;
                 self.push(Op::Neg, 0, 0, 0, 0.0);

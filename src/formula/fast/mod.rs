@@ -99,7 +99,7 @@ mod tests {
     fn typical_formulas_stay_on_the_fast_path() {
         let ten =
             "queue_priority + 0.005*ncpus + 0.000277778*eligible_time + 0.5*fairshare_factor \
-                   + 2*job_priority + 0.001*walltime + mem/1048576 + 10*accrue_type + 0.1*ngpus \
+                   + 2*job_priority + 0.001*walltime + mem/1048576 + 10*accrue_type + 0.1*naccelerators \
                    + 0.01*nodect";
         assert!(!bails(
             ten,
@@ -136,7 +136,7 @@ mod tests {
         assert_eq!(
             instructions(
                 "queue_priority + 0.005*ncpus + 0.000277778*eligible_time + 0.5*fairshare_factor \
-                 + 2*job_priority + 0.001*walltime + mem/1048576 + 10*accrue_type + 0.1*ngpus \
+                 + 2*job_priority + 0.001*walltime + mem/1048576 + 10*accrue_type + 0.1*naccelerators \
                  + 0.01*nodect"
             ),
             1

@@ -35,9 +35,10 @@ signal.signal(signal.SIGALRM, alarm)
 # Every keyword and built-in numeric resource is always bound (0 when not given), as PBS does.
 DEFAULTS = {k: 0.0 for k in FLOAT_KEYWORDS}
 DEFAULTS.update({k: 0 for k in (
-    "eligible_time queue_priority job_priority accrue_type accelerator_memory cput file hbmem "
-    "max_walltime mem min_walltime mpiprocs naccelerators nchunk ncpus ngpus nodect ompthreads "
-    "pcput pmem pvmem soft_walltime vmem walltime").split()})
+    "eligible_time queue_priority job_priority accrue_type accelerator_memory cpupercent cput "
+    "energy file hbmem hpm max_walltime mem min_walltime mpiprocs naccelerators nchunk ncpus "
+    "nice nodect ompthreads pcap_accelerator pcap_node pcput pmem pvmem soft_walltime ssinodes "
+    "start_time vmem walltime").split()})
 
 
 def bind(b):
