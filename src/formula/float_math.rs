@@ -519,15 +519,16 @@ const GAMMA_INTEGRAL: [f64; 23] = [
 /// Lanczos' sum L_g(x) for positive x, as a rational function (in 1/x from 5 on).
 fn lanczos_sum(x: f64) -> f64 {
     let (mut num, mut den) = (0.0f64, 0.0f64);
+    let coeffs = LANCZOS_NUM_COEFFS.iter().zip(&LANCZOS_DEN_COEFFS);
     if x < 5.0 {
-        for i in (0..LANCZOS_N).rev() {
-            num = num * x + LANCZOS_NUM_COEFFS[i];
-            den = den * x + LANCZOS_DEN_COEFFS[i];
+        for (n, d) in coeffs.rev() {
+            num = num * x + n;
+            den = den * x + d;
         }
     } else {
-        for i in 0..LANCZOS_N {
-            num = num / x + LANCZOS_NUM_COEFFS[i];
-            den = den / x + LANCZOS_DEN_COEFFS[i];
+        for (n, d) in coeffs {
+            num = num / x + n;
+            den = den / x + d;
         }
     }
     num / den
@@ -553,7 +554,10 @@ pub fn tgamma(x: f64) -> f64 {
             return f64::NAN;
         }
         if x <= GAMMA_INTEGRAL.len() as f64 {
-            return GAMMA_INTEGRAL[x as usize - 1];
+            // 1 <= x <= 23 here
+            if let Some(&g) = GAMMA_INTEGRAL.get(x as usize - 1) {
+                return g;
+            }
         }
     }
     let absx = x.abs();
