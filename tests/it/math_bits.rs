@@ -573,9 +573,19 @@ fn int_args() -> Vec<Vec<Arg>> {
     v.into_iter().map(|i| vec![Arg::I(i)]).collect()
 }
 
+/// How many rounds of random arguments: `MATH_BITS_ROUNDS` (default 1), for long runs such as
+/// `MATH_BITS_ROUNDS=50 cargo test --test it math_bits`.
+fn rounds() -> u64 {
+    std::env::var("MATH_BITS_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1)
+        .max(1)
+}
+
 fn check_unary(name: &str, seed: u64) {
-    let mut args: Vec<Vec<Arg>> = unary_inputs(name, seed)
-        .into_iter()
+    let mut args: Vec<Vec<Arg>> = (0..rounds())
+        .flat_map(|r| unary_inputs(name, seed ^ (r << 32)))
         .map(|x| vec![Arg::F(x)])
         .collect();
     args.extend(int_args());
@@ -583,8 +593,8 @@ fn check_unary(name: &str, seed: u64) {
 }
 
 fn check_binary(name: &str, seed: u64) {
-    let args: Vec<Vec<Arg>> = binary_inputs(name, seed)
-        .into_iter()
+    let args: Vec<Vec<Arg>> = (0..rounds())
+        .flat_map(|r| binary_inputs(name, seed ^ (r << 32)))
         .map(|(x, y)| vec![Arg::F(x), Arg::F(y)])
         .collect();
     check(name, &args);
@@ -651,8 +661,8 @@ fn log_with_base() {
 
 #[test]
 fn hypot() {
-    let mut args: Vec<Vec<Arg>> = binary_inputs("hypot", 8)
-        .into_iter()
+    let mut args: Vec<Vec<Arg>> = (0..rounds())
+        .flat_map(|r| binary_inputs("hypot", 8 ^ (r << 32)))
         .map(|(x, y)| vec![Arg::F(x), Arg::F(y)])
         .collect();
     // one and three coordinates: the same vector_norm
@@ -660,7 +670,7 @@ fn hypot() {
     for x in specials() {
         args.push(vec![Arg::F(x)]);
     }
-    for _ in 0..1500 {
+    for _ in 0..1500 * rounds() {
         let mut pick = || match g.below(4) {
             0 => g.bits(),
             1 => g.uniform(-10.0, 10.0),
@@ -682,7 +692,7 @@ fn ldexp() {
             args.push(vec![Arg::F(x), Arg::I(e)]);
         }
     }
-    for _ in 0..2500 {
+    for _ in 0..2500 * rounds() {
         let x = match g.below(3) {
             0 => g.bits(),
             1 => g.uniform(-10.0, 10.0),
