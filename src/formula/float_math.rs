@@ -1034,7 +1034,7 @@ mod tests {
     #[test]
     #[cfg(all(target_os = "linux", target_env = "gnu", target_arch = "x86_64"))]
     fn glibc_cbrt_not_compiler_builtins() {
-        // glibc's cbrt is not correctly rounded; this argument tells the two apart
+        // glibc's and compiler-builtins' cbrt differ on this argument
         // (python3: math.cbrt(math.e).hex() == '0x1.6546db1ba2d15p+0')
         let r = cbrt(std::f64::consts::E);
         assert_eq!(r.to_bits(), 0x3ff6_546d_b1ba_2d15);
