@@ -2,6 +2,7 @@
 //! takes and returns numbers, and the builtins `abs min max round int float`, with Python's
 //! results and exception messages.
 
+use super::float_math::{self, Wrapper};
 use super::value::{compare, PyErr, PyResult, Value};
 use std::cmp::Ordering;
 
@@ -165,145 +166,49 @@ impl Func {
     }
 }
 
-mod libm {
-    // glibc's libm (linked by std on Linux) for the functions std has no stable wrapper for.
-    extern "C" {
-        pub fn erf(x: f64) -> f64;
-        pub(crate) fn erfc(x: f64) -> f64;
-        pub(crate) fn tgamma(x: f64) -> f64;
-        pub(crate) fn lgamma_r(x: f64, sign: *mut i32) -> f64;
-        pub(crate) fn ldexp(x: f64, e: i32) -> f64;
-        pub(crate) fn nextafter(x: f64, y: f64) -> f64;
-        pub fn remainder(x: f64, y: f64) -> f64;
-    }
-}
-
-/// `erf(x)` from libm.
-pub fn erf(x: f64) -> f64 {
-    // SAFETY: a pure C function of one double; no pointers, no global state.
-    unsafe { libm::erf(x) }
-}
-/// `erfc(x)` from libm.
-pub(crate) fn erfc(x: f64) -> f64 {
-    // SAFETY: as above.
-    unsafe { libm::erfc(x) }
-}
-fn tgamma(x: f64) -> f64 {
-    // SAFETY: as above.
-    unsafe { libm::tgamma(x) }
-}
-fn lgamma(x: f64) -> f64 {
-    let mut sign = 0i32;
-    // SAFETY: `sign` is a valid, exclusively borrowed i32 for the duration of the call.
-    unsafe { libm::lgamma_r(x, &mut sign) }
-}
-fn ldexp(x: f64, e: i32) -> f64 {
-    // SAFETY: as erf.
-    unsafe { libm::ldexp(x, e) }
-}
-fn nextafter(x: f64, y: f64) -> f64 {
-    // SAFETY: as erf.
-    unsafe { libm::nextafter(x, y) }
-}
-fn remainder(x: f64, y: f64) -> f64 {
-    // SAFETY: as erf.
-    unsafe { libm::remainder(x, y) }
-}
-
 const DOMAIN: &str = "math domain error";
-const RANGE: &str = "math range error";
-
-/// Python's `math_1` rule: NaN from a non-NaN is a domain error; infinity from a finite input is
-/// a range error when the function can overflow, else a domain error.
-fn math_1(x: f64, r: f64, can_overflow: bool) -> Result<f64, PyErr> {
-    if r.is_nan() && !x.is_nan() {
-        return Err(DOMAIN.into());
-    }
-    if r.is_infinite() && x.is_finite() {
-        return Err(if can_overflow { RANGE } else { DOMAIN }.into());
-    }
-    Ok(r)
-}
 
 /// A plain float function of one float.
-pub type FloatFn = fn(f64) -> f64;
+pub type FloatFn = float_math::FloatFn;
 
-/// The plain float function behind a one-argument math function, and whether it can overflow.
-/// `None` for functions with their own error rules.
-pub(crate) fn unary_float(f: Func) -> Option<(FloatFn, bool)> {
+/// The float function behind a one-argument math function (CPython's or glibc's, bit for bit:
+/// `float_math`), and the CPython wrapper that checks its result. `None` for functions with
+/// their own argument rules.
+pub(crate) fn unary_float(f: Func) -> Option<(FloatFn, Wrapper)> {
+    use float_math as m;
+    const DOM: Wrapper = Wrapper::Math1 {
+        can_overflow: false,
+    };
+    const OVF: Wrapper = Wrapper::Math1 { can_overflow: true };
     Some(match f {
-        Func::Acos => (f64::acos, false),
-        Func::Acosh => (f64::acosh, false),
-        Func::Asin => (f64::asin, false),
-        Func::Asinh => (f64::asinh, false),
-        Func::Atan => (f64::atan, false),
-        Func::Atanh => (f64::atanh, false),
-        Func::Cbrt => (f64::cbrt, false),
-        Func::Cos => (f64::cos, false),
-        Func::Cosh => (f64::cosh, true),
-        Func::Exp => (f64::exp, true),
-        Func::Exp2 => (f64::exp2, true),
-        Func::Expm1 => (f64::exp_m1, true),
-        Func::Fabs => (f64::abs, false),
-        Func::Log1p => (f64::ln_1p, false),
-        Func::Sin => (f64::sin, false),
-        Func::Sinh => (f64::sinh, true),
-        Func::Sqrt => (f64::sqrt, false),
-        Func::Tan => (f64::tan, false),
-        Func::Tanh => (f64::tanh, false),
-        Func::Erf => (erf, false),
-        Func::Erfc => (erfc, false),
-        Func::Degrees => (degrees, false),
-        Func::Radians => (radians, false),
+        Func::Acos => (m::acos, DOM),
+        Func::Acosh => (m::acosh, DOM),
+        Func::Asin => (m::asin, DOM),
+        Func::Asinh => (m::asinh, DOM),
+        Func::Atan => (m::atan, DOM),
+        Func::Atanh => (m::atanh, DOM),
+        Func::Cbrt => (m::cbrt, DOM),
+        Func::Cos => (m::cos, DOM),
+        Func::Cosh => (m::cosh, OVF),
+        Func::Exp => (m::exp, OVF),
+        Func::Exp2 => (m::exp2, OVF),
+        Func::Expm1 => (m::expm1, OVF),
+        Func::Fabs => (m::fabs, DOM),
+        Func::Log1p => (m::log1p, DOM),
+        Func::Sin => (m::sin, DOM),
+        Func::Sinh => (m::sinh, OVF),
+        Func::Sqrt => (m::sqrt, DOM),
+        Func::Tan => (m::tan, DOM),
+        Func::Tanh => (m::tanh, DOM),
+        Func::Erf => (m::erf, Wrapper::Math1a),
+        Func::Erfc => (m::erfc, Wrapper::Math1a),
+        Func::Gamma => (m::tgamma, Wrapper::Math1a),
+        Func::Lgamma => (m::lgamma, Wrapper::Math1a),
+        Func::Degrees => (m::degrees, Wrapper::Plain),
+        Func::Radians => (m::radians, Wrapper::Plain),
+        Func::Ulp => (m::ulp, Wrapper::Plain),
         _ => return None,
     })
-}
-
-fn degrees(x: f64) -> f64 {
-    x * (180.0 / std::f64::consts::PI)
-}
-
-fn radians(x: f64) -> f64 {
-    x * (std::f64::consts::PI / 180.0)
-}
-
-fn ulp(x: f64) -> f64 {
-    if x.is_nan() || x.is_infinite() {
-        return x.abs();
-    }
-    let x = x.abs();
-    if x == f64::MAX {
-        return x - nextafter(x, 0.0);
-    }
-    nextafter(x, f64::INFINITY) - x
-}
-
-fn gamma(x: f64) -> Result<f64, PyErr> {
-    if x.is_nan() || x == f64::INFINITY {
-        return Ok(x);
-    }
-    if x == f64::NEG_INFINITY || x == 0.0 || (x < 0.0 && x == x.floor()) {
-        return Err(DOMAIN.into());
-    }
-    let r = tgamma(x);
-    if r.is_infinite() {
-        return Err(RANGE.into());
-    }
-    Ok(r)
-}
-
-fn lgamma_checked(x: f64) -> Result<f64, PyErr> {
-    if !x.is_finite() {
-        return Ok(x.abs());
-    }
-    if x <= 0.0 && x == x.floor() {
-        return Err(DOMAIN.into());
-    }
-    let r = lgamma(x);
-    if r.is_infinite() {
-        return Err(RANGE.into());
-    }
-    Ok(r)
 }
 
 /// Python's `math.log` family for one argument (ints handled exactly via their float value).
@@ -314,85 +219,16 @@ fn log_of(x: Value, f: fn(f64) -> f64) -> Result<f64, PyErr> {
         Value::Big(b) if b.is_infinite() => Ok(f(f64::MAX) + f(2.0)),
         _ => {
             let v = x.approx();
-            if v.is_nan() || v == f64::INFINITY {
-                return Ok(v);
-            }
-            if v <= 0.0 {
-                return Err(DOMAIN.into());
+            if matches!(x, Value::Float(_)) {
+                return Ok(float_math::apply(
+                    Wrapper::Math1 {
+                        can_overflow: false,
+                    },
+                    f,
+                    v,
+                )?);
             }
             Ok(f(v))
-        }
-    }
-}
-
-/// Python's `math.pow` (not the `**` operator): domain and range errors, special values.
-pub(crate) fn math_pow(x: f64, y: f64) -> Result<f64, PyErr> {
-    if !x.is_finite() || !y.is_finite() {
-        return Ok(if x.is_nan() {
-            if y == 0.0 {
-                1.0
-            } else {
-                x
-            }
-        } else if y.is_nan() {
-            if x == 1.0 {
-                1.0
-            } else {
-                y
-            }
-        } else if x.is_infinite() {
-            let odd = y.is_finite() && (y.abs() % 2.0) == 1.0;
-            if y > 0.0 {
-                if odd {
-                    x
-                } else {
-                    x.abs()
-                }
-            } else if y == 0.0 {
-                1.0
-            } else if odd {
-                0.0f64.copysign(x)
-            } else {
-                0.0
-            }
-        } else if x.abs() == 1.0 {
-            1.0
-        } else if y > 0.0 && x.abs() > 1.0 {
-            y
-        } else if y < 0.0 && x.abs() < 1.0 {
-            -y
-        } else {
-            0.0
-        });
-    }
-    let r = x.powf(y);
-    if r.is_nan() {
-        return Err(DOMAIN.into());
-    }
-    if r.is_infinite() {
-        return Err(if x == 0.0 { DOMAIN } else { RANGE }.into());
-    }
-    Ok(r)
-}
-
-fn hypot(xs: &[f64]) -> f64 {
-    if xs.iter().any(|x| x.is_infinite()) {
-        return f64::INFINITY;
-    }
-    if xs.iter().any(|x| x.is_nan()) {
-        return f64::NAN;
-    }
-    match xs {
-        [] => 0.0,
-        [x] => x.abs(),
-        [x, y] => x.hypot(*y),
-        _ => {
-            let max = xs.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-            if max == 0.0 {
-                return 0.0;
-            }
-            let sum: f64 = xs.iter().map(|x| (x / max) * (x / max)).sum();
-            max * sum.sqrt()
         }
     }
 }
@@ -418,9 +254,9 @@ fn two_args(name: &str, args: &[Value]) -> Result<(Value, Value), PyErr> {
 /// Calls `f` with Python's semantics.
 pub fn call(f: Func, args: &[Value]) -> PyResult {
     let name = f.name();
-    if let Some((g, can_overflow)) = unary_float(f) {
+    if let Some((g, wrapper)) = unary_float(f) {
         let x = one_arg(name, args)?.to_f64()?;
-        return math_1(x, g(x), can_overflow).map(Value::Float);
+        return Ok(Value::Float(float_math::apply(wrapper, g, x)?));
     }
     match f {
         Func::Abs => match args {
@@ -482,16 +318,13 @@ pub fn call(f: Func, args: &[Value]) -> PyResult {
                 _ => x.is_nan(),
             }))
         }
-        Func::Gamma => gamma(one_arg(name, args)?.to_f64()?).map(Value::Float),
-        Func::Lgamma => lgamma_checked(one_arg(name, args)?.to_f64()?).map(Value::Float),
-        Func::Ulp => Ok(Value::Float(ulp(one_arg(name, args)?.to_f64()?))),
-        Func::Log2 => log_of(one_arg(name, args)?, f64::log2).map(Value::Float),
-        Func::Log10 => log_of(one_arg(name, args)?, f64::log10).map(Value::Float),
+        Func::Log2 => log_of(one_arg(name, args)?, float_math::log2).map(Value::Float),
+        Func::Log10 => log_of(one_arg(name, args)?, float_math::log10).map(Value::Float),
         Func::Log => match args {
-            [x] => log_of(*x, f64::ln).map(Value::Float),
+            [x] => log_of(*x, float_math::log).map(Value::Float),
             [x, base] => {
-                let num = log_of(*x, f64::ln)?;
-                let den = log_of(*base, f64::ln)?;
+                let num = log_of(*x, float_math::log)?;
+                let den = log_of(*base, float_math::log)?;
                 if den == 0.0 {
                     return Err("float division by zero".into());
                 }
@@ -499,42 +332,22 @@ pub fn call(f: Func, args: &[Value]) -> PyResult {
             }
             _ => Err("math.log requires 1 to 2 arguments".into()),
         },
-        Func::Atan2 => {
-            let (y, x) = two_args(name, args)?;
-            Ok(Value::Float(y.to_f64()?.atan2(x.to_f64()?)))
-        }
-        Func::Copysign => {
-            let (x, y) = two_args(name, args)?;
-            Ok(Value::Float(x.to_f64()?.copysign(y.to_f64()?)))
-        }
-        Func::Nextafter => {
-            let (x, y) = two_args(name, args)?;
-            Ok(Value::Float(nextafter(x.to_f64()?, y.to_f64()?)))
-        }
-        Func::Fmod => {
+        Func::Atan2
+        | Func::Copysign
+        | Func::Nextafter
+        | Func::Fmod
+        | Func::Remainder
+        | Func::Pow => {
             let (x, y) = two_args(name, args)?;
             let (x, y) = (x.to_f64()?, y.to_f64()?);
-            if y.is_infinite() && x.is_finite() {
-                return Ok(Value::Float(x));
-            }
-            let r = x % y;
-            if r.is_nan() && !x.is_nan() && !y.is_nan() {
-                return Err(DOMAIN.into());
-            }
-            Ok(Value::Float(r))
-        }
-        Func::Remainder => {
-            let (x, y) = two_args(name, args)?;
-            let (x, y) = (x.to_f64()?, y.to_f64()?);
-            let r = remainder(x, y);
-            if r.is_nan() && !x.is_nan() && !y.is_nan() {
-                return Err(DOMAIN.into());
-            }
-            Ok(Value::Float(r))
-        }
-        Func::Pow => {
-            let (x, y) = two_args(name, args)?;
-            math_pow(x.to_f64()?, y.to_f64()?).map(Value::Float)
+            Ok(Value::Float(match f {
+                Func::Atan2 => float_math::atan2(x, y)?,
+                Func::Copysign => float_math::copysign(x, y)?,
+                Func::Nextafter => float_math::nextafter(x, y),
+                Func::Fmod => float_math::math_fmod(x, y)?,
+                Func::Remainder => float_math::remainder(x, y)?,
+                _ => float_math::math_pow(x, y)?,
+            }))
         }
         Func::Ldexp => {
             let (x, i) = two_args(name, args)?;
@@ -552,21 +365,14 @@ pub fn call(f: Func, args: &[Value]) -> PyResult {
                     return Err("Expected an int as second argument to ldexp.".into())
                 }
             };
-            if x == 0.0 || !x.is_finite() {
-                return Ok(Value::Float(x));
-            }
-            let r = ldexp(x, e);
-            if r.is_infinite() {
-                return Err(RANGE.into());
-            }
-            Ok(Value::Float(r))
+            Ok(Value::Float(float_math::ldexp(x, i64::from(e))?))
         }
         Func::Hypot => {
             let xs = args
                 .iter()
                 .map(|a| a.to_f64())
                 .collect::<Result<Vec<f64>, PyErr>>()?;
-            Ok(Value::Float(hypot(&xs)))
+            Ok(Value::Float(float_math::hypot(&xs)))
         }
         _ => Err(format!("{name}() is not callable").into()),
     }
@@ -678,6 +484,8 @@ fn round_digits(digits: &str, k: usize, frac: bool) -> String {
 mod tests {
     use super::*;
     use Value::{Float as F, Int as I};
+
+    const RANGE: &str = "math range error";
 
     #[test]
     fn rounding_like_python() {

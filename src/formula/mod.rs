@@ -8,6 +8,7 @@ pub mod compile;
 pub mod error;
 mod exact;
 mod fast;
+pub mod float_math;
 pub mod functions;
 mod ir;
 pub mod limits;

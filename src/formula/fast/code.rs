@@ -7,6 +7,7 @@
 //! place where Python could raise or differ from plain f64 arithmetic ORs into one `bad` flag
 //! instead of branching; the caller then re-evaluates the job exactly.
 
+use crate::formula::float_math;
 use crate::formula::functions::{round_float, FloatFn};
 use crate::formula::value::{float_floordiv, float_mod, EXACT_INT};
 
@@ -311,13 +312,13 @@ impl Code {
                     acc = if acc > best { acc } else { best };
                 }
                 Op::MathPow => {
-                    acc = get!(R).powf(acc);
+                    acc = float_math::pow(get!(R), acc);
                     bad |= !acc.is_finite();
                 }
                 Op::Atan2 => {
                     let y = get!(R);
                     bad |= y == 0.0;
-                    acc = y.atan2(acc);
+                    acc = float_math::m_atan2(y, acc);
                 }
                 Op::Copysign => {
                     bad |= acc == 0.0;
@@ -325,12 +326,12 @@ impl Code {
                 }
                 Op::Fmod => {
                     let y = acc;
-                    acc = get!(R) % y;
+                    acc = float_math::fmod(get!(R), y);
                     bad |= !(acc.is_finite() && y.is_finite());
                 }
                 Op::Log2Arg => {
-                    let num = get!(R).ln();
-                    let den = acc.ln();
+                    let num = float_math::log(get!(R));
+                    let den = float_math::log(acc);
                     bad |= !(num.is_finite() && den.is_finite() && den != 0.0);
                     acc = num / den;
                 }

@@ -6,6 +6,7 @@
 use super::code::{Code, Ins, Op, Term, CHECK, CHECK_INNER, MAX_REGS, NO_JUMP, RUN_DIVIDES};
 use super::{join, result_ty, Ty};
 use crate::formula::ast::{BinOp, CmpOp};
+use crate::formula::float_math;
 use crate::formula::functions::{self, FloatFn, Func};
 use crate::formula::ir::Node;
 use crate::formula::value::{Value, EXACT_INT};
@@ -449,9 +450,9 @@ impl Emitter<'_> {
             (Func::Float, [x]) => self.one(*x, d, |v| v, Some(Ty::Float)),
             (Func::Fabs, [x]) => self.one(*x, d, f64::abs, Some(Ty::Float)),
             (Func::Abs, [x]) => self.one(*x, d, f64::abs, None),
-            (Func::Log, [x]) => self.one(*x, d, f64::ln, Some(Ty::Float)),
-            (Func::Log2, [x]) => self.one(*x, d, f64::log2, Some(Ty::Float)),
-            (Func::Log10, [x]) => self.one(*x, d, f64::log10, Some(Ty::Float)),
+            (Func::Log, [x]) => self.one(*x, d, float_math::log, Some(Ty::Float)),
+            (Func::Log2, [x]) => self.one(*x, d, float_math::log2, Some(Ty::Float)),
+            (Func::Log10, [x]) => self.one(*x, d, float_math::log10, Some(Ty::Float)),
             (Func::Round, [x, n]) => {
                 let Some(Node::Const(Value::Int(n))) = self.nodes.get(*n) else {
                     return None;
