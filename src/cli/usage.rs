@@ -9,6 +9,7 @@ use fairsort::home::{current_host, current_user, Home, SchedAttrs, UsageChangeEr
 use fairsort::pbs::units::decay_time;
 use fairsort::pbs::FairshareEntity;
 use fairsort::usage::decay::{calendar::parse_iso, ModelKind};
+use fairsort::usage::settings::check_time;
 use fairsort::usage::{
     record, usage_res_charge, write_flux_usage, write_pbs_usage, BillingWeights, InputFormat,
     ModelOverrides, RecordOptions, UsageError,
@@ -231,7 +232,8 @@ fn now() -> i64 {
 }
 
 fn parse_time(s: &str) -> Result<i64, Failure> {
-    s.trim()
+    let t = s
+        .trim()
         .parse::<i64>()
         .ok()
         .or_else(|| parse_iso(s.trim()))
@@ -239,7 +241,9 @@ fn parse_time(s: &str) -> Result<i64, Failure> {
             Failure::usage(format!(
                 "bad time `{s}`: use epoch seconds or YYYY-MM-DD[THH:MM[:SS]] (UTC)"
             ))
-        })
+        })?;
+    check_time("time", t).map_err(|e| Failure::usage(format!("bad time `{s}`: {e}")))?;
+    Ok(t)
 }
 
 fn split_entity(s: &str) -> Result<(Option<&str>, &str), Failure> {

@@ -142,7 +142,7 @@ pub fn read_sacct(
     r: &mut dyn BufRead,
     file: &Path,
     weights: &BillingWeights,
-    sink: &mut dyn FnMut(FinishedJob),
+    sink: &mut dyn FnMut(FinishedJob) -> Result<(), String>,
     malformed: &mut Vec<Malformed>,
 ) -> Result<ReadStats, UsageError> {
     let mut stats = ReadStats::default();
@@ -241,7 +241,10 @@ fn row(c: &Columns, text: &str, weights: &BillingWeights) -> Result<Option<Finis
     } else {
         let s = c.start.map(get).transpose()?.unwrap_or_default();
         let start = parse_iso(s.trim()).ok_or_else(|| format!("bad Start `{s}`"))?;
-        (end - start).max(0) as f64
+        if end < start {
+            return Err(format!("End `{end_s}` is before Start `{}`", s.trim()));
+        }
+        (end - start) as f64
     };
     let tres = c
         .tres
@@ -341,7 +344,10 @@ mod tests {
             &mut SACCT.as_bytes(),
             Path::new("s.txt"),
             &BillingWeights::default(),
-            &mut |j| jobs.push(j),
+            &mut |j| {
+                jobs.push(j);
+                Ok(())
+            },
             &mut bad,
         )
         .unwrap();
@@ -358,7 +364,10 @@ mod tests {
             &mut SACCT.as_bytes(),
             Path::new("s.txt"),
             &w,
-            &mut |j| jobs.push(j),
+            &mut |j| {
+                jobs.push(j);
+                Ok(())
+            },
             &mut bad,
         )
         .unwrap();
@@ -372,7 +381,7 @@ mod tests {
             &mut "JobID|Account\n1|a\n".as_bytes(),
             Path::new("s"),
             &BillingWeights::default(),
-            &mut |_| {},
+            &mut |_| Ok(()),
             &mut bad,
         );
         assert!(e.unwrap_err().to_string().contains("no user column"));

@@ -30,6 +30,7 @@ mod hardening_home;
 mod hardening_limits;
 mod hardening_props;
 mod hardening_regressions;
+mod hardening_validate;
 mod order_cli;
 mod order_demo;
 mod qmgr_formula;
