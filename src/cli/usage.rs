@@ -167,7 +167,7 @@ pub fn run(args: Args, global: &Global) -> CliResult {
         return run_show(a, &home);
     }
     let (who, host) = (current_user(), current_host());
-    let command = std::env::args().skip(1).collect::<Vec<_>>().join(" ");
+    let command = audit_command(std::env::args_os().skip(1));
     let sched = &state.sched;
     let pbs_decay = (
         i64::try_from(sched.fairshare_decay_time).unwrap_or(i64::MAX),
@@ -218,6 +218,25 @@ pub fn run(args: Args, global: &Global) -> CliResult {
 impl From<UsageChangeError> for Failure {
     fn from(e: UsageChangeError) -> Self {
         Failure::user(e.to_string())
+    }
+}
+
+/// The command line as the audit log records it: each argument quoted as a POSIX shell would
+/// need it, so an argument holding a space, quote or newline stays one argument.
+fn audit_command(args: impl Iterator<Item = std::ffi::OsString>) -> String {
+    args.map(|a| shell_quote(&a.to_string_lossy()))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn shell_quote(a: &str) -> String {
+    let plain = !a.is_empty()
+        && a.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_./:=@%+,-".contains(c));
+    if plain {
+        a.to_string()
+    } else {
+        format!("'{}'", a.replace('\'', "'\\''"))
     }
 }
 

@@ -584,6 +584,76 @@ mod tests {
         assert_eq!(sl.usage_of(None, "a"), 0.0);
     }
 
+    mod props {
+        use super::*;
+        use crate::formats::pbs::usage::{check_writable, read_usage, write_usage_binary};
+        use proptest::prelude::*;
+
+        fn name() -> impl Strategy<Value = String> {
+            prop_oneof![
+                "[a-z][a-z0-9_.:-]{0,12}",
+                "[ -~]{1,60}",
+                any::<String>(),
+                Just("unknown".to_string()),
+            ]
+        }
+
+        fn value() -> impl Strategy<Value = f64> {
+            prop_oneof![
+                0.0..1e12f64,
+                any::<f64>(),
+                Just(1.0),
+                Just(f64::MAX),
+                Just(f64::NAN),
+                Just(-0.0),
+            ]
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(256))]
+
+            /// What `usage set` accepts, the store writes and reads back as it was; what the PBS
+            /// export would write, its reader reads back as it was, and what it refuses is never
+            /// written.
+            #[test]
+            fn store_and_pbs_export_round_trip(
+                items in proptest::collection::vec((proptest::option::of(name()), name(), value()), 0..12),
+                last in prop_oneof![Just(None), (0i64..=crate::usage::settings::MAX_TIME).prop_map(Some)],
+            ) {
+                let mut u = Usage::from_store(UsageStore::default());
+                u.last_decay = last;
+                for (account, name, v) in &items {
+                    let ok = u.set(account.as_deref(), name, *v).is_ok();
+                    prop_assert_eq!(ok, check_usage(*v).is_ok() && check_name(name).is_ok()
+                        && account.as_deref().is_none_or(|a| check_name(a).is_ok()));
+                }
+                let store = u.to_store();
+                let text = store.render(Path::new("usage.toml")).unwrap();
+                let back = UsageStore::parse(&text, Path::new("usage.toml"));
+                prop_assert!(back.is_ok(), "{:?}\n{}", back.err(), text);
+                prop_assert_eq!(back.unwrap(), store);
+
+                let pbs = crate::usage::export::to_pbs_usage(&u);
+                let bytes = write_usage_binary(&pbs);
+                match check_writable(&pbs) {
+                    Ok(()) => {
+                        let read = read_usage(&bytes);
+                        prop_assert!(read.is_ok(), "{:?}", read.err());
+                        let read = read.unwrap();
+                        prop_assert_eq!(read.entries, pbs.entries);
+                        prop_assert_eq!(read.last_decay, Some(pbs.last_decay.unwrap_or(0)));
+                    }
+                    Err(_) => {
+                        let dir = tempfile::tempdir().unwrap();
+                        let p = dir.path().join("usage");
+                        prop_assert!(crate::usage::write_pbs_usage(&u, &p, false).is_err());
+                        prop_assert!(!p.exists());
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn damaged_store_is_an_error() {
         let path = Path::new("usage.toml");

@@ -383,3 +383,91 @@ fn usage_set_refuses_bad_values_and_names() {
     }
     assert!(!h.join("usage.toml").exists());
 }
+
+#[test]
+fn values_with_newlines_and_quotes_round_trip_through_print_as_one_command() {
+    let a = new_home();
+    let formula = "(ncpus\n+ walltime)";
+    let tests = "it's \"odd\".toml";
+    qmgr(
+        a.path(),
+        "set server job_sort_formula = \"(ncpus\n+ walltime)\"",
+    )
+    .success();
+    qmgr(
+        a.path(),
+        "set server job_sort_formula_tests = \"it's \"'\"odd\".toml'",
+    )
+    .success();
+    qmgr(a.path(), "set sched fairshare_usage_res = \"ncpus >= 2\"").success();
+    let printed = fairsort_home(a.path())
+        .args(["qmgr", "-c", "print server"])
+        .output()
+        .unwrap();
+    assert!(printed.status.success());
+    let printed = String::from_utf8(printed.stdout).unwrap();
+    assert!(
+        printed.contains("set server job_sort_formula = \"(ncpus\n+ walltime)\"\n"),
+        "{printed}"
+    );
+    let sched = fairsort_home(a.path())
+        .args(["qmgr", "-c", "print sched"])
+        .output()
+        .unwrap();
+    let sched = String::from_utf8(sched.stdout).unwrap();
+    assert!(
+        sched.contains("fairshare_usage_res = \"ncpus >= 2\"\n"),
+        "{sched}"
+    );
+
+    // replay both into a fresh home: every value arrives whole, nothing else is run
+    let b = tempfile::tempdir().unwrap();
+    fairsort_home(b.path())
+        .arg("qmgr")
+        .write_stdin(format!("{printed}{sched}"))
+        .assert()
+        .success()
+        .stderr("");
+    let state = fairsort::home::Home::open(Some(b.path()))
+        .unwrap()
+        .load()
+        .unwrap();
+    assert_eq!(state.server.job_sort_formula.as_deref(), Some(formula));
+    assert_eq!(state.server.job_sort_formula_tests.as_deref(), Some(tests));
+    assert_eq!(state.sched.fairshare_usage_res, "ncpus >= 2");
+    let again = fairsort_home(b.path())
+        .args(["qmgr", "-c", "print server"])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8(again.stdout).unwrap(), printed);
+
+    // the audit log keeps one record per change, the newline escaped
+    let audit = std::fs::read_to_string(a.path().join("audit.log")).unwrap();
+    let records: Vec<&str> = audit.lines().collect();
+    assert_eq!(records.len(), 5, "{audit}");
+    assert!(
+        records[2].ends_with("\tset server job_sort_formula = \"(ncpus\\n+ walltime)\""),
+        "{audit}"
+    );
+    fairsort_home(a.path())
+        .args(["usage", "set", "bank/it's a user", "5"])
+        .assert()
+        .success();
+    let audit = std::fs::read_to_string(a.path().join("audit.log")).unwrap();
+    assert!(
+        // the shell quoting's backslash is itself escaped in the log
+        audit
+            .trim_end()
+            .ends_with("usage set 'bank/it'\\\\''s a user' 5"),
+        "{audit}"
+    );
+}
+
+#[test]
+fn control_characters_in_text_attributes_are_refused() {
+    let dir = new_home();
+    qmgr(dir.path(), "set server job_sort_formula_tests = \"a\x1bb\"")
+        .code(1)
+        .stderr(predicate::str::contains("control character"));
+    qmgr(dir.path(), "set server job_sort_formula = \"ncpus\x07\"").code(1);
+}
