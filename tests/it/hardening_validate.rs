@@ -471,3 +471,30 @@ fn control_characters_in_text_attributes_are_refused() {
         .stderr(predicate::str::contains("control character"));
     qmgr(dir.path(), "set server job_sort_formula = \"ncpus\x07\"").code(1);
 }
+
+#[test]
+fn eval_file_reads_at_most_its_limit() {
+    // an endless input: read whole, it never ends (or exhausts memory)
+    crate::common::fairsort()
+        .args(["eval", "--file", "/dev/zero"])
+        .timeout(Duration::from_secs(60))
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "/dev/zero: longer than 65579 bytes; a formula is at most 65536 bytes",
+        ));
+    let dir = tempfile::tempdir().unwrap();
+    let big = write(dir.path(), "f", &"1+".repeat(40_000));
+    crate::common::fairsort()
+        .args(["eval", "--file"])
+        .arg(&big)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("longer than 65579 bytes"));
+    crate::common::fairsort()
+        .args(["eval", "--file", "-"])
+        .write_stdin("### PBS INTERNAL FILE DO NOT MODIFY ###\n2*3\n")
+        .assert()
+        .success()
+        .stdout("6.0\n");
+}
