@@ -141,9 +141,15 @@ impl ServerState {
                 "managers: the list is empty; nobody could change this home (keep at least one user@host)".to_string(),
             );
         }
-        for m in &self.server.managers {
+        for (i, m) in self.server.managers.iter().enumerate() {
             if let Err(msg) = super::permissions::check_pattern(m) {
                 return bad(&["server", "managers"], msg);
+            }
+            if self.server.managers[..i].contains(m) {
+                return bad(
+                    &["server", "managers"],
+                    format!("managers: Duplicate entry in list {m}"),
+                );
             }
         }
         for (key, value) in [

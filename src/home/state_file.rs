@@ -133,6 +133,16 @@ mod tests {
                 "/h/server.toml:5:1: unknown field `bogus`, expected one of `priority`, `queue_type`, `enabled`, `started`",
             ),
         ];
+        let cases = cases.into_iter().chain([
+            (
+                "[server]\nmanagers = [\"root@*\", \"a@*\", \"root@*\"]\n",
+                "/h/server.toml:2:12: managers: Duplicate entry in list root@*",
+            ),
+            (
+                "[server]\nmanagers = [\"root@*\"]\n[sched]\nfair_share = true\nfair_share = false\n",
+                "/h/server.toml:5:1: duplicate key `fair_share` in table `sched`",
+            ),
+        ]);
         for (text, want) in cases {
             assert_eq!(parse(text, p()).unwrap_err().to_string(), want);
         }

@@ -88,6 +88,10 @@ pub fn script_requests(text: &str) -> Vec<String> {
         out.push(std::mem::take(&mut cur));
     }
     if !cur.is_empty() {
+        // a quote still open at the end: the request as written, for the lexer to report
+        if open.is_some() && cur.ends_with('\n') {
+            cur.pop();
+        }
         out.push(cur);
     }
     out
@@ -107,6 +111,6 @@ mod tests {
             script_requests("s s f = \"a\nb'\"\n# don't\nq\n"),
             vec!["s s f = \"a\nb'\"", "# don't", "q"]
         );
-        assert_eq!(script_requests("s s f = 'open\n"), vec!["s s f = 'open\n"]);
+        assert_eq!(script_requests("s s f = 'open\n"), vec!["s s f = 'open"]);
     }
 }
