@@ -37,8 +37,10 @@ impl std::str::FromStr for BillingWeights {
             let x: f64 = num
                 .parse()
                 .ok()
-                .filter(|x: &f64| x.is_finite())
-                .ok_or_else(|| format!("TRESBillingWeights: bad weight in `{item}`"))?;
+                .filter(|x: &f64| x.is_finite() && *x >= 0.0)
+                .ok_or_else(|| {
+                    format!("TRESBillingWeights: bad weight in `{item}` (a finite number >= 0)")
+                })?;
             weights.push((name, x / per_mb));
         }
         Ok(BillingWeights { weights })
@@ -385,5 +387,14 @@ mod tests {
             &mut bad,
         );
         assert!(e.unwrap_err().to_string().contains("no user column"));
+    }
+
+    #[test]
+    fn weights_are_finite_and_not_negative() {
+        assert!("CPU=1.0,Mem=0.25G".parse::<BillingWeights>().is_ok());
+        for bad in ["CPU=-1", "CPU=inf", "CPU=NaN", "Mem=-2G"] {
+            let e = bad.parse::<BillingWeights>().unwrap_err();
+            assert!(e.contains("a finite number >= 0"), "{bad}: {e}");
+        }
     }
 }

@@ -86,11 +86,6 @@ impl UsageStore {
         self.settings
             .check_ranges()
             .map_err(|(field, e)| (at(&["settings", field]), e.to_string()))?;
-        let bins = if self.settings.model == ModelKind::Flux {
-            self.settings.flux().map(|f| f.bins()).unwrap_or(0)
-        } else {
-            0
-        };
         let mut seen = std::collections::HashSet::new();
         for (i, e) in self.entries.iter().enumerate() {
             let i = i.to_string();
@@ -110,14 +105,10 @@ impl UsageStore {
             for b in &e.bins {
                 check_usage(*b).map_err(|m| (here("bins"), format!("bin: {m}")))?;
             }
-            if e.bins.len() > bins.max(MAX_FLUX_BINS as usize) {
+            if e.bins.len() > MAX_FLUX_BINS as usize {
                 return Err((
                     here("bins"),
-                    format!(
-                        "{} bins; at most {}",
-                        e.bins.len(),
-                        bins.max(MAX_FLUX_BINS as usize)
-                    ),
+                    format!("{} bins; at most {MAX_FLUX_BINS}", e.bins.len()),
                 ));
             }
         }
@@ -363,7 +354,10 @@ impl Usage {
                 }
                 DecayReport {
                     periods: step.periods,
-                    factor: f64::from(d.factor).powi(step.periods.min(i32::MAX as u64) as i32),
+                    factor: match i32::try_from(step.periods) {
+                        Ok(n) => f64::from(d.factor).powi(n),
+                        Err(_) => f64::from(d.factor).powf(step.periods as f64),
+                    },
                     reset: false,
                     last_decay: step.last_decay,
                 }

@@ -227,7 +227,8 @@ fn out_of_range_decay_settings_are_refused_without_a_panic() {
 
 #[test]
 fn decay_to_a_far_future_time_is_immediate() {
-    // With a factor this close to 1 the per-period loop needed billions of steps per entity.
+    // One-second periods and a factor this close to 1: the per-period loop needed billions of
+    // steps (minutes, under the home's lock) before usage reached the floor.
     let dir = new_home();
     let h = dir.path();
     fairsort_home(h)
@@ -235,22 +236,26 @@ fn decay_to_a_far_future_time_is_immediate() {
         .assert()
         .success();
     fairsort_home(h)
+        .args(["usage", "decay", "--at", "2000-01-01"])
+        .assert()
+        .success();
+    fairsort_home(h)
         .args([
             "usage",
             "decay",
             "--at",
-            "2000-01-01",
+            "9999-12-31",
             "--decay-factor",
             "0.9999999",
+            "--decay-time",
+            "00:00:01",
+            "--json",
         ])
-        .assert()
-        .success();
-    fairsort_home(h)
-        .args(["usage", "decay", "--at", "9999-12-31", "--json"])
         .timeout(Duration::from_secs(120))
         .assert()
         .success()
-        .stdout(predicate::str::contains("\"periods\": 2921938"));
+        .stdout(predicate::str::contains("\"periods\": 252455529599"))
+        .stdout(predicate::str::contains("\"factor\": 0.0"));
     let text = std::fs::read_to_string(h.join("usage.toml")).unwrap();
     assert!(
         text.contains("name = \"alice\"\nusage = 1.0\n"),
