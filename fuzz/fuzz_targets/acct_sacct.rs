@@ -29,6 +29,7 @@ fuzz_target!(|data: &[u8]| {
                 "bad charge {}",
                 job.charge
             );
+            Ok(())
         },
         &mut malformed,
     );

@@ -6,6 +6,8 @@ use fairsort::formula::{self, FormulaError, ResourceTable};
 use fairsort::pbs::ResourceType;
 use fairsort::scenario::{Base, ScenarioBuilder};
 use serde_json::json;
+use std::io::Read;
+use std::path::Path;
 
 /// Arguments of `fairsort eval`.
 #[derive(Debug, clap::Args)]
@@ -43,18 +45,40 @@ pub struct FormulaInput {
 
 const PBS_HEADER: &str = "### PBS INTERNAL FILE DO NOT MODIFY ###";
 
+/// Most bytes a formula file may hold: the longest formula, PBS's header line and line ends.
+const MAX_FILE_BYTES: usize = formula::limits::MAX_LEN + PBS_HEADER.len() + 4;
+
+/// Reads at most [`MAX_FILE_BYTES`] (+1 to tell a longer input), never the whole of a huge
+/// file or an endless stream.
+fn read_capped(r: &mut dyn std::io::Read, name: &Path) -> Result<Vec<u8>, Failure> {
+    let mut buf = Vec::new();
+    r.take(MAX_FILE_BYTES as u64 + 1)
+        .read_to_end(&mut buf)
+        .map_err(|e| Failure::user(format!("cannot read {}: {e}", name.display())))?;
+    if buf.len() > MAX_FILE_BYTES {
+        return Err(Failure::user(format!(
+            "{}: longer than {MAX_FILE_BYTES} bytes; a formula is at most {} bytes",
+            name.display(),
+            formula::limits::MAX_LEN
+        )));
+    }
+    Ok(buf)
+}
+
 impl FormulaInput {
     /// The formula text (must be UTF-8; a trailing newline is dropped, as PBS does).
     pub fn read(&self) -> Result<String, Failure> {
         let bytes = match (&self.formula, &self.file) {
             (Some(f), _) => f.as_encoded_bytes().to_vec(),
             (None, Some(p)) if p.as_os_str() == "-" => {
-                let mut buf = Vec::new();
-                std::io::Read::read_to_end(&mut std::io::stdin(), &mut buf)?;
-                buf
+                read_capped(&mut std::io::stdin().lock(), Path::new("standard input"))?
             }
-            (None, Some(p)) => std::fs::read(p)
-                .map_err(|e| Failure::user(format!("cannot read {}: {e}", p.display())))?,
+            (None, Some(p)) => {
+                let cannot =
+                    |e: std::io::Error| Failure::user(format!("cannot read {}: {e}", p.display()));
+                let mut f = std::fs::File::open(p).map_err(cannot)?;
+                read_capped(&mut f, p)?
+            }
             (None, None) => return Err(Failure::usage("give a formula or --file PATH")),
         };
         let text = String::from_utf8(bytes)

@@ -34,9 +34,10 @@ fn render_case(out: &mut String, path: &str, c: &CaseResult) {
         Status::Recorded => "recorded",
     };
     out.push_str(&format!(
-        "{status}[{}] {}  ({path}:{})\n",
+        "{status}[{}] {}  ({}:{})\n",
         c.kind.key(),
-        c.name,
+        shown(&c.name),
+        shown(path),
         c.line
     ));
     let Some(problem) = &c.problem else {
@@ -44,7 +45,7 @@ fn render_case(out: &mut String, path: &str, c: &CaseResult) {
     };
     let mut lines: Vec<String> = Vec::new();
     if let Some(f) = &c.formula {
-        lines.push(format!("formula   {f}"));
+        lines.push(format!("formula   {}", shown(f)));
     }
     match problem {
         Problem::Value {
@@ -114,6 +115,30 @@ fn render_case(out: &mut String, path: &str, c: &CaseResult) {
             out.push('\n');
         }
     }
+}
+
+/// A name or formula as the report shows it: as is, or — when it holds a control character
+/// (a newline could fake a report line), a quote or a backslash, or starts or ends with a
+/// space — as a TOML basic string (`"a\nb"`), the way the test file would spell it.
+fn shown(s: &str) -> String {
+    let plain = !s.chars().any(|c| c.is_control() || c == '"' || c == '\\') && s.trim() == s;
+    if plain {
+        return s.to_string();
+    }
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// A tolerance as reports show it: scientific notation for tiny values (`1e-12`).
@@ -225,6 +250,31 @@ FAILED  [order] fails  (t.toml:7)
 1 passed, 1 failed
 ";
         assert_eq!(text, expected);
+    }
+
+    #[test]
+    fn names_and_formulas_with_newlines_are_quoted_on_one_line() {
+        let mut c = case(
+            "x\nok      [order] forged",
+            Status::Recorded,
+            Some(Problem::NoExpectation),
+        );
+        c.formula = Some("(ncpus\n+ 1)".into());
+        let files = vec![FileResult {
+            path: "t.toml".into(),
+            error: None,
+            cases: vec![c],
+        }];
+        let text = render(&files);
+        assert!(
+            text.starts_with(
+                "recorded[order] \"x\\nok      [order] forged\"  (t.toml:7)\n        formula   \"(ncpus\\n+ 1)\"\n"
+            ),
+            "{text}"
+        );
+        assert_eq!(shown("plain name"), "plain name");
+        assert_eq!(shown("say \"hi\""), "\"say \\\"hi\\\"\"");
+        assert_eq!(shown("\u{1b}[2J"), "\"\\u001B[2J\"");
     }
 
     #[test]

@@ -9,6 +9,7 @@ use fairsort::home::{current_host, current_user, Home, SchedAttrs, UsageChangeEr
 use fairsort::pbs::units::decay_time;
 use fairsort::pbs::FairshareEntity;
 use fairsort::usage::decay::{calendar::parse_iso, ModelKind};
+use fairsort::usage::settings::check_time;
 use fairsort::usage::{
     record, usage_res_charge, write_flux_usage, write_pbs_usage, BillingWeights, InputFormat,
     ModelOverrides, RecordOptions, UsageError,
@@ -166,7 +167,7 @@ pub fn run(args: Args, global: &Global) -> CliResult {
         return run_show(a, &home);
     }
     let (who, host) = (current_user(), current_host());
-    let command = std::env::args().skip(1).collect::<Vec<_>>().join(" ");
+    let command = audit_command(std::env::args_os().skip(1));
     let sched = &state.sched;
     let pbs_decay = (
         i64::try_from(sched.fairshare_decay_time).unwrap_or(i64::MAX),
@@ -220,6 +221,25 @@ impl From<UsageChangeError> for Failure {
     }
 }
 
+/// The command line as the audit log records it: each argument quoted as a POSIX shell would
+/// need it, so an argument holding a space, quote or newline stays one argument.
+fn audit_command(args: impl Iterator<Item = std::ffi::OsString>) -> String {
+    args.map(|a| shell_quote(&a.to_string_lossy()))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn shell_quote(a: &str) -> String {
+    let plain = !a.is_empty()
+        && a.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_./:=@%+,-".contains(c));
+    if plain {
+        a.to_string()
+    } else {
+        format!("'{}'", a.replace('\'', "'\\''"))
+    }
+}
+
 fn user(e: UsageError) -> Failure {
     Failure::user(e.to_string())
 }
@@ -231,7 +251,8 @@ fn now() -> i64 {
 }
 
 fn parse_time(s: &str) -> Result<i64, Failure> {
-    s.trim()
+    let t = s
+        .trim()
         .parse::<i64>()
         .ok()
         .or_else(|| parse_iso(s.trim()))
@@ -239,7 +260,9 @@ fn parse_time(s: &str) -> Result<i64, Failure> {
             Failure::usage(format!(
                 "bad time `{s}`: use epoch seconds or YYYY-MM-DD[THH:MM[:SS]] (UTC)"
             ))
-        })
+        })?;
+    check_time("time", t).map_err(|e| Failure::usage(format!("bad time `{s}`: {e}")))?;
+    Ok(t)
 }
 
 fn split_entity(s: &str) -> Result<(Option<&str>, &str), Failure> {

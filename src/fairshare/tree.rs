@@ -69,6 +69,14 @@ pub enum TreeError {
         /// The input line, when known.
         line: Option<usize>,
     },
+    /// A name holding a control character (it would forge lines in outputs and logs).
+    #[error("{}name {name:?} contains a control character", at(*line))]
+    ControlInName {
+        /// The name.
+        name: String,
+        /// The input line, when known.
+        line: Option<usize>,
+    },
 }
 
 fn at(line: Option<usize>) -> String {
@@ -128,6 +136,17 @@ impl Tree {
         for s in &specs {
             if s.name.trim().is_empty() {
                 return Err(TreeError::EmptyName { line: s.line });
+            }
+            if s.name.chars().any(char::is_control)
+                || s.parent
+                    .as_deref()
+                    .is_some_and(|p| p.chars().any(char::is_control))
+            {
+                let name = match &s.parent {
+                    Some(p) if p.chars().any(char::is_control) => p.clone(),
+                    _ => s.name.clone(),
+                };
+                return Err(TreeError::ControlInName { name, line: s.line });
             }
             if let Some(u) = s.usage {
                 if !u.is_finite() || u < 0.0 {
@@ -649,6 +668,23 @@ mod tests {
         .unwrap();
         assert_eq!(t.users_named("u").len(), 2);
         assert_eq!(t.node(t.find_user(Some("b"), "u").unwrap()).raw_usage, 2.0);
+    }
+
+    #[test]
+    fn names_with_control_characters_are_refused() {
+        let mut u = user("u\x1b[2J", None, 1, 1.0);
+        u.line = Some(3);
+        let e = Tree::build(spec(vec![u])).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "line 3: name \"u\\u{1b}[2J\" contains a control character"
+        );
+        let e = Tree::build(spec(vec![
+            acct("a", None, 1),
+            user("u", Some("a\n"), 1, 1.0),
+        ]))
+        .unwrap_err();
+        assert!(matches!(e, TreeError::ControlInName { .. }), "{e}");
     }
 
     #[test]

@@ -13,6 +13,7 @@ pub mod native;
 pub mod pbs;
 pub mod slurm;
 pub(crate) mod text;
+pub mod toml_spans;
 
 pub use atomic::{write_atomic, WriteError};
 pub use detect::{detect_format, read_tree, read_tree_str, TreeFormat};

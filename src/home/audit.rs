@@ -6,7 +6,8 @@ use std::io::Write;
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-/// Appends one record; tabs and newlines inside the command are escaped so a record is one line.
+/// Appends one record; control characters (tabs and newlines included) and backslashes inside
+/// the command, user and host are escaped so a record is one line of three fields.
 pub fn append(path: &Path, user: &str, host: &str, command: &str) -> Result<(), ServerError> {
     let secs = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -15,8 +16,8 @@ pub fn append(path: &Path, user: &str, host: &str, command: &str) -> Result<(), 
     let line = format!(
         "{}\t{}@{}\t{}\n",
         utc_timestamp(secs),
-        user,
-        host,
+        escape(user),
+        escape(host),
         escape(command)
     );
     let mut f = std::fs::OpenOptions::new()
@@ -30,10 +31,18 @@ pub fn append(path: &Path, user: &str, host: &str, command: &str) -> Result<(), 
 }
 
 fn escape(s: &str) -> String {
-    s.replace('\\', "\\\\")
-        .replace('\t', "\\t")
-        .replace('\n', "\\n")
-        .replace('\r', "\\r")
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// `YYYY-MM-DDTHH:MM:SSZ` for seconds since the Unix epoch (proleptic Gregorian, UTC).

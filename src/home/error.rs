@@ -74,12 +74,14 @@ pub enum ServerError {
         source: std::io::Error,
     },
     /// A state file exists but does not parse or holds an invalid value; it is left untouched.
-    #[error("{}:{line}: {message}", path.display())]
+    #[error("{}:{line}:{column}: {message}", path.display())]
     Corrupt {
         /// The broken file.
         path: PathBuf,
         /// 1-based line of the problem (1 when the parser gives no position).
         line: usize,
+        /// 1-based column (characters) of the problem.
+        column: usize,
         /// What is wrong.
         message: String,
     },

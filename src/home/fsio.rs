@@ -58,6 +58,7 @@ pub(crate) fn read_optional(path: &Path) -> Result<Option<String>, ServerError> 
             .map_err(|e| ServerError::Corrupt {
                 path: path.to_path_buf(),
                 line: 1,
+                column: 1,
                 message: format!("not UTF-8 text ({e})"),
             }),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),

@@ -121,63 +121,141 @@ impl ServerState {
         }
     }
 
-    /// Checks invariants serde cannot express; returns (table, key, message) of the first problem.
+    /// Checks invariants serde cannot express; returns (table, key, message) of the first problem
+    /// (`table` dotted, e.g. `queues.workq`). See [`ServerState::check_at`].
     pub fn check(&self) -> Result<(), (String, String, String)> {
+        self.check_at().map_err(|(mut path, message)| {
+            let key = path.pop().unwrap_or_default();
+            (path.join("."), key, message)
+        })
+    }
+
+    /// Checks every value against its documented range (docs/server.md): the TOML key path of
+    /// the first problem (`["queues", "workq", "priority"]`) and the message.
+    pub fn check_at(&self) -> Result<(), (Vec<String>, String)> {
         let bad =
-            |table: &str, key: &str, msg: String| Err((table.to_string(), key.to_string(), msg));
-        for m in &self.server.managers {
+            |path: &[&str], msg: String| Err((path.iter().map(|s| s.to_string()).collect(), msg));
+        if self.server.managers.is_empty() {
+            return bad(
+                &["server", "managers"],
+                "managers: the list is empty; nobody could change this home (keep at least one user@host)".to_string(),
+            );
+        }
+        for (i, m) in self.server.managers.iter().enumerate() {
             if let Err(msg) = super::permissions::check_pattern(m) {
-                return bad("server", "managers", msg);
+                return bad(&["server", "managers"], msg);
             }
+            if self.server.managers[..i].contains(m) {
+                return bad(
+                    &["server", "managers"],
+                    format!("managers: Duplicate entry in list {m}"),
+                );
+            }
+        }
+        for (key, value) in [
+            ("job_sort_formula", self.server.job_sort_formula.as_deref()),
+            (
+                "job_sort_formula_tests",
+                self.server.job_sort_formula_tests.as_deref(),
+            ),
+        ] {
+            if let Some(v) = value {
+                if let Err(msg) = check_text(key, v) {
+                    return bad(&["server", key], msg);
+                }
+            }
+        }
+        if let Some(f) = &self.server.job_sort_formula {
+            if let Err(p) = super::engine::check_formula(f, self) {
+                return bad(
+                    &["server", "job_sort_formula"],
+                    format!("job_sort_formula: {} ({})", p.message, p.code),
+                );
+            }
+        }
+        if let Err(msg) = check_text("fairshare_usage_res", &self.sched.fairshare_usage_res) {
+            return bad(&["sched", "fairshare_usage_res"], msg);
+        }
+        if let Err(p) = super::engine::check_formula(&self.sched.fairshare_usage_res, self) {
+            return bad(
+                &["sched", "fairshare_usage_res"],
+                format!("fairshare_usage_res: {} ({})", p.message, p.code),
+            );
         }
         let f = self.sched.fairshare_decay_factor;
         if !(f > 0.0 && f < 1.0) {
-            return bad("sched", "fairshare_decay_factor", invalid_decay_factor(f));
-        }
-        if self.sched.fairshare_decay_time == 0 {
             return bad(
-                "sched",
-                "fairshare_decay_time",
-                "fairshare_decay_time must be at least 1 second".to_string(),
+                &["sched", "fairshare_decay_factor"],
+                invalid_decay_factor(f),
+            );
+        }
+        let t = self.sched.fairshare_decay_time;
+        if !DECAY_TIME_RANGE.contains(&t) {
+            return bad(
+                &["sched", "fairshare_decay_time"],
+                format!(
+                    "fairshare_decay_time must be from {} to {} seconds, got {t}",
+                    DECAY_TIME_RANGE.start(),
+                    DECAY_TIME_RANGE.end()
+                ),
+            );
+        }
+        if self.sched.unknown_shares > MAX_SHARES {
+            return bad(
+                &["sched", "unknown_shares"],
+                format!(
+                    "unknown_shares must be from 0 to {MAX_SHARES}, got {}",
+                    self.sched.unknown_shares
+                ),
             );
         }
         if let Some(t) = self.sched.job_sort_formula_threshold {
             if !t.is_finite() {
                 return bad(
-                    "sched",
-                    "job_sort_formula_threshold",
+                    &["sched", "job_sort_formula_threshold"],
                     "job_sort_formula_threshold must be a finite number".to_string(),
                 );
             }
         }
         for (name, def) in &self.resources {
-            let table = format!("resources.{name}");
+            if let Err(msg) = check_object_name(name) {
+                return bad(&["resources", name], msg);
+            }
             if def.kind.parse::<ResourceType>().is_err() {
-                return bad(&table, "type", resource_type_message(&def.kind));
+                return bad(
+                    &["resources", name, "type"],
+                    resource_type_message(&def.kind),
+                );
             }
             if let Some(flag) = &def.flag {
                 if let Some(c) = flag.chars().find(|c| !RESOURCE_FLAGS.contains(*c)) {
                     return bad(
-                        &table,
-                        "flag",
+                        &["resources", name, "flag"],
                         format!("resource flag '{c}' is not one of {RESOURCE_FLAGS}"),
                     );
                 }
             }
-            if let Err(msg) = check_object_name(name) {
-                return bad(&table, "type", msg);
-            }
         }
         for (name, q) in &self.queues {
-            let table = format!("queues.{name}");
             if let Err(msg) = check_object_name(name) {
-                return bad(&table, "priority", msg);
+                return bad(&["queues", name], msg);
+            }
+            if let Some(p) = q.priority {
+                if !QUEUE_PRIORITY_RANGE.contains(&p) {
+                    return bad(
+                        &["queues", name, "priority"],
+                        format!(
+                            "Priority: {p} is not an integer from {} to {}",
+                            QUEUE_PRIORITY_RANGE.start(),
+                            QUEUE_PRIORITY_RANGE.end()
+                        ),
+                    );
+                }
             }
             if let Some(t) = &q.queue_type {
                 if t != "Execution" && t != "Route" {
                     return bad(
-                        &table,
-                        "queue_type",
+                        &["queues", name, "queue_type"],
                         format!("queue_type {t} is not Execution or Route"),
                     );
                 }
@@ -189,6 +267,30 @@ impl ServerState {
     /// The `Priority` of a queue, 0 when unset or the queue is unknown (PBS's default).
     pub fn queue_priority(&self, queue: &str) -> i64 {
         self.queues.get(queue).and_then(|q| q.priority).unwrap_or(0)
+    }
+}
+
+/// PBS's range of a queue's `Priority` (qmgr refuses anything else).
+pub const QUEUE_PRIORITY_RANGE: std::ops::RangeInclusive<i64> = -1024..=1023;
+/// `fairshare_decay_time`: one second to 100 years (the usage store's `decay_time` range).
+pub const DECAY_TIME_RANGE: std::ops::RangeInclusive<u64> =
+    1..=crate::usage::settings::MAX_PERIOD as u64;
+/// Largest `unknown_shares`: PBS keeps shares in a C `int`.
+pub const MAX_SHARES: u64 = i32::MAX as u64;
+
+/// A text attribute holds no control characters, except the whitespace a formula may span lines
+/// with (`\n`, `\r`, `\t`; `print server` and the audit log quote them).
+pub(crate) fn check_text(key: &str, v: &str) -> Result<(), String> {
+    let formula = key != "job_sort_formula_tests";
+    match v
+        .chars()
+        .find(|c| c.is_control() && !(formula && matches!(c, '\n' | '\r' | '\t')))
+    {
+        Some(c) => Err(format!(
+            "{key}: the value contains the control character {:?}",
+            c
+        )),
+        None => Ok(()),
     }
 }
 

@@ -3,26 +3,32 @@
 
 use super::error::ServerError;
 use super::state::ServerState;
+use crate::formats::toml_spans::{line_col, locate, one_line};
 use std::path::Path;
 
 /// The comment written at the top of every `server.toml`.
 const HEADER: &str = "# fairsort server home: server and scheduler attributes, queues and custom resources.\n\
 # Changed by `fairsort qmgr` (atomically, under the home's lock); see docs/server.md for every key.\n\n";
 
-/// Parses and checks a state file's text; `path` is only used in error messages.
+/// Parses and checks a state file's text; `path` is only used in error messages, which give
+/// the line and column of the problem (toml's spans): a syntax error, an unknown key, a value out
+/// of its range (docs/server.md). A file that fails is never rewritten: every change reads and
+/// checks it first.
 pub fn parse(text: &str, path: &Path) -> Result<ServerState, ServerError> {
-    let state: ServerState = toml::from_str(text).map_err(|e| ServerError::Corrupt {
+    let corrupt = |(line, column): (usize, usize), message: String| ServerError::Corrupt {
         path: path.to_path_buf(),
-        line: e.span().map(|s| line_at(text, s.start)).unwrap_or(1),
-        message: e.message().trim().to_string(),
+        line,
+        column,
+        message,
+    };
+    let state: ServerState = toml::from_str(text).map_err(|e| {
+        let at = e.span().map_or((1, 1), |s| line_col(text, s.start));
+        corrupt(at, one_line(e.message()))
     })?;
-    state
-        .check()
-        .map_err(|(table, key, message)| ServerError::Corrupt {
-            path: path.to_path_buf(),
-            line: line_of_key(text, &table, &key),
-            message,
-        })?;
+    state.check_at().map_err(|(key_path, message)| {
+        let steps: Vec<&str> = key_path.iter().map(String::as_str).collect();
+        corrupt(locate(text, &steps), message)
+    })?;
     Ok(state)
 }
 
@@ -31,44 +37,10 @@ pub fn render(state: &ServerState) -> Result<String, ServerError> {
     let body = toml::to_string(state).map_err(|e| ServerError::Corrupt {
         path: "server.toml".into(),
         line: 1,
+        column: 1,
         message: format!("cannot serialise state: {e}"),
     })?;
     Ok(format!("{HEADER}{body}"))
-}
-
-/// 1-based line of byte offset `at`.
-fn line_at(text: &str, at: usize) -> usize {
-    let at = at.min(text.len());
-    text.as_bytes()[..at]
-        .iter()
-        .filter(|b| **b == b'\n')
-        .count()
-        + 1
-}
-
-/// 1-based line of `key` inside `[table]` (the table header's line if the key is implied, 1 if
-/// neither is found).
-fn line_of_key(text: &str, table: &str, key: &str) -> usize {
-    let mut current = String::new();
-    let mut header_line = None;
-    for (i, raw) in text.lines().enumerate() {
-        let line = raw.trim();
-        if let Some(h) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
-            current = h.trim().replace(['"', '\''], "");
-            if current == table {
-                header_line = Some(i + 1);
-            }
-            continue;
-        }
-        if current == table {
-            if let Some(rest) = line.strip_prefix(key) {
-                if rest.trim_start().starts_with('=') {
-                    return i + 1;
-                }
-            }
-        }
-    }
-    header_line.unwrap_or(1)
 }
 
 #[cfg(test)]
@@ -99,14 +71,14 @@ mod tests {
     fn syntax_error_names_file_and_line() {
         let text = "[server]\nmanagers = [\"root@*\"]\n\n[sched]\nfair_share = tru\n";
         let e = parse(text, p()).unwrap_err().to_string();
-        assert!(e.starts_with("/h/server.toml:5: "), "{e}");
+        assert_eq!(e, "/h/server.toml:5:14: invalid string; expected `\"`, `'`");
     }
 
     #[test]
     fn unknown_key_is_an_error_with_line() {
         let text = "[server]\nmanagers = [\"root@*\"]\njob_sort_fromula = \"ncpus\"\n";
         let e = parse(text, p()).unwrap_err().to_string();
-        assert!(e.starts_with("/h/server.toml:3: "), "{e}");
+        assert!(e.starts_with("/h/server.toml:3:1: "), "{e}");
         assert!(e.contains("job_sort_fromula"), "{e}");
     }
 
@@ -116,16 +88,63 @@ mod tests {
         let e = parse(text, p()).unwrap_err().to_string();
         assert_eq!(
             e,
-            "/h/server.toml:5: fairshare_decay_factor: Invalid value: 2.0000.  Valid values are between 0 and 1."
+            "/h/server.toml:5:26: fairshare_decay_factor: Invalid value: 2.0000.  Valid values are between 0 and 1."
         );
         let text = "[sched]\nfairshare_entity = \"user\"\n";
         let e = parse(text, p()).unwrap_err().to_string();
-        assert!(e.starts_with("/h/server.toml:2: "), "{e}");
+        assert!(e.starts_with("/h/server.toml:2:20: "), "{e}");
         let text = "[server]\nmanagers = [\"root\"]\n";
         let e = parse(text, p()).unwrap_err().to_string();
         assert!(
-            e.starts_with("/h/server.toml:2: manager entry 'root'"),
+            e.starts_with("/h/server.toml:2:12: manager entry 'root'"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn out_of_range_attributes_name_line_and_column() {
+        let cases = [
+            (
+                "[server]\nmanagers = [\"root@*\"]\n[queues.workq]\npriority = 5000\n",
+                "/h/server.toml:4:12: Priority: 5000 is not an integer from -1024 to 1023",
+            ),
+            (
+                "[server]\nmanagers = []\n",
+                "/h/server.toml:2:12: managers: the list is empty; nobody could change this home (keep at least one user@host)",
+            ),
+            (
+                "[server]\nmanagers = [\"root@*\"]\njob_sort_formula = \"ncpus +\"\n",
+                "/h/server.toml:3:20: job_sort_formula: Invalid Formula Format (15123)",
+            ),
+            (
+                "[server]\nmanagers = [\"root@*\"]\njob_sort_formula = \"nosuch * 2\"\n",
+                "/h/server.toml:3:20: job_sort_formula: Formula contains invalid keyword (15124)",
+            ),
+            (
+                "[server]\nmanagers = [\"root@*\"]\n[sched]\nfairshare_decay_time = 0\n",
+                "/h/server.toml:4:24: fairshare_decay_time must be from 1 to 3153600000 seconds, got 0",
+            ),
+            (
+                "[server]\nmanagers = [\"root@*\"]\n[sched]\nunknown_shares = 99999999999\n",
+                "/h/server.toml:4:18: unknown_shares must be from 0 to 2147483647, got 99999999999",
+            ),
+            (
+                "[server]\nmanagers = [\"root@*\"]\n[queues.workq]\npriority = 1\nbogus = 2\n",
+                "/h/server.toml:5:1: unknown field `bogus`, expected one of `priority`, `queue_type`, `enabled`, `started`",
+            ),
+        ];
+        let cases = cases.into_iter().chain([
+            (
+                "[server]\nmanagers = [\"root@*\", \"a@*\", \"root@*\"]\n",
+                "/h/server.toml:2:12: managers: Duplicate entry in list root@*",
+            ),
+            (
+                "[server]\nmanagers = [\"root@*\"]\n[sched]\nfair_share = true\nfair_share = false\n",
+                "/h/server.toml:5:1: duplicate key `fair_share` in table `sched`",
+            ),
+        ]);
+        for (text, want) in cases {
+            assert_eq!(parse(text, p()).unwrap_err().to_string(), want);
+        }
     }
 }

@@ -201,6 +201,24 @@ fn trim(text: &[u8]) -> &[u8] {
     text.trim_ascii()
 }
 
+/// Days in `month` (1–12) of the proleptic Gregorian `year`; 0 for a month out of range.
+pub fn days_in_month(year: i64, month: i64) -> i64 {
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => 0,
+    }
+}
+
+/// Whether `year-month-day` exists (year 0–9999): `2024-02-30` and `2023-02-29` do not, and are
+/// refused by every date reader rather than rolled over into the next month.
+pub fn valid_date(year: i64, month: i64, day: i64) -> bool {
+    (0..=9999).contains(&year) && day >= 1 && day <= days_in_month(year, month)
+}
+
 #[cfg(test)]
 mod tests {
     //! Each rule pinned to OpenPBS's `res_to_num` and `is_num` (`src/scheduler/misc.cpp`);
@@ -444,5 +462,17 @@ mod tests {
         assert_eq!(small_digits(b"1a"), None);
         assert_eq!(small_digits(b"-1"), None);
         assert_eq!(num("1234567890123456:00"), Some(1234567890123456.0 * 60.0));
+    }
+
+    #[test]
+    fn calendar_days() {
+        assert!(valid_date(2024, 2, 29));
+        assert!(!valid_date(2023, 2, 29));
+        assert!(!valid_date(2024, 2, 30));
+        assert!(!valid_date(2024, 4, 31));
+        assert!(valid_date(2000, 2, 29));
+        assert!(!valid_date(1900, 2, 29));
+        assert!(!valid_date(2024, 13, 1));
+        assert!(!valid_date(2024, 1, 0));
     }
 }

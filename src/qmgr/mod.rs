@@ -55,11 +55,31 @@ pub fn run_request(
     }
 }
 
-/// Splits a script into requests: one per line, a trailing `\` continues a line.
+/// Splits a script into requests: one per line, a trailing `\` continues a line, and a line
+/// that ends inside a `"..."` or `'...'` string continues on the next with the newline kept in
+/// the value (how `print` writes a value holding a newline). A comment line (`#` first) is one
+/// request whatever quotes it holds.
 pub fn script_requests(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
+    let mut open: Option<char> = None;
     for line in text.lines() {
+        if open.is_none() && cur.is_empty() && line.trim_start().starts_with('#') {
+            out.push(line.to_string());
+            continue;
+        }
+        for c in line.chars() {
+            match open {
+                Some(q) if c == q => open = None,
+                None if c == '"' || c == '\'' => open = Some(c),
+                _ => {}
+            }
+        }
+        if open.is_some() {
+            cur.push_str(line);
+            cur.push('\n');
+            continue;
+        }
         if let Some(stripped) = line.strip_suffix('\\') {
             cur.push_str(stripped);
             continue;
@@ -68,6 +88,10 @@ pub fn script_requests(text: &str) -> Vec<String> {
         out.push(std::mem::take(&mut cur));
     }
     if !cur.is_empty() {
+        // a quote still open at the end: the request as written, for the lexer to report
+        if open.is_some() && cur.ends_with('\n') {
+            cur.pop();
+        }
         out.push(cur);
     }
     out
@@ -83,5 +107,10 @@ mod tests {
             script_requests("a\n# c\nb \\\nc\n"),
             vec!["a", "# c", "b c"]
         );
+        assert_eq!(
+            script_requests("s s f = \"a\nb'\"\n# don't\nq\n"),
+            vec!["s s f = \"a\nb'\"", "# don't", "q"]
+        );
+        assert_eq!(script_requests("s s f = 'open\n"), vec!["s s f = 'open"]);
     }
 }

@@ -5,16 +5,43 @@
 use super::attrs::{self, Value};
 use crate::home::state::ServerState;
 
-/// Quotes a value for `print` as qmgr does: `"..."` when it holds `"`/`'`/space/`,`, or `'...'`
-/// when it holds a `"`.
+/// Quotes a value for `print` so the line reads back as the same one command. As qmgr does:
+/// `"..."` when it holds `'`, space or `,`, and `'...'` when it holds a `"`. fairsort also quotes
+/// what its reader would otherwise split or end on (any whitespace — a newline included, which
+/// [`super::script_requests`] keeps inside quotes — control characters, `=`, `+=`, `-=`, an
+/// empty value), and a value with both quote kinds as adjacent pieces (`"a'b"'"c'`), which the
+/// lexer joins into one value.
 pub(crate) fn quote(v: &str) -> String {
-    if v.contains('"') {
-        format!("'{v}'")
-    } else if v.contains(['\'', ' ', ',']) {
-        format!("\"{v}\"")
-    } else {
-        v.to_string()
+    let plain = !v.is_empty()
+        && !v.contains("+=")
+        && !v.contains("-=")
+        && !v
+            .chars()
+            .any(|c| c.is_whitespace() || c.is_control() || matches!(c, '"' | '\'' | ',' | '='));
+    if plain {
+        return v.to_string();
     }
+    if !v.contains('"') {
+        return format!("\"{v}\"");
+    }
+    if !v.contains('\'') {
+        return format!("'{v}'");
+    }
+    let mut out = String::new();
+    let mut rest = v;
+    while !rest.is_empty() {
+        let n = rest.find('"').unwrap_or(rest.len());
+        let (piece, q) = if n > 0 {
+            (&rest[..n], '"')
+        } else {
+            (&rest[..rest.find('\'').unwrap_or(rest.len())], '\'')
+        };
+        out.push(q);
+        out.push_str(piece);
+        out.push(q);
+        rest = &rest[piece.len()..];
+    }
+    out
 }
 
 fn header(out: &mut String, text: &str) {
@@ -177,6 +204,38 @@ mod tests {
         assert_eq!(quote("a b"), "\"a b\"");
         assert_eq!(quote("it's"), "\"it's\"");
         assert_eq!(quote("say \"x\""), "'say \"x\"'");
+        assert_eq!(quote(""), "\"\"");
+        assert_eq!(quote("ncpus>=2"), "\"ncpus>=2\"");
+        assert_eq!(quote("a\nb"), "\"a\nb\"");
+        assert_eq!(quote("it's \"x\""), "\"it's \"'\"x\"'");
+    }
+
+    #[test]
+    fn quoted_values_read_back_as_one_value() {
+        for v in [
+            "ncpus",
+            "",
+            "a b",
+            "a,b",
+            "x=1",
+            "a+=b",
+            "it's",
+            "say \"x\"",
+            "it's \"x\"",
+            "'\"'\"",
+            "(ncpus\n+ 1)",
+            "tab\there",
+            "\"",
+            "'",
+        ] {
+            let q = quote(v);
+            let toks = super::super::lexer::tokenize(&q).unwrap();
+            assert_eq!(toks.len(), 1, "{v:?} -> {q}");
+            match &toks[0].kind {
+                super::super::lexer::TokKind::Text { value, .. } => assert_eq!(value, v, "{q}"),
+                k => panic!("{v:?} -> {q} -> {k:?}"),
+            }
+        }
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The `ctime`-style dates `qstat -f -F json` prints for `qtime` (`Tue Oct  4 21:23:20 2022`),
 //! read in place. Resource values and durations are `crate::pbs::units`.
 
-use crate::pbs::units::small_digits;
+use crate::pbs::units::{small_digits, valid_date};
 
 /// Seconds since the epoch (read as UTC) from a C `ctime` date as `qstat` prints it:
 /// `Tue Oct  4 21:23:20 2022`. Also accepts a plain integer epoch (fairsort's own job lists).
@@ -33,6 +33,9 @@ pub(crate) fn parse_ctime(text: &str) -> Option<i64> {
     let day: i64 = day.parse().ok().filter(|d| (1..=31).contains(d))?;
     // Four-digit years only: a huge year overflowed the day arithmetic.
     let year: i64 = year.parse().ok().filter(|y| (1..=9999).contains(y))?;
+    if !valid_date(year, month, day) {
+        return None; // `Feb 30`: refused, not rolled over into March
+    }
     let mut hms = time.split(':');
     let (Some(h), Some(m), Some(sec), None) = (hms.next(), hms.next(), hms.next(), hms.next())
     else {
@@ -71,7 +74,7 @@ fn ctime_exact(b: &[u8]) -> Option<i64> {
     let m = small_digits(&[n0, n1])? as i64;
     let sec = small_digits(&[s0, s1])? as i64;
     let valid =
-        (1..=31).contains(&day) && (1..=9999).contains(&year) && h < 24 && m < 60 && sec <= 60;
+        (1..=9999).contains(&year) && valid_date(year, month, day) && h < 24 && m < 60 && sec <= 60;
     valid.then(|| days_from_civil(year, month, day) * 86_400 + h * 3600 + m * 60 + sec)
 }
 

@@ -55,6 +55,19 @@ pub enum UsageError {
         /// What is wrong.
         message: String,
     },
+    /// A hand-edited usage store holds something fairsort would never write (an unknown key, a
+    /// duplicate entity, a negative or non-finite usage, a setting out of range); it is left as is.
+    #[error("{}:{line}:{column}: {message}", path.display())]
+    Invalid {
+        /// The store file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What is wrong.
+        message: String,
+    },
     /// A bad decay setting.
     #[error(transparent)]
     Decay(#[from] super::decay::DecayError),

@@ -28,11 +28,11 @@ pub fn to_pbs_usage(usage: &Usage) -> PbsUsage {
 /// `usage.touch` beside it when `touch` is set (as `pbsfs` does, so a running scheduler rereads it).
 pub fn write_pbs_usage(usage: &Usage, path: &Path, touch: bool) -> Result<usize, UsageError> {
     let u = to_pbs_usage(usage);
-    if u.entries.iter().any(|(n, _)| n.len() >= 50) {
-        return Err(UsageError::Entity(
-            "an entity name is longer than PBS's 49-byte usage record".into(),
-        ));
-    }
+    // Never write what PBS's reader (and fairsort's) would refuse.
+    crate::formats::pbs::usage::check_writable(&u).map_err(|m| UsageError::Store {
+        path: path.to_path_buf(),
+        message: m,
+    })?;
     if path.exists() {
         let mut bak = path.as_os_str().to_owned();
         bak.push(".bak");
@@ -101,6 +101,15 @@ pub fn write_flux_usage(usage: &Usage, db: &Path) -> Result<usize, UsageError> {
         message: e.to_string(),
     })?;
     let rows = flux_rows(usage, &tree);
+    if let Some((bank, user, v)) = rows.iter().find(|(_, _, v)| !(v.is_finite() && *v >= 0.0)) {
+        return Err(UsageError::Store {
+            path: db.to_path_buf(),
+            message: format!(
+                "usage {v} of {bank}/{} is not a finite number >= 0",
+                user.as_deref().unwrap_or("")
+            ),
+        });
+    }
     crate::formats::flux::write_usage(db, &rows).map_err(|e| UsageError::Input {
         path: db.to_path_buf(),
         message: e.to_string(),

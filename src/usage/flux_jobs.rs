@@ -65,7 +65,7 @@ pub fn idset_count(s: &str) -> Result<f64, String> {
 /// a missing bank from the user's `default_bank`.
 pub fn read_flux_jobs(
     db: &Path,
-    sink: &mut dyn FnMut(FinishedJob),
+    sink: &mut dyn FnMut(FinishedJob) -> Result<(), String>,
     malformed: &mut Vec<Malformed>,
 ) -> Result<ReadStats, UsageError> {
     let sql = |source| UsageError::Sqlite {
@@ -152,6 +152,20 @@ pub fn read_flux_jobs(
                 .get(&userid)
                 .ok_or_else(|| format!("job {id}: userid {userid} has no association"))?;
             let (n, c, g) = resource_counts(&rr).map_err(|e| format!("job {id}: {e}"))?;
+            // A negative or non-finite time or weight would subtract from (or poison) the usage.
+            if !(t_inactive.is_finite() && t_run.is_finite() && t_inactive >= t_run) {
+                return Err(format!(
+                    "job {id}: t_inactive {t_inactive} is not a time at or after t_run {t_run}"
+                ));
+            }
+            if let Some(w) = [weights.0, weights.1, weights.2]
+                .into_iter()
+                .find(|w| !(w.is_finite() && *w >= 0.0))
+            {
+                return Err(format!(
+                    "job {id}: config_table weight {w} is not a finite number >= 0"
+                ));
+            }
             Ok(Some(FinishedJob {
                 source: Source::Flux,
                 id: id.to_string(),
@@ -202,7 +216,15 @@ mod tests {
         drop(c);
         let mut jobs = Vec::new();
         let mut bad = Vec::new();
-        let s = read_flux_jobs(&db, &mut |j| jobs.push(j), &mut bad).unwrap();
+        let s = read_flux_jobs(
+            &db,
+            &mut |j| {
+                jobs.push(j);
+                Ok(())
+            },
+            &mut bad,
+        )
+        .unwrap();
         assert_eq!(s.jobs, 1);
         // t1023: 1 node, 4 cores, core_weight 1, 100 s -> 500
         assert_eq!(jobs[0].charge, 500.0);

@@ -5,6 +5,8 @@
 
 use super::error::UsageError;
 use super::job::{fingerprint, FinishedJob, Source};
+use super::settings::check_time;
+use super::store::{check_name, check_usage};
 use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::fs::OpenOptions;
@@ -39,14 +41,31 @@ impl Ledger {
         }
         ledger.seen.reserve(text.len() / 48);
         for (n, line) in text.lines().enumerate() {
+            let src = check_line(line).map_err(|(field, message)| {
+                let column = line
+                    .split('\t')
+                    .take(field)
+                    .map(|f| f.chars().count() + 1)
+                    .sum::<usize>()
+                    + 1;
+                UsageError::Invalid {
+                    path: path.to_path_buf(),
+                    line: n + 1,
+                    column,
+                    message,
+                }
+            })?;
             let mut f = line.split('\t');
-            let (Some(src), Some(id), Some(end)) = (f.next(), f.next(), f.next()) else {
-                return Err(store_err(path, &format!("line {}: bad ledger line", n + 1)));
-            };
-            let (Some(src), Ok(end)) = (Source::parse(src), end.parse::<i64>()) else {
-                return Err(store_err(path, &format!("line {}: bad ledger line", n + 1)));
-            };
-            ledger.seen.insert(fingerprint(src, id, end));
+            let (id, end) = (f.nth(1).unwrap_or_default(), f.next().unwrap_or_default());
+            let end = end.parse::<i64>().unwrap_or_default();
+            if !ledger.seen.insert(fingerprint(src, id, end)) {
+                return Err(UsageError::Invalid {
+                    path: path.to_path_buf(),
+                    line: n + 1,
+                    column: 1,
+                    message: format!("job {} {id} ending at {end} appears twice", src.name()),
+                });
+            }
         }
         Ok(ledger)
     }
@@ -110,6 +129,34 @@ impl Ledger {
     }
 }
 
+/// Checks one ledger line (`source id end entity account charge`, tab-separated): its source, or
+/// the index of the first bad field and why.
+fn check_line(line: &str) -> Result<Source, (usize, String)> {
+    let f: Vec<&str> = line.split('\t').collect();
+    if f.len() != 6 {
+        return Err((
+            0,
+            format!(
+                "a ledger line has 6 tab-separated fields, this one {}",
+                f.len()
+            ),
+        ));
+    }
+    let src = Source::parse(f[0]).ok_or((0, format!("unknown source `{}`", f[0])))?;
+    check_name(f[1]).map_err(|m| (1, format!("job id: {m}")))?;
+    let end = f[2]
+        .parse::<i64>()
+        .map_err(|_| (2, format!("end time `{}` is not an integer", f[2])))?;
+    check_time("end time", end).map_err(|e| (2, e.to_string()))?;
+    check_name(f[3]).map_err(|m| (3, format!("entity: {m}")))?;
+    check_name(f[4]).map_err(|m| (4, format!("account: {m}")))?;
+    let charge = f[5]
+        .parse::<f64>()
+        .map_err(|_| (5, format!("charge `{}` is not a number", f[5])))?;
+    check_usage(charge).map_err(|m| (5, format!("charge: {m}")))?;
+    Ok(src)
+}
+
 fn clean(s: &str) -> String {
     s.replace(['\t', '\n', '\r'], " ")
 }
@@ -154,5 +201,37 @@ mod tests {
         assert_eq!(text.len() as u64, c2);
         assert_eq!(text.lines().count(), 3);
         assert!(Ledger::load(&p, c2 + 10).is_err());
+    }
+
+    #[test]
+    fn hand_edited_lines_are_checked_with_line_and_column() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("usage.ledger");
+        for (text, want) in [
+            (
+                "pbs\t1\t5\ta\t-\t1\nslurm\t2\t5\tb\tacc\t-3\n",
+                ":2:17: charge: usage must be a finite number >= 0, got -3",
+            ),
+            (
+                "pbs\t1\t5\ta\t-\tNaN\n",
+                ":1:13: charge: usage must be a finite number >= 0, got NaN",
+            ),
+            ("pbs\t1\t-5\ta\t-\t1\n", ":1:7: end time -5 is outside"),
+            ("lsf\t1\t5\ta\t-\t1\n", ":1:1: unknown source `lsf`"),
+            (
+                "pbs\t1\t5\ta\n",
+                ":1:1: a ledger line has 6 tab-separated fields, this one 4",
+            ),
+            ("pbs\t1\t5\ta\u{1b}\t-\t1\n", ":1:9: entity: name"),
+            (
+                "pbs\t1\t5\ta\t-\t1\npbs\t1\t5\tb\t-\t2\n",
+                ":2:1: job pbs 1 ending at 5 appears twice",
+            ),
+        ] {
+            std::fs::write(&p, text).unwrap();
+            let e = Ledger::load(&p, text.len() as u64).unwrap_err().to_string();
+            let want = format!("{}{want}", p.display());
+            assert!(e.starts_with(&want), "{e}\n{want}");
+        }
     }
 }

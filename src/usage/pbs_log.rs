@@ -74,7 +74,7 @@ impl<'c> PbsLogReader<'c> {
     pub(crate) fn read_path(
         &mut self,
         path: &Path,
-        sink: &mut dyn FnMut(FinishedJob),
+        sink: &mut dyn FnMut(FinishedJob) -> Result<(), String>,
         malformed: &mut Vec<Malformed>,
     ) -> Result<ReadStats, UsageError> {
         let mut stats = ReadStats::default();
@@ -91,7 +91,7 @@ impl<'c> PbsLogReader<'c> {
         &mut self,
         r: &mut dyn BufRead,
         file: &Path,
-        sink: &mut dyn FnMut(FinishedJob),
+        sink: &mut dyn FnMut(FinishedJob) -> Result<(), String>,
         malformed: &mut Vec<Malformed>,
     ) -> Result<ReadStats, UsageError> {
         let mut stats = ReadStats::default();
@@ -231,13 +231,17 @@ impl<'c> PbsLogReader<'c> {
                     .iter()
                     .position(|k| k.as_bytes() == slot_of)
                 {
-                    let v = resource_value(value).ok_or_else(|| {
-                        format!(
-                            "bad value `{}` for {}",
-                            String::from_utf8_lossy(value),
-                            String::from_utf8_lossy(key)
-                        )
-                    })?;
+                    // A negative or non-finite amount would subtract from or poison the usage.
+                    let negative = value.iter().find(|c| !c.is_ascii_whitespace()) == Some(&b'-');
+                    let v = resource_value(value)
+                        .filter(|v| !negative && v.is_finite() && *v >= 0.0)
+                        .ok_or_else(|| {
+                            format!(
+                                "bad value `{}` for {}",
+                                String::from_utf8_lossy(value),
+                                String::from_utf8_lossy(key)
+                            )
+                        })?;
                     if used {
                         self.used[i] = Some(v);
                     } else {
@@ -315,7 +319,10 @@ garbage without separators
             .read(
                 &mut LOG.as_bytes(),
                 Path::new("20240413"),
-                &mut |j| jobs.push(j),
+                &mut |j| {
+                    jobs.push(j);
+                    Ok(())
+                },
                 &mut bad,
             )
             .unwrap();
@@ -394,7 +401,12 @@ garbage without separators
         let odd = "04/13/2024 11:00:00;E;1;user=\"x\n04/13/2024 11:00:00;E;;user=a\n04/13/2024 11:00:00;E;2;=\n;;;\n\u{ff}\n04/13/2024 11:00:00;E;3;user=a end=1.5\n04/13/2024 11:00:00;E;4;user\n";
         let mut bad = Vec::new();
         let s = r
-            .read(&mut odd.as_bytes(), Path::new("x"), &mut |_| {}, &mut bad)
+            .read(
+                &mut odd.as_bytes(),
+                Path::new("x"),
+                &mut |_| Ok(()),
+                &mut bad,
+            )
             .unwrap();
         assert_eq!(s.jobs, 0);
         assert_eq!(bad.len(), 7);

@@ -118,13 +118,14 @@ pub fn record(
     let mut report = RecordReport::default();
     let mut malformed = Vec::new();
     let (mut charged, mut repeated, mut total) = (0u64, 0u64, 0.0f64);
-    let mut sink = |job: FinishedJob| {
-        if usage.charge(ledger, &job) {
+    let mut sink = |job: FinishedJob| -> Result<(), String> {
+        if usage.try_charge(ledger, &job)? {
             charged += 1;
             total += job.charge;
         } else {
             repeated += 1;
         }
+        Ok(())
     };
     for input in inputs {
         let format = match opts.format {

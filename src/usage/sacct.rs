@@ -37,8 +37,10 @@ impl std::str::FromStr for BillingWeights {
             let x: f64 = num
                 .parse()
                 .ok()
-                .filter(|x: &f64| x.is_finite())
-                .ok_or_else(|| format!("TRESBillingWeights: bad weight in `{item}`"))?;
+                .filter(|x: &f64| x.is_finite() && *x >= 0.0)
+                .ok_or_else(|| {
+                    format!("TRESBillingWeights: bad weight in `{item}` (a finite number >= 0)")
+                })?;
             weights.push((name, x / per_mb));
         }
         Ok(BillingWeights { weights })
@@ -142,7 +144,7 @@ pub fn read_sacct(
     r: &mut dyn BufRead,
     file: &Path,
     weights: &BillingWeights,
-    sink: &mut dyn FnMut(FinishedJob),
+    sink: &mut dyn FnMut(FinishedJob) -> Result<(), String>,
     malformed: &mut Vec<Malformed>,
 ) -> Result<ReadStats, UsageError> {
     let mut stats = ReadStats::default();
@@ -241,7 +243,10 @@ fn row(c: &Columns, text: &str, weights: &BillingWeights) -> Result<Option<Finis
     } else {
         let s = c.start.map(get).transpose()?.unwrap_or_default();
         let start = parse_iso(s.trim()).ok_or_else(|| format!("bad Start `{s}`"))?;
-        (end - start).max(0) as f64
+        if end < start {
+            return Err(format!("End `{end_s}` is before Start `{}`", s.trim()));
+        }
+        (end - start) as f64
     };
     let tres = c
         .tres
@@ -341,7 +346,10 @@ mod tests {
             &mut SACCT.as_bytes(),
             Path::new("s.txt"),
             &BillingWeights::default(),
-            &mut |j| jobs.push(j),
+            &mut |j| {
+                jobs.push(j);
+                Ok(())
+            },
             &mut bad,
         )
         .unwrap();
@@ -358,7 +366,10 @@ mod tests {
             &mut SACCT.as_bytes(),
             Path::new("s.txt"),
             &w,
-            &mut |j| jobs.push(j),
+            &mut |j| {
+                jobs.push(j);
+                Ok(())
+            },
             &mut bad,
         )
         .unwrap();
@@ -372,9 +383,20 @@ mod tests {
             &mut "JobID|Account\n1|a\n".as_bytes(),
             Path::new("s"),
             &BillingWeights::default(),
-            &mut |_| {},
+            &mut |_| Ok(()),
             &mut bad,
         );
         assert!(e.unwrap_err().to_string().contains("no user column"));
+    }
+
+    #[test]
+    fn weights_are_finite_and_not_negative() {
+        assert!("CPU=1.0,Mem=0.25G".parse::<BillingWeights>().is_ok());
+        for bad in ["CPU=-1", "CPU=1e999", "Mem=-2G"] {
+            let e = bad.parse::<BillingWeights>().unwrap_err();
+            assert!(e.contains("a finite number >= 0"), "{bad}: {e}");
+        }
+        assert!("CPU=inf".parse::<BillingWeights>().is_err());
+        assert!("CPU=NaN".parse::<BillingWeights>().is_err());
     }
 }

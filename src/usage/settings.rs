@@ -4,9 +4,32 @@
 use super::decay::{DecayError, FluxDecay, HalfLife, ModelKind, PbsDecay, ResetPeriod, SlurmDecay};
 use serde::{Deserialize, Serialize};
 
-/// The decay model and all its parameters (each model reads its own).
+/// The longest period, half-life or reset period a setting may have: 100 years in seconds.
+/// Bounding it keeps every later computation (period counts, bin counts, `last_decay`
+/// arithmetic) far from overflow.
+pub const MAX_PERIOD: i64 = 100 * 365 * 86_400;
+
+pub use super::decay::flux::MAX_FLUX_BINS;
+
+/// The latest time fairsort accepts (`--at`, `last_decay`, record end times):
+/// 9999-12-31T23:59:59Z. Times before the epoch are refused too.
+pub const MAX_TIME: i64 = 253_402_300_799;
+
+/// Checks that `t` (epoch seconds) is from 0 to [`MAX_TIME`]; `what` names it in the message.
+pub fn check_time(what: &str, t: i64) -> Result<(), DecayError> {
+    if (0..=MAX_TIME).contains(&t) {
+        Ok(())
+    } else {
+        Err(DecayError::Period(format!(
+            "{what} {t} is outside 0 (1970-01-01) to {MAX_TIME} (9999-12-31T23:59:59Z)"
+        )))
+    }
+}
+
+/// The decay model and all its parameters (each model reads its own). The range of each is
+/// documented in docs/usage.md and checked by [`UsageSettings::check_ranges`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct UsageSettings {
     /// Which model: `pbs` (default), `slurm`, `flux`, `half-life`.
     pub model: ModelKind,
@@ -114,8 +137,56 @@ impl UsageSettings {
         HalfLife::new(self.half_life as f64)
     }
 
-    /// Checks the parameters of the selected model.
+    /// Checks every parameter against its range, and the selected model's own constraints;
+    /// on failure the name of the offending setting (as in the store file) and the message.
+    pub fn check_ranges(&self) -> Result<(), (&'static str, DecayError)> {
+        let period = |name: &'static str, v: i64, min: i64| {
+            if (min..=MAX_PERIOD).contains(&v) {
+                Ok(())
+            } else {
+                Err((
+                    name,
+                    DecayError::Period(format!(
+                        "{name} must be from {min} to {MAX_PERIOD} seconds (100 years), got {v}"
+                    )),
+                ))
+            }
+        };
+        period("decay_time", self.decay_time, 1)?;
+        period("half_life", self.half_life, 0)?;
+        period("calc_period", self.calc_period, 1)?;
+        period("usage_reset_period", self.usage_reset_period, 0)?;
+        let field = match self.model {
+            ModelKind::Pbs => "decay_time",
+            ModelKind::Slurm => "calc_period",
+            ModelKind::Flux | ModelKind::HalfLife => "half_life",
+        };
+        // The selected model's own checks first: they word a bad factor as its scheduler does.
+        self.validate_model().map_err(|e| match e {
+            DecayError::Factor(_) => ("decay_factor", e),
+            DecayError::Period(_) => (field, e),
+        })?;
+        let f = self.decay_factor;
+        if !(f > 0.0 && f < 1.0) {
+            return Err((
+                "decay_factor",
+                DecayError::Factor(format!(
+                    "decay_factor must be between 0 and 1 (exclusive), got {f}"
+                )),
+            ));
+        }
+        self.reset
+            .parse::<ResetPeriod>()
+            .map_err(|e| ("reset", e))?;
+        Ok(())
+    }
+
+    /// Checks every parameter's range and the selected model's constraints.
     pub fn validate(&self) -> Result<(), DecayError> {
+        self.check_ranges().map_err(|(_, e)| e)
+    }
+
+    fn validate_model(&self) -> Result<(), DecayError> {
         match self.model {
             ModelKind::Pbs => self.pbs().map(|_| ()),
             ModelKind::Slurm => self.slurm().map(|_| ()),

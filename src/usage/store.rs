@@ -2,17 +2,19 @@
 //! TOML in the server home's `usage` file (human-readable; replaced atomically), with the job
 //! ledger `usage.ledger` beside it. `UsageHome` opens both under the home's exclusive lock.
 
-use super::decay::{FluxCase, ModelKind};
+use super::decay::ModelKind;
 use super::error::UsageError;
 use super::job::FinishedJob;
 use super::ledger::Ledger;
-use super::settings::UsageSettings;
+use super::settings::{check_time, UsageSettings, MAX_FLUX_BINS};
+use crate::formats::toml_spans::{line_col, locate, one_line};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::Path;
 
 /// One entity's usage. `account` is set for Slurm/flux associations.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Entry {
     /// Entity (PBS) or user (Slurm, flux) name.
     pub name: String,
@@ -28,6 +30,7 @@ pub struct Entry {
 
 /// The whole store as kept in `usage.toml`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct UsageStore {
     /// Format version (1).
     pub version: u32,
@@ -46,20 +49,70 @@ pub struct UsageStore {
 }
 
 impl UsageStore {
-    /// Parses and checks the TOML text of a store read from `path` (named in errors).
+    /// Parses and checks the TOML text of a store read from `path` (named in errors, with the
+    /// line and column of the problem). Anything fairsort would not write is an error: unknown
+    /// keys, a duplicate entity, a negative or non-finite usage or bin, a bad name, a setting
+    /// out of its range. Such a file is never rewritten (every change loads it first).
     pub fn parse(text: &str, path: &Path) -> Result<UsageStore, UsageError> {
-        let store: UsageStore = toml::from_str(text).map_err(|e| UsageError::Store {
+        let invalid = |at: (usize, usize), message: String| UsageError::Invalid {
             path: path.to_path_buf(),
-            message: e.message().to_string(),
+            line: at.0,
+            column: at.1,
+            message,
+        };
+        let store: UsageStore = toml::from_str(text).map_err(|e| {
+            let at = e.span().map_or((1, 1), |s| line_col(text, s.start));
+            invalid(at, one_line(e.message()))
         })?;
-        if store.version != 1 {
-            return Err(UsageError::Store {
-                path: path.to_path_buf(),
-                message: format!("unsupported usage store version {}", store.version),
-            });
-        }
-        store.settings.validate()?;
+        store.check().map_err(|(where_, message)| {
+            let steps: Vec<&str> = where_.iter().map(String::as_str).collect();
+            invalid(locate(text, &steps), message)
+        })?;
         Ok(store)
+    }
+
+    /// The first problem of a parsed store: its TOML key path and message.
+    pub fn check(&self) -> Result<(), (Vec<String>, String)> {
+        let at = |p: &[&str]| p.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        if self.version != 1 {
+            return Err((
+                at(&["version"]),
+                format!("unsupported usage store version {}", self.version),
+            ));
+        }
+        if let Some(t) = self.last_decay {
+            check_time("last_decay", t).map_err(|e| (at(&["last_decay"]), e.to_string()))?;
+        }
+        self.settings
+            .check_ranges()
+            .map_err(|(field, e)| (at(&["settings", field]), e.to_string()))?;
+        let mut seen = std::collections::HashSet::new();
+        for (i, e) in self.entries.iter().enumerate() {
+            let i = i.to_string();
+            let here = |k: &str| at(&["entity", &i, k]);
+            check_name(&e.name).map_err(|m| (here("name"), m))?;
+            if let Some(a) = &e.account {
+                check_name(a).map_err(|m| (here("account"), m))?;
+            }
+            if !seen.insert((e.account.as_deref(), e.name.as_str())) {
+                let who = match &e.account {
+                    Some(a) => format!("{a}/{}", e.name),
+                    None => e.name.clone(),
+                };
+                return Err((here("name"), format!("entity {who} appears twice")));
+            }
+            check_usage(e.usage).map_err(|m| (here("usage"), m))?;
+            for b in &e.bins {
+                check_usage(*b).map_err(|m| (here("bins"), format!("bin: {m}")))?;
+            }
+            if e.bins.len() > MAX_FLUX_BINS as usize {
+                return Err((
+                    here("bins"),
+                    format!("{} bins; at most {MAX_FLUX_BINS}", e.bins.len()),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// The store as the TOML text kept in the home, with its header comment.
@@ -85,6 +138,38 @@ impl Default for UsageStore {
         }
     }
 }
+
+/// Checks a usage value: finite and not negative (what every reader and `usage set` demand).
+pub fn check_usage(v: f64) -> Result<(), String> {
+    if v.is_finite() && v >= 0.0 {
+        Ok(())
+    } else {
+        Err(format!("usage must be a finite number >= 0, got {v}"))
+    }
+}
+
+/// Checks an entity, user or account name: not empty, no control characters, at most
+/// [`MAX_NAME_BYTES`] bytes.
+pub fn check_name(name: &str) -> Result<(), String> {
+    if name.is_empty() {
+        return Err("empty name".to_string());
+    }
+    if let Some(c) = name.chars().find(|c| c.is_control()) {
+        return Err(format!(
+            "name {name:?} contains the control character {c:?}"
+        ));
+    }
+    if name.len() > MAX_NAME_BYTES {
+        return Err(format!(
+            "name is {} bytes long; at most {MAX_NAME_BYTES}",
+            name.len()
+        ));
+    }
+    Ok(())
+}
+
+/// Longest entity, user or account name, in bytes.
+pub const MAX_NAME_BYTES: usize = 1024;
 
 /// What a decay run did.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -177,11 +262,35 @@ impl Usage {
             })
     }
 
-    /// Adds a job's charge to its entity unless the ledger has seen it; true when charged.
-    /// PBS and Slurm add to the usage; flux adds to the current bin (its case C).
+    /// Adds a job's charge to its entity unless the ledger has seen it; true when charged. A job
+    /// [`Usage::try_charge`] refuses charges nothing.
     pub fn charge(&mut self, ledger: &mut Ledger, job: &FinishedJob) -> bool {
+        self.try_charge(ledger, job).unwrap_or(false)
+    }
+
+    /// [`Usage::charge`], refusing (before the ledger admits it) a job with a bad entity or
+    /// account name, a negative or non-finite charge, or one that would make the usage overflow.
+    /// PBS and Slurm add to the usage; flux adds to the current bin (its case C).
+    pub fn try_charge(&mut self, ledger: &mut Ledger, job: &FinishedJob) -> Result<bool, String> {
+        check_usage(job.charge).map_err(|m| format!("charge: {m}"))?;
+        check_name(&job.entity).map_err(|m| format!("entity: {m}"))?;
+        if let Some(a) = &job.account {
+            check_name(a).map_err(|m| format!("account: {m}"))?;
+        }
+        let now = self.usage_of(job.account.as_deref(), &job.entity);
+        let bin = self
+            .entries
+            .get(&key(job.account.as_deref(), &job.entity))
+            .and_then(|e| e.bins.first().copied())
+            .unwrap_or(0.0);
+        if !(now + job.charge).is_finite() || !(bin + job.charge).is_finite() {
+            return Err(format!(
+                "charge {:e} would overflow the usage {now:e} of {}",
+                job.charge, job.entity
+            ));
+        }
         if !ledger.admit(job) {
-            return false;
+            return Ok(false);
         }
         let add = |e: &mut Entry| {
             e.usage += job.charge;
@@ -193,19 +302,19 @@ impl Usage {
             // the common PBS case, without allocating a key
             if let Some(e) = self.entries.get_mut(job.entity.as_str()) {
                 add(e);
-                return true;
+                return Ok(true);
             }
         }
         add(self.entry(job.account.as_deref(), &job.entity));
-        true
+        Ok(true)
     }
 
     /// Sets an entity's usage (`pbsfs -s`); flux bins become [value, 0, …].
     pub fn set(&mut self, account: Option<&str>, name: &str, value: f64) -> Result<(), UsageError> {
-        if !(value.is_finite() && value >= 0.0) {
-            return Err(UsageError::Entity(format!(
-                "usage must be a non-negative number, got {value}"
-            )));
+        check_usage(value).map_err(UsageError::Entity)?;
+        check_name(name).map_err(UsageError::Entity)?;
+        if let Some(a) = account {
+            check_name(a).map_err(UsageError::Entity)?;
         }
         let e = self.entry(account, name);
         e.usage = value;
@@ -225,6 +334,8 @@ impl Usage {
     /// Decays everything from `last_decay` to `at` with the store's model. The first decay of a
     /// new store only sets `last_decay`.
     pub fn decay(&mut self, at: i64) -> Result<DecayReport, UsageError> {
+        check_time("decay time", at)?;
+        self.settings.validate()?;
         let Some(last) = self.last_decay else {
             self.last_decay = Some(at);
             return Ok(DecayReport {
@@ -243,7 +354,10 @@ impl Usage {
                 }
                 DecayReport {
                     periods: step.periods,
-                    factor: f64::from(d.factor).powi(step.periods.min(i32::MAX as u64) as i32),
+                    factor: match i32::try_from(step.periods) {
+                        Ok(n) => f64::from(d.factor).powi(n),
+                        Err(_) => f64::from(d.factor).powf(step.periods as f64),
+                    },
                     reset: false,
                     last_decay: step.last_decay,
                 }
@@ -283,10 +397,11 @@ impl Usage {
                 let n = d.bins();
                 for e in self.entries.values_mut() {
                     e.bins.resize(n, 0.0);
-                    for _ in 0..periods.min(n as u64 + 1) {
-                        if let (FluxCase::B, Some(u)) = d.update(&mut e.bins, None, true) {
-                            e.usage = u;
-                        }
+                    if periods > 0 {
+                        // What `periods` runs of flux's case B leave: shifted bins, usage the
+                        // sum of all but the current one.
+                        d.shift_by(&mut e.bins, periods);
+                        e.usage = e.bins.iter().skip(1).sum();
                     }
                 }
                 DecayReport {
@@ -343,6 +458,194 @@ mod tests {
         }
         assert_eq!(f.entries().next().unwrap().bins, vec![0.0, 0.0, 0.0, 12.5]);
         assert_eq!(f.last_decay, Some(3 * 604_800));
+    }
+
+    #[test]
+    fn hand_edited_store_is_checked_with_line_and_column() {
+        let path = Path::new("/h/usage.toml");
+        let head = "version = 1\n[settings]\nmodel = \"pbs\"\n";
+        let cases = [
+            ("[[entity]]\nname = \"a\"\nusage = -2.0\n", "/h/usage.toml:6:9: usage must be a finite number >= 0, got -2"),
+            ("[[entity]]\nname = \"a\"\nusage = nan\n", "/h/usage.toml:6:9: usage must be a finite number >= 0, got NaN"),
+            ("[[entity]]\nname = \"a\"\nusage = inf\n", "/h/usage.toml:6:9: usage must be a finite number >= 0, got inf"),
+            ("[[entity]]\nname = \"a\"\nusage = 1.0\n[[entity]]\nname = \"a\"\nusage = 2.0\n", "/h/usage.toml:8:8: entity a appears twice"),
+            ("[[entity]]\nname = \"a\"\nusage = 1.0\nusgae = 2.0\n", "/h/usage.toml:7:1: unknown field `usgae`, expected one of `name`, `account`, `usage`, `bins`"),
+            ("[[entity]]\nname = \"a\\u0007b\"\nusage = 1.0\n", "/h/usage.toml:5:8: name \"a\\u{7}b\" contains the control character '\\u{7}'"),
+        ];
+        for (tail, want) in cases {
+            let e = UsageStore::parse(&format!("{head}{tail}"), path).unwrap_err();
+            assert_eq!(e.to_string(), want);
+        }
+        let e = UsageStore::parse(
+            "version = 1\n[settings]\nhalf_life = 1\nmodel = \"flux\"\n",
+            path,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.starts_with("/h/usage.toml:3:13: priority_usage_reset_period 2419200"),
+            "{e}"
+        );
+        let e = UsageStore::parse(
+            "version = 1\n[settings]\nusage_reset_period = 9223372036854775807\n",
+            path,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.starts_with("/h/usage.toml:3:22: usage_reset_period must be from 0 to"),
+            "{e}"
+        );
+        let e = UsageStore::parse("version = 1\nlast_decay = -5\n", path)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("/h/usage.toml:2:14: last_decay -5 is outside"),
+            "{e}"
+        );
+        let e = UsageStore::parse("version = 1\nextra = 2\n", path)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("/h/usage.toml:2:1: unknown field `extra`"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn charges_that_would_overflow_or_poison_are_refused() {
+        let mut u = Usage::from_store(UsageStore::default());
+        let mut l = Ledger::default();
+        assert!(u
+            .try_charge(&mut l, &FinishedJob::pbs("1", 100, "a", f64::MAX))
+            .unwrap());
+        let e = u
+            .try_charge(&mut l, &FinishedJob::pbs("2", 100, "a", f64::MAX))
+            .unwrap_err();
+        assert!(e.contains("overflow"), "{e}");
+        assert!(u
+            .try_charge(&mut l, &FinishedJob::pbs("3", 100, "b", f64::NAN))
+            .is_err());
+        assert!(u
+            .try_charge(&mut l, &FinishedJob::pbs("4", 100, "b", -1.0))
+            .is_err());
+        assert!(u
+            .try_charge(&mut l, &FinishedJob::pbs("5", 100, "b\n", 1.0))
+            .is_err());
+        // a refused job is not in the ledger: once fixed it can be charged
+        assert!(u
+            .try_charge(&mut l, &FinishedJob::pbs("3", 100, "b", 1.0))
+            .unwrap());
+        assert!(u.set(None, "x\ty", 1.0).is_err());
+        assert!(u.set(None, "x", f64::INFINITY).is_err());
+    }
+
+    #[test]
+    fn far_future_decay_is_instant_and_normal_spans_unchanged() {
+        // PBS: the loop result, bit for bit, for 30 daily periods
+        let mut u = Usage::from_store(UsageStore::default());
+        u.set(None, "a", 123_456.789).unwrap();
+        u.last_decay = Some(0);
+        u.decay(30 * 86_400 + 1).unwrap();
+        let mut want = 123_456.789f64;
+        for _ in 0..30 {
+            want *= f64::from(0.5f32);
+            if want < 1.0 {
+                want = 1.0;
+            }
+        }
+        assert_eq!(u.usage_of(None, "a"), want);
+        let r = u.decay(crate::usage::settings::MAX_TIME).unwrap();
+        assert!(r.periods > 2_000_000);
+        assert_eq!(u.usage_of(None, "a"), 1.0);
+        assert!(u.decay(crate::usage::settings::MAX_TIME + 1).is_err());
+        // flux with the most bins: far future empties them without millions of shifts
+        let mut f = Usage::from_store(UsageStore::default());
+        f.settings.model = ModelKind::Flux;
+        f.settings.half_life = 1;
+        f.settings.usage_reset_period = 1024;
+        f.set(Some("bank"), "u", 100.0).unwrap();
+        f.last_decay = Some(0);
+        f.decay(crate::usage::settings::MAX_TIME).unwrap();
+        assert_eq!(f.usage_of(Some("bank"), "u"), 0.0);
+        // slurm: years of 1-second calc periods
+        let mut sl = Usage::from_store(UsageStore::default());
+        sl.settings.model = ModelKind::Slurm;
+        sl.settings.calc_period = 1;
+        sl.set(None, "a", 1e6).unwrap();
+        sl.last_decay = Some(0);
+        sl.decay(crate::usage::settings::MAX_TIME).unwrap();
+        assert_eq!(sl.usage_of(None, "a"), 0.0);
+    }
+
+    mod props {
+        use super::*;
+        use crate::formats::pbs::usage::{check_writable, read_usage, write_usage_binary};
+        use proptest::prelude::*;
+
+        fn name() -> impl Strategy<Value = String> {
+            prop_oneof![
+                "[a-z][a-z0-9_.:-]{0,12}",
+                "[ -~]{1,60}",
+                any::<String>(),
+                Just("unknown".to_string()),
+            ]
+        }
+
+        fn value() -> impl Strategy<Value = f64> {
+            prop_oneof![
+                0.0..1e12f64,
+                any::<f64>(),
+                Just(1.0),
+                Just(f64::MAX),
+                Just(f64::NAN),
+                Just(-0.0),
+            ]
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(256))]
+
+            /// What `usage set` accepts, the store writes and reads back as it was; what the PBS
+            /// export would write, its reader reads back as it was, and what it refuses is never
+            /// written.
+            #[test]
+            fn store_and_pbs_export_round_trip(
+                items in proptest::collection::vec((proptest::option::of(name()), name(), value()), 0..12),
+                last in prop_oneof![Just(None), (0i64..=crate::usage::settings::MAX_TIME).prop_map(Some)],
+            ) {
+                let mut u = Usage::from_store(UsageStore::default());
+                u.last_decay = last;
+                for (account, name, v) in &items {
+                    let ok = u.set(account.as_deref(), name, *v).is_ok();
+                    prop_assert_eq!(ok, check_usage(*v).is_ok() && check_name(name).is_ok()
+                        && account.as_deref().is_none_or(|a| check_name(a).is_ok()));
+                }
+                let store = u.to_store();
+                let text = store.render(Path::new("usage.toml")).unwrap();
+                let back = UsageStore::parse(&text, Path::new("usage.toml"));
+                prop_assert!(back.is_ok(), "{:?}\n{}", back.err(), text);
+                prop_assert_eq!(back.unwrap(), store);
+
+                let pbs = crate::usage::export::to_pbs_usage(&u);
+                let bytes = write_usage_binary(&pbs);
+                match check_writable(&pbs) {
+                    Ok(()) => {
+                        let read = read_usage(&bytes);
+                        prop_assert!(read.is_ok(), "{:?}", read.err());
+                        let read = read.unwrap();
+                        prop_assert_eq!(read.entries, pbs.entries);
+                        prop_assert_eq!(read.last_decay, Some(pbs.last_decay.unwrap_or(0)));
+                    }
+                    Err(_) => {
+                        let dir = tempfile::tempdir().unwrap();
+                        let p = dir.path().join("usage");
+                        prop_assert!(crate::usage::write_pbs_usage(&u, &p, false).is_err());
+                        prop_assert!(!p.exists());
+                    }
+                }
+            }
+        }
     }
 
     #[test]

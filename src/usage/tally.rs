@@ -4,7 +4,20 @@
 use super::error::Malformed;
 use super::job::FinishedJob;
 use super::pbs_log::ReadStats;
+use super::settings::check_time;
+use super::store::{check_name, check_usage};
 use std::path::Path;
+
+/// What every reader's job must satisfy before it is charged.
+fn check_job(job: &FinishedJob) -> Result<(), String> {
+    check_name(&job.id).map_err(|m| format!("job id: {m}"))?;
+    check_name(&job.entity).map_err(|m| format!("entity: {m}"))?;
+    if let Some(a) = &job.account {
+        check_name(a).map_err(|m| format!("account: {m}"))?;
+    }
+    check_usage(job.charge).map_err(|m| format!("charge: {m}"))?;
+    check_time("end time", job.end).map_err(|e| e.to_string())
+}
 
 impl ReadStats {
     /// Counts a malformed record, at line (or row id) `line` of `file`, and keeps its report.
@@ -23,22 +36,30 @@ impl ReadStats {
         });
     }
 
-    /// One record's outcome: a job is counted and handed to `sink`; `Ok(None)`, a well-formed
-    /// record that charges nothing, is passed over; a complaint is skipped as malformed.
+    /// One record's outcome: a job is checked (names without control characters, a finite
+    /// charge >= 0, an end time in range), counted and handed to `sink`; `Ok(None)`, a
+    /// well-formed record that charges nothing, is passed over; a complaint — the reader's, the
+    /// check's or the sink's (e.g. a charge that would overflow the usage) — is skipped as
+    /// malformed, with the record's file and line.
     pub(crate) fn take(
         &mut self,
         record: Result<Option<FinishedJob>, String>,
-        sink: &mut dyn FnMut(FinishedJob),
+        sink: &mut dyn FnMut(FinishedJob) -> Result<(), String>,
         malformed: &mut Vec<Malformed>,
         file: &Path,
         line: u64,
     ) {
-        match record {
-            Ok(Some(job)) => {
-                self.jobs += 1;
-                sink(job);
+        let outcome = record.and_then(|job| match job {
+            Some(job) => {
+                check_job(&job)?;
+                sink(job)?;
+                Ok(true)
             }
-            Ok(None) => {}
+            None => Ok(false),
+        });
+        match outcome {
+            Ok(true) => self.jobs += 1,
+            Ok(false) => {}
             Err(message) => self.skip(malformed, file, line, message),
         }
     }

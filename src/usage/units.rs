@@ -26,7 +26,7 @@ pub(crate) fn pbs_log_date(v: &[u8]) -> Option<i64> {
     };
     let (mo, d, y) = (n(0, 2)?, n(3, 5)?, n(6, 10)?);
     let (h, mi, s) = (n(11, 13)?, n(14, 16)?, n(17, 19)?);
-    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || s > 60 {
+    if !crate::pbs::units::valid_date(y, mo, d) || h > 23 || mi > 59 || s > 60 {
         return None;
     }
     Some(epoch_of(y, mo as u32, d as u32) + h * 3600 + mi * 60 + s)
@@ -84,6 +84,8 @@ mod tests {
         assert_eq!(pbs_log_date(b"13/13/2024 00:00:01"), None);
         assert_eq!(pbs_log_date(b"04/13/2024T00:00:01"), None);
         assert_eq!(pbs_log_date(b"04/13/2024 00:00"), None);
+        assert_eq!(pbs_log_date(b"02/30/2024 00:00:01"), None);
+        assert_eq!(pbs_log_date(b"02/29/2023 00:00:01"), None);
     }
 
     #[test]

@@ -54,7 +54,7 @@ fn run_case(reader: &str, input: &Path) -> Result<(), String> {
                 .read(
                     &mut bytes.as_slice(),
                     Path::new("<file>"),
-                    &mut |_| {},
+                    &mut |_| Ok(()),
                     &mut malformed,
                 )
                 .map_err(|e| e.to_string())?;
@@ -66,7 +66,7 @@ fn run_case(reader: &str, input: &Path) -> Result<(), String> {
                 &mut bytes.as_slice(),
                 Path::new("<file>"),
                 &Default::default(),
-                &mut |_| {},
+                &mut |_| Ok(()),
                 &mut malformed,
             )
             .map_err(|e| e.to_string())?;

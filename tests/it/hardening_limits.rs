@@ -116,7 +116,10 @@ fn accounting_readers_skip_a_100_mb_line_and_read_on() {
         .read(
             &mut r,
             Path::new("log"),
-            &mut |j| jobs.push(j),
+            &mut |j| {
+                jobs.push(j);
+                Ok(())
+            },
             &mut malformed,
         )
         .unwrap();
@@ -140,7 +143,10 @@ fn accounting_readers_skip_a_100_mb_line_and_read_on() {
         &mut r,
         Path::new("sacct"),
         &Default::default(),
-        &mut |j| jobs.push(j),
+        &mut |j| {
+            jobs.push(j);
+            Ok(())
+        },
         &mut malformed,
     )
     .unwrap();

@@ -86,7 +86,10 @@ fn sacct_huge_year_is_a_malformed_row() {
         &mut &text[..],
         Path::new("sacct"),
         &Default::default(),
-        &mut |_| jobs += 1,
+        &mut |_| {
+            jobs += 1;
+            Ok(())
+        },
         &mut malformed,
     )
     .unwrap();

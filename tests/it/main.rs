@@ -31,6 +31,7 @@ mod hardening_home;
 mod hardening_limits;
 mod hardening_props;
 mod hardening_regressions;
+mod hardening_validate;
 mod math_bits;
 mod order_cli;
 mod order_demo;

@@ -335,7 +335,7 @@ fn corrupt_state_file_is_named_with_line_and_kept() {
             .assert()
             .code(1)
             .stderr(predicate::str::starts_with(format!(
-                "qmgr: {}:5: ",
+                "qmgr: {}:5:12: ",
                 path.display()
             )));
     }

@@ -225,7 +225,7 @@ fn errors_are_one_line_with_the_right_status() {
         .assert()
         .code(1)
         .stderr(predicate::str::contains(
-            "usage must be a non-negative number",
+            "usage must be a finite number >= 0",
         ));
     fairsort_home(h)
         .args(["usage", "decay", "--at", "tomorrow"])

@@ -139,6 +139,37 @@ pub fn read_usage_binary(bytes: &[u8]) -> Result<PbsUsage, FormatError> {
     }
 }
 
+/// Checks that `u` can be written as a v2 usage file that [`read_usage_binary`] reads back as
+/// it is: names PBS accepts (printable ASCII, 1 to 49 bytes), usage finite and >= 0, and a
+/// `last_decay` of 0 or after 2000-01-01. The first problem, in words.
+pub fn check_writable(u: &PbsUsage) -> Result<(), String> {
+    if let Some(t) = u.last_decay {
+        if t != 0 && t <= MIN_LAST_DECAY {
+            return Err(format!(
+                "last_decay {t} is before 2000-01-01; PBS would refuse the file's header"
+            ));
+        }
+    }
+    for (name, usage) in &u.entries {
+        let bytes = name.as_bytes();
+        if bytes.is_empty()
+            || bytes.len() >= NAME_V2
+            || !bytes.iter().all(|&b| b == b' ' || b.is_ascii_graphic())
+        {
+            return Err(format!(
+                "entity {name:?}: PBS's usage file takes 1 to {} printable ASCII bytes",
+                NAME_V2 - 1
+            ));
+        }
+        if !(usage.is_finite() && *usage >= 0.0) {
+            return Err(format!(
+                "entity {name}: usage {usage} is not a finite number >= 0"
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Writes a v2 usage file as `pbs_sched`'s `write_usage()` does: header, `last_decay` (0 when
 /// unknown), one 64-byte record per entry. Names are cut to 49 bytes like its `snprintf`; the
 /// padding bytes, which PBS leaves uninitialised, are zero.

@@ -43,7 +43,7 @@ pub fn parse_iso(s: &str) -> Option<i64> {
     let y: i64 = dp.next()?.parse().ok().filter(|y| (0..=9999).contains(y))?;
     let m: u32 = dp.next()?.parse().ok()?;
     let d: u32 = dp.next()?.parse().ok()?;
-    if dp.next().is_some() || !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+    if dp.next().is_some() || !crate::pbs::units::valid_date(y, i64::from(m), i64::from(d)) {
         return None;
     }
     let mut secs = 0i64;
@@ -90,5 +90,11 @@ mod tests {
         assert_eq!(parse_iso("2024-13-01"), None);
         assert_eq!(parse_iso("2024-04-13T25:00"), None);
         assert_eq!(parse_iso("yesterday"), None);
+        // impossible dates are refused, not rolled over into the next month
+        assert_eq!(parse_iso("2024-02-30"), None);
+        assert_eq!(parse_iso("2023-02-29"), None);
+        assert_eq!(parse_iso("2024-04-31T00:00"), None);
+        assert_eq!(parse_iso("2024-02-29"), Some(1_709_164_800));
+        assert_eq!(parse_iso("2024-04-13T-1:00"), None);
     }
 }

@@ -4,6 +4,13 @@
 
 use super::DecayError;
 
+/// Most half-life bins a flux association may keep (`reset_period / half_life`); flux-accounting's
+/// default is 4. Bounded so a tiny half-life cannot allocate millions of bins per association.
+pub const MAX_FLUX_BINS: i64 = 1024;
+
+/// Shifts formed one multiplication at a time by [`FluxDecay::shift_by`].
+pub const EXACT_SHIFTS: u64 = 64;
+
 /// flux-accounting's decay settings (`config_table`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FluxDecay {
@@ -52,6 +59,13 @@ impl FluxDecay {
                 "decay_factor must be between 0 and 1, got {factor}"
             )));
         }
+        let bins = reset_period.checked_div(half_life).unwrap_or(0);
+        if bins > MAX_FLUX_BINS {
+            return Err(DecayError::Period(format!(
+                "priority_usage_reset_period {reset_period} / priority_decay_half_life {half_life} \
+                 gives {bins} bins; at most {MAX_FLUX_BINS} (raise the half-life or lower the reset period)"
+            )));
+        }
         Ok(FluxDecay {
             half_life,
             reset_period,
@@ -65,7 +79,7 @@ impl FluxDecay {
         if n <= 0 {
             4
         } else {
-            n as usize
+            n.min(MAX_FLUX_BINS) as usize
         }
     }
 
@@ -77,6 +91,30 @@ impl FluxDecay {
         if let Some(b0) = bins.first_mut() {
             *b0 = 0.0;
         }
+    }
+
+    /// `k` shifts at once: bins[p] = bins[p−k]·D^k, the first `k` bins 0. The product is formed
+    /// one factor at a time (as `k` calls of [`FluxDecay::shift`] would, bit for bit) up to
+    /// [`EXACT_SHIFTS`], and as `D^k` beyond; the cost is bounded by the bin count, not by `k`.
+    pub(crate) fn shift_by(&self, bins: &mut [f64], k: u64) {
+        let n = bins.len();
+        let k = usize::try_from(k).unwrap_or(usize::MAX).min(n);
+        if k == 0 {
+            return;
+        }
+        let d = self.factor;
+        for p in (k..n).rev() {
+            let mut v = bins[p - k];
+            if k as u64 <= EXACT_SHIFTS {
+                for _ in 0..k {
+                    v *= d;
+                }
+            } else {
+                v *= d.powi(i32::try_from(k).unwrap_or(i32::MAX));
+            }
+            bins[p] = v;
+        }
+        bins[..k].iter_mut().for_each(|b| *b = 0.0);
     }
 
     /// One `calc_usage_factor` run for one association: `new_usage` is the summed usage of its
@@ -229,6 +267,30 @@ mod tests {
         }
         assert_eq!(bins, [0.0, 0.0, 0.0, 12.5]);
         assert_eq!(seen, vec![50.0, 25.0, 12.5]);
+    }
+
+    #[test]
+    fn shift_by_matches_repeated_shifts() {
+        let d = FluxDecay::new(10, 100, 0.7).unwrap();
+        for k in 0..12u64 {
+            let start: Vec<f64> = (0..10).map(|i| 1000.0 / (i as f64 + 1.3)).collect();
+            let mut one = start.clone();
+            for _ in 0..k {
+                d.shift(&mut one);
+            }
+            let mut all = start.clone();
+            d.shift_by(&mut all, k);
+            assert_eq!(one, all, "k = {k}");
+        }
+        let mut b = vec![1.0; 10];
+        d.shift_by(&mut b, u64::MAX);
+        assert_eq!(b, vec![0.0; 10]);
+    }
+
+    #[test]
+    fn too_many_bins_is_refused() {
+        assert!(FluxDecay::new(1, 2_419_200, 0.5).is_err());
+        assert_eq!(FluxDecay::new(1, 1024, 0.5).unwrap().bins(), 1024);
     }
 
     #[test]

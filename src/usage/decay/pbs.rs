@@ -72,21 +72,34 @@ impl PbsDecay {
         }
     }
 
-    /// `usage` after `periods` decays: multiplied by the factor each time, floored at 1.
+    /// `usage` after `periods` decays: multiplied by the factor each time, floored at 1. The
+    /// first [`EXACT_PERIODS`] are applied one by one as the scheduler does (bit for bit); the
+    /// rest at once as `factor^rest`, so a decay over centuries costs the same as over a day.
     pub fn apply(&self, mut usage: f64, periods: u64) -> f64 {
         let f = f64::from(self.factor);
-        for _ in 0..periods {
+        let exact = periods.min(EXACT_PERIODS);
+        for _ in 0..exact {
             if usage == PBS_MIN_USAGE {
-                break;
+                return usage;
             }
             usage *= f;
             if usage < PBS_MIN_USAGE {
                 usage = PBS_MIN_USAGE;
             }
         }
+        if periods > exact && usage > PBS_MIN_USAGE {
+            usage *= f.powf((periods - exact) as f64);
+            if usage.is_nan() || usage < PBS_MIN_USAGE {
+                usage = PBS_MIN_USAGE;
+            }
+        }
         usage
     }
 }
+
+/// Periods applied one multiplication at a time before the closed form takes over (with the
+/// default factor 0.5 any finite usage reaches the floor well within them).
+pub const EXACT_PERIODS: u64 = 1024;
 
 #[cfg(test)]
 mod tests {
@@ -126,6 +139,23 @@ mod tests {
         let d = PbsDecay::new(60, 0.7).unwrap();
         assert_eq!(d.apply(1000.0, 1), 1000.0 * f64::from(0.7f32));
         assert_ne!(d.apply(1000.0, 1), 700.0);
+    }
+
+    #[test]
+    fn closed_form_beyond_exact_periods() {
+        let d = PbsDecay::new(60, 0.999).unwrap();
+        // within EXACT_PERIODS: the loop, bit for bit
+        let mut u = 1e300;
+        for _ in 0..1000 {
+            u *= f64::from(0.999f32);
+        }
+        assert_eq!(d.apply(1e300, 1000), u);
+        // beyond: close to the exact power, and instant even for u64::MAX periods
+        let far = d.apply(1e300, 2000);
+        let want = 1e300 * f64::from(0.999f32).powi(2000);
+        assert!((far - want).abs() / want < 1e-9, "{far} vs {want}");
+        assert_eq!(d.apply(1e300, u64::MAX), 1.0);
+        assert_eq!(d.apply(0.5, u64::MAX), 1.0);
     }
 
     #[test]
