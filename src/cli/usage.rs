@@ -4,6 +4,7 @@
 
 use super::table::{Align, Table};
 use super::{CliResult, Failure, Global};
+use fairsort::fairshare::TreeSpec;
 use fairsort::formula::ResourceTable;
 use fairsort::home::{current_host, current_user, Home, SchedAttrs, UsageChangeError, UsageHome};
 use fairsort::pbs::units::decay_time;
@@ -11,7 +12,7 @@ use fairsort::pbs::FairshareEntity;
 use fairsort::usage::decay::{calendar::parse_iso, ModelKind};
 use fairsort::usage::{
     record, usage_res_charge, write_flux_usage, write_pbs_usage, BillingWeights, InputFormat,
-    ModelOverrides, RecordOptions, UsageError,
+    ModelOverrides, RecordOptions, UnmatchedUsage, UsageError,
 };
 use std::path::PathBuf;
 
@@ -168,13 +169,20 @@ pub fn run(args: Args, global: &Global) -> CliResult {
     let (who, host) = (current_user(), current_host());
     let command = std::env::args().skip(1).collect::<Vec<_>>().join(" ");
     let sched = &state.sched;
+    // Read before the usage lock: `record` checks the jobs' associations against it.
+    let tree = match &args.command {
+        UsageCommand::Record(_) => home
+            .stored_tree()
+            .map_err(|e| Failure::user(e.to_string()))?,
+        _ => None,
+    };
     let pbs_decay = (
         i64::try_from(sched.fairshare_decay_time).unwrap_or(i64::MAX),
         sched.fairshare_decay_factor,
     );
     home.change_usage(&who, &host, &command, |lock| -> CliResult {
         match args.command {
-            UsageCommand::Record(a) => run_record(a, lock, sched),
+            UsageCommand::Record(a) => run_record(a, lock, sched, tree.as_ref()),
             UsageCommand::Decay(a) => run_decay(a, lock, pbs_decay),
             UsageCommand::Set(a) => {
                 let mut u = lock.load().map_err(user)?;
@@ -283,7 +291,12 @@ fn overrides(m: &ModelArgs) -> Result<ModelOverrides, Failure> {
     })
 }
 
-fn run_record(a: RecordArgs, lock: &UsageHome, sched: &SchedAttrs) -> CliResult {
+fn run_record(
+    a: RecordArgs,
+    lock: &UsageHome,
+    sched: &SchedAttrs,
+    tree: Option<&TreeSpec>,
+) -> CliResult {
     let entity: FairshareEntity = a
         .entity
         .as_deref()
@@ -303,6 +316,7 @@ fn run_record(a: RecordArgs, lock: &UsageHome, sched: &SchedAttrs) -> CliResult 
         entity,
         charge: charge.as_ref(),
         weights,
+        tree,
     };
     let report = record(&a.files, &opts, &mut u, &mut ledger).map_err(user)?;
     for m in &report.malformed {
@@ -318,6 +332,7 @@ fn run_record(a: RecordArgs, lock: &UsageHome, sched: &SchedAttrs) -> CliResult 
         u.last_decay = Some(now());
     }
     lock.commit(&mut u, Some(&mut ledger)).map_err(user)?;
+    warn_unmatched(&report.unmatched);
     if a.json {
         let text =
             serde_json::to_string_pretty(&report).map_err(|e| Failure::user(e.to_string()))?;
@@ -440,5 +455,75 @@ fn fmt_num(x: f64) -> String {
         format!("{x:.0}")
     } else {
         format!("{x:.6}")
+    }
+}
+
+/// How many users the warning about unmatched usage names.
+const WARN_TOP: usize = 5;
+
+/// The one warning line about usage that met no association of the tree, e.g. `warning: 12
+/// usage records (3 users, usage 4521.0) have no association in the tree and were not counted:
+/// alice (4000.0), bob (500.0), carol (21.0)`; `None` when all usage was counted.
+pub(crate) fn unmatched_warning(u: &UnmatchedUsage) -> Option<String> {
+    if u.is_empty() {
+        return None;
+    }
+    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    let mut top: Vec<String> = (u.users.iter().take(WARN_TOP))
+        .map(|(name, usage)| format!("{name} ({usage:.1})"))
+        .collect();
+    if u.users.len() > WARN_TOP {
+        top.push(format!("and {} more", u.users.len() - WARN_TOP));
+    }
+    Some(format!(
+        "warning: {} ({}, usage {:.1}) {} no association in the tree and {} not counted: {}",
+        plural(u.records, "usage record"),
+        plural(u.users.len(), "user"),
+        u.total,
+        if u.records == 1 { "has" } else { "have" },
+        if u.records == 1 { "was" } else { "were" },
+        top.join(", ")
+    ))
+}
+
+/// Prints [`unmatched_warning`] on stderr, if any.
+pub(crate) fn warn_unmatched(u: &UnmatchedUsage) {
+    if let Some(line) = unmatched_warning(u) {
+        eprintln!("{line}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_warning_line_names_the_largest_users() {
+        assert_eq!(unmatched_warning(&UnmatchedUsage::default()), None);
+        let u = UnmatchedUsage {
+            records: 12,
+            total: 4521.0,
+            users: vec![
+                ("alice".into(), 4000.0),
+                ("bob".into(), 500.0),
+                ("carol".into(), 21.0),
+            ],
+        };
+        assert_eq!(
+            unmatched_warning(&u).unwrap(),
+            "warning: 12 usage records (3 users, usage 4521.0) have no association in the tree \
+             and were not counted: alice (4000.0), bob (500.0), carol (21.0)"
+        );
+        let many = UnmatchedUsage {
+            records: 1,
+            total: 7.0,
+            users: (0..7).map(|i| (format!("u{i}"), 1.0)).collect(),
+        };
+        let line = unmatched_warning(&many).unwrap();
+        assert!(
+            line.starts_with("warning: 1 usage record (7 users, usage 7.0) has no"),
+            "{line}"
+        );
+        assert!(line.ends_with("u4 (1.0), and 2 more"), "{line}");
     }
 }

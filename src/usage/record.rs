@@ -1,6 +1,7 @@
 //! Recording: read finished-job records from files (format given or detected), charge each job
 //! once into a `Usage` through the `Ledger`, and report what was charged, repeated and skipped.
 
+use super::apply::{associations, UnmatchedTally, UnmatchedUsage};
 use super::charge::Charge;
 use super::error::{Malformed, UsageError};
 use super::flux_jobs::read_flux_jobs;
@@ -9,8 +10,10 @@ use super::ledger::Ledger;
 use super::pbs_log::{expand_inputs, PbsLogReader, ReadStats};
 use super::sacct::{read_sacct, BillingWeights};
 use super::store::Usage;
+use crate::fairshare::TreeSpec;
 use crate::pbs::FairshareEntity;
 use serde::Serialize;
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -70,6 +73,9 @@ pub struct RecordOptions<'a> {
     pub charge: &'a dyn Charge,
     /// Slurm `TRESBillingWeights` (empty = the row's billing TRES or AllocCPUS).
     pub weights: BillingWeights,
+    /// The share tree the jobs' associations (Slurm, flux) are checked against: a job of no
+    /// association is still recorded, and reported in [`RecordReport::unmatched`].
+    pub tree: Option<&'a TreeSpec>,
 }
 
 /// What a record run did.
@@ -85,6 +91,9 @@ pub struct RecordReport {
     pub total_charge: f64,
     /// Malformed records, each skipped.
     pub malformed: Vec<Malformed>,
+    /// Newly charged jobs (Slurm, flux) whose association is not in [`RecordOptions::tree`]:
+    /// recorded, but not counted by the tree until the association exists.
+    pub unmatched: UnmatchedUsage,
 }
 
 /// Detects an input's format from its first bytes (a directory is PBS's daily-file layout).
@@ -118,10 +127,19 @@ pub fn record(
     let mut report = RecordReport::default();
     let mut malformed = Vec::new();
     let (mut charged, mut repeated, mut total) = (0u64, 0u64, 0.0f64);
+    // (account, user) → (jobs, charge) of the new charges, when there is a tree to check.
+    let mut by_association: HashMap<(String, String), (usize, f64)> = HashMap::new();
     let mut sink = |job: FinishedJob| {
         if usage.charge(ledger, &job) {
             charged += 1;
             total += job.charge;
+            if let (Some(account), Some(_)) = (&job.account, opts.tree) {
+                let e = by_association
+                    .entry((account.clone(), job.entity.clone()))
+                    .or_default();
+                e.0 += 1;
+                e.1 += job.charge;
+            }
         } else {
             repeated += 1;
         }
@@ -153,5 +171,15 @@ pub fn record(
     report.repeated = repeated;
     report.total_charge = total;
     report.malformed = malformed;
+    if let Some(tree) = opts.tree {
+        let known = associations(tree);
+        let mut unmatched = UnmatchedTally::default();
+        for ((account, user), (jobs, charge)) in &by_association {
+            if !known.contains_key(&(account.as_str(), user.as_str())) {
+                unmatched.add(user, *jobs, *charge);
+            }
+        }
+        report.unmatched = unmatched.finish();
+    }
     Ok(report)
 }
