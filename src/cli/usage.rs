@@ -11,8 +11,8 @@ use fairsort::pbs::units::decay_time;
 use fairsort::pbs::FairshareEntity;
 use fairsort::usage::decay::{calendar::parse_iso, ModelKind};
 use fairsort::usage::{
-    record, usage_res_charge, write_flux_usage, write_pbs_usage, BillingWeights, InputFormat,
-    ModelOverrides, RecordOptions, UnmatchedUsage, UsageError,
+    follows_pbs, pbs_groups, record, usage_res_charge, write_flux_usage, write_pbs_usage,
+    BillingWeights, InputFormat, ModelOverrides, RecordOptions, UnmatchedUsage, UsageError,
 };
 use std::path::PathBuf;
 
@@ -333,6 +333,16 @@ fn run_record(
     }
     lock.commit(&mut u, Some(&mut ledger)).map_err(user)?;
     warn_unmatched(&report.unmatched);
+    if !report.unknown_entities.is_empty() {
+        eprintln!(
+            "note: {} not in the share tree; PBS counts their usage under `unknown` with 1 share each: {}",
+            match report.unknown_entities.len() {
+                1 => "1 entity is".to_string(),
+                n => format!("{n} entities are"),
+            },
+            top_names(report.unknown_entities.iter().map(String::as_str))
+        );
+    }
     if a.json {
         let text =
             serde_json::to_string_pretty(&report).map_err(|e| Failure::user(e.to_string()))?;
@@ -386,6 +396,22 @@ fn run_decay(a: DecayArgs, lock: &UsageHome, pbs_decay: (i64, f64)) -> CliResult
 fn run_show(a: ShowArgs, home: &Home) -> CliResult {
     let path = home.usage_path();
     let store = fairsort::home::load_store(&path).map_err(user)?;
+    // A PBS tree places each entity: its group, or `unknown` for a name not in the tree.
+    let tree = home
+        .stored_tree()
+        .map_err(|e| Failure::user(e.to_string()))?
+        .filter(follows_pbs);
+    let groups = tree.as_ref().map(pbs_groups);
+    let group_of = |x: &fairsort::usage::Entry| -> String {
+        match (&groups, &x.account) {
+            (Some(g), None) => g
+                .get(x.name.as_str())
+                .copied()
+                .unwrap_or("unknown")
+                .to_string(),
+            _ => String::new(),
+        }
+    };
     if a.json {
         let text =
             serde_json::to_string_pretty(&store).map_err(|e| Failure::user(e.to_string()))?;
@@ -395,7 +421,7 @@ fn run_show(a: ShowArgs, home: &Home) -> CliResult {
     if a.csv {
         let mut w = csv::Writer::from_writer(std::io::stdout());
         let e = |e: csv::Error| Failure::user(e.to_string());
-        w.write_record(["account", "entity", "usage", "bins"])
+        w.write_record(["account", "entity", "usage", "bins", "group"])
             .map_err(e)?;
         for x in &store.entries {
             let bins = x
@@ -409,6 +435,7 @@ fn run_show(a: ShowArgs, home: &Home) -> CliResult {
                 &x.name,
                 &x.usage.to_string(),
                 &bins,
+                &group_of(x),
             ])
             .map_err(e)?;
         }
@@ -422,6 +449,9 @@ fn run_show(a: ShowArgs, home: &Home) -> CliResult {
     ];
     if flux {
         cols.push(("Bins", Align::Left));
+    }
+    if groups.is_some() {
+        cols.push(("Group", Align::Left));
     }
     let mut t = Table::new(&cols);
     for x in &store.entries {
@@ -438,6 +468,9 @@ fn run_show(a: ShowArgs, home: &Home) -> CliResult {
                     .collect::<Vec<_>>()
                     .join(" "),
             );
+        }
+        if groups.is_some() {
+            row.push(group_of(x));
         }
         t.row(row);
     }
@@ -456,6 +489,16 @@ fn fmt_num(x: f64) -> String {
     } else {
         format!("{x:.6}")
     }
+}
+
+/// Up to [`WARN_TOP`] names, then `and N more`.
+fn top_names<'a>(names: impl ExactSizeIterator<Item = &'a str>) -> String {
+    let n = names.len();
+    let mut out: Vec<String> = names.take(WARN_TOP).map(str::to_string).collect();
+    if n > WARN_TOP {
+        out.push(format!("and {} more", n - WARN_TOP));
+    }
+    out.join(", ")
 }
 
 /// How many users the warning about unmatched usage names.

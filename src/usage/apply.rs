@@ -105,6 +105,25 @@ pub fn follows_pbs(spec: &TreeSpec) -> bool {
     spec.source == TreeSource::Pbs || spec.unknown_shares.is_some()
 }
 
+/// Where a PBS tree counts each entity's usage: entity name → its group (the root's children:
+/// the root's name), for every leaf of `spec`. A name that is not a key is one PBS creates under
+/// the `unknown` group when it meets it (see [`apply_usage`]).
+pub fn pbs_groups(spec: &TreeSpec) -> HashMap<&str, &str> {
+    let parents: HashSet<&str> = spec
+        .nodes
+        .iter()
+        .filter_map(|n| n.parent.as_deref())
+        .collect();
+    let mut out = HashMap::new();
+    for n in &spec.nodes {
+        if !parents.contains(n.name.as_str()) {
+            let group = n.parent.as_deref().unwrap_or(&spec.root_name);
+            out.entry(n.name.as_str()).or_insert(group);
+        }
+    }
+    out
+}
+
 /// Applies `records` to `spec` and returns the records that met no node (not counted).
 ///
 /// PBS entities (no account) follow PBS's `read_usage`: a listed leaf gets the listed usage (a
@@ -365,6 +384,15 @@ mod tests {
         assert_eq!(s.nodes[0].usage, Some(95.0));
         assert_eq!(s.nodes[1].usage, None);
         assert_eq!(s.root_usage, Some(145.0));
+    }
+
+    #[test]
+    fn pbs_groups_place_leaves() {
+        let s = spec();
+        let g = pbs_groups(&s);
+        assert_eq!(g.get("u"), Some(&"g"));
+        assert_eq!(g.get("a"), None, "a group");
+        assert_eq!(g.get("g"), None, "a group");
     }
 
     #[test]

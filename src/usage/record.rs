@@ -1,7 +1,7 @@
 //! Recording: read finished-job records from files (format given or detected), charge each job
 //! once into a `Usage` through the `Ledger`, and report what was charged, repeated and skipped.
 
-use super::apply::{associations, UnmatchedTally, UnmatchedUsage};
+use super::apply::{associations, follows_pbs, pbs_groups, UnmatchedTally, UnmatchedUsage};
 use super::charge::Charge;
 use super::error::{Malformed, UsageError};
 use super::flux_jobs::read_flux_jobs;
@@ -13,7 +13,7 @@ use super::store::Usage;
 use crate::fairshare::TreeSpec;
 use crate::pbs::FairshareEntity;
 use serde::Serialize;
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -94,6 +94,9 @@ pub struct RecordReport {
     /// Newly charged jobs (Slurm, flux) whose association is not in [`RecordOptions::tree`]:
     /// recorded, but not counted by the tree until the association exists.
     pub unmatched: UnmatchedUsage,
+    /// Newly charged PBS entities that are not in [`RecordOptions::tree`] (a PBS tree): PBS
+    /// counts them under the `unknown` group with 1 share each. Sorted.
+    pub unknown_entities: Vec<String>,
 }
 
 /// Detects an input's format from its first bytes (a directory is PBS's daily-file layout).
@@ -127,12 +130,20 @@ pub fn record(
     let mut report = RecordReport::default();
     let mut malformed = Vec::new();
     let (mut charged, mut repeated, mut total) = (0u64, 0u64, 0.0f64);
+    // A PBS tree's leaves, to name the new entities PBS puts under `unknown`.
+    let pbs_groups = opts.tree.filter(|t| follows_pbs(t)).map(pbs_groups);
+    let mut unknown_entities: BTreeSet<String> = BTreeSet::new();
     // (account, user) → (jobs, charge) of the new charges, when there is a tree to check.
     let mut by_association: HashMap<(String, String), (usize, f64)> = HashMap::new();
     let mut sink = |job: FinishedJob| {
         if usage.charge(ledger, &job) {
             charged += 1;
             total += job.charge;
+            if let (None, Some(groups)) = (&job.account, &pbs_groups) {
+                if !groups.contains_key(job.entity.as_str()) {
+                    unknown_entities.insert(job.entity.clone());
+                }
+            }
             if let (Some(account), Some(_)) = (&job.account, opts.tree) {
                 let e = by_association
                     .entry((account.clone(), job.entity.clone()))
@@ -171,6 +182,7 @@ pub fn record(
     report.repeated = repeated;
     report.total_charge = total;
     report.malformed = malformed;
+    report.unknown_entities = unknown_entities.into_iter().collect();
     if let Some(tree) = opts.tree {
         let known = associations(tree);
         let mut unmatched = UnmatchedTally::default();
