@@ -58,6 +58,11 @@ pub fn run(args: Args, global: &Global) -> CliResult {
                 file.display(),
                 home.tree_path().display()
             );
+            // The home's usage over the new tree: say what no longer meets an association.
+            match fairsort::scenario::Scenario::from_home(&home) {
+                Ok(sc) => super::usage::warn_unmatched(&sc.unmatched_usage),
+                Err(e) => eprintln!("warning: the home's usage over the new tree: {e}"),
+            }
             Ok(())
         }
         Action::Show { json } => {

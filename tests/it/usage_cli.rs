@@ -551,6 +551,13 @@ fn slurm_usage_of_no_association_is_reported_never_dropped_silently() {
         "jobs.json",
         r#"[{"id":"1","user":"alice","account":"physics","qtime":1}]"#,
     );
+    // Importing the tree again says it too.
+    fairsort_home(h)
+        .args(["tree", "import", "--tree-format", "sacctmgr"])
+        .arg(data("server/cluster.psv"))
+        .assert()
+        .success()
+        .stderr(predicate::str::starts_with(stored).and(predicate::str::contains("\n").count(1)));
     fairsort_home(h)
         .args(["order", "--formula", "fairshare_factor", "--jobs"])
         .arg(&jobs)
