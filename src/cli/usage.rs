@@ -11,8 +11,8 @@ use fairsort::pbs::units::decay_time;
 use fairsort::pbs::FairshareEntity;
 use fairsort::usage::decay::{calendar::parse_iso, ModelKind};
 use fairsort::usage::{
-    follows_pbs, pbs_groups, record, usage_res_charge, write_flux_usage, write_pbs_usage,
-    BillingWeights, InputFormat, ModelOverrides, RecordOptions, UnmatchedUsage, UsageError,
+    pbs_groups, record, usage_res_charge, write_flux_usage, write_pbs_usage, BillingWeights,
+    InputFormat, ModelOverrides, RecordOptions, UnmatchedUsage, UsageError,
 };
 use std::path::PathBuf;
 
@@ -171,9 +171,7 @@ pub fn run(args: Args, global: &Global) -> CliResult {
     let sched = &state.sched;
     // Read before the usage lock: `record` checks the jobs' associations against it.
     let tree = match &args.command {
-        UsageCommand::Record(_) => home
-            .stored_tree()
-            .map_err(|e| Failure::user(e.to_string()))?,
+        UsageCommand::Record(_) => stored_tree(&home),
         _ => None,
     };
     let pbs_decay = (
@@ -397,10 +395,7 @@ fn run_show(a: ShowArgs, home: &Home) -> CliResult {
     let path = home.usage_path();
     let store = fairsort::home::load_store(&path).map_err(user)?;
     // A PBS tree places each entity: its group, or `unknown` for a name not in the tree.
-    let tree = home
-        .stored_tree()
-        .map_err(|e| Failure::user(e.to_string()))?
-        .filter(follows_pbs);
+    let tree = stored_tree(home).filter(TreeSpec::follows_pbs);
     let groups = tree.as_ref().map(pbs_groups);
     let group_of = |x: &fairsort::usage::Entry| -> String {
         match (&groups, &x.account) {
@@ -489,6 +484,15 @@ fn fmt_num(x: f64) -> String {
     } else {
         format!("{x:.6}")
     }
+}
+
+/// The home's stored tree, to place usage in; a tree that cannot be read is said on stderr and
+/// does not stop the usage command (`share` and `order` report it as an error).
+fn stored_tree(home: &Home) -> Option<TreeSpec> {
+    home.stored_tree().unwrap_or_else(|e| {
+        eprintln!("warning: {e}; usage is not checked against the share tree");
+        None
+    })
 }
 
 /// Up to [`WARN_TOP`] names, then `and N more`.

@@ -8,7 +8,7 @@ use crate::formula::{compile, Program, ResourceTable};
 use crate::queue::dry_run::DryRun;
 use crate::queue::{read_job_list_json, JobSet};
 use crate::scenario::{Base, Scenario, ScenarioBuilder, Threshold};
-use crate::usage::{apply_usage, follows_pbs, UsageRecord};
+use crate::usage::{apply_usage, UsageRecord};
 use std::collections::BTreeSet;
 use toml::Value;
 
@@ -28,7 +28,7 @@ pub fn tree_spec(def: &TreeDef) -> Result<TreeSpec, String> {
     if def.unknown_shares.is_some() {
         spec.unknown_shares = def.unknown_shares;
     }
-    let pbs = follows_pbs(&spec);
+    let pbs = spec.follows_pbs();
     for (who, usage) in &def.usage {
         if pbs && !who.contains('/') {
             let record = UsageRecord {

@@ -87,7 +87,7 @@ impl Home {
         if let Some(text) = fsio::read_optional(&path)? {
             let mut spec = native::read_toml(&text)
                 .map_err(|e| ServerError::Tree(format!("{}: {e}", path.display())))?;
-            if spec.unknown_shares.is_some() || spec.source == TreeSource::Pbs {
+            if spec.follows_pbs() {
                 spec.unknown_shares = Some(unknown_shares);
             }
             return Ok(Some(spec));
@@ -115,7 +115,7 @@ impl Home {
             let unknown_shares = state.sched.unknown_shares;
             let mut spec = spec.clone();
             let pbs_layout = spec.source == TreeSource::Pbs;
-            if pbs_layout || spec.unknown_shares.is_some() {
+            if spec.follows_pbs() {
                 spec.unknown_shares = Some(unknown_shares);
             }
             Tree::build(spec.clone()).map_err(|e| ServerError::Tree(e.to_string()))?;

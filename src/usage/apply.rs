@@ -1,7 +1,7 @@
 //! The one place usage meets a share tree: records of an entity (PBS) or an association
 //! (Slurm/flux account + user) set the usage of the tree's leaves, as each scheduler does.
 
-use crate::fairshare::{NodeKind, NodeSpec, Shares, TreeSource, TreeSpec};
+use crate::fairshare::{NodeKind, NodeSpec, Shares, TreeSpec};
 use crate::formats::pbs::resource_group::{ROOT_NAME, UNKNOWN_GROUP};
 use crate::formats::pbs::usage::FILE;
 use crate::formats::pbs::PbsUsage;
@@ -99,12 +99,6 @@ pub(crate) fn associations(spec: &TreeSpec) -> HashMap<(&str, &str), usize> {
     out
 }
 
-/// True for a tree that follows PBS's entity rules: a `resource_group` tree, or any tree with
-/// an `unknown_shares` setting (PBS's `unknown` group).
-pub fn follows_pbs(spec: &TreeSpec) -> bool {
-    spec.source == TreeSource::Pbs || spec.unknown_shares.is_some()
-}
-
 /// Where a PBS tree counts each entity's usage: entity name → its group (the root's children:
 /// the root's name), for every leaf of `spec`. A name that is not a key is one PBS creates under
 /// the `unknown` group when it meets it (see [`apply_usage`]).
@@ -127,7 +121,7 @@ pub fn pbs_groups(spec: &TreeSpec) -> HashMap<&str, &str> {
 /// Applies `records` to `spec` and returns the records that met no node (not counted).
 ///
 /// PBS entities (no account) follow PBS's `read_usage`: a listed leaf gets the listed usage (a
-/// later entry for the same name wins); on a PBS tree ([`follows_pbs`]) a name that is not in
+/// later entry for the same name wins); on a PBS tree ([`TreeSpec::follows_pbs`]) a name that is not in
 /// the tree becomes an entity with 1 share under the `unknown` group (PBS's
 /// `find_alloc_ginfo`), so its usage counts in `unknown` and every ancestor. Unlisted leaves keep
 /// `usage: None`, which in a PBS tree means PBS's starting usage 1 that adds nothing to its
@@ -142,7 +136,7 @@ pub fn apply_usage<'a>(
     spec: &mut TreeSpec,
     records: impl IntoIterator<Item = UsageRecord<'a>>,
 ) -> Result<UnmatchedUsage, FormatError> {
-    let pbs = follows_pbs(spec);
+    let pbs = spec.follows_pbs();
     let parents: HashSet<String> = spec.nodes.iter().filter_map(|n| n.parent.clone()).collect();
     let mut index: HashMap<String, usize> = HashMap::new();
     for (i, n) in spec.nodes.iter().enumerate() {
@@ -246,6 +240,7 @@ pub fn pbs_records(usage: &PbsUsage) -> impl Iterator<Item = UsageRecord<'_>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fairshare::TreeSource;
 
     fn spec() -> TreeSpec {
         let mut s = TreeSpec::default();

@@ -1,7 +1,7 @@
 //! Recording: read finished-job records from files (format given or detected), charge each job
 //! once into a `Usage` through the `Ledger`, and report what was charged, repeated and skipped.
 
-use super::apply::{associations, follows_pbs, pbs_groups, UnmatchedTally, UnmatchedUsage};
+use super::apply::{associations, pbs_groups, UnmatchedTally, UnmatchedUsage};
 use super::charge::Charge;
 use super::error::{Malformed, UsageError};
 use super::flux_jobs::read_flux_jobs;
@@ -99,6 +99,31 @@ pub struct RecordReport {
     pub unknown_entities: Vec<String>,
 }
 
+/// Counts one charged job of `account`/`user` (allocating only for a new association).
+fn tally_association(
+    map: &mut HashMap<String, HashMap<String, (usize, f64)>>,
+    account: &str,
+    user: &str,
+    charge: f64,
+) {
+    let Some(users) = map.get_mut(account) else {
+        map.insert(
+            account.to_string(),
+            HashMap::from([(user.to_string(), (1, charge))]),
+        );
+        return;
+    };
+    match users.get_mut(user) {
+        Some(e) => {
+            e.0 += 1;
+            e.1 += charge;
+        }
+        None => {
+            users.insert(user.to_string(), (1, charge));
+        }
+    }
+}
+
 /// Detects an input's format from its first bytes (a directory is PBS's daily-file layout).
 pub fn detect(path: &Path) -> Result<InputFormat, UsageError> {
     if path.is_dir() {
@@ -131,10 +156,10 @@ pub fn record(
     let mut malformed = Vec::new();
     let (mut charged, mut repeated, mut total) = (0u64, 0u64, 0.0f64);
     // A PBS tree's leaves, to name the new entities PBS puts under `unknown`.
-    let pbs_groups = opts.tree.filter(|t| follows_pbs(t)).map(pbs_groups);
+    let pbs_groups = opts.tree.filter(|t| t.follows_pbs()).map(pbs_groups);
     let mut unknown_entities: BTreeSet<String> = BTreeSet::new();
-    // (account, user) → (jobs, charge) of the new charges, when there is a tree to check.
-    let mut by_association: HashMap<(String, String), (usize, f64)> = HashMap::new();
+    // account → user → (jobs, charge) of the new charges, when there is a tree to check.
+    let mut by_association: HashMap<String, HashMap<String, (usize, f64)>> = HashMap::new();
     let mut sink = |job: FinishedJob| {
         if usage.charge(ledger, &job) {
             charged += 1;
@@ -145,11 +170,7 @@ pub fn record(
                 }
             }
             if let (Some(account), Some(_)) = (&job.account, opts.tree) {
-                let e = by_association
-                    .entry((account.clone(), job.entity.clone()))
-                    .or_default();
-                e.0 += 1;
-                e.1 += job.charge;
+                tally_association(&mut by_association, account, &job.entity, job.charge);
             }
         } else {
             repeated += 1;
@@ -186,9 +207,11 @@ pub fn record(
     if let Some(tree) = opts.tree {
         let known = associations(tree);
         let mut unmatched = UnmatchedTally::default();
-        for ((account, user), (jobs, charge)) in &by_association {
-            if !known.contains_key(&(account.as_str(), user.as_str())) {
-                unmatched.add(user, *jobs, *charge);
+        for (account, users) in &by_association {
+            for (user, (jobs, charge)) in users {
+                if !known.contains_key(&(account.as_str(), user.as_str())) {
+                    unmatched.add(user, *jobs, *charge);
+                }
             }
         }
         report.unmatched = unmatched.finish();

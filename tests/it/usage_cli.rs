@@ -565,3 +565,28 @@ fn slurm_usage_of_no_association_is_reported_never_dropped_silently() {
         .success()
         .stderr(predicate::str::starts_with(stored).and(predicate::str::contains("\n").count(1)));
 }
+
+/// A share tree that cannot be read does not stop recording: it is said once, and `share`
+/// reports it as the error it is.
+#[test]
+fn an_unreadable_tree_does_not_stop_usage_record() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    crate::common::write(h, "tree.toml", "version = 1\n[[accounts]]\nnam = \"x\"\n");
+    fairsort_home(h)
+        .args(["usage", "record"])
+        .arg(data("usage/pbs_logs"))
+        .assert()
+        .success()
+        .stderr(
+            predicate::str::contains("tree.toml").and(predicate::str::contains(
+                "usage is not checked against the share tree",
+            )),
+        );
+    assert_eq!(usage_of(&show(h), "alice"), Some(1201.0));
+    fairsort_home(h)
+        .args(["share", "-a", "pbs"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("tree.toml"));
+}
