@@ -167,14 +167,19 @@ pub fn apply_usage<'a>(
         let name = r.name;
         let value = check_usage(r.usage, &format!("usage of {name}"))
             .map_err(|m| FormatError::file(FILE, m))?;
-        if (pbs && (name == ROOT_NAME || name == UNKNOWN_GROUP)) || parents.contains(name) {
+        if pbs && (name == ROOT_NAME || name == UNKNOWN_GROUP || parents.contains(name)) {
             return Err(FormatError::file(
                 FILE,
                 format!("entry {entity}: `{name}` is a group; PBS keeps usage for leaves only"),
             ));
         }
-        match index.get(name) {
-            Some(&i) => set_leaf_usage(spec, &accounts, i, value),
+        // Outside PBS an entity names a user (an account's name is not counted).
+        let leaf = index.get(name).copied().filter(|&i| {
+            pbs || (!parents.contains(name)
+                && spec.nodes.get(i).is_some_and(|n| n.kind == NodeKind::User))
+        });
+        match leaf {
+            Some(i) => set_leaf_usage(spec, &accounts, i, value),
             None if pbs => {
                 let mut node = NodeSpec::new(
                     name.to_string(),
@@ -332,29 +337,35 @@ mod tests {
                 rec(Some("g"), "a", 8.0),
                 rec(Some("a"), "carol", 21.0),
                 rec(None, "bob", 500.0),
+                rec(None, "g", 3.0),
             ],
         )
         .unwrap();
         // The root's own user association (Slurm's `root|root`) is an association of `root`.
         assert_eq!(s.nodes[4].usage, Some(2.0));
-        // Nothing added: no `unknown` group outside PBS trees, and `g/a` is an account.
+        // Nothing added: no `unknown` group outside PBS trees; `g/a` and `g` are accounts.
         assert_eq!(s.nodes.len(), 5);
-        assert_eq!(unmatched.records, 5);
-        approx::assert_abs_diff_eq!(unmatched.total, 4529.5, epsilon = 1e-9);
+        assert_eq!(unmatched.records, 6);
+        approx::assert_abs_diff_eq!(unmatched.total, 4532.5, epsilon = 1e-9);
         assert_eq!(
             unmatched.users,
             [
                 ("alice".to_string(), 4000.5),
                 ("bob".to_string(), 500.0),
                 ("carol".to_string(), 21.0),
-                ("a".to_string(), 8.0)
+                ("a".to_string(), 8.0),
+                ("g".to_string(), 3.0)
             ]
+        );
+        assert_eq!(
+            s.nodes[0].usage, None,
+            "an account's usage is not set by an entity"
         );
         let mut only = UnmatchedTally::default();
         only.add("zed", 1, 1.0);
         let mut merged = unmatched.clone();
         merged.merge(only.finish());
-        assert_eq!(merged.records, 6);
+        assert_eq!(merged.records, 7);
         assert_eq!(merged.users.last(), Some(&("zed".to_string(), 1.0)));
     }
 
@@ -392,7 +403,11 @@ mod tests {
 
     #[test]
     fn group_usage_and_bad_values_are_refused() {
-        let e = apply_usage(&mut spec(), [rec(None, "a", 1.0)]).unwrap_err();
+        let pbs = || TreeSpec {
+            unknown_shares: Some(0),
+            ..spec()
+        };
+        let e = apply_usage(&mut pbs(), [rec(None, "a", 1.0)]).unwrap_err();
         assert_eq!(
             e.to_string(),
             "usage: entry 1: `a` is a group; PBS keeps usage for leaves only"
