@@ -28,7 +28,7 @@ pub enum Action {
     /// Print the stored tree as imported (PBS resource_group layout, or fairsort's TOML tree for
     /// Slurm, flux and fairsort trees; --json: the tree with the home's usage applied).
     Show {
-        /// JSON instead of the resource_group text.
+        /// JSON of the tree with the home's usage applied, instead of the stored text.
         #[arg(long)]
         json: bool,
     },
