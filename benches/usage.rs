@@ -55,6 +55,7 @@ fn record_once(log: &Path, formula: &str) -> Duration {
         entity: FairshareEntity::Euser,
         charge: charge.as_ref(),
         weights: BillingWeights::default(),
+        tree: None,
     };
     let report = record(&[PathBuf::from(log)], &opts, &mut u, &mut ledger).expect("record");
     assert!(report.malformed.is_empty() && report.charged > 0);

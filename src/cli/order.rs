@@ -188,6 +188,7 @@ pub fn run(mut args: Args, global: &Global) -> CliResult {
         args.example = Some("pbs".to_string());
     }
     let sc = scenario(&args, global)?;
+    super::usage::warn_unmatched(&sc.unmatched_usage);
     let program = sc
         .compile(sc.formula_source().map_err(scenario_failure)?)
         .map_err(scenario_failure)?;

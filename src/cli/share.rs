@@ -27,8 +27,9 @@ pub struct Args {
     /// PBS usage: the scheduler's binary `usage` file or `name usage` text lines.
     #[arg(long, value_name = "FILE")]
     pub usage: Option<PathBuf>,
-    /// The algorithm (required unless --compare).
-    #[arg(long, short, value_name = "A", required_unless_present = "compare", value_parser = super::choices::parser::<Algorithm>())]
+    /// The algorithm. Default: the server home's sched `fairshare_algorithm` when the tree is
+    /// the home's; required with --tree (unless --compare).
+    #[arg(long, short, value_name = "A", value_parser = super::choices::parser::<Algorithm>())]
     pub algorithm: Option<Algorithm>,
     /// Slurm FairShareDampeningFactor (classic).
     #[arg(long, value_name = "D", default_value_t = 1.0)]
@@ -58,7 +59,7 @@ pub struct Args {
 
 /// Runs `fairsort share`.
 pub fn run(args: Args, global: &Global) -> CliResult {
-    let tree = load_tree(&args, global)?;
+    let (tree, home_algorithm) = load_tree(&args, global)?;
     let opts = options(&args)?;
     let mut out = std::io::stdout().lock();
     if args.compare {
@@ -78,7 +79,8 @@ pub fn run(args: Args, global: &Global) -> CliResult {
     }
     let algorithm = args
         .algorithm
-        .ok_or_else(|| Failure::usage("--algorithm is required"))?;
+        .or(home_algorithm)
+        .ok_or_else(|| Failure::usage("--algorithm is required with --tree (or use --compare)"))?;
     let result = compute(&tree, algorithm, &opts).map_err(share_failure)?;
     let text = if let Some(who) = &args.explain {
         let id = find_user(&tree, who)?;
@@ -108,8 +110,9 @@ pub fn run(args: Args, global: &Global) -> CliResult {
 }
 
 /// The share tree of the Scenario: `--tree` (with `--usage`), else the server home's tree
-/// (imported with `fairsort tree import`) with the home's usage and `--usage` over it.
-fn load_tree(args: &Args, global: &Global) -> Result<Tree, Failure> {
+/// (imported with `fairsort tree import`) with the home's usage and `--usage` over it, and then
+/// the home's `fairshare_algorithm`. Usage that met no association is warned about on stderr.
+fn load_tree(args: &Args, global: &Global) -> Result<(Tree, Option<Algorithm>), Failure> {
     let base = match args.tree {
         Some(_) => Base::None,
         None => Base::Home(
@@ -130,9 +133,13 @@ fn load_tree(args: &Args, global: &Global) -> Result<Tree, Failure> {
             ScenarioError::Request(_) => Failure::usage(no_tree(home.as_deref())),
             other => Failure::user(other.to_string()),
         })?;
-    sc.setup
+    super::usage::warn_unmatched(&sc.unmatched_usage);
+    let algorithm = home.as_ref().map(|_| sc.algorithm);
+    let tree = sc
+        .setup
         .tree
-        .ok_or_else(|| Failure::usage(no_tree(home.as_deref())))
+        .ok_or_else(|| Failure::usage(no_tree(home.as_deref())))?;
+    Ok((tree, algorithm))
 }
 
 fn no_tree(home: Option<&str>) -> String {
@@ -337,7 +344,9 @@ fn shares_text(tree: &Tree, id: NodeId) -> String {
     }
 }
 
-/// sshare -l style: Account indented by depth (users one deeper than their account).
+/// sshare -l style: the Account column indented one space per depth, as Slurm's
+/// `slurmdb_tree_name_get` does (an account one space deeper than its parent; a user row shows
+/// its account one space deeper than the account's row, i.e. at the user's own depth).
 fn sshare_table(tree: &Tree, result: &ShareResult) -> String {
     let mut cols = vec![
         ("Account", Align::Left),
@@ -359,8 +368,7 @@ fn sshare_table(tree: &Tree, result: &ShareResult) -> String {
         let n = tree.node(id);
         let r = result.row(id);
         let (account, user) = names(tree, id);
-        let indent = n.depth.saturating_sub(1) + usize::from(n.is_user());
-        let indent = if id == tree.root() { 0 } else { indent.max(1) };
+        let indent = n.depth;
         let mut cells = vec![
             format!("{:indent$}{account}", ""),
             user.unwrap_or_default(),

@@ -1,5 +1,6 @@
 //! `fairsort tree`: manage the server home's share tree. `import` validates a tree in any format
-//! the engine reads and stores it (PBS `resource_group` layout); `show` prints the stored tree.
+//! the engine reads and stores it in its scheduler's model (a PBS tree in `resource_group`
+//! layout, a Slurm, flux or fairsort tree as fairsort's TOML tree); `show` prints the stored tree.
 
 use super::{CliResult, Failure, Global};
 use fairsort::formats::{read_tree, TreeFormat};
@@ -24,9 +25,10 @@ pub enum Action {
         #[arg(long, value_parser = super::choices::parser::<TreeFormat>())]
         tree_format: Option<TreeFormat>,
     },
-    /// Print the stored tree (PBS resource_group layout; --json: the tree with usage applied).
+    /// Print the stored tree as imported (PBS resource_group layout, or fairsort's TOML tree for
+    /// Slurm, flux and fairsort trees; --json: the tree with the home's usage applied).
     Show {
-        /// JSON instead of the resource_group text.
+        /// JSON of the tree with the home's usage applied, instead of the stored text.
         #[arg(long)]
         json: bool,
     },
@@ -54,12 +56,22 @@ pub fn run(args: Args, global: &Global) -> CliResult {
                 "stored {} nodes from {} in {}",
                 spec.nodes.len(),
                 file.display(),
-                home.file(fairsort::home::dir::files::TREE).display()
+                home.tree_path().display()
             );
+            // The home's usage over the new tree: say what no longer meets an association.
+            match fairsort::scenario::Scenario::from_home(&home) {
+                Ok(sc) => super::usage::warn_unmatched(&sc.unmatched_usage),
+                Err(e) => eprintln!("warning: the home's usage over the new tree: {e}"),
+            }
             Ok(())
         }
         Action::Show { json } => {
-            let Some(spec) = home.tree_spec().map_err(user_error)? else {
+            let spec = if json {
+                home.tree_spec()
+            } else {
+                home.stored_tree()
+            };
+            let Some(spec) = spec.map_err(user_error)? else {
                 return Err(Failure::user(format!(
                     "no share tree in {} (use `fairsort tree import FILE`)",
                     home.path().display()
@@ -70,9 +82,12 @@ pub fn run(args: Args, global: &Global) -> CliResult {
                     .map_err(|e| Failure::user(e.to_string()))?;
                 println!("{text}");
             } else {
-                let text = fairsort::formats::pbs::write_resource_group(&spec)
-                    .map_err(|e| Failure::user(e.to_string()))?;
-                print!("{text}");
+                let text = if spec.source == fairsort::fairshare::TreeSource::Pbs {
+                    fairsort::formats::pbs::write_resource_group(&spec)
+                } else {
+                    fairsort::formats::native::write_toml(&spec)
+                };
+                print!("{}", text.map_err(|e| Failure::user(e.to_string()))?);
             }
             Ok(())
         }

@@ -4,6 +4,7 @@
 
 use super::table::{Align, Table};
 use super::{CliResult, Failure, Global};
+use fairsort::fairshare::TreeSpec;
 use fairsort::formula::ResourceTable;
 use fairsort::home::{current_host, current_user, Home, SchedAttrs, UsageChangeError, UsageHome};
 use fairsort::pbs::units::decay_time;
@@ -11,8 +12,8 @@ use fairsort::pbs::FairshareEntity;
 use fairsort::usage::decay::{calendar::parse_iso, ModelKind};
 use fairsort::usage::settings::check_time;
 use fairsort::usage::{
-    record, usage_res_charge, write_flux_usage, write_pbs_usage, BillingWeights, InputFormat,
-    ModelOverrides, RecordOptions, UsageError,
+    pbs_groups, record, usage_res_charge, write_flux_usage, write_pbs_usage, BillingWeights,
+    InputFormat, ModelOverrides, RecordOptions, UnmatchedUsage, UsageError,
 };
 use std::path::PathBuf;
 
@@ -169,13 +170,18 @@ pub fn run(args: Args, global: &Global) -> CliResult {
     let (who, host) = (current_user(), current_host());
     let command = audit_command(std::env::args_os().skip(1));
     let sched = &state.sched;
+    // Read before the usage lock: `record` checks the jobs' associations against it.
+    let tree = match &args.command {
+        UsageCommand::Record(_) => stored_tree(&home),
+        _ => None,
+    };
     let pbs_decay = (
         i64::try_from(sched.fairshare_decay_time).unwrap_or(i64::MAX),
         sched.fairshare_decay_factor,
     );
     home.change_usage(&who, &host, &command, |lock| -> CliResult {
         match args.command {
-            UsageCommand::Record(a) => run_record(a, lock, sched),
+            UsageCommand::Record(a) => run_record(a, lock, sched, tree.as_ref()),
             UsageCommand::Decay(a) => run_decay(a, lock, pbs_decay),
             UsageCommand::Set(a) => {
                 let mut u = lock.load().map_err(user)?;
@@ -306,7 +312,12 @@ fn overrides(m: &ModelArgs) -> Result<ModelOverrides, Failure> {
     })
 }
 
-fn run_record(a: RecordArgs, lock: &UsageHome, sched: &SchedAttrs) -> CliResult {
+fn run_record(
+    a: RecordArgs,
+    lock: &UsageHome,
+    sched: &SchedAttrs,
+    tree: Option<&TreeSpec>,
+) -> CliResult {
     let entity: FairshareEntity = a
         .entity
         .as_deref()
@@ -326,6 +337,7 @@ fn run_record(a: RecordArgs, lock: &UsageHome, sched: &SchedAttrs) -> CliResult 
         entity,
         charge: charge.as_ref(),
         weights,
+        tree,
     };
     let report = record(&a.files, &opts, &mut u, &mut ledger).map_err(user)?;
     for m in &report.malformed {
@@ -341,6 +353,17 @@ fn run_record(a: RecordArgs, lock: &UsageHome, sched: &SchedAttrs) -> CliResult 
         u.last_decay = Some(now());
     }
     lock.commit(&mut u, Some(&mut ledger)).map_err(user)?;
+    warn_unmatched(&report.unmatched);
+    if !report.unknown_entities.is_empty() {
+        eprintln!(
+            "note: {} not in the share tree; PBS counts their usage under `unknown` with 1 share each: {}",
+            match report.unknown_entities.len() {
+                1 => "1 entity is".to_string(),
+                n => format!("{n} entities are"),
+            },
+            top_names(report.unknown_entities.iter().map(String::as_str))
+        );
+    }
     if a.json {
         let text =
             serde_json::to_string_pretty(&report).map_err(|e| Failure::user(e.to_string()))?;
@@ -394,6 +417,19 @@ fn run_decay(a: DecayArgs, lock: &UsageHome, pbs_decay: (i64, f64)) -> CliResult
 fn run_show(a: ShowArgs, home: &Home) -> CliResult {
     let path = home.usage_path();
     let store = fairsort::home::load_store(&path).map_err(user)?;
+    // A PBS tree places each entity: its group, or `unknown` for a name not in the tree.
+    let tree = stored_tree(home).filter(TreeSpec::follows_pbs);
+    let groups = tree.as_ref().map(pbs_groups);
+    let group_of = |x: &fairsort::usage::Entry| -> String {
+        match (&groups, &x.account) {
+            (Some(g), None) => g
+                .get(x.name.as_str())
+                .copied()
+                .unwrap_or("unknown")
+                .to_string(),
+            _ => String::new(),
+        }
+    };
     if a.json {
         let text =
             serde_json::to_string_pretty(&store).map_err(|e| Failure::user(e.to_string()))?;
@@ -403,7 +439,7 @@ fn run_show(a: ShowArgs, home: &Home) -> CliResult {
     if a.csv {
         let mut w = csv::Writer::from_writer(std::io::stdout());
         let e = |e: csv::Error| Failure::user(e.to_string());
-        w.write_record(["account", "entity", "usage", "bins"])
+        w.write_record(["account", "entity", "usage", "bins", "group"])
             .map_err(e)?;
         for x in &store.entries {
             let bins = x
@@ -417,6 +453,7 @@ fn run_show(a: ShowArgs, home: &Home) -> CliResult {
                 &x.name,
                 &x.usage.to_string(),
                 &bins,
+                &group_of(x),
             ])
             .map_err(e)?;
         }
@@ -430,6 +467,9 @@ fn run_show(a: ShowArgs, home: &Home) -> CliResult {
     ];
     if flux {
         cols.push(("Bins", Align::Left));
+    }
+    if groups.is_some() {
+        cols.push(("Group", Align::Left));
     }
     let mut t = Table::new(&cols);
     for x in &store.entries {
@@ -447,6 +487,9 @@ fn run_show(a: ShowArgs, home: &Home) -> CliResult {
                     .join(" "),
             );
         }
+        if groups.is_some() {
+            row.push(group_of(x));
+        }
         t.row(row);
     }
     println!(
@@ -463,5 +506,94 @@ fn fmt_num(x: f64) -> String {
         format!("{x:.0}")
     } else {
         format!("{x:.6}")
+    }
+}
+
+/// The home's stored tree, to place usage in; a tree that cannot be read is said on stderr and
+/// does not stop the usage command (`share` and `order` report it as an error).
+fn stored_tree(home: &Home) -> Option<TreeSpec> {
+    home.stored_tree().unwrap_or_else(|e| {
+        eprintln!("warning: {e}; usage is not checked against the share tree");
+        None
+    })
+}
+
+/// Up to [`WARN_TOP`] names, then `and N more`.
+fn top_names<'a>(names: impl ExactSizeIterator<Item = &'a str>) -> String {
+    let n = names.len();
+    let mut out: Vec<String> = names.take(WARN_TOP).map(str::to_string).collect();
+    if n > WARN_TOP {
+        out.push(format!("and {} more", n - WARN_TOP));
+    }
+    out.join(", ")
+}
+
+/// How many users the warning about unmatched usage names.
+const WARN_TOP: usize = 5;
+
+/// The one warning line about usage that met no association of the tree, e.g. `warning: 12
+/// usage records (3 users, usage 4521.0) have no association in the tree and were not counted:
+/// alice (4000.0), bob (500.0), carol (21.0)`; `None` when all usage was counted.
+pub(crate) fn unmatched_warning(u: &UnmatchedUsage) -> Option<String> {
+    if u.is_empty() {
+        return None;
+    }
+    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    let mut top: Vec<String> = (u.users.iter().take(WARN_TOP))
+        .map(|(name, usage)| format!("{name} ({usage:.1})"))
+        .collect();
+    if u.users.len() > WARN_TOP {
+        top.push(format!("and {} more", u.users.len() - WARN_TOP));
+    }
+    Some(format!(
+        "warning: {} ({}, usage {:.1}) {} no association in the tree and {} not counted: {}",
+        plural(u.records, "usage record"),
+        plural(u.users.len(), "user"),
+        u.total,
+        if u.records == 1 { "has" } else { "have" },
+        if u.records == 1 { "was" } else { "were" },
+        top.join(", ")
+    ))
+}
+
+/// Prints [`unmatched_warning`] on stderr, if any.
+pub(crate) fn warn_unmatched(u: &UnmatchedUsage) {
+    if let Some(line) = unmatched_warning(u) {
+        eprintln!("{line}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_warning_line_names_the_largest_users() {
+        assert_eq!(unmatched_warning(&UnmatchedUsage::default()), None);
+        let u = UnmatchedUsage {
+            records: 12,
+            total: 4521.0,
+            users: vec![
+                ("alice".into(), 4000.0),
+                ("bob".into(), 500.0),
+                ("carol".into(), 21.0),
+            ],
+        };
+        assert_eq!(
+            unmatched_warning(&u).unwrap(),
+            "warning: 12 usage records (3 users, usage 4521.0) have no association in the tree \
+             and were not counted: alice (4000.0), bob (500.0), carol (21.0)"
+        );
+        let many = UnmatchedUsage {
+            records: 1,
+            total: 7.0,
+            users: (0..7).map(|i| (format!("u{i}"), 1.0)).collect(),
+        };
+        let line = unmatched_warning(&many).unwrap();
+        assert!(
+            line.starts_with("warning: 1 usage record (7 users, usage 7.0) has no"),
+            "{line}"
+        );
+        assert!(line.ends_with("u4 (1.0), and 2 more"), "{line}");
     }
 }

@@ -98,3 +98,11 @@ pub struct TreeSpec {
     /// Every node except the root, in input order (parents need not come first).
     pub nodes: Vec<NodeSpec>,
 }
+
+impl TreeSpec {
+    /// True for a tree that follows PBS's entity rules: a `resource_group` tree, or any tree with
+    /// an `unknown_shares` setting (PBS's `unknown` group, where names not in the tree go).
+    pub fn follows_pbs(&self) -> bool {
+        self.source == TreeSource::Pbs || self.unknown_shares.is_some()
+    }
+}

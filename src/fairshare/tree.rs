@@ -368,22 +368,22 @@ impl Tree {
     }
 
     /// Accounts without stated usage get the sum of their children (bottom-up over the ids:
-    /// children always have larger ids than their parent).
+    /// children always have larger ids than their parent). Sums start at +0: `Iterator::sum`
+    /// of no floats is -0.0, which an empty account (PBS's `unknown` group, a bank without
+    /// users) would carry into every value divided by it (`-0.000000`).
     fn sum_usage(&mut self, root_usage: Option<f64>) {
+        let children_sum = |nodes: &[Node], id: NodeId| {
+            (nodes[id].children.iter()).fold(0.0, |sum, &c| sum + nodes[c].raw_usage)
+        };
         for id in (1..self.nodes.len()).rev() {
             let node = &self.nodes[id];
             if node.kind == NodeKind::Account && !node.usage_given {
-                let sum: f64 = node.children.iter().map(|&c| self.nodes[c].raw_usage).sum();
-                self.nodes[id].raw_usage = sum;
+                self.nodes[id].raw_usage = children_sum(&self.nodes, id);
             }
         }
         self.nodes[0].raw_usage = match root_usage {
             Some(u) => u,
-            None => self.nodes[0]
-                .children
-                .iter()
-                .map(|&c| self.nodes[c].raw_usage)
-                .sum(),
+            None => children_sum(&self.nodes, 0),
         };
     }
 
@@ -775,6 +775,19 @@ mod tests {
         let x = t.add_user(unknown, "stranger", Shares::Count(1));
         assert_eq!(t.find_user(None, "stranger"), Some(x));
         assert_eq!(t.add_user(unknown, "stranger", Shares::Count(1)), x);
+    }
+
+    #[test]
+    fn empty_accounts_have_positive_zero_usage() {
+        let mut s = spec(vec![acct("a", None, 1), user("u", None, 1, 5.0)]);
+        s.unknown_shares = Some(0);
+        let t = Tree::build(s).unwrap();
+        for name in ["a", PBS_UNKNOWN] {
+            let u = t.node(t.find_account(name).unwrap()).raw_usage;
+            assert!(u == 0.0 && u.is_sign_positive(), "{name}: {u}");
+        }
+        let empty = Tree::build(spec(vec![])).unwrap();
+        assert!(empty.node(empty.root()).raw_usage.is_sign_positive());
     }
 
     #[test]

@@ -8,11 +8,14 @@ use crate::formula::{compile, Program, ResourceTable};
 use crate::queue::dry_run::DryRun;
 use crate::queue::{read_job_list_json, JobSet};
 use crate::scenario::{Base, Scenario, ScenarioBuilder, Threshold};
+use crate::usage::{apply_usage, UsageRecord};
 use std::collections::BTreeSet;
 use toml::Value;
 
 /// Reads a case's tree (inline or a file in any supported format) and applies its
-/// `unknown_shares` and usage.
+/// `unknown_shares` and usage. On a PBS tree a name of no entity in the tree is what PBS makes
+/// of it: an entity with 1 share under the `unknown` group, its usage counted there and in every
+/// ancestor (the one usage application, `usage::apply_usage`); on another tree it is an error.
 pub fn tree_spec(def: &TreeDef) -> Result<TreeSpec, String> {
     let mut spec = match &def.origin {
         TreeOrigin::Inline(text) => {
@@ -25,7 +28,17 @@ pub fn tree_spec(def: &TreeDef) -> Result<TreeSpec, String> {
     if def.unknown_shares.is_some() {
         spec.unknown_shares = def.unknown_shares;
     }
+    let pbs = spec.follows_pbs();
     for (who, usage) in &def.usage {
+        if pbs && !who.contains('/') {
+            let record = UsageRecord {
+                account: None,
+                name: who,
+                usage: *usage,
+            };
+            apply_usage(&mut spec, [record]).map_err(|e| e.to_string())?;
+            continue;
+        }
         let (account, user) = match who.split_once('/') {
             Some((a, u)) => (Some(a), u),
             None => (None, who.as_str()),

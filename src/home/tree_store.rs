@@ -1,56 +1,110 @@
-//! The home's share tree: stored in PBS `resource_group` layout (`resource_group` file), read
-//! back with the home's `unknown_shares` and with the home's usage (`usage.toml`, kept by
-//! `fairsort usage`) applied.
+//! The home's share tree, each in its scheduler's own model: a PBS tree in PBS `resource_group`
+//! layout (`resource_group`, read back with the home's `unknown_shares`), a Slurm, flux or
+//! fairsort tree in fairsort's TOML tree format (`tree.toml`: the root's name, every association
+//! including a user in several accounts, shares including `parent`, the captured usage). Either
+//! is read back with the home's usage (`usage.toml`, kept by `fairsort usage`) applied.
 
 use super::dir::{files, Home};
 use super::error::{Rejection, ServerError};
 use super::fsio;
 use super::permissions::{current_host, is_manager};
 use super::state::ServerState;
-use crate::fairshare::{Tree, TreeSpec};
-use crate::formats::pbs;
-use crate::usage::{apply_usage, UsageRecord};
+use crate::fairshare::{Tree, TreeSource, TreeSpec};
+use crate::formats::{native, pbs};
+use crate::usage::{apply_usage, UnmatchedUsage, UsageRecord};
+use std::path::Path;
+
+/// The file of a Slurm, flux or fairsort tree (fairsort's TOML tree format). When present it is
+/// the home's tree, whatever `resource_group` holds.
+pub const NATIVE_TREE: &str = "tree.toml";
 
 /// What the home holds for an evaluation, read at one moment (see [`Home::snapshot`]).
 #[derive(Debug, Clone)]
 pub struct Snapshot {
     /// Attributes, queues and custom resources.
     pub state: ServerState,
-    /// The share tree with the home's usage applied; `None` before `fairsort tree import`.
+    /// The share tree with usage applied; `None` before `fairsort tree import`.
     pub tree: Option<TreeSpec>,
+    /// The home's usage that met no association of the tree (not counted).
+    pub unmatched: UnmatchedUsage,
 }
 
 impl Home {
     /// The stored share tree with usage applied, or `None` when no tree was imported yet.
     pub fn tree_spec(&self) -> Result<Option<TreeSpec>, ServerError> {
-        self.with_shared(|state| self.read_tree(state))
+        self.with_shared(|state| Ok(self.read_tree(state)?.map(|(spec, _)| spec)))
+    }
+
+    /// The stored share tree as imported (no usage applied), or `None` when no tree was
+    /// imported yet.
+    pub fn stored_tree(&self) -> Result<Option<TreeSpec>, ServerError> {
+        self.with_shared(|state| self.read_stored(state))
+    }
+
+    /// The file the home's tree is kept in (`tree.toml` or `resource_group`).
+    pub fn tree_path(&self) -> std::path::PathBuf {
+        let native = self.file(NATIVE_TREE);
+        if native.exists() {
+            native
+        } else {
+            self.file(files::TREE)
+        }
     }
 
     /// One consistent snapshot of everything an evaluation reads from the home: the state and
     /// the share tree with usage applied, all read under one shared lock.
     pub(crate) fn snapshot(&self) -> Result<Snapshot, ServerError> {
         self.with_shared(|state| {
+            let (tree, unmatched) = match self.read_tree(state)? {
+                Some((spec, unmatched)) => (Some(spec), unmatched),
+                None => (None, UnmatchedUsage::default()),
+            };
             Ok(Snapshot {
-                tree: self.read_tree(state)?,
+                tree,
+                unmatched,
                 state: state.clone(),
             })
         })
     }
 
-    /// The tree file with usage applied; call under the shared or exclusive lock.
-    fn read_tree(&self, state: &ServerState) -> Result<Option<TreeSpec>, ServerError> {
+    /// The stored tree with usage applied; call under the shared or exclusive lock.
+    fn read_tree(
+        &self,
+        state: &ServerState,
+    ) -> Result<Option<(TreeSpec, UnmatchedUsage)>, ServerError> {
+        let Some(mut spec) = self.read_stored(state)? else {
+            return Ok(None);
+        };
+        let unmatched = apply_home_usage(&mut spec, &self.usage_path())?;
+        Ok(Some((spec, unmatched)))
+    }
+
+    /// The stored tree without usage: `tree.toml` if present, else `resource_group`; a PBS tree
+    /// gets the home's `unknown_shares`. Call under the shared or exclusive lock.
+    fn read_stored(&self, state: &ServerState) -> Result<Option<TreeSpec>, ServerError> {
+        let unknown_shares = state.sched.unknown_shares;
+        let path = self.file(NATIVE_TREE);
+        if let Some(text) = fsio::read_optional(&path)? {
+            let mut spec = native::read_toml(&text)
+                .map_err(|e| ServerError::Tree(format!("{}: {e}", path.display())))?;
+            if spec.follows_pbs() {
+                spec.unknown_shares = Some(unknown_shares);
+            }
+            return Ok(Some(spec));
+        }
         let path = self.file(files::TREE);
         let Some(text) = fsio::read_optional(&path)? else {
             return Ok(None);
         };
-        let mut spec = pbs::parse_resource_group(&text, state.sched.unknown_shares)
-            .map_err(|e| ServerError::Tree(format!("{}: {e}", path.display())))?;
-        apply_home_usage(&mut spec, &self.usage_path())?;
-        Ok(Some(spec))
+        pbs::parse_resource_group(&text, unknown_shares)
+            .map(Some)
+            .map_err(|e| ServerError::Tree(format!("{}: {e}", path.display())))
     }
 
-    /// Validates `spec` (the tree builder's checks, and that it fits PBS's layout) and stores it
-    /// as the home's share tree; only managers may. Usage is not touched. Nothing changes on error.
+    /// Validates `spec` (the tree builder's checks, and that it reads back the same) and stores
+    /// it as the home's share tree in its scheduler's model: a PBS tree in `resource_group`
+    /// (with the home's `unknown_shares`), any other in `tree.toml`; the other file is removed.
+    /// Only managers may. Usage is not touched. Nothing changes on error.
     pub fn store_tree(&self, user: &str, spec: &TreeSpec) -> Result<(), ServerError> {
         let host = current_host();
         let command = format!("tree import ({} nodes)", spec.nodes.len());
@@ -58,27 +112,54 @@ impl Home {
             if !is_manager(user, &host, &state.server.managers) {
                 return Err(Rejection::pbs(crate::pbs::codes::PERM, "").into());
             }
+            let unknown_shares = state.sched.unknown_shares;
             let mut spec = spec.clone();
-            spec.unknown_shares = Some(state.sched.unknown_shares);
+            let pbs_layout = spec.source == TreeSource::Pbs;
+            if spec.follows_pbs() {
+                spec.unknown_shares = Some(unknown_shares);
+            }
             Tree::build(spec.clone()).map_err(|e| ServerError::Tree(e.to_string()))?;
-            let text =
-                pbs::write_resource_group(&spec).map_err(|e| ServerError::Tree(e.to_string()))?;
-            // What is written must read back as a valid tree.
-            let back =
-                pbs::parse_resource_group(&text, state.sched.unknown_shares).map_err(|e| {
+            let (name, text, back) = if pbs_layout {
+                let text = pbs::write_resource_group(&spec)
+                    .map_err(|e| ServerError::Tree(e.to_string()))?;
+                let back = pbs::parse_resource_group(&text, unknown_shares).map_err(|e| {
                     ServerError::Tree(format!("the tree cannot be stored in PBS layout: {e}"))
                 })?;
+                (files::TREE, text, back)
+            } else {
+                let text = native::write_toml(&spec).map_err(|e| {
+                    ServerError::Tree(format!("the tree cannot be stored as {NATIVE_TREE}: {e}"))
+                })?;
+                let back = native::read_toml(&text).map_err(|e| {
+                    ServerError::Tree(format!("the tree cannot be stored as {NATIVE_TREE}: {e}"))
+                })?;
+                (NATIVE_TREE, text, back)
+            };
+            // What is written must read back as a valid tree.
             Tree::build(back).map_err(|e| {
-                ServerError::Tree(format!("the tree cannot be stored in PBS layout: {e}"))
+                ServerError::Tree(format!("the tree cannot be stored as {name}: {e}"))
             })?;
-            fsio::write_atomic(&self.file(files::TREE), text.as_bytes())
+            fsio::write_atomic(&self.file(name), text.as_bytes())?;
+            // `tree.toml` wins when both exist: written first, removed last.
+            let other = if pbs_layout { NATIVE_TREE } else { files::TREE };
+            remove_optional(&self.file(other))
         })
     }
 }
 
+/// Removes `path` if it exists (the home's previous tree in the other layout).
+fn remove_optional(path: &Path) -> Result<(), ServerError> {
+    match std::fs::remove_file(path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(ServerError::io(path, e)),
+    }
+}
+
 /// Applies `usage.toml` (if any) with the one usage application (`usage::apply_usage`): PBS
-/// entities as PBS's `read_usage` does, Slurm/flux associations to the user under their account.
-fn apply_home_usage(spec: &mut TreeSpec, path: &std::path::Path) -> Result<(), ServerError> {
+/// entities as PBS's `read_usage` does, Slurm/flux associations to the user under their account;
+/// returns the usage that met no association.
+fn apply_home_usage(spec: &mut TreeSpec, path: &Path) -> Result<UnmatchedUsage, ServerError> {
     let store = super::load_store(path).map_err(|e| ServerError::Tree(e.to_string()))?;
     let records = store.entries.iter().map(|e| UsageRecord {
         account: e.account.as_deref(),

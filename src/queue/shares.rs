@@ -29,6 +29,7 @@ pub struct ShareContext {
 /// True for trees that follow PBS's entity rules (`resource_group`, or any tree with an
 /// `unknown_shares` setting).
 pub fn is_pbs_tree(tree: &Tree) -> bool {
+    // The rule of `TreeSpec::follows_pbs`, on a built tree.
     tree.source() == TreeSource::Pbs || tree.unknown_shares().is_some()
 }
 

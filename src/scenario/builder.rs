@@ -19,7 +19,7 @@ use crate::formula::ResourceTable;
 use crate::home::Home;
 use crate::pbs::{FairshareEntity, ResourceType};
 use crate::queue::{example, read_jobs_bytes, JobSet, JobsFormat, ResourceValue, Setup};
-use crate::usage::{apply_usage, pbs_records};
+use crate::usage::{apply_usage, pbs_records, UnmatchedUsage};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -98,6 +98,8 @@ struct BaseInputs {
     algorithm: Algorithm,
     queues: BTreeMap<String, i64>,
     tree: Option<TreeSpec>,
+    /// The base's usage that met no association of its tree.
+    unmatched: UnmatchedUsage,
     jobs: Option<JobSet>,
     resources: Option<ResourceTable>,
 }
@@ -275,7 +277,10 @@ impl ScenarioBuilder {
                 "no formula: give --formula, or set job_sort_formula with `fairsort qmgr`".into(),
             ));
         }
-        let tree = self.tree(base.as_ref().and_then(|b| b.tree.clone()))?;
+        let (tree, unmatched_usage) = self.tree(
+            base.as_mut()
+                .map(|b| (b.tree.take(), std::mem::take(&mut b.unmatched))),
+        )?;
         let mut queues = base.as_ref().map(|b| b.queues.clone()).unwrap_or_default();
         for (q, p) in &self.queues {
             queues.insert(q.clone(), *p);
@@ -324,6 +329,7 @@ impl ScenarioBuilder {
             },
             algorithm,
             resources,
+            unmatched_usage,
         })
     }
 
@@ -341,6 +347,7 @@ impl ScenarioBuilder {
                     algorithm: ex.algorithm,
                     queues: ex.settings.queues,
                     tree: Some(ex.tree),
+                    unmatched: UnmatchedUsage::default(),
                     jobs: Some(ex.jobs),
                     resources: None,
                 }))
@@ -353,15 +360,24 @@ impl ScenarioBuilder {
         }
     }
 
-    /// The tree: `tree_file` or the base's, `usage_file` over it, `unknown_shares`, built.
-    fn tree(&self, base: Option<TreeSpec>) -> Result<Option<Tree>, ScenarioError> {
+    /// The tree: `tree_file` or the base's, `usage_file` over it, `unknown_shares`, built; with
+    /// the usage that met no association of it (the base's only when its tree is used).
+    fn tree(
+        &self,
+        base: Option<(Option<TreeSpec>, UnmatchedUsage)>,
+    ) -> Result<(Option<Tree>, UnmatchedUsage), ScenarioError> {
+        let mut unmatched = UnmatchedUsage::default();
         let (mut spec, label) = match (&self.tree_spec, &self.tree) {
             (Some(spec), _) => (Some(spec.clone()), None),
             (None, Some((path, format))) => (
                 Some(formats::read_tree(path, *format).map_err(input)?),
                 Some(path.display().to_string()),
             ),
-            (None, None) => (base, self.home_label()),
+            (None, None) => {
+                let (tree, base_unmatched) = base.unwrap_or_default();
+                unmatched = base_unmatched;
+                (tree, self.home_label())
+            }
         };
         if let Some(path) = &self.usage {
             let Some(s) = spec.as_mut() else {
@@ -372,18 +388,20 @@ impl ScenarioBuilder {
             let at = |e: &dyn std::fmt::Display| input(format!("{}: {e}", path.display()));
             let bytes = std::fs::read(path).map_err(|e| at(&e))?;
             let usage = formats::pbs::read_usage(&bytes).map_err(|e| at(&e))?;
-            apply_usage(s, pbs_records(&usage)).map_err(|e| at(&e))?;
+            unmatched.merge(apply_usage(s, pbs_records(&usage)).map_err(|e| at(&e))?);
         }
         if let (Some(n), Some(s)) = (self.unknown_shares, spec.as_mut()) {
             s.unknown_shares = Some(n);
         }
-        spec.map(|s| {
-            Tree::build(s).map_err(|e| match &label {
-                Some(l) => input(format!("{l}: {e}")),
-                None => input(e),
+        let tree = spec
+            .map(|s| {
+                Tree::build(s).map_err(|e| match &label {
+                    Some(l) => input(format!("{l}: {e}")),
+                    None => input(e),
+                })
             })
-        })
-        .transpose()
+            .transpose()?;
+        Ok((tree, unmatched))
     }
 
     /// The home's directory when the base is a home (it names the home's tree in errors).
@@ -404,6 +422,7 @@ fn home_base(home: &Home, tree: bool) -> Result<BaseInputs, ScenarioError> {
         crate::home::Snapshot {
             state: home.load().map_err(input)?,
             tree: None,
+            unmatched: UnmatchedUsage::default(),
         }
     };
     let state = &snap.state;
@@ -425,6 +444,7 @@ fn home_base(home: &Home, tree: bool) -> Result<BaseInputs, ScenarioError> {
             .map(|q| (q.clone(), state.queue_priority(q)))
             .collect(),
         tree: snap.tree.filter(|t| !t.nodes.is_empty()),
+        unmatched: snap.unmatched,
         jobs: None,
         resources: Some(state.resource_table()),
     })

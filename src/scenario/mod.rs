@@ -15,6 +15,7 @@ use crate::fairshare::Algorithm;
 use crate::formula::ResourceTable;
 use crate::home::Home;
 use crate::queue::Setup;
+use crate::usage::UnmatchedUsage;
 
 /// Everything an evaluation needs, for one moment in time.
 #[derive(Debug, Clone)]
@@ -30,6 +31,9 @@ pub struct Scenario {
     /// The resources a formula may name: built-ins, the home's, the given ones, then the
     /// jobs' own (numbers as float, text as string).
     pub resources: ResourceTable,
+    /// Usage of the home or the usage file that met no association of the tree and was not
+    /// counted (the command line warns about it).
+    pub unmatched_usage: UnmatchedUsage,
 }
 
 impl Scenario {

@@ -20,39 +20,146 @@ pub struct UsageRecord<'a> {
     pub usage: f64,
 }
 
-/// Applies `records` to `spec`.
+/// Usage records that met no node of the tree and were not counted: associations (Slurm, flux)
+/// whose account has no such user, and, on a tree that does not follow PBS's entity rules (no
+/// `unknown` group), entities of no user's name. Never printed by the library: the caller says
+/// it (one warning line on the command line).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct UnmatchedUsage {
+    /// Records not counted.
+    pub records: usize,
+    /// Their total usage.
+    pub total: f64,
+    /// Per user name: its total usage not counted, largest first (then by name).
+    pub users: Vec<(String, f64)>,
+}
+
+impl UnmatchedUsage {
+    /// True when every record was counted.
+    pub fn is_empty(&self) -> bool {
+        self.records == 0
+    }
+
+    /// Adds the records of `other` (e.g. the home's, then a usage file's).
+    pub fn merge(&mut self, other: UnmatchedUsage) {
+        if other.is_empty() {
+            return;
+        }
+        let mut tally = UnmatchedTally::default();
+        for u in [std::mem::take(self), other] {
+            tally.records += u.records;
+            tally.total += u.total;
+            for (name, usage) in u.users {
+                *tally.by_user.entry(name).or_insert(0.0) += usage;
+            }
+        }
+        *self = tally.finish();
+    }
+}
+
+/// Counts unmatched records as they come; [`UnmatchedTally::finish`] orders the users.
+#[derive(Debug, Default)]
+pub(crate) struct UnmatchedTally {
+    records: usize,
+    total: f64,
+    by_user: HashMap<String, f64>,
+}
+
+impl UnmatchedTally {
+    /// Counts `records` records of user `name` with `usage` in all.
+    pub(crate) fn add(&mut self, name: &str, records: usize, usage: f64) {
+        self.records += records;
+        self.total += usage;
+        *self.by_user.entry(name.to_string()).or_insert(0.0) += usage;
+    }
+
+    /// The report: users by usage, largest first, ties by name (a stable order).
+    pub(crate) fn finish(self) -> UnmatchedUsage {
+        let mut users: Vec<(String, f64)> = self.by_user.into_iter().collect();
+        users.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        UnmatchedUsage {
+            records: self.records,
+            total: self.total,
+            users,
+        }
+    }
+}
+
+/// The user associations of `spec`: (account, user) → the first node of that user under that
+/// account. A user directly under the root is an association of the root's name (Slurm's
+/// `root|root`).
+pub(crate) fn associations(spec: &TreeSpec) -> HashMap<(&str, &str), usize> {
+    let mut out = HashMap::new();
+    for (i, n) in spec.nodes.iter().enumerate() {
+        if n.kind == NodeKind::User {
+            let account = n.parent.as_deref().unwrap_or(&spec.root_name);
+            out.entry((account, n.name.as_str())).or_insert(i);
+        }
+    }
+    out
+}
+
+/// Where a PBS tree counts each entity's usage: entity name → its group (the root's children:
+/// the root's name), for every leaf of `spec`. A name that is not a key is one PBS creates under
+/// the `unknown` group when it meets it (see [`apply_usage`]).
+pub fn pbs_groups(spec: &TreeSpec) -> HashMap<&str, &str> {
+    let parents: HashSet<&str> = spec
+        .nodes
+        .iter()
+        .filter_map(|n| n.parent.as_deref())
+        .collect();
+    let mut out = HashMap::new();
+    for n in &spec.nodes {
+        if !parents.contains(n.name.as_str()) {
+            let group = n.parent.as_deref().unwrap_or(&spec.root_name);
+            out.entry(n.name.as_str()).or_insert(group);
+        }
+    }
+    out
+}
+
+/// Applies `records` to `spec` and returns the records that met no node (not counted).
 ///
 /// PBS entities (no account) follow PBS's `read_usage`: a listed leaf gets the listed usage (a
-/// later entry for the same name wins); a name that is not in the tree becomes an entity with 1
-/// share under the `unknown` group (PBS's `find_alloc_ginfo`). Unlisted leaves keep `usage:
-/// None`, which in a PBS tree means PBS's starting usage 1 that adds nothing to its groups.
-/// Difference: PBS would also overwrite a *group's* usage with a listed value; fairsort refuses
-/// that entry instead.
+/// later entry for the same name wins); on a PBS tree ([`TreeSpec::follows_pbs`]) a name that is not in
+/// the tree becomes an entity with 1 share under the `unknown` group (PBS's
+/// `find_alloc_ginfo`), so its usage counts in `unknown` and every ancestor. Unlisted leaves keep
+/// `usage: None`, which in a PBS tree means PBS's starting usage 1 that adds nothing to its
+/// groups. Difference: PBS would also overwrite a *group's* usage with a listed value; fairsort
+/// refuses that entry instead. On another tree (no `unknown` group) a name of no leaf is
+/// returned as not counted.
 ///
 /// Associations (an account) set the usage of the user of that name under that account; a
-/// record with no such association changes nothing.
+/// record with no such association is returned as not counted (Slurm and flux charge only
+/// existing associations).
 pub fn apply_usage<'a>(
     spec: &mut TreeSpec,
     records: impl IntoIterator<Item = UsageRecord<'a>>,
-) -> Result<(), FormatError> {
+) -> Result<UnmatchedUsage, FormatError> {
+    let pbs = spec.follows_pbs();
     let parents: HashSet<String> = spec.nodes.iter().filter_map(|n| n.parent.clone()).collect();
     let mut index: HashMap<String, usize> = HashMap::new();
     for (i, n) in spec.nodes.iter().enumerate() {
         index.entry(n.name.clone()).or_insert(i);
     }
-    // (account, user) → the first node of that name under that account.
-    let mut associations: HashMap<(String, String), usize> = HashMap::new();
+    let associations: HashMap<(String, String), usize> = associations(spec)
+        .into_iter()
+        .map(|((a, u), i)| ((a.to_string(), u.to_string()), i))
+        .collect();
+    let mut accounts: HashMap<String, usize> = HashMap::new();
     for (i, n) in spec.nodes.iter().enumerate() {
-        if let Some(p) = &n.parent {
-            associations.entry((p.clone(), n.name.clone())).or_insert(i);
+        if n.kind == NodeKind::Account {
+            accounts.entry(n.name.clone()).or_insert(i);
         }
     }
+    let mut unmatched = UnmatchedTally::default();
     let mut entity = 0usize;
     for r in records {
         if let Some(account) = r.account {
             let key = (account.to_string(), r.name.to_string());
-            if let Some(node) = associations.get(&key).and_then(|&i| spec.nodes.get_mut(i)) {
-                node.usage = Some(r.usage);
+            match associations.get(&key) {
+                Some(&i) => set_leaf_usage(spec, &accounts, i, r.usage),
+                None => unmatched.add(r.name, 1, r.usage),
             }
             continue;
         }
@@ -60,19 +167,20 @@ pub fn apply_usage<'a>(
         let name = r.name;
         let value = check_usage(r.usage, &format!("usage of {name}"))
             .map_err(|m| FormatError::file(FILE, m))?;
-        if name == ROOT_NAME || name == UNKNOWN_GROUP || parents.contains(name) {
+        if pbs && (name == ROOT_NAME || name == UNKNOWN_GROUP || parents.contains(name)) {
             return Err(FormatError::file(
                 FILE,
                 format!("entry {entity}: `{name}` is a group; PBS keeps usage for leaves only"),
             ));
         }
-        match index.get(name) {
-            Some(&i) => {
-                if let Some(node) = spec.nodes.get_mut(i) {
-                    node.usage = Some(value);
-                }
-            }
-            None => {
+        // Outside PBS an entity names a user (an account's name is not counted).
+        let leaf = index.get(name).copied().filter(|&i| {
+            pbs || (!parents.contains(name)
+                && spec.nodes.get(i).is_some_and(|n| n.kind == NodeKind::User))
+        });
+        match leaf {
+            Some(i) => set_leaf_usage(spec, &accounts, i, value),
+            None if pbs => {
                 let mut node = NodeSpec::new(
                     name.to_string(),
                     Some(UNKNOWN_GROUP.to_string()),
@@ -83,9 +191,46 @@ pub fn apply_usage<'a>(
                 index.insert(name.to_string(), spec.nodes.len());
                 spec.nodes.push(node);
             }
+            None => unmatched.add(name, 1, value),
         }
     }
-    Ok(())
+    Ok(unmatched.finish())
+}
+
+/// Sets the usage of leaf `i` to `value`. An ancestor whose usage the input stated (Slurm keeps
+/// the usage of deleted children in their account: sshare's RawUsage of an account is not the
+/// sum of its rows), and the stated root usage, change by as much, so what they hold beyond their
+/// children stays; unstated ones are the sums of their subtrees anyway.
+fn set_leaf_usage(spec: &mut TreeSpec, accounts: &HashMap<String, usize>, i: usize, value: f64) {
+    let Some(node) = spec.nodes.get_mut(i) else {
+        return;
+    };
+    let delta = value - node.usage.unwrap_or(0.0);
+    node.usage = Some(value);
+    if delta == 0.0 {
+        return;
+    }
+    let shift = |u: &mut f64| {
+        let v = *u + delta;
+        *u = if v > 0.0 { v } else { 0.0 };
+    };
+    let mut parent = node.parent.clone();
+    // At most one step per node: a cycle (refused later by the tree builder) ends the walk.
+    for _ in 0..spec.nodes.len() {
+        let Some(account) = parent.and_then(|p| accounts.get(&p).copied()) else {
+            break;
+        };
+        let Some(a) = spec.nodes.get_mut(account) else {
+            break;
+        };
+        if let Some(u) = a.usage.as_mut() {
+            shift(u);
+        }
+        parent = a.parent.clone();
+    }
+    if let Some(u) = spec.root_usage.as_mut() {
+        shift(u);
+    }
 }
 
 /// The records of a PBS usage file (`sched_priv/usage`), all PBS entities.
@@ -100,6 +245,7 @@ pub fn pbs_records(usage: &PbsUsage) -> impl Iterator<Item = UsageRecord<'_>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fairshare::TreeSource;
 
     fn spec() -> TreeSpec {
         let mut s = TreeSpec::default();
@@ -141,7 +287,8 @@ mod tests {
     #[test]
     fn entities_unknown_names_and_associations() {
         let mut s = spec();
-        apply_usage(
+        s.unknown_shares = Some(0);
+        let unmatched = apply_usage(
             &mut s,
             [
                 rec(None, "u", 5.0),
@@ -159,11 +306,108 @@ mod tests {
         assert_eq!(new.parent.as_deref(), Some(UNKNOWN_GROUP));
         assert_eq!(new.usage, Some(7.0));
         assert_eq!(s.nodes.len(), 5);
+        // The association of no node is reported, not dropped silently.
+        assert_eq!(
+            unmatched,
+            UnmatchedUsage {
+                records: 1,
+                total: 9.0,
+                users: vec![("u".into(), 9.0)]
+            }
+        );
+    }
+
+    #[test]
+    fn records_of_no_association_are_reported_not_added() {
+        let mut s = spec();
+        s.source = TreeSource::Slurm;
+        s.root_name = "root".into();
+        s.nodes.push(NodeSpec::new(
+            "root",
+            None,
+            NodeKind::User,
+            Shares::Count(1),
+        ));
+        let unmatched = apply_usage(
+            &mut s,
+            [
+                rec(Some("root"), "root", 2.0),
+                rec(Some("a"), "alice", 4000.0),
+                rec(Some("g"), "alice", 0.5),
+                rec(Some("g"), "a", 8.0),
+                rec(Some("a"), "carol", 21.0),
+                rec(None, "bob", 500.0),
+                rec(None, "g", 3.0),
+            ],
+        )
+        .unwrap();
+        // The root's own user association (Slurm's `root|root`) is an association of `root`.
+        assert_eq!(s.nodes[4].usage, Some(2.0));
+        // Nothing added: no `unknown` group outside PBS trees; `g/a` and `g` are accounts.
+        assert_eq!(s.nodes.len(), 5);
+        assert_eq!(unmatched.records, 6);
+        approx::assert_abs_diff_eq!(unmatched.total, 4532.5, epsilon = 1e-9);
+        assert_eq!(
+            unmatched.users,
+            [
+                ("alice".to_string(), 4000.5),
+                ("bob".to_string(), 500.0),
+                ("carol".to_string(), 21.0),
+                ("a".to_string(), 8.0),
+                ("g".to_string(), 3.0)
+            ]
+        );
+        assert_eq!(
+            s.nodes[0].usage, None,
+            "an account's usage is not set by an entity"
+        );
+        let mut only = UnmatchedTally::default();
+        only.add("zed", 1, 1.0);
+        let mut merged = unmatched.clone();
+        merged.merge(only.finish());
+        assert_eq!(merged.records, 7);
+        assert_eq!(merged.users.last(), Some(&("zed".to_string(), 1.0)));
+    }
+
+    #[test]
+    fn stated_account_and_root_usage_keep_what_deleted_children_left() {
+        // sshare: account `g` states 100 (its users 30 + 20, plus 50 of a deleted user), the
+        // root 150 (a user of `g/a` had 0).
+        let mut s = spec();
+        s.source = TreeSource::Slurm;
+        s.root_usage = Some(150.0);
+        s.nodes[0].usage = Some(100.0);
+        s.nodes[2].usage = Some(30.0);
+        s.nodes[3].usage = Some(20.0);
+        apply_usage(
+            &mut s,
+            [rec(Some("g"), "u", 40.0), rec(Some("a"), "u", 5.0)],
+        )
+        .unwrap();
+        assert_eq!(s.nodes[2].usage, Some(40.0));
+        assert_eq!(s.nodes[3].usage, Some(5.0));
+        // `g`: 100 + 10 - 15; `a` states nothing (the sum of its subtree); root: 150 + 10 - 15.
+        assert_eq!(s.nodes[0].usage, Some(95.0));
+        assert_eq!(s.nodes[1].usage, None);
+        assert_eq!(s.root_usage, Some(145.0));
+    }
+
+    #[test]
+    fn pbs_groups_place_leaves() {
+        let s = spec();
+        let g = pbs_groups(&s);
+        assert_eq!(g.get("u"), Some(&"g"));
+        assert_eq!(g.get("a"), None, "a group");
+        assert_eq!(g.get("g"), None, "a group");
     }
 
     #[test]
     fn group_usage_and_bad_values_are_refused() {
-        let e = apply_usage(&mut spec(), [rec(None, "a", 1.0)]).unwrap_err();
+        let pbs = || TreeSpec {
+            unknown_shares: Some(0),
+            ..spec()
+        };
+        let e = apply_usage(&mut pbs(), [rec(None, "a", 1.0)]).unwrap_err();
         assert_eq!(
             e.to_string(),
             "usage: entry 1: `a` is a group; PBS keeps usage for leaves only"

@@ -80,8 +80,7 @@ pub(crate) fn flux_rows(usage: &Usage, tree: &TreeSpec) -> Vec<(String, Option<S
         let all: f64 = usage
             .entries()
             .filter(|e| e.account.is_some())
-            .map(|e| e.usage)
-            .sum();
+            .fold(0.0, |sum, e| sum + e.usage);
         bank_total.insert(tree.root_name.clone(), all);
     }
     banks.sort();

@@ -11,7 +11,7 @@ pub mod pbs_log;
 mod tally;
 pub mod units;
 
-pub use apply::{apply_usage, pbs_records, UsageRecord};
+pub use apply::{apply_usage, pbs_groups, pbs_records, UnmatchedUsage, UsageRecord};
 pub use charge::{usage_res_charge, Charge, ResourceCharge};
 pub use error::{Malformed, UsageError};
 pub use job::{FinishedJob, Source};

@@ -1,6 +1,7 @@
 //! Recording: read finished-job records from files (format given or detected), charge each job
 //! once into a `Usage` through the `Ledger`, and report what was charged, repeated and skipped.
 
+use super::apply::{associations, pbs_groups, UnmatchedTally, UnmatchedUsage};
 use super::charge::Charge;
 use super::error::{Malformed, UsageError};
 use super::flux_jobs::read_flux_jobs;
@@ -9,8 +10,10 @@ use super::ledger::Ledger;
 use super::pbs_log::{expand_inputs, PbsLogReader, ReadStats};
 use super::sacct::{read_sacct, BillingWeights};
 use super::store::Usage;
+use crate::fairshare::TreeSpec;
 use crate::pbs::FairshareEntity;
 use serde::Serialize;
+use std::collections::{BTreeSet, HashMap};
 use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -70,6 +73,9 @@ pub struct RecordOptions<'a> {
     pub charge: &'a dyn Charge,
     /// Slurm `TRESBillingWeights` (empty = the row's billing TRES or AllocCPUS).
     pub weights: BillingWeights,
+    /// The share tree the jobs' associations (Slurm, flux) are checked against: a job of no
+    /// association is still recorded, and reported in [`RecordReport::unmatched`].
+    pub tree: Option<&'a TreeSpec>,
 }
 
 /// What a record run did.
@@ -85,6 +91,37 @@ pub struct RecordReport {
     pub total_charge: f64,
     /// Malformed records, each skipped.
     pub malformed: Vec<Malformed>,
+    /// Newly charged jobs (Slurm, flux) whose association is not in [`RecordOptions::tree`]:
+    /// recorded, but not counted by the tree until the association exists.
+    pub unmatched: UnmatchedUsage,
+    /// Newly charged PBS entities that are not in [`RecordOptions::tree`] (a PBS tree): PBS
+    /// counts them under the `unknown` group with 1 share each. Sorted.
+    pub unknown_entities: Vec<String>,
+}
+
+/// Counts one charged job of `account`/`user` (allocating only for a new association).
+fn tally_association(
+    map: &mut HashMap<String, HashMap<String, (usize, f64)>>,
+    account: &str,
+    user: &str,
+    charge: f64,
+) {
+    let Some(users) = map.get_mut(account) else {
+        map.insert(
+            account.to_string(),
+            HashMap::from([(user.to_string(), (1, charge))]),
+        );
+        return;
+    };
+    match users.get_mut(user) {
+        Some(e) => {
+            e.0 += 1;
+            e.1 += charge;
+        }
+        None => {
+            users.insert(user.to_string(), (1, charge));
+        }
+    }
 }
 
 /// Detects an input's format from its first bytes (a directory is PBS's daily-file layout).
@@ -118,10 +155,23 @@ pub fn record(
     let mut report = RecordReport::default();
     let mut malformed = Vec::new();
     let (mut charged, mut repeated, mut total) = (0u64, 0u64, 0.0f64);
+    // A PBS tree's leaves, to name the new entities PBS puts under `unknown`.
+    let pbs_groups = opts.tree.filter(|t| t.follows_pbs()).map(pbs_groups);
+    let mut unknown_entities: BTreeSet<String> = BTreeSet::new();
+    // account → user → (jobs, charge) of the new charges, when there is a tree to check.
+    let mut by_association: HashMap<String, HashMap<String, (usize, f64)>> = HashMap::new();
     let mut sink = |job: FinishedJob| -> Result<(), String> {
         if usage.try_charge(ledger, &job)? {
             charged += 1;
             total += job.charge;
+            if let (None, Some(groups)) = (&job.account, &pbs_groups) {
+                if !groups.contains_key(job.entity.as_str()) {
+                    unknown_entities.insert(job.entity.clone());
+                }
+            }
+            if let (Some(account), Some(_)) = (&job.account, opts.tree) {
+                tally_association(&mut by_association, account, &job.entity, job.charge);
+            }
         } else {
             repeated += 1;
         }
@@ -154,5 +204,18 @@ pub fn record(
     report.repeated = repeated;
     report.total_charge = total;
     report.malformed = malformed;
+    report.unknown_entities = unknown_entities.into_iter().collect();
+    if let Some(tree) = opts.tree {
+        let known = associations(tree);
+        let mut unmatched = UnmatchedTally::default();
+        for (account, users) in &by_association {
+            for (user, (jobs, charge)) in users {
+                if !known.contains_key(&(account.as_str(), user.as_str())) {
+                    unmatched.add(user, *jobs, *charge);
+                }
+            }
+        }
+        report.unmatched = unmatched.finish();
+    }
     Ok(report)
 }

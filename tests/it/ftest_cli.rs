@@ -224,3 +224,50 @@ fn example_file_passes_with_the_documented_formula() {
         .success()
         .stdout(predicate::str::ends_with("9 passed, 0 failed\n"));
 }
+
+/// #14, openpbs.md §3.2/§3.6: in a formula test, usage of a name that is not in the
+/// `resource_group` makes it an entity with 1 share under `unknown` (PBS's `find_alloc_ginfo`),
+/// its usage counted there and at the root, for `[[share]]` and `[[order]]` cases alike.
+#[test]
+fn usage_of_an_entity_not_in_resource_group_counts_under_unknown() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(data("share/resource_group"), dir.path().join("rg")).unwrap();
+    let f = write(
+        &dir,
+        "t.toml",
+        r#"
+[trees.rg]
+file = "rg"
+format = "pbs"
+unknown_shares = 0
+usage = { pbsuser = 100, stranger = 300 }
+
+[[share]]
+name = "stranger sits under unknown with no share"
+tree = "@rg"
+column = "fairshare_perc"
+expect = { stranger = 0.0, unknown = 0.0, pbsuser = 0.2 }
+abs = 1e-7
+
+[[share]]
+name = "its usage counts in unknown and the root (1 + 100 + 300)"
+tree = "@rg"
+column = "fairshare_tree_usage"
+expect = { stranger = 0.748129676, unknown = 0.750623441 }
+abs = 1e-6
+
+[[order]]
+name = "the unknown entity's jobs come last"
+formula = "fairshare_factor"
+jobs = [{ id = "S", user = "stranger", qtime = 1 }, { id = "P", user = "pbsuser", qtime = 2 }]
+tree = "@rg"
+expect = { order = ["P", "S"], values = { S = 0.0 } }
+"#,
+    );
+    fairsort()
+        .arg("test")
+        .arg(&f)
+        .assert()
+        .success()
+        .stdout(predicate::str::ends_with("3 passed, 0 failed\n"));
+}

@@ -352,3 +352,39 @@ fn entities_not_in_resource_group_are_counted_under_unknown() {
     assert_eq!(root["account"], "TREEROOT");
     assert_abs_diff_eq!(root["raw_usage"].as_f64().unwrap(), 1.0 + 100.0 + 30.0);
 }
+
+/// #14: an account with no usage below it (PBS's empty `unknown` group, an account whose users
+/// never ran) has usage +0, never `-0.0` / `-0.000000` (a sum of no floats is -0.0 in Rust).
+#[test]
+fn empty_accounts_print_no_negative_zero() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = crate::common::write(&dir, "rg", "busy 1 root 60\nann 2 busy 1\nidle 3 root 40\n");
+    let usage = crate::common::write(&dir, "usage.txt", "ann 100\n");
+    for algorithm in [
+        "pbs",
+        "classic",
+        "depth-oblivious",
+        "fair-tree",
+        "ticket",
+        "flux",
+    ] {
+        for layout in [None, Some("--json"), Some("--csv")] {
+            let out = share(&[
+                "--algorithm",
+                algorithm,
+                "--tree",
+                tree.to_str().unwrap(),
+                "--usage",
+                usage.to_str().unwrap(),
+            ])
+            .args(layout)
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+            let text = String::from_utf8(out).unwrap();
+            assert!(!text.contains("-0.0"), "{algorithm} {layout:?}:\n{text}");
+        }
+    }
+}

@@ -86,3 +86,87 @@ fn depth_oblivious_capture() {
         &["--algorithm", "depth-oblivious"],
     );
 }
+
+/// The site capture (tests/data/slurm/site_capture.psv, #14) is consistent: Fair Tree gives back
+/// each value it prints (values worked by hand from slurm.md §3).
+#[test]
+fn site_capture_fair_tree() {
+    check("site_capture.psv", &["--algorithm", "fair-tree"]);
+}
+
+/// The Account cells (leading spaces and name) of a table's rows, after the two header lines.
+fn account_cells(table: &str) -> Vec<String> {
+    let mut lines = table.lines();
+    let rule = lines.nth(1).unwrap();
+    let width = rule.find(' ').unwrap();
+    lines
+        .map(|l| l.get(..width).unwrap_or(l).trim_end().to_string())
+        .collect()
+}
+
+/// #14, Slurm's `slurmdb_tree_name_get` (src/sshare/process.c): the Account column is indented
+/// one space per depth: an account one space deeper than its parent, a user row (showing its
+/// account) one space deeper than the account's row. The table indents exactly as the capture.
+#[test]
+fn sshare_table_indents_every_depth_as_slurm() {
+    let path = data_str("slurm/site_capture.psv");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let printed: Vec<String> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split('|').next().unwrap().to_string())
+        .collect();
+    assert!(
+        printed.contains(&"  theory".to_string()),
+        "a depth-2 account"
+    );
+    assert!(printed.contains(&"   theory".to_string()), "its user row");
+    for algorithm in ["fair-tree", "classic", "ticket"] {
+        let out = fairsort()
+            .args(["share", "--tree", &path, "--algorithm", algorithm])
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        let table = String::from_utf8(out).unwrap();
+        assert_eq!(account_cells(&table), printed, "{algorithm}:\n{table}");
+    }
+}
+
+/// #14: the capture imported into a home prints, with every algorithm and layout, the root's
+/// name, no invented `unknown` row and no negative zero.
+#[test]
+fn imported_capture_prints_no_unknown_row_nor_negative_zero() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = dir.path();
+    crate::common::fairsort_home(h)
+        .args(["tree", "import", &data_str("slurm/site_capture.psv")])
+        .assert()
+        .success();
+    for algorithm in [
+        "pbs",
+        "classic",
+        "depth-oblivious",
+        "fair-tree",
+        "ticket",
+        "flux",
+    ] {
+        for layout in [None, Some("--json"), Some("--csv")] {
+            let out = crate::common::fairsort_home(h)
+                .args(["share", "--algorithm", algorithm])
+                .args(layout)
+                .assert()
+                .success()
+                .get_output()
+                .stdout
+                .clone();
+            let text = String::from_utf8(out).unwrap();
+            assert!(!text.contains("unknown"), "{algorithm} {layout:?}:\n{text}");
+            assert!(!text.contains("-0.0"), "{algorithm} {layout:?}:\n{text}");
+            if layout.is_some() {
+                assert!(text.contains("root"), "{algorithm} {layout:?}:\n{text}");
+            }
+        }
+    }
+}

@@ -360,3 +360,233 @@ fn only_managers_change_usage() {
     fairsort_home(h).args(["usage", "show"]).assert().success();
     assert_eq!(usage_of(&show(h), "alice"), None);
 }
+
+/// A server home with the openpbs.md §4.1 tree (share/resource_group) and `tree import`ed.
+fn pbs_home() -> tempfile::TempDir {
+    let home = tempfile::tempdir().unwrap();
+    fairsort_home(home.path())
+        .args(["tree", "import"])
+        .arg(data("share/resource_group"))
+        .assert()
+        .success();
+    home
+}
+
+/// openpbs.md §3.2/§3.6 (#14): alice and bob (the logs' users) are not in `resource_group`. PBS
+/// creates each with 1 share under `unknown`, counts their usage there and in every ancestor, and
+/// writes them to the usage file: `usage record` says so, `usage show` places them under
+/// `unknown`, `usage export` writes them, and `share` (from the home, no flags) lists them under
+/// `unknown` with the root's usage including theirs.
+#[test]
+fn pbs_entities_not_in_resource_group_are_recorded_shown_and_exported_under_unknown() {
+    let home = pbs_home();
+    let h = home.path();
+    fairsort_home(h)
+        .args(["usage", "record"])
+        .arg(data("usage/pbs_logs"))
+        .assert()
+        .success()
+        .stderr(
+            "note: 2 entities are not in the share tree; PBS counts their usage under \
+             `unknown` with 1 share each: alice, bob\n",
+        );
+    fairsort_home(h)
+        .args(["usage", "set", "pbsuser3", "1000"])
+        .assert()
+        .success();
+    let table = fairsort_home(h)
+        .args(["usage", "show"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let table = String::from_utf8(table).unwrap();
+    let row = |name: &str| -> Vec<String> {
+        let line = table
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(name))
+            .unwrap_or_else(|| panic!("no {name} row in\n{table}"));
+        line.split_whitespace().map(str::to_string).collect()
+    };
+    assert!(
+        table.lines().nth(1).unwrap().trim_end().ends_with("Group"),
+        "{table}"
+    );
+    assert_eq!(row("alice"), ["alice", "1201", "unknown"]);
+    assert_eq!(row("bob"), ["bob", "101", "unknown"]);
+    assert_eq!(row("pbsuser3"), ["pbsuser3", "1000", "group2"]);
+    fairsort_home(h)
+        .args(["usage", "show", "--csv"])
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with(
+            "account,entity,usage,bins,group\n,alice,1201,,unknown\n,bob,101,,unknown\n,pbsuser3,1000,,group2\n",
+        ));
+
+    let out = h.join("pbs_usage");
+    fairsort_home(h)
+        .args(["usage", "export", "--pbs"])
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("wrote 3 entities"));
+    let u = fairsort::formats::pbs::read_usage_binary(&std::fs::read(&out).unwrap()).unwrap();
+    assert!(u.entries.contains(&("alice".to_string(), 1201.0)), "{u:?}");
+
+    // From the home with no flags (the home's algorithm, pbs) and from the exported file.
+    for args in [
+        vec!["share".to_string(), "--json".to_string()],
+        vec![
+            "share".to_string(),
+            "--json".to_string(),
+            "-a".to_string(),
+            "pbs".to_string(),
+            "--tree".to_string(),
+            data("share/resource_group").display().to_string(),
+            "--usage".to_string(),
+            out.display().to_string(),
+        ],
+    ] {
+        let v = crate::common::json_of(
+            &fairsort_home(h)
+                .args(&args)
+                .assert()
+                .success()
+                .stderr("")
+                .get_output()
+                .stdout,
+        );
+        let rows = v["rows"].as_array().unwrap();
+        let alice = rows
+            .iter()
+            .find(|r| r["account"] == "unknown" && r["user"] == "alice")
+            .unwrap_or_else(|| panic!("{args:?}: alice is not under unknown"));
+        assert_relative_eq!(alice["raw_usage"].as_f64().unwrap(), 1201.0);
+        assert_relative_eq!(alice["fairshare_factor"].as_f64().unwrap(), 0.0);
+        let unknown = rows
+            .iter()
+            .find(|r| r["account"] == "unknown" && r["user"].is_null())
+            .unwrap();
+        // PBS: a group's usage is 1 + its leaves' usage.
+        assert_relative_eq!(unknown["raw_usage"].as_f64().unwrap(), 1.0 + 1201.0 + 101.0);
+        assert_relative_eq!(
+            rows[0]["raw_usage"].as_f64().unwrap(),
+            1.0 + 1201.0 + 101.0 + 1000.0
+        );
+    }
+}
+
+/// A Slurm home: the server/cluster.psv associations (physics/alice, chem/bob).
+fn slurm_home() -> tempfile::TempDir {
+    let home = tempfile::tempdir().unwrap();
+    fairsort_home(home.path())
+        .args(["tree", "import", "--tree-format", "sacctmgr"])
+        .arg(data("server/cluster.psv"))
+        .assert()
+        .success();
+    home
+}
+
+const SACCT_STRANGERS: &str = "\
+JobID|User|Account|Start|End|Elapsed|AllocCPUS|AllocTRES|State
+600|alice|physics|2024-04-13T10:00:00|2024-04-13T11:00:00|01:00:00|1|billing=1,cpu=1|COMPLETED
+601|carol|physics|2024-04-13T10:00:00|2024-04-13T11:00:00|01:00:00|4|billing=4,cpu=4|COMPLETED
+602|carol|physics|2024-04-13T12:00:00|2024-04-13T13:00:00|01:00:00|4|billing=4,cpu=4|COMPLETED
+603|alice|chem|2024-04-13T10:00:00|2024-04-13T10:30:00|00:30:00|2|billing=2,cpu=2|COMPLETED
+604|dave|nowhere|2024-04-13T10:00:00|2024-04-13T10:00:10|00:00:10|1|billing=1,cpu=1|COMPLETED
+";
+
+/// #14: usage of users with no association in the tree (carol in physics, alice in chem, dave in
+/// an account the tree lacks) is recorded but reported by `usage record`, and `share` and `order`
+/// from the home say once that it was not counted; the counted association is unchanged.
+#[test]
+fn slurm_usage_of_no_association_is_reported_never_dropped_silently() {
+    let home = slurm_home();
+    let h = home.path();
+    let sacct = crate::common::write(h, "sacct.txt", SACCT_STRANGERS);
+    let warning = "warning: 4 usage records (3 users, usage 32410.0) have no association in \
+                   the tree and were not counted: carol (28800.0), alice (3600.0), dave (10.0)\n";
+    fairsort_home(h)
+        .args(["usage", "record"])
+        .arg(&sacct)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("charged 5 job(s)"))
+        .stderr(warning);
+    // Kept in the store (counted once the association exists), never silently dropped.
+    let v = show(h);
+    assert_eq!(v["entity"].as_array().unwrap().len(), 4);
+    // The store holds one record per association: 3 records, carol's two jobs in one.
+    let stored = "warning: 3 usage records (3 users, ";
+    let share = fairsort_home(h)
+        .args(["share", "--json"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8(share.stderr).unwrap();
+    assert!(stderr.starts_with(stored), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains(": carol (28801.0), alice (3601.0), dave (11.0)\n"),
+        "{stderr}"
+    );
+    let rows = crate::common::json_of(&share.stdout)["rows"].clone();
+    let alice = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["account"] == "physics" && r["user"] == "alice")
+        .unwrap()
+        .clone();
+    assert_relative_eq!(alice["raw_usage"].as_f64().unwrap(), 3601.0);
+    assert!(
+        !rows.to_string().contains("carol"),
+        "no association invented"
+    );
+
+    let jobs = crate::common::write(
+        h,
+        "jobs.json",
+        r#"[{"id":"1","user":"alice","account":"physics","qtime":1}]"#,
+    );
+    // Importing the tree again says it too.
+    fairsort_home(h)
+        .args(["tree", "import", "--tree-format", "sacctmgr"])
+        .arg(data("server/cluster.psv"))
+        .assert()
+        .success()
+        .stderr(predicate::str::starts_with(stored).and(predicate::str::contains("\n").count(1)));
+    fairsort_home(h)
+        .args(["order", "--formula", "fairshare_factor", "--jobs"])
+        .arg(&jobs)
+        .assert()
+        .success()
+        .stderr(predicate::str::starts_with(stored).and(predicate::str::contains("\n").count(1)));
+}
+
+/// A share tree that cannot be read does not stop recording: it is said once, and `share`
+/// reports it as the error it is.
+#[test]
+fn an_unreadable_tree_does_not_stop_usage_record() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    crate::common::write(h, "tree.toml", "version = 1\n[[accounts]]\nnam = \"x\"\n");
+    fairsort_home(h)
+        .args(["usage", "record"])
+        .arg(data("usage/pbs_logs"))
+        .assert()
+        .success()
+        .stderr(
+            predicate::str::contains("tree.toml").and(predicate::str::contains(
+                "usage is not checked against the share tree",
+            )),
+        );
+    assert_eq!(usage_of(&show(h), "alice"), Some(1201.0));
+    fairsort_home(h)
+        .args(["share", "-a", "pbs"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("tree.toml"));
+}
