@@ -3,13 +3,12 @@
 //! `fairsort usage`) applied.
 
 use super::dir::{files, Home};
-use super::error::{Rejection, ServerError};
-use super::fsio;
-use super::permissions::{current_host, is_manager};
+use super::error::ServerError;
+use super::permissions::{current_host, is_manager, unauthorized};
 use super::state::ServerState;
 use crate::fairshare::{Tree, TreeSpec};
 use crate::formats::pbs;
-use crate::usage::{apply_usage, UsageRecord};
+use crate::usage::{apply_usage, UsageRecord, UsageStore};
 
 /// What the home holds for an evaluation, read at one moment (see [`Home::snapshot`]).
 #[derive(Debug, Clone)]
@@ -40,12 +39,12 @@ impl Home {
     /// The tree file with usage applied; call under the shared or exclusive lock.
     fn read_tree(&self, state: &ServerState) -> Result<Option<TreeSpec>, ServerError> {
         let path = self.file(files::TREE);
-        let Some(text) = fsio::read_optional(&path)? else {
+        let Some(text) = self.read_text(files::TREE)? else {
             return Ok(None);
         };
         let mut spec = pbs::parse_resource_group(&text, state.sched.unknown_shares)
             .map_err(|e| ServerError::Tree(format!("{}: {e}", path.display())))?;
-        apply_home_usage(&mut spec, &self.usage_path())?;
+        apply_home_usage(&mut spec, self.read_text(files::USAGE)?, &self.usage_path())?;
         Ok(Some(spec))
     }
 
@@ -54,9 +53,14 @@ impl Home {
     pub fn store_tree(&self, user: &str, spec: &TreeSpec) -> Result<(), ServerError> {
         let host = current_host();
         let command = format!("tree import ({} nodes)", spec.nodes.len());
-        self.with_exclusive(user, &command, |state| {
+        // Permission before the lock: a refused user never waits for, nor holds, the lock.
+        let managers = self.load()?.server.managers;
+        if !is_manager(user, &host, &managers) {
+            return Err(unauthorized("", user, &host, &managers).into());
+        }
+        self.with_exclusive(user, &command, |state, change| {
             if !is_manager(user, &host, &state.server.managers) {
-                return Err(Rejection::pbs(crate::pbs::codes::PERM, "").into());
+                return Err(unauthorized("", user, &host, &state.server.managers).into());
             }
             let mut spec = spec.clone();
             spec.unknown_shares = Some(state.sched.unknown_shares);
@@ -71,15 +75,25 @@ impl Home {
             Tree::build(back).map_err(|e| {
                 ServerError::Tree(format!("the tree cannot be stored in PBS layout: {e}"))
             })?;
-            fsio::write_atomic(&self.file(files::TREE), text.as_bytes())
+            change.write(files::TREE, text.into_bytes());
+            Ok(())
         })
     }
 }
 
 /// Applies `usage.toml` (if any) with the one usage application (`usage::apply_usage`): PBS
 /// entities as PBS's `read_usage` does, Slurm/flux associations to the user under their account.
-fn apply_home_usage(spec: &mut TreeSpec, path: &std::path::Path) -> Result<(), ServerError> {
-    let store = super::load_store(path).map_err(|e| ServerError::Tree(e.to_string()))?;
+fn apply_home_usage(
+    spec: &mut TreeSpec,
+    text: Option<String>,
+    path: &std::path::Path,
+) -> Result<(), ServerError> {
+    let store = match text {
+        Some(text) => {
+            UsageStore::parse(&text, path).map_err(|e| ServerError::Tree(e.to_string()))?
+        }
+        None => UsageStore::default(),
+    };
     let records = store.entries.iter().map(|e| UsageRecord {
         account: e.account.as_deref(),
         name: &e.name,
