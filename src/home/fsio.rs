@@ -313,10 +313,38 @@ impl HomeDir {
         }
     }
 
+    /// Removes the temporaries killed writers left (`.NAME.<16 hex digits>.tmp` for a file
+    /// `NAME` of `names`); call with the writers' lock held, as only its holder makes them.
+    pub fn sweep_temporaries(&self, names: &[&str]) -> Result<usize, ServerError> {
+        let dir = rustix::fs::Dir::read_from(&self.fd)
+            .map_err(|e| ServerError::io(&self.path, e.into()))?;
+        let mut removed = 0;
+        for entry in dir {
+            let entry = entry.map_err(|e| ServerError::io(&self.path, e.into()))?;
+            let Ok(name) = entry.file_name().to_str() else {
+                continue;
+            };
+            if names.iter().any(|n| is_temporary_of(name, n)) {
+                self.remove(name)?;
+                removed += 1;
+            }
+        }
+        Ok(removed)
+    }
+
     /// Syncs the directory (after renames and removals).
     pub fn sync(&self) {
         let _ = rustix::fs::fsync(&self.fd);
     }
+}
+
+/// Whether `name` is a temporary of `target` as `formats::atomic` names them.
+fn is_temporary_of(name: &str, target: &str) -> bool {
+    name.strip_prefix('.')
+        .and_then(|r| r.strip_prefix(target))
+        .and_then(|r| r.strip_prefix('.'))
+        .and_then(|r| r.strip_suffix(".tmp"))
+        .is_some_and(|hex| hex.len() == 16 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 /// The writers' lock: an exclusive `flock` on the home's `lock` file (mode 0600, so only the
@@ -556,6 +584,26 @@ mod tests {
         drop(held);
         assert!(t.elapsed() < Duration::from_secs(5));
         let _again = WriteLock::acquire(&h, "lock").unwrap();
+    }
+
+    #[test]
+    fn temporaries_are_recognised_and_swept() {
+        assert!(is_temporary_of(
+            ".server.toml.0123456789abcdef.tmp",
+            "server.toml"
+        ));
+        assert!(!is_temporary_of(".server.toml.tmp", "server.toml"));
+        assert!(!is_temporary_of(
+            ".server.toml.0123456789abcdef.tmp",
+            "usage.toml"
+        ));
+        assert!(!is_temporary_of("server.toml", "server.toml"));
+        let dir = tempfile::tempdir().unwrap();
+        let h = HomeDir::open(dir.path()).unwrap();
+        std::fs::write(dir.path().join(".f.0123456789abcdef.tmp"), "x").unwrap();
+        std::fs::write(dir.path().join(".f.tmp"), "mine").unwrap();
+        assert_eq!(h.sweep_temporaries(&["f"]).unwrap(), 1);
+        assert!(dir.path().join(".f.tmp").exists());
     }
 
     #[test]

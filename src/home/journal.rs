@@ -146,6 +146,13 @@ pub fn commit(
 /// Finishes a change interrupted by a crash (see the module's documentation); true if there was
 /// one. Called with the writers' lock held, before any change.
 pub fn recover(dir: &HomeDir) -> Result<bool, ServerError> {
+    let done = finish_pending(dir)?;
+    // A writer killed before its intent record was written leaves only a temporary.
+    dir.sweep_temporaries(&super::dir::files::ALL)?;
+    Ok(done)
+}
+
+fn finish_pending(dir: &HomeDir) -> Result<bool, ServerError> {
     let Some((text, _)) = dir.read(PENDING)? else {
         return Ok(false);
     };

@@ -30,6 +30,7 @@ mod hardening_home;
 mod hardening_limits;
 mod hardening_props;
 mod hardening_regressions;
+mod home_security;
 mod order_cli;
 mod order_demo;
 mod qmgr_formula;
