@@ -114,14 +114,18 @@ impl Home {
             }
             return Ok(None);
         }
-        let home = Self::at(dir.clone())?;
-        if home.dir.identity(files::STATE)?.is_none() {
+        let handle = HomeDir::open(&dir)?;
+        if handle.identity(files::STATE)?.is_none() {
             if explicit.is_some() {
                 return Err(ServerError::NotAHome(dir));
             }
             return Ok(None);
         }
-        Ok(Some(home))
+        handle.check_safe(&files::ALL)?;
+        Ok(Some(Home {
+            path: dir,
+            dir: Arc::new(handle),
+        }))
     }
 
     /// Opens the directory handle and checks the home's safety.
@@ -242,7 +246,10 @@ impl Home {
     /// Runs `f` with the current state on one consistent view of the home without any lock:
     /// `server.toml`, `resource_group` and `usage.toml` are held open first (their inodes
     /// pinned), `f` reads through [`Home::read_text`], and if any of the three was replaced
-    /// meanwhile the whole read is done again (see [`HomeDir::snapshot`]).
+    /// meanwhile the whole read is done again. Every writer renames a new inode over a file, and
+    /// the open files keep their inodes from being reused, so if each name still names the
+    /// pinned inode at the end, the three were current together when the reads ended: the inode
+    /// triple is the home's generation number.
     pub(crate) fn with_shared<T>(
         &self,
         f: impl Fn(&ServerState) -> Result<T, ServerError>,

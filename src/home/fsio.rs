@@ -2,7 +2,7 @@
 //! handle and every file is opened relative to it without following links; the directory and
 //! its files are checked like sshd's StrictModes before they are trusted; writers serialise on an
 //! owner-only `lock` file with a bounded wait; readers take no lock at all (see
-//! [`HomeDir::snapshot`]).
+//! `Home::with_shared`).
 
 use super::error::ServerError;
 use crate::formats::atomic;
@@ -226,45 +226,6 @@ impl HomeDir {
             Err(rustix::io::Errno::NOENT) => Ok(None),
             Err(e) => Err(self.err(name, e)),
         }
-    }
-
-    /// Reads `names` as they were at one instant, without any lock: every writer replaces a file
-    /// by renaming a new inode over it, so if each name still names the inode read after all
-    /// were read, the set was current together at the moment the last read ended (the open
-    /// files keep their inodes from being reused). Retries while writers change the files.
-    pub fn snapshot(&self, names: &[&str]) -> Result<Vec<Option<String>>, ServerError> {
-        const TRIES: u32 = 200;
-        for attempt in 0..TRIES {
-            let mut texts = Vec::with_capacity(names.len());
-            let mut ids = Vec::with_capacity(names.len());
-            for name in names {
-                match self.read(name)? {
-                    Some((text, id)) => {
-                        texts.push(Some(text));
-                        ids.push(Some(id));
-                    }
-                    None => {
-                        texts.push(None);
-                        ids.push(None);
-                    }
-                }
-            }
-            let mut same = true;
-            for (name, id) in names.iter().zip(&ids) {
-                if self.identity(name)? != *id {
-                    same = false;
-                    break;
-                }
-            }
-            if same {
-                return Ok(texts);
-            }
-            std::thread::sleep(Duration::from_millis(u64::from(attempt.min(20))));
-        }
-        Err(ServerError::io(
-            &self.path,
-            std::io::Error::other("the home kept changing while it was read; try again"),
-        ))
     }
 
     /// Replaces `name` with `contents` (temporary with an unpredictable name, fsync, rename,

@@ -26,7 +26,7 @@ impl Home {
     }
 
     /// One consistent snapshot of everything an evaluation reads from the home: the state and
-    /// the share tree with usage applied, all read under one shared lock.
+    /// the share tree with usage applied, read together without a lock (`Home::with_shared`).
     pub(crate) fn snapshot(&self) -> Result<Snapshot, ServerError> {
         self.with_shared(|state| {
             Ok(Snapshot {
@@ -36,7 +36,7 @@ impl Home {
         })
     }
 
-    /// The tree file with usage applied; call under the shared or exclusive lock.
+    /// The tree file with usage applied; call inside `with_shared` or under the writers' lock.
     fn read_tree(&self, state: &ServerState) -> Result<Option<TreeSpec>, ServerError> {
         let path = self.file(files::TREE);
         let Some(text) = self.read_text(files::TREE)? else {
