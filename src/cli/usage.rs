@@ -369,8 +369,7 @@ fn run_decay(a: DecayArgs, lock: &UsageHome, pbs_decay: (i64, f64)) -> CliResult
 }
 
 fn run_show(a: ShowArgs, home: &Home) -> CliResult {
-    let path = home.usage_path();
-    let store = fairsort::home::load_store(&path).map_err(user)?;
+    let store = home.usage_store().map_err(user)?;
     if a.json {
         let text =
             serde_json::to_string_pretty(&store).map_err(|e| Failure::user(e.to_string()))?;

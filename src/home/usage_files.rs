@@ -200,6 +200,19 @@ impl Home {
     }
 }
 
+impl Home {
+    /// The home's usage store, read without a lock through the home's handle (a missing file is
+    /// an empty store).
+    pub fn usage_store(&self) -> Result<UsageStore, UsageError> {
+        let path = self.usage_path();
+        match self.read_text(files::USAGE) {
+            Ok(Some(text)) => UsageStore::parse(&text, &path),
+            Ok(None) => Ok(UsageStore::default()),
+            Err(e) => Err(server_err(&path, e)),
+        }
+    }
+}
+
 /// Reads a store without locking (writes are atomic renames) and without following a link at
 /// `path`; a missing file is an empty store.
 pub fn load_store(path: &Path) -> Result<UsageStore, UsageError> {
