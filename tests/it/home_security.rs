@@ -259,6 +259,8 @@ fn permission_is_checked_before_the_lock() {
         let start = Instant::now();
         fairsort_home(h)
             .env("FAIRSORT_LOCK_TIMEOUT", "30")
+            // A version that locks first would wait for the test's lock forever.
+            .timeout(Duration::from_secs(15))
             .args(&args)
             .assert()
             .code(1)
@@ -316,14 +318,17 @@ fn flock_holder(file: &Path) -> Option<Child> {
         .ok()
 }
 
+/// A change with `FAIRSORT_LOCK_TIMEOUT=timeout`, and how long it took; killed after 20 s (a
+/// version without a bounded wait would block for as long as the holder lives).
 fn timed_change(h: &Path, timeout: &str, value: u32) -> (std::process::Output, Duration) {
     let start = Instant::now();
-    let out = Process::new(bin())
+    let out = assert_cmd::Command::new(bin())
         .arg("--home")
         .arg(h)
         .env("FAIRSORT_LOCK_TIMEOUT", timeout)
         .env_remove("FAIRSORT_HOME")
         .args(["qmgr", "-c", &format!("set queue q Priority = {value}")])
+        .timeout(Duration::from_secs(20))
         .output()
         .unwrap();
     (out, start.elapsed())
