@@ -372,6 +372,26 @@ mod tests {
     }
 
     #[test]
+    fn a_lock_free_read_is_done_again_when_a_writer_commits_meanwhile() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = Home::open(Some(dir.path())).unwrap();
+        let calls = std::cell::Cell::new(0);
+        let seen = home
+            .with_shared(|_| {
+                calls.set(calls.get() + 1);
+                let text = home.read_text(files::TREE)?;
+                if calls.get() == 1 {
+                    // A writer replaces the tree between this reader's reads.
+                    home.dir().write(files::TREE, b"new", modes::PUBLIC)?;
+                }
+                Ok(text)
+            })
+            .unwrap();
+        assert_eq!(calls.get(), 2);
+        assert_eq!(seen.as_deref(), Some("new"));
+    }
+
+    #[test]
     fn corrupt_file_is_reported_and_kept() {
         let dir = tempfile::tempdir().unwrap();
         let home = Home::open(Some(dir.path())).unwrap();
