@@ -134,8 +134,9 @@ pub fn stage_at(
     let result = (|| -> std::io::Result<Staged> {
         let mut file = file;
         file.write_all(contents)?;
+        // The permission bits only: a set-uid, set-gid or sticky bit is never carried over.
         let mode = match &old {
-            Some(st) => st.st_mode & 0o7777,
+            Some(st) => st.st_mode & 0o777,
             None => new_mode,
         };
         if let Some(st) = &old {
@@ -237,6 +238,9 @@ mod tests {
         std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o600)).unwrap();
         write_atomic(&p, b"two").unwrap();
         assert_eq!(std::fs::metadata(&p).unwrap().mode() & 0o7777, 0o600);
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o4755)).unwrap();
+        write_atomic(&p, b"three").unwrap();
+        assert_eq!(std::fs::metadata(&p).unwrap().mode() & 0o7777, 0o755);
     }
 
     #[test]
