@@ -223,3 +223,61 @@ fn every_committed_change_is_audited_under_a_thousand_kills() {
         "1000 rounds: {kills} writers killed mid-script ({mid} inside a commit), {changes} changes committed, all audited"
     );
 }
+
+/// Readers take no lock and never see a half-written state: while one writer commits 100
+/// changes, 40 readers each print the queue; every read succeeds with one of the written values.
+#[test]
+fn readers_during_writes_see_whole_states_without_a_lock() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path();
+    Home::open(Some(home)).unwrap();
+    let st = Command::new(bin())
+        .arg("--home")
+        .arg(home)
+        .args(["qmgr", "-c", "create queue q Priority = 0"])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let script: String = (1..=100)
+        .map(|k| format!("set queue q Priority = {k}\n"))
+        .collect();
+    let mut writer = Command::new(bin())
+        .arg("--home")
+        .arg(home)
+        .arg("qmgr")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    if let Some(mut stdin) = writer.stdin.take() {
+        use std::io::Write;
+        stdin.write_all(script.as_bytes()).unwrap();
+    }
+    for _ in 0..40 {
+        let out = Command::new(bin())
+            .arg("--home")
+            .arg(home)
+            .args(["qmgr", "-c", "list queue q"])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let p: i64 = text
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("Priority = "))
+            .map_or(0, |v| v.parse().unwrap());
+        assert!((0..=100).contains(&p), "{text}");
+    }
+    let out = writer.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(queue_q_priority(home), Some(100));
+}
