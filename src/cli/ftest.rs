@@ -113,20 +113,9 @@ fn run_one(path: &Path, ctx: &Context, record_missing: bool) -> FileResult {
     }
 }
 
-/// Replaces `path` with `text` via a temporary file in the same directory and a rename, so an
-/// interrupted `--record` never leaves a half-written test file.
-fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.record-{}", std::process::id()));
-    std::fs::write(&tmp, text)?;
-    std::fs::rename(&tmp, path).inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp);
-    })
+/// Replaces `path` with `text` via a temporary file with an unpredictable name in the same
+/// directory and a rename (`formats::write_atomic`: no link followed, the file's mode kept), so
+/// an interrupted `--record` never leaves a half-written test file.
+fn write_atomically(path: &Path, text: &str) -> Result<(), fairsort::formats::WriteError> {
+    fairsort::formats::write_atomic(path, text.as_bytes())
 }

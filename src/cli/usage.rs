@@ -415,8 +415,7 @@ fn run_decay(a: DecayArgs, lock: &UsageHome, pbs_decay: (i64, f64)) -> CliResult
 }
 
 fn run_show(a: ShowArgs, home: &Home) -> CliResult {
-    let path = home.usage_path();
-    let store = fairsort::home::load_store(&path).map_err(user)?;
+    let store = home.usage_store().map_err(user)?;
     // A PBS tree places each entity: its group, or `unknown` for a name not in the tree.
     let tree = stored_tree(home).filter(TreeSpec::follows_pbs);
     let groups = tree.as_ref().map(pbs_groups);

@@ -4,7 +4,7 @@
 //! syntax errors with the file's line; structural checks (unknown parent, cycles, duplicates) are
 //! the tree builder's, except where the real system's own reader checks them (PBS).
 
-mod atomic;
+pub mod atomic;
 mod detect;
 mod error;
 pub mod flux;

@@ -1,33 +1,25 @@
 //! The audit log (`audit.log` in the home): one line per change, `time<TAB>user@host<TAB>command`,
-//! time in UTC ISO-8601. Appended under the exclusive lock after the change is on disk.
+//! time in UTC ISO-8601. A record and the change it records are committed together or not at
+//! all (see `journal`); the file is created with mode 0640.
 
-use super::error::ServerError;
-use std::io::Write;
-use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-/// Appends one record; control characters (tabs and newlines included) and backslashes inside
-/// the command, user and host are escaped so a record is one line of three fields.
-pub fn append(path: &Path, user: &str, host: &str, command: &str) -> Result<(), ServerError> {
+/// One record, `time<TAB>user@host<TAB>command\n`; control characters (tabs and newlines
+/// included) and backslashes inside the command, user and host are escaped so a record is one
+/// line of three fields. It is written by [`super::journal::commit`], together with the change
+/// it records.
+pub fn record(user: &str, host: &str, command: &str) -> String {
     let secs = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or(0);
-    let line = format!(
+    format!(
         "{}\t{}@{}\t{}\n",
         utc_timestamp(secs),
         escape(user),
         escape(host),
         escape(command)
-    );
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .map_err(|e| ServerError::io(path, e))?;
-    f.write_all(line.as_bytes())
-        .and_then(|_| f.sync_data())
-        .map_err(|e| ServerError::io(path, e))
+    )
 }
 
 fn escape(s: &str) -> String {
@@ -80,14 +72,10 @@ mod tests {
 
     #[test]
     fn one_line_per_record() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("audit.log");
-        append(&p, "alice", "h", "set server a = 1").unwrap();
-        append(&p, "bob", "h", "multi\nline\tcmd").unwrap();
-        let text = std::fs::read_to_string(&p).unwrap();
-        let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines.len(), 2);
-        assert!(lines[0].ends_with("\talice@h\tset server a = 1"));
-        assert!(lines[1].ends_with("\tbob@h\tmulti\\nline\\tcmd"));
+        let a = record("alice", "h", "set server a = 1");
+        let b = record("bob", "h", "multi\nline\tcmd");
+        assert!(a.ends_with("\talice@h\tset server a = 1\n"));
+        assert!(b.ends_with("\tbob@h\tmulti\\nline\\tcmd\n"));
+        assert_eq!(b.matches('\n').count(), 1);
     }
 }

@@ -1,14 +1,19 @@
 //! `Home`: an opened server home directory. Layout (all human-readable, see docs/server.md):
 //! `server.toml` (attributes, queues, custom resources), `resource_group` (the share tree, PBS
 //! layout), `usage.toml` (fair-share usage, owned by `fairsort usage`), `audit.log`, `lock`.
+//! How the files are opened, locked, written and audited: docs/security.md.
 
 use super::audit;
 use super::error::{Rejection, ServerError};
-use super::fsio::{self, HomeLock};
+use super::fsio::{modes, HomeDir, WriteLock};
+use super::journal;
 use super::permissions::current_host;
 use super::state::ServerState;
 use super::state_file;
+use std::fs::File;
+use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// File names inside a home.
 pub mod files {
@@ -16,20 +21,49 @@ pub mod files {
     pub const STATE: &str = "server.toml";
     /// The share tree in PBS `resource_group` layout.
     pub const TREE: &str = "resource_group";
+    /// A Slurm, flux or fairsort share tree (fairsort's TOML tree format); when present it is
+    /// the home's tree, whatever `resource_group` holds.
+    pub const NATIVE_TREE: &str = "tree.toml";
     /// Fair-share usage (written by `fairsort usage`).
     pub const USAGE: &str = "usage.toml";
     /// The ledger of charged jobs beside the usage store.
     pub const LEDGER: &str = "usage.ledger";
     /// One line per change.
     pub const AUDIT: &str = "audit.log";
-    /// The advisory lock file.
+    /// The writers' lock file (mode 0600).
     pub const LOCK: &str = "lock";
+    /// The intent record of a change being committed (see `journal`).
+    pub const PENDING: &str = super::super::journal::PENDING;
+    /// Every file the home reads or writes (checked before the home is used).
+    pub const ALL: [&str; 7] = [STATE, TREE, USAGE, LEDGER, AUDIT, LOCK, PENDING];
 }
 
-/// An opened server home (the directory exists and holds a state file).
+/// An opened server home (the directory exists, is safe, and holds a state file).
 #[derive(Debug, Clone)]
 pub struct Home {
     path: PathBuf,
+    dir: Arc<HomeDir>,
+}
+
+/// A change of one file of the home other than `server.toml`, made inside
+/// [`Home::with_exclusive`] and committed with its audit record.
+#[derive(Debug, Default)]
+pub struct Change {
+    write: Option<(&'static str, Vec<u8>)>,
+    remove_after: Option<&'static str>,
+}
+
+impl Change {
+    /// Replaces the home's file `name` with `contents` when the change commits.
+    pub fn write(&mut self, name: &'static str, contents: Vec<u8>) {
+        self.write = Some((name, contents));
+    }
+
+    /// Removes the home's file `name` once the change has committed (a file the new one
+    /// supersedes).
+    pub fn remove_after(&mut self, name: &'static str) {
+        self.remove_after = Some(name);
+    }
 }
 
 impl Home {
@@ -51,24 +85,26 @@ impl Home {
         }
     }
 
-    /// Opens the home, creating it on first use with default attributes and `managers` set to
-    /// root and the creating user (the creation is the first audit record).
+    /// Opens the home, creating it on first use (directory 0755, `server.toml` 0644) with default
+    /// attributes and `managers` set to root and the creating user (the creation is the first
+    /// audit record). An unsafe home (see [`HomeDir::check_safe`]) is refused.
     pub fn open(explicit: Option<&Path>) -> Result<Home, ServerError> {
         let path = Self::resolve(explicit)?;
-        std::fs::create_dir_all(&path).map_err(|e| ServerError::io(&path, e))?;
-        let home = Home { path };
-        let state_path = home.file(files::STATE);
-        if !state_path.exists() {
-            let _lock = HomeLock::exclusive(&home.file(files::LOCK))?;
-            if !state_path.exists() {
+        HomeDir::create(&path)?;
+        let home = Self::at(path)?;
+        if home.dir.identity(files::STATE)?.is_none() {
+            let _lock = home.lock()?;
+            if home.dir.identity(files::STATE)?.is_none() {
                 let user = super::permissions::current_user();
                 let state = ServerState::initial(&user);
-                fsio::write_atomic(&state_path, state_file::render(&state)?.as_bytes())?;
-                audit::append(
-                    &home.file(files::AUDIT),
-                    &user,
-                    &current_host(),
-                    "create home",
+                journal::commit(
+                    &home.dir,
+                    Some((
+                        files::STATE,
+                        state_file::render(&state)?.as_bytes(),
+                        modes::PUBLIC,
+                    )),
+                    &audit::record(&user, &current_host(), "create home"),
                 )?;
             }
         }
@@ -82,13 +118,34 @@ impl Home {
         let Ok(dir) = Self::resolve(explicit) else {
             return Ok(None);
         };
-        if !dir.join(files::STATE).is_file() {
+        if !dir.is_dir() {
             if explicit.is_some() {
                 return Err(ServerError::NotAHome(dir));
             }
             return Ok(None);
         }
-        Ok(Some(Home { path: dir }))
+        let handle = HomeDir::open(&dir)?;
+        if handle.identity(files::STATE)?.is_none() {
+            if explicit.is_some() {
+                return Err(ServerError::NotAHome(dir));
+            }
+            return Ok(None);
+        }
+        handle.check_safe(&files::ALL)?;
+        Ok(Some(Home {
+            path: dir,
+            dir: Arc::new(handle),
+        }))
+    }
+
+    /// Opens the directory handle and checks the home's safety.
+    fn at(path: PathBuf) -> Result<Home, ServerError> {
+        let dir = HomeDir::open(&path)?;
+        dir.check_safe(&files::ALL)?;
+        Ok(Home {
+            path,
+            dir: Arc::new(dir),
+        })
     }
 
     /// The home directory.
@@ -96,7 +153,16 @@ impl Home {
         &self.path
     }
 
-    /// A file inside the home.
+    /// The opened directory (every file of the home is opened relative to it).
+    pub fn dir(&self) -> &HomeDir {
+        &self.dir
+    }
+
+    pub(crate) fn dir_arc(&self) -> Arc<HomeDir> {
+        Arc::clone(&self.dir)
+    }
+
+    /// A file inside the home (for messages; the home opens it through [`Home::dir`]).
     pub fn file(&self, name: &str) -> PathBuf {
         self.path.join(name)
     }
@@ -106,72 +172,155 @@ impl Home {
         self.file(files::USAGE)
     }
 
-    /// A consistent snapshot of the state (under the shared lock).
+    /// The current state, read without any lock (writers replace the file by atomic rename).
     pub fn load(&self) -> Result<ServerState, ServerError> {
-        let _lock = HomeLock::shared(&self.file(files::LOCK))?;
-        self.read_state()
+        let path = self.file(files::STATE);
+        match self.dir.read(files::STATE)? {
+            Some((text, _)) => state_file::parse(&text, &path),
+            None => Err(missing_state(&path)),
+        }
     }
 
-    /// Applies one change: exclusive lock, re-read, `f`, check, atomic write, audit record.
-    /// If `f` fails or the result is invalid nothing is written. An unchanged state is not
-    /// rewritten nor audited.
+    /// The writers' lock, then the completion of a change a killed writer left (see `journal`).
+    fn lock(&self) -> Result<WriteLock, ServerError> {
+        let lock = WriteLock::acquire(&self.dir, files::LOCK)?;
+        self.dir.check_safe(&files::ALL)?;
+        journal::recover(&self.dir)?;
+        Ok(lock)
+    }
+
+    /// Takes the writers' lock and finishes a change a killed writer left half done; true if
+    /// there was one. (Every change does this first; tests call it to see the settled home.)
+    pub fn recover(&self) -> Result<bool, ServerError> {
+        let _lock = WriteLock::acquire(&self.dir, files::LOCK)?;
+        journal::recover(&self.dir)
+    }
+
+    /// Applies one change: writers' lock, re-read, `f`, check, then the new state and its audit
+    /// record committed together (see `journal`). If `f` fails or the result is invalid nothing
+    /// is written. An unchanged state is not rewritten nor audited. Check permissions before
+    /// calling (on [`Home::load`]), so a refused user never takes the lock, and again in `f`.
     pub fn update<T>(
         &self,
         user: &str,
         command: &str,
         f: impl FnOnce(&mut ServerState) -> Result<T, ServerError>,
     ) -> Result<T, ServerError> {
-        let _lock = HomeLock::exclusive(&self.file(files::LOCK))?;
-        let before = self.read_state()?;
+        let _lock = self.lock()?;
+        let before = self.load()?;
         let mut after = before.clone();
         let out = f(&mut after)?;
         after.check().map_err(|(_, _, message)| {
             Rejection::pbs(crate::pbs::codes::BADATVAL, "").with_detail(message)
         })?;
         if after != before {
-            let path = self.file(files::STATE);
-            fsio::write_atomic(&path, state_file::render(&after)?.as_bytes())?;
-            audit::append(&self.file(files::AUDIT), user, &current_host(), command)?;
+            journal::commit(
+                &self.dir,
+                Some((
+                    files::STATE,
+                    state_file::render(&after)?.as_bytes(),
+                    modes::PUBLIC,
+                )),
+                &audit::record(user, &current_host(), command),
+            )?;
         }
         Ok(out)
     }
 
-    /// Runs `f` under the exclusive lock with the current state (for changes to other files of
-    /// the home, such as the share tree or usage: write them with `fsio::write_atomic`), then
-    /// appends an audit record if `f` succeeds. `f` must check permissions itself.
+    /// Runs `f` under the writers' lock with the current state (for changes to other files of
+    /// the home, such as the share tree: `f` asks for them with [`Change::write`]); the write
+    /// and its audit record are committed together if `f` succeeds. `f` must check permissions
+    /// itself (and the caller before, so a refused user never takes the lock).
     pub(crate) fn with_exclusive<T>(
         &self,
         user: &str,
         command: &str,
-        f: impl FnOnce(&ServerState) -> Result<T, ServerError>,
+        f: impl FnOnce(&ServerState, &mut Change) -> Result<T, ServerError>,
     ) -> Result<T, ServerError> {
-        let _lock = HomeLock::exclusive(&self.file(files::LOCK))?;
-        let state = self.read_state()?;
-        let out = f(&state)?;
-        audit::append(&self.file(files::AUDIT), user, &current_host(), command)?;
+        let _lock = self.lock()?;
+        let state = self.load()?;
+        let mut change = Change::default();
+        let out = f(&state, &mut change)?;
+        let target = change
+            .write
+            .as_ref()
+            .map(|(name, bytes)| (*name, bytes.as_slice(), modes::PUBLIC));
+        journal::commit(
+            &self.dir,
+            target,
+            &audit::record(user, &current_host(), command),
+        )?;
+        if let Some(name) = change.remove_after {
+            self.dir.remove(name)?;
+        }
         Ok(out)
     }
 
-    /// Runs `f` under the shared lock with the current state (consistent multi-file reads).
+    /// Runs `f` with the current state on one consistent view of the home without any lock:
+    /// `server.toml`, `resource_group`, `tree.toml` and `usage.toml` are held open first (their inodes
+    /// pinned), `f` reads through [`Home::read_text`], and if any of them was replaced
+    /// meanwhile the whole read is done again. Every writer renames a new inode over a file, and
+    /// the open files keep their inodes from being reused, so if each name still names the
+    /// pinned inode at the end, they were all current together when the reads ended: the inode
+    /// tuple is the home's generation number.
     pub(crate) fn with_shared<T>(
         &self,
-        f: impl FnOnce(&ServerState) -> Result<T, ServerError>,
+        f: impl Fn(&ServerState) -> Result<T, ServerError>,
     ) -> Result<T, ServerError> {
-        let _lock = HomeLock::shared(&self.file(files::LOCK))?;
-        let state = self.read_state()?;
-        f(&state)
+        const NAMES: [&str; 4] = [files::STATE, files::TREE, files::NATIVE_TREE, files::USAGE];
+        for attempt in 0..200u64 {
+            let pinned: Vec<Option<File>> = NAMES
+                .iter()
+                .map(|n| self.dir.open_read(n))
+                .collect::<Result<_, _>>()?;
+            let ids = pinned
+                .iter()
+                .map(|f| {
+                    f.as_ref()
+                        .map(|f| rustix::fs::fstat(f).map(|st| (st.st_dev, st.st_ino)))
+                        .transpose()
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| ServerError::io(&self.path, e.into()))?;
+            let path = self.file(files::STATE);
+            let mut text = String::new();
+            match &pinned[0] {
+                Some(f) => {
+                    let mut f: &File = f;
+                    f.read_to_string(&mut text)
+                        .map_err(|e| ServerError::io(&path, e))?;
+                }
+                None => return Err(missing_state(&path)),
+            }
+            let state = state_file::parse(&text, &path)?;
+            let out = f(&state)?;
+            let now = NAMES
+                .iter()
+                .map(|n| self.dir.identity(n))
+                .collect::<Result<Vec<_>, _>>()?;
+            if now == ids {
+                return Ok(out);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(attempt.min(20)));
+        }
+        Err(ServerError::io(
+            &self.path,
+            std::io::Error::other("the home kept changing while it was read; try again"),
+        ))
     }
 
-    fn read_state(&self) -> Result<ServerState, ServerError> {
-        let path = self.file(files::STATE);
-        match fsio::read_optional(&path)? {
-            Some(text) => state_file::parse(&text, &path),
-            None => Err(ServerError::io(
-                &path,
-                std::io::Error::new(std::io::ErrorKind::NotFound, "state file missing"),
-            )),
-        }
+    /// A file of the home as text, opened through the home's handle without following a link;
+    /// `None` if it does not exist.
+    pub fn read_text(&self, name: &str) -> Result<Option<String>, ServerError> {
+        Ok(self.dir.read(name)?.map(|(text, _)| text))
     }
+}
+
+fn missing_state(path: &Path) -> ServerError {
+    ServerError::io(
+        path,
+        std::io::Error::new(std::io::ErrorKind::NotFound, "state file missing"),
+    )
 }
 
 #[cfg(test)]
@@ -233,6 +382,26 @@ mod tests {
             std::fs::read(dir.path().join(files::STATE)).unwrap(),
             before
         );
+    }
+
+    #[test]
+    fn a_lock_free_read_is_done_again_when_a_writer_commits_meanwhile() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = Home::open(Some(dir.path())).unwrap();
+        let calls = std::cell::Cell::new(0);
+        let seen = home
+            .with_shared(|_| {
+                calls.set(calls.get() + 1);
+                let text = home.read_text(files::TREE)?;
+                if calls.get() == 1 {
+                    // A writer replaces the tree between this reader's reads.
+                    home.dir().write(files::TREE, b"new", modes::PUBLIC)?;
+                }
+                Ok(text)
+            })
+            .unwrap();
+        assert_eq!(calls.get(), 2);
+        assert_eq!(seen.as_deref(), Some("new"));
     }
 
     #[test]

@@ -88,6 +88,27 @@ pub enum ServerError {
     /// The change was refused with a PBS error code (permissions, bad value, bad formula, ...).
     #[error("{}", .0.render("default"))]
     Rejected(Rejection),
+    /// The home or a file in it could be changed by someone other than its owner and root (or
+    /// is a link): it is not used until its modes or owner are fixed (docs/security.md).
+    #[error("{}: unsafe home: {problem}; {fix}", path.display())]
+    Unsafe {
+        /// The directory or file.
+        path: PathBuf,
+        /// What is wrong.
+        problem: String,
+        /// How to fix it (a command to run).
+        fix: String,
+    },
+    /// Another process held the writers' lock for longer than the bounded wait.
+    #[error("{}: the home is locked by {holder}; gave up after {seconds} s (set FAIRSORT_LOCK_TIMEOUT to wait longer)", path.display())]
+    LockTimeout {
+        /// The lock file.
+        path: PathBuf,
+        /// How long this writer waited.
+        seconds: f64,
+        /// Who holds it, as the system tells.
+        holder: String,
+    },
     /// A share tree could not be stored or read back (validation or format error).
     #[error("{0}")]
     Tree(String),

@@ -7,6 +7,7 @@ pub mod dir;
 pub mod engine;
 pub mod error;
 pub mod fsio;
+pub mod journal;
 pub mod permissions;
 pub mod state;
 pub mod state_file;

@@ -1,5 +1,14 @@
 //! Who may change the server: the `managers` attribute holds PBS-style `user@host` patterns.
-//! The caller is the real OS user (from the process's uid, not from an environment variable).
+//! The caller is the real OS user: the process's real uid, named by the system's user database
+//! (`getpwuid_r`, so LDAP and SSSD users are named as `id` names them), never an environment
+//! variable.
+//!
+//! What the check protects: the manager check is enforced by fairsort itself, so it protects a
+//! home that only its managers can write (the StrictModes check refuses a home writable by
+//! group or others). A user who can write the home directory can always change it: with any
+//! editor, or by running fairsort in a user namespace where they appear as root.
+
+use super::error::Rejection;
 
 /// Checks a `managers` entry: `user@host`, where user may be `*` and host may be `*`,
 /// `*.domain` (suffix match) or a host name, as PBS's ACLs.
@@ -48,25 +57,28 @@ fn matches(pattern: &str, user: &str, host: &str) -> bool {
     user_ok && host_ok
 }
 
-/// The real OS user running this process: the real uid from `/proc/self/status`, looked up in
-/// `/etc/passwd`; only if that fails, `$USER`/`$LOGNAME`; else `uid<N>` or `unknown`.
-/// Permissions rely on this, so an environment variable never overrides a known uid.
+/// The refusal of a change by `user`@`host`: PBS's `Unauthorized Request` (15007) for `object`
+/// (qmgr's `obj=` label), then a line naming the user and the managers.
+pub(crate) fn unauthorized(object: &str, user: &str, host: &str, managers: &[String]) -> Rejection {
+    let who = if managers.is_empty() {
+        "nobody (the managers attribute is empty)".to_string()
+    } else {
+        managers.join(", ")
+    };
+    Rejection::pbs(crate::pbs::codes::PERM, object).with_detail(format!(
+        "fairsort: {user}@{host} is not a manager of this home; managers: {who}"
+    ))
+}
+
+/// The real OS user running this process: the name of the real uid in the system's user
+/// database (NSS: files, LDAP, SSSD, ...); `uid<N>` if it has no name there.
+/// Permissions rely on this, so an environment variable never overrides it.
 pub fn current_user() -> String {
-    let uid = std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| uid_from_status(&s));
-    if let Some(uid) = uid {
-        if let Some(name) = std::fs::read_to_string("/etc/passwd")
-            .ok()
-            .and_then(|p| user_from_passwd(&p, uid))
-        {
-            return name;
-        }
-        return format!("uid{uid}");
+    let uid = nix::unistd::getuid();
+    match nix::unistd::User::from_uid(uid) {
+        Ok(Some(u)) if !u.name.is_empty() => u.name,
+        _ => format!("uid{}", uid.as_raw()),
     }
-    std::env::var("USER")
-        .or_else(|_| std::env::var("LOGNAME"))
-        .unwrap_or_else(|_| "unknown".to_string())
 }
 
 /// This machine's host name (`/proc/sys/kernel/hostname`, else `/etc/hostname`, else `localhost`).
@@ -77,26 +89,6 @@ pub fn current_host() -> String {
         .map(|s| s.trim().to_string())
         .find(|s| !s.is_empty())
         .unwrap_or_else(|| "localhost".to_string())
-}
-
-/// The real uid: first number of the `Uid:` line of `/proc/self/status`.
-fn uid_from_status(status: &str) -> Option<u32> {
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("Uid:"))
-        .and_then(|rest| rest.split_whitespace().next())
-        .and_then(|n| n.parse().ok())
-}
-
-/// The name of `uid` in an `/etc/passwd` text.
-fn user_from_passwd(passwd: &str, uid: u32) -> Option<String> {
-    passwd.lines().find_map(|l| {
-        let mut f = l.split(':');
-        let name = f.next()?;
-        let _pw = f.next()?;
-        let id: u32 = f.next()?.parse().ok()?;
-        (id == uid && !name.is_empty()).then(|| name.to_string())
-    })
 }
 
 #[cfg(test)]
@@ -132,23 +124,28 @@ mod tests {
     }
 
     #[test]
-    fn uid_and_passwd_parsing() {
-        let status = "Name:\tx\nUid:\t1000\t1000\t1000\t1000\nGid:\t5\n";
-        assert_eq!(uid_from_status(status), Some(1000));
-        let passwd = "root:x:0:0:root:/root:/bin/sh\nalice:x:1000:1000::/home/alice:/bin/sh\n";
-        assert_eq!(user_from_passwd(passwd, 1000).as_deref(), Some("alice"));
-        assert_eq!(user_from_passwd(passwd, 7), None);
-        assert_eq!(user_from_passwd("garbage", 0), None);
+    fn current_user_is_the_system_name_of_the_real_uid_not_env() {
+        let uid = nix::unistd::getuid();
+        let expected = nix::unistd::User::from_uid(uid)
+            .ok()
+            .flatten()
+            .map(|u| u.name)
+            .unwrap_or(format!("uid{}", uid.as_raw()));
+        assert_eq!(current_user(), expected);
+        // The same as the id command says, when there is one.
+        if let Ok(out) = std::process::Command::new("id").arg("-un").output() {
+            if out.status.success() {
+                assert_eq!(current_user(), String::from_utf8_lossy(&out.stdout).trim());
+            }
+        }
     }
 
     #[test]
-    fn current_user_is_not_taken_from_env() {
-        // The uid lookup wins over $USER: the name must match /etc/passwd for our real uid.
-        let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-        if let Some(uid) = uid_from_status(&status) {
-            let passwd = std::fs::read_to_string("/etc/passwd").unwrap_or_default();
-            let expected = user_from_passwd(&passwd, uid).unwrap_or(format!("uid{uid}"));
-            assert_eq!(current_user(), expected);
-        }
+    fn refusal_names_user_and_managers() {
+        let r = unauthorized("", "eve", "h", &m(&["root@*", "alice@*"]));
+        assert_eq!(
+            r.render("default"),
+            "qmgr obj= svr=default: Unauthorized Request \nqmgr: Error (15007) returned from server\nfairsort: eve@h is not a manager of this home; managers: root@*, alice@*"
+        );
     }
 }

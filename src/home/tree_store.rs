@@ -5,18 +5,17 @@
 //! is read back with the home's usage (`usage.toml`, kept by `fairsort usage`) applied.
 
 use super::dir::{files, Home};
-use super::error::{Rejection, ServerError};
-use super::fsio;
-use super::permissions::{current_host, is_manager};
+use super::error::ServerError;
+use super::permissions::{current_host, is_manager, unauthorized};
 use super::state::ServerState;
 use crate::fairshare::{Tree, TreeSource, TreeSpec};
 use crate::formats::{native, pbs};
-use crate::usage::{apply_usage, UnmatchedUsage, UsageRecord};
+use crate::usage::{apply_usage, UnmatchedUsage, UsageRecord, UsageStore};
 use std::path::Path;
 
 /// The file of a Slurm, flux or fairsort tree (fairsort's TOML tree format). When present it is
 /// the home's tree, whatever `resource_group` holds.
-pub const NATIVE_TREE: &str = "tree.toml";
+pub const NATIVE_TREE: &str = files::NATIVE_TREE;
 
 /// What the home holds for an evaluation, read at one moment (see [`Home::snapshot`]).
 #[derive(Debug, Clone)]
@@ -52,7 +51,7 @@ impl Home {
     }
 
     /// One consistent snapshot of everything an evaluation reads from the home: the state and
-    /// the share tree with usage applied, all read under one shared lock.
+    /// the share tree with usage applied, read together without a lock (`Home::with_shared`).
     pub(crate) fn snapshot(&self) -> Result<Snapshot, ServerError> {
         self.with_shared(|state| {
             let (tree, unmatched) = match self.read_tree(state)? {
@@ -67,7 +66,7 @@ impl Home {
         })
     }
 
-    /// The stored tree with usage applied; call under the shared or exclusive lock.
+    /// The stored tree with usage applied; call inside `with_shared` or under the writers' lock.
     fn read_tree(
         &self,
         state: &ServerState,
@@ -75,16 +74,17 @@ impl Home {
         let Some(mut spec) = self.read_stored(state)? else {
             return Ok(None);
         };
-        let unmatched = apply_home_usage(&mut spec, &self.usage_path())?;
+        let unmatched =
+            apply_home_usage(&mut spec, self.read_text(files::USAGE)?, &self.usage_path())?;
         Ok(Some((spec, unmatched)))
     }
 
     /// The stored tree without usage: `tree.toml` if present, else `resource_group`; a PBS tree
-    /// gets the home's `unknown_shares`. Call under the shared or exclusive lock.
+    /// gets the home's `unknown_shares`. Call inside `with_shared` or under the writers' lock.
     fn read_stored(&self, state: &ServerState) -> Result<Option<TreeSpec>, ServerError> {
         let unknown_shares = state.sched.unknown_shares;
         let path = self.file(NATIVE_TREE);
-        if let Some(text) = fsio::read_optional(&path)? {
+        if let Some(text) = self.read_text(NATIVE_TREE)? {
             let mut spec = native::read_toml(&text)
                 .map_err(|e| ServerError::Tree(format!("{}: {e}", path.display())))?;
             if spec.follows_pbs() {
@@ -93,7 +93,7 @@ impl Home {
             return Ok(Some(spec));
         }
         let path = self.file(files::TREE);
-        let Some(text) = fsio::read_optional(&path)? else {
+        let Some(text) = self.read_text(files::TREE)? else {
             return Ok(None);
         };
         pbs::parse_resource_group(&text, unknown_shares)
@@ -108,9 +108,14 @@ impl Home {
     pub fn store_tree(&self, user: &str, spec: &TreeSpec) -> Result<(), ServerError> {
         let host = current_host();
         let command = format!("tree import ({} nodes)", spec.nodes.len());
-        self.with_exclusive(user, &command, |state| {
+        // Permission before the lock: a refused user never waits for, nor holds, the lock.
+        let managers = self.load()?.server.managers;
+        if !is_manager(user, &host, &managers) {
+            return Err(unauthorized("", user, &host, &managers).into());
+        }
+        self.with_exclusive(user, &command, |state, change| {
             if !is_manager(user, &host, &state.server.managers) {
-                return Err(Rejection::pbs(crate::pbs::codes::PERM, "").into());
+                return Err(unauthorized("", user, &host, &state.server.managers).into());
             }
             let unknown_shares = state.sched.unknown_shares;
             let mut spec = spec.clone();
@@ -139,28 +144,30 @@ impl Home {
             Tree::build(back).map_err(|e| {
                 ServerError::Tree(format!("the tree cannot be stored as {name}: {e}"))
             })?;
-            fsio::write_atomic(&self.file(name), text.as_bytes())?;
-            // `tree.toml` wins when both exist: written first, removed last.
-            let other = if pbs_layout { NATIVE_TREE } else { files::TREE };
-            remove_optional(&self.file(other))
+            change.write(name, text.into_bytes());
+            // `tree.toml` wins when both exist; the other layout's file is removed once the new
+            // tree is committed (a crash exactly between the two leaves `tree.toml` in force
+            // until the next import).
+            change.remove_after(if pbs_layout { NATIVE_TREE } else { files::TREE });
+            Ok(())
         })
-    }
-}
-
-/// Removes `path` if it exists (the home's previous tree in the other layout).
-fn remove_optional(path: &Path) -> Result<(), ServerError> {
-    match std::fs::remove_file(path) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(ServerError::io(path, e)),
     }
 }
 
 /// Applies `usage.toml` (if any) with the one usage application (`usage::apply_usage`): PBS
 /// entities as PBS's `read_usage` does, Slurm/flux associations to the user under their account;
 /// returns the usage that met no association.
-fn apply_home_usage(spec: &mut TreeSpec, path: &Path) -> Result<UnmatchedUsage, ServerError> {
-    let store = super::load_store(path).map_err(|e| ServerError::Tree(e.to_string()))?;
+fn apply_home_usage(
+    spec: &mut TreeSpec,
+    text: Option<String>,
+    path: &Path,
+) -> Result<UnmatchedUsage, ServerError> {
+    let store = match text {
+        Some(text) => {
+            UsageStore::parse(&text, path).map_err(|e| ServerError::Tree(e.to_string()))?
+        }
+        None => UsageStore::default(),
+    };
     let records = store.entries.iter().map(|e| UsageRecord {
         account: e.account.as_deref(),
         name: &e.name,

@@ -1,35 +1,53 @@
 //! The usage files of a home: the store `usage.toml` and the job ledger `usage.ledger`, opened
-//! together under the home's exclusive lock (`UsageHome`), and the store read without a lock.
+//! together under the home's writers' lock (`UsageHome`), and the store read without a lock.
 
 use super::audit;
 use super::dir::{files, Home};
-use super::fsio::{self, HomeLock};
+use super::fsio::{modes, HomeDir, WriteLock};
+use super::journal;
 use super::permissions::is_manager;
 use crate::usage::{Ledger, Usage, UsageError, UsageStore};
+use std::cell::Cell;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-/// The usage files of one server home, held under the home's exclusive lock until drop:
-/// the store at `Home::usage_path()` (`<home>/usage`) and the ledger `<home>/usage.ledger`.
+/// The usage files of one server home, held under the home's writers' lock until drop:
+/// the store `<home>/usage.toml` and the ledger `<home>/usage.ledger`.
 pub struct UsageHome {
+    dir: Arc<HomeDir>,
     store: PathBuf,
     ledger: PathBuf,
-    _lock: HomeLock,
+    /// The audit record committed with the store (none for a bare directory).
+    audit: Option<String>,
+    /// Whether the store (and so the audit record) was committed.
+    committed: Cell<bool>,
+    /// `clear_ledger` was asked: the ledger file is emptied once the store is committed.
+    clear_ledger: Cell<bool>,
+    _lock: WriteLock,
 }
 
 impl UsageHome {
-    /// Takes the server home's exclusive lock (waiting for other writers, qmgr included).
-    pub fn lock(home: &Home) -> Result<UsageHome, UsageError> {
-        Self::lock_dir(home.path())
-    }
-
-    /// The same for a bare directory laid out like a home (`lock`, `usage`, `usage.ledger`),
-    /// created if needed; for tests and benchmarks that need no server state.
+    /// The same for a bare directory laid out like a home (`lock`, `usage.toml`,
+    /// `usage.ledger`), created if needed; for tests and benchmarks that need no server state.
+    /// Nothing is audited.
     pub fn lock_dir(dir: &Path) -> Result<UsageHome, UsageError> {
         std::fs::create_dir_all(dir).map_err(|e| UsageError::io(dir, e))?;
-        let lock = HomeLock::exclusive(&dir.join(files::LOCK)).map_err(|e| server_err(dir, e))?;
+        let hd = HomeDir::open(dir).map_err(|e| server_err(dir, e))?;
+        hd.check_safe(&files::ALL).map_err(|e| server_err(dir, e))?;
+        Self::locked(Arc::new(hd), None).map_err(|e| server_err(dir, e))
+    }
+
+    fn locked(dir: Arc<HomeDir>, audit: Option<String>) -> Result<UsageHome, super::ServerError> {
+        let lock = WriteLock::acquire(&dir, files::LOCK)?;
+        dir.check_safe(&files::ALL)?;
+        journal::recover(&dir)?;
         Ok(UsageHome {
-            store: dir.join(files::USAGE),
-            ledger: dir.join(files::LEDGER),
+            store: dir.file(files::USAGE),
+            ledger: dir.file(files::LEDGER),
+            dir,
+            audit,
+            committed: Cell::new(false),
+            clear_ledger: Cell::new(false),
             _lock: lock,
         })
     }
@@ -46,51 +64,87 @@ impl UsageHome {
 
     /// Loads the store (a missing file is an empty PBS-model store).
     pub fn load(&self) -> Result<Usage, UsageError> {
-        load_store(&self.store).map(Usage::from_store)
+        let text = self
+            .dir
+            .read(files::USAGE)
+            .map_err(|e| server_err(&self.store, e))?;
+        let store = match text {
+            Some((text, _)) => UsageStore::parse(&text, &self.store)?,
+            None => UsageStore::default(),
+        };
+        Ok(Usage::from_store(store))
     }
 
     /// Loads the ledger's committed part.
     pub fn ledger(&self, usage: &Usage) -> Result<Ledger, UsageError> {
+        self.check_ledger()?;
         Ledger::load(&self.ledger, usage.ledger_bytes)
     }
 
-    /// Appends the ledger's new lines, then atomically replaces the store.
+    /// The ledger is opened by path (by the usage layer, with `O_NOFOLLOW`); make sure it is
+    /// still a plain file of the home.
+    fn check_ledger(&self) -> Result<(), UsageError> {
+        self.dir
+            .check_safe(&[files::LEDGER])
+            .map_err(|e| server_err(&self.ledger, e))
+    }
+
+    /// Appends the ledger's new lines (past the committed length the store records, so a crash
+    /// leaves them unused), then replaces the store and writes the audit record together.
     pub fn commit(&self, usage: &mut Usage, ledger: Option<&mut Ledger>) -> Result<(), UsageError> {
         if let Some(l) = ledger {
+            self.check_ledger()?;
             usage.ledger_bytes = l.append(&self.ledger, usage.ledger_bytes)?;
         }
         let text = usage.to_store().render(&self.store)?;
-        write_atomic(&self.store, text.as_bytes())
+        let target = Some((files::USAGE, text.as_bytes(), modes::PUBLIC));
+        let result = match (&self.audit, self.committed.get()) {
+            (Some(line), false) => journal::commit(&self.dir, target, line),
+            _ => self.dir.write(files::USAGE, text.as_bytes(), modes::PUBLIC),
+        };
+        result.map_err(|e| server_err(&self.store, e))?;
+        self.committed.set(true);
+        if self.clear_ledger.get() && usage.ledger_bytes == 0 {
+            self.dir
+                .remove(files::LEDGER)
+                .map_err(|e| server_err(&self.ledger, e))?;
+            self.dir.sync();
+            self.clear_ledger.set(false);
+        }
+        Ok(())
     }
 
-    /// Forgets every charged job (an empty ledger).
+    /// Forgets every charged job (an empty ledger, once the store is committed).
     pub fn clear_ledger(&self, usage: &mut Usage) -> Result<(), UsageError> {
         usage.ledger_bytes = 0;
-        match std::fs::remove_file(&self.ledger) {
-            Ok(()) => Ok(()),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-            Err(e) => Err(UsageError::io(&self.ledger, e)),
-        }
+        self.clear_ledger.set(true);
+        Ok(())
     }
 }
 
 fn server_err(path: &Path, e: crate::home::ServerError) -> UsageError {
-    UsageError::Store {
-        path: path.to_path_buf(),
-        message: e.to_string(),
+    match e {
+        crate::home::ServerError::Io { path, source } => UsageError::io(&path, source),
+        e => UsageError::Store {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        },
     }
 }
 
 /// Why a change of the home's usage was refused or failed.
 #[derive(Debug, thiserror::Error)]
 pub enum UsageChangeError {
-    /// The user is not a manager of the home (checked before any lock is taken).
-    #[error("Unauthorized Request: {user}@{host} is not a manager of this home")]
+    /// The user is not a manager of the home (checked before any lock is taken): PBS's
+    /// `Unauthorized Request` lines, then who asked and who the managers are.
+    #[error("{}", super::permissions::unauthorized("", user, host, managers).render("default"))]
     Unauthorized {
         /// Who asked.
         user: String,
         /// From where.
         host: String,
+        /// The home's managers.
+        managers: Vec<String>,
     },
     /// The home's state, lock or audit log failed.
     #[error(transparent)]
@@ -102,8 +156,10 @@ pub enum UsageChangeError {
 
 impl Home {
     /// One change of the usage store by `user`@`host`: only a manager may (checked before any
-    /// lock), then `f` runs under the exclusive lock (it loads, changes and commits through the
-    /// [`UsageHome`] it is given), then `command` is recorded in the audit log.
+    /// lock), then `f` runs under the writers' lock (it loads, changes and commits through the
+    /// [`UsageHome`] it is given); the store and the audit record of `command` are committed
+    /// together. A command that commits no store (an export, which writes outside the home) is
+    /// recorded after `f` succeeds.
     pub fn change_usage<T, E>(
         &self,
         user: &str,
@@ -119,31 +175,52 @@ impl Home {
             return Err(UsageChangeError::Unauthorized {
                 user: user.to_string(),
                 host: host.to_string(),
+                managers: state.server.managers,
             }
             .into());
         }
-        let out = {
-            let lock = UsageHome::lock(self).map_err(UsageChangeError::from)?;
-            f(&lock)?
-        };
-        audit::append(&self.file(files::AUDIT), user, host, command)
+        let line = audit::record(user, host, command);
+        let lock = UsageHome::locked(self.dir_arc(), Some(line.clone()))
             .map_err(UsageChangeError::from)?;
+        // The managers may have changed while this process waited for the lock.
+        let state = self.load().map_err(UsageChangeError::from)?;
+        if !is_manager(user, host, &state.server.managers) {
+            return Err(UsageChangeError::Unauthorized {
+                user: user.to_string(),
+                host: host.to_string(),
+                managers: state.server.managers,
+            }
+            .into());
+        }
+        let out = f(&lock)?;
+        if !lock.committed.get() {
+            journal::commit(&lock.dir, None, &line).map_err(UsageChangeError::from)?;
+        }
         Ok(out)
     }
 }
 
-/// Reads a store without locking (writes are atomic renames); a missing file is an empty store.
-pub fn load_store(path: &Path) -> Result<UsageStore, UsageError> {
-    match std::fs::read_to_string(path) {
-        Ok(text) => UsageStore::parse(&text, path),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(UsageStore::default()),
-        Err(e) => Err(UsageError::io(path, e)),
+impl Home {
+    /// The home's usage store, read without a lock through the home's handle (a missing file is
+    /// an empty store).
+    pub fn usage_store(&self) -> Result<UsageStore, UsageError> {
+        let path = self.usage_path();
+        match self.read_text(files::USAGE) {
+            Ok(Some(text)) => UsageStore::parse(&text, &path),
+            Ok(None) => Ok(UsageStore::default()),
+            Err(e) => Err(server_err(&path, e)),
+        }
     }
 }
 
-/// Replaces `path` atomically with the server's helper (temporary file, fsync, rename).
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), UsageError> {
-    fsio::write_atomic(path, bytes).map_err(|e| server_err(path, e))
+/// Reads a store without locking (writes are atomic renames) and without following a link at
+/// `path`; a missing file is an empty store.
+pub fn load_store(path: &Path) -> Result<UsageStore, UsageError> {
+    match super::fsio::read_optional(path) {
+        Ok(Some(text)) => UsageStore::parse(&text, path),
+        Ok(None) => Ok(UsageStore::default()),
+        Err(e) => Err(server_err(path, e)),
+    }
 }
 
 #[cfg(test)]

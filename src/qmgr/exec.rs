@@ -8,7 +8,7 @@ use super::print;
 use crate::home::dir::Home;
 use crate::home::engine;
 use crate::home::error::{Rejection, ServerError};
-use crate::home::permissions::is_manager;
+use crate::home::permissions::{is_manager, unauthorized};
 use crate::home::state::{
     check_object_name, resource_type_message, Queue, ResourceDef, SchedAttrs, ServerState,
 };
@@ -45,9 +45,16 @@ pub fn execute(
         });
     };
     if cmd.verb.is_change() {
+        // Permission before the lock: a refused user never waits for, nor holds, the writers'
+        // lock (checked again under the lock, as the managers may have changed meanwhile).
+        let managers = home.load()?.server.managers;
+        if !is_manager(user, host, &managers) {
+            return Err(unauthorized(&object_label(object, cmd), user, host, &managers).into());
+        }
         home.update(user, text.trim(), |st| {
             if !is_manager(user, host, &st.server.managers) {
-                return Err(Rejection::pbs(codes::PERM, object_label(object, cmd)).into());
+                let label = object_label(object, cmd);
+                return Err(unauthorized(&label, user, host, &st.server.managers).into());
             }
             apply(st, object, cmd, host).map_err(ServerError::from)
         })?;

@@ -414,7 +414,7 @@ impl ScenarioBuilder {
 }
 
 /// A home's snapshot in the base's shape (no jobs: a home holds none); with `tree` false only
-/// the state is read (under the same shared lock), not the share tree and usage.
+/// the state is read (a lock-free read), not the share tree and usage.
 fn home_base(home: &Home, tree: bool) -> Result<BaseInputs, ScenarioError> {
     let snap = if tree {
         home.snapshot().map_err(input)?

@@ -33,20 +33,41 @@ pub fn write_pbs_usage(usage: &Usage, path: &Path, touch: bool) -> Result<usize,
         path: path.to_path_buf(),
         message: m,
     })?;
-    if path.exists() {
+    // The backup, the file and usage.touch are each replaced by an atomic rename: a link
+    // planted at any of them is replaced, never written through; the old file is read without
+    // following a link.
+    let store = |e: crate::formats::WriteError| UsageError::io(&e.path, e.source);
+    if let Some(old) = read_no_follow(path)? {
         let mut bak = path.as_os_str().to_owned();
         bak.push(".bak");
-        std::fs::copy(path, &bak).map_err(|e| UsageError::io(path, e))?;
+        crate::formats::write_atomic(Path::new(&bak), &old).map_err(store)?;
     }
-    crate::formats::write_atomic(path, &write_usage_binary(&u)).map_err(|e| UsageError::Store {
-        path: path.to_path_buf(),
-        message: e.to_string(),
-    })?;
+    crate::formats::write_atomic(path, &write_usage_binary(&u)).map_err(store)?;
     if touch {
         let t = path.with_file_name("usage.touch");
-        std::fs::write(&t, b"").map_err(|e| UsageError::io(&t, e))?;
+        crate::formats::write_atomic(&t, b"").map_err(store)?;
     }
     Ok(u.entries.len())
+}
+
+/// The bytes of `path`, `None` if it does not exist; an error if it is a symbolic link.
+fn read_no_follow(path: &Path) -> Result<Option<Vec<u8>>, UsageError> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+        .open(path);
+    match f {
+        Ok(mut f) => {
+            let mut bytes = Vec::new();
+            f.read_to_end(&mut bytes)
+                .map_err(|e| UsageError::io(path, e))?;
+            Ok(Some(bytes))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(UsageError::io(path, e)),
+    }
 }
 
 /// The `(bank, user, usage)` rows for a flux database: each association's usage, and each bank's

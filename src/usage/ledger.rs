@@ -11,6 +11,7 @@ use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::fs::OpenOptions;
 use std::io::{Read, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 /// Charged-job fingerprints plus the lines not yet written.
@@ -21,6 +22,9 @@ pub struct Ledger {
     pending_jobs: u64,
 }
 
+/// The ledger is never opened through a symbolic link (docs/security.md).
+const NOFOLLOW: i32 = rustix::fs::OFlags::NOFOLLOW.bits() as i32;
+
 impl Ledger {
     /// Reads the first `committed` bytes of the ledger file (missing file = empty ledger).
     pub fn load(path: &Path, committed: u64) -> Result<Ledger, UsageError> {
@@ -28,7 +32,11 @@ impl Ledger {
         if committed == 0 {
             return Ok(ledger);
         }
-        let f = std::fs::File::open(path).map_err(|e| UsageError::io(path, e))?;
+        let f = OpenOptions::new()
+            .read(true)
+            .custom_flags(NOFOLLOW)
+            .open(path)
+            .map_err(|e| UsageError::io(path, e))?;
         let mut text = String::new();
         f.take(committed)
             .read_to_string(&mut text)
@@ -114,6 +122,8 @@ impl Ledger {
             .create(true)
             .write(true)
             .truncate(false)
+            .custom_flags(NOFOLLOW)
+            .mode(0o644)
             .open(path)
             .map_err(|e| UsageError::io(path, e))?;
         f.set_len(committed).map_err(|e| UsageError::io(path, e))?;

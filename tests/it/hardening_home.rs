@@ -20,6 +20,7 @@ fn make_home() -> tempfile::TempDir {
 fn full_disk_leaves_the_old_state_and_says_why() {
     let dir = make_home();
     let state_before = std::fs::read(dir.path().join("state.toml")).ok();
+    let audit_before = std::fs::read(dir.path().join("audit.log")).unwrap();
     let out = Process::new("sh")
         .arg("-c")
         .arg("trap '' XFSZ; ulimit -f 0; exec \"$0\" --home \"$1\" qmgr -c 'set queue q Priority = 2'")
@@ -40,6 +41,17 @@ fn full_disk_leaves_the_old_state_and_says_why() {
             Some(before)
         );
     }
+    // A failed write leaves no temporary, no intent record, and no audit record behind.
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.') || n.ends_with(".pending"))
+        .collect();
+    assert!(names.is_empty(), "left behind: {names:?}");
+    assert_eq!(
+        audit_before,
+        std::fs::read(dir.path().join("audit.log")).unwrap()
+    );
     // The next write, with room again, succeeds.
     qmgr(dir.path(), "set queue q Priority = 3").success();
     assert_eq!(queue_q_priority(dir.path()), Some(3));
@@ -75,6 +87,10 @@ fn read_only_home_refuses_changes_clearly_and_still_reads() {
                 .output()
         }
     };
+    if is_root() {
+        // nobody is a manager, so the change goes past the manager check to the files.
+        qmgr(home, "set server managers += nobody@*").success();
+    }
     {
         // Others may read the home (as a real one is set up); only writing is denied.
         use std::os::unix::fs::PermissionsExt;
@@ -112,4 +128,39 @@ fn read_only_home_refuses_changes_clearly_and_still_reads() {
         std::fs::set_permissions(home, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
     assert_eq!(queue_q_priority(home), Some(1));
+}
+
+#[test]
+fn a_change_whose_audit_record_cannot_be_written_is_not_applied() {
+    let dir = make_home();
+    let h = dir.path();
+    // An audit log past the file-size limit, a state file under it: only the audit append fails.
+    let mut log = std::fs::read_to_string(h.join("audit.log")).unwrap();
+    while log.len() < 64 * 1024 {
+        log.push_str("2000-01-01T00:00:00Z\told@h\tpadding\n");
+    }
+    std::fs::write(h.join("audit.log"), &log).unwrap();
+    let state_before = std::fs::read(h.join("server.toml")).unwrap();
+    let out = Process::new("sh")
+        .arg("-c")
+        .arg("trap '' XFSZ; ulimit -f 16; exec \"$0\" --home \"$1\" qmgr -c 'set queue q Priority = 2'")
+        .arg(bin())
+        .arg(h)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "stderr: {stderr}");
+    assert!(
+        stderr.contains("audit.log") && stderr.contains("File too large"),
+        "{stderr}"
+    );
+    assert_eq!(queue_q_priority(h), Some(1), "the change is not applied");
+    assert_eq!(std::fs::read(h.join("server.toml")).unwrap(), state_before);
+    assert_eq!(std::fs::read_to_string(h.join("audit.log")).unwrap(), log);
+    let left: Vec<String> = std::fs::read_dir(h)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.') || n.ends_with(".pending"))
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
 }

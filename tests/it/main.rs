@@ -32,6 +32,7 @@ mod hardening_limits;
 mod hardening_props;
 mod hardening_regressions;
 mod hardening_validate;
+mod home_security;
 mod math_bits;
 mod order_cli;
 mod order_demo;
