@@ -199,16 +199,15 @@ pub fn run(mut args: Args, global: &Global) -> CliResult {
             .compare(&program, &other, args.top, args.movers)
             .map_err(scenario_failure)?;
         print_against(&mut out, &args, &program, &other, &cmp)?;
-    } else {
+    } else if let Some(id) = &args.explain {
         let result = sc.order(&program, &[]).map_err(scenario_failure)?;
-        if let Some(id) = &args.explain {
-            let e = sc
-                .explain(&program, &result, id)
-                .map_err(scenario_failure)?;
-            print_explain(&mut out, &args, &sc, &program, &result, &e)?;
-        } else {
-            print_order(&mut out, &args, &sc, &program, &result)?;
-        }
+        let e = sc
+            .explain(&program, &result, id)
+            .map_err(scenario_failure)?;
+        print_explain(&mut out, &args, &sc, &program, &result, &e)?;
+    } else {
+        let result = sc.order_top(&program, args.top).map_err(scenario_failure)?;
+        print_order(&mut out, &args, &sc, &program, &result)?;
     }
     out.flush()?;
     Ok(())
@@ -301,14 +300,8 @@ fn header(sc: &Scenario, program: &Program, result: &DryRun) -> String {
     if s.pbs_compat {
         h.push_str("rounding:   --pbs-compat (PBS's text binding and 32-bit float values)\n");
     }
-    let total = result.order.ranked.len();
-    let eligible = result.order.ranked.iter().filter(|r| r.eligible).count();
-    let below = result
-        .order
-        .ranked
-        .iter()
-        .filter(|r| r.below_threshold)
-        .count();
+    let summary = result.order.summary;
+    let (total, eligible, below) = (summary.total, summary.eligible, summary.below_threshold);
     let errors = result.order.errors.len();
     let mut line = format!("jobs:       {total} ({eligible} eligible");
     if below > 0 {
@@ -340,7 +333,7 @@ fn print_order(
             formula: program.source(),
             threshold: sc.setup.threshold,
             pbs_compat: sc.setup.pbs_compat,
-            total: result.order.ranked.len(),
+            total: result.order.summary.total,
             jobs: rows,
         };
         serde_json::to_writer_pretty(&mut *out, &doc).map_err(json_failure)?;
@@ -419,11 +412,11 @@ fn print_order(
             &[&rank, r.id, r.owner, r.queue, values.get(i), &status],
         )?;
     }
-    if rows.len() < result.order.ranked.len() {
+    if rows.len() < result.order.summary.total {
         writeln!(
             out,
             "... {} more (showing the top {})",
-            result.order.ranked.len() - rows.len(),
+            result.order.summary.total - rows.len(),
             rows.len()
         )?;
     }

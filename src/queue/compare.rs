@@ -145,6 +145,7 @@ mod tests {
                 })
                 .collect(),
             errors: Default::default(),
+            summary: Default::default(),
         }
     }
 

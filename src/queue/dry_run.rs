@@ -125,6 +125,7 @@ pub fn order_options(
         threshold: setup.threshold,
         pbs_compat: setup.pbs_compat,
         fair_share_rank,
+        top: None,
     }
 }
 

@@ -97,6 +97,20 @@ impl Scenario {
         dry_run_with(&self.setup, program, shares, options).map_err(ScenarioError::input)
     }
 
+    /// [`order`](Self::order) ranking only the first `top` jobs (every job is still bound,
+    /// evaluated and counted in the order's summary; the rest are not sorted).
+    pub fn order_top(
+        &self,
+        program: &Program,
+        top: Option<usize>,
+    ) -> Result<DryRun, ScenarioError> {
+        let shares =
+            prepare_shares(&self.setup, &[program], &ENGINE).map_err(ScenarioError::input)?;
+        let mut options = order_options(&self.setup, shares.as_ref(), &ENGINE);
+        options.top = top;
+        dry_run_with(&self.setup, program, shares, options).map_err(ScenarioError::input)
+    }
+
     /// Dry runs of `current` and of `against` on the same fair-share values and ordering
     /// options (what `--against` and a formula test's `[[compare]]` compare).
     pub(crate) fn order_against(
