@@ -142,11 +142,25 @@ impl<'a> Rows<'a> {
         }
     }
 
-    /// The rows in order.
+    /// The rows in order. Rank order visits the jobs at random, so the jobs a few rows ahead
+    /// are prefetched (their record, then their id and user name) to overlap the cache misses.
     pub fn iter(&self) -> impl Iterator<Item = JobRow<'a>> + 'a {
         let Rows { jobs, order, len } = *self;
-        (order.ranked.iter().take(len).enumerate())
-            .filter_map(move |(pos, r)| row(jobs, order, pos, r))
+        let ranked = self.ranked();
+        (ranked.iter().enumerate()).filter_map(move |(pos, r)| {
+            if let Some(ahead) = ranked.get(pos + 16) {
+                prefetch(jobs.jobs.get(ahead.job as usize));
+            }
+            if let Some(job) = ranked
+                .get(pos + 8)
+                .and_then(|a| jobs.jobs.get(a.job as usize))
+            {
+                prefetch(job.id.as_bytes().first());
+                prefetch(jobs.user(job).as_bytes().first());
+            }
+            let _ = len;
+            row(jobs, order, pos, r)
+        })
     }
 }
 
@@ -183,6 +197,23 @@ fn row<'a>(jobs: &'a JobSet, order: &'a QueueOrder, pos: usize, r: &Ranked) -> O
         status: status(r, job.state),
         comment: r.below_threshold.then_some(THRESHOLD_COMMENT),
     })
+}
+
+/// Asks the CPU to bring `x`'s cache line in (a hint: no effect on results).
+#[inline(always)]
+fn prefetch<T>(x: Option<&T>) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(x) = x {
+        // SAFETY: a prefetch never faults and reads nothing the program sees; SSE is part of
+        // the x86-64 baseline.
+        #[allow(unused_unsafe)]
+        unsafe {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            _mm_prefetch::<_MM_HINT_T0>((x as *const T).cast::<i8>());
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
 }
 
 /// The first `top` rows (all with `None`).
