@@ -99,6 +99,14 @@ impl Compiler<'_> {
     fn expr(&mut self, e: &Expr) -> Result<usize, FormulaError> {
         let node = match &e.kind {
             ExprKind::Number(Number::Int(i)) => Node::Const(Value::Int(*i)),
+            ExprKind::Number(Number::Big(digits)) => {
+                Node::Const(Value::from_bigint(digits.parse().map_err(|_| {
+                    FormulaError::Unsupported {
+                        what: "an integer literal this large".into(),
+                        span: e.span.clone(),
+                    }
+                })?))
+            }
             ExprKind::Number(Number::Float(x)) => Node::Const(Value::Float(*x)),
             ExprKind::Bool(b) => Node::Const(Value::bool(*b)),
             ExprKind::Name(name) => match resolve(name, &e.span, self.resources)? {

@@ -70,6 +70,7 @@ fn formula() -> impl Strategy<Value = String> {
 fn walk(e: &Expr, env: &dyn Fn(&str) -> Option<Value>) -> PyResult {
     match &e.kind {
         ExprKind::Number(Number::Int(i)) => Ok(Value::Int(*i)),
+        ExprKind::Number(Number::Big(_)) => Err("no big literals here".into()),
         ExprKind::Number(Number::Float(x)) => Ok(Value::Float(*x)),
         ExprKind::Bool(b) => Ok(Value::bool(*b)),
         ExprKind::Name(n) => env(n).ok_or_else(|| format!("unbound {n}").into()),
