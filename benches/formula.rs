@@ -58,6 +58,7 @@ fn value(name: &str, j: usize) -> f64 {
 fn eval_ast(e: &Expr, env: &HashMap<&str, f64>) -> f64 {
     match &e.kind {
         ExprKind::Number(Number::Int(i)) => *i as f64,
+        ExprKind::Number(Number::Big(digits)) => digits.parse().unwrap_or(f64::INFINITY),
         ExprKind::Number(Number::Float(x)) => *x,
         ExprKind::Bool(b) => f64::from(u8::from(*b)),
         ExprKind::Name(n) => env.get(n.as_str()).copied().unwrap_or(0.0),

@@ -2,10 +2,10 @@
 //! for one job (unbound keywords and resources are 0, like an unrequested resource).
 
 use super::{CliResult, Failure, Global};
-use fairsort::formula::{self, FormulaError, ResourceTable};
+use fairsort::formula::{self, FormulaError, ResourceTable, Value};
 use fairsort::pbs::ResourceType;
 use fairsort::scenario::{Base, ScenarioBuilder};
-use serde_json::json;
+use serde_json::{json, Value as Json};
 use std::io::Read;
 use std::path::Path;
 
@@ -114,21 +114,68 @@ pub fn run(args: Args, global: &Global) -> CliResult {
             None => check_known(name, &resources)?,
         }
     }
-    let e = program.eval(&slots);
+    let result = program.eval_python(&slots);
+    let sort = formula::sort_value(&result);
     if args.json {
-        let out = json!({
-            "formula": src,
-            "value": e.value,
-            "error": e.error,
-        });
-        println!("{out}");
+        let mut out = serde_json::Map::new();
+        out.insert("formula".into(), json!(src));
+        match &result {
+            Ok(v) => {
+                out.insert("value".into(), json_value(v));
+                out.insert("type".into(), json!(v.type_name()));
+                out.insert("repr".into(), json!(v.to_string()));
+            }
+            Err(msg) => {
+                out.insert("error".into(), json!(msg));
+            }
+        }
+        out.insert("sort_value".into(), json_float(sort));
+        println!("{}", Json::Object(out));
     } else {
-        println!("{:?}", e.value);
-        if let Some(msg) = &e.error {
-            eprintln!("fairsort: Formula evaluation had an error.  Zero value will be used: {msg}");
+        match &result {
+            Ok(v) => {
+                println!("{v}");
+                if let Err(why) = v.to_f64() {
+                    println!(
+                        "sort value: {} (PBS reads the result with PyFloat_AsDouble, which fails \
+                         without a log line: {why})",
+                        formula::repr::float(sort)
+                    );
+                }
+            }
+            Err(msg) => {
+                println!("{}", formula::repr::float(sort));
+                eprintln!(
+                    "fairsort: Formula evaluation had an error.  Zero value will be used: {msg}"
+                );
+            }
         }
     }
     Ok(())
+}
+
+/// A float in JSON: a number, or `"inf"`, `"-inf"`, `"nan"` (JSON has no such numbers, and
+/// `eval --json` never prints `null`).
+fn json_float(x: f64) -> Json {
+    if x.is_finite() {
+        json!(x)
+    } else {
+        json!(formula::repr::float(x))
+    }
+}
+
+/// Python's result in JSON: a bool, an int (a string of digits beyond 64 bits, which JSON
+/// readers would round), a float ([`json_float`]), or a complex number's repr as a string.
+fn json_value(v: &Value) -> Json {
+    match v {
+        Value::Bool(b) => json!(b),
+        Value::Int(i) => i64::try_from(*i)
+            .map(Json::from)
+            .or_else(|_| u64::try_from(*i).map(Json::from))
+            .unwrap_or_else(|_| json!(i.to_string())),
+        Value::Float(x) => json_float(*x),
+        Value::Big(_) | Value::Complex(..) => json!(v.to_string()),
+    }
 }
 
 /// A `-D` name the formula does not use must still be a name PBS knows (catches typos).
@@ -185,7 +232,7 @@ pub(crate) fn formula_failure(src: &str, e: &FormulaError, json_out: bool) -> Fa
             .span()
             .map(|s| line_col(src, s.start))
             .map_or((None, None), |(l, c)| (Some(l), Some(c)));
-        let out = json!({
+        let mut out = json!({
             "formula": src,
             "error": e.to_string(),
             "code": e.code(),
@@ -195,6 +242,10 @@ pub(crate) fn formula_failure(src: &str, e: &FormulaError, json_out: bool) -> Fa
             "span": e.span().map(|s| [s.start, s.end]),
             "hint": e.hint(),
         });
+        // absent rather than `null` (a refusal without a PBS code, span or hint)
+        if let Json::Object(fields) = &mut out {
+            fields.retain(|_, v| !v.is_null());
+        }
         println!("{out}");
     }
     Failure::user(e.render(src))

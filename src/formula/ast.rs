@@ -18,10 +18,13 @@ pub struct Expr {
 }
 
 /// A numeric literal as Python reads it: an `int` or a `float`.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Number {
     /// An integer literal (`3`, `0x1f`, `1_000`).
     Int(i128),
+    /// An integer literal beyond `i128`, as its decimal digits (with a `-` never: literals have
+    /// no sign).
+    Big(String),
     /// A float literal (`1.5`, `.5`, `1e-3`).
     Float(f64),
 }
@@ -155,6 +158,7 @@ impl fmt::Display for Expr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.kind {
             ExprKind::Number(Number::Int(i)) => write!(f, "{i}"),
+            ExprKind::Number(Number::Big(digits)) => f.write_str(digits),
             ExprKind::Number(Number::Float(x)) => write!(f, "{x:?}"),
             ExprKind::Bool(b) => f.write_str(if *b { "True" } else { "False" }),
             ExprKind::Name(n) => f.write_str(n),

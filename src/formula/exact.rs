@@ -9,10 +9,9 @@ fn slot_value(slots: &[f64], float_slot: &[bool], i: usize) -> Value {
     let v = slots.get(i).copied().unwrap_or(0.0);
     if float_slot.get(i).copied().unwrap_or(false) || v.fract() != 0.0 || !v.is_finite() {
         Value::Float(v)
-    } else if v.abs() < 1.7e38 {
-        Value::Int(v as i128)
     } else {
-        Value::Big(v)
+        // an integral value: exactly the int PBS's text binding gives Python
+        Value::from_integral_float(v).unwrap_or(Value::Float(v))
     }
 }
 
@@ -23,15 +22,15 @@ pub(crate) fn eval_node(nodes: &[Node], id: usize, slots: &[f64], float_slot: &[
         return Err("internal error: bad node".into());
     };
     match node {
-        Node::Const(v) => Ok(*v),
+        Node::Const(v) => Ok(v.clone()),
         Node::Slot(i) => Ok(slot_value(slots, float_slot, *i)),
-        Node::Neg(a) => Ok(value::neg(ev(*a)?)),
+        Node::Neg(a) => Ok(value::neg(&ev(*a)?)),
         Node::Not(a) => Ok(Value::bool(!ev(*a)?.truthy())),
         Node::Chain(first, rest) => {
             let mut acc = ev(*first)?;
             for &(op, b) in rest {
                 let b = ev(b)?;
-                acc = value::binary(op, acc, b)?;
+                acc = value::binary(op, &acc, &b)?;
             }
             Ok(acc)
         }
@@ -39,7 +38,7 @@ pub(crate) fn eval_node(nodes: &[Node], id: usize, slots: &[f64], float_slot: &[
             let mut left = ev(*first)?;
             for &(op, b) in rest {
                 let right = ev(b)?;
-                if !value::compare_op(op, left, right) {
+                if !value::compare_op(op, &left, &right)? {
                     return Ok(Value::bool(false));
                 }
                 left = right;

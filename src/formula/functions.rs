@@ -1,9 +1,15 @@
 //! The functions and constants a formula can call: everything `from math import *` gives that
-//! takes and returns numbers, and the builtins `abs min max round int float`, with Python's
-//! results and exception messages.
+//! takes and returns numbers, and the builtins `abs min max round int float bool`, with
+//! Python's results and exception messages.
 
+use super::bigint;
+use super::complex;
 use super::float_math::{self, Wrapper};
-use super::value::{compare, PyErr, PyResult, Value};
+use super::int_math;
+use super::value::{order, PyErr, PyResult, Value, COMPLEX};
+use num_bigint::BigInt;
+use num_integer::Integer;
+use num_traits::{Signed, ToPrimitive};
 use std::cmp::Ordering;
 
 /// A callable function.
@@ -17,6 +23,7 @@ pub enum Func {
     Round,
     Int,
     Float,
+    Bool,
     // math, one float argument, float result
     Acos,
     Acosh,
@@ -66,6 +73,13 @@ pub enum Func {
     Nextafter,
     // math, any number of arguments
     Hypot,
+    // math, integers (exact)
+    Factorial,
+    Gcd,
+    Lcm,
+    Comb,
+    Perm,
+    Isqrt,
 }
 
 /// `(name, function)`: the math module's functions fairsort evaluates.
@@ -115,25 +129,18 @@ pub const MATH_FUNCS: &[(&str, Func)] = {
         ("ldexp", Ldexp),
         ("nextafter", Nextafter),
         ("hypot", Hypot),
+        ("factorial", Factorial),
+        ("gcd", Gcd),
+        ("lcm", Lcm),
+        ("comb", Comb),
+        ("perm", Perm),
+        ("isqrt", Isqrt),
     ]
 };
 
 /// The math module's functions that need sequences, tuples or keyword arguments: PBS accepts
 /// them as names, fairsort refuses them with a clear error instead of guessing.
-pub const MATH_UNSUPPORTED: &[&str] = &[
-    "comb",
-    "dist",
-    "factorial",
-    "frexp",
-    "fsum",
-    "gcd",
-    "isclose",
-    "isqrt",
-    "lcm",
-    "modf",
-    "perm",
-    "prod",
-];
+pub const MATH_UNSUPPORTED: &[&str] = &["dist", "frexp", "fsum", "isclose", "modf", "prod"];
 
 /// The math module's constants.
 pub const MATH_CONSTS: &[(&str, f64)] = &[
@@ -152,6 +159,7 @@ pub const BUILTIN_FUNCS: &[(&str, Func)] = &[
     ("round", Func::Round),
     ("int", Func::Int),
     ("float", Func::Float),
+    ("bool", Func::Bool),
 ];
 
 impl Func {
@@ -211,31 +219,36 @@ pub(crate) fn unary_float(f: Func) -> Option<(FloatFn, Wrapper)> {
     })
 }
 
-/// Python's `math.log` family for one argument (ints handled exactly via their float value).
-fn log_of(x: Value, f: fn(f64) -> f64) -> Result<f64, PyErr> {
-    match x {
-        Value::Int(i) if i <= 0 => Err(DOMAIN.into()),
-        Value::Big(b) if b <= 0.0 => Err(DOMAIN.into()),
-        Value::Big(b) if b.is_infinite() => Ok(f(f64::MAX) + f(2.0)),
-        _ => {
-            let v = x.approx();
-            if matches!(x, Value::Float(_)) {
-                return Ok(float_math::apply(
-                    Wrapper::Math1 {
-                        can_overflow: false,
-                    },
-                    f,
-                    v,
-                )?);
-            }
-            Ok(f(v))
+/// Python's `math.log` family for one argument (`loghelper`): an int is converted to float,
+/// and one beyond the double range is taken exactly as `x * 2**e` (`_PyLong_Frexp`):
+/// `log10(10**400) == 400.0`.
+fn log_of(x: &Value, f: fn(f64) -> f64) -> Result<f64, PyErr> {
+    if let Some(i) = x.int_view() {
+        let b = i.to_bigint();
+        if !b.is_positive() {
+            return Err(DOMAIN.into());
         }
+        return Ok(match x.to_f64() {
+            Ok(v) => f(v),
+            Err(_) => {
+                let (m, e) = bigint::frexp(b.magnitude());
+                f(m) + f(2.0) * e as f64
+            }
+        });
     }
+    let v = x.to_f64()?;
+    Ok(float_math::apply(
+        Wrapper::Math1 {
+            can_overflow: false,
+        },
+        f,
+        v,
+    )?)
 }
 
-fn one_arg(name: &str, args: &[Value]) -> Result<Value, PyErr> {
+fn one_arg<'a>(name: &str, args: &'a [Value]) -> Result<&'a Value, PyErr> {
     match args {
-        [x] => Ok(*x),
+        [x] => Ok(x),
         _ => Err(format!(
             "math.{name}() takes exactly one argument ({} given)",
             args.len()
@@ -244,9 +257,9 @@ fn one_arg(name: &str, args: &[Value]) -> Result<Value, PyErr> {
     }
 }
 
-fn two_args(name: &str, args: &[Value]) -> Result<(Value, Value), PyErr> {
+fn two_args<'a>(name: &str, args: &'a [Value]) -> Result<(&'a Value, &'a Value), PyErr> {
     match args {
-        [x, y] => Ok((*x, *y)),
+        [x, y] => Ok((x, y)),
         _ => Err(format!("{name} expected 2 arguments, got {}", args.len()).into()),
     }
 }
@@ -260,45 +273,57 @@ pub fn call(f: Func, args: &[Value]) -> PyResult {
     }
     match f {
         Func::Abs => match args {
-            [Value::Int(i)] => Ok(Value::int_or_big(i.checked_abs(), (*i as f64).abs())),
-            [Value::Big(b)] => Ok(Value::Big(b.abs())),
             [Value::Float(x)] => Ok(Value::Float(x.abs())),
+            [Value::Complex(re, im)] => complex::abs((*re, *im)).map(Value::Float),
+            [x] => match x {
+                Value::Int(i) if *i < 0 => Ok(super::value::neg(x)),
+                Value::Big(b) if b.is_negative() => Ok(super::value::neg(x)),
+                _ => Ok(int_of(x)),
+            },
             _ => Err(format!("abs() takes exactly one argument ({} given)", args.len()).into()),
         },
         Func::Min | Func::Max => {
             let word = if f == Func::Min { "min" } else { "max" };
-            let better = if f == Func::Min {
-                Ordering::Less
+            let (better, sym) = if f == Func::Min {
+                (Ordering::Less, "<")
             } else {
-                Ordering::Greater
+                (Ordering::Greater, ">")
             };
             match args {
                 [] => Err(format!("{word} expected at least 1 argument, got 0").into()),
                 [x] => Err(format!("'{}' object is not iterable", x.type_name()).into()),
-                [first, rest @ ..] => Ok(rest.iter().fold(*first, |best, &item| {
-                    if compare(item, best) == Some(better) {
-                        item
-                    } else {
-                        best
+                [first, rest @ ..] => {
+                    let mut best = first;
+                    for item in rest {
+                        if order(sym, item, best)? == Some(better) {
+                            best = item;
+                        }
                     }
-                })),
+                    Ok(best.clone())
+                }
             }
         }
         Func::Round => match args {
             [] => Err("round() missing required argument 'number' (pos 1)".into()),
-            [x] => round0(*x),
-            [x, n] => round_ndigits(*x, *n),
+            [x] => round0(x),
+            [x, n] => round_ndigits(x, n),
             _ => Err(format!("round() takes at most 2 arguments ({} given)", args.len()).into()),
         },
         Func::Int => match args {
             [] => Ok(Value::Int(0)),
             [Value::Float(x)] => Value::from_integral_float(x.trunc()),
-            [x] => Ok(*x),
+            [Value::Complex(..)] => Err("int() argument must be a string, a bytes-like object or \
+                                         a real number, not 'complex'"
+                .into()),
+            [x] => Ok(int_of(x)),
             [_, _] => Err("int() can't convert non-string with explicit base".into()),
             _ => Err(format!("int() takes at most 2 arguments ({} given)", args.len()).into()),
         },
         Func::Float => match args {
             [] => Ok(Value::Float(0.0)),
+            [Value::Complex(..)] => {
+                Err("float() argument must be a string or a real number, not 'complex'".into())
+            }
             [x] => Ok(Value::Float(x.to_f64()?)),
             _ => Err(format!("float expected at most 1 argument, got {}", args.len()).into()),
         },
@@ -308,7 +333,11 @@ pub fn call(f: Func, args: &[Value]) -> PyResult {
                 Func::Floor => x.floor(),
                 _ => x.trunc(),
             }),
-            i => Ok(i),
+            Value::Complex(..) if f == Func::Trunc => {
+                Err("type complex doesn't define __trunc__ method".into())
+            }
+            Value::Complex(..) => Err(COMPLEX.into()),
+            i => Ok(int_of(i)),
         },
         Func::Isfinite | Func::Isinf | Func::Isnan => {
             let x = one_arg(name, args)?.to_f64()?;
@@ -321,10 +350,10 @@ pub fn call(f: Func, args: &[Value]) -> PyResult {
         Func::Log2 => log_of(one_arg(name, args)?, float_math::log2).map(Value::Float),
         Func::Log10 => log_of(one_arg(name, args)?, float_math::log10).map(Value::Float),
         Func::Log => match args {
-            [x] => log_of(*x, float_math::log).map(Value::Float),
+            [x] => log_of(x, float_math::log).map(Value::Float),
             [x, base] => {
-                let num = log_of(*x, float_math::log)?;
-                let den = log_of(*base, float_math::log)?;
+                let num = log_of(x, float_math::log)?;
+                let den = log_of(base, float_math::log)?;
                 if den == 0.0 {
                     return Err("float division by zero".into());
                 }
@@ -352,20 +381,15 @@ pub fn call(f: Func, args: &[Value]) -> PyResult {
         Func::Ldexp => {
             let (x, i) = two_args(name, args)?;
             let x = x.to_f64()?;
-            let e = match i {
-                Value::Int(i) => i.clamp(i32::MIN as i128, i32::MAX as i128) as i32,
-                Value::Big(b) => {
-                    if b > 0.0 {
-                        i32::MAX
-                    } else {
-                        i32::MIN
-                    }
-                }
-                Value::Float(_) => {
-                    return Err("Expected an int as second argument to ldexp.".into())
-                }
+            let e = match i.int_view() {
+                Some(i) => i
+                    .to_bigint()
+                    .clamp(BigInt::from(i64::MIN), BigInt::from(i64::MAX))
+                    .to_i64()
+                    .unwrap_or(0),
+                None => return Err("Expected an int as second argument to ldexp.".into()),
             };
-            Ok(Value::Float(float_math::ldexp(x, i64::from(e))?))
+            Ok(Value::Float(float_math::ldexp(x, e)?))
         }
         Func::Hypot => {
             let xs = args
@@ -374,48 +398,82 @@ pub fn call(f: Func, args: &[Value]) -> PyResult {
                 .collect::<Result<Vec<f64>, PyErr>>()?;
             Ok(Value::Float(float_math::hypot(&xs)))
         }
+        Func::Bool => int_math::bool(args),
+        Func::Factorial => int_math::factorial(args),
+        Func::Gcd => int_math::gcd(args),
+        Func::Lcm => int_math::lcm(args),
+        Func::Comb => int_math::comb(args),
+        Func::Perm => int_math::perm(args),
+        Func::Isqrt => int_math::isqrt(args),
         _ => Err(format!("{name}() is not callable").into()),
     }
 }
 
+/// An int or bool as a plain int (`int(True) == 1`).
+fn int_of(x: &Value) -> Value {
+    match x {
+        Value::Bool(b) => Value::Int(i128::from(*b)),
+        other => other.clone(),
+    }
+}
+
 /// `round(x)`: half to even, an int.
-fn round0(x: Value) -> PyResult {
+fn round0(x: &Value) -> PyResult {
     match x {
         Value::Float(f) => Value::from_integral_float(f.round_ties_even()),
-        i => Ok(i),
+        Value::Complex(..) => Err("type complex doesn't define __round__ method".into()),
+        i => Ok(int_of(i)),
     }
 }
 
 /// `round(x, n)`: Python rounds the exact binary value to `n` decimals, ties to even.
-fn round_ndigits(x: Value, n: Value) -> PyResult {
-    let n = match n {
-        Value::Int(n) => n,
-        Value::Big(b) => {
-            if b > 0.0 {
-                i128::MAX
-            } else {
-                i128::MIN
-            }
-        }
-        Value::Float(_) => return Err("'float' object cannot be interpreted as an integer".into()),
-    };
-    match x {
-        Value::Float(f) => Ok(Value::Float(round_float(f, n))),
-        Value::Int(i) => {
-            if n >= 0 {
-                return Ok(x);
-            }
-            if n < -38 {
-                return Ok(Value::Int(0));
-            }
-            let k = (-n) as u32;
-            let digits = i.unsigned_abs().to_string();
-            let rounded = round_digits(&digits, k as usize, false);
-            let v: i128 = rounded.parse().unwrap_or(0);
-            Ok(Value::Int(if i < 0 { -v } else { v }))
-        }
-        Value::Big(_) => Ok(x),
+fn round_ndigits(x: &Value, n: &Value) -> PyResult {
+    if matches!(x, Value::Complex(..)) {
+        return Err("type complex doesn't define __round__ method".into());
     }
+    let Some(n) = n.int_view() else {
+        return Err(format!(
+            "'{}' object cannot be interpreted as an integer",
+            n.type_name()
+        )
+        .into());
+    };
+    let n = n
+        .to_bigint()
+        .clamp(BigInt::from(i128::MIN), BigInt::from(i128::MAX))
+        .to_i128()
+        .unwrap_or(0);
+    match x {
+        Value::Float(f) => Ok(Value::Float(round_float(*f, n))),
+        _ => {
+            let Some(i) = x.int_view() else {
+                return Ok(x.clone());
+            };
+            if n >= 0 {
+                return Ok(int_of(x));
+            }
+            round_int(&i.to_bigint(), n.unsigned_abs())
+        }
+    }
+}
+
+/// `round(i, -k)` for an int: the nearest multiple of 10^k, ties to even (`long_round`).
+fn round_int(i: &BigInt, k: u128) -> PyResult {
+    // |i| < 10^digits <= 10^k / 2 rounds to 0 without computing 10^k
+    let digits = (i.bits() as f64 * std::f64::consts::LOG10_2).ceil() as u128 + 1;
+    if k > digits {
+        return Ok(Value::Int(0));
+    }
+    let pow = BigInt::from(10u8).pow(k as u32);
+    let (q, r) = i.div_mod_floor(&pow);
+    let twice: BigInt = &r << 1u8;
+    let up = match twice.cmp(&pow) {
+        Ordering::Greater => true,
+        Ordering::Less => false,
+        Ordering::Equal => q.is_odd(),
+    };
+    let q = if up { q + 1 } else { q };
+    Ok(Value::from_bigint(q * pow))
 }
 
 /// Python's `round(float, ndigits)`.
@@ -483,9 +541,8 @@ fn round_digits(digits: &str, k: usize, frac: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use Value::{Float as F, Int as I};
-
     const RANGE: &str = "math range error";
+    use Value::{Float as F, Int as I};
 
     #[test]
     fn rounding_like_python() {
@@ -515,7 +572,8 @@ mod tests {
         assert_eq!(call(Func::Pow, &[I(0), I(-1)]), Err(DOMAIN.into()));
         assert_eq!(call(Func::Pow, &[I(10), I(400)]), Err(RANGE.into()));
         assert_eq!(
-            call(Func::Pow, &[I(2), F(-0.125312 / 0.2)]).map(|v| (v.approx() * 1e6).round()),
+            call(Func::Pow, &[I(2), F(-0.125312 / 0.2)])
+                .map(|v| (v.to_f64().unwrap_or(0.0) * 1e6).round()),
             Ok(647719.0)
         );
         assert_eq!(

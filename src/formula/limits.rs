@@ -11,6 +11,12 @@ pub const MAX_LEN: usize = 64 * 1024;
 /// operators that nest (unary `- + not`, `**`, `... else ...`) all count one level.
 pub const MAX_DEPTH: usize = 200;
 
+/// Largest Python int a formula may compute, in bits (about 39 000 decimal digits; `factorial(10000)`
+/// fits). Python's ints are unbounded, but `10**10**10` would take PBS's scheduler minutes and
+/// gigabytes: beyond this size evaluation raises fairsort's own error instead (value 0), checked
+/// before any big multiplication or power is computed.
+pub const MAX_INT_BITS: u64 = 131_072;
+
 #[derive(Default)]
 struct Level {
     /// Pending unary `-`/`+` and `**` at this level (ended by any lower binary operator).

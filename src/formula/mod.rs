@@ -4,17 +4,21 @@
 //! would give" and "invalid" means what PBS's server refuses, with PBS's codes and messages.
 
 pub mod ast;
+mod bigint;
 pub mod compile;
+mod complex;
 pub mod error;
 mod exact;
 mod fast;
 pub mod float_math;
 pub mod functions;
+mod int_math;
 mod ir;
 pub mod limits;
 pub mod names;
 pub mod parse;
 pub mod program;
+pub mod repr;
 pub mod resources;
 pub mod terms;
 pub mod validate;
@@ -24,6 +28,7 @@ pub use ast::{Expr, ExprKind};
 pub use compile::compile;
 pub use error::FormulaError;
 pub use parse::parse;
-pub use program::{Evaluation, Program};
+pub use program::{sort_value, Evaluation, Program};
 pub use resources::ResourceTable;
 pub use terms::{additive_terms, Term};
+pub use value::Value;

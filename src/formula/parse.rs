@@ -572,10 +572,21 @@ fn parse_number(text: &str, span: Span) -> Result<Number, FormulaError> {
         what: "an integer literal this large".into(),
         span: span.clone(),
     };
+    // Beyond i128: a big int, up to fairsort's int size limit and, for decimal literals,
+    // Python 3.11's 4300-digit limit on converting text to int.
+    let big = |digits: &str, radix: u32| {
+        if radix == 10 && digits.len() > 4300 {
+            return Err(too_big());
+        }
+        num_bigint::BigUint::parse_bytes(digits.as_bytes(), radix)
+            .filter(|b| b.bits() <= super::limits::MAX_INT_BITS)
+            .map(|b| Number::Big(b.to_string()))
+            .ok_or_else(too_big)
+    };
     if let Some(radix) = radix {
         return i128::from_str_radix(&clean[2..], radix)
             .map(Number::Int)
-            .map_err(|_| too_big());
+            .or_else(|_| big(&clean[2..], radix));
     }
     if lower.contains(['.', 'e']) {
         return clean
@@ -590,7 +601,7 @@ fn parse_number(text: &str, span: Span) -> Result<Number, FormulaError> {
     clean
         .parse::<i128>()
         .map(Number::Int)
-        .map_err(|_| too_big())
+        .or_else(|_| big(&clean, 10))
 }
 
 #[cfg(test)]

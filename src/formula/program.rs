@@ -5,6 +5,7 @@
 use super::exact::eval_node;
 use super::fast::{self, Fast};
 use super::ir::Node;
+use super::value::Value;
 use std::fmt;
 use std::sync::Arc;
 
@@ -24,14 +25,29 @@ struct Inner {
     fast: Option<Fast>,
 }
 
-/// The result of evaluating a formula for one job, as PBS gets it: on a Python exception the
-/// value is 0 and `error` holds `str(exception)` (what PBS logs after "Zero value will be used:").
+/// The result of evaluating a formula for one job, as PBS gets it: the value PBS sorts by
+/// ([`sort_value`]); on a Python exception the value is 0 and `error` holds `str(exception)`
+/// (what PBS logs after "Zero value will be used:").
 #[derive(Debug, Clone, PartialEq)]
 pub struct Evaluation {
-    /// The formula's value (0.0 when `error` is set).
+    /// The value PBS sorts the job by: [`sort_value`] of Python's result (0.0 when `error` is
+    /// set, -1.0 for a complex result or an int beyond the double range).
     pub value: f64,
     /// Python's exception message, if evaluation raised.
     pub error: Option<String>,
+}
+
+/// The value PBS sorts a job by, from Python's result of the formula (openpbs.md §1.4b): an
+/// exception inside the `eval` gives 0 (and PBS logs "Zero value will be used"); otherwise PBS
+/// reads the result with `PyFloat_AsDouble`, outside its `try`, so a result that is no real
+/// number (a complex number, `(-1)**0.5`) or an int beyond the double range (`10**400`) gives
+/// `PyFloat_AsDouble`'s error value -1.0, with no message; an int in range is rounded to the
+/// nearest double, a bool is 1.0 or 0.0.
+pub fn sort_value<E>(result: &Result<Value, E>) -> f64 {
+    match result {
+        Ok(v) => v.to_f64().unwrap_or(-1.0),
+        Err(_) => 0.0,
+    }
 }
 
 impl fmt::Debug for Program {
@@ -118,14 +134,19 @@ impl Program {
 
     /// Evaluates with the exact Python evaluator only (the reference the fast path must match).
     pub fn eval_exact(&self, slots: &[f64]) -> Evaluation {
-        let i = &self.inner;
-        match eval_node(&i.nodes, i.root, slots, &i.float_slot).and_then(|v| v.to_f64()) {
-            Ok(value) => Evaluation { value, error: None },
-            Err(e) => Evaluation {
-                value: 0.0,
-                error: Some(e.into_owned()),
-            },
+        let result = self.eval_python(slots);
+        Evaluation {
+            value: sort_value(&result),
+            error: result.err(),
         }
+    }
+
+    /// Python's own result for one job: the number `eval` returns (an int, bool, float or
+    /// complex number, unbounded ints exact), or `str(exception)`. [`sort_value`] turns it into
+    /// the value PBS sorts by.
+    pub fn eval_python(&self, slots: &[f64]) -> Result<Value, String> {
+        let i = &self.inner;
+        eval_node(&i.nodes, i.root, slots, &i.float_slot).map_err(|e| e.into_owned())
     }
 
     /// Evaluates a batch of jobs stored row by row (`rows.len() == out.len() * keywords().len()`

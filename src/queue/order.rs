@@ -36,7 +36,8 @@ pub struct OrderOptions {
 /// Every job's formula value (0 on error) and the errors by job index.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Evaluations {
-    /// Value per job (job index order), already 0 for errors.
+    /// Value per job (job index order): the value PBS sorts by (`formula::sort_value`), already
+    /// 0 for errors, -1.0 for a complex result or an int beyond the double range (no error).
     pub values: Vec<f64>,
     /// Python's message per job index that failed.
     pub errors: HashMap<u32, String>,

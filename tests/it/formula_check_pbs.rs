@@ -74,7 +74,7 @@ fn a_job_reaching_an_unknown_name_gets_zero() {
         .assert()
         .success();
     let j = json_of(&out.get_output().stdout);
-    assert_eq!(j["value"], 0.0, "{j}");
+    assert_eq!(j["sort_value"], 0.0, "{j}");
     assert_eq!(j["error"], "name 'nosuchname' is not defined", "{j}");
     let out = fairsort()
         .args([

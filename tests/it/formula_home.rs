@@ -124,7 +124,7 @@ fn check_refuses_a_homes_string_resource_unless_overridden() {
         ])
         .assert()
         .success()
-        .stdout("42.0\n");
+        .stdout("42\n");
 }
 
 #[test]
@@ -142,7 +142,7 @@ fn eval_and_check_never_create_a_home() {
         .args(["eval", "1 + 1"])
         .assert()
         .success()
-        .stdout("2.0\n");
+        .stdout("2\n");
     assert_eq!(
         std::fs::read_dir(&plain).map(|d| d.count()).unwrap_or(99),
         0,

@@ -259,9 +259,26 @@ fn cli_eval_json_agrees_with_python() {
             failures.push(format!("{f}: exit {:?}: {j}", out.status.code()));
             continue;
         }
-        let value = j["value"].as_f64().unwrap_or(f64::NAN);
-        if let Err(msg) = agrees(value, !j["error"].is_null(), py) {
+        if stdout.contains("null") {
+            failures.push(format!("{f}: a null in {stdout}"));
+        }
+        // the value PBS sorts by: a number, or "inf", "-inf", "nan"
+        let sort = &j["sort_value"];
+        let value = sort
+            .as_f64()
+            .or_else(|| sort.as_str().and_then(|t| t.parse().ok()))
+            .unwrap_or(f64::NAN);
+        if let Err(msg) = agrees(value, j.get("error").is_some(), py) {
             failures.push(format!("{f}: {msg}"));
+        }
+        // Python's own result: its type, and its repr exactly unless a float
+        if py["kind"] == "value"
+            && (j["type"] != py["type"] || (j["type"] != "float" && j["repr"] != py["repr"]))
+        {
+            failures.push(format!(
+                "{f}: Python's result {} {}, Python {} {}",
+                j["type"], j["repr"], py["type"], py["repr"]
+            ));
         }
     }
     assert!(

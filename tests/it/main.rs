@@ -23,6 +23,7 @@ mod formula_fast_exact;
 mod formula_golden;
 mod formula_home;
 mod formula_limits;
+mod formula_numbers;
 mod formula_python_diff;
 mod ftest_cli;
 mod ftest_queue_cli;

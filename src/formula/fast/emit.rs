@@ -116,6 +116,7 @@ impl Emitter<'_> {
                 Some((Leaf::K(*i as f64), Ty::Int))
             }
             Node::Const(Value::Float(x)) => Some((Leaf::K(*x), Ty::Float)),
+            Node::Const(Value::Bool(b)) => Some((Leaf::K(f64::from(u8::from(*b))), Ty::Int)),
             Node::Slot(i) => {
                 let ty = if self.float_slot.get(*i).copied().unwrap_or(false) {
                     Ty::Float

@@ -2,10 +2,13 @@
 """The oracle: evaluate job_sort_formula lines the way PBS's scheduler does.
 
 Reads JSON lines {"f": formula, "b": {name: value}}; writes JSON lines
-{"kind": "value"|"error"|"syntax"|"skip", "value": repr(float) or null, "error": str or null}.
+{"kind": "value"|"error"|"syntax"|"skip", "value": repr(float) or null, "error": str or null,
+ "repr": repr(result) or null, "type": type name or null}.
 Binding as PBS: fairshare_perc, fair_share_perc, fairshare_tree_usage, fairshare_factor and
 fairsort's fair-share keywords are floats (%f); other values are ints when integral.
-A complex result is an error ("must be real number, not complex"), as PyFloat_AsDouble says.
+"value" is the value PBS sorts by: the scheduler reads the result with PyFloat_AsDouble outside
+its try, so a result that is no real number (complex) or an int beyond the double range gives
+-1.0 without an error (openpbs.md §1.4b); "repr" is Python's own result.
 """
 import json
 import math
@@ -60,10 +63,6 @@ def run(f, b):
     signal.alarm(2)
     try:
         r = eval(code, bind(b), dict(MAIN))
-        if isinstance(r, complex):
-            raise TypeError("must be real number, not complex")
-        v = float(r)
-        return {"kind": "value", "value": repr(v), "error": None}
     except Timeout:
         return {"kind": "skip", "value": None, "error": None}
     except (MemoryError, RecursionError):
@@ -72,6 +71,16 @@ def run(f, b):
         return {"kind": "error", "value": None, "error": str(ex)}
     finally:
         signal.alarm(0)
+    try:
+        text = repr(r)
+    except ValueError:  # an int of more than 4300 digits
+        text = None
+    try:
+        v = -1.0 if isinstance(r, complex) else float(r)  # PyFloat_AsDouble
+    except OverflowError:
+        v = -1.0
+    return {"kind": "value", "value": repr(v), "error": None, "repr": text,
+            "type": type(r).__name__}
 
 
 for line in sys.stdin:
