@@ -501,5 +501,5 @@ fn eval_file_reads_at_most_its_limit() {
         .write_stdin("### PBS INTERNAL FILE DO NOT MODIFY ###\n2*3\n")
         .assert()
         .success()
-        .stdout("6.0\n");
+        .stdout("6\n");
 }
