@@ -5,7 +5,7 @@
 //! character for character.
 
 use approx::relative_eq;
-use fairsort::formula::{compile, ResourceTable, Value};
+use fairsort::formula::{compile, ResourceTable};
 use serde_json::Value as Json;
 
 use crate::common::data;
@@ -19,8 +19,6 @@ fn cases() -> Vec<Json> {
         .collect()
 }
 
-/// Functions whose float results may differ from CPython's in the last bits today.
-const LIBM_INEXACT: &[&str] = &["gamma(", "cbrt("];
 
 fn same_float(a: f64, b: f64) -> bool {
     (a.is_nan() && b.is_nan())
@@ -62,11 +60,6 @@ fn golden_table_matches_python() {
         if let Some(want) = c["repr"].as_str() {
             match program.eval_python(&slots) {
                 Ok(v) if v.to_string() == want => {}
-                // libm's gamma, lgamma and cbrt differ from CPython's in the last bits (being
-                // made bit-exact separately): their float results to 1e-12 meanwhile
-                Ok(Value::Float(x))
-                    if LIBM_INEXACT.iter().any(|g| f.contains(g))
-                        && same_float(x, want.parse().unwrap_or(f64::NAN)) => {}
                 other => failures.push(format!("{f}: Python's result {other:?}, Python {want}")),
             }
             if c["type"].as_str() != program.eval_python(&slots).ok().map(|v| v.type_name()) {
