@@ -63,7 +63,7 @@ ORDER_FLAGS=(--formula "$FORMULA" --threshold 0.05 --fair-share
     --queue-priority express=100 --queue-priority long=-10)
 
 gen() { "$PY" "$HERE/gen.py" --dir "$DIR" "$@"; }
-# measure OUT CMD... -> "wall_s rss_kb status"
+# measure OUT CMD... -> "wall_s rss_kb status cpu_s"
 measure() { "$PY" "$HERE/measure.py" "$@"; }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 note() { echo "run.sh: $*" >&2; }
@@ -71,16 +71,16 @@ note() { echo "run.sh: $*" >&2; }
 # result NAME FS_LINE PEER_LINE GOAL : one row (FS_LINE/PEER_LINE are measure's output, or -).
 result() {
     local name=$1 fs=$2 peer=$3 goal=$4
-    local fs_s fs_kb fs_rc peer_s=- peer_kb=- peer_rc=0
-    read -r fs_s fs_kb fs_rc <<<"$fs"
-    if [[ $peer != - ]]; then read -r peer_s peer_kb peer_rc <<<"$peer"; fi
+    local fs_s fs_kb fs_rc fs_cpu peer_s=- peer_kb=- peer_rc=0 peer_cpu=-
+    read -r fs_s fs_kb fs_rc fs_cpu <<<"$fs"
+    if [[ $peer != - ]]; then read -r peer_s peer_kb peer_rc peer_cpu <<<"$peer"; fi
     if [[ $fs_rc != 0 || $peer_rc != 0 ]]; then
         note "$name: exit status fairsort $fs_rc, peer $peer_rc"
         FAILED=1
     fi
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$fs_s" "$fs_kb" "$peer_s" "$peer_kb" "$goal" \
-        "$(load)" >>"$RESULTS"
-    note "$name: fairsort $fs_s s ${fs_kb} KB; peer $peer_s s ${peer_kb} KB (load $(load))"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$fs_s" "$fs_kb" "$peer_s" "$peer_kb" \
+        "$goal" "$(load)" "$fs_cpu" "$peer_cpu" >>"$RESULTS"
+    note "$name: fairsort $fs_s s (CPU $fs_cpu) ${fs_kb} KB; peer $peer_s s (CPU $peer_cpu) ${peer_kb} KB (load $(load))"
 }
 
 # The job id column of a table (fairsort's or the peer's): the 2nd field of each row after the rule.
@@ -277,15 +277,17 @@ def goal_text(g):
         elif x.startswith("first<="):
             parts.append("<= %d %% of first" % round(float(x[7:].split(":")[0]) * 100))
     return ", ".join(parts)
-head = ["command", "fairsort s", "fairsort MB", "peer s", "peer MB", "ratio", "goal", "met?", "load"]
+head = ["command", "fairsort s", "fairsort MB", "peer s", "peer MB", "ratio", "goal", "met?",
+        "load", "CPU s fairsort / peer"]
 out = []
-for name, fs_s, fs_kb, peer_s, peer_kb, goal, load in rows:
+for name, fs_s, fs_kb, peer_s, peer_kb, goal, load, fs_cpu, peer_cpu in rows:
     ratio = "-" if peer_s == "-" else "%.1fx" % (float(peer_s) / float(fs_s))
     if goal.startswith("first<="):
         ratio = "%.0f %% of first" % (100 * float(fs_s) / float(goal.split(":")[1]))
     out.append([name, "%.3f" % float(fs_s), mb(fs_kb),
                 "-" if peer_s == "-" else "%.2f" % float(peer_s), mb(peer_kb), ratio,
-                goal_text(goal), met(fs_s, fs_kb, peer_s, goal), load])
+                goal_text(goal), met(fs_s, fs_kb, peer_s, goal), load,
+                "%s / %s" % (fs_cpu, peer_cpu)])
 print("| " + " | ".join(head) + " |")
 print("|" + "|".join("---" for _ in head) + "|")
 for r in out:
