@@ -10,7 +10,8 @@
 # Environment: DIR (inputs and outputs, default /tmp/fairsort-peers), SIZE (full|small),
 # CASES (check order1m share usage home; order10m opt-in), ALGS (share algorithms), FORMATS
 # (share outputs: table json csv), FAIRSORT (the binary, default target/release/fairsort),
-# PYTHON (python3), HOME_RUNS (timed runs of the 1-job case, 7).
+# PYTHON (python3), HOME_RUNS (timed runs of the 1-job case, 7), KEEP_OUTPUTS=1 (keep every
+# share output; by default each is deleted once measured, ~6 GB at full size).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -182,6 +183,8 @@ case_share() {
             p=$(measure "$OUT/share.$a.$f.peer" "$PY" "$HERE/peer_share.py" "${t[@]}" -a "$a" \
                 "${flag[@]}")
             result "share -a $a ($f, $SHARE_USERS users)" "$fs" "$p" "s<=1.2 ratio>=8 rss<=400"
+            # A million rows in JSON is ~400 MB per side: keep only the last pair unless asked.
+            [[ ${KEEP_OUTPUTS:-0} == 1 ]] || rm -f "$OUT/share.$a.$f.fs" "$OUT/share.$a.$f.peer"
         done
     done
 }
