@@ -185,8 +185,8 @@ pub fn summarize(trace: &Trace, outcome: &Outcome, cluster: Cluster) -> Report {
         let Some(p) = p else { continue };
         first = first.min(job.submit);
         last = last.max(p.end);
-        let wait = (p.start - job.submit) as f64;
-        let run = (p.end - p.start) as f64;
+        let wait = p.start.saturating_sub(job.submit) as f64;
+        let run = p.end.saturating_sub(p.start) as f64;
         let sd = ((wait + run) / run.max(SLOWDOWN_TAU)).max(1.0);
         let cs = job.cores as f64 * run;
         let a = e.job_assoc.get(i).copied().unwrap_or(0);
@@ -199,7 +199,7 @@ pub fn summarize(trace: &Trace, outcome: &Outcome, cluster: Cluster) -> Report {
             x.slowdowns += sd;
             x.core_seconds += cs;
         }
-        waits.push((p.start - job.submit, i));
+        waits.push((p.start.saturating_sub(job.submit), i));
     }
     let total = all.core_seconds;
     let shares = e.user_shares();
@@ -235,7 +235,7 @@ pub fn summarize(trace: &Trace, outcome: &Outcome, cluster: Cluster) -> Report {
         })
         .collect();
     let span = if last > first {
-        (last - first) as f64
+        last.saturating_sub(first) as f64
     } else {
         0.0
     };

@@ -106,10 +106,10 @@ impl ShareModel {
     /// Charges job `j`'s association `amount` core-seconds at time `t`.
     pub(crate) fn charge(&mut self, j: usize, amount: f64, t: i64) {
         let t0 = *self.t0.get_or_insert(t);
-        let mut scale = 1.0 / self.half_life.factor((t - t0) as f64);
+        let mut scale = 1.0 / self.half_life.factor(t.saturating_sub(t0) as f64);
         if !scale.is_finite() || scale > 1e150 {
             // Rebase: bring every stored value to t.
-            let f = self.half_life.factor((t - t0) as f64);
+            let f = self.half_life.factor(t.saturating_sub(t0) as f64);
             for u in &mut self.stored {
                 *u *= f;
             }
@@ -128,7 +128,7 @@ impl ShareModel {
     /// Usage per association at time `t`.
     pub(crate) fn usage_at(&self, t: i64) -> Vec<f64> {
         let f = match self.t0 {
-            Some(t0) => self.half_life.factor((t - t0) as f64),
+            Some(t0) => self.half_life.factor(t.saturating_sub(t0) as f64),
             None => 1.0,
         };
         self.stored.iter().map(|u| u * f).collect()

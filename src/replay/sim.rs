@@ -231,18 +231,24 @@ impl Sim<'_> {
             return;
         };
         self.free += job.cores;
-        self.planned.remove(&(p.start + job.planned(), j));
-        shares.charge(j, job.cores as f64 * (p.end - p.start) as f64, p.end);
+        self.planned
+            .remove(&(p.start.saturating_add(job.planned()), j));
+        shares.charge(
+            j,
+            job.cores as f64 * p.end.saturating_sub(p.start) as f64,
+            p.end,
+        );
     }
 
     fn start(&mut self, j: usize, t: i64) {
         let Some(job) = self.jobs.get(j) else {
             return;
         };
-        let end = t + job.holds().max(0);
+        let end = t.saturating_add(job.holds().max(0));
         self.free -= job.cores;
         self.running.push(Reverse((end, j)));
-        self.planned.insert((t + job.planned(), j), job.cores);
+        self.planned
+            .insert((t.saturating_add(job.planned()), j), job.cores);
         if let Some(p) = self.out.placements.get_mut(j) {
             *p = Some(Placement { start: t, end });
         }
@@ -267,7 +273,9 @@ impl Sim<'_> {
     }
 
     fn pass(&mut self, t: i64, shares: &mut ShareModel) -> Result<(), ReplayError> {
-        if self.pending.is_empty() {
+        // Every job needs at least one core: with none free the pass can start nothing, and the
+        // order it would compute is not kept, so it is skipped (same schedule, less work).
+        if self.pending.is_empty() || self.free == 0 {
             return Ok(());
         }
         self.out.passes += 1;
@@ -285,7 +293,7 @@ impl Sim<'_> {
             };
             for (v, s) in row.iter_mut().zip(&self.slots) {
                 *v = match *s {
-                    Slot::Eligible => (t - job.submit) as f64,
+                    Slot::Eligible => t.saturating_sub(job.submit) as f64,
                     Slot::Ncpus => job.cores as f64,
                     Slot::Walltime => job.planned() as f64,
                     Slot::Nodect => job.cores.div_ceil(self.cpn) as f64,

@@ -383,7 +383,7 @@ pub fn read_sacct(text: &str, path: &Path, trace: &mut Trace) -> Result<(), Trac
         trace.jobs.push(TraceJob {
             id: id.to_string(),
             submit,
-            run: (end - start).max(0),
+            run: end.saturating_sub(start).max(0),
             walltime,
             cores,
             user: get(user_c).to_string(),
@@ -502,7 +502,7 @@ impl PbsTrace {
         trace.jobs.push(TraceJob {
             id: id.to_string(),
             submit,
-            run: (end - start).max(0),
+            run: end.saturating_sub(start).max(0),
             walltime,
             cores,
             user: name("user"),
