@@ -23,6 +23,7 @@ pub mod parallel;
 pub mod pbs;
 pub mod qmgr;
 pub mod queue;
+pub mod replay;
 pub mod scenario;
 pub mod snippet;
 pub mod usage;

@@ -11,6 +11,7 @@ pub mod eval;
 pub mod ftest;
 pub mod order;
 pub mod qmgr;
+pub mod replay;
 pub mod share;
 pub mod tree;
 pub mod usage;
@@ -59,6 +60,8 @@ pub enum Command {
     Test(ftest::Args),
     /// Record, decay, set, reset and show fair-share usage.
     Usage(usage::Args),
+    /// Replay a workload trace under a formula: waits and shares over time (docs/replay.md).
+    Replay(replay::Args),
 }
 
 /// Runs one parsed command line.
@@ -73,6 +76,7 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Order(args) => order::run(args, &global),
         Command::Test(args) => ftest::run(args, &global),
         Command::Usage(args) => usage::run(args, &global),
+        Command::Replay(args) => replay::run(args, &global),
     }
 }
 

@@ -41,6 +41,7 @@ mod order_threshold;
 mod qmgr_formula;
 mod qmgr_language;
 mod qstat_fast_path;
+mod replay;
 mod server_permissions;
 mod server_safety;
 mod server_tree;

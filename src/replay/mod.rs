@@ -1,0 +1,14 @@
+//! `fairsort replay`: a trace of the jobs a site really ran, replayed on a cluster model under a
+//! `job_sort_formula`, with fair share evolving as usage accrues and decays (docs/replay.md).
+//! It runs the formula forward in time: `trace` reads the jobs, `sim` schedules them event by
+//! event, `shares` keeps usage and fair-share values, `report` sums up waits and shares.
+
+pub mod report;
+pub mod shares;
+pub mod sim;
+pub mod trace;
+
+pub use report::{summarize, EntityStats, Report};
+pub use shares::Entities;
+pub use sim::{replay, Backfill, Cluster, Options, Outcome, Placement, ReplayError};
+pub use trace::{read_trace, Trace, TraceError, TraceFormat, TraceJob};

@@ -1,0 +1,486 @@
+//! `fairsort replay` (docs/replay.md): trace readers, hand-checked schedules with and without
+//! EASY backfill, invariants over random traces, and the direction of fair share over a
+//! generated month.
+
+use crate::common::{fairsort, json_of, write};
+use fairsort::formula::{compile, ResourceTable};
+use fairsort::replay::{
+    read_trace, replay, summarize, Backfill, Cluster, Options, Outcome, Trace, TraceError,
+    TraceFormat, TraceJob,
+};
+use proptest::prelude::*;
+use std::path::Path;
+
+fn job(id: &str, submit: i64, run: i64, walltime: i64, cores: u64, user: &str) -> TraceJob {
+    TraceJob {
+        id: id.to_string(),
+        submit,
+        run,
+        walltime: Some(walltime),
+        cores,
+        user: user.to_string(),
+        account: format!("g_{user}"),
+        queue: "q".to_string(),
+    }
+}
+
+fn run(jobs: Vec<TraceJob>, nodes: u64, cpn: u64, formula: &str, backfill: Backfill) -> Outcome {
+    let trace = Trace {
+        jobs,
+        ..Trace::default()
+    };
+    let program = compile(formula, &ResourceTable::builtin()).unwrap();
+    let opts = Options {
+        cluster: Cluster {
+            nodes,
+            cores_per_node: cpn,
+        },
+        backfill,
+        half_life: 604_800.0,
+    };
+    replay(&trace, &program, &opts).unwrap()
+}
+
+/// (start, end) per job; `None` for skipped ones.
+fn times(o: &Outcome) -> Vec<Option<(i64, i64)>> {
+    o.placements
+        .iter()
+        .map(|p| p.map(|p| (p.start, p.end)))
+        .collect()
+}
+
+/// The trace of examples/replay/small.swf: 4 cores (2 nodes × 2).
+fn small() -> Vec<TraceJob> {
+    vec![
+        job("1", 0, 100, 100, 2, "u1"),
+        job("2", 0, 50, 60, 2, "u2"),
+        job("3", 10, 100, 100, 4, "u1"),
+        job("4", 20, 30, 40, 2, "u2"),
+        job("5", 20, 200, 200, 1, "u3"),
+        job("6", 30, 0, 10, 1, "u3"),
+        job("7", 40, 500, 500, 8, "u1"),
+    ]
+}
+
+#[test]
+fn fcfs_without_backfill_is_the_hand_checked_schedule() {
+    // FCFS (`eligible_time`: the longest-waiting job first), no backfill, 4 cores:
+    // t=0   1 (2c) and 2 (2c) start; free 0.
+    // t=10  3 (4c) joins and does not fit: the pass stops.
+    // t=20  4, 5 join behind 3 (3 waited longer); nothing fits. t=30: 6 joins; t=40: 7 (8c) is
+    //       larger than the cluster and skipped.
+    // t=50  2 ends (planned 60, ran 50): free 2; 3 still does not fit, so nothing starts.
+    // t=100 1 ends: free 4; 3 starts (free 0).
+    // t=200 3 ends: 4 (2c) starts, 5 (1c) starts, 6 (1c) starts and ends at once (run 0);
+    //       its finish is another event at 200 with nothing left to start.
+    let o = run(small(), 2, 2, "eligible_time", Backfill::None);
+    assert_eq!(
+        times(&o),
+        [
+            Some((0, 100)),
+            Some((0, 50)),
+            Some((100, 200)),
+            Some((200, 230)),
+            Some((200, 400)),
+            Some((200, 200)),
+            None
+        ]
+    );
+    assert_eq!(o.too_large, [6]);
+    assert_eq!(o.backfilled, 0);
+}
+
+#[test]
+fn easy_backfill_on_the_example() {
+    // Same trace, EASY:
+    // t=10  3 (4c) does not fit: reservation at the earliest planned end freeing 4 cores —
+    //       2 plans to end at 60 (free 2), 1 at 100 (free 4): shadow 100, extra 0.
+    // t=50  2 ends, free 2. 3: reservation shadow 100, extra 0. 4 (2c, walltime 40) fits and
+    //       50+40 = 90 <= 100: backfilled, runs 50..80. 5 and 6: no free core.
+    // t=80  4 ends, free 2. 5 (1c, walltime 200): 80+200 > 100 and extra 0: stays.
+    //       6 (1c, walltime 10): 90 <= 100: backfilled, run 0, ends at 80 — another pass at
+    //       80 starts nothing.
+    // t=100 1 ends, free 4: 3 starts. t=200: 3 ends, 5 starts.
+    let o = run(small(), 2, 2, "eligible_time", Backfill::Easy);
+    assert_eq!(
+        times(&o),
+        [
+            Some((0, 100)),
+            Some((0, 50)),
+            Some((100, 200)),
+            Some((50, 80)),
+            Some((200, 400)),
+            Some((80, 80)),
+            None
+        ]
+    );
+    assert_eq!(o.backfilled, 2);
+}
+
+#[test]
+fn easy_backfill_uses_the_extra_cores() {
+    // 4 cores. A (2c, wt 100) and B (1c, wt 50) start at 0; free 1.
+    // t=1  C (3c) does not fit: planned ends B@50 (avail 2), A@100 (avail 4 >= 3): shadow 100,
+    //      extra 4-3 = 1. D (1c, wt 500) fits, ends after 100, but 1 <= extra: starts at 1
+    //      (extra 0).
+    // t=2  E (1c, wt 10): no free core.
+    // t=50 B ends, free 1. C: A@100 gives avail 1+2 = 3: shadow 100, extra 0 (D plans 501).
+    //      E: 50+10 = 60 <= 100: starts, runs 10.
+    // t=100 A ends: free 3, C starts.
+    let jobs = vec![
+        job("A", 0, 100, 100, 2, "a"),
+        job("B", 0, 50, 50, 1, "b"),
+        job("C", 1, 10, 10, 3, "c"),
+        job("D", 1, 500, 500, 1, "d"),
+        job("E", 2, 10, 10, 1, "e"),
+    ];
+    let o = run(jobs, 1, 4, "eligible_time", Backfill::Easy);
+    assert_eq!(
+        times(&o),
+        [
+            Some((0, 100)),
+            Some((0, 50)),
+            Some((100, 110)),
+            Some((1, 501)),
+            Some((50, 60)),
+        ]
+    );
+}
+
+#[test]
+fn easy_does_not_backfill_what_would_delay_the_reservation() {
+    // 2 cores. A (1c, wt 100) starts at 0. B (2c) at 1: shadow 100, extra 0. C (1c, wt 200) at 1
+    // fits now but would end at 201 > 100 with no extra core: it waits for B.
+    let jobs = vec![
+        job("A", 0, 100, 100, 1, "a"),
+        job("B", 1, 10, 10, 2, "b"),
+        job("C", 1, 200, 200, 1, "c"),
+    ];
+    let o = run(jobs, 1, 2, "eligible_time", Backfill::Easy);
+    assert_eq!(
+        times(&o),
+        [Some((0, 100)), Some((100, 110)), Some((110, 310))]
+    );
+}
+
+#[test]
+fn walltime_cuts_and_zero_run_time_ends_at_once() {
+    // 1 core. J1 runs 0 s: starts at 0, ends at 0, and that finish is another event at 0 where
+    // J2 starts. J2 asked for 100 s but ran 300: it ends at its walltime, 100. Ties in priority
+    // (`ncpus` is 1 for all) go to the earlier submit, then trace order: J3 before J4.
+    let jobs = vec![
+        job("J1", 0, 0, 10, 1, "a"),
+        job("J2", 0, 300, 100, 1, "a"),
+        job("J3", 5, 10, 10, 1, "b"),
+        job("J4", 5, 10, 10, 1, "c"),
+    ];
+    let o = run(jobs, 1, 1, "ncpus", Backfill::Easy);
+    assert_eq!(
+        times(&o),
+        [
+            Some((0, 0)),
+            Some((0, 100)),
+            Some((100, 110)),
+            Some((110, 120))
+        ]
+    );
+}
+
+#[test]
+fn formula_order_beats_submit_order() {
+    // 2 cores busy until 10; then the larger job first under `ncpus`.
+    let jobs = vec![
+        job("busy", 0, 10, 10, 2, "a"),
+        job("small", 1, 10, 10, 1, "b"),
+        job("big", 2, 10, 10, 2, "c"),
+    ];
+    let o = run(jobs, 1, 2, "ncpus", Backfill::None);
+    assert_eq!(times(&o), [Some((0, 10)), Some((20, 30)), Some((10, 20))]);
+}
+
+/// Checks the replay's invariants on one trace.
+fn check_invariants(jobs: &[TraceJob], o: &Outcome, total: u64) -> Result<(), TestCaseError> {
+    let mut events: Vec<(i64, i64)> = Vec::new();
+    for (j, p) in jobs.iter().zip(&o.placements) {
+        match p {
+            None => prop_assert!(j.cores > total, "job {} not run", j.id),
+            Some(p) => {
+                prop_assert!(j.cores <= total);
+                prop_assert!(p.start >= j.submit, "job {} starts before submit", j.id);
+                prop_assert_eq!(p.end - p.start, j.run.min(j.walltime.unwrap_or(j.run)));
+                if p.end > p.start {
+                    events.push((p.start, j.cores as i64));
+                    events.push((p.end, -(j.cores as i64)));
+                }
+            }
+        }
+    }
+    // Ends before starts at the same time.
+    events.sort();
+    let mut used = 0i64;
+    for (t, d) in events {
+        used += d;
+        prop_assert!(used <= total as i64, "over-committed at {}", t);
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    #[test]
+    fn no_early_start_no_overcommit_every_job_finishes(
+        raw in prop::collection::vec((0i64..200, 0i64..120, 1i64..150, 1u64..10, 0usize..4), 1..40),
+        formula in prop::sample::select(vec![
+            "eligible_time", "ncpus", "-ncpus", "walltime", "fairshare_factor",
+            "fairshare_perc - ncpus / 10",
+        ]),
+        easy in any::<bool>(),
+    ) {
+        let jobs: Vec<TraceJob> = raw
+            .iter()
+            .enumerate()
+            .map(|(i, &(s, r, w, c, u))| job(&i.to_string(), s, r, w, c, &format!("u{u}")))
+            .collect();
+        let backfill = if easy { Backfill::Easy } else { Backfill::None };
+        let o = run(jobs.clone(), 2, 4, formula, backfill);
+        check_invariants(&jobs, &o, 8)?;
+    }
+}
+
+/// A month on 128 cores: two heavy users submit most of the work, six light users a little;
+/// every user is alone in an account (equal shares). Deterministic (an LCG).
+fn month() -> Vec<TraceJob> {
+    let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut next = |n: u64| {
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (seed >> 33) % n
+    };
+    let mut jobs = Vec::new();
+    let month = 30 * 86_400;
+    let mut t = 0i64;
+    let mut i = 0;
+    while t < month {
+        // A job every 900 s on average, 16.5 cores for 7800 s on average: offered load about
+        // 1.1 of the 128 cores, so a queue forms and the order matters.
+        t += 1 + next(1800) as i64;
+        let user = if next(10) < 7 {
+            format!("heavy{}", next(2))
+        } else {
+            format!("light{}", next(6))
+        };
+        let run = 600 + next(4 * 3600) as i64;
+        let cores = 1 + next(32);
+        jobs.push(job(&i.to_string(), t, run, run + 600, cores, &user));
+        i += 1;
+    }
+    jobs
+}
+
+#[test]
+fn heavy_users_wait_longer_under_fair_share_than_under_size_only() {
+    let jobs = month();
+    let trace = Trace {
+        jobs: jobs.clone(),
+        ..Trace::default()
+    };
+    let cluster = Cluster {
+        nodes: 16,
+        cores_per_node: 8,
+    };
+    let mean_wait = |formula: &str, heavy: bool| {
+        let o = run(jobs.clone(), 16, 8, formula, Backfill::Easy);
+        let r = summarize(&trace, &o, cluster);
+        let (sum, n) = r
+            .users
+            .iter()
+            .filter(|u| u.name.starts_with("heavy") == heavy)
+            .fold((0.0, 0u64), |(s, n), u| {
+                (s + u.wait_mean * u.jobs as f64, n + u.jobs)
+            });
+        sum / n as f64
+    };
+    let heavy_fs = mean_wait("fairshare_factor", true);
+    let heavy_size = mean_wait("ncpus", true);
+    let light_fs = mean_wait("fairshare_factor", false);
+    let light_size = mean_wait("ncpus", false);
+    assert!(
+        heavy_fs > heavy_size,
+        "heavy users: fair share {heavy_fs} s vs size-only {heavy_size} s"
+    );
+    assert!(
+        light_fs < light_size,
+        "light users: fair share {light_fs} s vs size-only {light_size} s"
+    );
+    assert!(heavy_fs > light_fs);
+}
+
+fn read(text: &str, name: &str, format: Option<TraceFormat>) -> Result<Trace, TraceError> {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(dir.path(), name, text);
+    read_trace(&p, format)
+}
+
+#[test]
+fn reads_swf() {
+    let t = read_trace(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/replay/small.swf"),
+        None,
+    )
+    .unwrap();
+    assert_eq!(t.max_nodes, Some(2));
+    assert_eq!(t.max_procs, Some(4));
+    assert_eq!(t.jobs.len(), 7);
+    assert_eq!(t.jobs[0], {
+        let mut j = job("1", 0, 100, 100, 2, "u1");
+        j.account = "g1".into();
+        j.queue = "q1".into();
+        j
+    });
+    let e = read("; MaxProcs: 4\n1 0 -1 100 2\n", "bad.swf", None).unwrap_err();
+    assert!(
+        e.to_string()
+            .ends_with("bad.swf:2: an SWF job line has 18 fields, this one has 5"),
+        "{e}"
+    );
+    let e = read(
+        "1 0 -1 x -1 -1 -1 2 100 -1 1 1 1 -1 1 -1 -1 -1\n",
+        "bad2.swf",
+        Some(TraceFormat::Swf),
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string().contains("bad2.swf:1: field 4 (run time)"),
+        "{e}"
+    );
+    // Cancelled before running (run time -1) is left out and counted.
+    let t = read(
+        "1 0 -1 -1 -1 -1 -1 2 100 -1 5 1 1 -1 1 -1 -1 -1\n",
+        "c.swf",
+        None,
+    )
+    .unwrap();
+    assert!(t.jobs.is_empty());
+    assert_eq!(t.left_out, [("no run time (never ran)".to_string(), 1)]);
+}
+
+#[test]
+fn reads_pbs_accounting_logs() {
+    let log = "\
+11/20/2026 10:00:00;Q;1.srv;queue=workq
+11/20/2026 10:00:00;Q;2.srv;queue=workq
+11/20/2026 10:05:00;S;1.srv;user=alice group=phys start=1795169100
+11/20/2026 11:00:00;E;1.srv;user=alice group=phys account=proj1 queue=workq qtime=1795168800 start=1795169100 end=1795172400 Resource_List.ncpus=4 Resource_List.walltime=02:00:00 resources_used.walltime=00:55:00
+11/20/2026 11:00:00;E;2.srv;user=bob group=chem queue=workq start=1795169100 end=1795172400 Resource_List.ncpus=2
+11/20/2026 11:00:00;E;3.srv;user=bob group=chem queue=workq Resource_List.ncpus=2
+";
+    let t = read(log, "20261120", Some(TraceFormat::Pbs)).unwrap();
+    assert_eq!(t.jobs.len(), 2);
+    let a = &t.jobs[0];
+    assert_eq!(
+        (a.submit, a.run, a.walltime, a.cores),
+        (1_795_168_800, 3300, Some(7200), 4)
+    );
+    assert_eq!((a.user.as_str(), a.account.as_str()), ("alice", "proj1"));
+    // No qtime: the Q record's date; no account: the group; no walltime: unknown.
+    let b = &t.jobs[1];
+    assert_eq!(
+        (b.submit, b.walltime, b.account.as_str()),
+        (1_795_168_800, None, "chem")
+    );
+    assert_eq!(t.left_out, [("never started".to_string(), 1)]);
+    let e = read(
+        "11/20/2026 10:00:00;Q;1.srv;\n11/40/2026 10:00:00;E;1.srv;\n",
+        "log",
+        Some(TraceFormat::Pbs),
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string()
+            .ends_with("log:2: `11/40/2026 10:00:00` is not a PBS log date (MM/DD/YYYY HH:MM:SS)"),
+        "{e}"
+    );
+}
+
+#[test]
+fn reads_sacct() {
+    let text = "\
+JobID|User|Account|Partition|QOS|Submit|Start|End|Timelimit|AllocCPUS|ReqCPUS
+100|bob|chem|normal|normal|2026-11-20T10:00:00|2026-11-20T10:10:00|2026-11-20T11:10:00|02:00:00|8|8
+100.batch||chem|||2026-11-20T10:10:00|2026-11-20T10:10:00|2026-11-20T11:10:00||8|8
+101|eve|chem|normal|normal|2026-11-20T10:00:00|Unknown|Unknown|1-00:00:00|0|4
+";
+    let t = read(text, "sacct.txt", None).unwrap();
+    assert_eq!(t.jobs.len(), 1);
+    let j = &t.jobs[0];
+    assert_eq!(
+        (j.submit, j.run, j.walltime, j.cores),
+        (1_795_168_800, 3600, Some(7200), 8)
+    );
+    assert_eq!(t.left_out, [("never started".to_string(), 1)]);
+    let e = read(
+        "JobID|User|Submit|Start|End|AllocCPUS\n1|a|2026-11-20T10:00:00|yesterday|x|1\n",
+        "s.txt",
+        None,
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string()
+            .ends_with("s.txt:2: Start `yesterday` is not a date"),
+        "{e}"
+    );
+}
+
+#[test]
+fn cli_on_the_shipped_example() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/replay/small.swf");
+    let out = fairsort()
+        .args(["replay", "--trace"])
+        .arg(&example)
+        .args(["--formula", "eligible_time", "--json"])
+        .assert()
+        .success();
+    let v = json_of(&out.get_output().stdout);
+    let starts: Vec<i64> = v["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["start"].as_i64().unwrap())
+        .collect();
+    assert_eq!(starts, [0, 0, 100, 50, 200, 80]);
+    assert_eq!(v["summary"]["too_large"][0], "7");
+    let out = fairsort()
+        .args(["replay", "--trace"])
+        .arg(&example)
+        .args([
+            "--formula",
+            "eligible_time",
+            "--against",
+            "fairshare_factor",
+        ])
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(text.contains("B: fairshare_factor"), "{text}");
+    assert!(text.contains("WAIT_B-A"), "{text}");
+    fairsort()
+        .args(["replay", "--trace"])
+        .arg(&example)
+        .args(["--formula", "eligible_time", "--csv"])
+        .assert()
+        .success()
+        .stdout(predicates::str::starts_with(
+            "policy,kind,name,account,jobs",
+        ));
+    fairsort()
+        .args([
+            "replay",
+            "--trace",
+            "/nonexistent.swf",
+            "--formula",
+            "ncpus",
+        ])
+        .assert()
+        .code(1);
+}
