@@ -95,6 +95,29 @@ pub struct Args {
     /// With --against: how many of the biggest movers to list.
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub movers: usize,
+    /// Slurm: compute the multifactor priority (sprio) from this slurm.conf; --jobs is
+    /// `squeue --json` or `squeue` pipe output, --tree an sshare/sacctmgr capture.
+    #[arg(long, value_name = "FILE")]
+    pub slurm_conf: Option<PathBuf>,
+    /// Slurm: `sacctmgr show qos -P` output (Name, Priority).
+    #[arg(long, value_name = "FILE", requires = "slurm_conf")]
+    pub qos: Option<PathBuf>,
+    /// Slurm: `sacctmgr show assoc -P` output with a Priority column (also the tree when no
+    /// --tree is given and it has Share and ParentName columns).
+    #[arg(long, value_name = "FILE", requires = "slurm_conf")]
+    pub assoc: Option<PathBuf>,
+    /// Slurm: the second of the calculation, as epoch seconds (default: now).
+    #[arg(long, value_name = "EPOCH", requires = "slurm_conf")]
+    pub at: Option<i64>,
+    /// Slurm what-if: compare with changed weights, e.g.
+    /// `PriorityWeightAge=5000,PriorityWeightFairshare=20000`.
+    #[arg(
+        long,
+        value_name = "LIST",
+        requires = "slurm_conf",
+        conflicts_with = "explain"
+    )]
+    pub against_weights: Option<String>,
 }
 
 fn user(msg: impl std::fmt::Display) -> Failure {
@@ -186,6 +209,9 @@ fn scenario(args: &Args, global: &Global) -> Result<Scenario, Failure> {
 pub fn run(mut args: Args, global: &Global) -> CliResult {
     if args.example.is_none() && args.jobs.is_none() && invoked_as_demo(std::env::args()) {
         args.example = Some("pbs".to_string());
+    }
+    if args.slurm_conf.is_some() {
+        return super::order_slurm::run(&args);
     }
     let sc = scenario(&args, global)?;
     super::usage::warn_unmatched(&sc.unmatched_usage);

@@ -452,7 +452,7 @@ pub fn to_job_set(jobs: &[SlurmJob]) -> Result<JobSet, JobsError> {
         }
         let raw = RawJob {
             euser: Some(Raw::Str(Cow::Borrowed(j.user.as_str()))),
-            account: (!j.account.is_empty()).then(|| Raw::Str(Cow::Borrowed(j.account.as_str()))),
+            account: (!j.account.is_empty()).then_some(Raw::Str(Cow::Borrowed(j.account.as_str()))),
             queue: j
                 .partitions
                 .first()
@@ -507,6 +507,6 @@ mod tests {
         let j = &read_squeue_pipe("sq.txt", t).unwrap()[0];
         assert_eq!(j.accrue_time, Some(1704067200));
         assert_eq!(j.time_limit, TimeLimit::Minutes(60));
-        assert_eq!(to_job_set(&[j.clone()]).unwrap().len(), 1);
+        assert_eq!(to_job_set(std::slice::from_ref(j)).unwrap().len(), 1);
     }
 }

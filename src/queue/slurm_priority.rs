@@ -342,13 +342,7 @@ fn row(
                 js /= 2.0;
             }
         }
-        f.jobsize = if js < 0.0 {
-            0.0
-        } else if js > 1.0 {
-            1.0
-        } else {
-            js
-        };
+        f.jobsize = js.clamp(0.0, 1.0);
     }
 
     // Partition: PriorityJobFactor over the largest.

@@ -49,7 +49,7 @@ pub fn parse_qos_priorities(text: &str, file: &str) -> Result<BTreeMap<String, u
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct AssocPriorities {
     /// (account, user, partition) → priority after inheritance.
-    pub values: BTreeMap<(String, String, String), u32>,
+    pub values: BTreeMap<AssocKey, u32>,
 }
 
 impl AssocPriorities {
@@ -71,6 +71,9 @@ impl AssocPriorities {
     }
 }
 
+/// (account, user, partition).
+type AssocKey = (String, String, String);
+
 /// Reads `sacctmgr show assoc -P` output with a `Priority` column.
 pub fn parse_assoc_priorities(text: &str, file: &str) -> Result<AssocPriorities, FormatError> {
     let table = columns::parse(text, file)?;
@@ -88,7 +91,7 @@ pub fn parse_assoc_priorities(text: &str, file: &str) -> Result<AssocPriorities,
     let c_prio = need(&["priority"], "Priority")?;
     let c_part = table.col(&["partition"]);
     let c_parent = table.col(&["parentname", "parname"]);
-    let mut raw: Vec<((String, String, String), Option<u32>, String)> = Vec::new();
+    let mut raw: Vec<(AssocKey, Option<u32>, String)> = Vec::new();
     for (line, fields) in table.rows() {
         let get = |c: usize| fields.get(c).map_or("", |s| s.trim());
         let p = get(c_prio);
