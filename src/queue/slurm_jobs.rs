@@ -4,10 +4,11 @@
 //!
 //! Pipe output: `squeue -h` must not be used (the header names the columns); separate the fields
 //! with `|` and print times as epoch seconds, e.g.
-//! `SLURM_TIME_FORMAT=%s squeue -a -t PD -o '%i|%u|%a|%P|%q|%V|%S|%D|%C|%l|%T|%y'` or
-//! `-O 'JobID:|,UserName:|,Account:|,Partition:|,QOS:|,SubmitTime:|,AccrueTime:|,NumNodes:|,NumCPUs:|,TimeLimit:|,State:|,Nice'`.
+//! `SLURM_TIME_FORMAT=%s squeue -a -t PD -O 'JobID:30|,UserName:30|,...,AccrueTime:20|,...'`
+//! (docs/slurm.md has the whole line) or `-o '%i|%u|%a|%P|%q|%V|%D|%C|%l|%T|%y'` (no accrue
+//! time: age is then counted from the eligible, else submit, time).
 //! Headers understood (case-insensitive): JOBID, USER, ACCOUNT, PARTITION, QOS, SUBMIT_TIME,
-//! ELIGIBLE_TIME (`%S` prints START_TIME, read as the eligible time of a pending job),
+//! ELIGIBLE_TIME,
 //! ACCRUE_TIME, NODES, CPUS, TIME_LIMIT (Slurm time string or UNLIMITED), STATE, NICE,
 //! TRES_ALLOC/TRES (a `cpu=4,mem=8G` string); PRIORITY and any other column are ignored.
 //! ISO times (`2024-03-01T10:00:00`) are read as UTC.
@@ -341,7 +342,7 @@ pub fn read_squeue_pipe(name: &str, bytes: &[u8]) -> Result<Vec<SlurmJob>, JobsE
     let c_part = col(&["PARTITION"]);
     let c_qos = col(&["QOS"]);
     let c_submit = col(&["SUBMIT_TIME"]);
-    let c_elig = col(&["ELIGIBLE_TIME", "START_TIME"]);
+    let c_elig = col(&["ELIGIBLE_TIME"]);
     let c_accrue = col(&["ACCRUE_TIME"]);
     let c_nodes = col(&["NODES", "NUM_NODES"]);
     let c_cpus = col(&["CPUS", "NUM_CPUS"]);

@@ -221,8 +221,8 @@ pub struct Site<'a> {
 }
 
 /// The rows of every pending job, one per partition (the job's partitions in `PriorityTier`
-/// order, highest first, as slurmctld sorts `part_ptr_list`), sorted as sprio's default: by
-/// job id. Jobs that are not pending have no row. A partition not in slurm.conf counts with
+/// order, highest first, as slurmctld sorts `part_ptr_list`), sorted as sprio's default (`-S i`):
+/// by job id. Jobs that are not pending have no row. A partition not in slurm.conf counts with
 /// factor 0, no nodes and an unlimited MaxTime.
 pub fn compute(site: &Site, jobs: &[SlurmJob]) -> Vec<PriorityRow> {
     let mut rows = Vec::new();
@@ -245,7 +245,15 @@ pub fn compute(site: &Site, jobs: &[SlurmJob]) -> Vec<PriorityRow> {
             rows.push(row(site, i, job, name, *part, primary, multi));
         }
     }
+    // sprio's default sort (`-S i`): job id ascending; rows of one job stay in tier order.
+    rows.sort_by_key(|r| job_number(&r.id));
     rows
+}
+
+/// The numeric job id (`123` of `123` or `123_4`); ids without one sort last.
+fn job_number(id: &str) -> u64 {
+    let digits = id.bytes().take_while(u8::is_ascii_digit).count();
+    id[..digits].parse().unwrap_or(u64::MAX)
 }
 
 fn row(
@@ -267,11 +275,12 @@ fn row(
         ..Inputs::default()
     };
 
-    // Age: accrue_time (0 = none); the difference is a u32 and only counts when positive.
-    let accrue = job.accrue_time.unwrap_or(if flags.accrue_always {
+    // Age: accrue_time (0 = none); the difference is a u32 and only counts when positive. An
+    // input without accrue times (`squeue -o`) falls back to the eligible, else submit, time.
+    let accrue = job.accrue_time.unwrap_or(if job.eligible_time != 0 {
         job.eligible_time
     } else {
-        0
+        job.submit_time
     });
     inp.accrue_time = accrue;
     if w.age != 0 && accrue != 0 {
