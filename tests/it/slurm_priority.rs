@@ -242,3 +242,119 @@ fn errors_name_the_file_job_and_field() {
         "{err}"
     );
 }
+
+#[test]
+fn squeue_jobs_also_feed_the_formula_path() {
+    let out = fairsort()
+        .args(["order", "--jobs"])
+        .arg(data_str("slurm_priority/squeue.json"))
+        .arg("--tree")
+        .arg(data_str("slurm_priority/sshare.psv"))
+        .args(["--formula", "fairtree_factor * 1000 + ncpus", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    // erin (Fair Tree factor 1, 128 CPUs) first.
+    let erin = text.find("\"105\"").unwrap();
+    let alice = text.find("\"101\"").unwrap();
+    assert!(erin < alice, "{text}");
+}
+
+/// A real Slurm 22.05.8 capture (tests/data/slurm_priority/real_2205/README.md): every cell of
+/// `sprio -l` for the pending jobs, reproduced exactly, and slurmctld's stored priority (squeue's
+/// `priority`) for the single-partition jobs.
+#[test]
+fn real_sprio_capture_2205_reproduced() {
+    let dir = "slurm_priority/real_2205";
+    let out = fairsort()
+        .args(["order", "--slurm-conf"])
+        .arg(data_str(&format!("{dir}/slurm.conf")))
+        .arg("--jobs")
+        .arg(data_str(&format!("{dir}/squeue.json")))
+        .args(["--at", "1795629416"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ours: Vec<Vec<String>> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.split_whitespace().map(str::to_string).collect())
+        .collect();
+    let sprio =
+        std::fs::read_to_string(crate::common::data(&format!("{dir}/sprio_l.txt"))).unwrap();
+    let theirs: Vec<Vec<String>> = sprio
+        .lines()
+        .skip(1)
+        .map(|l| l.split_whitespace().map(str::to_string).collect())
+        .collect();
+    assert_eq!(ours, theirs);
+
+    let doc = run_in(dir, "1795629416");
+    let squeue: Value = serde_json::from_str(
+        &std::fs::read_to_string(crate::common::data(&format!("{dir}/squeue.json"))).unwrap(),
+    )
+    .unwrap();
+    for id in ["1", "3", "4"] {
+        let stored = squeue["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|j| j["job_id"].as_u64().map(|n| n.to_string()).as_deref() == Some(id))
+            .unwrap()["priority"]
+            .as_u64()
+            .unwrap();
+        let r = doc["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == id)
+            .unwrap();
+        assert_eq!(r["job_priority"].as_u64().unwrap(), stored, "job {id}");
+    }
+    // slurmctld's log for job 4: JobSize 1178.57, Partition 5714.29, TRES 297 (187.50 + 109.38).
+    let r = doc["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == "4")
+        .unwrap();
+    assert_relative_eq!(f(r, "jobsize"), 1178.57, epsilon = 0.005);
+    assert_relative_eq!(f(r, "partition"), 5714.29, epsilon = 0.005);
+    assert_relative_eq!(
+        r["factors"]["tres"]["cpu"].as_f64().unwrap(),
+        187.50,
+        epsilon = 0.005
+    );
+    assert_relative_eq!(
+        r["factors"]["tres"]["mem"].as_f64().unwrap(),
+        109.38,
+        epsilon = 0.005
+    );
+}
+
+fn run_in(dir: &str, at: &str) -> Value {
+    let out = fairsort()
+        .args(["order", "--slurm-conf"])
+        .arg(data_str(&format!("{dir}/slurm.conf")))
+        .arg("--jobs")
+        .arg(data_str(&format!("{dir}/squeue.json")))
+        .args(["--at", at, "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    json_of(&out.stdout)
+}
