@@ -133,11 +133,14 @@ pub struct Weights {
 
 impl Weights {
     /// The weights of a configuration.
+    /// Without SlurmDBD slurmctld zeroes the age and fair-share weights (see
+    /// [`SlurmConf::with_slurmdbd`]).
     pub fn of(conf: &SlurmConf) -> Weights {
+        let dbd = conf.with_slurmdbd();
         Weights {
-            age: conf.weight_age,
+            age: if dbd { conf.weight_age } else { 0 },
             assoc: conf.weight_assoc,
-            fairshare: conf.weight_fairshare,
+            fairshare: if dbd { conf.weight_fairshare } else { 0 },
             jobsize: conf.weight_jobsize,
             partition: conf.weight_partition,
             qos: conf.weight_qos,
@@ -516,6 +519,7 @@ mod tests {
     }
 
     const CONF: &str = "PriorityType=priority/multifactor\n\
+        AccountingStorageType=accounting_storage/slurmdbd\n\
         PriorityWeightAge=1000\nPriorityWeightJobSize=1000\nPriorityWeightPartition=1000\n\
         PriorityWeightQOS=1000\nPriorityWeightTRES=CPU=2000,Mem=1000\nPriorityMaxAge=1-0\n\
         NodeName=n[1-4] CPUs=16 RealMemory=64000\n\

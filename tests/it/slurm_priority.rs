@@ -358,3 +358,52 @@ fn run_in(dir: &str, at: &str) -> Value {
     );
     json_of(&out.stdout)
 }
+
+/// The second real capture: `PriorityFavorSmall=YES` with `SMALL_RELATIVE_TO_TIME`, negative
+/// nice values, a 1-minute job asking for every CPU of its partition.
+#[test]
+fn real_sprio_capture_2205_small_relative_to_time() {
+    let dir = "slurm_priority/real_2205_small";
+    let out = fairsort()
+        .args(["order", "--slurm-conf"])
+        .arg(data_str(&format!("{dir}/slurm.conf")))
+        .arg("--jobs")
+        .arg(data_str(&format!("{dir}/squeue.json")))
+        .args(["--at", "1795629662"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let cells = |text: &str| -> Vec<Vec<String>> {
+        text.lines()
+            .skip(1)
+            .map(|l| l.split_whitespace().map(str::to_string).collect())
+            .collect()
+    };
+    let sprio =
+        std::fs::read_to_string(crate::common::data(&format!("{dir}/sprio_l.txt"))).unwrap();
+    assert_eq!(
+        cells(&String::from_utf8(out.stdout).unwrap()),
+        cells(&sprio)
+    );
+    // The stored priorities of the single-partition jobs (squeue's `priority`).
+    let doc = run_in(dir, "1795629662");
+    for (id, stored) in [
+        ("1", 16264),
+        ("3", 30057),
+        ("4", 16009),
+        ("5", 31662),
+        ("6", 17719),
+    ] {
+        let r = doc["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == id)
+            .unwrap();
+        assert_eq!(r["job_priority"], stored, "job {id}");
+    }
+}

@@ -77,6 +77,8 @@ pub struct Node {
 pub struct SlurmConf {
     /// `PriorityType`.
     pub priority_type: String,
+    /// `AccountingStorageType` (default `accounting_storage/none`).
+    pub accounting_storage_type: String,
     /// `PriorityWeightAge`.
     pub weight_age: u32,
     /// `PriorityWeightAssoc`.
@@ -115,6 +117,7 @@ impl Default for SlurmConf {
     fn default() -> Self {
         SlurmConf {
             priority_type: "priority/basic".into(),
+            accounting_storage_type: "accounting_storage/none".into(),
             weight_age: 0,
             weight_assoc: 0,
             weight_fairshare: 0,
@@ -136,6 +139,14 @@ impl Default for SlurmConf {
 }
 
 impl SlurmConf {
+    /// Whether slurmctld runs with SlurmDBD (`slurm_with_slurmdbd`): without it the multifactor
+    /// plugin ignores `PriorityWeightAge` and `PriorityWeightFairshare` ("can only be used with
+    /// SlurmDBD, ignoring"), though `sprio -w` still prints them.
+    pub fn with_slurmdbd(&self) -> bool {
+        self.accounting_storage_type
+            .eq_ignore_ascii_case("accounting_storage/slurmdbd")
+    }
+
     /// Nodes that count (not `State=FUTURE`): slurmctld's `active_node_record_count`.
     pub fn node_count(&self) -> u32 {
         self.nodes.iter().filter(|n| !n.future).count() as u32
@@ -564,6 +575,19 @@ pub fn parse_slurm_conf(text: &str, file: &str) -> Result<SlurmConf, FormatError
             billing_weights,
         });
     }
+    if !conf.with_slurmdbd() {
+        for (name, w) in [
+            ("PriorityWeightAge", conf.weight_age),
+            ("PriorityWeightFairshare", conf.weight_fairshare),
+        ] {
+            if w != 0 {
+                conf.notes.push(format!(
+                    "{name} can only be used with SlurmDBD, ignoring (AccountingStorageType={}), as slurmctld does",
+                    conf.accounting_storage_type
+                ));
+            }
+        }
+    }
     Ok(conf)
 }
 
@@ -578,6 +602,7 @@ fn set_parameter(conf: &mut SlurmConf, key: &str, v: &str) -> Result<(), String>
     };
     match k.as_str() {
         "prioritytype" => conf.priority_type = v.to_string(),
+        "accountingstoragetype" => conf.accounting_storage_type = v.to_string(),
         "priorityweightage" => conf.weight_age = u32_value(key, v)?,
         "priorityweightassoc" => conf.weight_assoc = u32_value(key, v)?,
         "priorityweightfairshare" => conf.weight_fairshare = u32_value(key, v)?,
