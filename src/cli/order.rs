@@ -27,10 +27,11 @@ pub struct Args {
     /// Use a built-in example cluster (share tree, queue, formula): `pbs` (default) or `slurm`.
     #[arg(long, value_name = "NAME", num_args = 0..=1, default_missing_value = "pbs")]
     pub example: Option<String>,
-    /// Jobs: `qstat -f -F json` output, a fairsort JSON or CSV job list; `-` reads stdin.
+    /// Jobs: `qstat -f -F json` output, a fairsort JSON or CSV job list, `squeue --json` or
+    /// `squeue` pipe output; `-` reads stdin.
     #[arg(long, value_name = "FILE")]
     pub jobs: Option<PathBuf>,
-    /// Format of --jobs (default: detected): qstat, json, csv.
+    /// Format of --jobs (default: detected): qstat, json, csv, squeue-json, squeue.
     #[arg(long, value_name = "FORMAT")]
     pub jobs_format: Option<JobsFormat>,
     /// The job_sort_formula (overrides the example's).
