@@ -24,7 +24,8 @@ use std::path::PathBuf;
 /// Arguments of `fairsort order`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Use a built-in example cluster (share tree, queue, formula): `pbs` (default) or `slurm`.
+    /// Use a built-in example cluster (share tree, queue, formula): `pbs` (default) or `slurm`;
+    /// `sprio` is a Slurm site's multifactor priority (slurm.conf, squeue --json, sshare, ...).
     #[arg(long, value_name = "NAME", num_args = 0..=1, default_missing_value = "pbs")]
     pub example: Option<String>,
     /// Jobs: `qstat -f -F json` output, a fairsort JSON or CSV job list, `squeue --json` or
@@ -101,23 +102,18 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub slurm_conf: Option<PathBuf>,
     /// Slurm: `sacctmgr show qos -P` output (Name, Priority).
-    #[arg(long, value_name = "FILE", requires = "slurm_conf")]
+    #[arg(long, value_name = "FILE")]
     pub qos: Option<PathBuf>,
     /// Slurm: `sacctmgr show assoc -P` output with a Priority column (also the tree when no
     /// --tree is given and it has Share and ParentName columns).
-    #[arg(long, value_name = "FILE", requires = "slurm_conf")]
+    #[arg(long, value_name = "FILE")]
     pub assoc: Option<PathBuf>,
     /// Slurm: the second of the calculation, as epoch seconds (default: now).
-    #[arg(long, value_name = "EPOCH", requires = "slurm_conf")]
+    #[arg(long, value_name = "EPOCH")]
     pub at: Option<i64>,
     /// Slurm what-if: compare with changed weights, e.g.
     /// `PriorityWeightAge=5000,PriorityWeightFairshare=20000`.
-    #[arg(
-        long,
-        value_name = "LIST",
-        requires = "slurm_conf",
-        conflicts_with = "explain"
-    )]
+    #[arg(long, value_name = "LIST", conflicts_with = "explain")]
     pub against_weights: Option<String>,
 }
 
@@ -211,8 +207,17 @@ pub fn run(mut args: Args, global: &Global) -> CliResult {
     if args.example.is_none() && args.jobs.is_none() && invoked_as_demo(std::env::args()) {
         args.example = Some("pbs".to_string());
     }
-    if args.slurm_conf.is_some() {
+    if args.slurm_conf.is_some() || args.example.as_deref() == Some("sprio") {
         return super::order_slurm::run(&args);
+    }
+    if args.qos.is_some()
+        || args.assoc.is_some()
+        || args.at.is_some()
+        || args.against_weights.is_some()
+    {
+        return Err(Failure::usage(
+            "--qos, --assoc, --at and --against-weights need --slurm-conf (or --example sprio)",
+        ));
     }
     let sc = scenario(&args, global)?;
     super::usage::warn_unmatched(&sc.unmatched_usage);

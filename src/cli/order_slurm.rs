@@ -52,41 +52,88 @@ fn algorithm_of(args: &Args, conf: &fslurm::SlurmConf) -> Algorithm {
     })
 }
 
-fn load(args: &Args) -> Result<Inputs, Failure> {
+/// The built-in `--example sprio`: tests/data/slurm_priority's site (a 10-node slurm.conf, a
+/// squeue 23.02 --json queue, sshare, sacctmgr assoc and QOS captures) at 1764000000.
+const EX_CONF: &str = include_str!("../../examples/slurm_priority/slurm.conf");
+const EX_JOBS: &str = include_str!("../../examples/slurm_priority/squeue.json");
+const EX_TREE: &str = include_str!("../../examples/slurm_priority/sshare.psv");
+const EX_QOS: &str = include_str!("../../examples/slurm_priority/qos.psv");
+const EX_ASSOC: &str = include_str!("../../examples/slurm_priority/assoc.psv");
+/// The second of the example's capture.
+pub const EXAMPLE_AT: i64 = 1_764_000_000;
+
+/// Texts of the inputs and the names errors give them.
+struct Texts {
+    conf: (String, String),
+    jobs: (Vec<u8>, String),
+    qos: Option<(String, String)>,
+    assoc: Option<(String, String)>,
+    tree: Option<fairsort::fairshare::TreeSpec>,
+}
+
+fn texts_of_files(args: &Args) -> Result<Texts, Failure> {
     let conf_path = args
         .slurm_conf
         .as_deref()
         .ok_or_else(|| Failure::usage("--slurm-conf is required"))?;
-    let conf = fslurm::parse_slurm_conf(&read_text(conf_path)?, &conf_path.display().to_string())
-        .map_err(|e| Failure::user(e.to_string()))?;
-    for note in &conf.notes {
-        eprintln!("fairsort: note: {}: {note}", conf_path.display());
-    }
     let jobs_path = args.jobs.as_deref().ok_or_else(|| {
         Failure::usage("--slurm-conf needs --jobs (squeue --json or squeue pipe output)")
     })?;
-    let name = jobs_path.display().to_string();
-    let jobs = read_slurm_jobs(&name, &read(jobs_path)?, args.jobs_format)
-        .map_err(|e| Failure::user(format!("{name}: {e}")))?;
-    let qos = match &args.qos {
-        Some(p) => fslurm::parse_qos_priorities(&read_text(p)?, &p.display().to_string())
-            .map_err(|e| Failure::user(e.to_string()))?,
-        None => BTreeMap::new(),
+    let named = |p: &Path| -> Result<(String, String), Failure> {
+        Ok((read_text(p)?, p.display().to_string()))
     };
-    let (assoc, assoc_text) = match &args.assoc {
-        Some(p) => {
-            let text = read_text(p)?;
-            let a = fslurm::parse_assoc_priorities(&text, &p.display().to_string())
-                .map_err(|e| Failure::user(e.to_string()))?;
-            (Some(a), Some(text))
-        }
-        None => (None, None),
-    };
-    let spec = match (&args.tree, &assoc_text) {
-        (Some(p), _) => Some(
+    let tree = match &args.tree {
+        Some(p) => Some(
             formats::read_tree(p, args.tree_format).map_err(|e| Failure::user(e.to_string()))?,
         ),
-        (None, Some(text)) => Some(fslurm::parse_sacctmgr(text).map_err(|e| {
+        None => None,
+    };
+    Ok(Texts {
+        conf: named(conf_path)?,
+        jobs: (read(jobs_path)?, jobs_path.display().to_string()),
+        qos: args.qos.as_deref().map(named).transpose()?,
+        assoc: args.assoc.as_deref().map(named).transpose()?,
+        tree,
+    })
+}
+
+fn example_texts() -> Result<Texts, Failure> {
+    let tree = formats::read_tree_str(EX_TREE, formats::TreeFormat::Sshare)
+        .map_err(|e| Failure::user(e.to_string()))?;
+    let named = |t: &str, n: &str| (t.to_string(), n.to_string());
+    Ok(Texts {
+        conf: named(EX_CONF, "slurm.conf"),
+        jobs: (EX_JOBS.as_bytes().to_vec(), "squeue.json".to_string()),
+        qos: Some(named(EX_QOS, "qos.psv")),
+        assoc: Some(named(EX_ASSOC, "assoc.psv")),
+        tree: Some(tree),
+    })
+}
+
+fn load(args: &Args, t: Texts, default_at: Option<i64>) -> Result<Inputs, Failure> {
+    let conf =
+        fslurm::parse_slurm_conf(&t.conf.0, &t.conf.1).map_err(|e| Failure::user(e.to_string()))?;
+    for note in &conf.notes {
+        eprintln!("fairsort: note: {}: {note}", t.conf.1);
+    }
+    let name = &t.jobs.1;
+    let jobs = read_slurm_jobs(name, &t.jobs.0, args.jobs_format)
+        .map_err(|e| Failure::user(format!("{name}: {e}")))?;
+    let qos = match &t.qos {
+        Some((text, name)) => {
+            fslurm::parse_qos_priorities(text, name).map_err(|e| Failure::user(e.to_string()))?
+        }
+        None => BTreeMap::new(),
+    };
+    let assoc = match &t.assoc {
+        Some((text, name)) => Some(
+            fslurm::parse_assoc_priorities(text, name).map_err(|e| Failure::user(e.to_string()))?,
+        ),
+        None => None,
+    };
+    let spec = match (t.tree, &t.assoc) {
+        (Some(spec), _) => Some(spec),
+        (None, Some((text, _))) => Some(fslurm::parse_sacctmgr(text).map_err(|e| {
             Failure::user(format!(
                 "--assoc as the share tree: {e} (or give the tree with --tree)"
             ))
@@ -109,7 +156,7 @@ fn load(args: &Args) -> Result<Inputs, Failure> {
     if tree.is_none() && conf.weight_fairshare != 0 {
         eprintln!("fairsort: note: PriorityWeightFairshare is set but no --tree: fair share 0");
     }
-    let now = match args.at {
+    let now = match args.at.or(default_at) {
         Some(t) => t,
         None => std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -141,9 +188,13 @@ fn rows_with(inp: &Inputs, weights: &Weights) -> Vec<PriorityRow> {
     compute(&site, &inp.jobs)
 }
 
-/// Runs the Slurm path of `fairsort order`.
+/// Runs the Slurm path of `fairsort order` (`--slurm-conf FILE`, or `--example sprio`).
 pub fn run(args: &Args) -> CliResult {
-    let inp = load(args)?;
+    let inp = if args.slurm_conf.is_some() {
+        load(args, texts_of_files(args)?, None)?
+    } else {
+        load(args, example_texts()?, Some(EXAMPLE_AT))?
+    };
     let weights = Weights::of(&inp.conf);
     let rows = rows_with(&inp, &weights);
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());

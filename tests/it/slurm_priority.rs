@@ -407,3 +407,24 @@ fn real_sprio_capture_2205_small_relative_to_time() {
         assert_eq!(r["job_priority"], stored, "job {id}");
     }
 }
+
+#[test]
+fn the_built_in_example_is_the_fixture_site() {
+    let out = fairsort()
+        .args(["order", "--example", "sprio", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(json_of(&out.stdout), run("squeue.json", &[]));
+    // The Slurm-only flags are refused on the PBS path.
+    let out = fairsort()
+        .args(["order", "--example", "pbs", "--at", "5"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--slurm-conf"));
+}
