@@ -10,6 +10,7 @@ pub mod check;
 pub mod eval;
 pub mod ftest;
 pub mod order;
+pub mod order_slurm;
 pub mod qmgr;
 pub mod replay;
 pub mod share;
@@ -55,7 +56,7 @@ pub enum Command {
     Qmgr(qmgr::Args),
     /// Dry-run the job queue order: bind, evaluate, sort, threshold and explain.
     #[command(visible_alias = "demo")]
-    Order(order::Args),
+    Order(Box<order::Args>),
     /// Run formula unit-test files.
     Test(ftest::Args),
     /// Record, decay, set, reset and show fair-share usage.
@@ -73,7 +74,7 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Share(args) => share::run(args, &global),
         Command::Tree(args) => tree::run(args, &global),
         Command::Qmgr(args) => qmgr::run(args, &global),
-        Command::Order(args) => order::run(args, &global),
+        Command::Order(args) => order::run(*args, &global),
         Command::Test(args) => ftest::run(args, &global),
         Command::Usage(args) => usage::run(args, &global),
         Command::Replay(args) => replay::run(args, &global),

@@ -24,13 +24,15 @@ use std::path::PathBuf;
 /// Arguments of `fairsort order`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Use a built-in example cluster (share tree, queue, formula): `pbs` (default) or `slurm`.
+    /// Use a built-in example cluster (share tree, queue, formula): `pbs` (default) or `slurm`;
+    /// `sprio` is a Slurm site's multifactor priority (slurm.conf, squeue --json, sshare, ...).
     #[arg(long, value_name = "NAME", num_args = 0..=1, default_missing_value = "pbs")]
     pub example: Option<String>,
-    /// Jobs: `qstat -f -F json` output, a fairsort JSON or CSV job list; `-` reads stdin.
+    /// Jobs: `qstat -f -F json` output, a fairsort JSON or CSV job list, `squeue --json` or
+    /// `squeue` pipe output; `-` reads stdin.
     #[arg(long, value_name = "FILE")]
     pub jobs: Option<PathBuf>,
-    /// Format of --jobs (default: detected): qstat, json, csv.
+    /// Format of --jobs (default: detected): qstat, json, csv, squeue-json, squeue.
     #[arg(long, value_name = "FORMAT")]
     pub jobs_format: Option<JobsFormat>,
     /// The job_sort_formula (overrides the example's).
@@ -95,6 +97,24 @@ pub struct Args {
     /// With --against: how many of the biggest movers to list.
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub movers: usize,
+    /// Slurm: compute the multifactor priority (sprio) from this slurm.conf; --jobs is
+    /// `squeue --json` or `squeue` pipe output, --tree an sshare/sacctmgr capture.
+    #[arg(long, value_name = "FILE")]
+    pub slurm_conf: Option<PathBuf>,
+    /// Slurm: `sacctmgr show qos -P` output (Name, Priority).
+    #[arg(long, value_name = "FILE")]
+    pub qos: Option<PathBuf>,
+    /// Slurm: `sacctmgr show assoc -P` output with a Priority column (also the tree when no
+    /// --tree is given and it has Share and ParentName columns).
+    #[arg(long, value_name = "FILE")]
+    pub assoc: Option<PathBuf>,
+    /// Slurm: the second of the calculation, as epoch seconds (default: now).
+    #[arg(long, value_name = "EPOCH")]
+    pub at: Option<i64>,
+    /// Slurm what-if: compare with changed weights, e.g.
+    /// `PriorityWeightAge=5000,PriorityWeightFairshare=20000`.
+    #[arg(long, value_name = "LIST", conflicts_with = "explain")]
+    pub against_weights: Option<String>,
 }
 
 fn user(msg: impl std::fmt::Display) -> Failure {
@@ -186,6 +206,18 @@ fn scenario(args: &Args, global: &Global) -> Result<Scenario, Failure> {
 pub fn run(mut args: Args, global: &Global) -> CliResult {
     if args.example.is_none() && args.jobs.is_none() && invoked_as_demo(std::env::args()) {
         args.example = Some("pbs".to_string());
+    }
+    if args.slurm_conf.is_some() || args.example.as_deref() == Some("sprio") {
+        return super::order_slurm::run(&args);
+    }
+    if args.qos.is_some()
+        || args.assoc.is_some()
+        || args.at.is_some()
+        || args.against_weights.is_some()
+    {
+        return Err(Failure::usage(
+            "--qos, --assoc, --at and --against-weights need --slurm-conf (or --example sprio)",
+        ));
     }
     let sc = scenario(&args, global)?;
     super::usage::warn_unmatched(&sc.unmatched_usage);

@@ -5,6 +5,7 @@ use super::error::JobsError;
 use super::job::JobSet;
 use super::qstat::read_qstat_json_paged;
 use super::read_file::{FileBytes, Pages};
+use super::slurm_jobs::{read_squeue_json, read_squeue_pipe, to_job_set, SlurmJob};
 use super::{read_job_list_csv, read_job_list_json};
 use std::fmt;
 use std::str::FromStr;
@@ -18,6 +19,10 @@ pub enum JobsFormat {
     Json,
     /// fairsort's CSV job list.
     Csv,
+    /// Slurm `squeue --json` (21.08 to 24.x).
+    SqueueJson,
+    /// Slurm `squeue` output with a header and `|` between fields.
+    SqueuePipe,
 }
 
 impl JobsFormat {
@@ -27,12 +32,16 @@ impl JobsFormat {
             JobsFormat::Qstat => "qstat",
             JobsFormat::Json => "json",
             JobsFormat::Csv => "csv",
+            JobsFormat::SqueueJson => "squeue-json",
+            JobsFormat::SqueuePipe => "squeue",
         }
     }
 
     /// Guesses from the file name and first bytes: `.csv` → CSV; a JSON object with a `"Jobs"`
     /// key near the start (qstat prints it after three short header fields) → qstat; other
-    /// JSON → fairsort's list; anything else → CSV.
+    /// JSON → `squeue --json` when it has a `"job_id"` or Slurm's `"meta"` block, else fairsort's
+    /// list; text whose first line starts with `JOBID` and has a `|` → `squeue` pipe output;
+    /// anything else → CSV.
     pub fn detect(name: &str, head: &[u8]) -> JobsFormat {
         if name.to_ascii_lowercase().ends_with(".csv") {
             return JobsFormat::Csv;
@@ -42,11 +51,20 @@ impl JobsFormat {
         if trimmed.starts_with('{') || trimmed.starts_with('[') {
             if text.contains("\"Jobs\"") || text.contains("\"pbs_version\"") {
                 JobsFormat::Qstat
+            } else if text.contains("\"job_id\"")
+                || (text.contains("\"meta\"") && text.to_ascii_lowercase().contains("slurm"))
+            {
+                JobsFormat::SqueueJson
             } else {
                 JobsFormat::Json
             }
         } else {
-            JobsFormat::Csv
+            let first = trimmed.lines().next().unwrap_or("").trim_start();
+            if first.to_ascii_uppercase().starts_with("JOBID") && first.contains('|') {
+                JobsFormat::SqueuePipe
+            } else {
+                JobsFormat::Csv
+            }
         }
     }
 }
@@ -64,8 +82,10 @@ impl FromStr for JobsFormat {
             "qstat" => Ok(JobsFormat::Qstat),
             "json" => Ok(JobsFormat::Json),
             "csv" => Ok(JobsFormat::Csv),
+            "squeue-json" => Ok(JobsFormat::SqueueJson),
+            "squeue" => Ok(JobsFormat::SqueuePipe),
             _ => Err(format!(
-                "unknown jobs format `{s}` (expected one of: qstat, json, csv)"
+                "unknown jobs format `{s}` (expected one of: qstat, json, csv, squeue-json, squeue)"
             )),
         }
     }
@@ -100,6 +120,26 @@ fn read_jobs(
         JobsFormat::Qstat => read_qstat_json_paged(bytes, pages),
         JobsFormat::Json => read_job_list_json(bytes),
         JobsFormat::Csv => read_job_list_csv(bytes),
+        JobsFormat::SqueueJson => to_job_set(&read_squeue_json(name, bytes)?),
+        JobsFormat::SqueuePipe => to_job_set(&read_squeue_pipe(name, bytes)?),
+    }
+}
+
+/// Reads a Slurm job file (`squeue --json` or `squeue` pipe output; detected when `format` is
+/// `None`) as [`SlurmJob`]s, for the multifactor priority.
+pub fn read_slurm_jobs(
+    name: &str,
+    bytes: &[u8],
+    format: Option<JobsFormat>,
+) -> Result<Vec<SlurmJob>, JobsError> {
+    match format.unwrap_or_else(|| JobsFormat::detect(name, bytes)) {
+        JobsFormat::SqueueJson => read_squeue_json(name, bytes),
+        JobsFormat::SqueuePipe => read_squeue_pipe(name, bytes),
+        other => Err(JobsError::Json {
+            message: format!(
+                "{name}: Slurm priorities need squeue --json or squeue pipe output, this is {other}"
+            ),
+        }),
     }
 }
 
@@ -128,5 +168,16 @@ mod tests {
             1
         );
         assert!("xml".parse::<JobsFormat>().is_err());
+        assert_eq!(
+            JobsFormat::detect(
+                "q.json",
+                b"{\"meta\":{\"plugin\":{\"type\":\"openapi/slurmctld\"}},\"jobs\":[]}"
+            ),
+            JobsFormat::SqueueJson
+        );
+        assert_eq!(
+            JobsFormat::detect("-", b"JOBID|USER|PARTITION\n1|a|b\n"),
+            JobsFormat::SqueuePipe
+        );
     }
 }

@@ -48,4 +48,7 @@ pub mod load;
 pub mod read_file;
 pub use read_file::{read_file, FileBytes, Pages};
 pub mod report;
-pub use load::{read_jobs_bytes, read_jobs_file, JobsFormat};
+pub use load::{read_jobs_bytes, read_jobs_file, read_slurm_jobs, JobsFormat};
+pub mod slurm_jobs;
+pub use slurm_jobs::SlurmJob;
+pub mod slurm_priority;

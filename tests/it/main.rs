@@ -50,4 +50,5 @@ mod share_flux_db;
 mod slurm_capture_cli;
 mod slurm_captures;
 mod slurm_edges;
+mod slurm_priority;
 mod usage_cli;

@@ -1,0 +1,430 @@
+//! Slurm's multifactor priority through `fairsort order --slurm-conf`: the three job formats
+//! (squeue --json 23.02+, 22.05, squeue pipe) give the same rows; every factor is checked by hand
+//! from the C formulas (priority_multifactor.c `set_priority_factors`) over
+//! tests/data/slurm_priority (8 nodes × 32 CPUs in `batch`, 2 GPU nodes in `gpu`; weights Age
+//! 1000, Assoc 500, Fairshare 10000, JobSize 1000, Partition 2000, QOS 3000,
+//! TRES CPU=1000,Mem=500,GRES/gpu=4000). Values compare within 1e-9 relative; integers exactly.
+
+use crate::common::{data_str, fairsort, json_of};
+use approx::assert_relative_eq;
+use serde_json::Value;
+
+const AT: &str = "1764000000";
+
+fn run(jobs: &str, extra: &[&str]) -> Value {
+    let mut args = vec![
+        "order".to_string(),
+        "--slurm-conf".into(),
+        data_str("slurm_priority/slurm.conf"),
+        "--jobs".into(),
+        data_str(&format!("slurm_priority/{jobs}")),
+        "--tree".into(),
+        data_str("slurm_priority/sshare.psv"),
+        "--qos".into(),
+        data_str("slurm_priority/qos.psv"),
+        "--assoc".into(),
+        data_str("slurm_priority/assoc.psv"),
+        "--at".into(),
+        AT.into(),
+        "--json".into(),
+    ];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    let out = fairsort().args(&args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    json_of(&out.stdout)
+}
+
+fn row<'a>(doc: &'a Value, id: &str, part: &str) -> &'a Value {
+    doc["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == id && r["partition"] == part)
+        .unwrap_or_else(|| panic!("no row {id}/{part}"))
+}
+
+fn f(r: &Value, k: &str) -> f64 {
+    r["factors"][k].as_f64().unwrap()
+}
+
+#[test]
+fn the_three_job_formats_agree() {
+    let a = run("squeue.json", &[]);
+    assert_eq!(a, run("squeue_2205.json", &[]));
+    assert_eq!(a, run("squeue.txt", &[]));
+    // 6 pending jobs, one in two partitions; the running job has no row.
+    assert_eq!(a["jobs"].as_array().unwrap().len(), 7);
+    assert_eq!(a["not_pending"], 1);
+}
+
+#[test]
+fn every_factor_by_hand() {
+    let d = run("squeue.json", &[]);
+    let tol = 1e-9;
+    // Job 101: alice/physics in batch, accrued 3 days ago, 1 node, 4 CPUs, 16G.
+    let r = row(&d, "101", "batch");
+    assert_relative_eq!(f(r, "age"), 3.0 / 7.0 * 1000.0, max_relative = tol);
+    // physics priority 10 (alice inherits it) / max 50 (dave).
+    assert_relative_eq!(f(r, "assoc"), 10.0 / 50.0 * 500.0, max_relative = tol);
+    // Fair Tree factor of physics/alice in the capture: 0.142857 = 1/7.
+    assert_relative_eq!(f(r, "fairshare"), 10000.0 / 7.0, max_relative = 1e-6);
+    assert_relative_eq!(
+        f(r, "jobsize"),
+        (1.0 / 10.0 + 4.0 / 320.0) / 2.0 * 1000.0,
+        max_relative = tol
+    );
+    assert_relative_eq!(f(r, "partition"), 1.0 / 8.0 * 2000.0, max_relative = tol);
+    assert_relative_eq!(f(r, "qos"), 10.0 / 100.0 * 3000.0, max_relative = tol);
+    assert_relative_eq!(
+        r["factors"]["tres"]["cpu"].as_f64().unwrap(),
+        4.0 / 256.0 * 1000.0,
+        max_relative = tol
+    );
+    assert_relative_eq!(
+        r["factors"]["tres"]["mem"].as_f64().unwrap(),
+        16384.0 / (8.0 * 192000.0) * 500.0,
+        max_relative = tol
+    );
+    let sum: f64 = ["age", "assoc", "fairshare", "jobsize", "partition", "qos"]
+        .iter()
+        .map(|k| f(r, k))
+        .sum::<f64>()
+        + r["factors"]["tres"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|v| v.as_f64().unwrap())
+            .sum::<f64>();
+    assert_eq!(r["priority"], sum.trunc() as i64);
+    assert_eq!(r["priority"], 2584);
+
+    // Job 102 in two partitions: TRES over each row's partition, the partition factor per row.
+    let g = row(&d, "102", "gpu");
+    let b = row(&d, "102", "batch");
+    assert_relative_eq!(f(g, "partition"), 0.5 * 2000.0, max_relative = tol);
+    assert_relative_eq!(f(b, "partition"), 0.125 * 2000.0, max_relative = tol);
+    assert_relative_eq!(
+        g["factors"]["tres"]["gres/gpu"].as_f64().unwrap(),
+        1.0 / 8.0 * 4000.0,
+        max_relative = tol
+    );
+    assert!(b["factors"]["tres"]["gres/gpu"].as_f64().unwrap() == 0.0);
+    assert_eq!(g["priority"], 7802);
+    assert_eq!(b["priority"], 6453);
+
+    // Job 103: nice 100 is subtracted; accrued 9 days ago → age 1.
+    let c = row(&d, "103", "gpu");
+    assert_eq!(f(c, "nice"), 100.0);
+    assert_eq!(f(c, "age"), 1000.0);
+    // Job 104: nice −50 raises; QOS priority 0 gives 0.
+    let dv = row(&d, "104", "debug");
+    assert_eq!(f(dv, "nice"), -50.0);
+    assert_eq!(f(dv, "qos"), 0.0);
+    // Job 105: accrue_time 0 (held / not yet accruing) → no age; idle inherits root's 1.
+    let e = row(&d, "105", "batch");
+    assert_eq!(f(e, "age"), 0.0);
+    assert_relative_eq!(f(e, "assoc"), 1.0 / 50.0 * 500.0, max_relative = tol);
+    assert_relative_eq!(
+        f(e, "jobsize"),
+        (0.4 + 0.4) / 2.0 * 1000.0,
+        max_relative = tol
+    );
+}
+
+#[test]
+fn table_explain_and_what_if() {
+    let base = [
+        "order",
+        "--slurm-conf",
+        &data_str("slurm_priority/slurm.conf"),
+        "--jobs",
+        &data_str("slurm_priority/squeue.json"),
+        "--tree",
+        &data_str("slurm_priority/sshare.psv"),
+        "--qos",
+        &data_str("slurm_priority/qos.psv"),
+        "--assoc",
+        &data_str("slurm_priority/assoc.psv"),
+        "--at",
+        AT,
+    ]
+    .map(str::to_string);
+    let out = fairsort().args(&base).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split_whitespace().collect();
+    assert_eq!(
+        header,
+        [
+            "JOBID",
+            "PARTITION",
+            "USER",
+            "PRIORITY",
+            "SITE",
+            "AGE",
+            "ASSOC",
+            "FAIRSHARE",
+            "JOBSIZE",
+            "PARTITION",
+            "QOS",
+            "NICE",
+            "TRES"
+        ]
+    );
+    let first: Vec<&str> = lines.next().unwrap().split_whitespace().collect();
+    // sprio prints the factors with %.0f: 428.57 → 429, 1428.57 → 1429, 56.25 → 56.
+    assert_eq!(
+        first,
+        [
+            "101",
+            "batch",
+            "alice",
+            "2584",
+            "0",
+            "429",
+            "100",
+            "1429",
+            "56",
+            "250",
+            "300",
+            "0",
+            "cpu=16,mem=5"
+        ]
+    );
+    let out = fairsort()
+        .args(&base)
+        .args(["--explain", "102"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("job 102 in partition gpu"), "{text}");
+    assert!(text.contains("PriorityJobFactor 4 / max 8"), "{text}");
+    let out = fairsort()
+        .args(&base)
+        .args(["--explain", "90"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("RUNNING"));
+    let out = fairsort()
+        .args(&base)
+        .args(["--against-weights", "PriorityWeightAge=100000"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    // With age dominant, the 9-day-old job 103 comes first.
+    let second = text.lines().nth(2).unwrap();
+    assert!(second.trim_start().starts_with("103"), "{text}");
+}
+
+#[test]
+fn errors_name_the_file_job_and_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = crate::common::write(
+        dir.path(),
+        "bad.json",
+        r#"{"meta":{"Slurm":{}},"jobs":[{"job_id":5,"user_name":"a","cpus":"lots"}]}"#,
+    );
+    let out = fairsort()
+        .args(["order", "--slurm-conf"])
+        .arg(data_str("slurm_priority/slurm.conf"))
+        .arg("--jobs")
+        .arg(&bad)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("bad.json") && err.contains("job `5`") && err.contains("cpus"),
+        "{err}"
+    );
+}
+
+#[test]
+fn squeue_jobs_also_feed_the_formula_path() {
+    let out = fairsort()
+        .args(["order", "--jobs"])
+        .arg(data_str("slurm_priority/squeue.json"))
+        .arg("--tree")
+        .arg(data_str("slurm_priority/sshare.psv"))
+        .args(["--formula", "fairtree_factor * 1000 + ncpus", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    // erin (Fair Tree factor 1, 128 CPUs) first.
+    let erin = text.find("\"105\"").unwrap();
+    let alice = text.find("\"101\"").unwrap();
+    assert!(erin < alice, "{text}");
+}
+
+/// A real Slurm 22.05.8 capture (tests/data/slurm_priority/real_2205/README.md): every cell of
+/// `sprio -l` for the pending jobs, reproduced exactly, and slurmctld's stored priority (squeue's
+/// `priority`) for the single-partition jobs.
+#[test]
+fn real_sprio_capture_2205_reproduced() {
+    let dir = "slurm_priority/real_2205";
+    let out = fairsort()
+        .args(["order", "--slurm-conf"])
+        .arg(data_str(&format!("{dir}/slurm.conf")))
+        .arg("--jobs")
+        .arg(data_str(&format!("{dir}/squeue.json")))
+        .args(["--at", "1795629416"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ours: Vec<Vec<String>> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.split_whitespace().map(str::to_string).collect())
+        .collect();
+    let sprio =
+        std::fs::read_to_string(crate::common::data(&format!("{dir}/sprio_l.txt"))).unwrap();
+    let theirs: Vec<Vec<String>> = sprio
+        .lines()
+        .skip(1)
+        .map(|l| l.split_whitespace().map(str::to_string).collect())
+        .collect();
+    assert_eq!(ours, theirs);
+
+    let doc = run_in(dir, "1795629416");
+    let squeue: Value = serde_json::from_str(
+        &std::fs::read_to_string(crate::common::data(&format!("{dir}/squeue.json"))).unwrap(),
+    )
+    .unwrap();
+    for id in ["1", "3", "4"] {
+        let stored = squeue["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|j| j["job_id"].as_u64().map(|n| n.to_string()).as_deref() == Some(id))
+            .unwrap()["priority"]
+            .as_u64()
+            .unwrap();
+        let r = doc["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == id)
+            .unwrap();
+        assert_eq!(r["job_priority"].as_u64().unwrap(), stored, "job {id}");
+    }
+    // slurmctld's log for job 4: JobSize 1178.57, Partition 5714.29, TRES 297 (187.50 + 109.38).
+    let r = doc["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == "4")
+        .unwrap();
+    assert_relative_eq!(f(r, "jobsize"), 1178.57, epsilon = 0.005);
+    assert_relative_eq!(f(r, "partition"), 5714.29, epsilon = 0.005);
+    assert_relative_eq!(
+        r["factors"]["tres"]["cpu"].as_f64().unwrap(),
+        187.50,
+        epsilon = 0.005
+    );
+    assert_relative_eq!(
+        r["factors"]["tres"]["mem"].as_f64().unwrap(),
+        109.38,
+        epsilon = 0.005
+    );
+}
+
+fn run_in(dir: &str, at: &str) -> Value {
+    let out = fairsort()
+        .args(["order", "--slurm-conf"])
+        .arg(data_str(&format!("{dir}/slurm.conf")))
+        .arg("--jobs")
+        .arg(data_str(&format!("{dir}/squeue.json")))
+        .args(["--at", at, "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    json_of(&out.stdout)
+}
+
+/// The second real capture: `PriorityFavorSmall=YES` with `SMALL_RELATIVE_TO_TIME`, negative
+/// nice values, a 1-minute job asking for every CPU of its partition.
+#[test]
+fn real_sprio_capture_2205_small_relative_to_time() {
+    let dir = "slurm_priority/real_2205_small";
+    let out = fairsort()
+        .args(["order", "--slurm-conf"])
+        .arg(data_str(&format!("{dir}/slurm.conf")))
+        .arg("--jobs")
+        .arg(data_str(&format!("{dir}/squeue.json")))
+        .args(["--at", "1795629662"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let cells = |text: &str| -> Vec<Vec<String>> {
+        text.lines()
+            .skip(1)
+            .map(|l| l.split_whitespace().map(str::to_string).collect())
+            .collect()
+    };
+    let sprio =
+        std::fs::read_to_string(crate::common::data(&format!("{dir}/sprio_l.txt"))).unwrap();
+    assert_eq!(
+        cells(&String::from_utf8(out.stdout).unwrap()),
+        cells(&sprio)
+    );
+    // The stored priorities of the single-partition jobs (squeue's `priority`).
+    let doc = run_in(dir, "1795629662");
+    for (id, stored) in [
+        ("1", 16264),
+        ("3", 30057),
+        ("4", 16009),
+        ("5", 31662),
+        ("6", 17719),
+    ] {
+        let r = doc["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == id)
+            .unwrap();
+        assert_eq!(r["job_priority"], stored, "job {id}");
+    }
+}
+
+#[test]
+fn the_built_in_example_is_the_fixture_site() {
+    let out = fairsort()
+        .args(["order", "--example", "sprio", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(json_of(&out.stdout), run("squeue.json", &[]));
+    // The Slurm-only flags are refused on the PBS path.
+    let out = fairsort()
+        .args(["order", "--example", "pbs", "--at", "5"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--slurm-conf"));
+}
