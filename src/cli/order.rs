@@ -209,8 +209,12 @@ pub fn run(mut args: Args, global: &Global) -> CliResult {
         } else {
             print_order(&mut out, &args, &sc, &program, &result)?;
         }
+        // The process ends next: freeing a large tree node by node (twice: the scenario's and
+        // the dry run's) would cost more than a small order itself (issue #16).
+        std::mem::forget(result);
     }
     out.flush()?;
+    std::mem::forget(sc);
     Ok(())
 }
 
