@@ -186,3 +186,31 @@ fn a_link_at_the_snapshot_is_never_followed() {
     assert!(meta.file_type().is_file(), "the link was replaced");
     assert_eq!(std::fs::read(h.join("snapshot.bin")).unwrap(), valid);
 }
+
+/// A user who does not own the home reads the text (same results) and writes nothing there.
+#[test]
+fn a_reader_who_does_not_own_the_home_does_not_write_it() {
+    if !rustix::process::geteuid().is_root() {
+        return; // needs another user (`nobody` through setpriv)
+    }
+    let dir = tempfile::tempdir().unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let h = home(dir.path());
+    let owner = outputs(&h, dir.path());
+    std::fs::remove_file(h.join("snapshot.bin")).unwrap();
+    let out = std::process::Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+        .arg(crate::common::bin())
+        .env_remove("FAIRSORT_HOME")
+        .env("XDG_DATA_HOME", crate::common::NO_XDG_DATA_HOME)
+        .arg("--home")
+        .arg(&h)
+        .args(["order", "--json", "--jobs"])
+        .arg(dir.path().join("jobs.json"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(out.stdout, owner[0]);
+    assert_eq!(snapshot_id(&h), None);
+}
