@@ -187,7 +187,7 @@ pub fn run(mut args: Args, global: &Global) -> CliResult {
     if args.example.is_none() && args.jobs.is_none() && invoked_as_demo(std::env::args()) {
         args.example = Some("pbs".to_string());
     }
-    let sc = scenario(&args, global)?;
+    let mut sc = scenario(&args, global)?;
     super::usage::warn_unmatched(&sc.unmatched_usage);
     let program = sc
         .compile(sc.formula_source().map_err(scenario_failure)?)
@@ -200,7 +200,8 @@ pub fn run(mut args: Args, global: &Global) -> CliResult {
             .map_err(scenario_failure)?;
         print_against(&mut out, &args, &program, &other, &cmp)?;
     } else {
-        let result = sc.order(&program, &[]).map_err(scenario_failure)?;
+        // The tree moves into the result: a 100k-user tree is not copied (issue #16).
+        let result = sc.order_once(&program).map_err(scenario_failure)?;
         if let Some(id) = &args.explain {
             let e = sc
                 .explain(&program, &result, id)

@@ -5,7 +5,9 @@ use super::{Scenario, ScenarioError};
 use crate::fairshare::{self, explain::Explanation};
 use crate::formula::{self, Program};
 use crate::queue::compare::{compare, Comparison as RankComparison};
-use crate::queue::dry_run::{dry_run_with, order_options, prepare_shares, DryRun};
+use crate::queue::dry_run::{
+    dry_run_with, order_options, prepare_shares, prepare_shares_with, DryRun,
+};
 use crate::queue::{explain_job, EntityName, JobExplanation, ShareEngine, SortFormula};
 use serde::Serialize;
 
@@ -93,6 +95,18 @@ impl Scenario {
         let mut all: Vec<&dyn SortFormula> = vec![program];
         all.extend(others.iter().map(|p| *p as &dyn SortFormula));
         let shares = prepare_shares(&self.setup, &all, &ENGINE).map_err(ScenarioError::input)?;
+        let options = order_options(&self.setup, shares.as_ref(), &ENGINE);
+        dry_run_with(&self.setup, program, shares, options).map_err(ScenarioError::input)
+    }
+
+    /// [`Scenario::order`] moving the Scenario's share tree into the result (`DryRun::shares`)
+    /// instead of copying it: for a caller that runs one order (the command line). Afterwards
+    /// the Scenario has no tree.
+    pub fn order_once(&mut self, program: &Program) -> Result<DryRun, ScenarioError> {
+        let tree = self.setup.tree.take();
+        let all: [&dyn SortFormula; 1] = [program];
+        let shares =
+            prepare_shares_with(&self.setup, tree, &all, &ENGINE).map_err(ScenarioError::input)?;
         let options = order_options(&self.setup, shares.as_ref(), &ENGINE);
         dry_run_with(&self.setup, program, shares, options).map_err(ScenarioError::input)
     }
