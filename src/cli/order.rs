@@ -219,7 +219,7 @@ pub fn run(mut args: Args, global: &Global) -> CliResult {
             "--qos, --assoc, --at and --against-weights need --slurm-conf (or --example sprio)",
         ));
     }
-    let sc = scenario(&args, global)?;
+    let mut sc = scenario(&args, global)?;
     super::usage::warn_unmatched(&sc.unmatched_usage);
     let program = sc
         .compile(sc.formula_source().map_err(scenario_failure)?)
@@ -231,17 +231,24 @@ pub fn run(mut args: Args, global: &Global) -> CliResult {
             .compare(&program, &other, args.top, args.movers)
             .map_err(scenario_failure)?;
         print_against(&mut out, &args, &program, &other, &cmp)?;
-    } else if let Some(id) = &args.explain {
-        let result = sc.order(&program, &[]).map_err(scenario_failure)?;
-        let e = sc
-            .explain(&program, &result, id)
-            .map_err(scenario_failure)?;
-        print_explain(&mut out, &args, &sc, &program, &result, &e)?;
     } else {
-        let result = sc.order_top(&program, args.top).map_err(scenario_failure)?;
-        print_order(&mut out, &args, &sc, &program, &result)?;
+        // The tree moves into the result: a 100k-user tree is not copied (issue #16).
+        let top = if args.explain.is_some() { None } else { args.top };
+        let result = sc.order_once(&program, top).map_err(scenario_failure)?;
+        if let Some(id) = &args.explain {
+            let e = sc
+                .explain(&program, &result, id)
+                .map_err(scenario_failure)?;
+            print_explain(&mut out, &args, &sc, &program, &result, &e)?;
+        } else {
+            print_order(&mut out, &args, &sc, &program, &result)?;
+        }
+        // The process ends next: freeing a large tree node by node (twice: the scenario's and
+        // the dry run's) would cost more than a small order itself (issue #16).
+        std::mem::forget(result);
     }
     out.flush()?;
+    std::mem::forget(sc);
     Ok(())
 }
 

@@ -34,8 +34,10 @@ pub mod files {
     pub const LOCK: &str = "lock";
     /// The intent record of a change being committed (see `journal`).
     pub const PENDING: &str = super::super::journal::PENDING;
+    /// The binary snapshot of the tree with usage (a cache of the text, see `snapshot_cache`).
+    pub const SNAPSHOT: &str = super::super::snapshot_cache::FILE;
     /// Every file the home reads or writes (checked before the home is used).
-    pub const ALL: [&str; 7] = [STATE, TREE, USAGE, LEDGER, AUDIT, LOCK, PENDING];
+    pub const ALL: [&str; 8] = [STATE, TREE, USAGE, LEDGER, AUDIT, LOCK, PENDING, SNAPSHOT];
 }
 
 /// An opened server home (the directory exists, is safe, and holds a state file).

@@ -79,6 +79,11 @@ impl HomeDir {
         &self.path
     }
 
+    /// The uid owning the directory (when it was opened).
+    pub fn owner(&self) -> u32 {
+        self.owner
+    }
+
     /// The handle.
     pub fn fd(&self) -> BorrowedFd<'_> {
         self.fd.as_fd()

@@ -9,6 +9,7 @@ pub mod error;
 pub mod fsio;
 pub mod journal;
 pub mod permissions;
+pub mod snapshot_cache;
 pub mod state;
 pub mod state_file;
 pub mod tree_store;

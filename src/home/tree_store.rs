@@ -6,7 +6,9 @@
 
 use super::dir::{files, Home};
 use super::error::ServerError;
+use super::fsio::modes;
 use super::permissions::{current_host, is_manager, unauthorized};
+use super::snapshot_cache;
 use super::state::ServerState;
 use crate::fairshare::{Tree, TreeSource, TreeSpec};
 use crate::formats::{native, pbs};
@@ -52,18 +54,79 @@ impl Home {
 
     /// One consistent snapshot of everything an evaluation reads from the home: the state and
     /// the share tree with usage applied, read together without a lock (`Home::with_shared`).
+    ///
+    /// The tree with usage comes from the binary snapshot `snapshot.bin` when it was built from
+    /// exactly the text just read (its key is a hash of those bytes, see `snapshot_cache`);
+    /// otherwise from the text, and then the snapshot is rewritten if this process owns the
+    /// home (or is root): atomically, through the home's handle, never following a link, and
+    /// ignoring any failure (it is only a cache; the text is what counts).
     pub(crate) fn snapshot(&self) -> Result<Snapshot, ServerError> {
-        self.with_shared(|state| {
-            let (tree, unmatched) = match self.read_tree(state)? {
-                Some((spec, unmatched)) => (Some(spec), unmatched),
-                None => (None, UnmatchedUsage::default()),
-            };
-            Ok(Snapshot {
+        let (snap, rebuilt) = self.with_shared(|state| {
+            let empty = |tree| Snapshot {
                 tree,
-                unmatched,
+                unmatched: UnmatchedUsage::default(),
                 state: state.clone(),
-            })
-        })
+            };
+            let Some((tree_name, tree_text)) = self.read_tree_text()? else {
+                return Ok((empty(None), None));
+            };
+            let usage_text = self.read_text(files::USAGE)?;
+            let key = snapshot_cache::key(
+                (tree_name, tree_text.as_bytes()),
+                usage_text.as_deref().map(str::as_bytes),
+                state.sched.unknown_shares,
+            );
+            if let Some((spec, unmatched)) = self.read_snapshot_file(&key) {
+                return Ok((
+                    Snapshot {
+                        tree: Some(spec),
+                        unmatched,
+                        state: state.clone(),
+                    },
+                    None,
+                ));
+            }
+            let mut spec = self.parse_stored(state, tree_name, &tree_text)?;
+            drop(tree_text);
+            let unmatched = apply_home_usage(&mut spec, usage_text, &self.usage_path())?;
+            Ok((
+                Snapshot {
+                    tree: Some(spec),
+                    unmatched,
+                    state: state.clone(),
+                },
+                Some(key),
+            ))
+        })?;
+        if let (Some(key), Some(spec)) = (rebuilt, &snap.tree) {
+            self.write_snapshot_file(&key, spec, &snap.unmatched);
+        }
+        Ok(snap)
+    }
+
+    /// `snapshot.bin` if it is a whole, valid snapshot for `key`; any problem (missing, a link,
+    /// unreadable, damaged, another key) is a miss.
+    fn read_snapshot_file(&self, key: &snapshot_cache::Key) -> Option<(TreeSpec, UnmatchedUsage)> {
+        let mut f = self.dir().open_read(files::SNAPSHOT).ok()??;
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut f, &mut bytes).ok()?;
+        snapshot_cache::decode(&bytes, key)
+    }
+
+    /// Rewrites `snapshot.bin` when this process is root or the home's owner (anyone else could
+    /// not, and must not try); best effort.
+    fn write_snapshot_file(
+        &self,
+        key: &snapshot_cache::Key,
+        spec: &TreeSpec,
+        unmatched: &UnmatchedUsage,
+    ) {
+        let me = rustix::process::geteuid().as_raw();
+        if me != 0 && me != self.dir().owner() {
+            return;
+        }
+        let bytes = snapshot_cache::encode(key, spec, unmatched);
+        let _ = self.dir().write(files::SNAPSHOT, &bytes, modes::PUBLIC);
     }
 
     /// The stored tree with usage applied; call inside `with_shared` or under the writers' lock.
@@ -79,25 +142,42 @@ impl Home {
         Ok(Some((spec, unmatched)))
     }
 
+    /// The tree file's name and text: `tree.toml` if present, else `resource_group`, else
+    /// `None`. Call inside `with_shared` or under the writers' lock.
+    fn read_tree_text(&self) -> Result<Option<(&'static str, String)>, ServerError> {
+        if let Some(text) = self.read_text(NATIVE_TREE)? {
+            return Ok(Some((NATIVE_TREE, text)));
+        }
+        Ok(self.read_text(files::TREE)?.map(|t| (files::TREE, t)))
+    }
+
     /// The stored tree without usage: `tree.toml` if present, else `resource_group`; a PBS tree
     /// gets the home's `unknown_shares`. Call inside `with_shared` or under the writers' lock.
     fn read_stored(&self, state: &ServerState) -> Result<Option<TreeSpec>, ServerError> {
+        match self.read_tree_text()? {
+            Some((name, text)) => self.parse_stored(state, name, &text).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Parses the tree file `name` (from [`Home::read_tree_text`]).
+    fn parse_stored(
+        &self,
+        state: &ServerState,
+        name: &str,
+        text: &str,
+    ) -> Result<TreeSpec, ServerError> {
         let unknown_shares = state.sched.unknown_shares;
-        let path = self.file(NATIVE_TREE);
-        if let Some(text) = self.read_text(NATIVE_TREE)? {
-            let mut spec = native::read_toml(&text)
+        let path = self.file(name);
+        if name == NATIVE_TREE {
+            let mut spec = native::read_toml(text)
                 .map_err(|e| ServerError::Tree(format!("{}: {e}", path.display())))?;
             if spec.follows_pbs() {
                 spec.unknown_shares = Some(unknown_shares);
             }
-            return Ok(Some(spec));
+            return Ok(spec);
         }
-        let path = self.file(files::TREE);
-        let Some(text) = self.read_text(files::TREE)? else {
-            return Ok(None);
-        };
-        pbs::parse_resource_group(&text, unknown_shares)
-            .map(Some)
+        pbs::parse_resource_group(text, unknown_shares)
             .map_err(|e| ServerError::Tree(format!("{}: {e}", path.display())))
     }
 

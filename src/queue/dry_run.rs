@@ -84,7 +84,18 @@ pub fn prepare_shares(
     formulas: &[&dyn SortFormula],
     engine: &ShareEngine,
 ) -> Result<Option<ShareContext>, DryRunError> {
-    let Some(tree) = setup.tree.clone() else {
+    prepare_shares_with(setup, setup.tree.clone(), formulas, engine)
+}
+
+/// [`prepare_shares`] with the tree given instead of copied from `setup` (a caller that takes
+/// it out of the setup saves a copy of the whole tree; issue #16).
+pub fn prepare_shares_with(
+    setup: &Setup,
+    tree: Option<Tree>,
+    formulas: &[&dyn SortFormula],
+    engine: &ShareEngine,
+) -> Result<Option<ShareContext>, DryRunError> {
+    let Some(tree) = tree else {
         if setup.fair_share {
             return Err(DryRunError::FairShareWithoutTree);
         }

@@ -5,7 +5,9 @@ use super::{Scenario, ScenarioError};
 use crate::fairshare::{self, explain::Explanation};
 use crate::formula::{self, Program};
 use crate::queue::compare::{compare, Comparison as RankComparison};
-use crate::queue::dry_run::{dry_run_with, order_options, prepare_shares, DryRun};
+use crate::queue::dry_run::{
+    dry_run_with, order_options, prepare_shares, prepare_shares_with, DryRun,
+};
 use crate::queue::{explain_job, EntityName, JobExplanation, ShareEngine, SortFormula};
 use serde::Serialize;
 
@@ -97,15 +99,19 @@ impl Scenario {
         dry_run_with(&self.setup, program, shares, options).map_err(ScenarioError::input)
     }
 
-    /// [`order`](Self::order) ranking only the first `top` jobs (every job is still bound,
-    /// evaluated and counted in the order's summary; the rest are not sorted).
-    pub fn order_top(
-        &self,
+    /// [`Scenario::order`] moving the Scenario's share tree into the result (`DryRun::shares`)
+    /// instead of copying it: for a caller that runs one order (the command line). Afterwards
+    /// the Scenario has no tree. With `top`, only the first `top` jobs are ranked (every job
+    /// is still bound, evaluated and counted in the order's summary; the rest are not sorted).
+    pub fn order_once(
+        &mut self,
         program: &Program,
         top: Option<usize>,
     ) -> Result<DryRun, ScenarioError> {
+        let tree = self.setup.tree.take();
+        let all: [&dyn SortFormula; 1] = [program];
         let shares =
-            prepare_shares(&self.setup, &[program], &ENGINE).map_err(ScenarioError::input)?;
+            prepare_shares_with(&self.setup, tree, &all, &ENGINE).map_err(ScenarioError::input)?;
         let mut options = order_options(&self.setup, shares.as_ref(), &ENGINE);
         options.top = top;
         dry_run_with(&self.setup, program, shares, options).map_err(ScenarioError::input)

@@ -34,6 +34,7 @@ mod hardening_props;
 mod hardening_regressions;
 mod hardening_validate;
 mod home_security;
+mod home_snapshot;
 mod math_bits;
 mod order_cli;
 mod order_demo;

@@ -1,0 +1,392 @@
+//! `snapshot.bin`: a compact binary copy of what reading the home's share tree and usage gives
+//! (the tree with usage applied, and the usage that met no association), so a small `order` does
+//! not parse megabytes of text each run (docs/server.md, "The binary snapshot").
+//!
+//! It is never trusted over the text. Its key is a BLAKE3 hash of the exact bytes it was built
+//! from (which tree file and its content, `usage.toml`'s content or its absence, the state's
+//! `unknown_shares`) and of fairsort's version and this layout's version; a reader hashes the
+//! text it has just read (inside `Home::with_shared`) and uses the snapshot only when the keys
+//! are equal. The file is also checked whole: magic, layout version, length, a BLAKE3 checksum of
+//! header and payload, every count bounded by the bytes left, every number finite (usage >= 0),
+//! nothing left over. Anything else is a miss: the text is read as before, and the snapshot is
+//! rewritten when this process may (see [`Home::snapshot`]).
+//!
+//! Layout (little-endian): `MAGIC` (8 bytes), layout version (u32), payload length (u64), key
+//! (32 bytes), payload, BLAKE3 of everything before it (32 bytes). Strings are a u32 length and
+//! UTF-8 bytes; options a 0/1 byte then the value; floats their IEEE bits, so a value read back is
+//! the value written, bit for bit.
+
+use crate::fairshare::{NodeKind, NodeSpec, Shares, TreeSource, TreeSpec};
+use crate::usage::UnmatchedUsage;
+
+/// The file's name in the home.
+pub const FILE: &str = "snapshot.bin";
+
+const MAGIC: &[u8; 8] = b"FSSNAP\r\n";
+/// Bump when the payload's layout or the meaning of what is cached changes.
+const LAYOUT: u32 = 1;
+const HEADER: usize = 8 + 4 + 8 + 32;
+const CHECKSUM: usize = 32;
+
+/// What the snapshot is keyed by.
+pub type Key = [u8; 32];
+
+/// The key of the text a snapshot stands for: the tree file's name and bytes, `usage.toml`'s
+/// bytes (or `None`: no such file), and the `unknown_shares` the tree is read with.
+pub fn key(tree: (&str, &[u8]), usage: Option<&[u8]>, unknown_shares: u64) -> Key {
+    let mut h = blake3::Hasher::new();
+    h.update(b"fairsort home snapshot\0");
+    h.update(env!("CARGO_PKG_VERSION").as_bytes());
+    h.update(&LAYOUT.to_le_bytes());
+    for part in [tree.0.as_bytes(), tree.1] {
+        h.update(&(part.len() as u64).to_le_bytes());
+        h.update(part);
+    }
+    match usage {
+        Some(u) => {
+            h.update(&[1]);
+            h.update(&(u.len() as u64).to_le_bytes());
+            h.update(u);
+        }
+        None => {
+            h.update(&[0]);
+        }
+    }
+    h.update(&unknown_shares.to_le_bytes());
+    *h.finalize().as_bytes()
+}
+
+/// The file's bytes for `spec` and `unmatched` under `key`.
+pub fn encode(key: &Key, spec: &TreeSpec, unmatched: &UnmatchedUsage) -> Vec<u8> {
+    let mut w = Writer(Vec::with_capacity(64 + spec.nodes.len() * 48));
+    w.0.extend_from_slice(MAGIC);
+    w.0.extend_from_slice(&LAYOUT.to_le_bytes());
+    w.0.extend_from_slice(&0u64.to_le_bytes());
+    w.0.extend_from_slice(key);
+    w.u8(match spec.source {
+        TreeSource::Pbs => 0,
+        TreeSource::Slurm => 1,
+        TreeSource::Flux => 2,
+        TreeSource::Native => 3,
+    });
+    w.str(&spec.root_name);
+    w.opt_f64(spec.root_usage);
+    w.opt(spec.unknown_shares, |w, v| w.u64(v));
+    w.u64(spec.nodes.len() as u64);
+    for n in &spec.nodes {
+        w.str(&n.name);
+        w.opt(n.parent.as_deref(), |w, p| w.str(p));
+        w.u8(match n.kind {
+            NodeKind::Account => 0,
+            NodeKind::User => 1,
+        });
+        match n.shares {
+            Shares::Count(c) => {
+                w.u8(0);
+                w.u64(c);
+            }
+            Shares::Parent => w.u8(1),
+        }
+        w.opt_f64(n.usage);
+        w.u8(u8::from(n.active));
+        w.opt(n.id, |w, v| w.u64(v as u64));
+        w.opt(n.line, |w, v| w.u64(v as u64));
+    }
+    w.u64(unmatched.records as u64);
+    w.u64(unmatched.total.to_bits());
+    w.u64(unmatched.users.len() as u64);
+    for (name, usage) in &unmatched.users {
+        w.str(name);
+        w.u64(usage.to_bits());
+    }
+    let payload = (w.0.len() - HEADER) as u64;
+    w.0[12..20].copy_from_slice(&payload.to_le_bytes());
+    let sum = blake3::hash(&w.0);
+    w.0.extend_from_slice(sum.as_bytes());
+    w.0
+}
+
+/// The tree and unmatched usage in `bytes` if they are a whole, valid snapshot for `key`;
+/// `None` for anything else (another key, another version, damaged, truncated, foreign).
+pub fn decode(bytes: &[u8], key: &Key) -> Option<(TreeSpec, UnmatchedUsage)> {
+    if bytes.len() < HEADER + CHECKSUM || &bytes[..8] != MAGIC {
+        return None;
+    }
+    let mut r = Reader(&bytes[8..HEADER]);
+    if r.u32()? != LAYOUT {
+        return None;
+    }
+    let payload = usize::try_from(r.u64()?).ok()?;
+    if r.take(32)? != key.as_slice() || bytes.len() - HEADER - CHECKSUM != payload {
+        return None;
+    }
+    let (body, sum) = bytes.split_at(HEADER + payload);
+    if blake3::hash(body).as_bytes().as_slice() != sum {
+        return None;
+    }
+    let mut r = Reader(&body[HEADER..]);
+    let source = match r.u8()? {
+        0 => TreeSource::Pbs,
+        1 => TreeSource::Slurm,
+        2 => TreeSource::Flux,
+        3 => TreeSource::Native,
+        _ => return None,
+    };
+    let root_name = r.string()?;
+    let root_usage = r.opt_usage()?;
+    let unknown_shares = r.opt(|r| r.u64())?;
+    // A node takes at least 10 bytes: the count cannot ask for more memory than the file holds.
+    let count = r.count(10)?;
+    let mut nodes = Vec::with_capacity(count);
+    for _ in 0..count {
+        let name = r.string()?;
+        let parent = r.opt(|r| r.string())?;
+        let kind = match r.u8()? {
+            0 => NodeKind::Account,
+            1 => NodeKind::User,
+            _ => return None,
+        };
+        let shares = match r.u8()? {
+            0 => Shares::Count(r.u64()?),
+            1 => Shares::Parent,
+            _ => return None,
+        };
+        let usage = r.opt_usage()?;
+        let active = match r.u8()? {
+            0 => false,
+            1 => true,
+            _ => return None,
+        };
+        let id = r.opt(|r| r.u64().map(|v| v as i64))?;
+        let line = r.opt(|r| r.u64().and_then(|v| usize::try_from(v).ok()))?;
+        nodes.push(NodeSpec {
+            name,
+            parent,
+            kind,
+            shares,
+            usage,
+            active,
+            id,
+            line,
+        });
+    }
+    let records = usize::try_from(r.u64()?).ok()?;
+    let total = r.usage()?;
+    let n = r.count(12)?;
+    let mut users = Vec::with_capacity(n);
+    for _ in 0..n {
+        users.push((r.string()?, r.usage()?));
+    }
+    if !r.0.is_empty() {
+        return None;
+    }
+    let spec = TreeSpec {
+        source,
+        root_name,
+        root_usage,
+        unknown_shares,
+        nodes,
+    };
+    let unmatched = UnmatchedUsage {
+        records,
+        total,
+        users,
+    };
+    Some((spec, unmatched))
+}
+
+struct Writer(Vec<u8>);
+
+impl Writer {
+    fn u8(&mut self, v: u8) {
+        self.0.push(v);
+    }
+    fn u64(&mut self, v: u64) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn str(&mut self, s: &str) {
+        // Names are bounded far below 4 GiB by every reader; a longer one would not round-trip.
+        let len = u32::try_from(s.len()).unwrap_or(u32::MAX);
+        self.0.extend_from_slice(&len.to_le_bytes());
+        self.0.extend_from_slice(&s.as_bytes()[..len as usize]);
+    }
+    fn opt<T>(&mut self, v: Option<T>, f: impl FnOnce(&mut Self, T)) {
+        match v {
+            Some(v) => {
+                self.u8(1);
+                f(self, v);
+            }
+            None => self.u8(0),
+        }
+    }
+    fn opt_f64(&mut self, v: Option<f64>) {
+        self.opt(v, |w, v| w.u64(v.to_bits()));
+    }
+}
+
+struct Reader<'a>(&'a [u8]);
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        if self.0.len() < n {
+            return None;
+        }
+        let (head, rest) = self.0.split_at(n);
+        self.0 = rest;
+        Some(head)
+    }
+    fn u8(&mut self) -> Option<u8> {
+        self.take(1).map(|b| b[0])
+    }
+    fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+    fn u64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+    /// A count of items of at least `min` bytes each, no more than the bytes left allow.
+    fn count(&mut self, min: usize) -> Option<usize> {
+        let n = usize::try_from(self.u64()?).ok()?;
+        (n <= self.0.len() / min).then_some(n)
+    }
+    fn string(&mut self) -> Option<String> {
+        let len = self.u32()? as usize;
+        std::str::from_utf8(self.take(len)?)
+            .ok()
+            .map(str::to_string)
+    }
+    fn opt<T>(&mut self, f: impl FnOnce(&mut Self) -> Option<T>) -> Option<Option<T>> {
+        match self.u8()? {
+            0 => Some(None),
+            1 => f(self).map(Some),
+            _ => None,
+        }
+    }
+    /// A usage: finite and >= 0 (what the tree builder accepts).
+    fn usage(&mut self) -> Option<f64> {
+        let v = f64::from_bits(self.u64()?);
+        (v.is_finite() && v >= 0.0).then_some(v)
+    }
+    fn opt_usage(&mut self) -> Option<Option<f64>> {
+        self.opt(|r| r.usage())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> (TreeSpec, UnmatchedUsage) {
+        let mut u = NodeSpec::new("alice", Some("g".into()), NodeKind::User, Shares::Count(5));
+        u.usage = Some(0.1 + 0.2);
+        u.id = Some(-3);
+        u.line = Some(7);
+        let mut a = NodeSpec::new("g", None, NodeKind::Account, Shares::Parent);
+        a.active = false;
+        let spec = TreeSpec {
+            source: TreeSource::Slurm,
+            root_name: "root".into(),
+            root_usage: Some(12.5),
+            unknown_shares: Some(0),
+            nodes: vec![a, u],
+        };
+        let unmatched = UnmatchedUsage {
+            records: 2,
+            total: 3.25,
+            users: vec![("zed".into(), 3.0), ("ébé".into(), 0.25)],
+        };
+        (spec, unmatched)
+    }
+
+    #[test]
+    fn round_trip_is_exact() {
+        let (spec, unmatched) = sample();
+        let k = key(("tree.toml", b"x"), None, 0);
+        let bytes = encode(&k, &spec, &unmatched);
+        let (s, u) = decode(&bytes, &k).unwrap();
+        assert_eq!(s, spec);
+        assert_eq!(u, unmatched);
+        assert_eq!(
+            s.nodes[1].usage.map(f64::to_bits),
+            Some((0.1f64 + 0.2).to_bits())
+        );
+    }
+
+    #[test]
+    fn keys_differ_for_any_input_difference() {
+        let base = key(("resource_group", b"a 1 root 1\n"), Some(b"u"), 0);
+        assert_ne!(base, key(("tree.toml", b"a 1 root 1\n"), Some(b"u"), 0));
+        assert_ne!(
+            base,
+            key(("resource_group", b"a 1 root 2\n"), Some(b"u"), 0)
+        );
+        assert_ne!(base, key(("resource_group", b"a 1 root 1\n"), None, 0));
+        assert_ne!(base, key(("resource_group", b"a 1 root 1\n"), Some(b""), 0));
+        assert_ne!(
+            base,
+            key(("resource_group", b"a 1 root 1\n"), Some(b"u"), 1)
+        );
+        // The boundary between the parts is part of the key.
+        assert_ne!(key(("ab", b"c"), None, 0), key(("a", b"bc"), None, 0));
+    }
+
+    #[test]
+    fn anything_but_a_whole_valid_file_is_a_miss() {
+        let (spec, unmatched) = sample();
+        let k = key(("tree.toml", b"x"), None, 0);
+        let bytes = encode(&k, &spec, &unmatched);
+        assert!(decode(&bytes, &key(("tree.toml", b"y"), None, 0)).is_none());
+        for cut in 0..bytes.len() {
+            assert!(decode(&bytes[..cut], &k).is_none(), "cut at {cut}");
+        }
+        for i in 0..bytes.len() {
+            let mut b = bytes.clone();
+            b[i] ^= 0x40;
+            assert!(decode(&b, &k).is_none(), "byte {i} flipped");
+        }
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(decode(&longer, &k).is_none());
+        assert!(decode(b"", &k).is_none());
+        assert!(decode(&[0xff; 200], &k).is_none());
+    }
+
+    /// A payload that passes the checksum (as a forger with the key could write) is still
+    /// checked: bad numbers, tags, counts and trailing bytes are refused without a panic.
+    #[test]
+    fn a_well_summed_but_invalid_payload_is_refused() {
+        let k = key(("t", b""), None, 0);
+        let seal = |payload: &[u8]| {
+            let mut b = Vec::new();
+            b.extend_from_slice(MAGIC);
+            b.extend_from_slice(&LAYOUT.to_le_bytes());
+            b.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+            b.extend_from_slice(&k);
+            b.extend_from_slice(payload);
+            let sum = blake3::hash(&b);
+            b.extend_from_slice(sum.as_bytes());
+            b
+        };
+        let (spec, unmatched) = sample();
+        let good = encode(&k, &spec, &unmatched);
+        let payload = &good[HEADER..good.len() - CHECKSUM];
+        assert!(decode(&seal(payload), &k).is_some());
+        // root_usage NaN: source(1) + "root"(4+4) + Some(1) + bits(8).
+        let mut p = payload.to_vec();
+        p[10..18].copy_from_slice(&f64::NAN.to_bits().to_le_bytes());
+        assert!(decode(&seal(&p), &k).is_none());
+        p[10..18].copy_from_slice(&(-1.0f64).to_bits().to_le_bytes());
+        assert!(decode(&seal(&p), &k).is_none());
+        let mut p = payload.to_vec();
+        p[0] = 9;
+        assert!(decode(&seal(&p), &k).is_none());
+        // A node count far beyond the bytes.
+        let mut p = payload.to_vec();
+        p[27..35].copy_from_slice(&u64::MAX.to_le_bytes());
+        assert!(decode(&seal(&p), &k).is_none());
+        let mut p = payload.to_vec();
+        p.push(0);
+        assert!(decode(&seal(&p), &k).is_none());
+        assert!(decode(&seal(&[]), &k).is_none());
+    }
+}

@@ -1,0 +1,216 @@
+//! The home's binary snapshot `snapshot.bin` (issue #16): written by a reader that owns the
+//! home, used only when it was built from exactly the current text (same results, bit for bit),
+//! rebuilt when any input changes (a same-size, same-mtime edit included), ignored when damaged
+//! or foreign, and never followed when it is a link.
+
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+
+use crate::common::{data_str, fairsort_home, qmgr, write};
+
+const JOBS: &str = r#"[{"id":"1","user":"pbsuser","group":"group1","qtime":1},
+ {"id":"2","user":"pbsuser3","group":"group2","qtime":2},
+ {"id":"3","user":"stranger","group":"g9","qtime":3}]"#;
+
+/// A PBS home with the openpbs.md tree, usage (one entity not in the tree), a formula and
+/// fair_share on.
+fn home(dir: &Path) -> std::path::PathBuf {
+    let h = dir.join("home");
+    qmgr(
+        &h,
+        "set server job_sort_formula = \"fairshare_perc * 1000 + fairshare_tree_usage + fairshare_factor\"",
+    )
+    .success();
+    qmgr(&h, "set sched fair_share = True").success();
+    fairsort_home(&h)
+        .args(["tree", "import", &data_str("server/resource_group")])
+        .assert()
+        .success();
+    let usage = std::fs::read_to_string(data_str("server/usage.toml")).unwrap()
+        + "\n[[entity]]\nname = \"ghost\"\nusage = 7.5\n";
+    std::fs::write(h.join("usage.toml"), usage).unwrap();
+    write(dir, "jobs.json", JOBS);
+    h
+}
+
+/// `order --json` and `share --json` outputs (stdout and stderr) from the home.
+fn outputs(h: &Path, dir: &Path) -> Vec<Vec<u8>> {
+    let jobs = dir.join("jobs.json");
+    let order = fairsort_home(h)
+        .args(["order", "--json", "--jobs"])
+        .arg(&jobs)
+        .output()
+        .unwrap();
+    assert!(order.status.success(), "{order:?}");
+    let share = fairsort_home(h).args(["share", "--json"]).output().unwrap();
+    assert!(share.status.success(), "{share:?}");
+    vec![order.stdout, order.stderr, share.stdout, share.stderr]
+}
+
+fn snapshot_id(h: &Path) -> Option<(u64, i64, i64)> {
+    std::fs::symlink_metadata(h.join("snapshot.bin"))
+        .ok()
+        .map(|m| (m.ino(), m.mtime(), m.mtime_nsec()))
+}
+
+#[test]
+fn the_snapshot_is_written_then_used_with_identical_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = home(dir.path());
+    let _ = std::fs::remove_file(h.join("snapshot.bin"));
+    let from_text = outputs(&h, dir.path());
+    let id = snapshot_id(&h).expect("the first read writes the snapshot");
+    let mode = std::fs::metadata(h.join("snapshot.bin")).unwrap().mode();
+    assert_eq!(mode & 0o7777, 0o644);
+    let from_snapshot = outputs(&h, dir.path());
+    assert_eq!(
+        snapshot_id(&h),
+        Some(id),
+        "a valid snapshot is not rewritten"
+    );
+    assert_eq!(from_text, from_snapshot);
+    // The same as with no snapshot at all.
+    std::fs::remove_file(h.join("snapshot.bin")).unwrap();
+    assert_eq!(outputs(&h, dir.path()), from_text);
+}
+
+#[test]
+fn any_change_of_the_text_rebuilds_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = home(dir.path());
+    let before = outputs(&h, dir.path());
+    // A same-size edit of usage.toml with its old mtime: only the content tells.
+    let path = h.join("usage.toml");
+    let meta = std::fs::metadata(&path).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let edited = text.replacen("usage = 1000.0", "usage = 9000.0", 1);
+    assert_eq!(edited.len(), text.len());
+    std::fs::write(&path, &edited).unwrap();
+    let f = std::fs::File::options().write(true).open(&path).unwrap();
+    f.set_modified(meta.modified().unwrap()).unwrap();
+    drop(f);
+    assert_eq!(std::fs::metadata(&path).unwrap().len(), meta.len());
+    let id = snapshot_id(&h);
+    let after_usage = outputs(&h, dir.path());
+    assert_ne!(after_usage[0], before[0], "the new usage is seen");
+    assert_ne!(snapshot_id(&h), id, "and the snapshot rebuilt");
+    std::fs::write(&path, &text).unwrap();
+    assert_eq!(outputs(&h, dir.path()), before);
+
+    // The tree's text.
+    let rg = h.join("resource_group");
+    let tree = std::fs::read_to_string(&rg).unwrap();
+    std::fs::write(&rg, tree.replacen(" 40\n", " 41\n", 1)).unwrap();
+    assert_ne!(outputs(&h, dir.path())[0], before[0]);
+    std::fs::write(&rg, &tree).unwrap();
+    assert_eq!(outputs(&h, dir.path()), before);
+
+    // unknown_shares (server.toml) changes the `unknown` group's share.
+    qmgr(&h, "set sched unknown_shares = 50").success();
+    assert_ne!(outputs(&h, dir.path())[0], before[0]);
+    qmgr(&h, "set sched unknown_shares = 0").success();
+    assert_eq!(outputs(&h, dir.path()), before);
+
+    // Usage removed altogether.
+    std::fs::remove_file(&path).unwrap();
+    assert_ne!(outputs(&h, dir.path())[0], before[0]);
+}
+
+#[test]
+fn a_damaged_truncated_or_foreign_snapshot_is_ignored_and_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = home(dir.path());
+    let good = outputs(&h, dir.path());
+    let valid = std::fs::read(h.join("snapshot.bin")).unwrap();
+    let other = tempfile::tempdir().unwrap();
+    let oh = home(other.path());
+    qmgr(&oh, "set sched unknown_shares = 9").success();
+    outputs(&oh, other.path());
+    let foreign = std::fs::read(oh.join("snapshot.bin")).unwrap();
+    let mut flipped = valid.clone();
+    let mid = flipped.len() / 2;
+    flipped[mid] ^= 1;
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("empty", Vec::new()),
+        ("garbage", b"not a snapshot at all\n".repeat(50)),
+        ("truncated", valid[..valid.len() / 2].to_vec()),
+        ("one byte short", valid[..valid.len() - 1].to_vec()),
+        ("a flipped bit", flipped),
+        ("another home's", foreign),
+    ];
+    for (what, bytes) in cases {
+        std::fs::write(h.join("snapshot.bin"), &bytes).unwrap();
+        assert_eq!(outputs(&h, dir.path()), good, "{what}");
+        assert_eq!(
+            std::fs::read(h.join("snapshot.bin")).unwrap(),
+            valid,
+            "{what}: replaced by a valid one"
+        );
+    }
+}
+
+#[test]
+fn a_link_at_the_snapshot_is_never_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = home(dir.path());
+    outputs(&h, dir.path());
+    let valid = std::fs::read(h.join("snapshot.bin")).unwrap();
+    // A link to a valid snapshot elsewhere: the home is refused, as for its other files.
+    let target = dir.path().join("elsewhere.bin");
+    std::fs::write(&target, &valid).unwrap();
+    std::fs::remove_file(h.join("snapshot.bin")).unwrap();
+    std::os::unix::fs::symlink(&target, h.join("snapshot.bin")).unwrap();
+    let out = fairsort_home(&h)
+        .args(["order", "--jobs"])
+        .arg(dir.path().join("jobs.json"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("snapshot.bin") && err.contains("symbolic link"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&target).unwrap(), valid);
+
+    // A link planted after the home was checked is not read and is replaced, not written
+    // through.
+    std::fs::remove_file(h.join("snapshot.bin")).unwrap();
+    std::fs::write(&target, b"precious").unwrap();
+    let home = fairsort::home::Home::find(Some(&h)).unwrap().unwrap();
+    std::os::unix::fs::symlink(&target, h.join("snapshot.bin")).unwrap();
+    let s = fairsort::scenario::Scenario::from_home(&home).unwrap();
+    assert!(s.setup.tree.is_some());
+    assert_eq!(std::fs::read(&target).unwrap(), b"precious");
+    let meta = std::fs::symlink_metadata(h.join("snapshot.bin")).unwrap();
+    assert!(meta.file_type().is_file(), "the link was replaced");
+    assert_eq!(std::fs::read(h.join("snapshot.bin")).unwrap(), valid);
+}
+
+/// A user who does not own the home reads the text (same results) and writes nothing there.
+#[test]
+fn a_reader_who_does_not_own_the_home_does_not_write_it() {
+    if !rustix::process::geteuid().is_root() {
+        return; // needs another user (`nobody` through setpriv)
+    }
+    let dir = tempfile::tempdir().unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let h = home(dir.path());
+    let owner = outputs(&h, dir.path());
+    std::fs::remove_file(h.join("snapshot.bin")).unwrap();
+    let out = std::process::Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+        .arg(crate::common::bin())
+        .env_remove("FAIRSORT_HOME")
+        .env("XDG_DATA_HOME", crate::common::NO_XDG_DATA_HOME)
+        .arg("--home")
+        .arg(&h)
+        .args(["order", "--json", "--jobs"])
+        .arg(dir.path().join("jobs.json"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(out.stdout, owner[0]);
+    assert_eq!(snapshot_id(&h), None);
+}
