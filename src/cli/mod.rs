@@ -9,9 +9,11 @@ pub mod table;
 pub mod check;
 pub mod eval;
 pub mod ftest;
+pub mod init;
 pub mod order;
 pub mod qmgr;
 pub mod share;
+pub mod shell;
 pub mod tree;
 pub mod usage;
 
@@ -42,6 +44,8 @@ pub struct Global {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Create the server home (default attributes; you and root as managers).
+    Init(init::Args),
     /// Evaluate a job_sort_formula once with given keyword values.
     Eval(eval::Args),
     /// Validate a job_sort_formula and list the keywords it uses.
@@ -59,6 +63,10 @@ pub enum Command {
     Test(ftest::Args),
     /// Record, decay, set, reset and show fair-share usage.
     Usage(usage::Args),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(shell::CompletionsArgs),
+    /// Print the man page, or write every page into a directory with -o DIR.
+    Man(shell::ManArgs),
 }
 
 /// Runs one parsed command line.
@@ -73,6 +81,9 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Order(args) => order::run(args, &global),
         Command::Test(args) => ftest::run(args, &global),
         Command::Usage(args) => usage::run(args, &global),
+        Command::Init(args) => init::run(args, &global),
+        Command::Completions(args) => shell::completions(args),
+        Command::Man(args) => shell::man(args),
     }
 }
 

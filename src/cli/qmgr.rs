@@ -27,7 +27,7 @@ pub struct Args {
 
 /// Runs `fairsort qmgr`. Exit status 1 if any request failed (messages already on stderr).
 pub fn run(args: Args, global: &Global) -> CliResult {
-    let home = Home::open(global.home.as_deref()).map_err(|e| Failure::user(e.to_string()))?;
+    let home = Home::existing(global.home.as_deref()).map_err(|e| Failure::user(e.to_string()))?;
     let requests = match &args.command {
         Some(c) => vec![c.clone()],
         None => {

@@ -46,7 +46,7 @@ fn user_error(e: ServerError) -> Failure {
 
 /// Runs `fairsort tree`.
 pub fn run(args: Args, global: &Global) -> CliResult {
-    let home = Home::open(global.home.as_deref()).map_err(user_error)?;
+    let home = Home::existing(global.home.as_deref()).map_err(user_error)?;
     match args.action {
         Action::Import { file, tree_format } => {
             let spec = read_tree(&file, tree_format).map_err(|e| Failure::user(e.to_string()))?;

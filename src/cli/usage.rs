@@ -162,7 +162,7 @@ pub struct ExportArgs {
 /// Runs `fairsort usage`. Every change needs a manager of the home (checked before any lock)
 /// and leaves an audit record.
 pub fn run(args: Args, global: &Global) -> CliResult {
-    let home = Home::open(global.home.as_deref()).map_err(|e| Failure::user(e.to_string()))?;
+    let home = Home::existing(global.home.as_deref()).map_err(|e| Failure::user(e.to_string()))?;
     let state = home.load().map_err(|e| Failure::user(e.to_string()))?;
     if let UsageCommand::Show(a) = args.command {
         return run_show(a, &home);

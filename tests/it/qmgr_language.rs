@@ -293,11 +293,30 @@ fn home_from_flag_after_subcommand_and_from_env() {
         .arg(&a)
         .args(["-c", "create queue viaflag"])
         .assert()
+        .code(1)
+        .stderr(predicate::str::contains("run `fairsort init`"));
+    assert!(!a.exists());
+    fairsort()
+        .arg("--home")
+        .arg(&a)
+        .arg("init")
+        .assert()
+        .success();
+    fairsort()
+        .args(["qmgr", "--home"])
+        .arg(&a)
+        .args(["-c", "create queue viaflag"])
+        .assert()
         .success();
     assert!(std::fs::read_to_string(a.join("server.toml"))
         .unwrap()
         .contains("[queues.viaflag]"));
     let b = dir.path().join("b");
+    fairsort()
+        .env("FAIRSORT_HOME", &b)
+        .arg("init")
+        .assert()
+        .success();
     fairsort()
         .env("FAIRSORT_HOME", &b)
         .args(["qmgr", "-c", "create queue viaenv"])
@@ -307,6 +326,12 @@ fn home_from_flag_after_subcommand_and_from_env() {
         .unwrap()
         .contains("[queues.viaenv]"));
     let xdg = dir.path().join("xdg");
+    fairsort()
+        .env_remove("FAIRSORT_HOME")
+        .env("XDG_DATA_HOME", &xdg)
+        .arg("init")
+        .assert()
+        .success();
     fairsort()
         .env_remove("FAIRSORT_HOME")
         .env("XDG_DATA_HOME", &xdg)
