@@ -38,9 +38,9 @@ pub fn run(args: Args, global: &Global) -> CliResult {
             "passed": summary.passed,
             "failed": summary.failed,
         });
-        println!("{out:#}");
+        crate::outln!("{out:#}");
     } else {
-        print!("{}", super::ftest_report::render(&files));
+        crate::out!("{}", super::ftest_report::render(&files));
     }
     if summary.all_passed() {
         Ok(())

@@ -343,7 +343,7 @@ fn print_order(
             total: result.order.ranked.len(),
             jobs: rows,
         };
-        serde_json::to_writer_pretty(&mut *out, &doc).map_err(json_failure)?;
+        serde_json::to_writer_pretty(&mut *out, &doc)?;
         writeln!(out)?;
         return Ok(());
     }
@@ -352,8 +352,7 @@ fn print_order(
         let mut w = csv::Writer::from_writer(&mut *out);
         w.write_record([
             "rank", "job_id", "owner", "queue", "value", "status", "error",
-        ])
-        .map_err(csv_failure)?;
+        ])?;
         let (mut rank, mut status) = (String::new(), String::new());
         for r in rows.iter() {
             rank.clear();
@@ -370,8 +369,7 @@ fn print_order(
                 values.text.as_str(),
                 status.as_str(),
                 r.error.unwrap_or_default(),
-            ])
-            .map_err(csv_failure)?;
+            ])?;
         }
         w.flush()?;
         return Ok(());
@@ -474,22 +472,6 @@ fn write_display(out: &mut String, v: &impl std::fmt::Display) {
     let _ = write!(out, "{v}");
 }
 
-/// A JSON write error: a closed pipe ends quietly, anything else is reported.
-fn json_failure(e: serde_json::Error) -> Failure {
-    match e.io_error_kind() {
-        Some(kind) => Failure::from(std::io::Error::from(kind)),
-        None => user(e),
-    }
-}
-
-/// A CSV write error: a closed pipe ends quietly, anything else is reported.
-fn csv_failure(e: csv::Error) -> Failure {
-    match e.kind() {
-        csv::ErrorKind::Io(io) => Failure::from(std::io::Error::from(io.kind())),
-        _ => user(e),
-    }
-}
-
 fn print_explain(
     out: &mut impl Write,
     args: &Args,
@@ -519,7 +501,7 @@ fn print_explain(
             entity,
             fair_share: share.as_ref(),
         };
-        serde_json::to_writer_pretty(&mut *out, &doc).map_err(user)?;
+        serde_json::to_writer_pretty(&mut *out, &doc)?;
         writeln!(out)?;
         return Ok(());
     }
@@ -630,7 +612,7 @@ fn print_against(
             jobs: shown,
             movers,
         };
-        serde_json::to_writer_pretty(&mut *out, &doc).map_err(user)?;
+        serde_json::to_writer_pretty(&mut *out, &doc)?;
         writeln!(out)?;
         return Ok(());
     }
@@ -649,8 +631,7 @@ fn print_against(
             "owner",
             "value",
             "value_against",
-        ])
-        .map_err(user)?;
+        ])?;
         for r in shown {
             w.write_record([
                 r.rank.to_string(),
@@ -660,8 +641,7 @@ fn print_against(
                 r.owner.to_string(),
                 r.value.to_string(),
                 r.value_against.to_string(),
-            ])
-            .map_err(user)?;
+            ])?;
         }
         w.flush()?;
         return Ok(());

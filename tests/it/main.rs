@@ -34,6 +34,7 @@ mod hardening_regressions;
 mod hardening_validate;
 mod home_security;
 mod math_bits;
+mod newcomer;
 mod order_cli;
 mod order_demo;
 mod order_threshold;
