@@ -206,3 +206,21 @@ fn the_example_formula_tests_run_on_their_own() {
     let out = ok(home.path(), &["test", "examples/formula-tests.toml"]);
     assert!(out.contains(" passed, 0 failed"), "{out}");
 }
+
+#[test]
+fn errors_point_at_the_spot_and_suggest() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let (code, err) = fails(h, &["check", "(1+2"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("`(` is never closed"), "{err}");
+    assert!(err.contains("\n  (1+2\n  ^\n"), "{err}");
+    ok(h, &["init"]);
+    let (_, err) = fails(h, &["qmgr", "-c", "set server job_sort_formla = 1"]);
+    assert!(
+        err.contains("set server job_sort_formla = 1\n           ^~~~~~~~~~~~~~~\ndid you mean `job_sort_formula`?"),
+        "{err}"
+    );
+    let (_, err) = fails(h, &["qmgr", "-c", "prnt server"]);
+    assert!(err.contains("did you mean `print`?"), "{err}");
+}
