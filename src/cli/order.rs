@@ -629,8 +629,10 @@ fn print_against(
             "moved",
             "job_id",
             "owner",
+            "queue",
             "value",
             "value_against",
+            "status",
         ])?;
         for r in shown {
             w.write_record([
@@ -639,8 +641,10 @@ fn print_against(
                 r.moved.to_string(),
                 r.id.to_string(),
                 r.owner.to_string(),
+                r.queue.to_string(),
                 r.value.to_string(),
                 r.value_against.to_string(),
+                r.status.to_string(),
             ])?;
         }
         w.flush()?;
@@ -656,8 +660,10 @@ fn print_against(
             ("moved", Align::Right),
             ("job id", Align::Left),
             ("owner", Align::Left),
+            ("queue", Align::Left),
             ("value", Align::Right),
             ("value against", Align::Right),
+            ("status", Align::Left),
         ]);
         for r in rows {
             t.row(vec![
@@ -666,8 +672,10 @@ fn print_against(
                 moved(r.moved),
                 r.id.to_string(),
                 r.owner.to_string(),
+                r.queue.to_string(),
                 fmt(r.value),
                 fmt(r.value_against),
+                r.status.clone(),
             ]);
         }
         t.render()

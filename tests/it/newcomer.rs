@@ -224,3 +224,43 @@ fn errors_point_at_the_spot_and_suggest() {
     let (_, err) = fails(h, &["qmgr", "-c", "prnt server"]);
     assert!(err.contains("did you mean `print`?"), "{err}");
 }
+
+#[test]
+fn against_keeps_queue_and_status_columns() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let out = ok(h, &["order", "--example", "--against", "fairshare_factor"]);
+    let header = out.lines().find(|l| l.starts_with("rank")).unwrap_or("");
+    assert!(
+        header.contains("queue") && header.contains("status"),
+        "{out}"
+    );
+    let csv = ok(
+        h,
+        &[
+            "order",
+            "--example",
+            "--against",
+            "fairshare_factor",
+            "--csv",
+        ],
+    );
+    assert!(
+        csv.starts_with("rank,rank_against,moved,job_id,owner,queue,value,value_against,status\n"),
+        "{csv}"
+    );
+    let json = ok(
+        h,
+        &[
+            "order",
+            "--example",
+            "--against",
+            "fairshare_factor",
+            "--json",
+        ],
+    );
+    assert!(
+        json.contains("\"queue\": \"workq\"") && json.contains("\"status\": \"eligible\""),
+        "{json}"
+    );
+}
