@@ -12,6 +12,7 @@
 mod architecture;
 mod common;
 
+mod doc_commands;
 mod fairshare_flux;
 mod formats_flux;
 mod formats_native;
