@@ -216,7 +216,7 @@ mod tests {
             Some(ResourceValue::Number(3600.0))
         );
         let e = read_job_list_csv(b"id,user,qtime\n1,bob,later\n").unwrap_err();
-        assert!(e.to_string().starts_with("job `1`: qtime:"), "{e}");
+        assert!(e.to_string().starts_with("line 2: job `1`: qtime:"), "{e}");
         assert!(read_job_list_csv(b"user\nbob\n").is_err());
         assert!(read_job_list_csv(b"id,user\n1,bob,extra\n").is_err());
     }
