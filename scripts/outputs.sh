@@ -126,6 +126,11 @@ run() {
   if [[ -n $SESSION ]]; then
     where=$OUT/homes/$SESSION
     envs=(FAIRSORT_HOME="$where")
+    # Only `fairsort init` creates a home; a session's first case finds it created (a binary
+    # without `init` created it on first use, with the same files and audit record).
+    if [[ ! -e $where/server.toml ]]; then
+      env "${envs[@]}" "$BIN" init >/dev/null 2>&1 || true
+    fi
   else
     case $HOMEMODE in
       "") envs=(XDG_DATA_HOME="$home"); where=$home/fairsort ;;

@@ -99,12 +99,12 @@ pub fn run(args: Args, global: &Global) -> CliResult {
             "warnings": warnings,
             "parsed": expr.to_string(),
         });
-        println!("{out}");
+        crate::outln!("{out}");
         return Ok(());
     }
-    println!("valid: {}", expr);
+    crate::outln!("valid: {}", expr);
     if rows.is_empty() {
-        println!("uses no keywords or resources (the value is the same for every job)");
+        crate::outln!("uses no keywords or resources (the value is the same for every job)");
     } else {
         let mut t = Table::new(&[
             ("KEYWORD", Align::Left),
@@ -114,7 +114,7 @@ pub fn run(args: Args, global: &Global) -> CliResult {
         for (n, k, p) in rows {
             t.row(vec![n, k, p.to_string()]);
         }
-        print!("{}", t.render());
+        crate::out!("{}", t.render());
     }
     for w in &checked.warnings {
         eprintln!("fairsort: warning: {}", w.render(&src));

@@ -37,13 +37,13 @@ impl Choice for Algorithm {
     fn help(self) -> &'static str {
         match self {
             Algorithm::Pbs => {
-                "PBS: fairshare_perc, fairshare_tree_usage, fairshare_factor (seed 004, openpbs.md §3)"
+                "PBS Professional / OpenPBS: fairshare_perc, fairshare_tree_usage and fairshare_factor as the scheduler computes them"
             }
             Algorithm::Classic => "Slurm classic multifactor (`PriorityFlags=NO_FAIR_TREE`)",
-            Algorithm::DepthOblivious => "Slurm `PriorityFlags=DEPTH_OBLIVIOUS` (seed 000)",
-            Algorithm::FairTree => "Slurm Fair Tree, the default since 19.05 (seed 001)",
-            Algorithm::Ticket => "Slurm ticket-based (13.12–14.11, seed 003)",
-            Algorithm::Flux => "flux-accounting weighted walk (seed 002)",
+            Algorithm::DepthOblivious => "Slurm multifactor with `PriorityFlags=DEPTH_OBLIVIOUS` (deep accounts not penalised)",
+            Algorithm::FairTree => "Slurm Fair Tree (`PriorityFlags=FAIR_TREE`), the default since Slurm 19.05",
+            Algorithm::Ticket => "Slurm ticket-based fair share (`PriorityFlags=TICKET_BASED`, Slurm 13.12–14.11)",
+            Algorithm::Flux => "flux-accounting: the weighted tree walk of `flux account-update-fshare`",
         }
     }
 }

@@ -14,7 +14,8 @@ use std::path::Path;
 pub struct Args {
     #[command(flatten)]
     pub input: FormulaInput,
-    /// Bind a keyword or resource: NAME=VALUE (numbers; mem in KB, times in seconds).
+    /// Bind a keyword or resource: NAME=VALUE; a number (sizes in KB, times in seconds) or a PBS
+    /// size or time as qsub takes it (`mem=4gb`, `walltime=01:00:00`).
     #[arg(short = 'D', long = "define", value_name = "NAME=VALUE")]
     pub defines: Vec<String>,
     /// Declare a custom resource the formula may use: NAME=TYPE (long, float, size, time,
@@ -106,9 +107,11 @@ pub fn run(args: Args, global: &Global) -> CliResult {
             .split_once('=')
             .ok_or_else(|| Failure::usage(format!("-D expects NAME=VALUE, got `{d}`")))?;
         let (name, value) = (name.trim(), value.trim());
-        let v: f64 = value
-            .parse()
-            .map_err(|_| Failure::user(format!("-D {name}: `{value}` is not a number")))?;
+        let v = fairsort::pbs::units::typed_value(value).ok_or_else(|| {
+            Failure::user(format!(
+                "-D {name}: `{value}` is not a number or a PBS size or time (`4gb`, `01:00:00`)"
+            ))
+        })?;
         match program.slot(name) {
             Some(i) => slots[i] = v,
             None => check_known(name, &resources)?,
@@ -130,13 +133,13 @@ pub fn run(args: Args, global: &Global) -> CliResult {
             }
         }
         out.insert("sort_value".into(), json_float(sort));
-        println!("{}", Json::Object(out));
+        crate::outln!("{}", Json::Object(out));
     } else {
         match &result {
             Ok(v) => {
-                println!("{v}");
+                crate::outln!("{v}");
                 if let Err(why) = v.to_f64() {
-                    println!(
+                    crate::outln!(
                         "sort value: {} (PBS reads the result with PyFloat_AsDouble, which fails \
                          without a log line: {why})",
                         formula::repr::float(sort)
@@ -144,7 +147,7 @@ pub fn run(args: Args, global: &Global) -> CliResult {
                 }
             }
             Err(msg) => {
-                println!("{}", formula::repr::float(sort));
+                crate::outln!("{}", formula::repr::float(sort));
                 eprintln!(
                     "fairsort: Formula evaluation had an error.  Zero value will be used: {msg}"
                 );
@@ -246,7 +249,10 @@ pub(crate) fn formula_failure(src: &str, e: &FormulaError, json_out: bool) -> Fa
         if let Json::Object(fields) = &mut out {
             fields.retain(|_, v| !v.is_null());
         }
-        println!("{out}");
+        use std::io::Write as _;
+        if let Err(e) = writeln!(std::io::stdout().lock(), "{out}") {
+            return Failure::from(e);
+        }
     }
     Failure::user(e.render(src))
 }

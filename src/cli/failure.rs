@@ -57,5 +57,46 @@ impl From<std::io::Error> for Failure {
     }
 }
 
+impl From<serde_json::Error> for Failure {
+    /// A JSON write that failed on its output: a closed pipe is a quiet exit 0 as for
+    /// [`std::io::Error`]; anything else a user error.
+    fn from(e: serde_json::Error) -> Self {
+        match e.io_error_kind() {
+            Some(kind) => Failure::from(std::io::Error::from(kind)),
+            None => Failure::user(e.to_string()),
+        }
+    }
+}
+
+impl From<csv::Error> for Failure {
+    /// A CSV write that failed on its output: a closed pipe is a quiet exit 0.
+    fn from(e: csv::Error) -> Self {
+        match e.kind() {
+            csv::ErrorKind::Io(io) => Failure::from(std::io::Error::from(io.kind())),
+            _ => Failure::user(e.to_string()),
+        }
+    }
+}
+
+/// `println!` and `print!` for the binary: the text goes to standard output through a `Write`
+/// and a failed write returns (`?`) a [`Failure`], so `fairsort ... | head` ends quietly with
+/// status 0 instead of panicking on a closed pipe.
+#[macro_export]
+macro_rules! outln {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout().lock(), $($t)*)?;
+    }};
+}
+
+/// `print!` through a `Write`; see [`outln!`].
+#[macro_export]
+macro_rules! out {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        write!(std::io::stdout().lock(), $($t)*)?;
+    }};
+}
+
 /// The result type of every subcommand.
 pub type CliResult = Result<(), Failure>;

@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 /// Arguments of `fairsort test`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Test files (TOML; see docs/ftest.md).
+    /// Test files (TOML: [[eval]], [[order]], [[compare]] and [[share]] cases; see the example
+    /// examples/formula-tests.toml).
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// The formula under test: what cases with `@current` (or no `formula`) run.
@@ -38,9 +39,9 @@ pub fn run(args: Args, global: &Global) -> CliResult {
             "passed": summary.passed,
             "failed": summary.failed,
         });
-        println!("{out:#}");
+        crate::outln!("{out:#}");
     } else {
-        print!("{}", super::ftest_report::render(&files));
+        crate::out!("{}", super::ftest_report::render(&files));
     }
     if summary.all_passed() {
         Ok(())

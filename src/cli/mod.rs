@@ -9,11 +9,13 @@ pub mod table;
 pub mod check;
 pub mod eval;
 pub mod ftest;
+pub mod init;
 pub mod order;
 pub mod order_slurm;
 pub mod qmgr;
 pub mod replay;
 pub mod share;
+pub mod shell;
 pub mod tree;
 pub mod usage;
 
@@ -44,6 +46,8 @@ pub struct Global {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Create the server home (default attributes; you and root as managers).
+    Init(init::Args),
     /// Evaluate a job_sort_formula once with given keyword values.
     Eval(eval::Args),
     /// Validate a job_sort_formula and list the keywords it uses.
@@ -63,6 +67,10 @@ pub enum Command {
     Usage(usage::Args),
     /// Replay a workload trace under a formula: waits and shares over time (docs/replay.md).
     Replay(replay::Args),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(shell::CompletionsArgs),
+    /// Print the man page, or write every page into a directory with -o DIR.
+    Man(shell::ManArgs),
 }
 
 /// Runs one parsed command line.
@@ -78,6 +86,9 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Test(args) => ftest::run(args, &global),
         Command::Usage(args) => usage::run(args, &global),
         Command::Replay(args) => replay::run(args, &global),
+        Command::Init(args) => init::run(args, &global),
+        Command::Completions(args) => shell::completions(args),
+        Command::Man(args) => shell::man(args),
     }
 }
 

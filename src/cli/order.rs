@@ -233,7 +233,11 @@ pub fn run(mut args: Args, global: &Global) -> CliResult {
         print_against(&mut out, &args, &program, &other, &cmp)?;
     } else {
         // The tree moves into the result: a 100k-user tree is not copied (issue #16).
-        let top = if args.explain.is_some() { None } else { args.top };
+        let top = if args.explain.is_some() {
+            None
+        } else {
+            args.top
+        };
         let result = sc.order_once(&program, top).map_err(scenario_failure)?;
         if let Some(id) = &args.explain {
             let e = sc
@@ -375,7 +379,7 @@ fn print_order(
             total: result.order.summary.total,
             jobs: rows,
         };
-        serde_json::to_writer_pretty(&mut *out, &doc).map_err(json_failure)?;
+        serde_json::to_writer_pretty(&mut *out, &doc)?;
         writeln!(out)?;
         return Ok(());
     }
@@ -384,8 +388,7 @@ fn print_order(
         let mut w = csv::Writer::from_writer(&mut *out);
         w.write_record([
             "rank", "job_id", "owner", "queue", "value", "status", "error",
-        ])
-        .map_err(csv_failure)?;
+        ])?;
         let (mut rank, mut status) = (String::new(), String::new());
         for r in rows.iter() {
             rank.clear();
@@ -402,8 +405,7 @@ fn print_order(
                 values.text.as_str(),
                 status.as_str(),
                 r.error.unwrap_or_default(),
-            ])
-            .map_err(csv_failure)?;
+            ])?;
         }
         w.flush()?;
         return Ok(());
@@ -506,22 +508,6 @@ fn write_display(out: &mut String, v: &impl std::fmt::Display) {
     let _ = write!(out, "{v}");
 }
 
-/// A JSON write error: a closed pipe ends quietly, anything else is reported.
-fn json_failure(e: serde_json::Error) -> Failure {
-    match e.io_error_kind() {
-        Some(kind) => Failure::from(std::io::Error::from(kind)),
-        None => user(e),
-    }
-}
-
-/// A CSV write error: a closed pipe ends quietly, anything else is reported.
-fn csv_failure(e: csv::Error) -> Failure {
-    match e.kind() {
-        csv::ErrorKind::Io(io) => Failure::from(std::io::Error::from(io.kind())),
-        _ => user(e),
-    }
-}
-
 fn print_explain(
     out: &mut impl Write,
     args: &Args,
@@ -551,7 +537,7 @@ fn print_explain(
             entity,
             fair_share: share.as_ref(),
         };
-        serde_json::to_writer_pretty(&mut *out, &doc).map_err(user)?;
+        serde_json::to_writer_pretty(&mut *out, &doc)?;
         writeln!(out)?;
         return Ok(());
     }
@@ -662,7 +648,7 @@ fn print_against(
             jobs: shown,
             movers,
         };
-        serde_json::to_writer_pretty(&mut *out, &doc).map_err(user)?;
+        serde_json::to_writer_pretty(&mut *out, &doc)?;
         writeln!(out)?;
         return Ok(());
     }
@@ -679,10 +665,11 @@ fn print_against(
             "moved",
             "job_id",
             "owner",
+            "queue",
             "value",
             "value_against",
-        ])
-        .map_err(user)?;
+            "status",
+        ])?;
         for r in shown {
             w.write_record([
                 r.rank.to_string(),
@@ -690,10 +677,11 @@ fn print_against(
                 r.moved.to_string(),
                 r.id.to_string(),
                 r.owner.to_string(),
+                r.queue.to_string(),
                 r.value.to_string(),
                 r.value_against.to_string(),
-            ])
-            .map_err(user)?;
+                r.status.to_string(),
+            ])?;
         }
         w.flush()?;
         return Ok(());
@@ -708,8 +696,10 @@ fn print_against(
             ("moved", Align::Right),
             ("job id", Align::Left),
             ("owner", Align::Left),
+            ("queue", Align::Left),
             ("value", Align::Right),
             ("value against", Align::Right),
+            ("status", Align::Left),
         ]);
         for r in rows {
             t.row(vec![
@@ -718,8 +708,10 @@ fn print_against(
                 moved(r.moved),
                 r.id.to_string(),
                 r.owner.to_string(),
+                r.queue.to_string(),
                 fmt(r.value),
                 fmt(r.value_against),
+                r.status.clone(),
             ]);
         }
         t.render()

@@ -5,13 +5,13 @@
 use super::{CliResult, Failure, Global};
 use fairsort::home::{current_host, current_user, Home};
 use fairsort::qmgr::{run_request, script_requests, Reply};
-use std::io::{Read, Write};
+use std::io::{BufRead, IsTerminal, Read, Write};
 
 /// Arguments of `fairsort qmgr`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Run this one request and exit (e.g. -c 'print server'); without it, requests are read
-    /// from standard input.
+    /// from standard input (one per line; at a terminal, after a `Qmgr:` prompt as PBS shows).
     #[arg(short = 'c', value_name = "COMMAND")]
     pub command: Option<String>,
     /// Stop at the first failing request of a script (qmgr -a).
@@ -27,9 +27,10 @@ pub struct Args {
 
 /// Runs `fairsort qmgr`. Exit status 1 if any request failed (messages already on stderr).
 pub fn run(args: Args, global: &Global) -> CliResult {
-    let home = Home::open(global.home.as_deref()).map_err(|e| Failure::user(e.to_string()))?;
+    let home = Home::existing(global.home.as_deref()).map_err(|e| Failure::user(e.to_string()))?;
     let requests = match &args.command {
         Some(c) => vec![c.clone()],
+        None if std::io::stdin().is_terminal() => return interactive(&args, &home),
         None => {
             let mut text = String::new();
             std::io::stdin()
@@ -72,5 +73,42 @@ pub fn run(args: Args, global: &Global) -> CliResult {
         Err(Failure::silent(1))
     } else {
         Ok(())
+    }
+}
+
+/// qmgr at a terminal: a `Qmgr: ` prompt before each request, as PBS's qmgr shows; `quit`,
+/// `exit` or end of input (Ctrl-D) ends it. Errors are printed and the session goes on.
+fn interactive(args: &Args, home: &Home) -> CliResult {
+    let (user, host) = (current_user(), current_host());
+    let stdin = std::io::stdin();
+    let mut input = stdin.lock();
+    let mut line = String::new();
+    loop {
+        {
+            let mut out = std::io::stdout().lock();
+            write!(out, "Qmgr: ")?;
+            out.flush()?;
+        }
+        line.clear();
+        if input
+            .read_line(&mut line)
+            .map_err(|e| Failure::user(format!("reading standard input: {e}")))?
+            == 0
+        {
+            crate::outln!();
+            return Ok(());
+        }
+        let req = line.trim_end_matches(['\n', '\r']);
+        match run_request(home, &user, &host, req, args.json) {
+            Ok(Some(Reply::Output(text))) => std::io::stdout().lock().write_all(text.as_bytes())?,
+            Ok(Some(Reply::Quit)) => return Ok(()),
+            Ok(_) => {}
+            Err(e) => {
+                eprintln!("{}", e.render());
+                if e.is_fatal() {
+                    return Err(Failure::silent(1));
+                }
+            }
+        }
     }
 }

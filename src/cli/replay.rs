@@ -127,14 +127,13 @@ pub fn run(args: Args, _global: &Global) -> CliResult {
         if let (Some((ob, rb)), Some(f)) = (&other, &args.against) {
             out["against"] = json!({"formula": f, "summary": rb, "jobs": jobs(ob)});
         }
-        println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+        crate::outln!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
         return Ok(());
     }
     if args.csv {
-        print_csv(&ra, other.as_ref().map(|(_, r)| r));
-        return Ok(());
+        return print_csv(&ra, other.as_ref().map(|(_, r)| r));
     }
-    print_text(&args, &trace, cluster, &ra, other.as_ref().map(|(_, r)| r));
+    print_text(&args, &trace, cluster, &ra, other.as_ref().map(|(_, r)| r))?;
     Ok(())
 }
 
@@ -182,8 +181,14 @@ fn entity_table(rows: &[EntityStats], users: bool) -> String {
     t.render()
 }
 
-fn print_text(args: &Args, trace: &Trace, cluster: Cluster, a: &Report, b: Option<&Report>) {
-    println!(
+fn print_text(
+    args: &Args,
+    trace: &Trace,
+    cluster: Cluster,
+    a: &Report,
+    b: Option<&Report>,
+) -> CliResult {
+    crate::outln!(
         "replay of {} jobs on {} nodes x {} cores ({} cores), backfill {}",
         a.jobs,
         cluster.nodes,
@@ -192,10 +197,10 @@ fn print_text(args: &Args, trace: &Trace, cluster: Cluster, a: &Report, b: Optio
         args.backfill
     );
     for (reason, n) in &trace.left_out {
-        println!("left out of the trace: {n} jobs ({reason})");
+        crate::outln!("left out of the trace: {n} jobs ({reason})");
     }
     if !a.too_large.is_empty() {
-        println!(
+        crate::outln!(
             "skipped, larger than the cluster: {} jobs ({})",
             a.too_large.len(),
             a.too_large
@@ -207,8 +212,8 @@ fn print_text(args: &Args, trace: &Trace, cluster: Cluster, a: &Report, b: Optio
         );
     }
     let Some(b) = b else {
-        println!("formula: {}", args.formula);
-        println!(
+        crate::outln!("formula: {}", args.formula);
+        crate::outln!(
             "utilisation {}, mean wait {} s, mean bounded slowdown {:.2}, Jain's index {:.3}, backfilled {}",
             pct(a.utilisation),
             h(a.wait_mean),
@@ -216,8 +221,8 @@ fn print_text(args: &Args, trace: &Trace, cluster: Cluster, a: &Report, b: Optio
             a.jain,
             a.backfilled
         );
-        println!("\nper user:\n{}", entity_table(&a.users, true));
-        println!("per account:\n{}", entity_table(&a.accounts, false));
+        crate::outln!("\nper user:\n{}", entity_table(&a.users, true));
+        crate::outln!("per account:\n{}", entity_table(&a.accounts, false));
         let mut t = Table::new(&[
             ("ID", Align::Left),
             ("USER", Align::Left),
@@ -226,11 +231,11 @@ fn print_text(args: &Args, trace: &Trace, cluster: Cluster, a: &Report, b: Optio
         for w in &a.longest_waits {
             t.row(vec![w.id.clone(), w.user.clone(), w.wait.to_string()]);
         }
-        println!("longest waits:\n{}", t.render());
-        return;
+        crate::outln!("longest waits:\n{}", t.render());
+        return Ok(());
     };
-    println!("A: {}", args.formula);
-    println!("B: {}", args.against.as_deref().unwrap_or(""));
+    crate::outln!("A: {}", args.formula);
+    crate::outln!("B: {}", args.against.as_deref().unwrap_or(""));
     let mut t = Table::new(&[
         ("", Align::Left),
         ("A", Align::Right),
@@ -246,7 +251,7 @@ fn print_text(args: &Args, trace: &Trace, cluster: Cluster, a: &Report, b: Optio
         format!("{x:.2}")
     });
     row("Jain's index", a.jain, b.jain, |x| format!("{x:.3}"));
-    println!("\n{}", t.render());
+    crate::outln!("\n{}", t.render());
     for (title, xs, ys, users) in [
         ("per user", &a.users, &b.users, true),
         ("per account", &a.accounts, &b.accounts, false),
@@ -281,11 +286,12 @@ fn print_text(args: &Args, trace: &Trace, cluster: Cluster, a: &Report, b: Optio
             ]);
             t.row(cells);
         }
-        println!("{title}:\n{}", t.render());
+        crate::outln!("{title}:\n{}", t.render());
     }
+    Ok(())
 }
 
-fn print_csv(a: &Report, b: Option<&Report>) {
+fn print_csv(a: &Report, b: Option<&Report>) -> CliResult {
     let mut w = csv::Writer::from_writer(std::io::stdout());
     let mut header = vec![
         "policy",
@@ -325,5 +331,6 @@ fn print_csv(a: &Report, b: Option<&Report>) {
             }
         }
     }
-    let _ = w.flush();
+    w.flush()?;
+    Ok(())
 }

@@ -116,7 +116,7 @@ fn load_tree(args: &Args, global: &Global) -> Result<(Tree, Option<Algorithm>), 
     let base = match args.tree {
         Some(_) => Base::None,
         None => Base::Home(
-            fairsort::home::Home::open(global.home.as_deref())
+            fairsort::home::Home::existing(global.home.as_deref())
                 .map_err(|e| Failure::user(e.to_string()))?,
         ),
     };

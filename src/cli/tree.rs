@@ -46,13 +46,13 @@ fn user_error(e: ServerError) -> Failure {
 
 /// Runs `fairsort tree`.
 pub fn run(args: Args, global: &Global) -> CliResult {
-    let home = Home::open(global.home.as_deref()).map_err(user_error)?;
+    let home = Home::existing(global.home.as_deref()).map_err(user_error)?;
     match args.action {
         Action::Import { file, tree_format } => {
             let spec = read_tree(&file, tree_format).map_err(|e| Failure::user(e.to_string()))?;
             home.store_tree(&current_user(), &spec)
                 .map_err(user_error)?;
-            println!(
+            crate::outln!(
                 "stored {} nodes from {} in {}",
                 spec.nodes.len(),
                 file.display(),
@@ -80,14 +80,14 @@ pub fn run(args: Args, global: &Global) -> CliResult {
             if json {
                 let text = serde_json::to_string_pretty(&spec)
                     .map_err(|e| Failure::user(e.to_string()))?;
-                println!("{text}");
+                crate::outln!("{text}");
             } else {
                 let text = if spec.source == fairsort::fairshare::TreeSource::Pbs {
                     fairsort::formats::pbs::write_resource_group(&spec)
                 } else {
                     fairsort::formats::native::write_toml(&spec)
                 };
-                print!("{}", text.map_err(|e| Failure::user(e.to_string()))?);
+                crate::out!("{}", text.map_err(|e| Failure::user(e.to_string()))?);
             }
             Ok(())
         }

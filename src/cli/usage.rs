@@ -162,7 +162,7 @@ pub struct ExportArgs {
 /// Runs `fairsort usage`. Every change needs a manager of the home (checked before any lock)
 /// and leaves an audit record.
 pub fn run(args: Args, global: &Global) -> CliResult {
-    let home = Home::open(global.home.as_deref()).map_err(|e| Failure::user(e.to_string()))?;
+    let home = Home::existing(global.home.as_deref()).map_err(|e| Failure::user(e.to_string()))?;
     let state = home.load().map_err(|e| Failure::user(e.to_string()))?;
     if let UsageCommand::Show(a) = args.command {
         return run_show(a, &home);
@@ -209,11 +209,11 @@ pub fn run(args: Args, global: &Global) -> CliResult {
                 let u = lock.load().map_err(user)?;
                 if let Some(p) = a.pbs {
                     let n = write_pbs_usage(&u, &p, a.touch).map_err(user)?;
-                    println!("wrote {n} entities to {}", p.display());
+                    crate::outln!("wrote {n} entities to {}", p.display());
                 }
                 if let Some(db) = a.flux {
                     let n = write_flux_usage(&u, &db).map_err(user)?;
-                    println!("wrote {n} usage rows to {}", db.display());
+                    crate::outln!("wrote {n} usage rows to {}", db.display());
                 }
                 Ok(())
             }
@@ -367,9 +367,9 @@ fn run_record(
     if a.json {
         let text =
             serde_json::to_string_pretty(&report).map_err(|e| Failure::user(e.to_string()))?;
-        println!("{text}");
+        crate::outln!("{text}");
     } else {
-        println!(
+        crate::outln!(
             "charged {} job(s), total {}; {} already charged; {} malformed record(s) skipped",
             report.charged,
             fmt_num(report.total_charge),
@@ -400,9 +400,9 @@ fn run_decay(a: DecayArgs, lock: &UsageHome, pbs_decay: (i64, f64)) -> CliResult
     if a.json {
         let text =
             serde_json::to_string_pretty(&report).map_err(|e| Failure::user(e.to_string()))?;
-        println!("{text}");
+        crate::outln!("{text}");
     } else {
-        println!(
+        crate::outln!(
             "{} decay: {} period(s), factor {}{}; last_decay {}",
             u.settings.model.name(),
             report.periods,
@@ -432,14 +432,12 @@ fn run_show(a: ShowArgs, home: &Home) -> CliResult {
     if a.json {
         let text =
             serde_json::to_string_pretty(&store).map_err(|e| Failure::user(e.to_string()))?;
-        println!("{text}");
+        crate::outln!("{text}");
         return Ok(());
     }
     if a.csv {
         let mut w = csv::Writer::from_writer(std::io::stdout());
-        let e = |e: csv::Error| Failure::user(e.to_string());
-        w.write_record(["account", "entity", "usage", "bins", "group"])
-            .map_err(e)?;
+        w.write_record(["account", "entity", "usage", "bins", "group"])?;
         for x in &store.entries {
             let bins = x
                 .bins
@@ -453,8 +451,7 @@ fn run_show(a: ShowArgs, home: &Home) -> CliResult {
                 &x.usage.to_string(),
                 &bins,
                 &group_of(x),
-            ])
-            .map_err(e)?;
+            ])?;
         }
         return w.flush().map_err(Failure::from);
     }
@@ -491,12 +488,12 @@ fn run_show(a: ShowArgs, home: &Home) -> CliResult {
         }
         t.row(row);
     }
-    println!(
+    crate::outln!(
         "model {}; last decay {}",
         store.settings.model.name(),
         store.last_decay.map_or("never".into(), |t| t.to_string())
     );
-    print!("{}", t.render());
+    crate::out!("{}", t.render());
     Ok(())
 }
 

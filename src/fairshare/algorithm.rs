@@ -10,17 +10,17 @@ use std::str::FromStr;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Algorithm {
-    /// PBS: fairshare_perc, fairshare_tree_usage, fairshare_factor (seed 004, openpbs.md §3).
+    /// PBS: fairshare_perc, fairshare_tree_usage, fairshare_factor as PBS's scheduler computes them.
     Pbs,
     /// Slurm classic multifactor (`PriorityFlags=NO_FAIR_TREE`).
     Classic,
-    /// Slurm `PriorityFlags=DEPTH_OBLIVIOUS` (seed 000).
+    /// Slurm `PriorityFlags=DEPTH_OBLIVIOUS`.
     DepthOblivious,
-    /// Slurm Fair Tree, the default since 19.05 (seed 001).
+    /// Slurm Fair Tree, the default since 19.05.
     FairTree,
-    /// Slurm ticket-based (13.12–14.11, seed 003).
+    /// Slurm ticket-based (13.12–14.11).
     Ticket,
-    /// flux-accounting weighted walk (seed 002).
+    /// flux-accounting weighted walk.
     Flux,
 }
 

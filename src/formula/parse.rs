@@ -161,6 +161,15 @@ fn syntax_error(src: &str, e: pest::error::Error<Rule>) -> FormulaError {
         return refused;
     }
     let found = rest.chars().next();
+    if found.is_none() {
+        if let Some(open) = unclosed_paren(src) {
+            return FormulaError::Syntax {
+                detail: "this `(` is never closed (Python: '(' was never closed)".into(),
+                span: open..open + 1,
+                hint: Some("add `)` where its group ends".into()),
+            };
+        }
+    }
     let end = pos + found.map(char::len_utf8).unwrap_or(0);
     let detail = match &e.variant {
         ErrorVariant::ParsingError { positives, .. } => {
@@ -191,6 +200,21 @@ fn syntax_error(src: &str, e: pest::error::Error<Rule>) -> FormulaError {
         span: pos..end,
         hint: hint_for(rest),
     }
+}
+
+/// The byte offset of the innermost `(` that no `)` closes, if any.
+fn unclosed_paren(src: &str) -> Option<usize> {
+    let mut open = Vec::new();
+    for (i, c) in src.char_indices() {
+        match c {
+            '(' => open.push(i),
+            ')' => {
+                open.pop();
+            }
+            _ => {}
+        }
+    }
+    open.pop()
 }
 
 fn is_ident_char(c: char) -> bool {

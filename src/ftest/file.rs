@@ -224,7 +224,7 @@ expect = { code = 15124 }
         );
         let e = parse(
             "t.toml",
-            "[[eval]]\nformula = \"1\"\nwith = { ncpus = \"4\" }\n",
+            "[[eval]]\nformula = \"1\"\nwith = { ncpus = \"four\" }\n",
         )
         .unwrap_err();
         assert!(

@@ -36,10 +36,16 @@ pub(crate) fn parse(
     let e = c.get_ref();
     let mut with = BTreeMap::new();
     for (k, v) in &e.with {
-        let n = number(v.get_ref()).ok_or_else(|| {
+        let n = match v.get_ref() {
+            Value::String(s) => crate::pbs::units::typed_value(s),
+            other => number(other),
+        }
+        .ok_or_else(|| {
             cx.at(
                 v.span(),
-                format!("value of `{k}` must be a number (PBS units: KB, seconds)"),
+                format!(
+                    "value of `{k}` must be a number or a PBS size or time (`4gb`, `01:00:00`)"
+                ),
             )
         })?;
         with.insert(k.clone(), n);

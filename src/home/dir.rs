@@ -113,6 +113,31 @@ impl Home {
         Ok(home)
     }
 
+    /// Opens the home that `explicit` (or the default place) names, which must exist: never
+    /// creates one (only `fairsort init`, through [`Home::open`], does). A directory without a
+    /// `server.toml` is [`ServerError::NotAHome`].
+    pub fn existing(explicit: Option<&Path>) -> Result<Home, ServerError> {
+        let path = Self::resolve(explicit)?;
+        if !path.is_dir() {
+            return Err(ServerError::NotAHome(path));
+        }
+        let handle = HomeDir::open(&path)?;
+        if handle.identity(files::STATE)?.is_none() {
+            return Err(ServerError::NotAHome(path));
+        }
+        handle.check_safe(&files::ALL)?;
+        Ok(Home {
+            path,
+            dir: Arc::new(handle),
+        })
+    }
+
+    /// Whether a home exists at `explicit` (or the default place): its directory holds a
+    /// `server.toml`.
+    pub fn exists(explicit: Option<&Path>) -> bool {
+        Self::resolve(explicit).is_ok_and(|p| p.join(files::STATE).is_file())
+    }
+
     /// The home that `explicit` (or the default place) names, if one exists there; never
     /// creates one. An explicit directory that holds no home is an error, as a typo there would
     /// silently drop the home's settings.

@@ -62,7 +62,7 @@ pub enum ServerError {
     #[error("no server home: pass --home DIR or set FAIRSORT_HOME (no $XDG_DATA_HOME or $HOME to derive a default)")]
     NoDefaultHome,
     /// An explicit home directory that holds no home.
-    #[error("{} is not a fairsort server home (no server.toml)", .0.display())]
+    #[error("no fairsort home at {}; run `fairsort init`", .0.display())]
     NotAHome(PathBuf),
     /// A file of the home could not be read, written, locked or created.
     #[error("{}: {source}", path.display())]

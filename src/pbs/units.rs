@@ -86,6 +86,16 @@ pub(crate) fn resource_value(text: &[u8]) -> Option<f64> {
     res_to_num(trim(text)).map(|(v, _)| v)
 }
 
+/// A value as an admin types it for a keyword or resource (`fairsort eval -D`, formula tests'
+/// `with`): a plain number (`3600`, `0.5`, `-1`, `1e3`), else a PBS size or time converted as
+/// PBS's scheduler does (`4gb` → 4194304 KB, `01:00:00` → 3600 s). `None` when neither.
+pub fn typed_value(text: &str) -> Option<f64> {
+    let t = text.trim();
+    t.parse::<f64>()
+        .ok()
+        .or_else(|| resource_value(t.as_bytes()))
+}
+
 /// A duration in seconds as [`res_to_num`] reads it (`HH:MM:SS`, `MM:SS` or a plain number,
 /// surrounding whitespace ignored); `None` for sizes and non-numbers. PBS's `eligible_time`.
 pub(crate) fn time_value(text: &[u8]) -> Option<f64> {
@@ -224,6 +234,15 @@ mod tests {
     //! Each rule pinned to OpenPBS's `res_to_num` and `is_num` (`src/scheduler/misc.cpp`);
     //! openpbs.md §1.2.
     use super::*;
+
+    #[test]
+    fn typed_values_take_numbers_then_pbs_units() {
+        assert_eq!(typed_value("3600"), Some(3600.0));
+        assert_eq!(typed_value(" -1e3 "), Some(-1000.0));
+        assert_eq!(typed_value("01:00:00"), Some(3600.0));
+        assert_eq!(typed_value("4gb"), Some(4.0 * 1024.0 * 1024.0));
+        assert_eq!(typed_value("lots"), None);
+    }
 
     fn num(s: &str) -> Option<f64> {
         res_to_num(s.as_bytes()).map(|(v, _)| v)

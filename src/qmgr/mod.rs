@@ -51,8 +51,53 @@ pub fn run_request(
         None => Ok(None),
         Some(c) => execute(home, user, host, &c, line, json)
             .map(Some)
-            .map_err(RequestError::Server),
+            .map_err(|e| RequestError::Server(point_at_unknown_attribute(e, &c, line))),
     }
+}
+
+/// The closest of `known` to `word` (case-insensitive), if it is close enough to be a typo:
+/// an edit distance of at most a third of the word (at least 1).
+pub(crate) fn nearest<'a>(word: &str, known: &[&'a str]) -> Option<&'a str> {
+    let w = word.to_ascii_lowercase();
+    let limit = (w.chars().count() / 3).max(1);
+    known
+        .iter()
+        .map(|k| (strsim::damerau_levenshtein(&w, &k.to_ascii_lowercase()), *k))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| k)
+}
+
+/// PBS's `Unknown Attribute` (15002) with, below its two lines, the request with a caret under
+/// the first attribute its object does not have and the nearest attribute it has.
+fn point_at_unknown_attribute(e: ServerError, cmd: &Command, line: &str) -> ServerError {
+    let ServerError::Rejected(mut r) = e else {
+        return e;
+    };
+    if r.code != crate::pbs::codes::NOATTR.number || !r.detail.is_empty() {
+        return ServerError::Rejected(r);
+    }
+    let known: &[&str] = match cmd.object {
+        Some(parser::Object::Server) => &attrs::SERVER_ATTRS,
+        Some(parser::Object::Sched) => &attrs::SCHED_ATTRS,
+        Some(parser::Object::Queue) => &attrs::QUEUE_ATTRS,
+        Some(parser::Object::Resource) => &attrs::RESOURCE_ATTRS,
+        None => &[],
+    };
+    if let Some(a) = cmd
+        .attrs
+        .iter()
+        .find(|a| attrs::canonical(&a.name, known).is_none())
+    {
+        let spot = crate::snippet::Spot::locate(line, a.span.clone());
+        let mut detail = crate::snippet::render(&spot, crate::snippet::Layout::Bare, true);
+        match nearest(&a.name, known) {
+            Some(k) => detail.push_str(&format!("\ndid you mean `{k}`?")),
+            None => detail.push_str(&format!("\nattributes: {}", known.join(", "))),
+        }
+        r.detail = detail;
+    }
+    ServerError::Rejected(r)
 }
 
 /// Splits a script into requests: one per line, a trailing `\` continues a line, and a line

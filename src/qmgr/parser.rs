@@ -93,16 +93,53 @@ impl ParseError {
                 snippet::render(&Spot::in_line(src, *at), Layout::Bare, false)
             ),
             ParseError::IllegalOperation(w) => {
-                format!("qmgr: Illegal operation: {w}\nTry 'help' if you are having trouble.")
+                let at = src.find(w.as_str()).unwrap_or(0);
+                format!(
+                    "qmgr: Illegal operation: {w}\n{}{}\nTry 'help' if you are having trouble.",
+                    caret(src, at, w),
+                    suggestion(w, &VERBS)
+                )
             }
             ParseError::IllegalObject(w) => {
-                format!("qmgr: Illegal object type: {w}\nTry 'help' if you are having trouble.")
+                // The object is the second word: look for it after the first.
+                let first_end = src
+                    .trim_start()
+                    .find(char::is_whitespace)
+                    .map_or(0, |i| i + (src.len() - src.trim_start().len()));
+                let at = src[first_end..]
+                    .find(w.as_str())
+                    .map_or(0, |i| i + first_end);
+                format!(
+                    "qmgr: Illegal object type: {w}\n{}{}\nTry 'help' if you are having trouble.",
+                    caret(src, at, w),
+                    suggestion(w, &OBJECTS)
+                )
             }
             ParseError::Unsupported(w) => {
                 format!("qmgr: fairsort does not manage {w} objects (server, sched, queue and resource only)")
             }
         }
     }
+}
+
+/// qmgr's commands, for "did you mean".
+const VERBS: [&str; 9] = [
+    "create", "delete", "set", "unset", "list", "print", "help", "quit", "exit",
+];
+/// The objects fairsort manages, for "did you mean".
+const OBJECTS: [&str; 4] = ["server", "sched", "queue", "resource"];
+
+/// The request with `^~~` under the word `w` at byte `at`.
+fn caret(src: &str, at: usize, w: &str) -> String {
+    let spot = Spot::locate(src, at..at + w.len());
+    snippet::render(&spot, Layout::Bare, true)
+}
+
+/// `\ndid you mean `X`?` for the nearest of `known`, or nothing.
+fn suggestion(w: &str, known: &[&str]) -> String {
+    super::nearest(w, known)
+        .map(|k| format!("\ndid you mean `{k}`?"))
+        .unwrap_or_default()
 }
 
 /// Parses one request; `Ok(None)` for a blank line or a `#` comment.

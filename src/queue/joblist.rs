@@ -150,8 +150,13 @@ pub fn read_job_list_csv(bytes: &[u8]) -> Result<JobSet, JobsError> {
             }
         }
         raw.resources = RawResources(resources);
-        let id = id_text(i, id)?;
-        add_job(&mut set, &id, raw, &LIST_FIELDS)?;
+        // A bad record names its line, as a CSV syntax error does.
+        let at_line = |e: JobsError| JobsError::Csv {
+            line: rec.position().map_or(0, |p| p.line()),
+            message: e.to_string(),
+        };
+        let id = id_text(i, id).map_err(at_line)?;
+        add_job(&mut set, &id, raw, &LIST_FIELDS).map_err(at_line)?;
     }
     set.finish()?;
     Ok(set)
@@ -211,7 +216,7 @@ mod tests {
             Some(ResourceValue::Number(3600.0))
         );
         let e = read_job_list_csv(b"id,user,qtime\n1,bob,later\n").unwrap_err();
-        assert!(e.to_string().starts_with("job `1`: qtime:"), "{e}");
+        assert!(e.to_string().starts_with("line 2: job `1`: qtime:"), "{e}");
         assert!(read_job_list_csv(b"user\nbob\n").is_err());
         assert!(read_job_list_csv(b"id,user\n1,bob,extra\n").is_err());
     }

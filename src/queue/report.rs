@@ -248,6 +248,19 @@ pub fn cells(row: &JobRow) -> Vec<String> {
     ]
 }
 
+/// The status cell of job `r` of `order` (as [`status_cell`] writes it).
+pub fn status_text(jobs: &JobSet, order: &QueueOrder, r: &Ranked) -> String {
+    let state = jobs
+        .jobs
+        .get(r.job as usize)
+        .map_or(JobState::Queued, |j| j.state);
+    let st = status(r, state);
+    match order.error(r.job) {
+        Some(e) => format!("{st} (error, 0 used: {e})"),
+        None => st.to_string(),
+    }
+}
+
 /// Column headers matching `cells`.
 pub const HEADERS: [&str; 6] = ["rank", "job id", "owner", "queue", "value", "status"];
 

@@ -455,7 +455,10 @@ fn read_jobs(input_: &JobsInput, format: Option<JobsFormat>) -> Result<JobSet, S
         JobsInput::File(path) => {
             let bytes = crate::queue::read_file(path)
                 .map_err(|e| input(format!("cannot read {}: {e}", path.display())))?;
-            crate::queue::read_jobs_file(&path.to_string_lossy(), &bytes, format).map_err(input)
+            // Every error names the file (a CSV error its line too; JSON errors their line and
+            // column).
+            crate::queue::read_jobs_file(&path.to_string_lossy(), &bytes, format)
+                .map_err(|e| input(format!("{}: {e}", path.display())))
         }
         JobsInput::Bytes { name, bytes } => read_jobs_bytes(name, bytes, format).map_err(input),
     }

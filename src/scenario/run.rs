@@ -47,6 +47,11 @@ pub struct AgainstRow {
     pub id: String,
     /// Owner.
     pub owner: String,
+    /// The job's queue.
+    pub queue: String,
+    /// Status under the current formula (eligible, running, held, below the threshold, and
+    /// the evaluation error if any), as `fairsort order` prints it.
+    pub status: String,
     /// Rank under the current formula.
     pub rank: u32,
     /// Rank under the other.
@@ -214,11 +219,24 @@ impl Scenario {
             v
         };
         let (a_values, b_values) = (values(&a), values(&b));
+        let mut a_pos = vec![usize::MAX; jobs.len()];
+        for (i, r) in a.order.ranked.iter().enumerate() {
+            if let Some(p) = a_pos.get_mut(r.job as usize) {
+                *p = i;
+            }
+        }
         let make = |m: &crate::queue::Move| {
             let job = jobs.jobs.get(m.job as usize);
+            let status = a_pos
+                .get(m.job as usize)
+                .and_then(|&i| a.order.ranked.get(i))
+                .map(|r| crate::queue::report::status_text(jobs, &a.order, r))
+                .unwrap_or_default();
             AgainstRow {
                 id: job.map(|x| x.id.to_string()).unwrap_or_default(),
                 owner: job.map(|x| jobs.user(x).to_string()).unwrap_or_default(),
+                queue: job.map(|x| jobs.queue(x).to_string()).unwrap_or_default(),
+                status,
                 rank: m.rank_a,
                 rank_against: m.rank_b,
                 moved: m.delta(),

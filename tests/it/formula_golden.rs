@@ -19,7 +19,6 @@ fn cases() -> Vec<Json> {
         .collect()
 }
 
-
 fn same_float(a: f64, b: f64) -> bool {
     (a.is_nan() && b.is_nan())
         || a == b

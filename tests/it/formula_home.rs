@@ -161,6 +161,6 @@ fn an_explicit_home_that_is_no_home_is_an_error() {
         .args(["eval", "ncpus"])
         .assert()
         .code(1)
-        .stderr(contains("is not a fairsort server home"));
+        .stderr(contains("no fairsort home at"));
     assert!(!missing.exists());
 }

@@ -4,7 +4,7 @@
 
 use predicates::prelude::*;
 
-use crate::common::{fairsort_home, qmgr, write};
+use crate::common::{fairsort, fairsort_home, qmgr, write};
 
 const QUEUE: &str = r#"
 [trees.small]
@@ -193,7 +193,9 @@ fn a_missing_home_is_never_created() {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join("no-such-home");
     let f = write(dir.path(), "t.toml", "[[eval]]\nexpect = 1\n");
-    fairsort_home(&home)
+    fairsort()
+        .arg("--home")
+        .arg(&home)
         .arg("test")
         .arg(&f)
         .assert()

@@ -12,6 +12,7 @@
 mod architecture;
 mod common;
 
+mod doc_commands;
 mod fairshare_flux;
 mod formats_flux;
 mod formats_native;
@@ -36,6 +37,7 @@ mod hardening_validate;
 mod home_security;
 mod home_snapshot;
 mod math_bits;
+mod newcomer;
 mod order_cli;
 mod order_demo;
 mod order_threshold;

@@ -608,5 +608,5 @@ fn server_home_supplies_formula_threshold_queues_tree_and_usage() {
         ])
         .assert()
         .code(1)
-        .stderr(predicate::str::contains("is not a fairsort server home"));
+        .stderr(predicate::str::contains("no fairsort home at"));
 }

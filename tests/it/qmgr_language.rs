@@ -89,7 +89,7 @@ fn queue_and_resource_errors_use_pbs_codes() {
     fails(
         h,
         "set queue workq color=blue",
-        "qmgr obj=workq svr=default: Unknown Attribute\nqmgr: Error (15002) returned from server\n",
+        "qmgr obj=workq svr=default: Unknown Attribute\nqmgr: Error (15002) returned from server\nset queue workq color=blue\n                ^~~~~\nattributes: queue_type, Priority, enabled, started\n",
     );
     fails(
         h,
@@ -100,7 +100,7 @@ fn queue_and_resource_errors_use_pbs_codes() {
     fails(
         h,
         "set server color=blue",
-        "qmgr obj= svr=default: Unknown Attribute\nqmgr: Error (15002) returned from server\n",
+        "qmgr obj= svr=default: Unknown Attribute\nqmgr: Error (15002) returned from server\nset server color=blue\n           ^~~~~\nattributes: job_sort_formula, job_sort_formula_tests, managers\n",
     );
     fails(
         h,
@@ -119,7 +119,8 @@ fn queue_and_resource_errors_use_pbs_codes() {
         "qmgr obj=9lives svr=default: Invalid object name\nqmgr: Error (15172) returned from server\n\
          invalid name '9lives': a letter, then letters, digits, '_' or '-' (at most 64)\n",
     );
-    fails(h, "set sched nosuch=1", "qmgr obj=default svr=default: Unknown Attribute\nqmgr: Error (15002) returned from server\n");
+    fails(h, "set sched nosuch=1", "qmgr obj=default svr=default: Unknown Attribute\nqmgr: Error (15002) returned from server\nset sched nosuch=1\n          ^~~~~~\nattributes: job_sort_formula_threshold, fair_share, fairshare_entity, fairshare_usage_res, fairshare_decay_time, fairshare_decay_factor, unknown_shares, fairshare_algorithm\n");
+    fails(h, "set sched fairshare_usage_rez=cput", "qmgr obj=default svr=default: Unknown Attribute\nqmgr: Error (15002) returned from server\nset sched fairshare_usage_rez=cput\n          ^~~~~~~~~~~~~~~~~~~\ndid you mean `fairshare_usage_res`?\n");
     fails(
         h,
         "set sched other fair_share=1",
@@ -134,12 +135,22 @@ fn client_side_errors() {
     fails(
         h,
         "frob server",
-        "qmgr: Illegal operation: frob\nTry 'help' if you are having trouble.\n",
+        "qmgr: Illegal operation: frob\nfrob server\n^~~~\nTry 'help' if you are having trouble.\n",
     );
     fails(
         h,
         "set widget x=1",
-        "qmgr: Illegal object type: widget\nTry 'help' if you are having trouble.\n",
+        "qmgr: Illegal object type: widget\nset widget x=1\n    ^~~~~~\nTry 'help' if you are having trouble.\n",
+    );
+    fails(
+        h,
+        "sett servr x=1",
+        "qmgr: Illegal operation: sett\nsett servr x=1\n^~~~\ndid you mean `set`?\nTry 'help' if you are having trouble.\n",
+    );
+    fails(
+        h,
+        "set servr x=1",
+        "qmgr: Illegal object type: servr\nset servr x=1\n    ^~~~~\ndid you mean `server`?\nTry 'help' if you are having trouble.\n",
     );
     fails(
         h,
@@ -293,11 +304,30 @@ fn home_from_flag_after_subcommand_and_from_env() {
         .arg(&a)
         .args(["-c", "create queue viaflag"])
         .assert()
+        .code(1)
+        .stderr(predicate::str::contains("run `fairsort init`"));
+    assert!(!a.exists());
+    fairsort()
+        .arg("--home")
+        .arg(&a)
+        .arg("init")
+        .assert()
+        .success();
+    fairsort()
+        .args(["qmgr", "--home"])
+        .arg(&a)
+        .args(["-c", "create queue viaflag"])
+        .assert()
         .success();
     assert!(std::fs::read_to_string(a.join("server.toml"))
         .unwrap()
         .contains("[queues.viaflag]"));
     let b = dir.path().join("b");
+    fairsort()
+        .env("FAIRSORT_HOME", &b)
+        .arg("init")
+        .assert()
+        .success();
     fairsort()
         .env("FAIRSORT_HOME", &b)
         .args(["qmgr", "-c", "create queue viaenv"])
@@ -307,6 +337,12 @@ fn home_from_flag_after_subcommand_and_from_env() {
         .unwrap()
         .contains("[queues.viaenv]"));
     let xdg = dir.path().join("xdg");
+    fairsort()
+        .env_remove("FAIRSORT_HOME")
+        .env("XDG_DATA_HOME", &xdg)
+        .arg("init")
+        .assert()
+        .success();
     fairsort()
         .env_remove("FAIRSORT_HOME")
         .env("XDG_DATA_HOME", &xdg)

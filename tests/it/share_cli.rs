@@ -249,6 +249,11 @@ fn errors_are_one_line_with_the_right_status() {
     let home = home.path().to_str().unwrap();
     share(&["--home", home, "-a", "pbs"])
         .assert()
+        .code(1)
+        .stderr(predicate::str::contains("run `fairsort init`"));
+    fairsort().args(["--home", home, "init"]).assert().success();
+    share(&["--home", home, "-a", "pbs"])
+        .assert()
         .code(2)
         .stderr(predicate::str::contains("no share tree: pass --tree FILE"));
     share(&[
@@ -297,6 +302,7 @@ fn errors_are_one_line_with_the_right_status() {
 fn without_tree_uses_the_server_homes_tree() {
     let home = tempfile::tempdir().unwrap();
     let home = home.path().to_str().unwrap();
+    fairsort().args(["--home", home, "init"]).assert().success();
     fairsort()
         .args([
             "tree",

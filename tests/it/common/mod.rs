@@ -25,8 +25,12 @@ pub fn fairsort() -> Command {
     c
 }
 
-/// [`fairsort`] on the server home `home` (`--home HOME`).
+/// [`fairsort`] on the server home `home` (`--home HOME`), which `fairsort init` creates first
+/// if it holds no `server.toml` yet (no other command creates a home).
 pub fn fairsort_home(home: &Path) -> Command {
+    if !home.join("server.toml").exists() {
+        let _ = fairsort().arg("--home").arg(home).arg("init").output();
+    }
     let mut c = fairsort();
     c.arg("--home").arg(home);
     c
