@@ -171,7 +171,7 @@ fn eval_defines_and_test_values_take_pbs_units() {
             "mem=4gb",
         ],
     );
-    assert_eq!(out.trim(), "4197904.0");
+    assert_eq!(out.trim(), "4197904");
     let (code, err) = fails(h, &["eval", "ncpus", "-D", "ncpus=lots"]);
     assert_eq!(code, 1);
     assert!(err.contains("not a number or a PBS size or time"), "{err}");
