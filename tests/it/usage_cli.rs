@@ -618,7 +618,10 @@ fn a_charged_log_is_skipped_by_its_mark_and_an_appended_one_charges_the_new_jobs
     };
     record("charged 50 job(s), total 500; 0 already charged; 1 malformed");
     let store = std::fs::read_to_string(h.join("usage.toml")).unwrap();
-    assert!(store.contains("[[charged]]") && store.contains("lines = 50"), "{store}");
+    assert!(
+        store.contains("[[charged]]") && store.contains("lines = 50"),
+        "{store}"
+    );
     let v = show(h);
     // again: the prefix before the malformed line is skipped, the malformed line reported again
     record("charged 0 job(s), total 0; 50 already charged; 1 malformed");
@@ -658,5 +661,8 @@ fn a_log_charged_to_its_end_is_recorded_again_without_the_ledger() {
     assert_eq!(v["charged"], 0);
     assert_eq!(v["repeated"], 3);
     // nothing changed: the store is not rewritten
-    assert_eq!(std::fs::read_to_string(h.join("usage.toml")).unwrap(), first);
+    assert_eq!(
+        std::fs::read_to_string(h.join("usage.toml")).unwrap(),
+        first
+    );
 }
