@@ -92,6 +92,7 @@ impl UsageStore {
             .check_ranges()
             .map_err(|(field, e)| (at(&["settings", field]), e.to_string()))?;
         let mut seen = rustc_hash::FxHashSet::default();
+        seen.reserve(self.entries.len());
         for (i, e) in self.entries.iter().enumerate() {
             let i = i.to_string();
             let here = |k: &str| at(&["entity", &i, k]);
