@@ -1,6 +1,7 @@
 //! The crate's one way to run work in parallel, on rayon's pool: the large-queue and large-tree
 //! passes (evaluation and sorting of a million-job queue, its columns, its duplicate-id check,
-//! the append of a parsed half, the two halves of a qstat file, Fair Tree's sibling sorts).
+//! the append of a parsed half, the two halves of a qstat file, Fair Tree's sibling sorts, the
+//! two halves of each round of a PBS accounting log that `usage record` parses).
 //!
 //! One policy for failures: a part's result — an error value included — comes back to the
 //! caller as that part returned it, to be returned or handled there, never replaced by a default;

@@ -12,8 +12,8 @@ use fairsort::pbs::FairshareEntity;
 use fairsort::usage::decay::{calendar::parse_iso, ModelKind};
 use fairsort::usage::settings::check_time;
 use fairsort::usage::{
-    pbs_groups, record, usage_res_charge, write_flux_usage, write_pbs_usage, BillingWeights,
-    InputFormat, ModelOverrides, RecordOptions, UnmatchedUsage, UsageError,
+    already_charged, pbs_groups, record, usage_res_charge, write_flux_usage, write_pbs_usage,
+    BillingWeights, InputFormat, ModelOverrides, RecordOptions, UnmatchedUsage, UsageError,
 };
 use std::path::PathBuf;
 
@@ -331,7 +331,6 @@ fn run_record(
         None => BillingWeights::default(),
     };
     let mut u = lock.load().map_err(user)?;
-    let mut ledger = lock.ledger(&u).map_err(user)?;
     let opts = RecordOptions {
         format: a.format,
         entity,
@@ -339,7 +338,15 @@ fn run_record(
         weights,
         tree,
     };
-    let report = record(&a.files, &opts, &mut u, &mut ledger).map_err(user)?;
+    // Logs charged to their end (their charged marks match) need neither the ledger nor a parse.
+    let (report, mut ledger) = match already_charged(&a.files, &opts, &u).map_err(user)? {
+        Some(report) => (report, None),
+        None => {
+            let mut ledger = lock.ledger(&u).map_err(user)?;
+            let report = record(&a.files, &opts, &mut u, &mut ledger).map_err(user)?;
+            (report, Some(ledger))
+        }
+    };
     for m in &report.malformed {
         eprintln!("fairsort: {m} (record skipped)");
     }
@@ -349,10 +356,13 @@ fn run_record(
             report.malformed.len()
         )));
     }
-    if u.last_decay.is_none() {
-        u.last_decay = Some(now());
+    // Nothing to change when everything was charged before: the audit record alone is written.
+    if ledger.is_some() || u.last_decay.is_none() {
+        if u.last_decay.is_none() {
+            u.last_decay = Some(now());
+        }
+        lock.commit(&mut u, ledger.as_mut()).map_err(user)?;
     }
-    lock.commit(&mut u, Some(&mut ledger)).map_err(user)?;
     warn_unmatched(&report.unmatched);
     if !report.unknown_entities.is_empty() {
         eprintln!(

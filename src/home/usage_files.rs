@@ -117,6 +117,8 @@ impl UsageHome {
     /// Forgets every charged job (an empty ledger, once the store is committed).
     pub fn clear_ledger(&self, usage: &mut Usage) -> Result<(), UsageError> {
         usage.ledger_bytes = 0;
+        // The charged marks stand for ledger lines: forgotten with them.
+        usage.forget_marks();
         self.clear_ledger.set(true);
         Ok(())
     }

@@ -3,8 +3,9 @@
 //! whatever `Charge` it is given.
 
 /// A charge computation over named, slot-indexed values (slot i = `keywords()[i]`), so a reader
-/// extracts only what the formula needs.
-pub trait Charge {
+/// extracts only what the formula needs. `Sync`: a log's halves are parsed and charged on two
+/// threads with one `Charge`.
+pub trait Charge: Sync {
     /// The resource names the charge reads, in slot order.
     fn keywords(&self) -> &[String];
     /// The charge for one job. `Err` is an evaluation error; PBS then charges 0 and logs it.

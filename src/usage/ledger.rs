@@ -7,7 +7,8 @@ use super::error::UsageError;
 use super::job::{fingerprint, FinishedJob, Source};
 use super::settings::check_time;
 use super::store::{check_name, check_usage};
-use std::collections::HashSet;
+use rustc_hash::FxHashSet;
+use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::fs::OpenOptions;
 use std::io::{Read, Write};
@@ -17,7 +18,7 @@ use std::path::{Path, PathBuf};
 /// Charged-job fingerprints plus the lines not yet written.
 #[derive(Debug, Default)]
 pub struct Ledger {
-    seen: HashSet<u128>,
+    seen: FxHashSet<u128>,
     pending: String,
     pending_jobs: u64,
 }
@@ -90,7 +91,7 @@ impl Ledger {
             job.id,
             job.end,
             clean(&job.entity),
-            job.account.as_deref().map_or("-".into(), clean),
+            job.account.as_deref().map_or(Cow::Borrowed("-"), clean),
             job.charge
         );
         self.pending_jobs += 1;
@@ -167,8 +168,12 @@ fn check_line(line: &str) -> Result<Source, (usize, String)> {
     Ok(src)
 }
 
-fn clean(s: &str) -> String {
-    s.replace(['\t', '\n', '\r'], " ")
+fn clean(s: &str) -> Cow<'_, str> {
+    if s.contains(['\t', '\n', '\r']) {
+        Cow::Owned(s.replace(['\t', '\n', '\r'], " "))
+    } else {
+        Cow::Borrowed(s)
+    }
 }
 
 fn store_err(path: &Path, message: &str) -> UsageError {

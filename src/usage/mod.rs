@@ -7,7 +7,9 @@ pub mod charge;
 pub mod decay;
 pub mod error;
 pub mod job;
+pub mod marks;
 pub mod pbs_log;
+mod pbs_record;
 mod tally;
 pub mod units;
 
@@ -30,4 +32,4 @@ pub use flux_jobs::read_flux_jobs;
 pub mod export;
 pub mod record;
 pub use export::{to_pbs_usage, write_flux_usage, write_pbs_usage};
-pub use record::{detect, record, InputFormat, RecordOptions, RecordReport};
+pub use record::{already_charged, detect, record, InputFormat, RecordOptions, RecordReport};

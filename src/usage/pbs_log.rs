@@ -8,8 +8,7 @@ use super::job::FinishedJob;
 use super::units::{parse_f64, pbs_log_date};
 use crate::pbs::units::resource_value;
 use crate::pbs::FairshareEntity;
-use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 /// Counts of one read.
@@ -69,23 +68,6 @@ impl<'c> PbsLogReader<'c> {
         }
     }
 
-    /// Reads a log file, or every regular, non-hidden file of a directory in name order (PBS
-    /// writes one file per day, named `YYYYMMDD`).
-    pub(crate) fn read_path(
-        &mut self,
-        path: &Path,
-        sink: &mut dyn FnMut(FinishedJob) -> Result<(), String>,
-        malformed: &mut Vec<Malformed>,
-    ) -> Result<ReadStats, UsageError> {
-        let mut stats = ReadStats::default();
-        for file in expand_inputs(path)? {
-            let f = File::open(&file).map_err(|e| UsageError::io(&file, e))?;
-            let mut r = BufReader::with_capacity(1 << 20, f);
-            stats += self.read(&mut r, &file, sink, malformed)?;
-        }
-        Ok(stats)
-    }
-
     /// Reads one log stream; `file` names it in malformed-record reports.
     pub fn read(
         &mut self,
@@ -128,6 +110,68 @@ impl<'c> PbsLogReader<'c> {
             stats.take(record, sink, malformed, file, stats.lines);
         }
         Ok(stats)
+    }
+
+    /// The entity setting and the resources the charge reads: what decides which records are
+    /// malformed (a charged mark holds it; another setting reads the file again).
+    pub(crate) fn reader_id(&self) -> String {
+        format!("pbs {} {}", self.entity, self.charge.keywords().join(","))
+    }
+
+    /// Parses a span of whole lines (the last may lack its `\n`) exactly as [`PbsLogReader::read`]
+    /// reads them, without charging: the jobs and malformed records in order, each with its line
+    /// (1-based in the span) and the offset of its line's start. Well-formed records that charge
+    /// nothing are only counted.
+    pub(crate) fn parse_span(&mut self, text: &[u8]) -> Span {
+        let mut items = Vec::with_capacity(text.len() / 1024);
+        let mut lines = 0u64;
+        let mut pos = 0usize;
+        while let Some(rest) = text.get(pos..).filter(|r| !r.is_empty()) {
+            let start = pos;
+            let raw = match memchr::memchr(b'\n', rest) {
+                Some(i) => {
+                    pos += i + 1;
+                    rest.get(..i).unwrap_or_default()
+                }
+                None => {
+                    pos = text.len();
+                    rest
+                }
+            };
+            lines += 1;
+            let at = |record, eval_error| Parsed {
+                line: lines,
+                start: start as u64,
+                eval_error,
+                record,
+            };
+            if raw.len() > crate::formats::lines::MAX_LINE_BYTES {
+                items.push(at(Err(crate::formats::lines::too_long_message()), false));
+                continue;
+            }
+            let mut line = raw;
+            while let Some((last, rest)) = line.split_last() {
+                if *last == b'\n' || *last == b'\r' {
+                    line = rest;
+                } else {
+                    break;
+                }
+            }
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            let mut one = ReadStats::default();
+            match self.line(line, &mut one) {
+                Ok(None) => {}
+                Ok(Some(job)) => items.push(at(Ok(job), one.eval_errors > 0)),
+                Err(m) => items.push(at(Err(m), false)),
+            }
+        }
+        Span {
+            items,
+            lines,
+            bytes: text.len() as u64,
+        }
     }
 
     /// One line: `Ok(None)` for a well-formed non-`E` record.
@@ -276,6 +320,30 @@ impl<'c> PbsLogReader<'c> {
             FairshareEntity::EgroupEuser => group_user(),
         }
     }
+}
+
+/// One record of a parsed span: a job or why its line is malformed.
+#[derive(Debug)]
+pub(crate) struct Parsed {
+    /// 1-based line in the span.
+    pub line: u64,
+    /// Offset of the line's first byte in the span.
+    pub start: u64,
+    /// The charge failed to evaluate (the job is charged 0, as PBS does).
+    pub eval_error: bool,
+    /// The job, or the complaint.
+    pub record: Result<FinishedJob, String>,
+}
+
+/// A parsed span of whole lines ([`PbsLogReader::parse_span`]).
+#[derive(Debug, Default)]
+pub(crate) struct Span {
+    /// Jobs and malformed records, in order.
+    pub items: Vec<Parsed>,
+    /// Lines in the span.
+    pub lines: u64,
+    /// Bytes in the span.
+    pub bytes: u64,
 }
 
 /// A file is itself; a directory is its regular, non-hidden files in name order.

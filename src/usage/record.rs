@@ -7,7 +7,8 @@ use super::error::{Malformed, UsageError};
 use super::flux_jobs::read_flux_jobs;
 use super::job::FinishedJob;
 use super::ledger::Ledger;
-use super::pbs_log::{expand_inputs, PbsLogReader, ReadStats};
+use super::pbs_log::{expand_inputs, ReadStats};
+use super::pbs_record::{fully_charged, read_pbs};
 use super::sacct::{read_sacct, BillingWeights};
 use super::store::Usage;
 use crate::fairshare::TreeSpec;
@@ -146,12 +147,55 @@ pub fn detect(path: &Path) -> Result<InputFormat, UsageError> {
 }
 
 /// Reads every input and charges its new jobs into `usage`.
+///
+/// A PBS log's prefix charged before is skipped when its charged mark still matches (docs/usage.md,
+/// "Charged marks"), its jobs counted as already charged; the rest is parsed on two threads and
+/// charged in file order.
 pub fn record(
     inputs: &[PathBuf],
     opts: &RecordOptions<'_>,
     usage: &mut Usage,
     ledger: &mut Ledger,
 ) -> Result<RecordReport, UsageError> {
+    let mut marks = std::mem::take(&mut usage.marks);
+    let report = record_with(inputs, opts, usage, ledger, &mut marks);
+    usage.marks = marks;
+    report
+}
+
+/// The report of recording `inputs` when they are PBS logs already charged to their end by
+/// charged marks that still match (docs/usage.md, "Charged marks"): what [`record`] would report,
+/// found without the ledger and without parsing. `None` when anything is left to read.
+pub fn already_charged(
+    inputs: &[PathBuf],
+    opts: &RecordOptions<'_>,
+    usage: &Usage,
+) -> Result<Option<RecordReport>, UsageError> {
+    for input in inputs {
+        let format = match opts.format {
+            Some(f) => f,
+            None => detect(input)?,
+        };
+        if format != InputFormat::Pbs {
+            return Ok(None);
+        }
+    }
+    let done = fully_charged(inputs, opts.entity, opts.charge, &usage.marks)?;
+    Ok(done.map(|(stats, jobs)| RecordReport {
+        stats,
+        repeated: jobs,
+        ..RecordReport::default()
+    }))
+}
+
+fn record_with(
+    inputs: &[PathBuf],
+    opts: &RecordOptions<'_>,
+    usage: &mut Usage,
+    ledger: &mut Ledger,
+    marks: &mut Vec<super::marks::Mark>,
+) -> Result<RecordReport, UsageError> {
+    let mut skipped = 0u64;
     let mut report = RecordReport::default();
     let mut malformed = Vec::new();
     let (mut charged, mut repeated, mut total) = (0u64, 0u64, 0.0f64);
@@ -183,10 +227,14 @@ pub fn record(
             None => detect(input)?,
         };
         report.stats += match format {
-            InputFormat::Pbs => PbsLogReader::new(opts.entity, opts.charge).read_path(
+            InputFormat::Pbs => read_pbs(
                 input,
+                opts.entity,
+                opts.charge,
+                marks,
                 &mut sink,
                 &mut malformed,
+                &mut skipped,
             )?,
             InputFormat::Slurm => {
                 let mut s = ReadStats::default();
@@ -201,7 +249,7 @@ pub fn record(
         };
     }
     report.charged = charged;
-    report.repeated = repeated;
+    report.repeated = repeated + skipped;
     report.total_charge = total;
     report.malformed = malformed;
     report.unknown_entities = unknown_entities.into_iter().collect();

@@ -6,10 +6,11 @@ use super::decay::ModelKind;
 use super::error::UsageError;
 use super::job::FinishedJob;
 use super::ledger::Ledger;
+use super::marks::Mark;
 use super::settings::{check_time, UsageSettings, MAX_FLUX_BINS};
 use crate::formats::toml_spans::{line_col, locate, one_line};
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
 use std::path::Path;
 
 /// One entity's usage. `account` is set for Slurm/flux associations.
@@ -46,6 +47,10 @@ pub struct UsageStore {
     /// Entities, sorted by (account, name).
     #[serde(default, rename = "entity")]
     pub entries: Vec<Entry>,
+    /// How far each recently recorded PBS log was fully charged (docs/usage.md, "Charged
+    /// marks"), committed with the ledger length it goes with.
+    #[serde(default, rename = "charged", skip_serializing_if = "Vec::is_empty")]
+    pub marks: Vec<Mark>,
 }
 
 impl UsageStore {
@@ -86,7 +91,8 @@ impl UsageStore {
         self.settings
             .check_ranges()
             .map_err(|(field, e)| (at(&["settings", field]), e.to_string()))?;
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = rustc_hash::FxHashSet::default();
+        seen.reserve(self.entries.len());
         for (i, e) in self.entries.iter().enumerate() {
             let i = i.to_string();
             let here = |k: &str| at(&["entity", &i, k]);
@@ -109,6 +115,18 @@ impl UsageStore {
                 return Err((
                     here("bins"),
                     format!("{} bins; at most {MAX_FLUX_BINS}", e.bins.len()),
+                ));
+            }
+        }
+        let mut files = rustc_hash::FxHashSet::default();
+        for (i, m) in self.marks.iter().enumerate() {
+            let i = i.to_string();
+            m.check()
+                .map_err(|(field, message)| (at(&["charged", &i, field]), message))?;
+            if !files.insert(m.file.as_str()) {
+                return Err((
+                    at(&["charged", &i, "file"]),
+                    format!("file {} has two marks", m.file),
                 ));
             }
         }
@@ -135,6 +153,7 @@ impl Default for UsageStore {
             ledger_bytes: 0,
             settings: UsageSettings::default(),
             entries: Vec::new(),
+            marks: Vec::new(),
         }
     }
 }
@@ -201,7 +220,9 @@ pub struct Usage {
     pub last_decay: Option<i64>,
     /// Committed ledger length.
     pub ledger_bytes: u64,
-    entries: HashMap<String, Entry>,
+    entries: FxHashMap<String, Entry>,
+    /// Charged marks of PBS logs (kept with the ledger; cleared with it).
+    pub(crate) marks: Vec<Mark>,
 }
 
 impl Usage {
@@ -217,6 +238,7 @@ impl Usage {
             last_decay: s.last_decay,
             ledger_bytes: s.ledger_bytes,
             entries,
+            marks: s.marks,
         }
     }
 
@@ -228,7 +250,13 @@ impl Usage {
             ledger_bytes: self.ledger_bytes,
             settings: self.settings.clone(),
             entries: self.entries().cloned().collect(),
+            marks: self.marks.clone(),
         }
+    }
+
+    /// Forgets the charged marks (with the ledger: `reset --forget-jobs`).
+    pub fn forget_marks(&mut self) {
+        self.marks.clear();
     }
 
     /// Entries in (account, name) order.
@@ -277,12 +305,20 @@ impl Usage {
         if let Some(a) = &job.account {
             check_name(a).map_err(|m| format!("account: {m}"))?;
         }
-        let now = self.usage_of(job.account.as_deref(), &job.entity);
-        let bin = self
-            .entries
-            .get(&key(job.account.as_deref(), &job.entity))
-            .and_then(|e| e.bins.first().copied())
-            .unwrap_or(0.0);
+        let base = self.settings.model.base_usage();
+        // One lookup: PBS entities are keyed by their name alone.
+        let owned;
+        let k: &str = match job.account.as_deref() {
+            None => &job.entity,
+            Some(a) => {
+                owned = key(Some(a), &job.entity);
+                &owned
+            }
+        };
+        let found = self.entries.get_mut(k);
+        let (now, bin) = found.as_ref().map_or((base, 0.0), |e| {
+            (e.usage, e.bins.first().copied().unwrap_or(0.0))
+        });
         if !(now + job.charge).is_finite() || !(bin + job.charge).is_finite() {
             return Err(format!(
                 "charge {:e} would overflow the usage {now:e} of {}",
@@ -298,12 +334,9 @@ impl Usage {
                 *b0 += job.charge;
             }
         };
-        if job.account.is_none() {
-            // the common PBS case, without allocating a key
-            if let Some(e) = self.entries.get_mut(job.entity.as_str()) {
-                add(e);
-                return Ok(true);
-            }
+        if let Some(e) = found {
+            add(e);
+            return Ok(true);
         }
         add(self.entry(job.account.as_deref(), &job.entity));
         Ok(true)

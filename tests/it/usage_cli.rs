@@ -590,3 +590,79 @@ fn an_unreadable_tree_does_not_stop_usage_record() {
         .code(1)
         .stderr(predicate::str::contains("tree.toml"));
 }
+
+#[test]
+fn a_charged_log_is_skipped_by_its_mark_and_an_appended_one_charges_the_new_jobs() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("20240413");
+    let job = |j: u32| {
+        format!(
+            "04/13/2024 11:00:00;E;{j}.srv;user=u{} end={} resources_used.cput=00:00:10\n",
+            j % 3,
+            1_713_000_000 + j
+        )
+    };
+    let mut text: String = (1..=50).map(job).collect();
+    text += "04/13/2024 11:00:00;E;bad.srv;user=x resources_used.cput=abc\n";
+    std::fs::write(&log, &text).unwrap();
+    let record = |want: &str| {
+        fairsort_home(h)
+            .args(["usage", "record"])
+            .arg(&log)
+            .assert()
+            .success()
+            .stdout(predicate::str::contains(want.to_string()))
+            .stderr(predicate::str::contains(":51: bad value `abc`"));
+    };
+    record("charged 50 job(s), total 500; 0 already charged; 1 malformed");
+    let store = std::fs::read_to_string(h.join("usage.toml")).unwrap();
+    assert!(
+        store.contains("[[charged]]") && store.contains("lines = 50"),
+        "{store}"
+    );
+    let v = show(h);
+    // again: the prefix before the malformed line is skipped, the malformed line reported again
+    record("charged 0 job(s), total 0; 50 already charged; 1 malformed");
+    assert_eq!(show(h), v);
+    // appended: only the new jobs
+    text += &(51..=60).map(job).collect::<String>();
+    std::fs::write(&log, &text).unwrap();
+    record("charged 10 job(s), total 100; 50 already charged; 1 malformed");
+    // forgetting the jobs forgets the marks
+    fairsort_home(h)
+        .args(["usage", "reset", "--forget-jobs"])
+        .assert()
+        .success();
+    let store = std::fs::read_to_string(h.join("usage.toml")).unwrap();
+    assert!(!store.contains("[[charged]]"), "{store}");
+    record("charged 60 job(s), total 600; 0 already charged; 1 malformed");
+}
+
+#[test]
+fn a_log_charged_to_its_end_is_recorded_again_without_the_ledger() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let logs = data("usage/pbs_logs");
+    fairsort_home(h)
+        .args(["usage", "record", "--json"])
+        .arg(&logs)
+        .assert()
+        .success();
+    let first = std::fs::read_to_string(h.join("usage.toml")).unwrap();
+    let out = fairsort_home(h)
+        .args(["usage", "record", "--json"])
+        .arg(&logs)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["charged"], 0);
+    assert_eq!(v["repeated"], 3);
+    // nothing changed: the store is not rewritten
+    assert_eq!(
+        std::fs::read_to_string(h.join("usage.toml")).unwrap(),
+        first
+    );
+}

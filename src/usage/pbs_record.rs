@@ -1,0 +1,572 @@
+//! `usage record` of PBS accounting logs: each file is mapped, its charged prefix skipped when
+//! its charged mark still matches ([`super::marks`]), and the rest parsed in blocks of whole
+//! lines, each block's two halves on the two threads of [`crate::parallel::join`]. Charging stays
+//! on the calling thread and in file order (the previous block's records are charged while the
+//! next block is parsed), so usage totals, the ledger and the malformed-record reports (file and
+//! line) are exactly those of reading the file line by line.
+
+use super::charge::Charge;
+use super::error::{Malformed, UsageError};
+use super::job::FinishedJob;
+use super::marks::{check_text, prefix_check, set_mark, Mark};
+use super::pbs_log::{expand_inputs, PbsLogReader, ReadStats, Span};
+use crate::parallel::{join, PARALLEL_MIN_BYTES};
+use crate::pbs::FairshareEntity;
+use std::fs::File;
+use std::io::Read;
+use std::path::Path;
+
+/// Bytes parsed per round (two halves in parallel) before they are charged.
+const BLOCK: usize = 32 << 20;
+
+/// Below this size a file is read into memory rather than mapped.
+const MAP_MIN_BYTES: u64 = 1 << 20;
+
+/// The bytes of one log: mapped (large files) or read.
+enum Bytes {
+    Mapped(memmap2::Mmap),
+    Read(Vec<u8>),
+}
+
+impl std::ops::Deref for Bytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Mapped(m) => m,
+            Bytes::Read(v) => v,
+        }
+    }
+}
+
+impl Bytes {
+    fn open(path: &Path) -> Result<Bytes, UsageError> {
+        let mut f = File::open(path).map_err(|e| UsageError::io(path, e))?;
+        let meta = f.metadata().map_err(|e| UsageError::io(path, e))?;
+        if meta.is_file() && meta.len() >= MAP_MIN_BYTES {
+            // SAFETY: a read-only private mapping. Its one hazard is another program shrinking
+            // the file while it is read (SIGBUS); PBS only appends to its logs (docs/usage.md).
+            if let Ok(map) = unsafe { memmap2::MmapOptions::new().map(&f) } {
+                let _ = map.advise(memmap2::Advice::Sequential);
+                return Ok(Bytes::Mapped(map));
+            }
+        }
+        let mut v = Vec::new();
+        f.read_to_end(&mut v).map_err(|e| UsageError::io(path, e))?;
+        Ok(Bytes::Read(v))
+    }
+
+    /// Faults in `range` ahead of the parser (advice only).
+    fn populate(&self, range: std::ops::Range<usize>) {
+        if let Bytes::Mapped(m) = self {
+            if !range.is_empty() {
+                let _ = m.advise_range(memmap2::Advice::PopulateRead, range.start, range.len());
+            }
+        }
+    }
+
+    /// Drops the pages of `range`, parsed and no longer borrowed (advice only).
+    fn release(&self, range: std::ops::Range<usize>) {
+        if let Bytes::Mapped(m) = self {
+            if !range.is_empty() {
+                // SAFETY: dropping pages of a read-only file mapping only makes the next access
+                // fault them in again from the file (MADV_DONTNEED never zeroes file pages).
+                let _ = unsafe {
+                    m.unchecked_advise_range(
+                        memmap2::UncheckedAdvice::DontNeed,
+                        range.start,
+                        range.len(),
+                    )
+                };
+            }
+        }
+    }
+}
+
+/// The offset just past the end of the line holding `at` (`text.len()` at the end).
+fn line_end_after(text: &[u8], at: usize) -> usize {
+    match text.get(at..).and_then(|r| memchr::memchr(b'\n', r)) {
+        Some(i) => at + i + 1,
+        None => text.len(),
+    }
+}
+
+/// One file's charging state, in file order.
+struct FileRun<'p> {
+    file: &'p Path,
+    stats: ReadStats,
+    /// End of the file's last complete line: a mark never covers a partial last line.
+    complete_end: u64,
+    /// The first malformed record: (its line's offset, lines before it, jobs and evaluation
+    /// errors before it). A mark stops there, so it is read (and reported) again next time.
+    cut: Option<(u64, u64, u64, u64)>,
+    jobs_before: u64,
+    eval_before: u64,
+}
+
+impl FileRun<'_> {
+    /// Charges a parsed span that starts at `base` in the file, in order.
+    fn charge(
+        &mut self,
+        span: Span,
+        base: usize,
+        sink: &mut dyn FnMut(FinishedJob) -> Result<(), String>,
+        malformed: &mut Vec<Malformed>,
+    ) {
+        let line_base = self.stats.lines;
+        for p in span.items {
+            let at = base as u64 + p.start;
+            let line = line_base + p.line;
+            if p.eval_error {
+                self.stats.eval_errors += 1;
+            }
+            let (jobs, bad) = (self.stats.jobs, self.stats.malformed);
+            self.stats
+                .take(p.record.map(Some), sink, malformed, self.file, line);
+            if self.stats.malformed > bad && self.cut.is_none() {
+                self.cut = Some((at, line - 1, self.jobs_before, self.eval_before));
+            }
+            if self.cut.is_none() && at < self.complete_end {
+                self.jobs_before += self.stats.jobs - jobs;
+                self.eval_before += u64::from(p.eval_error);
+            }
+        }
+        self.stats.lines += span.lines;
+        self.stats.bytes += span.bytes;
+    }
+}
+
+/// Reads a PBS log file or directory (every regular, non-hidden file in name order), charging
+/// through `sink`; `marks` are used and updated; `skipped` counts the jobs of skipped prefixes
+/// (all charged before).
+pub(crate) fn read_pbs(
+    path: &Path,
+    entity: FairshareEntity,
+    charge: &dyn Charge,
+    marks: &mut Vec<Mark>,
+    sink: &mut dyn FnMut(FinishedJob) -> Result<(), String>,
+    malformed: &mut Vec<Malformed>,
+    skipped: &mut u64,
+) -> Result<ReadStats, UsageError> {
+    let mut stats = ReadStats::default();
+    for file in expand_inputs(path)? {
+        let files = Files {
+            entity,
+            charge,
+            block: BLOCK,
+        };
+        stats += read_file(&file, &files, marks, sink, malformed, skipped)?;
+    }
+    Ok(stats)
+}
+
+/// How a file is read: the reader's settings and the bytes per parallel round.
+struct Files<'c> {
+    entity: FairshareEntity,
+    charge: &'c dyn Charge,
+    block: usize,
+}
+
+fn read_file(
+    file: &Path,
+    how: &Files<'_>,
+    marks: &mut Vec<Mark>,
+    sink: &mut dyn FnMut(FinishedJob) -> Result<(), String>,
+    malformed: &mut Vec<Malformed>,
+    skipped: &mut u64,
+) -> Result<ReadStats, UsageError> {
+    let (entity, charge) = (how.entity, how.charge);
+    let bytes = Bytes::open(file)?;
+    let text: &[u8] = &bytes;
+    let (mut ra, mut rb) = (
+        PbsLogReader::new(entity, charge),
+        PbsLogReader::new(entity, charge),
+    );
+    let reader = ra.reader_id();
+    let key = std::fs::canonicalize(file)
+        .ok()
+        .and_then(|p| p.to_str().map(str::to_string));
+    let mut run = FileRun {
+        file,
+        stats: ReadStats::default(),
+        complete_end: memchr::memrchr(b'\n', text).map_or(0, |i| i as u64 + 1),
+        cut: None,
+        jobs_before: 0,
+        eval_before: 0,
+    };
+    let mut pos = 0usize;
+    let mark = key.as_deref().and_then(|k| {
+        marks
+            .iter()
+            .find(|m| m.file == k && m.reader == reader && m.offset <= run.complete_end)
+            .filter(|m| m.matches(text))
+    });
+    if let Some(m) = mark {
+        // The charged prefix: its counts as a full read would give them, its jobs all repeats.
+        pos = usize::try_from(m.offset).unwrap_or(text.len());
+        run.stats.bytes = m.offset;
+        run.stats.lines = m.lines;
+        run.stats.jobs = m.jobs;
+        run.stats.eval_errors = m.eval_errors;
+        run.jobs_before = m.jobs;
+        run.eval_before = m.eval_errors;
+        *skipped += m.jobs;
+    }
+    let mut pending: Vec<(Span, usize)> = Vec::new();
+    while pos < text.len() {
+        let end = line_end_after(text, pos.saturating_add(how.block).min(text.len()));
+        let block = text.get(pos..end).unwrap_or_default();
+        let parsed = std::mem::take(&mut pending);
+        if block.len() < PARALLEL_MIN_BYTES {
+            for (span, base) in parsed {
+                run.charge(span, base, sink, malformed);
+            }
+            pending.push((ra.parse_span(block), pos));
+        } else {
+            // The caller's half also charges the previous block: give it a little less.
+            let mid = line_end_after(block, block.len() * 9 / 20);
+            let (left, right) = block.split_at(mid);
+            let (b, run_ref, rb_ref) = (&bytes, &mut run, &mut rb);
+            let (sl, sr) = join(
+                || {
+                    for (span, base) in parsed {
+                        run_ref.charge(span, base, sink, malformed);
+                    }
+                    b.populate(pos..pos + mid);
+                    ra.parse_span(left)
+                },
+                move || {
+                    b.populate(pos + mid..end);
+                    rb_ref.parse_span(right)
+                },
+            );
+            pending.push((sl, pos));
+            pending.push((sr, pos + mid));
+        }
+        bytes.release(pos..end);
+        pos = end;
+    }
+    for (span, base) in pending {
+        run.charge(span, base, sink, malformed);
+    }
+    if let Some(k) = key {
+        let (offset, lines, jobs, eval_errors) = run.cut.unwrap_or_else(|| {
+            let partial = u64::from(run.complete_end < text.len() as u64);
+            (
+                run.complete_end,
+                run.stats.lines - partial,
+                run.jobs_before,
+                run.eval_before,
+            )
+        });
+        marks.retain(|m| m.file != k);
+        if let Some(h) = prefix_check(text, offset).filter(|_| offset > 0) {
+            set_mark(
+                marks,
+                Mark {
+                    file: k,
+                    reader,
+                    offset,
+                    check: check_text(h),
+                    lines,
+                    jobs,
+                    eval_errors,
+                },
+            );
+        }
+    }
+    Ok(run.stats)
+}
+
+/// When every file of `inputs` (PBS logs, or directories of them) is charged to its very end by
+/// a charged mark that still matches: the counts a full read would report, every job already
+/// charged. `None` when anything is left to read (then [`super::record`] reads it, with the
+/// ledger). This needs neither the ledger nor a parse.
+pub(crate) fn fully_charged(
+    inputs: &[std::path::PathBuf],
+    entity: FairshareEntity,
+    charge: &dyn Charge,
+    marks: &[Mark],
+) -> Result<Option<(ReadStats, u64)>, UsageError> {
+    let reader = PbsLogReader::new(entity, charge).reader_id();
+    let (mut stats, mut jobs) = (ReadStats::default(), 0u64);
+    for input in inputs {
+        for file in expand_inputs(input)? {
+            let Some(key) = std::fs::canonicalize(&file)
+                .ok()
+                .and_then(|p| p.to_str().map(str::to_string))
+            else {
+                return Ok(None);
+            };
+            let Some(m) = marks.iter().find(|m| m.file == key && m.reader == reader) else {
+                return Ok(None);
+            };
+            let bytes = Bytes::open(&file)?;
+            if bytes.len() as u64 != m.offset || !m.matches(&bytes) {
+                return Ok(None);
+            }
+            stats += ReadStats {
+                bytes: m.offset,
+                lines: m.lines,
+                jobs: m.jobs,
+                malformed: 0,
+                eval_errors: m.eval_errors,
+            };
+            jobs += m.jobs;
+        }
+    }
+    Ok(Some((stats, jobs)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::usage::charge::ResourceCharge;
+    use crate::usage::ledger::Ledger;
+    use crate::usage::store::{Usage, UsageStore};
+    use std::io::Write;
+
+    /// `jobs` jobs from `first` (Q, S and E lines), with malformed lines mixed in when `bad`.
+    fn log(first: u64, jobs: u64, bad: bool) -> String {
+        let mut s = String::new();
+        for j in first..first + jobs {
+            let user = j * 7919 % 97;
+            s += &format!("04/13/2024 10:00:00;Q;{j}.srv;queue=workq\n");
+            s += &format!("04/13/2024 10:00:01;S;{j}.srv;user=u{user} group=g exec_host=n{j}/0 Resource_List.ncpus=4 Resource_List.walltime=04:00:00 padding={}\n", "x".repeat(200));
+            let cput = match (bad, j % 101) {
+                (true, 3) => "abc".to_string(),
+                (true, 5) => "-00:10:00".to_string(),
+                _ => format!("{:02}:{:02}:{:02}", j % 24, j % 60, j % 59),
+            };
+            s += &format!("04/13/2024 11:00:00;E;{j}.srv;user=u{user} group=g queue=workq end={} Resource_List.ncpus=4 resources_used.cput={cput} resources_used.walltime=01:00:00 padding={}\n", 1_713_000_000 + j, "y".repeat(300));
+            if bad && j % 211 == 7 {
+                s += "garbage without separators\n\n";
+            }
+        }
+        s
+    }
+
+    struct Run {
+        usage: Usage,
+        ledger: Ledger,
+        report: Vec<String>,
+        stats: ReadStats,
+        charged: u64,
+        repeated: u64,
+    }
+
+    fn fresh() -> (Usage, Ledger) {
+        (Usage::from_store(UsageStore::default()), Ledger::default())
+    }
+
+    /// Records `path` into `usage`/`ledger`: through the marks and the parallel reader with
+    /// `block`-byte rounds, or line by line with [`PbsLogReader::read`].
+    fn run(path: &Path, block: Option<usize>, (mut usage, mut ledger): (Usage, Ledger)) -> Run {
+        let c = ResourceCharge::new("cput");
+        let (mut charged, mut repeated, mut skipped) = (0, 0, 0);
+        let mut bad = Vec::new();
+        let mut marks = std::mem::take(&mut usage.marks);
+        let mut sink = |job: FinishedJob| -> Result<(), String> {
+            if usage.try_charge(&mut ledger, &job)? {
+                charged += 1;
+            } else {
+                repeated += 1;
+            }
+            Ok(())
+        };
+        let stats = match block {
+            Some(block) => {
+                let how = Files {
+                    entity: FairshareEntity::Euser,
+                    charge: &c,
+                    block,
+                };
+                read_file(path, &how, &mut marks, &mut sink, &mut bad, &mut skipped).unwrap()
+            }
+            None => {
+                let mut r = PbsLogReader::new(FairshareEntity::Euser, &c);
+                let f = std::fs::File::open(path).unwrap();
+                let mut f = std::io::BufReader::new(f);
+                r.read(&mut f, path, &mut sink, &mut bad).unwrap()
+            }
+        };
+        usage.marks = marks;
+        Run {
+            usage,
+            ledger,
+            report: bad.iter().map(ToString::to_string).collect(),
+            stats,
+            charged,
+            repeated: repeated + skipped,
+        }
+    }
+
+    fn bits(u: &Usage) -> Vec<(String, u64)> {
+        u.entries()
+            .map(|e| (e.name.clone(), e.usage.to_bits()))
+            .collect()
+    }
+
+    fn ledger_text(l: &mut Ledger, dir: &Path, name: &str) -> String {
+        let p = dir.join(name);
+        l.append(&p, 0).unwrap();
+        std::fs::read_to_string(&p).unwrap_or_default()
+    }
+
+    fn same(a: &mut Run, b: &mut Run, dir: &Path) {
+        assert_eq!(bits(&a.usage), bits(&b.usage));
+        assert_eq!(a.report, b.report);
+        assert_eq!(a.stats, b.stats);
+        assert_eq!((a.charged, a.repeated), (b.charged, b.repeated));
+        assert_eq!(
+            ledger_text(&mut a.ledger, dir, "a"),
+            ledger_text(&mut b.ledger, dir, "b")
+        );
+    }
+
+    #[test]
+    fn parallel_equals_sequential_with_malformed_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("20240413");
+        let mut text = log(1, 9000, true);
+        text += "04/13/2024 11:00:00;E;partial.srv;user=zz end=17"; // no final newline
+        std::fs::write(&path, &text).unwrap();
+        assert!(text.len() > 5 * PARALLEL_MIN_BYTES);
+        let mut seq = run(&path, None, fresh());
+        assert!(
+            seq.report.len() > 100 && seq.charged > 8000,
+            "{}",
+            seq.report.len()
+        );
+        for block in [PARALLEL_MIN_BYTES, 2 * PARALLEL_MIN_BYTES + 12345, BLOCK] {
+            let mut par = run(&path, Some(block), fresh());
+            same(&mut seq, &mut par, dir.path());
+        }
+    }
+
+    #[test]
+    fn re_recording_charges_nothing_and_needs_no_parse() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log");
+        std::fs::write(&path, log(1, 6000, false)).unwrap();
+        let first = run(&path, Some(PARALLEL_MIN_BYTES), fresh());
+        assert_eq!((first.charged, first.repeated), (6000, 0));
+        let mark = first.usage.marks.first().cloned().unwrap();
+        assert_eq!(mark.offset, std::fs::metadata(&path).unwrap().len());
+        assert_eq!((mark.jobs, mark.lines), (6000, 18000));
+        let c = ResourceCharge::new("cput");
+        let done = fully_charged(
+            std::slice::from_ref(&path),
+            FairshareEntity::Euser,
+            &c,
+            &first.usage.marks,
+        )
+        .unwrap();
+        assert_eq!(done, Some((first.stats, 6000)));
+        // another reader setting is not covered by the mark
+        let other = ResourceCharge::new("walltime");
+        let none = fully_charged(
+            std::slice::from_ref(&path),
+            FairshareEntity::Euser,
+            &other,
+            &first.usage.marks,
+        );
+        assert_eq!(none.unwrap(), None);
+        let before = bits(&first.usage);
+        let mut again = run(&path, Some(PARALLEL_MIN_BYTES), (first.usage, first.ledger));
+        assert_eq!((again.charged, again.repeated), (0, 6000));
+        assert_eq!(again.stats, first.stats);
+        assert_eq!(bits(&again.usage), before);
+        assert_eq!(again.ledger.pending_jobs(), 6000);
+        // the skip is real: with an empty ledger, nothing in the prefix is even looked at
+        let (_, empty) = fresh();
+        let skip = run(&path, Some(PARALLEL_MIN_BYTES), (again.usage, empty));
+        assert_eq!((skip.charged, skip.repeated), (0, 6000));
+        assert!(
+            ledger_text(&mut again.ledger, dir.path(), "l")
+                .lines()
+                .count()
+                == 6000
+        );
+    }
+
+    #[test]
+    fn an_appended_log_charges_only_the_new_part() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log");
+        std::fs::write(&path, log(1, 5000, false)).unwrap();
+        let first = run(&path, Some(PARALLEL_MIN_BYTES), fresh());
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        f.write_all(log(5001, 700, false).as_bytes()).unwrap();
+        drop(f);
+        // with the real ledger: the new jobs only, as a full read would
+        let mut whole = run(&path, None, fresh());
+        let (_, l0) = fresh();
+        let mut next = run(
+            &path,
+            Some(PARALLEL_MIN_BYTES),
+            (first.usage.clone(), first.ledger),
+        );
+        assert_eq!((next.charged, next.repeated), (700, 5000));
+        assert_eq!(next.stats, whole.stats);
+        assert_eq!(bits(&next.usage), bits(&whole.usage));
+        assert_eq!(
+            ledger_text(&mut next.ledger, dir.path(), "a"),
+            ledger_text(&mut whole.ledger, dir.path(), "b")
+        );
+        // the charged prefix was not parsed: an empty ledger charges only the new part
+        let skip = run(&path, Some(PARALLEL_MIN_BYTES), (first.usage, l0));
+        assert_eq!((skip.charged, skip.repeated), (700, 5000));
+    }
+
+    #[test]
+    fn a_changed_prefix_is_read_again_and_nothing_is_charged_twice() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log");
+        let text = log(1, 5000, false);
+        std::fs::write(&path, &text).unwrap();
+        let first = run(&path, Some(PARALLEL_MIN_BYTES), fresh());
+        let before = bits(&first.usage);
+        // a charged job's user changed in place (same length), in the first block
+        let changed = text.replacen("E;2.srv;user=u", "E;2.srv;user=v", 1);
+        assert_ne!(changed, text);
+        std::fs::write(&path, &changed).unwrap();
+        let c = ResourceCharge::new("cput");
+        let done = fully_charged(
+            std::slice::from_ref(&path),
+            FairshareEntity::Euser,
+            &c,
+            &first.usage.marks,
+        );
+        assert_eq!(done.unwrap(), None);
+        let (_, l0) = fresh();
+        let again = run(
+            &path,
+            Some(PARALLEL_MIN_BYTES),
+            (first.usage.clone(), first.ledger),
+        );
+        assert_eq!((again.charged, again.repeated), (0, 5000));
+        assert_eq!(bits(&again.usage), before);
+        // read whole: with an empty ledger every job would be charged again
+        let whole = run(&path, Some(PARALLEL_MIN_BYTES), (first.usage, l0));
+        assert_eq!(whole.charged, 5000);
+    }
+
+    #[test]
+    fn a_mark_stops_at_the_first_malformed_record_which_is_reported_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log");
+        std::fs::write(&path, log(1, 3000, true)).unwrap();
+        let first = run(&path, Some(PARALLEL_MIN_BYTES), fresh());
+        let mark = first.usage.marks.first().cloned().unwrap();
+        assert!(mark.offset > 0 && mark.offset < std::fs::metadata(&path).unwrap().len());
+        assert!(first.report[0].contains(&format!(":{}:", mark.lines + 1)));
+        let again = run(&path, Some(PARALLEL_MIN_BYTES), (first.usage, first.ledger));
+        assert_eq!(again.report, first.report);
+        assert_eq!(again.stats, first.stats);
+        assert_eq!(again.charged, 0);
+        assert_eq!(again.repeated, first.charged);
+    }
+}
