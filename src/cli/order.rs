@@ -475,7 +475,7 @@ fn write_display(out: &mut String, v: &impl std::fmt::Display) {
 }
 
 /// A JSON write error: a closed pipe ends quietly, anything else is reported.
-fn json_failure(e: serde_json::Error) -> Failure {
+pub(super) fn json_failure(e: serde_json::Error) -> Failure {
     match e.io_error_kind() {
         Some(kind) => Failure::from(std::io::Error::from(kind)),
         None => user(e),
@@ -483,7 +483,7 @@ fn json_failure(e: serde_json::Error) -> Failure {
 }
 
 /// A CSV write error: a closed pipe ends quietly, anything else is reported.
-fn csv_failure(e: csv::Error) -> Failure {
+pub(super) fn csv_failure(e: csv::Error) -> Failure {
     match e.kind() {
         csv::ErrorKind::Io(io) => Failure::from(std::io::Error::from(io.kind())),
         _ => user(e),
