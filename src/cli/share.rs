@@ -2,16 +2,19 @@
 //! (`--compare`) or explained for one user (`--explain`). Output: a table in the style of the
 //! algorithm's own system (sshare, pbsfs, `flux account view-bank -t`), `--json` or `--csv`.
 
-use super::table::{Align, Table};
+use super::table::{text_width, Align, StreamTable, Table, TextCells};
 use super::{CliResult, Failure, Global};
 use fairsort::fairshare::{
     compute, explain, Algorithm, NodeId, Options, ShareError, ShareResult, ShareRow, Shares, Tree,
 };
 use fairsort::formats::TreeFormat;
 use fairsort::scenario::{Base, ScenarioBuilder, ScenarioError};
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
 use serde_json::{json, Map, Value};
 use std::collections::HashSet;
-use std::io::Write;
+use std::fmt::Write as _;
+use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
 /// Arguments of `fairsort share`.
@@ -61,7 +64,7 @@ pub struct Args {
 pub fn run(args: Args, global: &Global) -> CliResult {
     let (tree, home_algorithm) = load_tree(&args, global)?;
     let opts = options(&args)?;
-    let mut out = std::io::stdout().lock();
+    let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     if args.compare {
         let results = Algorithm::ALL
             .iter()
@@ -75,6 +78,7 @@ pub fn run(args: Args, global: &Global) -> CliResult {
             compare_table(&tree, &results)
         };
         out.write_all(text.as_bytes())?;
+        out.flush()?;
         return Ok(());
     }
     let algorithm = args
@@ -82,10 +86,10 @@ pub fn run(args: Args, global: &Global) -> CliResult {
         .or(home_algorithm)
         .ok_or_else(|| Failure::usage("--algorithm is required with --tree (or use --compare)"))?;
     let result = compute(&tree, algorithm, &opts).map_err(share_failure)?;
-    let text = if let Some(who) = &args.explain {
+    if let Some(who) = &args.explain {
         let id = find_user(&tree, who)?;
         let e = explain::explain(&tree, &result, id);
-        if args.json {
+        let text = if args.json {
             to_json(&serde_json::to_value(&e).unwrap_or(Value::Null))
         } else if args.csv {
             return Err(Failure::usage(
@@ -93,19 +97,20 @@ pub fn run(args: Args, global: &Global) -> CliResult {
             ));
         } else {
             explain::render(&e)
-        }
+        };
+        out.write_all(text.as_bytes())?;
     } else if args.json {
-        to_json(&json!({"algorithm": algorithm.name(), "rows": rows_json(&tree, &result)}))
+        write_json(&mut out, &tree, &result)?;
     } else if args.csv {
-        rows_csv(&tree, &result)?
+        write_csv(&mut out, &tree, &result)?;
     } else {
         match algorithm {
-            Algorithm::Pbs => pbs_table(&tree, &result),
-            Algorithm::Flux => flux_table(&tree, &result),
-            _ => sshare_table(&tree, &result),
+            Algorithm::Pbs => pbs_table(&mut out, &tree, &result)?,
+            Algorithm::Flux => flux_table(&mut out, &tree, &result)?,
+            _ => sshare_table(&mut out, &tree, &result)?,
         }
-    };
-    out.write_all(text.as_bytes())?;
+    }
+    out.flush()?;
     Ok(())
 }
 
@@ -204,95 +209,259 @@ fn to_json(v: &Value) -> String {
     s
 }
 
+/// One output cell, borrowed from the tree and the result: what `--json` prints as a JSON value
+/// and `--csv` as text.
+#[derive(Debug, Clone, Copy)]
+enum Cell<'a> {
+    /// JSON `null`, an empty CSV cell.
+    Null,
+    /// A string (names, "parent", "inf", "-inf").
+    Text(&'a str),
+    /// An integer (depth, shares).
+    Int(u64),
+    /// A finite number, printed as serde_json prints an `f64` (ryu).
+    Num(f64),
+}
+
+impl Serialize for Cell<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match *self {
+            Cell::Null => s.serialize_unit(),
+            Cell::Text(t) => s.serialize_str(t),
+            Cell::Int(i) => s.serialize_u64(i),
+            Cell::Num(x) => s.serialize_f64(x),
+        }
+    }
+}
+
+impl Cell<'_> {
+    /// Appends the cell as `--csv` prints it: the JSON value's text, strings unquoted, null empty.
+    fn write_text(self, out: &mut Vec<u8>) {
+        match self {
+            Cell::Null => {}
+            Cell::Text(t) => out.extend_from_slice(t.as_bytes()),
+            Cell::Int(i) => {
+                let _ = write!(out, "{i}");
+            }
+            Cell::Num(x) => {
+                let _ = serde_json::to_writer(&mut *out, &x);
+            }
+        }
+    }
+}
+
+impl From<Cell<'_>> for Value {
+    fn from(c: Cell<'_>) -> Value {
+        match c {
+            Cell::Null => Value::Null,
+            Cell::Text(t) => t.into(),
+            Cell::Int(i) => i.into(),
+            Cell::Num(x) => json!(x),
+        }
+    }
+}
+
 /// A float as the JSON contract wants it: a number, "inf"/"-inf", or null (absent, NaN).
-fn num(v: Option<f64>) -> Value {
+fn num(v: Option<f64>) -> Cell<'static> {
     match v {
-        Some(x) if x == f64::INFINITY => "inf".into(),
-        Some(x) if x == f64::NEG_INFINITY => "-inf".into(),
-        Some(x) if x.is_nan() => Value::Null,
-        Some(x) => json!(x),
-        None => Value::Null,
+        Some(x) if x == f64::INFINITY => Cell::Text("inf"),
+        Some(x) if x == f64::NEG_INFINITY => Cell::Text("-inf"),
+        Some(x) if x.is_nan() => Cell::Null,
+        Some(x) => Cell::Num(x),
+        None => Cell::Null,
     }
 }
 
 /// The row's account (the parent account for users) and user.
-fn names(tree: &Tree, id: NodeId) -> (String, Option<String>) {
+fn names(tree: &Tree, id: NodeId) -> (&str, Option<&str>) {
     let n = tree.node(id);
     match (n.is_user(), n.parent) {
-        (true, Some(p)) => (tree.node(p).name.clone(), Some(n.name.clone())),
-        _ => (n.name.clone(), None),
+        (true, Some(p)) => (tree.node(p).name.as_str(), Some(n.name.as_str())),
+        _ => (n.name.as_str(), None),
     }
 }
 
-/// The JSON keys of one algorithm's rows, in output order (also the CSV header).
-fn keys(algorithm: Algorithm) -> Vec<&'static str> {
+/// One field of a `--json`/`--csv` row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Field {
+    Account,
+    User,
+    Depth,
+    RawShares,
+    RawUsage,
+    NormShares,
+    NormUsage,
+    EffectiveUsage,
+    Fairshare,
+    LevelFs,
+    FairsharePerc,
+    FairshareTreeUsage,
+    FairshareFactor,
+    Tickets,
+    Weight,
+}
+
+impl Field {
+    /// The JSON key and CSV header.
+    fn name(self) -> &'static str {
+        match self {
+            Field::Account => "account",
+            Field::User => "user",
+            Field::Depth => "depth",
+            Field::RawShares => "raw_shares",
+            Field::RawUsage => "raw_usage",
+            Field::NormShares => "norm_shares",
+            Field::NormUsage => "norm_usage",
+            Field::EffectiveUsage => "effective_usage",
+            Field::Fairshare => "fairshare",
+            Field::LevelFs => "level_fs",
+            Field::FairsharePerc => "fairshare_perc",
+            Field::FairshareTreeUsage => "fairshare_tree_usage",
+            Field::FairshareFactor => "fairshare_factor",
+            Field::Tickets => "tickets",
+            Field::Weight => "weight",
+        }
+    }
+}
+
+/// The fields of one algorithm's rows in CSV column order.
+fn fields(algorithm: Algorithm) -> Vec<Field> {
     let mut k = vec![
-        "account",
-        "user",
-        "depth",
-        "raw_shares",
-        "raw_usage",
-        "norm_shares",
-        "norm_usage",
-        "effective_usage",
-        "fairshare",
-        "level_fs",
+        Field::Account,
+        Field::User,
+        Field::Depth,
+        Field::RawShares,
+        Field::RawUsage,
+        Field::NormShares,
+        Field::NormUsage,
+        Field::EffectiveUsage,
+        Field::Fairshare,
+        Field::LevelFs,
     ];
     match algorithm {
-        Algorithm::Pbs => k.extend(["fairshare_perc", "fairshare_tree_usage", "fairshare_factor"]),
-        Algorithm::Ticket => k.push("tickets"),
-        Algorithm::Flux => k.push("weight"),
+        Algorithm::Pbs => k.extend([
+            Field::FairsharePerc,
+            Field::FairshareTreeUsage,
+            Field::FairshareFactor,
+        ]),
+        Algorithm::Ticket => k.push(Field::Tickets),
+        Algorithm::Flux => k.push(Field::Weight),
         _ => {}
     }
     k
 }
 
-fn value_of(tree: &Tree, id: NodeId, row: &ShareRow, key: &str) -> Value {
+/// The fields in JSON key order: sorted by name, as serde_json's `Map` (a `BTreeMap` without
+/// the `preserve_order` feature) printed the rows before they were streamed.
+fn json_fields(algorithm: Algorithm) -> Vec<Field> {
+    let mut k = fields(algorithm);
+    k.sort_by_key(|f| f.name());
+    k
+}
+
+fn cell<'a>(tree: &'a Tree, id: NodeId, row: &ShareRow, field: Field) -> Cell<'a> {
     let n = tree.node(id);
-    match key {
-        "account" => names(tree, id).0.into(),
-        "user" => names(tree, id).1.map(Value::from).unwrap_or(Value::Null),
-        "depth" => n.depth.into(),
-        "raw_shares" => explain::shares_json(n.parent.map(|_| n.shares)),
-        "raw_usage" => num(Some(row.usage.unwrap_or(n.raw_usage))),
-        "norm_shares" => num(row.norm_shares),
-        "norm_usage" => num(row.norm_usage),
-        "effective_usage" => num(row.effective_usage),
-        "fairshare" => num(row.fairshare),
-        "level_fs" => num(row.level_fs),
-        "fairshare_perc" => num(row.fairshare_perc),
-        "fairshare_tree_usage" => num(row.fairshare_tree_usage),
-        "fairshare_factor" => num(row.fairshare_factor),
-        "tickets" => num(row.tickets),
-        "weight" => num(row.weight),
-        _ => Value::Null,
+    match field {
+        Field::Account => Cell::Text(names(tree, id).0),
+        Field::User => names(tree, id).1.map_or(Cell::Null, Cell::Text),
+        Field::Depth => Cell::Int(n.depth as u64),
+        Field::RawShares => match n.parent.map(|_| n.shares) {
+            Some(Shares::Count(c)) => Cell::Int(c),
+            Some(Shares::Parent) => Cell::Text("parent"),
+            None => Cell::Null,
+        },
+        Field::RawUsage => num(Some(row.usage.unwrap_or(n.raw_usage))),
+        Field::NormShares => num(row.norm_shares),
+        Field::NormUsage => num(row.norm_usage),
+        Field::EffectiveUsage => num(row.effective_usage),
+        Field::Fairshare => num(row.fairshare),
+        Field::LevelFs => num(row.level_fs),
+        Field::FairsharePerc => num(row.fairshare_perc),
+        Field::FairshareTreeUsage => num(row.fairshare_tree_usage),
+        Field::FairshareFactor => num(row.fairshare_factor),
+        Field::Tickets => num(row.tickets),
+        Field::Weight => num(row.weight),
     }
 }
 
-/// `{"algorithm", "rows"}` rows: one per account and user association, in tree order.
-fn rows_json(tree: &Tree, result: &ShareResult) -> Value {
-    let keys = keys(result.algorithm);
-    let rows: Vec<Value> = tree
-        .preorder()
-        .into_iter()
-        .map(|id| {
-            let row = result.row(id);
-            let obj: Map<String, Value> = keys
-                .iter()
-                .map(|&k| (k.to_string(), value_of(tree, id, &row, k)))
-                .collect();
-            Value::Object(obj)
-        })
-        .collect();
-    Value::Array(rows)
+/// `share --json`: `{"algorithm", "rows"}`, the rows serialized as they are produced.
+#[derive(Serialize)]
+struct JsonDoc<'a> {
+    algorithm: &'a str,
+    rows: JsonRows<'a>,
 }
 
-fn cell(v: &Value) -> String {
-    match v {
-        Value::Null => String::new(),
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
+/// The rows of `share --json`: one per account and user association, in tree order.
+struct JsonRows<'a> {
+    tree: &'a Tree,
+    result: &'a ShareResult,
+    fields: &'a [Field],
+}
+
+impl Serialize for JsonRows<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let JsonRows {
+            tree,
+            result,
+            fields,
+        } = *self;
+        s.collect_seq(tree.preorder().into_iter().map(|id| JsonRow {
+            tree,
+            id,
+            row: result.row(id),
+            fields,
+        }))
     }
+}
+
+struct JsonRow<'a> {
+    tree: &'a Tree,
+    id: NodeId,
+    row: ShareRow,
+    fields: &'a [Field],
+}
+
+impl Serialize for JsonRow<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.fields.len()))?;
+        for &f in self.fields {
+            m.serialize_entry(f.name(), &cell(self.tree, self.id, &self.row, f))?;
+        }
+        m.end()
+    }
+}
+
+fn write_json(out: &mut impl Write, tree: &Tree, result: &ShareResult) -> CliResult {
+    let fields = json_fields(result.algorithm);
+    let doc = JsonDoc {
+        algorithm: result.algorithm.name(),
+        rows: JsonRows {
+            tree,
+            result,
+            fields: &fields,
+        },
+    };
+    serde_json::to_writer_pretty(&mut *out, &doc).map_err(Failure::from)?;
+    writeln!(out)?;
+    Ok(())
+}
+
+fn write_csv(out: &mut impl Write, tree: &Tree, result: &ShareResult) -> CliResult {
+    let fields = fields(result.algorithm);
+    let mut w = csv::Writer::from_writer(out);
+    w.write_record(fields.iter().map(|f| f.name()))
+        .map_err(Failure::from)?;
+    let mut cells: Vec<Vec<u8>> = vec![Vec::new(); fields.len()];
+    for id in tree.preorder() {
+        let row = result.row(id);
+        for (text, &f) in cells.iter_mut().zip(&fields) {
+            text.clear();
+            cell(tree, id, &row, f).write_text(text);
+        }
+        w.write_record(&cells).map_err(Failure::from)?;
+    }
+    w.flush()?;
+    Ok(())
 }
 
 fn csv_text(header: &[String], rows: Vec<Vec<String>>) -> Result<String, Failure> {
@@ -306,48 +475,49 @@ fn csv_text(header: &[String], rows: Vec<Vec<String>>) -> Result<String, Failure
     String::from_utf8(bytes).map_err(|e| Failure::user(e.to_string()))
 }
 
-fn rows_csv(tree: &Tree, result: &ShareResult) -> Result<String, Failure> {
-    let keys = keys(result.algorithm);
-    let rows = tree
-        .preorder()
-        .into_iter()
-        .map(|id| {
-            let row = result.row(id);
-            keys.iter()
-                .map(|&k| cell(&value_of(tree, id, &row, k)))
-                .collect()
-        })
-        .collect();
-    csv_text(
-        &keys.iter().map(|k| k.to_string()).collect::<Vec<_>>(),
-        rows,
-    )
-}
-
 /// `%f`, blank for absent, `inf` for +infinity (sshare's conventions).
 fn f6(v: Option<f64>) -> String {
+    let mut s = String::new();
+    f6_into(v, &mut s);
+    s
+}
+
+/// [`f6`] appended to `out`.
+fn f6_into(v: Option<f64>, out: &mut String) {
     match v {
-        Some(x) if x == f64::INFINITY => "inf".into(),
-        Some(x) if x.is_nan() => String::new(),
-        Some(x) => format!("{x:.6}"),
-        None => String::new(),
+        Some(x) if x == f64::INFINITY => out.push_str("inf"),
+        Some(x) if x.is_nan() => {}
+        Some(x) => {
+            let _ = write!(out, "{x:.6}");
+        }
+        None => {}
     }
 }
 
-fn shares_text(tree: &Tree, id: NodeId) -> String {
+/// The shares cell of a table row: blank for the root, the count, or `parent`.
+fn shares_into(tree: &Tree, id: NodeId, out: &mut String) {
     if id == tree.root() {
-        return String::new();
+        return;
     }
     match tree.node(id).shares {
-        Shares::Count(c) => c.to_string(),
-        Shares::Parent => "parent".into(),
+        Shares::Count(c) => {
+            let _ = write!(out, "{c}");
+        }
+        Shares::Parent => out.push_str("parent"),
     }
+}
+
+/// `s` cleared, then `indent` spaces and `name` (the indented name column of sshare and pbsfs).
+fn indented(s: &mut String, indent: usize, name: &str) {
+    s.clear();
+    s.extend(std::iter::repeat_n(' ', indent));
+    s.push_str(name);
 }
 
 /// sshare -l style: the Account column indented one space per depth, as Slurm's
 /// `slurmdb_tree_name_get` does (an account one space deeper than its parent; a user row shows
 /// its account one space deeper than the account's row, i.e. at the user's own depth).
-fn sshare_table(tree: &Tree, result: &ShareResult) -> String {
+fn sshare_table(out: &mut impl Write, tree: &Tree, result: &ShareResult) -> CliResult {
     let mut cols = vec![
         ("Account", Align::Left),
         ("User", Align::Right),
@@ -363,38 +533,80 @@ fn sshare_table(tree: &Tree, result: &ShareResult) -> String {
         Algorithm::Ticket => cols.push(("Tickets", Align::Right)),
         _ => {}
     }
-    let mut t = Table::new(&cols);
-    for id in tree.preorder() {
+    let mut t = StreamTable::new(&cols);
+    let order = tree.preorder();
+    // First pass: the widths, from the names and integers; the floats are formatted once, into
+    // one buffer (`per_row` cells a row).
+    let per_row = cols.len() - 4;
+    let mut floats = TextCells::with_capacity(order.len() * per_row, order.len() * per_row * 9);
+    let mut shares = String::new();
+    for &id in &order {
         let n = tree.node(id);
         let r = result.row(id);
         let (account, user) = names(tree, id);
-        let indent = n.depth;
-        let mut cells = vec![
-            format!("{:indent$}{account}", ""),
-            user.unwrap_or_default(),
-            shares_text(tree, id),
-            f6(r.norm_shares),
-            format!("{}", n.raw_usage.max(0.0).floor() as u64),
-            f6(r.norm_usage),
-            f6(r.effective_usage),
-            f6(r.fairshare),
-        ];
+        t.widen(0, n.depth + text_width(account));
+        t.widen(1, user.map_or(0, text_width));
+        shares.clear();
+        shares_into(tree, id, &mut shares);
+        t.widen(2, shares.len());
+        t.widen(3, floats.push(|s| f6_into(r.norm_shares, s)));
+        t.widen(4, decimal_digits(raw_usage_count(n.raw_usage)));
+        t.widen(5, floats.push(|s| f6_into(r.norm_usage, s)));
+        t.widen(6, floats.push(|s| f6_into(r.effective_usage, s)));
+        t.widen(7, floats.push(|s| f6_into(r.fairshare, s)));
         match result.algorithm {
-            Algorithm::FairTree => cells.push(f6(r.level_fs)),
-            Algorithm::Ticket => {
-                cells.push(r.tickets.map(|t| format!("{t:.0}")).unwrap_or_default())
-            }
+            Algorithm::FairTree => t.widen(8, floats.push(|s| f6_into(r.level_fs, s))),
+            Algorithm::Ticket => t.widen(
+                8,
+                floats.push(|s| {
+                    if let Some(x) = r.tickets {
+                        let _ = write!(s, "{x:.0}");
+                    }
+                }),
+            ),
             _ => {}
         }
-        t.row(cells);
     }
-    t.render()
+    t.write_header(out)?;
+    let (mut account, mut usage) = (String::new(), String::new());
+    for (i, &id) in order.iter().enumerate() {
+        let n = tree.node(id);
+        let (name, user) = names(tree, id);
+        indented(&mut account, n.depth, name);
+        shares.clear();
+        shares_into(tree, id, &mut shares);
+        usage.clear();
+        let _ = write!(usage, "{}", raw_usage_count(n.raw_usage));
+        let f = |k: usize| floats.get(i * per_row + k);
+        let cells = [
+            account.as_str(),
+            user.unwrap_or(""),
+            shares.as_str(),
+            f(0),
+            usage.as_str(),
+            f(1),
+            f(2),
+            f(3),
+            f(4),
+        ];
+        t.write_row(out, &cells[..cols.len()])?;
+    }
+    Ok(())
+}
+
+/// sshare's RawUsage column: whole units, negative as 0.
+fn raw_usage_count(u: f64) -> u64 {
+    u.max(0.0).floor() as u64
+}
+
+fn decimal_digits(n: u64) -> usize {
+    n.checked_ilog10().map_or(1, |d| d as usize + 1)
 }
 
 /// pbsfs -p style, with the three formula keywords.
-fn pbs_table(tree: &Tree, result: &ShareResult) -> String {
+fn pbs_table(out: &mut impl Write, tree: &Tree, result: &ShareResult) -> CliResult {
     use fairsort::fairshare::pbs;
-    let mut t = Table::new(&[
+    let mut t = StreamTable::new(&[
         ("Entity", Align::Left),
         ("Grp", Align::Right),
         ("cgrp", Align::Right),
@@ -405,98 +617,145 @@ fn pbs_table(tree: &Tree, result: &ShareResult) -> String {
         ("fairshare_tree_usage", Align::Right),
         ("fairshare_factor", Align::Right),
     ]);
-    for id in pbs::pbsfs_order(tree) {
-        let n = tree.node(id);
-        let r = result.row(id);
-        let name = if id == tree.root() {
+    let order = pbs::pbsfs_order(tree);
+    let name = |id: NodeId| {
+        if id == tree.root() {
             "TREEROOT"
         } else {
-            &n.name
-        };
-        let shares = if id == tree.root() {
-            "-1".to_string()
+            tree.node(id).name.as_str()
+        }
+    };
+    let ints = |id: NodeId, grp: &mut String, cgrp: &mut String, shares: &mut String| {
+        grp.clear();
+        let _ = write!(grp, "{}", pbs::resgroup(tree, id));
+        cgrp.clear();
+        let _ = write!(cgrp, "{}", pbs::cresgroup(tree, id));
+        shares.clear();
+        if id == tree.root() {
+            shares.push_str("-1");
         } else {
-            shares_text(tree, id)
-        };
+            shares_into(tree, id, shares);
+        }
+    };
+    // First pass: widths of names and integers; the five float cells formatted once.
+    const FLOATS: usize = 5;
+    let mut floats = TextCells::with_capacity(order.len() * FLOATS, order.len() * FLOATS * 9);
+    let (mut grp, mut cgrp, mut shares) = (String::new(), String::new(), String::new());
+    for &id in &order {
+        let n = tree.node(id);
+        let r = result.row(id);
+        t.widen(0, n.depth + text_width(name(id)));
+        ints(id, &mut grp, &mut cgrp, &mut shares);
+        t.widen(1, grp.len());
+        t.widen(2, cgrp.len());
+        t.widen(3, shares.len());
+        let usage = r.usage.unwrap_or(n.raw_usage);
+        t.widen(
+            4,
+            floats.push(|s| {
+                let _ = write!(s, "{usage:.0}");
+            }),
+        );
         let perc = r.fairshare_perc.unwrap_or(0.0) as f32;
-        t.row(vec![
-            format!("{:indent$}{name}", "", indent = n.depth),
-            pbs::resgroup(tree, id).to_string(),
-            pbs::cresgroup(tree, id).to_string(),
-            shares,
-            format!("{:.0}", r.usage.unwrap_or(n.raw_usage)),
-            format!("{:.3}%", f64::from(perc * 100.0)),
-            f6(r.fairshare_perc),
-            f6(r.fairshare_tree_usage),
-            f6(r.fairshare_factor),
-        ]);
+        t.widen(
+            5,
+            floats.push(|s| {
+                let _ = write!(s, "{:.3}%", f64::from(perc * 100.0));
+            }),
+        );
+        t.widen(6, floats.push(|s| f6_into(r.fairshare_perc, s)));
+        t.widen(7, floats.push(|s| f6_into(r.fairshare_tree_usage, s)));
+        t.widen(8, floats.push(|s| f6_into(r.fairshare_factor, s)));
     }
-    t.render()
+    t.write_header(out)?;
+    let mut entity = String::new();
+    for (i, &id) in order.iter().enumerate() {
+        indented(&mut entity, tree.node(id).depth, name(id));
+        ints(id, &mut grp, &mut cgrp, &mut shares);
+        let f = |k: usize| floats.get(i * FLOATS + k);
+        t.write_row(
+            out,
+            &[&entity, &grp, &cgrp, &shares, f(0), f(1), f(2), f(3), f(4)],
+        )?;
+    }
+    Ok(())
 }
 
-/// Python's `str(float)` for the values flux prints (`133.0`, `0.285714`).
-fn py_float(v: f64) -> String {
+/// Python's `str(float)` for the values flux prints (`133.0`, `0.285714`), appended to `out`.
+fn py_float_into(v: f64, out: &mut String) {
     if v.is_finite() && v.fract() == 0.0 && v.abs() < 1e16 {
-        format!("{v:.1}")
+        let _ = write!(out, "{v:.1}");
     } else {
-        format!("{v}")
+        let _ = write!(out, "{v}");
     }
 }
 
-/// `flux account view-bank -t` layout (flux.md §5): 20-column fields.
-fn flux_table(tree: &Tree, result: &ShareResult) -> String {
-    let mut out = format!("{:<20}", "Bank");
+/// `flux account view-bank -t` layout (flux.md §5): 20-column fields, written row by row.
+fn flux_table(out: &mut impl Write, tree: &Tree, result: &ShareResult) -> CliResult {
+    write!(out, "{:<20}", "Bank")?;
     for h in ["Username", "Active", "RawShares", "RawUsage", "Fairshare"] {
-        out.push_str(&format!("{h:>20}"));
+        write!(out, "{h:>20}")?;
     }
-    out.push('\n');
+    writeln!(out)?;
+    let (mut shares, mut usage, mut fs, mut six) =
+        (String::new(), String::new(), String::new(), String::new());
     for id in tree.preorder() {
         let n = tree.node(id);
-        let shares = match n.shares {
-            Shares::Count(c) => c.to_string(),
-            Shares::Parent => "parent".into(),
-        };
+        shares.clear();
+        match n.shares {
+            Shares::Count(c) => {
+                let _ = write!(shares, "{c}");
+            }
+            Shares::Parent => shares.push_str("parent"),
+        }
+        usage.clear();
         if id == tree.root() {
-            let usage = py_float((n.raw_usage * 100.0).round() / 100.0);
-            out.push_str(&format!(
-                "{:<20}{:20}{:>20}{:>20}{:>20}\n",
+            py_float_into((n.raw_usage * 100.0).round() / 100.0, &mut usage);
+            writeln!(
+                out,
+                "{:<20}{:20}{:>20}{:>20}{:>20}",
                 n.name, "", "true", shares, usage
-            ));
+            )?;
         } else if n.is_user() {
             let d = n.depth - 1;
             let bank = n.parent.map(|p| tree.node(p).name.as_str()).unwrap_or("");
-            let fs = result
-                .row(id)
-                .fairshare
-                .map(|f| py_float(format!("{f:.6}").parse().unwrap_or(f)))
-                .unwrap_or_default();
-            out.push_str(&format!(
-                "{:pad$}{bank:<20}{:>w$}{:>20}{:>20}{:>20}{:>20}\n",
+            py_float_into(n.raw_usage, &mut usage);
+            fs.clear();
+            if let Some(f) = result.row(id).fairshare {
+                six.clear();
+                let _ = write!(six, "{f:.6}");
+                py_float_into(six.parse().unwrap_or(f), &mut fs);
+            }
+            writeln!(
+                out,
+                "{:pad$}{bank:<20}{:>w$}{:>20}{:>20}{:>20}{:>20}",
                 "",
                 n.name,
                 "true",
                 shares,
-                py_float(n.raw_usage),
+                usage,
                 fs,
                 pad = d + 1,
                 w = 20usize.saturating_sub(d + 1),
-            ));
+            )?;
         } else {
             let d = n.depth;
-            out.push_str(&format!(
-                "{:pad$}{:<20}{:>w$}{:>20}{:>20}{:>20}\n",
+            py_float_into(n.raw_usage, &mut usage);
+            writeln!(
+                out,
+                "{:pad$}{:<20}{:>w$}{:>20}{:>20}{:>20}",
                 "",
                 n.name,
                 "",
                 "true",
                 shares,
-                py_float(n.raw_usage),
+                usage,
                 pad = d,
                 w = 20usize.saturating_sub(d),
-            ));
+            )?;
         }
     }
-    out
+    Ok(())
 }
 
 /// User associations in tree order with every algorithm's factor.
@@ -516,7 +775,7 @@ fn compare_json(tree: &Tree, results: &[ShareResult]) -> String {
             obj.insert("account".into(), account.into());
             obj.insert("user".into(), user.map(Value::from).unwrap_or(Value::Null));
             for (r, f) in results.iter().zip(factors) {
-                obj.insert(r.algorithm.name().into(), num(f));
+                obj.insert(r.algorithm.name().into(), num(f).into());
             }
             Value::Object(obj)
         })
@@ -536,7 +795,7 @@ fn compare_cells(tree: &Tree, results: &[ShareResult]) -> Vec<Vec<String>> {
         .into_iter()
         .map(|(id, factors)| {
             let (account, user) = names(tree, id);
-            let mut r = vec![account, user.unwrap_or_default()];
+            let mut r = vec![account.to_string(), user.unwrap_or_default().to_string()];
             r.extend(factors.into_iter().map(f6));
             r
         })

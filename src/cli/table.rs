@@ -67,6 +67,42 @@ pub fn text_width(s: &str) -> usize {
     }
 }
 
+/// Cells formatted once into one buffer (one allocation for a million cells, not a million),
+/// for tables whose widths need the formatted text before the first row is written.
+#[derive(Debug, Clone, Default)]
+pub struct TextCells {
+    text: String,
+    ends: Vec<usize>,
+}
+
+impl TextCells {
+    /// Room for `cells` cells of `bytes` bytes in all.
+    pub fn with_capacity(cells: usize, bytes: usize) -> Self {
+        TextCells {
+            text: String::with_capacity(bytes),
+            ends: Vec::with_capacity(cells),
+        }
+    }
+
+    /// Appends one cell, written by `write`; returns its width in characters.
+    pub fn push(&mut self, write: impl FnOnce(&mut String)) -> usize {
+        let start = self.text.len();
+        write(&mut self.text);
+        self.ends.push(self.text.len());
+        text_width(self.text.get(start..).unwrap_or(""))
+    }
+
+    /// Cell `i` (in push order); empty past the end.
+    pub fn get(&self, i: usize) -> &str {
+        let start = match i {
+            0 => 0,
+            _ => self.ends.get(i - 1).copied().unwrap_or(0),
+        };
+        let end = self.ends.get(i).copied().unwrap_or(0);
+        self.text.get(start..end).unwrap_or("")
+    }
+}
+
 /// A table written row by row as rows are produced: the column widths are found first (by the
 /// caller, from the data), then nothing is kept but one line buffer. [`Table`] renders through it.
 #[derive(Debug, Clone)]

@@ -5,8 +5,9 @@ use std::collections::HashSet;
 use std::path::Path;
 use std::time::Duration;
 
-use rusqlite::types::Value;
+use rusqlite::types::{Value, ValueRef};
 use rusqlite::{params, Connection, OpenFlags};
+use rustc_hash::FxHashMap;
 
 use crate::fairshare::spec::{NodeKind, NodeSpec, Shares, TreeSource, TreeSpec};
 use crate::formats::text;
@@ -14,6 +15,9 @@ use crate::formats::FormatError;
 
 /// A sub-bank row: name, active, shares.
 type SubBank = (String, bool, Value);
+/// An association row: (username, shares, job_usage, active), the name's error kept until the
+/// row is used (as a per-bank query would have met it).
+type AssocRow = (rusqlite::Result<String>, Value, Value, Value);
 
 fn db_err(path: &Path, e: impl std::fmt::Display) -> FormatError {
     FormatError::file(&path.display().to_string(), format!("SQLite: {e}"))
@@ -88,12 +92,52 @@ fn read_conn(conn: &Connection, path: &Path) -> Result<TreeSpec, FormatError> {
     let mut sub_banks = conn
         .prepare("SELECT bank, active, shares FROM bank_table WHERE parent_bank=?1 ORDER BY bank")
         .map_err(|e| db_err(path, e))?;
-    let mut assocs = conn
-        .prepare(
-            "SELECT username, shares, job_usage, active FROM association_table \
-             WHERE bank=?1 ORDER BY username",
-        )
-        .map_err(|e| db_err(path, e))?;
+    // Every active association at once, grouped by bank (in user-name order within a bank, as a
+    // `WHERE bank=?` query would give them): flux-accounting's association_table is keyed by
+    // (username, bank), so one query per bank would scan the whole table once per bank.
+    let mut assocs: FxHashMap<String, Vec<AssocRow>> = FxHashMap::default();
+    {
+        let mut all = conn
+            .prepare(
+                "SELECT bank, username, shares, job_usage, active FROM association_table \
+                 ORDER BY bank, username",
+            )
+            .map_err(|e| db_err(path, e))?;
+        let rows = all
+            .query_map([], |r| {
+                // `WHERE bank=?1` with a text parameter matches (valid UTF-8) text values only.
+                let bank = match r.get_ref(0)? {
+                    ValueRef::Text(b) => std::str::from_utf8(b).ok().map(str::to_owned),
+                    _ => None,
+                };
+                Ok((
+                    bank,
+                    r.get::<_, String>(1),
+                    r.get::<_, Value>(2)?,
+                    r.get::<_, Value>(3)?,
+                    r.get::<_, Value>(4)?,
+                ))
+            })
+            .map_err(|e| db_err(path, e))?;
+        let mut current: Option<(String, Vec<AssocRow>)> = None;
+        for row in rows {
+            let (bank, user, shares, usage, active) = row.map_err(|e| db_err(path, e))?;
+            let Some(bank) = bank else { continue };
+            let row = (user, shares, usage, active);
+            match &mut current {
+                Some((b, list)) if *b == bank => list.push(row),
+                _ => {
+                    if let Some((b, list)) = current.take() {
+                        assocs.entry(b).or_default().extend(list);
+                    }
+                    current = Some((bank, vec![row]));
+                }
+            }
+        }
+        if let Some((b, list)) = current.take() {
+            assocs.entry(b).or_default().extend(list);
+        }
+    }
 
     let mut spec = TreeSpec {
         source: TreeSource::Flux,
@@ -107,7 +151,7 @@ fn read_conn(conn: &Connection, path: &Path) -> Result<TreeSpec, FormatError> {
     let load = |bank: &str,
                 spec: &mut TreeSpec,
                 sub_banks: &mut rusqlite::Statement<'_>,
-                assocs: &mut rusqlite::Statement<'_>|
+                assocs: &mut FxHashMap<String, Vec<AssocRow>>|
      -> Result<Vec<SubBank>, FormatError> {
         let subs: Vec<SubBank> = sub_banks
             .query_map(params![bank], |r| {
@@ -120,19 +164,14 @@ fn read_conn(conn: &Connection, path: &Path) -> Result<TreeSpec, FormatError> {
             .and_then(|it| it.collect())
             .map_err(|e| db_err(path, e))?;
         if subs.is_empty() {
-            let rows: Vec<(String, Value, Value, Value)> = assocs
-                .query_map(params![bank], |r| {
-                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-                })
-                .and_then(|it| it.collect())
-                .map_err(|e| db_err(path, e))?;
-            for (user, shares, usage, active) in rows {
+            for (user, shares, usage, active) in assocs.remove(bank).unwrap_or_default() {
+                let user = user.map_err(|e| db_err(path, e))?;
                 if !active_of(&active) {
                     continue;
                 }
                 let what = format!("association ({user}, {bank})");
                 let mut node = NodeSpec::new(
-                    user.clone(),
+                    user,
                     (bank != spec.root_name).then(|| bank.to_string()),
                     NodeKind::User,
                     Shares::Count(shares_of(&shares, path, &what)?),

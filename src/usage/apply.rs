@@ -7,6 +7,7 @@ use crate::formats::pbs::usage::FILE;
 use crate::formats::pbs::PbsUsage;
 use crate::formats::text::check_usage;
 use crate::formats::FormatError;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::{HashMap, HashSet};
 
 /// One usage record to apply: `account` is `None` for a PBS entity.
@@ -137,16 +138,18 @@ pub fn apply_usage<'a>(
     records: impl IntoIterator<Item = UsageRecord<'a>>,
 ) -> Result<UnmatchedUsage, FormatError> {
     let pbs = spec.follows_pbs();
-    let parents: HashSet<String> = spec.nodes.iter().filter_map(|n| n.parent.clone()).collect();
-    let mut index: HashMap<String, usize> = HashMap::new();
+    // FxHash: these indexes hold every node's name (a million for a large PBS tree).
+    let parents: FxHashSet<String> = spec.nodes.iter().filter_map(|n| n.parent.clone()).collect();
+    let mut index: FxHashMap<String, usize> =
+        FxHashMap::with_capacity_and_hasher(spec.nodes.len(), Default::default());
     for (i, n) in spec.nodes.iter().enumerate() {
         index.entry(n.name.clone()).or_insert(i);
     }
-    let associations: HashMap<(String, String), usize> = associations(spec)
+    let associations: FxHashMap<(String, String), usize> = associations(spec)
         .into_iter()
         .map(|((a, u), i)| ((a.to_string(), u.to_string()), i))
         .collect();
-    let mut accounts: HashMap<String, usize> = HashMap::new();
+    let mut accounts: FxHashMap<String, usize> = FxHashMap::default();
     for (i, n) in spec.nodes.iter().enumerate() {
         if n.kind == NodeKind::Account {
             accounts.entry(n.name.clone()).or_insert(i);
@@ -201,7 +204,7 @@ pub fn apply_usage<'a>(
 /// the usage of deleted children in their account: sshare's RawUsage of an account is not the
 /// sum of its rows), and the stated root usage, change by as much, so what they hold beyond their
 /// children stays; unstated ones are the sums of their subtrees anyway.
-fn set_leaf_usage(spec: &mut TreeSpec, accounts: &HashMap<String, usize>, i: usize, value: f64) {
+fn set_leaf_usage(spec: &mut TreeSpec, accounts: &FxHashMap<String, usize>, i: usize, value: f64) {
     let Some(node) = spec.nodes.get_mut(i) else {
         return;
     };
