@@ -340,6 +340,23 @@ fn header(sc: &Scenario, program: &Program, result: &DryRun) -> String {
             ));
         }
     }
+    if let Some(ctx) = result
+        .shares
+        .as_ref()
+        .filter(|c| !c.unmatched_associations.is_empty())
+    {
+        let jobs = ctx.job_nodes.iter().filter(|n| n.is_none()).count();
+        let names = &ctx.unmatched_associations;
+        let shown: Vec<&str> = names.iter().take(5).map(String::as_str).collect();
+        h.push_str(&format!(
+            "note:       {jobs} job{} of {} association{} not in the tree get no fair-share values (0): {}{}\n",
+            if jobs == 1 { "" } else { "s" },
+            names.len(),
+            if names.len() == 1 { "" } else { "s" },
+            shown.join(", "),
+            if names.len() > 5 { ", ..." } else { "" }
+        ));
+    }
     if s.pbs_compat {
         h.push_str("rounding:   --pbs-compat (PBS's text binding and 32-bit float values)\n");
     }

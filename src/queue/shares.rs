@@ -22,6 +22,9 @@ pub struct ShareContext {
     pub job_nodes: Vec<Option<NodeId>>,
     /// Entities PBS would create under `unknown` (not in the tree file).
     pub unknown_entities: Vec<String>,
+    /// Slurm/flux trees: the jobs' associations (`account/user`, or `user` without an account)
+    /// that are not in the tree, in order of first job; their jobs get no fair-share values.
+    pub unmatched_associations: Vec<String>,
     /// Results of the algorithms computed so far.
     pub results: Vec<ShareResult>,
 }
@@ -39,6 +42,7 @@ impl ShareContext {
         let pbs = is_pbs_tree(&tree);
         let mut cache: HashMap<(Sym, Option<Sym>), Option<NodeId>> = HashMap::new();
         let mut unknown = Vec::new();
+        let mut unmatched = Vec::new();
         let mut job_nodes = Vec::with_capacity(jobs.len());
         for job in &jobs.jobs {
             let key = if pbs {
@@ -68,7 +72,14 @@ impl ShareContext {
                 } else {
                     let user = jobs.names.name(job.euser);
                     let account = job.account.map(|a| jobs.names.name(a));
-                    tree.find_user(account, user)
+                    let found = tree.find_user(account, user);
+                    if found.is_none() {
+                        unmatched.push(match account {
+                            Some(a) => format!("{a}/{user}"),
+                            None => user.to_string(),
+                        });
+                    }
+                    found
                 }
             });
             job_nodes.push(node);
@@ -78,6 +89,7 @@ impl ShareContext {
             entity,
             job_nodes,
             unknown_entities: unknown,
+            unmatched_associations: unmatched,
             results: Vec::new(),
         }
     }

@@ -610,3 +610,29 @@ fn server_home_supplies_formula_threshold_queues_tree_and_usage() {
         .code(1)
         .stderr(predicate::str::contains("no fairsort home at"));
 }
+
+#[test]
+fn jobs_without_an_association_in_a_slurm_tree_are_named_in_a_note() {
+    let dir = tempfile::tempdir().unwrap();
+    let jobs = crate::common::write(
+        dir.path(),
+        "jobs.json",
+        r#"[{"id":"1","user":"carol","account":"chem","qtime":1},
+            {"id":"2","user":"mallory","account":"chem","qtime":2},
+            {"id":"3","user":"mallory","account":"chem","qtime":3}]"#,
+    );
+    let out = fairsort()
+        .args(["order", "--formula", "fairtree_factor", "--tree"])
+        .arg(crate::common::data("slurm/site_capture.psv"))
+        .arg("--jobs")
+        .arg(&jobs)
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(
+        text.contains(
+            "note:       2 jobs of 1 association not in the tree get no fair-share values (0): chem/mallory"
+        ),
+        "{text}"
+    );
+}
