@@ -34,6 +34,11 @@ const FORMULAS: &[(&str, &str)] = &[
         "queue_priority + (0.005 * ncpus) + (0.000277778 * eligible_time)",
     ),
     (
+        "pow_ternary",
+        "fairshare_factor + 0.01*pow(ncpus, 0.5) + queue_priority/10 + eligible_time/3600 \
+         - walltime/360000 + (0.5 if mem > 33554432 else 0)",
+    ),
+    (
         "ten_terms",
         "queue_priority + 0.005*ncpus + 0.000277778*eligible_time + 0.5*fairshare_factor \
          + 2*job_priority + 0.001*walltime + mem/1048576 + 10*accrue_type + 0.1*naccelerators \
@@ -201,7 +206,14 @@ fn eval_each(program: &fairsort::formula::Program, rows: &[f64]) -> f64 {
 /// contains NAME (`1`: all), for callgrind.
 fn once(filter: &str) {
     let resources = ResourceTable::builtin();
-    for (name, src) in FORMULAS {
+    // `FORMULA_BENCH_SRC=...`: that formula instead of the list's
+    let own = std::env::var("FORMULA_BENCH_SRC").ok();
+    let own = own.as_deref().map(|src| [("own", src)]);
+    let list: &[(&str, &str)] = match &own {
+        Some(one) => one,
+        None => FORMULAS,
+    };
+    for (name, src) in list {
         if filter != "1" && !name.contains(filter) {
             continue;
         }

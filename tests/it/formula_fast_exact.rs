@@ -60,7 +60,7 @@ fn gen(r: &mut Rng, depth: u32) -> String {
     if depth == 0 || r.below(10) < 2 {
         return leaf(r);
     }
-    match r.below(12) {
+    match r.below(14) {
         // weighted sums: the superinstruction shapes
         0..=3 => {
             let mut s = gen(r, depth - 1);
@@ -95,7 +95,19 @@ fn gen(r: &mut Rng, depth: u32) -> String {
         ),
         9 => format!("{} < {} <= {}", leaf(r), gen(r, depth - 1), leaf(r)),
         10 => format!("{}({})", r.pick(FUNCS), gen(r, depth - 1)),
-        _ => format!("{}({}, {})", r.pick(FUNCS2), gen(r, depth - 1), leaf(r)),
+        11 => format!("{}({}, {})", r.pick(FUNCS2), gen(r, depth - 1), leaf(r)),
+        // a constant base (`pow(2, -(u/p))`) and a select between constants on a leaf test
+        12 => format!("pow({}, {})", r.pick(LITERALS), gen(r, depth - 1)),
+        _ => format!(
+            "{} {} (({}) if {} {} {} else ({}))",
+            gen(r, depth - 1),
+            r.pick(&["+", "-"]),
+            r.pick(LITERALS),
+            leaf(r),
+            r.pick(&["<", "<=", ">", ">=", "==", "!="]),
+            leaf(r),
+            r.pick(LITERALS)
+        ),
     }
 }
 

@@ -19,6 +19,14 @@ pub(crate) const CHECK_INNER: u8 = 2;
 pub(crate) const RUN_DIVIDES: u8 = 4;
 /// A comparison's `b` when it is the last of its chain (no jump).
 pub(crate) const NO_JUMP: u16 = u16::MAX;
+/// A `PowSK`/`PowAK`'s `b` when it has no table of small whole bases.
+pub(crate) const NO_TABLE: u16 = u16::MAX;
+/// The whole bases `0..POW_TABLE` whose powers a `PowSK`/`PowAK` table holds.
+pub(crate) const POW_TABLE: usize = 1024;
+/// At most this many tables per program (8 KiB each).
+pub(crate) const MAX_POW_TABLES: usize = 8;
+/// `CmpSK`'s comparisons, by its `b`.
+pub(crate) const CMP_OPS: [Op; 6] = [Op::Lt, Op::Le, Op::Gt, Op::Ge, Op::Eq, Op::Ne];
 
 /// What an instruction does. Suffixes name the operands, left then right: `A` the
 /// accumulator, `S` slot `a` (or `b` when both are slots), `K` the inline constant `k`, `R` the
@@ -53,6 +61,18 @@ pub(crate) enum Op {
     Round2,
     Min, Max,
     MathPow, Atan2, Copysign, Fmod, Log2Arg,
+    /// `acc = pow(s[a], k)`, through `pow_tables[b]` (if not `NO_TABLE`) for small whole bases.
+    PowSK,
+    /// `acc = pow(acc, k)`, through `pow_tables[b]` (if not `NO_TABLE`) for small whole bases.
+    PowAK,
+    /// `acc = pow(k, acc)`.
+    PowKA,
+    /// `acc = s[a] CMP k` as 1/0, the comparison `CMP_OPS[b]` (a chain of one comparison).
+    CmpSK,
+    /// `acc = k` if `acc` is true (non-zero or NaN, as Python's truth), else `consts[b]`.
+    SelKK,
+    /// `acc = acc + sels[a].value(s)`: `acc ± (k1 if slot CMP k else k2)` in one.
+    AddSel,
     /// `r[a] < acc`: the last of a chain sets `acc` to 1/0; any other jumps to `b` with
     /// `acc = 0` when false and leaves `acc` (the next left operand) when true.
     Lt, Le, Gt, Ge, Eq, Ne,
@@ -106,6 +126,68 @@ pub(crate) struct Code {
     pub slot_limit: Vec<f64>,
     /// Spill registers used.
     pub regs: usize,
+    /// Per `PowSK`/`PowAK` with a table: `pow(i, k)` for the whole bases `i` in `0..POW_TABLE`,
+    /// computed once by the same `pow` the instruction calls, so a look-up is bit-identical
+    /// (resources such as `ncpus` are small whole numbers: `pow(ncpus, 0.5)` skips libm).
+    pub pow_tables: Vec<Box<[f64]>>,
+    /// The second constants of `SelKK`.
+    pub consts: Vec<f64>,
+    /// The selections of `AddSel`.
+    pub sels: Vec<Sel>,
+}
+
+/// `k1 if s[slot] CMP k else k2`, added to the accumulator by `AddSel` (a subtraction has both
+/// constants negated: `acc - v` and `acc + -v` are the same IEEE operation).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Sel {
+    pub slot: usize,
+    /// The comparison, as `CmpSK`'s `b`.
+    pub cmp: u16,
+    pub k: f64,
+    pub then: f64,
+    pub otherwise: f64,
+}
+
+/// `x CMP k` for `CmpSK`'s and `Sel`'s comparison numbers (`CMP_OPS` order).
+#[inline(always)]
+fn compare(cmp: u16, x: f64, k: f64) -> bool {
+    match cmp {
+        0 => x < k,
+        1 => x <= k,
+        2 => x > k,
+        3 => x >= k,
+        4 => x == k,
+        _ => x != k,
+    }
+}
+
+/// `a` if `c`, else `b`, without a branch (the condition often varies from job to job).
+#[inline(always)]
+fn select(c: bool, a: f64, b: f64) -> f64 {
+    let pick = u64::from(c).wrapping_neg();
+    f64::from_bits((a.to_bits() & pick) | (b.to_bits() & !pick))
+}
+
+/// `pow(x, k)`, from `table` when `x` is one of its whole bases (bit for bit: `-0.0` is not 0).
+#[inline(always)]
+fn pow_const(x: f64, k: f64, table: Option<&[f64]>) -> f64 {
+    if let Some(t) = table {
+        // saturating: negative and NaN give 0, whose bits differ from theirs
+        let i = x as usize;
+        if let Some(&v) = t.get(i) {
+            if (i as f64).to_bits() == x.to_bits() {
+                return v;
+            }
+        }
+    }
+    float_math::pow(x, k)
+}
+
+/// The table of `pow(i, k)` for `i` in `0..POW_TABLE`.
+pub(crate) fn pow_table(k: f64) -> Box<[f64]> {
+    (0..POW_TABLE)
+        .map(|i| float_math::pow(i as f64, k))
+        .collect()
 }
 
 /// The largest spill area; programs needing more have no fast path.
@@ -314,6 +396,27 @@ impl Code {
                 Op::MathPow => {
                     acc = float_math::pow(get!(R), acc);
                     bad |= !acc.is_finite();
+                }
+                Op::PowSK | Op::PowAK => {
+                    let x = if ins.op == Op::PowSK { get!(S) } else { acc };
+                    let table = self.pow_tables.get(ins.b as usize).map(|t| &t[..]);
+                    acc = pow_const(x, ins.k, table);
+                    bad |= !acc.is_finite();
+                }
+                Op::PowKA => {
+                    acc = float_math::pow(ins.k, acc);
+                    bad |= !acc.is_finite();
+                }
+                Op::CmpSK => acc = f64::from(u8::from(compare(ins.b, get!(S), ins.k))),
+                Op::SelKK => {
+                    let other = self.consts.get(ins.b as usize).copied().unwrap_or(0.0);
+                    acc = select(acc != 0.0, ins.k, other);
+                }
+                Op::AddSel => {
+                    if let Some(x) = self.sels.get(ins.a as usize) {
+                        let v = s.get(x.slot).copied().unwrap_or(0.0);
+                        put!(acc + select(compare(x.cmp, v, x.k), x.then, x.otherwise));
+                    }
                 }
                 Op::Atan2 => {
                     let y = get!(R);

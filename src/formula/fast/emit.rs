@@ -3,7 +3,10 @@
 //! spilled to `r[d]`, where `d` grows with nesting. Static Python types decide where the
 //! int-range checks go, exactly as the exact evaluator would type the values.
 
-use super::code::{Code, Ins, Op, Term, CHECK, CHECK_INNER, MAX_REGS, NO_JUMP, RUN_DIVIDES};
+use super::code::{
+    pow_table, Code, Ins, Op, Sel, Term, CHECK, CHECK_INNER, CMP_OPS, MAX_POW_TABLES, MAX_REGS,
+    NO_JUMP, NO_TABLE, RUN_DIVIDES,
+};
 use super::{join, result_ty, Ty};
 use crate::formula::ast::{BinOp, CmpOp};
 use crate::formula::float_math;
@@ -46,9 +49,10 @@ pub(super) fn emit(nodes: &[Node], root: usize, float_slot: &[bool]) -> Option<(
 /// `+ - *` of exact ints are exact below 2^53 (and checked above), true division, comparisons
 /// and float functions of exact values agree.
 fn needs_slot_check(code: &Code) -> bool {
-    code.ins
-        .iter()
-        .any(|i| i.flags != 0 || matches!(i.op, Op::FloorDiv | Op::Mod | Op::Pow | Op::Round2))
+    code.ins.iter().any(|i| {
+        i.flags & (CHECK | CHECK_INNER) != 0
+            || matches!(i.op, Op::FloorDiv | Op::Mod | Op::Pow | Op::Round2)
+    })
 }
 
 struct Emitter<'a> {
@@ -158,6 +162,9 @@ impl Emitter<'_> {
             }
             Node::Chain(first, rest) => self.chain(*first, rest, d),
             Node::Compare(first, rest) => {
+                if let Some(ty) = self.compare_leaves(*first, rest) {
+                    return Some(ty);
+                }
                 self.node(*first, d)?;
                 let mut jumps = Vec::new();
                 for (i, &(op, b)) in rest.iter().enumerate() {
@@ -205,6 +212,16 @@ impl Emitter<'_> {
                 then,
                 otherwise,
             } => {
+                if let (Some((Leaf::K(k), tt)), Some((Leaf::K(k2), ot))) =
+                    (self.leaf(*then), self.leaf(*otherwise))
+                {
+                    // both arms constant: no jumps
+                    self.node(*cond, d)?;
+                    let at = u16::try_from(self.code.consts.len()).ok()?;
+                    self.code.consts.push(k2);
+                    self.push(Op::SelKK, 0, 0, at, k);
+                    return Some(join(tt, ot));
+                }
                 self.node(*cond, d)?;
                 let to_else = self.code.ins.len();
                 self.push(Op::JmpZ, 0, 0, 0, 0.0);
@@ -282,6 +299,10 @@ impl Emitter<'_> {
             }
             self.flush(&mut run, &mut load_first)?;
             if let Some(t) = self.fused(op, b, ty) {
+                ty = t;
+                continue;
+            }
+            if let Some(t) = self.add_select(op, b, ty) {
                 ty = t;
                 continue;
             }
@@ -474,6 +495,7 @@ impl Emitter<'_> {
                 }
                 Some(ty)
             }
+            (Func::Pow, [x, y]) if self.pow_const(*x, *y, d).is_some() => Some(Ty::Float),
             (Func::Pow | Func::Atan2 | Func::Copysign | Func::Fmod | Func::Log, [x, y]) => {
                 let code = match f {
                     Func::Pow => Op::MathPow,
@@ -490,6 +512,105 @@ impl Emitter<'_> {
             }
             _ => None,
         }
+    }
+
+    /// `math.pow(x, y)` with a constant exponent or base as one instruction (`None`: emitted
+    /// nothing, the general form applies).
+    fn pow_const(&mut self, x: usize, y: usize, d: u16) -> Option<()> {
+        match (self.leaf(x), self.leaf(y)) {
+            (bx, Some((Leaf::K(k), _))) => {
+                let table = if self.code.pow_tables.len() < MAX_POW_TABLES {
+                    let at = u16::try_from(self.code.pow_tables.len()).ok()?;
+                    self.code.pow_tables.push(pow_table(k));
+                    at
+                } else {
+                    NO_TABLE
+                };
+                match bx {
+                    Some((Leaf::S(a), _)) => self.push(Op::PowSK, 0, a, table, k),
+                    _ => {
+                        self.node(x, d)?;
+                        self.push(Op::PowAK, 0, 0, table, k);
+                    }
+                }
+                Some(())
+            }
+            (Some((Leaf::K(k), _)), _) => {
+                self.node(y, d)?;
+                self.push(Op::PowKA, 0, 0, 0, k);
+                Some(())
+            }
+            _ => None,
+        }
+    }
+
+    /// `acc ± (k1 if slot CMP k else k2)` as one instruction, if `b` has that shape.
+    fn add_select(&mut self, op: BinOp, b: usize, acc: Ty) -> Option<Ty> {
+        let sign = match op {
+            BinOp::Add => 1.0,
+            BinOp::Sub => -1.0,
+            _ => return None,
+        };
+        let Some(Node::IfElse {
+            cond,
+            then,
+            otherwise,
+        }) = self.nodes.get(b)
+        else {
+            return None;
+        };
+        let (Some((Leaf::K(k1), t1)), Some((Leaf::K(k2), t2))) =
+            (self.leaf(*then), self.leaf(*otherwise))
+        else {
+            return None;
+        };
+        let Some(Node::Compare(first, rest)) = self.nodes.get(*cond) else {
+            return None;
+        };
+        let (slot, cmp, k) = self.leaf_comparison(*first, rest)?;
+        let at = u16::try_from(self.code.sels.len()).ok()?;
+        self.code.sels.push(Sel {
+            slot: usize::from(slot),
+            cmp,
+            k,
+            then: sign * k1,
+            otherwise: sign * k2,
+        });
+        let ty = result_ty(op, acc, join(t1, t2));
+        self.push(Op::AddSel, check(ty), at, 0, 0.0);
+        Some(ty)
+    }
+
+    /// `slot CMP const` or `const CMP slot` (one comparison) as one instruction.
+    fn compare_leaves(&mut self, first: usize, rest: &[(CmpOp, usize)]) -> Option<Ty> {
+        let (a, i, k) = self.leaf_comparison(first, rest)?;
+        self.push(Op::CmpSK, 0, a, i, k);
+        Some(Ty::Int)
+    }
+
+    /// A chain of one comparison between a slot and a constant, as (slot, `CMP_OPS` index,
+    /// constant) with the slot on the left.
+    fn leaf_comparison(&self, first: usize, rest: &[(CmpOp, usize)]) -> Option<(u16, u16, f64)> {
+        let [(op, b)] = rest else {
+            return None;
+        };
+        let index = |op: CmpOp| match op {
+            CmpOp::Lt => 0,
+            CmpOp::Le => 1,
+            CmpOp::Gt => 2,
+            CmpOp::Ge => 3,
+            CmpOp::Eq => 4,
+            CmpOp::Ne => 5,
+        };
+        // `k < s` is `s > k`
+        let mirror = |i: u16| [2, 3, 0, 1, 4, 5][usize::from(i)];
+        let (a, i, k) = match (self.leaf(first)?.0, self.leaf(*b)?.0) {
+            (Leaf::S(a), Leaf::K(k)) => (a, index(*op), k),
+            (Leaf::K(k), Leaf::S(a)) => (a, mirror(index(*op)), k),
+            _ => return None,
+        };
+        debug_assert!(usize::from(i) < CMP_OPS.len());
+        Some((a, i, k))
     }
 
     /// A one-argument function with a finite result of type `ty` (`None`: the argument's).

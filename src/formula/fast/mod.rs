@@ -147,6 +147,40 @@ mod tests {
         assert_eq!(instructions("ncpus + 2*mem + 3*walltime"), 3);
         // a run after other work
         assert_eq!(instructions("sqrt(ncpus) + 0.5*mem - walltime/60"), 3);
+        // `pow` with a constant exponent or base, a select between constants on `slot > k`
+        assert_eq!(
+            instructions("pow(2, -(fairshare_tree_usage/fairshare_perc))"),
+            3
+        );
+        assert_eq!(
+            instructions(
+                "fairshare_factor + 0.01*pow(ncpus, 0.5) + queue_priority/10 + eligible_time/3600 \
+                 - walltime/360000 + (0.5 if mem > 67108864 else 0)"
+            ),
+            5
+        );
+    }
+
+    #[test]
+    fn pow_tables_are_bit_identical_to_pow() {
+        let p = compile(
+            "pow(ncpus, 0.5) + pow(walltime, -1.25)",
+            &ResourceTable::builtin(),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let exact = |s: &[f64]| p.eval_exact(s).value;
+        let mut xs: Vec<f64> = (0..1100).map(f64::from).collect();
+        xs.extend([-0.0, -1.0, 0.5, 1023.5, 1e-300, 4.0 + f64::EPSILON * 4.0]);
+        for &x in &xs {
+            for &y in &[1.0, 7.0, 1024.0] {
+                let fast = p.eval(&[x, y]).value;
+                let want = exact(&[x, y]);
+                assert!(
+                    fast.to_bits() == want.to_bits() || (fast.is_nan() && want.is_nan()),
+                    "pow({x}, 0.5) + pow({y}, -1.25): {fast} != {want}"
+                );
+            }
+        }
     }
 
     #[test]
@@ -175,5 +209,12 @@ mod tests {
             Some(52.0)
         );
         assert_eq!(eval("2 ** ncpus", &[60.0]), None);
+        assert_eq!(eval("3 if ncpus >= 2 else 0.5", &[2.0]), Some(3.0));
+        assert_eq!(eval("3 if 2 > ncpus else 0.5", &[2.0]), Some(0.5));
+        // NaN is true in Python
+        assert_eq!(eval("3 if ncpus else 0.5", &[f64::NAN]), Some(3.0));
+        assert_eq!(eval("pow(ncpus, 2)", &[-0.0]), None);
+        assert_eq!(eval("pow(ncpus, 3)", &[-2.0]), Some(-8.0));
+        assert_eq!(eval("pow(2, ncpus)", &[10.0]), Some(1024.0));
     }
 }
