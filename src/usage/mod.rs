@@ -10,6 +10,7 @@ pub mod job;
 pub mod marks;
 pub mod pbs_log;
 mod pbs_record;
+mod pbs_span;
 mod tally;
 pub mod units;
 

@@ -118,64 +118,20 @@ impl<'c> PbsLogReader<'c> {
         format!("pbs {} {}", self.entity, self.charge.keywords().join(","))
     }
 
-    /// Parses a span of whole lines (the last may lack its `\n`) exactly as [`PbsLogReader::read`]
-    /// reads them, without charging: the jobs and malformed records in order, each with its line
-    /// (1-based in the span) and the offset of its line's start. Well-formed records that charge
-    /// nothing are only counted.
-    pub(crate) fn parse_span(&mut self, text: &[u8]) -> Span {
-        let mut items = Vec::with_capacity(text.len() / 1024);
-        let mut lines = 0u64;
-        let mut pos = 0usize;
-        while let Some(rest) = text.get(pos..).filter(|r| !r.is_empty()) {
-            let start = pos;
-            let raw = match memchr::memchr(b'\n', rest) {
-                Some(i) => {
-                    pos += i + 1;
-                    rest.get(..i).unwrap_or_default()
-                }
-                None => {
-                    pos = text.len();
-                    rest
-                }
-            };
-            lines += 1;
-            let at = |record, eval_error| Parsed {
-                line: lines,
-                start: start as u64,
-                eval_error,
-                record,
-            };
-            if raw.len() > crate::formats::lines::MAX_LINE_BYTES {
-                items.push(at(Err(crate::formats::lines::too_long_message()), false));
-                continue;
-            }
-            let mut line = raw;
-            while let Some((last, rest)) = line.split_last() {
-                if *last == b'\n' || *last == b'\r' {
-                    line = rest;
-                } else {
-                    break;
-                }
-            }
-            if line.iter().all(u8::is_ascii_whitespace) {
-                continue;
-            }
-            let mut one = ReadStats::default();
-            match self.line(line, &mut one) {
-                Ok(None) => {}
-                Ok(Some(job)) => items.push(at(Ok(job), one.eval_errors > 0)),
-                Err(m) => items.push(at(Err(m), false)),
-            }
-        }
-        Span {
-            items,
-            lines,
-            bytes: text.len() as u64,
-        }
-    }
-
     /// One line: `Ok(None)` for a well-formed non-`E` record.
     fn line(&mut self, line: &[u8], stats: &mut ReadStats) -> Result<Option<FinishedJob>, String> {
+        Ok(self
+            .line_parts(line, stats)?
+            .map(|p| FinishedJob::pbs(p.id, p.end, p.entity.to_string(), p.charge)))
+    }
+
+    /// One line, borrowed from it (no allocation for a well-formed record): `Ok(None)` for a
+    /// well-formed non-`E` record. An evaluation error of the charge is counted in `stats`.
+    pub(super) fn line_parts<'a>(
+        &mut self,
+        line: &'a [u8],
+        stats: &mut ReadStats,
+    ) -> Result<Option<JobParts<'a>>, String> {
         let mut parts = line.splitn(4, |c| *c == b';');
         let date = parts.next().unwrap_or_default();
         let (Some(kind), Some(id)) = (parts.next(), parts.next()) else {
@@ -216,7 +172,12 @@ impl<'c> PbsLogReader<'c> {
                 0.0
             }
         };
-        Ok(Some(FinishedJob::pbs(id, end, entity, charge)))
+        Ok(Some(JobParts {
+            id,
+            end,
+            entity,
+            charge,
+        }))
     }
 
     fn attrs<'a>(&mut self, msg: &'a [u8]) -> Result<Attrs<'a>, String> {
@@ -225,28 +186,34 @@ impl<'c> PbsLogReader<'c> {
         while !rest.is_empty() {
             // skip separators
             let start = rest.iter().position(|c| *c != b' ').unwrap_or(rest.len());
-            rest = &rest[start..];
+            rest = rest.get(start..).unwrap_or_default();
             if rest.is_empty() {
                 break;
             }
-            let eq = rest.iter().position(|c| *c == b'=' || *c == b' ');
-            let Some(eq) = eq.filter(|i| rest[*i] == b'=') else {
-                let end = rest.iter().position(|c| *c == b' ').unwrap_or(rest.len());
+            let eq = memchr::memchr2(b'=', b' ', rest);
+            let Some(eq) = eq.filter(|i| rest.get(*i) == Some(&b'=')) else {
+                let end = memchr::memchr(b' ', rest).unwrap_or(rest.len());
                 return Err(format!(
                     "attribute `{}` has no value",
-                    String::from_utf8_lossy(&rest[..end])
+                    String::from_utf8_lossy(rest.get(..end).unwrap_or_default())
                 ));
             };
-            let key = &rest[..eq];
-            let after = &rest[eq + 1..];
+            let (key, after) = rest.split_at(eq);
+            let after = after.get(1..).unwrap_or_default();
             let (value, next) = if after.first() == Some(&b'"') {
-                let close = after[1..].iter().position(|c| *c == b'"').ok_or_else(|| {
+                let inner = after.get(1..).unwrap_or_default();
+                let close = memchr::memchr(b'"', inner).ok_or_else(|| {
                     format!("unterminated quote in `{}`", String::from_utf8_lossy(key))
                 })?;
-                (&after[1..1 + close], &after[(close + 2).min(after.len())..])
+                (
+                    inner.get(..close).unwrap_or_default(),
+                    after
+                        .get((close + 2).min(after.len())..)
+                        .unwrap_or_default(),
+                )
             } else {
-                let end = after.iter().position(|c| *c == b' ').unwrap_or(after.len());
-                (&after[..end], &after[end..])
+                let end = memchr::memchr(b' ', after).unwrap_or(after.len());
+                after.split_at(end)
             };
             rest = next;
             self.take(key, value, &mut a)?;
@@ -261,6 +228,8 @@ impl<'c> PbsLogReader<'c> {
             b"account" => a.account = Some(value),
             b"queue" => a.queue = Some(value),
             b"end" => a.end = Some(value),
+            // Only `resources_used.*` and `Resource_List.*` are left to look at.
+            _ if !matches!(key.first(), Some(b'r' | b'R')) || key.len() < 15 => {}
             _ => {
                 let (slot_of, used) = if let Some(r) = key.strip_prefix(b"resources_used.") {
                     (r, true)
@@ -297,53 +266,60 @@ impl<'c> PbsLogReader<'c> {
         Ok(())
     }
 
-    fn entity_name(&self, a: &Attrs<'_>) -> Result<String, String> {
-        let text = |v: &[u8]| -> Result<String, String> {
+    fn entity_name<'a>(&self, a: &Attrs<'a>) -> Result<EntityName<'a>, String> {
+        let text = |v: &'a [u8]| -> Result<&'a str, String> {
             std::str::from_utf8(v)
                 .ok()
                 .filter(|s| !s.is_empty())
-                .map(str::to_string)
                 .ok_or_else(|| "empty or non-UTF-8 entity name".to_string())
         };
-        let group_user = || -> Result<String, String> {
+        let group_user = || -> Result<EntityName<'a>, String> {
             match (a.group, a.user) {
-                (Some(g), Some(u)) => Ok(format!("{}:{}", text(g)?, text(u)?)),
+                (Some(g), Some(u)) => Ok(EntityName::Pair(text(g)?, text(u)?)),
                 _ => Err("E record without user= and group=".into()),
             }
         };
+        let one = |v: &'a [u8]| text(v).map(EntityName::One);
         match self.entity {
-            FairshareEntity::Euser => text(a.user.ok_or("E record without user=")?),
-            FairshareEntity::Egroup => text(a.group.ok_or("E record without group=")?),
+            FairshareEntity::Euser => one(a.user.ok_or("E record without user=")?),
+            FairshareEntity::Egroup => one(a.group.ok_or("E record without group=")?),
             // A job without the attribute falls back to egroup:euser, as PBS names such entities.
-            FairshareEntity::AccountName => a.account.map_or_else(group_user, text),
-            FairshareEntity::Queue => a.queue.map_or_else(group_user, text),
+            FairshareEntity::AccountName => a.account.map_or_else(group_user, one),
+            FairshareEntity::Queue => a.queue.map_or_else(group_user, one),
             FairshareEntity::EgroupEuser => group_user(),
         }
     }
 }
 
-/// One record of a parsed span: a job or why its line is malformed.
-#[derive(Debug)]
-pub(crate) struct Parsed {
-    /// 1-based line in the span.
-    pub line: u64,
-    /// Offset of the line's first byte in the span.
-    pub start: u64,
-    /// The charge failed to evaluate (the job is charged 0, as PBS does).
-    pub eval_error: bool,
-    /// The job, or the complaint.
-    pub record: Result<FinishedJob, String>,
+/// A PBS entity's name as the record spells it: one attribute, or `egroup:euser`.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum EntityName<'a> {
+    /// `user=`, `group=`, `account=` or `queue=`.
+    One(&'a str),
+    /// `egroup:euser`.
+    Pair(&'a str, &'a str),
 }
 
-/// A parsed span of whole lines ([`PbsLogReader::parse_span`]).
-#[derive(Debug, Default)]
-pub(crate) struct Span {
-    /// Jobs and malformed records, in order.
-    pub items: Vec<Parsed>,
-    /// Lines in the span.
-    pub lines: u64,
-    /// Bytes in the span.
-    pub bytes: u64,
+impl std::fmt::Display for EntityName<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EntityName::One(s) => f.write_str(s),
+            EntityName::Pair(g, u) => write!(f, "{g}:{u}"),
+        }
+    }
+}
+
+/// A finished job borrowed from its `E` line ([`PbsLogReader::line_parts`]).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct JobParts<'a> {
+    /// The job id.
+    pub id: &'a str,
+    /// End time, epoch seconds.
+    pub end: i64,
+    /// The entity charged.
+    pub entity: EntityName<'a>,
+    /// The charge (0 on an evaluation error).
+    pub charge: f64,
 }
 
 /// A file is itself; a directory is its regular, non-hidden files in name order.

@@ -342,6 +342,41 @@ impl Usage {
         Ok(true)
     }
 
+    /// [`Usage::try_charge`] of a job of a PBS log, checked and formatted on a parsing thread
+    /// (`pbs_span`): the same overflow refusal, ledger admission and addition.
+    pub(crate) fn try_charge_pbs(
+        &mut self,
+        ledger: &mut Ledger,
+        job: &super::pbs_span::PbsJob<'_>,
+    ) -> Result<bool, String> {
+        let base = self.settings.model.base_usage();
+        let found = self.entries.get_mut(job.entity);
+        let (now, bin) = found.as_ref().map_or((base, 0.0), |e| {
+            (e.usage, e.bins.first().copied().unwrap_or(0.0))
+        });
+        if !(now + job.charge).is_finite() || !(bin + job.charge).is_finite() {
+            return Err(format!(
+                "charge {:e} would overflow the usage {now:e} of {}",
+                job.charge, job.entity
+            ));
+        }
+        if !ledger.admit_line(job.fp, job.line) {
+            return Ok(false);
+        }
+        let add = |e: &mut Entry| {
+            e.usage += job.charge;
+            if let Some(b0) = e.bins.first_mut() {
+                *b0 += job.charge;
+            }
+        };
+        if let Some(e) = found {
+            add(e);
+            return Ok(true);
+        }
+        add(self.entry(None, job.entity));
+        Ok(true)
+    }
+
     /// Sets an entity's usage (`pbsfs -s`); flux bins become [value, 0, …].
     pub fn set(&mut self, account: Option<&str>, name: &str, value: f64) -> Result<(), UsageError> {
         check_usage(value).map_err(UsageError::Entity)?;
