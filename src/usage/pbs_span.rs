@@ -204,6 +204,88 @@ fn push_charge(buf: &mut String, c: f64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pbs::FairshareEntity;
+    use crate::usage::charge::ResourceCharge;
+    use crate::usage::job::FinishedJob;
+    use crate::usage::Malformed;
+    use std::path::Path;
+
+    const LOG: &str = "\
+04/13/2024 10:00:00;Q;101.srv;queue=workq
+04/13/2024 11:00:00;E;101.srv;user=alice group=users jobname=\"my job\" queue=workq end=1713006000 Resource_List.ncpus=2 resources_used.cput=01:30:00 resources_used.walltime=00:50:00
+04/13/2024 11:05:00;E;102.srv;user=bob group=staff account=proj1 queue=long Resource_List.ncpus=4 Resource_List.walltime=01:00:00 resources_used.walltime=00:10:00\r
+garbage without separators
+
+04/13/2024 11:06:00;E;103.srv;user=carol group=users resources_used.cput=abc
+04/13/2024 11:06:00;E;104.srv;user=da\tve group=users resources_used.cput=5
+04/13/2024 11:06:00;E;105.srv;user=erin group=users end=99999999999999 resources_used.cput=5
+04/13/2024 11:06:00;E;106.srv;user=fay group=g\u{1}x account=a queue=q resources_used.walltime=7 resources_used.cput=1.5
+04/13/2024 11:07:00;S;107.srv;user=x
+04/13/2024 11:08:00;E;108.srv;user=gil group=users queue=\"q q\" resources_used.walltime=3";
+
+    #[test]
+    fn a_span_holds_what_the_line_reader_and_the_ledger_make() {
+        for entity in [
+            FairshareEntity::Euser,
+            FairshareEntity::Egroup,
+            FairshareEntity::AccountName,
+            FairshareEntity::Queue,
+            FairshareEntity::EgroupEuser,
+        ] {
+            for res in ["cput", "walltime", "ncpus"] {
+                let c = ResourceCharge::new(res);
+                let mut jobs: Vec<FinishedJob> = Vec::new();
+                let mut bad: Vec<Malformed> = Vec::new();
+                let mut r = PbsLogReader::new(entity, &c);
+                r.read(
+                    &mut LOG.as_bytes(),
+                    Path::new("f"),
+                    &mut |j| {
+                        jobs.push(j);
+                        Ok(())
+                    },
+                    &mut bad,
+                )
+                .unwrap();
+                let mut span = PbsSpan::default();
+                let mut r2 = PbsLogReader::new(entity, &c);
+                span.parse(&mut r2, LOG.as_bytes());
+                let mut ok = Vec::new();
+                let mut errs = Vec::new();
+                for rec in &span.recs {
+                    match &rec.kind {
+                        Ok(j) => ok.push((rec.line, j)),
+                        Err(m) => errs.push((rec.line, m.clone())),
+                    }
+                }
+                assert_eq!(span.lines, LOG.lines().count() as u64);
+                let want_errs: Vec<(u64, String)> =
+                    bad.iter().map(|m| (m.line, m.message.clone())).collect();
+                assert_eq!(
+                    errs.len(),
+                    want_errs.len(),
+                    "{entity} {res}: {errs:?} {want_errs:?}"
+                );
+                for ((l, m), (_, w)) in errs.iter().zip(&want_errs) {
+                    assert_eq!(m, w, "{entity} {res} line {l}");
+                }
+                assert_eq!(ok.len(), jobs.len(), "{entity} {res}");
+                for ((_, j), want) in ok.iter().zip(&jobs) {
+                    let line = &span.buf[j.line.0..j.line.1];
+                    let entity_text = &span.buf[j.entity.0..j.entity.1];
+                    assert_eq!(entity_text, want.entity);
+                    assert_eq!(j.charge.to_bits(), want.charge.to_bits());
+                    assert_eq!(j.fp, fingerprint(Source::Pbs, &want.id, want.end));
+                    let mut l = crate::usage::Ledger::default();
+                    assert!(l.admit(want));
+                    let dir = tempfile::tempdir().unwrap();
+                    let p = dir.path().join("l");
+                    l.append(&p, 0).unwrap();
+                    assert_eq!(line, std::fs::read_to_string(&p).unwrap());
+                }
+            }
+        }
+    }
 
     #[test]
     fn numbers_print_as_display_prints_them() {
