@@ -11,6 +11,7 @@ pub mod marks;
 pub mod pbs_log;
 mod pbs_record;
 mod pbs_span;
+mod store_render;
 mod tally;
 pub mod units;
 

@@ -135,10 +135,13 @@ impl UsageStore {
 
     /// The store as the TOML text kept in the home, with its header comment.
     pub fn render(&self, path: &Path) -> Result<String, UsageError> {
-        let text = toml::to_string(self).map_err(|e| UsageError::Store {
-            path: path.to_path_buf(),
-            message: e.to_string(),
-        })?;
+        let text = match super::store_render::render(self) {
+            Some(text) => text,
+            None => toml::to_string(self).map_err(|e| UsageError::Store {
+                path: path.to_path_buf(),
+                message: e.to_string(),
+            })?,
+        };
         Ok(format!(
             "# fairsort usage store (docs/usage.md). Change it with `fairsort usage`.\n{text}"
         ))
