@@ -377,7 +377,7 @@ mod tests {
     use crate::usage::charge::ResourceCharge;
     use crate::usage::job::FinishedJob;
     use crate::usage::ledger::Ledger;
-    use crate::usage::store::{Usage, UsageStore};
+    use crate::usage::store::{PbsCharging, Usage, UsageStore};
     use std::io::Write;
 
     /// `jobs` jobs from `first` (Q, S and E lines), with malformed lines mixed in when `bad`.
@@ -411,7 +411,7 @@ mod tests {
 
     /// The parallel reader's sink: [`Usage::try_charge_pbs`], counted.
     struct Fast<'a> {
-        usage: &'a mut Usage,
+        usage: PbsCharging,
         ledger: &'a mut Ledger,
         charged: &'a mut u64,
         repeated: &'a mut u64,
@@ -419,7 +419,7 @@ mod tests {
 
     impl PbsSink for Fast<'_> {
         fn charge(&mut self, job: PbsJob<'_>) -> Result<(), String> {
-            if self.usage.try_charge_pbs(self.ledger, &job)? {
+            if self.usage.charge(self.ledger, &job)? {
                 *self.charged += 1;
             } else {
                 *self.repeated += 1;
@@ -455,12 +455,15 @@ mod tests {
                     block,
                 };
                 let mut fast = Fast {
-                    usage: &mut usage,
+                    usage: PbsCharging::new(&usage),
                     ledger: &mut ledger,
                     charged: &mut charged,
                     repeated: &mut repeated,
                 };
-                read_file(path, &how, &mut marks, &mut fast, &mut bad, &mut skipped).unwrap()
+                let stats =
+                    read_file(path, &how, &mut marks, &mut fast, &mut bad, &mut skipped).unwrap();
+                fast.usage.finish(&mut usage);
+                stats
             }
             None => {
                 let mut r = PbsLogReader::new(FairshareEntity::Euser, &c);

@@ -11,7 +11,7 @@ use super::pbs_log::{expand_inputs, ReadStats};
 use super::pbs_record::{fully_charged, read_pbs, PbsSink};
 use super::pbs_span::PbsJob;
 use super::sacct::{read_sacct, BillingWeights};
-use super::store::Usage;
+use super::store::{PbsCharging, Usage};
 use crate::fairshare::TreeSpec;
 use crate::pbs::FairshareEntity;
 use serde::Serialize;
@@ -202,11 +202,22 @@ struct Charger<'a, 'o> {
     charged: u64,
     repeated: u64,
     total: f64,
+    /// While PBS logs are read: their entities' index (written back by [`Charger::flush`]).
+    pbs: Option<PbsCharging>,
 }
 
 impl Charger<'_, '_> {
+    /// Writes what PBS logs charged back into the usage (before any other reader charges, and
+    /// at the end).
+    fn flush(&mut self) {
+        if let Some(p) = self.pbs.take() {
+            p.finish(self.usage);
+        }
+    }
+
     /// One job of any reader.
     fn job(&mut self, job: FinishedJob) -> Result<(), String> {
+        self.flush();
         if self.usage.try_charge(self.ledger, &job)? {
             self.charged += 1;
             self.total += job.charge;
@@ -227,7 +238,8 @@ impl Charger<'_, '_> {
 
 impl PbsSink for Charger<'_, '_> {
     fn charge(&mut self, job: PbsJob<'_>) -> Result<(), String> {
-        if self.usage.try_charge_pbs(self.ledger, &job)? {
+        let pbs = self.pbs.get_or_insert_with(|| PbsCharging::new(self.usage));
+        if pbs.charge(self.ledger, &job)? {
             self.charged += 1;
             self.total += job.charge;
             if let Some(groups) = &self.pbs_groups {
@@ -266,6 +278,7 @@ fn record_with(
         charged: 0,
         repeated: 0,
         total: 0.0,
+        pbs: None,
     };
     for input in inputs {
         let format = match opts.format {
@@ -273,15 +286,21 @@ fn record_with(
             None => detect(input)?,
         };
         report.stats += match format {
-            InputFormat::Pbs => read_pbs(
-                input,
-                opts.entity,
-                opts.charge,
-                marks,
-                &mut c,
-                &mut malformed,
-                &mut skipped,
-            )?,
+            InputFormat::Pbs => {
+                let read = read_pbs(
+                    input,
+                    opts.entity,
+                    opts.charge,
+                    marks,
+                    &mut c,
+                    &mut malformed,
+                    &mut skipped,
+                );
+                if read.is_err() {
+                    c.flush();
+                }
+                read?
+            }
             InputFormat::Slurm => {
                 let mut s = ReadStats::default();
                 for file in expand_inputs(input)? {
@@ -300,6 +319,7 @@ fn record_with(
             InputFormat::Flux => read_flux_jobs(input, &mut |j| c.job(j), &mut malformed)?,
         };
     }
+    c.flush();
     report.charged = c.charged;
     report.repeated = c.repeated + skipped;
     report.total_charge = c.total;
