@@ -258,8 +258,9 @@ fn read_file(
             pending.push((sa, pos));
         } else {
             let mut sb = pool.pop().unwrap_or_default();
-            // The caller's half also charges the previous block: give it a little less.
-            let mid = line_end_after(block, block.len() * 9 / 20);
+            // The caller's part also charges the previous block, which takes about as long as
+            // parsing 40 % of one (perf, 525 MB log): it parses 30 %, the other thread 70 %.
+            let mid = line_end_after(block, block.len() * 3 / 10);
             let (left, right) = block.split_at(mid);
             let (b, run_ref, ra_ref, rb_ref, pool_ref) =
                 (&bytes, &mut run, &mut ra, &mut rb, &mut pool);
