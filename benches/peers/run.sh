@@ -119,6 +119,7 @@ case_check() {
             --rel 1e-12 || ok=0
     done
     rm -rf "$d/home" "$d/store"
+    "$FAIRSORT" init --home "$d/home" >/dev/null
     "$FAIRSORT" usage record --home "$d/home" "$d/acct.log" >/dev/null
     "$PY" "$HERE/peer_usage.py" --store "$d/store" "$d/acct.log" >/dev/null
     "$FAIRSORT" usage show --home "$d/home" --csv | cut -d, -f2,3 | sed '1s/.*/entity,usage/' \
@@ -196,6 +197,7 @@ case_usage() {
     local log="$DIR/acct_$LOG_BYTES.log" mb fs1 fs2 p1 p2
     mb=$(($(stat -c %s "$log") / 1000000))
     rm -rf "$OUT/usage-home" "$OUT/usage-store"
+    "$FAIRSORT" init --home "$OUT/usage-home" >/dev/null
     fs1=$(measure "$OUT/usage.fs.txt" "$FAIRSORT" usage record --home "$OUT/usage-home" "$log")
     p1=$(measure "$OUT/usage.peer.txt" "$PY" "$HERE/peer_usage.py" --store "$OUT/usage-store" "$log")
     result "usage record ($mb MB log)" "$fs1" "$p1" "ratio>=8"

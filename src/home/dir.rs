@@ -36,8 +36,20 @@ pub mod files {
     pub const PENDING: &str = super::super::journal::PENDING;
     /// The binary snapshot of the tree with usage (a cache of the text, see `snapshot_cache`).
     pub const SNAPSHOT: &str = super::super::snapshot_cache::FILE;
+    /// The binary copy of the usage store (a cache of the text, see `usage_cache`).
+    pub const USAGE_CACHE: &str = super::super::usage_cache::FILE;
     /// Every file the home reads or writes (checked before the home is used).
-    pub const ALL: [&str; 8] = [STATE, TREE, USAGE, LEDGER, AUDIT, LOCK, PENDING, SNAPSHOT];
+    pub const ALL: [&str; 9] = [
+        STATE,
+        TREE,
+        USAGE,
+        LEDGER,
+        AUDIT,
+        LOCK,
+        PENDING,
+        SNAPSHOT,
+        USAGE_CACHE,
+    ];
 }
 
 /// An opened server home (the directory exists, is safe, and holds a state file).

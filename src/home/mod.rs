@@ -13,6 +13,7 @@ pub mod snapshot_cache;
 pub mod state;
 pub mod state_file;
 pub mod tree_store;
+pub mod usage_cache;
 pub mod usage_files;
 
 pub use dir::Home;

@@ -6,6 +6,7 @@ use super::dir::{files, Home};
 use super::fsio::{modes, HomeDir, WriteLock};
 use super::journal;
 use super::permissions::is_manager;
+use super::usage_cache;
 use crate::usage::{Ledger, Usage, UsageError, UsageStore};
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
@@ -62,14 +63,25 @@ impl UsageHome {
         &self.ledger
     }
 
-    /// Loads the store (a missing file is an empty PBS-model store).
+    /// Loads the store (a missing file is an empty PBS-model store): from its binary copy when
+    /// that was made for this exact text, else parsed (and the copy rewritten).
     pub fn load(&self) -> Result<Usage, UsageError> {
         let text = self
             .dir
             .read(files::USAGE)
             .map_err(|e| server_err(&self.store, e))?;
         let store = match text {
-            Some((text, _)) => UsageStore::parse(&text, &self.store)?,
+            Some((text, _)) => {
+                let key = usage_cache::key(text.as_bytes());
+                match cached(&self.dir, &key) {
+                    Some(store) => store,
+                    None => {
+                        let store = UsageStore::parse(&text, &self.store)?;
+                        write_cache(&self.dir, &key, &store);
+                        store
+                    }
+                }
+            }
             None => UsageStore::default(),
         };
         Ok(Usage::from_store(store))
@@ -96,7 +108,8 @@ impl UsageHome {
             self.check_ledger()?;
             usage.ledger_bytes = l.append(&self.ledger, usage.ledger_bytes)?;
         }
-        let text = usage.to_store().render(&self.store)?;
+        let store = usage.to_store();
+        let text = store.render(&self.store)?;
         let target = Some((files::USAGE, text.as_bytes(), modes::PUBLIC));
         let result = match (&self.audit, self.committed.get()) {
             (Some(line), false) => journal::commit(&self.dir, target, line),
@@ -104,6 +117,7 @@ impl UsageHome {
         };
         result.map_err(|e| server_err(&self.store, e))?;
         self.committed.set(true);
+        write_cache(&self.dir, &usage_cache::key(text.as_bytes()), &store);
         if self.clear_ledger.get() && usage.ledger_bytes == 0 {
             self.dir
                 .remove(files::LEDGER)
@@ -122,6 +136,22 @@ impl UsageHome {
         self.clear_ledger.set(true);
         Ok(())
     }
+}
+
+/// The binary copy of the store if it was made for the text with `key` (any problem is a miss).
+fn cached(dir: &HomeDir, key: &usage_cache::Key) -> Option<UsageStore> {
+    use std::io::Read;
+    let mut f = dir.open_read(usage_cache::FILE).ok()??;
+    let mut bytes = Vec::new();
+    f.read_to_end(&mut bytes).ok()?;
+    usage_cache::decode(&bytes, key)
+}
+
+/// Rewrites the binary copy of the store (under the writers' lock). A copy that cannot be
+/// written is only a cost: the next reader parses the text.
+fn write_cache(dir: &HomeDir, key: &usage_cache::Key, store: &UsageStore) {
+    let bytes = usage_cache::encode(key, store);
+    let _ = dir.write(usage_cache::FILE, &bytes, modes::PUBLIC);
 }
 
 fn server_err(path: &Path, e: crate::home::ServerError) -> UsageError {
@@ -208,7 +238,10 @@ impl Home {
     pub fn usage_store(&self) -> Result<UsageStore, UsageError> {
         let path = self.usage_path();
         match self.read_text(files::USAGE) {
-            Ok(Some(text)) => UsageStore::parse(&text, &path),
+            Ok(Some(text)) => match cached(self.dir(), &usage_cache::key(text.as_bytes())) {
+                Some(store) => Ok(store),
+                None => UsageStore::parse(&text, &path),
+            },
             Ok(None) => Ok(UsageStore::default()),
             Err(e) => Err(server_err(&path, e)),
         }

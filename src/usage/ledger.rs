@@ -98,6 +98,23 @@ impl Ledger {
         true
     }
 
+    /// [`Ledger::admit`] of a PBS job whose fingerprint and ledger line (with its `\n`) were
+    /// made on a parsing thread (`pbs_span`).
+    pub(crate) fn admit_line(&mut self, fp: u128, line: &str) -> bool {
+        if !self.seen.insert(fp) {
+            return false;
+        }
+        self.pending.push_str(line);
+        self.pending_jobs += 1;
+        true
+    }
+
+    /// Room for `jobs` more jobs and `bytes` more pending ledger text.
+    pub(crate) fn reserve(&mut self, jobs: usize, bytes: usize) {
+        self.seen.reserve(jobs);
+        self.pending.reserve(bytes);
+    }
+
     /// Jobs known to the ledger (committed and pending).
     pub fn len(&self) -> usize {
         self.seen.len()

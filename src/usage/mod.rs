@@ -10,6 +10,8 @@ pub mod job;
 pub mod marks;
 pub mod pbs_log;
 mod pbs_record;
+mod pbs_span;
+mod store_render;
 mod tally;
 pub mod units;
 

@@ -43,6 +43,72 @@ pub struct PbsLogReader<'c> {
     used: Vec<Option<f64>>,
     req: Vec<Option<f64>>,
     values: Vec<f64>,
+    /// The last record date read and its value: consecutive records mostly share it.
+    last_date: Option<([u8; 19], i64)>,
+}
+
+/// `key == lit`, compared as a fixed-size array (no call to `memcmp` for a short key).
+fn is<const N: usize>(key: &[u8], lit: &[u8; N]) -> bool {
+    <&[u8; N]>::try_from(key).is_ok_and(|k| k == lit)
+}
+
+/// Calls `f` with each `key=value` or `key="quoted value"` of an `E` record's message, in
+/// order (the attributes are separated by spaces, found in one vectorised pass); the first
+/// complaint (an attribute without `=`, an unterminated quote, or `f`'s) ends it.
+fn for_each_attr<'a>(
+    msg: &'a [u8],
+    mut f: impl FnMut(&'a [u8], &'a [u8]) -> Result<(), String>,
+) -> Result<(), String> {
+    let mut spaces = memchr::memchr_iter(b' ', msg);
+    let mut last = None;
+    // The first space at or after `from` (the message's end if none). `from` only grows.
+    let mut space_from = |from: usize| {
+        if let Some(p) = last.filter(|p| *p >= from) {
+            return p;
+        }
+        let p = loop {
+            match spaces.next() {
+                Some(i) if i >= from => break i,
+                Some(_) => {}
+                None => break msg.len(),
+            }
+        };
+        last = Some(p);
+        p
+    };
+    let mut from = 0usize;
+    loop {
+        // skip separators
+        while msg.get(from) == Some(&b' ') {
+            from += 1;
+        }
+        if from >= msg.len() {
+            return Ok(());
+        }
+        let end = space_from(from);
+        let token = msg.get(from..end).unwrap_or_default();
+        let Some(eq) = token.iter().position(|c| *c == b'=') else {
+            return Err(format!(
+                "attribute `{}` has no value",
+                String::from_utf8_lossy(token)
+            ));
+        };
+        let key = token.get(..eq).unwrap_or_default();
+        let at = from + eq + 1;
+        let after = msg.get(at..).unwrap_or_default();
+        let value = if after.first() == Some(&b'"') {
+            let inner = after.get(1..).unwrap_or_default();
+            let close = memchr::memchr(b'"', inner).ok_or_else(|| {
+                format!("unterminated quote in `{}`", String::from_utf8_lossy(key))
+            })?;
+            from = at + (close + 2).min(after.len());
+            inner.get(..close).unwrap_or_default()
+        } else {
+            from = end;
+            msg.get(at..end).unwrap_or_default()
+        };
+        f(key, value)?;
+    }
 }
 
 /// Per-record attributes of interest, borrowed from the line.
@@ -65,6 +131,7 @@ impl<'c> PbsLogReader<'c> {
             used: vec![None; n],
             req: vec![None; n],
             values: vec![0.0; n],
+            last_date: None,
         }
     }
 
@@ -118,76 +185,45 @@ impl<'c> PbsLogReader<'c> {
         format!("pbs {} {}", self.entity, self.charge.keywords().join(","))
     }
 
-    /// Parses a span of whole lines (the last may lack its `\n`) exactly as [`PbsLogReader::read`]
-    /// reads them, without charging: the jobs and malformed records in order, each with its line
-    /// (1-based in the span) and the offset of its line's start. Well-formed records that charge
-    /// nothing are only counted.
-    pub(crate) fn parse_span(&mut self, text: &[u8]) -> Span {
-        let mut items = Vec::with_capacity(text.len() / 1024);
-        let mut lines = 0u64;
-        let mut pos = 0usize;
-        while let Some(rest) = text.get(pos..).filter(|r| !r.is_empty()) {
-            let start = pos;
-            let raw = match memchr::memchr(b'\n', rest) {
-                Some(i) => {
-                    pos += i + 1;
-                    rest.get(..i).unwrap_or_default()
-                }
-                None => {
-                    pos = text.len();
-                    rest
-                }
-            };
-            lines += 1;
-            let at = |record, eval_error| Parsed {
-                line: lines,
-                start: start as u64,
-                eval_error,
-                record,
-            };
-            if raw.len() > crate::formats::lines::MAX_LINE_BYTES {
-                items.push(at(Err(crate::formats::lines::too_long_message()), false));
-                continue;
+    /// One line: `Ok(None)` for a well-formed non-`E` record.
+    fn line(&mut self, line: &[u8], stats: &mut ReadStats) -> Result<Option<FinishedJob>, String> {
+        Ok(self
+            .line_parts(line, stats)?
+            .map(|p| FinishedJob::pbs(p.id, p.end, p.entity.to_string(), p.charge)))
+    }
+
+    /// [`pbs_log_date`], remembering the last date read.
+    fn date(&mut self, text: &[u8]) -> Option<i64> {
+        let raw = <[u8; 19]>::try_from(text).ok()?;
+        match self.last_date {
+            Some((last, t)) if last == raw => Some(t),
+            _ => {
+                let t = pbs_log_date(text)?;
+                self.last_date = Some((raw, t));
+                Some(t)
             }
-            let mut line = raw;
-            while let Some((last, rest)) = line.split_last() {
-                if *last == b'\n' || *last == b'\r' {
-                    line = rest;
-                } else {
-                    break;
-                }
-            }
-            if line.iter().all(u8::is_ascii_whitespace) {
-                continue;
-            }
-            let mut one = ReadStats::default();
-            match self.line(line, &mut one) {
-                Ok(None) => {}
-                Ok(Some(job)) => items.push(at(Ok(job), one.eval_errors > 0)),
-                Err(m) => items.push(at(Err(m), false)),
-            }
-        }
-        Span {
-            items,
-            lines,
-            bytes: text.len() as u64,
         }
     }
 
-    /// One line: `Ok(None)` for a well-formed non-`E` record.
-    fn line(&mut self, line: &[u8], stats: &mut ReadStats) -> Result<Option<FinishedJob>, String> {
+    /// One line, borrowed from it (no allocation for a well-formed record): `Ok(None)` for a
+    /// well-formed non-`E` record. An evaluation error of the charge is counted in `stats`.
+    pub(super) fn line_parts<'a>(
+        &mut self,
+        line: &'a [u8],
+        stats: &mut ReadStats,
+    ) -> Result<Option<JobParts<'a>>, String> {
         let mut parts = line.splitn(4, |c| *c == b';');
         let date = parts.next().unwrap_or_default();
         let (Some(kind), Some(id)) = (parts.next(), parts.next()) else {
             return Err("not a PBS accounting record (expected `date;type;id;message`)".into());
         };
-        let Some(date) = pbs_log_date(date) else {
+        let Some(date) = self.date(date) else {
             return Err(format!(
                 "bad record date `{}` (expected MM/DD/YYYY HH:MM:SS)",
                 String::from_utf8_lossy(date)
             ));
         };
-        if kind != b"E" {
+        if !is(kind, b"E") {
             return Ok(None);
         }
         let msg = parts.next().unwrap_or_default();
@@ -216,134 +252,135 @@ impl<'c> PbsLogReader<'c> {
                 0.0
             }
         };
-        Ok(Some(FinishedJob::pbs(id, end, entity, charge)))
+        Ok(Some(JobParts {
+            id,
+            end,
+            entity,
+            charge,
+        }))
     }
 
+    /// The attributes of an `E` record's message.
     fn attrs<'a>(&mut self, msg: &'a [u8]) -> Result<Attrs<'a>, String> {
         let mut a = Attrs::default();
-        let mut rest = msg;
-        while !rest.is_empty() {
-            // skip separators
-            let start = rest.iter().position(|c| *c != b' ').unwrap_or(rest.len());
-            rest = &rest[start..];
-            if rest.is_empty() {
-                break;
-            }
-            let eq = rest.iter().position(|c| *c == b'=' || *c == b' ');
-            let Some(eq) = eq.filter(|i| rest[*i] == b'=') else {
-                let end = rest.iter().position(|c| *c == b' ').unwrap_or(rest.len());
-                return Err(format!(
-                    "attribute `{}` has no value",
-                    String::from_utf8_lossy(&rest[..end])
-                ));
-            };
-            let key = &rest[..eq];
-            let after = &rest[eq + 1..];
-            let (value, next) = if after.first() == Some(&b'"') {
-                let close = after[1..].iter().position(|c| *c == b'"').ok_or_else(|| {
-                    format!("unterminated quote in `{}`", String::from_utf8_lossy(key))
-                })?;
-                (&after[1..1 + close], &after[(close + 2).min(after.len())..])
-            } else {
-                let end = after.iter().position(|c| *c == b' ').unwrap_or(after.len());
-                (&after[..end], &after[end..])
-            };
-            rest = next;
-            self.take(key, value, &mut a)?;
-        }
+        for_each_attr(msg, |key, value| self.take(key, value, &mut a))?;
         Ok(a)
     }
 
     fn take<'a>(&mut self, key: &[u8], value: &'a [u8], a: &mut Attrs<'a>) -> Result<(), String> {
-        match key {
-            b"user" => a.user = Some(value),
-            b"group" => a.group = Some(value),
-            b"account" => a.account = Some(value),
-            b"queue" => a.queue = Some(value),
-            b"end" => a.end = Some(value),
-            _ => {
-                let (slot_of, used) = if let Some(r) = key.strip_prefix(b"resources_used.") {
-                    (r, true)
-                } else if let Some(r) = key.strip_prefix(b"Resource_List.") {
-                    (r, false)
-                } else {
-                    return Ok(());
-                };
-                if let Some(i) = self
-                    .charge
-                    .keywords()
-                    .iter()
-                    .position(|k| k.as_bytes() == slot_of)
-                {
-                    // A negative or non-finite amount would subtract from or poison the usage.
-                    let negative = value.iter().find(|c| !c.is_ascii_whitespace()) == Some(&b'-');
-                    let v = resource_value(value)
-                        .filter(|v| !negative && v.is_finite() && *v >= 0.0)
-                        .ok_or_else(|| {
-                            format!(
-                                "bad value `{}` for {}",
-                                String::from_utf8_lossy(value),
-                                String::from_utf8_lossy(key)
-                            )
-                        })?;
-                    if used {
-                        self.used[i] = Some(v);
-                    } else {
-                        self.req[i] = Some(v);
-                    }
-                }
+        let slot_of = match key.len() {
+            3 if is(key, b"end") => {
+                a.end = Some(value);
+                return Ok(());
+            }
+            4 if is(key, b"user") => {
+                a.user = Some(value);
+                return Ok(());
+            }
+            5 if is(key, b"group") => {
+                a.group = Some(value);
+                return Ok(());
+            }
+            5 if is(key, b"queue") => {
+                a.queue = Some(value);
+                return Ok(());
+            }
+            7 if is(key, b"account") => {
+                a.account = Some(value);
+                return Ok(());
+            }
+            // Only `resources_used.*` and `Resource_List.*` are left to look at.
+            n if n < 14 => return Ok(()),
+            _ => key,
+        };
+        let head = |n: usize| slot_of.get(..n).unwrap_or_default();
+        let (slot, used) = if is(head(15), b"resources_used.") {
+            (slot_of.get(15..).unwrap_or_default(), true)
+        } else if is(head(14), b"Resource_List.") {
+            (slot_of.get(14..).unwrap_or_default(), false)
+        } else {
+            return Ok(());
+        };
+        if let Some(i) = self
+            .charge
+            .keywords()
+            .iter()
+            .position(|k| k.as_bytes() == slot)
+        {
+            // A negative or non-finite amount would subtract from or poison the usage.
+            let negative = value.iter().find(|c| !c.is_ascii_whitespace()) == Some(&b'-');
+            let v = resource_value(value)
+                .filter(|v| !negative && v.is_finite() && *v >= 0.0)
+                .ok_or_else(|| {
+                    format!(
+                        "bad value `{}` for {}",
+                        String::from_utf8_lossy(value),
+                        String::from_utf8_lossy(key)
+                    )
+                })?;
+            if used {
+                self.used[i] = Some(v);
+            } else {
+                self.req[i] = Some(v);
             }
         }
         Ok(())
     }
 
-    fn entity_name(&self, a: &Attrs<'_>) -> Result<String, String> {
-        let text = |v: &[u8]| -> Result<String, String> {
+    fn entity_name<'a>(&self, a: &Attrs<'a>) -> Result<EntityName<'a>, String> {
+        let text = |v: &'a [u8]| -> Result<&'a str, String> {
             std::str::from_utf8(v)
                 .ok()
                 .filter(|s| !s.is_empty())
-                .map(str::to_string)
                 .ok_or_else(|| "empty or non-UTF-8 entity name".to_string())
         };
-        let group_user = || -> Result<String, String> {
+        let group_user = || -> Result<EntityName<'a>, String> {
             match (a.group, a.user) {
-                (Some(g), Some(u)) => Ok(format!("{}:{}", text(g)?, text(u)?)),
+                (Some(g), Some(u)) => Ok(EntityName::Pair(text(g)?, text(u)?)),
                 _ => Err("E record without user= and group=".into()),
             }
         };
+        let one = |v: &'a [u8]| text(v).map(EntityName::One);
         match self.entity {
-            FairshareEntity::Euser => text(a.user.ok_or("E record without user=")?),
-            FairshareEntity::Egroup => text(a.group.ok_or("E record without group=")?),
+            FairshareEntity::Euser => one(a.user.ok_or("E record without user=")?),
+            FairshareEntity::Egroup => one(a.group.ok_or("E record without group=")?),
             // A job without the attribute falls back to egroup:euser, as PBS names such entities.
-            FairshareEntity::AccountName => a.account.map_or_else(group_user, text),
-            FairshareEntity::Queue => a.queue.map_or_else(group_user, text),
+            FairshareEntity::AccountName => a.account.map_or_else(group_user, one),
+            FairshareEntity::Queue => a.queue.map_or_else(group_user, one),
             FairshareEntity::EgroupEuser => group_user(),
         }
     }
 }
 
-/// One record of a parsed span: a job or why its line is malformed.
-#[derive(Debug)]
-pub(crate) struct Parsed {
-    /// 1-based line in the span.
-    pub line: u64,
-    /// Offset of the line's first byte in the span.
-    pub start: u64,
-    /// The charge failed to evaluate (the job is charged 0, as PBS does).
-    pub eval_error: bool,
-    /// The job, or the complaint.
-    pub record: Result<FinishedJob, String>,
+/// A PBS entity's name as the record spells it: one attribute, or `egroup:euser`.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum EntityName<'a> {
+    /// `user=`, `group=`, `account=` or `queue=`.
+    One(&'a str),
+    /// `egroup:euser`.
+    Pair(&'a str, &'a str),
 }
 
-/// A parsed span of whole lines ([`PbsLogReader::parse_span`]).
-#[derive(Debug, Default)]
-pub(crate) struct Span {
-    /// Jobs and malformed records, in order.
-    pub items: Vec<Parsed>,
-    /// Lines in the span.
-    pub lines: u64,
-    /// Bytes in the span.
-    pub bytes: u64,
+impl std::fmt::Display for EntityName<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EntityName::One(s) => f.write_str(s),
+            EntityName::Pair(g, u) => write!(f, "{g}:{u}"),
+        }
+    }
+}
+
+/// A finished job borrowed from its `E` line ([`PbsLogReader::line_parts`]).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct JobParts<'a> {
+    /// The job id.
+    pub id: &'a str,
+    /// End time, epoch seconds.
+    pub end: i64,
+    /// The entity charged.
+    pub entity: EntityName<'a>,
+    /// The charge (0 on an evaluation error).
+    pub charge: f64,
 }
 
 /// A file is itself; a directory is its regular, non-hidden files in name order.
@@ -460,6 +497,59 @@ garbage without separators
             "user".parse::<FairshareEntity>(),
             Err("fairshare_entity user is erroneous (or deprecated).".into())
         );
+    }
+
+    /// The attribute splitting as it was first written (byte by byte), to compare with.
+    type Pairs = Vec<(Vec<u8>, Vec<u8>)>;
+
+    fn attrs_reference(msg: &[u8]) -> Result<Pairs, String> {
+        let mut out = Vec::new();
+        let mut rest = msg;
+        while !rest.is_empty() {
+            let start = rest.iter().position(|c| *c != b' ').unwrap_or(rest.len());
+            rest = &rest[start..];
+            if rest.is_empty() {
+                break;
+            }
+            let eq = rest.iter().position(|c| *c == b'=' || *c == b' ');
+            let Some(eq) = eq.filter(|i| rest[*i] == b'=') else {
+                let end = rest.iter().position(|c| *c == b' ').unwrap_or(rest.len());
+                return Err(format!(
+                    "attribute `{}` has no value",
+                    String::from_utf8_lossy(&rest[..end])
+                ));
+            };
+            let key = &rest[..eq];
+            let after = &rest[eq + 1..];
+            let (value, next) = if after.first() == Some(&b'"') {
+                let close = after[1..].iter().position(|c| *c == b'"').ok_or_else(|| {
+                    format!("unterminated quote in `{}`", String::from_utf8_lossy(key))
+                })?;
+                (&after[1..1 + close], &after[(close + 2).min(after.len())..])
+            } else {
+                let end = after.iter().position(|c| *c == b' ').unwrap_or(after.len());
+                (&after[..end], &after[end..])
+            };
+            rest = next;
+            out.push((key.to_vec(), value.to_vec()));
+        }
+        Ok(out)
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn attributes_split_as_byte_by_byte(msg in "[ab= \"]{0,40}") {
+            let mut got = Vec::new();
+            let r = for_each_attr(msg.as_bytes(), |k, v| {
+                got.push((k.to_vec(), v.to_vec()));
+                Ok(())
+            });
+            let want = attrs_reference(msg.as_bytes());
+            match want {
+                Ok(w) => proptest::prop_assert_eq!((r, got), (Ok(()), w)),
+                Err(e) => proptest::prop_assert_eq!(r, Err(e)),
+            }
+        }
     }
 
     #[test]

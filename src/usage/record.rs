@@ -8,9 +8,10 @@ use super::flux_jobs::read_flux_jobs;
 use super::job::FinishedJob;
 use super::ledger::Ledger;
 use super::pbs_log::{expand_inputs, ReadStats};
-use super::pbs_record::{fully_charged, read_pbs};
+use super::pbs_record::{fully_charged, read_pbs, PbsSink};
+use super::pbs_span::PbsJob;
 use super::sacct::{read_sacct, BillingWeights};
-use super::store::Usage;
+use super::store::{PbsCharging, Usage};
 use crate::fairshare::TreeSpec;
 use crate::pbs::FairshareEntity;
 use serde::Serialize;
@@ -188,6 +189,75 @@ pub fn already_charged(
     }))
 }
 
+/// Charges the jobs of every input into the usage through the ledger, counting what it did.
+struct Charger<'a, 'o> {
+    usage: &'a mut Usage,
+    ledger: &'a mut Ledger,
+    tree: Option<&'o TreeSpec>,
+    /// A PBS tree's leaves, to name the new entities PBS puts under `unknown`.
+    pbs_groups: Option<HashMap<&'o str, &'o str>>,
+    unknown_entities: BTreeSet<String>,
+    /// account → user → (jobs, charge) of the new charges, when there is a tree to check.
+    by_association: HashMap<String, HashMap<String, (usize, f64)>>,
+    charged: u64,
+    repeated: u64,
+    total: f64,
+    /// While PBS logs are read: their entities' index (written back by [`Charger::flush`]).
+    pbs: Option<PbsCharging>,
+}
+
+impl Charger<'_, '_> {
+    /// Writes what PBS logs charged back into the usage (before any other reader charges, and
+    /// at the end).
+    fn flush(&mut self) {
+        if let Some(p) = self.pbs.take() {
+            p.finish(self.usage);
+        }
+    }
+
+    /// One job of any reader.
+    fn job(&mut self, job: FinishedJob) -> Result<(), String> {
+        self.flush();
+        if self.usage.try_charge(self.ledger, &job)? {
+            self.charged += 1;
+            self.total += job.charge;
+            if let (None, Some(groups)) = (&job.account, &self.pbs_groups) {
+                if !groups.contains_key(job.entity.as_str()) {
+                    self.unknown_entities.insert(job.entity.clone());
+                }
+            }
+            if let (Some(account), Some(_)) = (&job.account, self.tree) {
+                tally_association(&mut self.by_association, account, &job.entity, job.charge);
+            }
+        } else {
+            self.repeated += 1;
+        }
+        Ok(())
+    }
+}
+
+impl PbsSink for Charger<'_, '_> {
+    fn charge(&mut self, job: PbsJob<'_>) -> Result<(), String> {
+        let pbs = self.pbs.get_or_insert_with(|| PbsCharging::new(self.usage));
+        if pbs.charge(self.ledger, &job)? {
+            self.charged += 1;
+            self.total += job.charge;
+            if let Some(groups) = &self.pbs_groups {
+                if !groups.contains_key(job.entity) {
+                    self.unknown_entities.insert(job.entity.to_string());
+                }
+            }
+        } else {
+            self.repeated += 1;
+        }
+        Ok(())
+    }
+
+    fn reserve(&mut self, jobs: usize, bytes: usize) {
+        self.ledger.reserve(jobs, bytes);
+    }
+}
+
 fn record_with(
     inputs: &[PathBuf],
     opts: &RecordOptions<'_>,
@@ -198,28 +268,17 @@ fn record_with(
     let mut skipped = 0u64;
     let mut report = RecordReport::default();
     let mut malformed = Vec::new();
-    let (mut charged, mut repeated, mut total) = (0u64, 0u64, 0.0f64);
-    // A PBS tree's leaves, to name the new entities PBS puts under `unknown`.
-    let pbs_groups = opts.tree.filter(|t| t.follows_pbs()).map(pbs_groups);
-    let mut unknown_entities: BTreeSet<String> = BTreeSet::new();
-    // account → user → (jobs, charge) of the new charges, when there is a tree to check.
-    let mut by_association: HashMap<String, HashMap<String, (usize, f64)>> = HashMap::new();
-    let mut sink = |job: FinishedJob| -> Result<(), String> {
-        if usage.try_charge(ledger, &job)? {
-            charged += 1;
-            total += job.charge;
-            if let (None, Some(groups)) = (&job.account, &pbs_groups) {
-                if !groups.contains_key(job.entity.as_str()) {
-                    unknown_entities.insert(job.entity.clone());
-                }
-            }
-            if let (Some(account), Some(_)) = (&job.account, opts.tree) {
-                tally_association(&mut by_association, account, &job.entity, job.charge);
-            }
-        } else {
-            repeated += 1;
-        }
-        Ok(())
+    let mut c = Charger {
+        usage,
+        ledger,
+        tree: opts.tree,
+        pbs_groups: opts.tree.filter(|t| t.follows_pbs()).map(pbs_groups),
+        unknown_entities: BTreeSet::new(),
+        by_association: HashMap::new(),
+        charged: 0,
+        repeated: 0,
+        total: 0.0,
+        pbs: None,
     };
     for input in inputs {
         let format = match opts.format {
@@ -227,36 +286,49 @@ fn record_with(
             None => detect(input)?,
         };
         report.stats += match format {
-            InputFormat::Pbs => read_pbs(
-                input,
-                opts.entity,
-                opts.charge,
-                marks,
-                &mut sink,
-                &mut malformed,
-                &mut skipped,
-            )?,
+            InputFormat::Pbs => {
+                let read = read_pbs(
+                    input,
+                    opts.entity,
+                    opts.charge,
+                    marks,
+                    &mut c,
+                    &mut malformed,
+                    &mut skipped,
+                );
+                if read.is_err() {
+                    c.flush();
+                }
+                read?
+            }
             InputFormat::Slurm => {
                 let mut s = ReadStats::default();
                 for file in expand_inputs(input)? {
                     let f = File::open(&file).map_err(|e| UsageError::io(&file, e))?;
                     let mut r = BufReader::with_capacity(1 << 20, f);
-                    s += read_sacct(&mut r, &file, &opts.weights, &mut sink, &mut malformed)?;
+                    s += read_sacct(
+                        &mut r,
+                        &file,
+                        &opts.weights,
+                        &mut |j| c.job(j),
+                        &mut malformed,
+                    )?;
                 }
                 s
             }
-            InputFormat::Flux => read_flux_jobs(input, &mut sink, &mut malformed)?,
+            InputFormat::Flux => read_flux_jobs(input, &mut |j| c.job(j), &mut malformed)?,
         };
     }
-    report.charged = charged;
-    report.repeated = repeated + skipped;
-    report.total_charge = total;
+    c.flush();
+    report.charged = c.charged;
+    report.repeated = c.repeated + skipped;
+    report.total_charge = c.total;
     report.malformed = malformed;
-    report.unknown_entities = unknown_entities.into_iter().collect();
+    report.unknown_entities = c.unknown_entities.into_iter().collect();
     if let Some(tree) = opts.tree {
         let known = associations(tree);
         let mut unmatched = UnmatchedTally::default();
-        for (account, users) in &by_association {
+        for (account, users) in &c.by_association {
             for (user, (jobs, charge)) in users {
                 if !known.contains_key(&(account.as_str(), user.as_str())) {
                     unmatched.add(user, *jobs, *charge);

@@ -135,10 +135,13 @@ impl UsageStore {
 
     /// The store as the TOML text kept in the home, with its header comment.
     pub fn render(&self, path: &Path) -> Result<String, UsageError> {
-        let text = toml::to_string(self).map_err(|e| UsageError::Store {
-            path: path.to_path_buf(),
-            message: e.to_string(),
-        })?;
+        let text = match super::store_render::render(self) {
+            Some(text) => text,
+            None => toml::to_string(self).map_err(|e| UsageError::Store {
+                path: path.to_path_buf(),
+                message: e.to_string(),
+            })?,
+        };
         Ok(format!(
             "# fairsort usage store (docs/usage.md). Change it with `fairsort usage`.\n{text}"
         ))
@@ -447,6 +450,152 @@ impl Usage {
         };
         self.last_decay = Some(report.last_decay);
         Ok(report)
+    }
+}
+
+/// Charging the jobs of PBS logs into a [`Usage`]: the entities (keyed by name alone) found
+/// through a compact index — names in one arena, usage in a vector, a table of indices — that
+/// stays in the CPU's caches where the store's map of 50 000 separately allocated names does not
+/// (issue #16). The same checks, ledger admission and additions in the same order as
+/// [`Usage::try_charge`], so totals are bit-identical; [`PbsCharging::finish`] writes them back.
+#[derive(Debug)]
+pub(crate) struct PbsCharging {
+    names: String,
+    /// Entity i's name is `names[at[i].0..at[i].1]`.
+    at: Vec<(usize, usize)>,
+    table: hashbrown::HashTable<u32>,
+    usage: Vec<f64>,
+    /// The first flux bin of entity i (None: the entry has no bins).
+    bin0: Vec<Option<f64>>,
+    /// Entity i was in the store before (else it is new) and was charged since.
+    existed: Vec<bool>,
+    touched: Vec<bool>,
+    base: f64,
+    /// New entries get bins (flux model).
+    new_bins: bool,
+}
+
+impl PbsCharging {
+    /// The index of `usage`'s entities that have no account.
+    pub(crate) fn new(usage: &Usage) -> PbsCharging {
+        let n = usage.entries.len();
+        let mut c = PbsCharging {
+            names: String::with_capacity(n * 8),
+            at: Vec::with_capacity(n),
+            table: hashbrown::HashTable::with_capacity(n),
+            usage: Vec::with_capacity(n),
+            bin0: Vec::with_capacity(n),
+            existed: Vec::with_capacity(n),
+            touched: Vec::with_capacity(n),
+            base: usage.settings.model.base_usage(),
+            new_bins: usage.settings.model == ModelKind::Flux,
+        };
+        for e in usage.entries.values().filter(|e| e.account.is_none()) {
+            c.push(&e.name, e.usage, e.bins.first().copied(), true);
+        }
+        c
+    }
+
+    fn name(&self, i: u32) -> &str {
+        let (a, b) = self.at.get(i as usize).copied().unwrap_or_default();
+        self.names.get(a..b).unwrap_or_default()
+    }
+
+    fn hash(name: &str) -> u64 {
+        use std::hash::BuildHasher;
+        rustc_hash::FxBuildHasher.hash_one(name)
+    }
+
+    fn push(&mut self, name: &str, usage: f64, bin0: Option<f64>, existed: bool) -> usize {
+        let i = self.at.len();
+        let a = self.names.len();
+        self.names.push_str(name);
+        self.at.push((a, self.names.len()));
+        self.usage.push(usage);
+        self.bin0.push(bin0);
+        self.existed.push(existed);
+        self.touched.push(!existed);
+        let Self {
+            table, names, at, ..
+        } = self;
+        let key = |j: &u32| {
+            let (a, b) = at.get(*j as usize).copied().unwrap_or_default();
+            Self::hash(names.get(a..b).unwrap_or_default())
+        };
+        table.insert_unique(Self::hash(name), i as u32, key);
+        i
+    }
+
+    /// [`Usage::try_charge`] of a job of a PBS log, checked and formatted on a parsing thread
+    /// (`pbs_span`): the same overflow refusal, ledger admission and addition.
+    pub(crate) fn charge(
+        &mut self,
+        ledger: &mut Ledger,
+        job: &super::pbs_span::PbsJob<'_>,
+    ) -> Result<bool, String> {
+        let h = Self::hash(job.entity);
+        let found = self
+            .table
+            .find(h, |i| self.name(*i) == job.entity)
+            .map(|i| *i as usize);
+        let (now, bin) = match found {
+            Some(i) => (
+                self.usage.get(i).copied().unwrap_or(self.base),
+                self.bin0.get(i).copied().flatten().unwrap_or(0.0),
+            ),
+            None => (self.base, 0.0),
+        };
+        if !(now + job.charge).is_finite() || !(bin + job.charge).is_finite() {
+            return Err(format!(
+                "charge {:e} would overflow the usage {now:e} of {}",
+                job.charge, job.entity
+            ));
+        }
+        if !ledger.admit_line(job.fp, job.line) {
+            return Ok(false);
+        }
+        match found {
+            Some(i) => {
+                if let Some(u) = self.usage.get_mut(i) {
+                    *u += job.charge;
+                }
+                if let Some(Some(b)) = self.bin0.get_mut(i) {
+                    *b += job.charge;
+                }
+                if let Some(t) = self.touched.get_mut(i) {
+                    *t = true;
+                }
+            }
+            None => {
+                let bin0 = self.new_bins.then_some(0.0 + job.charge);
+                self.push(job.entity, self.base + job.charge, bin0, false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Writes the charged entities' usage (and first bins) back into `usage`.
+    pub(crate) fn finish(self, usage: &mut Usage) {
+        for i in 0..self.at.len() {
+            if !self.touched.get(i).copied().unwrap_or(false) {
+                continue;
+            }
+            let name = self.name(i as u32);
+            let e = if self.existed.get(i).copied().unwrap_or(false) {
+                match usage.entries.get_mut(name) {
+                    Some(e) => e,
+                    None => continue,
+                }
+            } else {
+                usage.entry(None, name)
+            };
+            if let Some(u) = self.usage.get(i) {
+                e.usage = *u;
+            }
+            if let (Some(b0), Some(Some(b))) = (e.bins.first_mut(), self.bin0.get(i)) {
+                *b0 = *b;
+            }
+        }
     }
 }
 

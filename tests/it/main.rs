@@ -55,3 +55,4 @@ mod slurm_captures;
 mod slurm_edges;
 mod slurm_priority;
 mod usage_cli;
+mod usage_store_copy;
