@@ -12,6 +12,7 @@ pub mod ftest;
 pub mod init;
 pub mod order;
 pub mod order_slurm;
+pub mod plot;
 pub mod qmgr;
 pub mod replay;
 pub mod share;
@@ -65,6 +66,8 @@ pub enum Command {
     Test(ftest::Args),
     /// Record, decay, set, reset and show fair-share usage.
     Usage(usage::Args),
+    /// Draw a picture as SVG: factors (per algorithm), tree (icicle) or against (two formulas' ranks).
+    Plot(Box<plot::Args>),
     /// Replay a workload trace under a formula: waits and shares over time (docs/replay.md).
     Replay(replay::Args),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
@@ -86,6 +89,7 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Test(args) => ftest::run(args, &global),
         Command::Usage(args) => usage::run(args, &global),
         Command::Replay(args) => replay::run(args, &global),
+        Command::Plot(args) => plot::run(*args, &global),
         Command::Init(args) => init::run(args, &global),
         Command::Completions(args) => shell::completions(args),
         Command::Man(args) => shell::man(args),
