@@ -305,3 +305,75 @@ pub fn factors_svg(c: &FactorCurves) -> Result<String, PlotError> {
     );
     Ok(named(svg, &title, &desc))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fairshare::{NodeKind, Shares, TreeSource};
+
+    /// Two users under the root with one share each; `b` used 100.
+    fn tree() -> Tree {
+        let user = |name: &str, usage: f64| {
+            let mut n = NodeSpec::new(name, None, NodeKind::User, Shares::Count(1));
+            n.usage = Some(usage);
+            n
+        };
+        Tree::build(TreeSpec {
+            source: TreeSource::Slurm,
+            root_name: "root".into(),
+            nodes: vec![user("a", 25.0), user("b", 100.0)],
+            ..TreeSpec::default()
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn classic_follows_two_to_the_minus_usage_over_shares() {
+        let c = factor_curves(&tree(), Some("a"), &Options::default()).unwrap();
+        assert_eq!(c.user, "root/a");
+        approx::assert_relative_eq!(c.norm_shares.unwrap(), 0.5);
+        approx::assert_relative_eq!(c.current, 0.2);
+        // Four times the shares, capped at 0.95.
+        approx::assert_relative_eq!(c.x_max, 0.95);
+        let classic = c
+            .series
+            .iter()
+            .find(|s| s.algorithm == Algorithm::Classic)
+            .unwrap();
+        assert_eq!(classic.points.len(), SAMPLES);
+        for &(x, f) in &classic.points {
+            approx::assert_relative_eq!(f, 2f64.powf(-x / 0.5), max_relative = 1e-9);
+        }
+        approx::assert_relative_eq!(classic.current.unwrap(), 2f64.powf(-0.2 / 0.5));
+        assert_eq!(c.series.len() + c.skipped.len(), Algorithm::ALL.len());
+    }
+
+    #[test]
+    fn users_are_named_and_a_lone_user_is_refused() {
+        let t = tree();
+        assert_eq!(pick_user(&t, None).unwrap(), t.users()[0]);
+        assert_eq!(
+            pick_user(&t, Some("zed")),
+            Err(PlotError::UnknownUser("zed".into()))
+        );
+        let mut n = NodeSpec::new("solo", None, NodeKind::User, Shares::Count(1));
+        n.usage = Some(5.0);
+        let lone = Tree::build(TreeSpec {
+            root_name: "root".into(),
+            nodes: vec![n],
+            ..TreeSpec::default()
+        })
+        .unwrap();
+        assert_eq!(
+            factor_curves(&lone, None, &Options::default()),
+            Err(PlotError::NoOtherUsage("root/solo".into()))
+        );
+    }
+
+    #[test]
+    fn the_spec_of_a_tree_builds_the_same_tree() {
+        let t = tree();
+        let again = Tree::build(spec_of(&t)).unwrap();
+        assert_eq!(again.nodes(), t.nodes());
+    }
+}

@@ -41,6 +41,7 @@ mod newcomer;
 mod order_cli;
 mod order_demo;
 mod order_threshold;
+mod plot;
 mod qmgr_formula;
 mod qmgr_language;
 mod qstat_fast_path;
