@@ -5,6 +5,7 @@ pub mod choices;
 pub mod dates;
 pub mod failure;
 pub mod ftest_report;
+pub mod locate;
 pub mod table;
 
 pub mod check;

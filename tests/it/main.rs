@@ -13,6 +13,7 @@ mod architecture;
 mod common;
 
 mod doc_commands;
+mod error_locations;
 mod fairshare_flux;
 mod formats_flux;
 mod formats_native;
