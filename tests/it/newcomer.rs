@@ -405,3 +405,40 @@ fn dates_print_in_local_time_utc_or_epoch_and_read_iso_8601() {
     let (code, _) = fails(h, &["usage", "show", "--utc", "--epoch"]);
     assert_eq!(code, 2);
 }
+
+#[test]
+fn job_lists_take_iso_8601_submission_times() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    // Equal values: submission order decides. 08:00Z (cy, given at +02:00) < 09:00Z (amy) <
+    // 10:05 without a zone (bob, read as UTC like qstat's dates) < epoch 1767265200 (dee, 11:00Z).
+    let jobs = crate::common::write(
+        h,
+        "jobs.csv",
+        "id,user,queue,qtime,ncpus\n1,bob,workq,2026-01-01T10:05:00,4\n2,amy,workq,2026-01-01T09:00:00Z,2\n3,cy,workq,2026-01-01T10:00+02:00,1\n4,dee,workq,1767265200,1\n",
+    );
+    let out = ok(
+        h,
+        &[
+            "order",
+            "--jobs",
+            jobs.to_str().unwrap(),
+            "--formula",
+            "1",
+            "--csv",
+        ],
+    );
+    let ids: Vec<&str> = out
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split(',').nth(1))
+        .collect();
+    assert_eq!(ids, ["3", "2", "1", "4"], "{out}");
+    let bad = crate::common::write(h, "bad.csv", "id,user,qtime\n1,bob,2026-02-30\n");
+    let (code, err) = fails(
+        h,
+        &["order", "--jobs", bad.to_str().unwrap(), "--formula", "1"],
+    );
+    assert_eq!(code, 1);
+    assert!(err.contains("line 2") && err.contains("qtime"), "{err}");
+}
