@@ -8,6 +8,7 @@ pub mod ftest_report;
 pub mod locate;
 pub mod table;
 
+pub mod audit;
 pub mod check;
 pub mod eval;
 pub mod ftest;
@@ -72,6 +73,8 @@ pub enum Command {
     Plot(Box<plot::Args>),
     /// Replay a workload trace under a formula: waits and shares over time (docs/replay.md).
     Replay(replay::Args),
+    /// List the server home's audit log: who changed what, when (local time; --utc, --epoch).
+    Audit(audit::Args),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions(shell::CompletionsArgs),
     /// Print the man page, or write every page into a directory with -o DIR.
@@ -93,6 +96,7 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Replay(args) => replay::run(args, &global),
         Command::Plot(args) => plot::run(*args, &global),
         Command::Init(args) => init::run(args, &global),
+        Command::Audit(args) => audit::run(args, &global),
         Command::Completions(args) => shell::completions(args),
         Command::Man(args) => shell::man(args),
     }

@@ -111,6 +111,8 @@ fn every_command_piped_into_head_exits_quietly() {
         &["usage", "show", "--csv"],
         &["usage", "show", "--utc"],
         &["usage", "show", "--epoch"],
+        &["audit"],
+        &["audit", "--json"],
         &["plot", "factors", "--example", "-o", "-"],
         &["plot", "tree", "--example", "-o", "-"],
         &[
@@ -404,6 +406,33 @@ fn dates_print_in_local_time_utc_or_epoch_and_read_iso_8601() {
     // --utc and --epoch are one choice.
     let (code, _) = fails(h, &["usage", "show", "--utc", "--epoch"]);
     assert_eq!(code, 2);
+    // The audit log: every change, its time in local time, UTC or epoch seconds.
+    let log = std::fs::read_to_string(h.join(".local/share/fairsort/audit.log"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let stored = log.lines().last().unwrap_or_default();
+    let (utc, rest) = stored.split_once('\t').unwrap_or_default();
+    let command = rest.split_once('\t').map(|(_, c)| c).unwrap_or_default();
+    assert!(command.contains("usage decay"), "{stored}");
+    let secs = utc
+        .parse::<jiff::Timestamp>()
+        .unwrap_or_else(|e| panic!("{utc}: {e}"))
+        .as_second();
+    let last = |tz: &str, args: &[&str]| {
+        let out = at(tz, args);
+        out.lines().last().unwrap_or_default().to_string()
+    };
+    let row = last("UTC", &["audit", "--utc", "--last", "1"]);
+    assert!(row.starts_with(utc) && row.ends_with(command), "{row}");
+    let row = last("UTC", &["audit", "--epoch", "--last", "1"]);
+    assert!(row.starts_with(&secs.to_string()), "{row}");
+    let local = jiff::Timestamp::from_second(secs + 7200)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .strftime("%Y-%m-%d %H:%M:%S XST")
+        .to_string();
+    let row = last("XST-2", &["audit", "--last", "1"]);
+    assert!(row.starts_with(&local), "{row} vs {local}");
+    let json = at("XST-2", &["audit", "--json", "--last", "1"]);
+    assert!(json.contains(&format!("\"time\": {secs}")), "{json}");
 }
 
 #[test]
