@@ -118,7 +118,8 @@ fn factors_at(
 
 /// The curves of `who` (USER or ACCOUNT/USER; default the first user) on `tree`: its usage
 /// swept from 0 to where its share of usage reaches four times its normalised shares (at most
-/// 0.95, at least 1.5 times its current share), the others' usage unchanged.
+/// 0.95, at least 1.5 times its current share; 0.1 when both are 0), the others' usage
+/// unchanged.
 pub fn factor_curves(
     tree: &Tree,
     who: Option<&str>,
@@ -155,7 +156,10 @@ pub fn factor_curves(
         }
     }
     let target = norm_shares.unwrap_or(0.0);
-    let x_max = (4.0 * target).max(1.5 * current).clamp(0.1, 0.95);
+    let x_max = match (4.0 * target).max(1.5 * current) {
+        x if x > 0.0 => x.min(0.95),
+        _ => 0.1,
+    };
     let spec = spec_of(tree);
     let mut points = vec![Vec::with_capacity(SAMPLES); algorithms.len()];
     for i in 0..SAMPLES {
@@ -186,6 +190,15 @@ pub fn factor_curves(
         series,
         skipped,
     })
+}
+
+/// Decimals that tell apart tenths of `range` (at least 2).
+fn decimals(range: f64) -> usize {
+    if range > 0.0 && range.is_finite() {
+        ((-range.log10()).ceil() as i64 + 1).clamp(2, 12) as usize
+    } else {
+        2
+    }
 }
 
 /// Largest difference between two curves that still draws as one line (under a pixel).
@@ -220,6 +233,8 @@ fn same_curves(series: &[Series]) -> Vec<Vec<usize>> {
 /// shares.
 pub fn factors_svg(c: &FactorCurves) -> Result<String, PlotError> {
     let title = format!("Fair-share factor of {} against its usage", c.user);
+    // Enough decimals for about ten distinct ticks however small the axis.
+    let x_decimals = decimals(c.x_max);
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
@@ -238,7 +253,7 @@ pub fn factors_svg(c: &FactorCurves) -> Result<String, PlotError> {
                 c.user
             ))
             .y_desc("fair-share factor (1 = most deserving)")
-            .x_label_formatter(&|v| fixed(*v, 2))
+            .x_label_formatter(&|v| fixed(*v, x_decimals))
             .y_label_formatter(&|v| fixed(*v, 1))
             .max_light_lines(0)
             .label_style((FONT, 14))
@@ -255,7 +270,7 @@ pub fn factors_svg(c: &FactorCurves) -> Result<String, PlotError> {
                     grey.stroke_width(1),
                 ))
                 .map_err(draw_err)?
-                .label(format!("normalised shares ({})", fixed(s, 3)))
+                .label(format!("normalised shares ({})", fixed(s, decimals(s) + 1)))
                 .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], grey));
         }
         for (i, group) in same_curves(&c.series).iter().enumerate() {
@@ -301,7 +316,7 @@ pub fn factors_svg(c: &FactorCurves) -> Result<String, PlotError> {
         "Curves: {}. Dots: the factors at {}'s current share of usage ({}).",
         algs.join(", "),
         c.user,
-        fixed(c.current, 3)
+        fixed(c.current, decimals(c.x_max) + 1)
     );
     Ok(named(svg, &title, &desc))
 }
@@ -368,6 +383,15 @@ mod tests {
             factor_curves(&lone, None, &Options::default()),
             Err(PlotError::NoOtherUsage("root/solo".into()))
         );
+    }
+
+    #[test]
+    fn small_shares_get_a_small_axis_with_enough_decimals() {
+        assert_eq!(decimals(0.95), 2);
+        assert_eq!(decimals(0.1), 2);
+        assert_eq!(decimals(0.04), 3);
+        assert_eq!(decimals(0.0004), 5);
+        assert_eq!(decimals(0.0), 2);
     }
 
     #[test]
