@@ -200,6 +200,8 @@ pub fn tree_svg(tree: &Tree) -> Result<String, PlotError> {
             ))
             .map_err(draw_err)?;
             let (u0, u1) = (px(c.usage_span.0), px(c.usage_span.1));
+            // A one-pixel gap at the right end keeps neighbouring strips apart.
+            let u1 = if u1 - u0 >= 3 { u1 - 1 } else { u1 };
             let sy = y + bar_h + 2.0;
             // Siblings' strips alternate dark and mid grey so their boundaries show.
             let shade = if c.index % 2 == 0 {
