@@ -21,6 +21,7 @@ pub mod ftest;
 pub mod home;
 pub mod parallel;
 pub mod pbs;
+pub mod plot;
 pub mod qmgr;
 pub mod queue;
 pub mod replay;

@@ -14,11 +14,14 @@ pub struct Failure {
 }
 
 impl Failure {
-    /// A user error (bad input, refused change): exit status 1.
+    /// A user error (bad input, refused change): exit status 1. Positions that readers
+    /// append in their own words (serde_json's `at line L column C`, the csv crate's `CSV
+    /// error: record R (line: L, byte: B)`) are moved to the front as fairsort words them
+    /// (`FILE: line L, column C: ...`), so every error names its file and line the same way.
     pub fn user(message: impl Into<String>) -> Self {
         Failure {
             status: 1,
-            message: message.into(),
+            message: super::locate::locate(&message.into()),
         }
     }
 

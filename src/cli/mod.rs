@@ -2,16 +2,20 @@
 //! file and is a thin layer over the library; output formats are table (default), `--json`, `--csv`.
 
 pub mod choices;
+pub mod dates;
 pub mod failure;
 pub mod ftest_report;
+pub mod locate;
 pub mod table;
 
+pub mod audit;
 pub mod check;
 pub mod eval;
 pub mod ftest;
 pub mod init;
 pub mod order;
 pub mod order_slurm;
+pub mod plot;
 pub mod qmgr;
 pub mod replay;
 pub mod share;
@@ -65,8 +69,12 @@ pub enum Command {
     Test(ftest::Args),
     /// Record, decay, set, reset and show fair-share usage.
     Usage(usage::Args),
+    /// Draw a picture as SVG: factors (per algorithm), tree (icicle) or against (two formulas' ranks).
+    Plot(Box<plot::Args>),
     /// Replay a workload trace under a formula: waits and shares over time (docs/replay.md).
     Replay(replay::Args),
+    /// List the server home's audit log: who changed what, when (local time; --utc, --epoch).
+    Audit(audit::Args),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions(shell::CompletionsArgs),
     /// Print the man page, or write every page into a directory with -o DIR.
@@ -86,7 +94,9 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Test(args) => ftest::run(args, &global),
         Command::Usage(args) => usage::run(args, &global),
         Command::Replay(args) => replay::run(args, &global),
+        Command::Plot(args) => plot::run(*args, &global),
         Command::Init(args) => init::run(args, &global),
+        Command::Audit(args) => audit::run(args, &global),
         Command::Completions(args) => shell::completions(args),
         Command::Man(args) => shell::man(args),
     }

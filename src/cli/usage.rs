@@ -2,6 +2,7 @@
 //! reset it, show it, and export it for PBS or flux — the equivalents of `pbsfs -s/-d/-e` and
 //! sshare's usage columns. A thin layer over `fairsort::usage`.
 
+use super::dates::DateFlags;
 use super::table::{Align, Table};
 use super::{CliResult, Failure, Global};
 use fairsort::fairshare::TreeSpec;
@@ -9,7 +10,7 @@ use fairsort::formula::ResourceTable;
 use fairsort::home::{current_host, current_user, Home, SchedAttrs, UsageChangeError, UsageHome};
 use fairsort::pbs::units::decay_time;
 use fairsort::pbs::FairshareEntity;
-use fairsort::usage::decay::{calendar::parse_iso, ModelKind};
+use fairsort::usage::decay::ModelKind;
 use fairsort::usage::settings::check_time;
 use fairsort::usage::{
     already_charged, pbs_groups, record, usage_res_charge, write_flux_usage, write_pbs_usage,
@@ -100,14 +101,17 @@ pub struct ModelArgs {
 /// `fairsort usage decay`.
 #[derive(Debug, clap::Args)]
 pub struct DecayArgs {
-    /// Decay up to this time: epoch seconds or YYYY-MM-DD[THH:MM[:SS]] (UTC). Default: now.
+    /// Decay up to this time: epoch seconds or ISO 8601 (`2024-04-13T12:00`, local time
+    /// unless it has a zone: `Z`, `+02:00`). Default: now.
     #[arg(long, value_name = "TIME")]
     pub at: Option<String>,
     #[command(flatten)]
     pub model: ModelArgs,
-    /// Print the result as JSON.
+    /// Print the result as JSON (times in epoch seconds).
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub dates: DateFlags,
 }
 
 /// `fairsort usage set`.
@@ -126,7 +130,8 @@ pub struct ResetArgs {
     /// Also forget which jobs were charged, so the same records can be recorded again.
     #[arg(long)]
     pub forget_jobs: bool,
-    /// The new last-decay time: epoch seconds or YYYY-MM-DD[THH:MM[:SS]] (UTC). Default: now.
+    /// The new last-decay time: epoch seconds or ISO 8601 (local time unless it has a zone).
+    /// Default: now.
     #[arg(long, value_name = "TIME")]
     pub at: Option<String>,
     #[command(flatten)]
@@ -136,12 +141,14 @@ pub struct ResetArgs {
 /// `fairsort usage show`.
 #[derive(Debug, clap::Args)]
 pub struct ShowArgs {
-    /// JSON output.
+    /// JSON output (times in epoch seconds).
     #[arg(long, conflicts_with = "csv")]
     pub json: bool,
     /// CSV output.
     #[arg(long)]
     pub csv: bool,
+    #[command(flatten)]
+    pub dates: DateFlags,
 }
 
 /// `fairsort usage export`.
@@ -257,16 +264,7 @@ fn now() -> i64 {
 }
 
 fn parse_time(s: &str) -> Result<i64, Failure> {
-    let t = s
-        .trim()
-        .parse::<i64>()
-        .ok()
-        .or_else(|| parse_iso(s.trim()))
-        .ok_or_else(|| {
-            Failure::usage(format!(
-                "bad time `{s}`: use epoch seconds or YYYY-MM-DD[THH:MM[:SS]] (UTC)"
-            ))
-        })?;
+    let t = super::dates::parse_time(s).map_err(Failure::usage)?;
     check_time("time", t).map_err(|e| Failure::usage(format!("bad time `{s}`: {e}")))?;
     Ok(t)
 }
@@ -402,7 +400,9 @@ fn run_decay(a: DecayArgs, lock: &UsageHome, pbs_decay: (i64, f64)) -> CliResult
         .map_err(|e| Failure::user(e.to_string()))?;
     if let Some(last) = u.last_decay.filter(|l| at < *l) {
         return Err(Failure::user(format!(
-            "--at {at} is before the last decay ({last}); usage cannot be decayed backwards"
+            "--at {} is before the last decay ({}); usage cannot be decayed backwards",
+            a.dates.show(at),
+            a.dates.show(last)
         )));
     }
     let report = u.decay(at).map_err(user)?;
@@ -418,7 +418,7 @@ fn run_decay(a: DecayArgs, lock: &UsageHome, pbs_decay: (i64, f64)) -> CliResult
             report.periods,
             report.factor,
             if report.reset { ", usage reset" } else { "" },
-            report.last_decay
+            a.dates.show(report.last_decay)
         );
     }
     Ok(())
@@ -501,7 +501,7 @@ fn run_show(a: ShowArgs, home: &Home) -> CliResult {
     crate::outln!(
         "model {}; last decay {}",
         store.settings.model.name(),
-        store.last_decay.map_or("never".into(), |t| t.to_string())
+        store.last_decay.map_or("never".into(), |t| a.dates.show(t))
     );
     crate::out!("{}", t.render());
     Ok(())

@@ -51,7 +51,11 @@ impl<'de> Deserialize<'de> for ShareValue {
                 Err(E::custom(format!("{WANT}, not {v}")))
             }
             fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<ShareValue, E> {
-                Ok(ShareValue::Word(v.to_string()))
+                // Refused here rather than after reading: the reader's error has the line.
+                match v {
+                    "parent" => Ok(ShareValue::Word(v.to_string())),
+                    _ => Err(E::custom(format!("{WANT}, not \"{v}\""))),
+                }
             }
         }
         d.deserialize_any(V)
@@ -65,7 +69,11 @@ struct Node {
     name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     shares: Option<ShareValue>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "checked_usage"
+    )]
     usage: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     active: Option<bool>,
@@ -98,6 +106,14 @@ struct Document {
     /// PBS entities inside the implicit `unknown` group (PBS trees only).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     unknown: Vec<Node>,
+}
+
+/// A node's usage, checked while it is read so that the reader's error names its line.
+fn checked_usage<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    let v = f64::deserialize(d)?;
+    text::check_usage(v, "usage")
+        .map(Some)
+        .map_err(serde::de::Error::custom)
 }
 
 /// Name of PBS's implicit group.

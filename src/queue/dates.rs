@@ -4,8 +4,10 @@
 use crate::pbs::units::{small_digits, valid_date};
 
 /// Seconds since the epoch (read as UTC) from a C `ctime` date as `qstat` prints it:
-/// `Tue Oct  4 21:23:20 2022`. Also accepts a plain integer epoch (fairsort's own job lists).
-/// Only the relative order of dates matters for sorting, so the server's time zone is ignored.
+/// `Tue Oct  4 21:23:20 2022`. Also accepts a plain integer epoch and ISO 8601 (fairsort's own
+/// job lists, where people type dates: `2024-04-13T12:00`, `2024-04-13 12:00:00Z`,
+/// `2024-04-13T14:00+02:00`). Only the relative order of dates matters for sorting, so a date
+/// without a zone is read as UTC, like `ctime`'s; one with a zone or offset is that instant.
 pub(crate) fn parse_ctime(text: &str) -> Option<i64> {
     if let Some(t) = ctime_exact(text.as_bytes()) {
         return Some(t);
@@ -13,6 +15,9 @@ pub(crate) fn parse_ctime(text: &str) -> Option<i64> {
     let s = text.trim();
     if let Ok(n) = s.parse::<i64>() {
         return Some(n);
+    }
+    if s.as_bytes().get(4) == Some(&b'-') {
+        return parse_iso_8601(s);
     }
     // Iterators, not vectors: this runs once per job of a million-job file.
     let mut fields = s.split_whitespace();
@@ -45,6 +50,27 @@ pub(crate) fn parse_ctime(text: &str) -> Option<i64> {
     let m: i64 = m.parse().ok().filter(|v| (0..60).contains(v))?;
     let sec: i64 = sec.parse().ok().filter(|v| (0..=60).contains(v))?;
     Some(days_from_civil(year, month, day) * 86_400 + h * 3600 + m * 60 + sec)
+}
+
+/// An ISO 8601 date: with a zone or offset the instant it names, without one read as UTC.
+fn parse_iso_8601(s: &str) -> Option<i64> {
+    use jiff::civil::{Date, DateTime};
+    use jiff::tz::TimeZone;
+    if let Ok(t) = s.parse::<jiff::Timestamp>() {
+        return Some(t.as_second());
+    }
+    if let Ok(z) = s.parse::<jiff::ZonedDateTime>() {
+        return Some(z.timestamp().as_second());
+    }
+    let dt = match s.parse::<DateTime>() {
+        Ok(dt) => dt,
+        Err(_) => s
+            .parse::<Date>()
+            .ok()?
+            .to_datetime(jiff::civil::Time::midnight()),
+    };
+    let z = dt.to_zoned_datetime(TimeZone::UTC).ok()?;
+    Some(z.timestamp().as_second())
 }
 
 /// `parse_ctime` of the exact layout `ctime` prints (`Tue Oct  4 21:23:20 2022`: 24 bytes,
@@ -92,6 +118,27 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn iso_8601_dates() {
+        assert_eq!(parse_ctime("2024-04-13"), Some(1_712_966_400));
+        assert_eq!(
+            parse_ctime("2024-04-13T01:02:03"),
+            Some(1_712_966_400 + 3723)
+        );
+        assert_eq!(
+            parse_ctime(" 2024-04-13 01:02 "),
+            Some(1_712_966_400 + 3720)
+        );
+        assert_eq!(parse_ctime("2024-04-13T01:02Z"), Some(1_712_966_400 + 3720));
+        assert_eq!(
+            parse_ctime("2024-04-13T03:02+02:00"),
+            Some(1_712_966_400 + 3720)
+        );
+        assert_eq!(parse_ctime("2024-02-30"), None);
+        assert_eq!(parse_ctime("2024-04-13T25:00"), None);
+        assert_eq!(parse_ctime("2024-04"), None);
+    }
 
     #[test]
     fn ctime_dates() {

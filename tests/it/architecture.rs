@@ -20,6 +20,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("ftest", 6),
     ("replay", 6),
     ("qmgr", 7),
+    ("plot", 7),
 ];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -147,14 +147,15 @@ fn bad_native_input() {
     let e = read_toml("[[accounts]]\nname = \"a\"\nshares = \"half\"\n")
         .unwrap_err()
         .to_string();
+    // Refused while reading, so the error names the line (issue #18).
     assert_eq!(
         e,
-        "tree.toml: account `a`: shares must be a non-negative integer or \"parent\", not \"half\""
+        "tree.toml: line 3: shares must be a non-negative integer or \"parent\", not \"half\""
     );
     let e = read_toml("[[users]]\nname = \"u\"\nusage = -1.0\n")
         .unwrap_err()
         .to_string();
-    assert_eq!(e, "tree.toml: user `u`: usage -1 is negative");
+    assert_eq!(e, "tree.toml: line 3: usage -1 is negative");
     let e = read_toml("[[users]]\nname = \"u\"\nshares = -3\n")
         .unwrap_err()
         .to_string();

@@ -13,6 +13,7 @@ mod architecture;
 mod common;
 
 mod doc_commands;
+mod error_locations;
 mod fairshare_flux;
 mod formats_flux;
 mod formats_native;
@@ -41,6 +42,7 @@ mod newcomer;
 mod order_cli;
 mod order_demo;
 mod order_threshold;
+mod plot;
 mod qmgr_formula;
 mod qmgr_language;
 mod qstat_fast_path;

@@ -1,6 +1,7 @@
 //! A newcomer's first hour (issue #18): a fresh HOME, the README's commands in order, every
 //! command piped into a reader that closes early, the missing-home rule, PBS units on the
-//! command line, shell completion and man pages, and the error cases a newcomer hits.
+//! command line, shell completion and man pages, pictures, dates in local time or UTC, and
+//! the error cases a newcomer hits.
 
 use std::io::Read;
 use std::path::Path;
@@ -108,6 +109,21 @@ fn every_command_piped_into_head_exits_quietly() {
         &["usage", "show"],
         &["usage", "show", "--json"],
         &["usage", "show", "--csv"],
+        &["usage", "show", "--utc"],
+        &["usage", "show", "--epoch"],
+        &["audit"],
+        &["audit", "--json"],
+        &["plot", "factors", "--example", "-o", "-"],
+        &["plot", "tree", "--example", "-o", "-"],
+        &[
+            "plot",
+            "against",
+            "--example",
+            "--against",
+            "fairshare_perc",
+            "-o",
+            "-",
+        ],
         &["completions", "bash"],
         &["man"],
     ];
@@ -263,4 +279,195 @@ fn against_keeps_queue_and_status_columns() {
         json.contains("\"queue\": \"workq\"") && json.contains("\"status\": \"eligible\""),
         "{json}"
     );
+}
+
+#[test]
+fn pictures_are_svg_files_a_browser_opens() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    // The README's command, writing where the newcomer asked.
+    let file = h.join("factors.svg");
+    let out = ok(
+        h,
+        &[
+            "plot",
+            "factors",
+            "--example",
+            "--user",
+            "bob",
+            "-o",
+            file.to_str().unwrap(),
+        ],
+    );
+    assert!(out.is_empty(), "{out}");
+    let svg = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{e}"));
+    assert!(svg.starts_with("<svg "), "{}", &svg[..svg.len().min(80)]);
+    assert!(svg.contains("<title>Fair-share factor of group1/bob against its usage</title>"));
+    assert!(svg.trim_end().ends_with("</svg>"));
+    for name in [
+        "pbs",
+        "classic",
+        "fair-tree",
+        "flux",
+        "ticket",
+        "depth-oblivious",
+    ] {
+        assert!(svg.contains(name), "{name}");
+    }
+    // What a newcomer gets wrong: a kind that does not exist, a forgotten -o, against without
+    // the other formula.
+    let (code, err) = fails(h, &["plot", "pie", "--example", "-o", "-"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("factors") && err.contains("tree") && err.contains("against"),
+        "{err}"
+    );
+    let (code, _) = fails(h, &["plot", "tree", "--example"]);
+    assert_eq!(code, 2);
+    let (code, err) = fails(h, &["plot", "against", "--example", "-o", "-"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--against FORMULA"), "{err}");
+    // No tree anywhere: said, with what to do.
+    let (code, err) = fails(h, &["plot", "tree", "-o", "-"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("no share tree") && err.contains("--example"),
+        "{err}"
+    );
+}
+
+#[test]
+fn dates_print_in_local_time_utc_or_epoch_and_read_iso_8601() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    // UTC+2 as a POSIX TZ string: no zone database needed.
+    let at = |tz: &str, args: &[&str]| {
+        let out = cmd(h, args)
+            .env("TZ", tz)
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    ok(h, &["init"]);
+    ok(h, &["usage", "set", "pbsuser3", "1000"]);
+    // A time without a zone is local time: 12:00 at UTC+2 is 10:00 UTC.
+    let out = at("XST-2", &["usage", "decay", "--at", "2024-04-13T12:00"]);
+    assert!(out.contains("last_decay 2024-04-13 12:00:00 XST"), "{out}");
+    let first = |s: String| s.lines().next().unwrap_or_default().to_string();
+    assert_eq!(
+        first(at("XST-2", &["usage", "show"])),
+        "model pbs; last decay 2024-04-13 12:00:00 XST"
+    );
+    assert_eq!(
+        first(at("XST-2", &["usage", "show", "--utc"])),
+        "model pbs; last decay 2024-04-13T10:00:00Z"
+    );
+    assert_eq!(
+        first(at("XST-2", &["usage", "show", "--epoch"])),
+        "model pbs; last decay 1713002400"
+    );
+    // JSON carries epoch seconds whatever the zone.
+    let json = at("XST-2", &["usage", "show", "--json"]);
+    assert!(json.contains("1713002400"), "{json}");
+    assert!(!json.contains("2024-04-13"), "{json}");
+    // With a zone, the zone wins: 11:00 at +02:00 is 09:00 UTC, before the last decay (PBS
+    // keeps last_decay on whole periods: still 10:00 UTC), and both times are shown as dates.
+    let refused = cmd(
+        h,
+        &["usage", "decay", "--at", "2024-04-13T11:00+02:00", "--utc"],
+    )
+    .env("TZ", "UTC")
+    .output()
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(refused.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        err.contains("--at 2024-04-13T09:00:00Z is before the last decay (2024-04-13T10:00:00Z)"),
+        "{err}"
+    );
+    // The same wall time without a zone, in UTC, is 11:00 UTC: after it.
+    at("UTC", &["usage", "decay", "--at", "2024-04-13T11:00"]);
+    // A day and a second later with `Z`: one PBS period (strictly more than one day), last_decay
+    // a day on.
+    let out = at(
+        "XST-2",
+        &["usage", "decay", "--at", "2024-04-14T10:00:01Z", "--epoch"],
+    );
+    assert!(out.contains("1 period(s)"), "{out}");
+    assert!(out.contains("last_decay 1713088800"), "{out}");
+    let (code, err) = fails(h, &["usage", "decay", "--at", "next tuesday"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("ISO 8601"), "{err}");
+    // --utc and --epoch are one choice.
+    let (code, _) = fails(h, &["usage", "show", "--utc", "--epoch"]);
+    assert_eq!(code, 2);
+    // The audit log: every change, its time in local time, UTC or epoch seconds.
+    let log = std::fs::read_to_string(h.join(".local/share/fairsort/audit.log"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let stored = log.lines().last().unwrap_or_default();
+    let (utc, rest) = stored.split_once('\t').unwrap_or_default();
+    let command = rest.split_once('\t').map(|(_, c)| c).unwrap_or_default();
+    assert!(command.contains("usage decay"), "{stored}");
+    let secs = utc
+        .parse::<jiff::Timestamp>()
+        .unwrap_or_else(|e| panic!("{utc}: {e}"))
+        .as_second();
+    let last = |tz: &str, args: &[&str]| {
+        let out = at(tz, args);
+        out.lines().last().unwrap_or_default().to_string()
+    };
+    let row = last("UTC", &["audit", "--utc", "--last", "1"]);
+    assert!(row.starts_with(utc) && row.ends_with(command), "{row}");
+    let row = last("UTC", &["audit", "--epoch", "--last", "1"]);
+    assert!(row.starts_with(&secs.to_string()), "{row}");
+    let local = jiff::Timestamp::from_second(secs + 7200)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .strftime("%Y-%m-%d %H:%M:%S XST")
+        .to_string();
+    let row = last("XST-2", &["audit", "--last", "1"]);
+    assert!(row.starts_with(&local), "{row} vs {local}");
+    let json = at("XST-2", &["audit", "--json", "--last", "1"]);
+    assert!(json.contains(&format!("\"time\": {secs}")), "{json}");
+}
+
+#[test]
+fn job_lists_take_iso_8601_submission_times() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    // Equal values: submission order decides. 08:00Z (cy, given at +02:00) < 09:00Z (amy) <
+    // 10:05 without a zone (bob, read as UTC like qstat's dates) < epoch 1767265200 (dee, 11:00Z).
+    let jobs = crate::common::write(
+        h,
+        "jobs.csv",
+        "id,user,queue,qtime,ncpus\n1,bob,workq,2026-01-01T10:05:00,4\n2,amy,workq,2026-01-01T09:00:00Z,2\n3,cy,workq,2026-01-01T10:00+02:00,1\n4,dee,workq,1767265200,1\n",
+    );
+    let out = ok(
+        h,
+        &[
+            "order",
+            "--jobs",
+            jobs.to_str().unwrap(),
+            "--formula",
+            "1",
+            "--csv",
+        ],
+    );
+    let ids: Vec<&str> = out
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split(',').nth(1))
+        .collect();
+    assert_eq!(ids, ["3", "2", "1", "4"], "{out}");
+    let bad = crate::common::write(h, "bad.csv", "id,user,qtime\n1,bob,2026-02-30\n");
+    let (code, err) = fails(
+        h,
+        &["order", "--jobs", bad.to_str().unwrap(), "--formula", "1"],
+    );
+    assert_eq!(code, 1);
+    assert!(err.contains("line 2") && err.contains("qtime"), "{err}");
 }

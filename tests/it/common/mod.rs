@@ -22,6 +22,8 @@ pub fn fairsort() -> Command {
     let mut c = Command::cargo_bin("fairsort").unwrap_or_else(|e| panic!("{e}"));
     c.env_remove("FAIRSORT_HOME");
     c.env("XDG_DATA_HOME", NO_XDG_DATA_HOME);
+    // Dates without a zone are local time: one zone for every test, whatever the machine's.
+    c.env("TZ", "UTC");
     c
 }
 
