@@ -11,7 +11,7 @@
 //! (7272.73) can sit beside a PRIORITY of 7272.
 
 use super::slurm_jobs::{SlurmJob, TimeLimit};
-use crate::fairshare::{ShareResult, Tree};
+use crate::fairshare::{NodeId, ShareResult, Tree};
 use crate::formats::slurm::conf::{Partition, SlurmConf, INFINITE};
 use crate::formats::slurm::{association_name, AssocPriorities};
 use std::collections::BTreeMap;
@@ -148,6 +148,20 @@ impl Weights {
         }
     }
 
+    /// Every weight 1 (the TRES weights as configured): the rows' `normalized` factors are then
+    /// all computed, whatever slurm.conf's weights or SlurmDBD say (the formula keywords).
+    pub fn unit(conf: &SlurmConf) -> Weights {
+        Weights {
+            age: 1,
+            assoc: 1,
+            fairshare: 1,
+            jobsize: 1,
+            partition: 1,
+            qos: 1,
+            tres: order_tres(conf.weight_tres.clone()),
+        }
+    }
+
     /// Applies `PriorityWeightAge=5000,PriorityWeightFairshare=20000,...` over these weights.
     pub fn set(&mut self, list: &str) -> Result<(), String> {
         for item in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
@@ -187,6 +201,7 @@ fn order_tres(mut v: Vec<(String, f64)>) -> Vec<(String, f64)> {
 }
 
 /// The fair-share side: a Slurm tree and one algorithm's result over it.
+#[derive(Clone, Copy)]
 pub struct FairShare<'a> {
     /// The tree (sshare, sacctmgr, fairsort's).
     pub tree: &'a Tree,
@@ -195,19 +210,24 @@ pub struct FairShare<'a> {
 }
 
 impl FairShare<'_> {
-    /// The factor of the job's association (a per-partition one first) and its label.
-    fn factor(&self, job: &SlurmJob, partition: &str) -> Option<(f64, String)> {
+    /// The tree node of the job's association in `partition` (a per-partition one first).
+    pub fn node(&self, job: &SlurmJob, partition: &str) -> Option<NodeId> {
         let acct = self.tree.find_account(&job.account)?;
         let per_part = association_name(&job.user, Some(partition));
-        let id = self
-            .tree
+        self.tree
             .find_user_in(acct, &per_part)
-            .or_else(|| self.tree.find_user_in(acct, &job.user))?;
+            .or_else(|| self.tree.find_user_in(acct, &job.user))
+    }
+
+    /// The factor of the job's association (a per-partition one first) and its label.
+    fn factor(&self, job: &SlurmJob, partition: &str) -> Option<(f64, String)> {
+        let id = self.node(job, partition)?;
         Some((self.result.factor(id).unwrap_or(0.0), self.tree.label(id)))
     }
 }
 
 /// Everything but the jobs.
+#[derive(Clone, Copy)]
 pub struct Site<'a> {
     /// slurm.conf.
     pub conf: &'a SlurmConf,

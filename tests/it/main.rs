@@ -54,4 +54,5 @@ mod slurm_capture_cli;
 mod slurm_captures;
 mod slurm_edges;
 mod slurm_priority;
+mod slurm_whatif;
 mod usage_cli;

@@ -216,9 +216,10 @@ fn table_explain_and_what_if() {
         .output()
         .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
-    // With age dominant, the 9-day-old job 103 comes first.
-    let second = text.lines().nth(2).unwrap();
-    assert!(second.trim_start().starts_with("103"), "{text}");
+    // With age dominant, the 9-day-old job 103 comes first: its row reads rank 1, against 1.
+    let first = text.lines().find(|l| l.contains(" 103 ")).unwrap();
+    let cells: Vec<&str> = first.split_whitespace().collect();
+    assert_eq!(cells[..4], ["1", "1", "=", "103"], "{text}");
 }
 
 #[test]
