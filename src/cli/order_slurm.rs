@@ -5,10 +5,11 @@
 
 use super::order::Args;
 use super::table::{Align, Table};
-use super::{CliResult, Failure};
+use super::{CliResult, Failure, Global};
 use fairsort::fairshare::{slurm, Algorithm, Options, ShareResult, Tree};
 use fairsort::formats::{self, slurm as fslurm};
 use fairsort::formula::{Program, ResourceTable};
+use fairsort::home::{Home, SlurmSite};
 use fairsort::queue::explain::fmt;
 use fairsort::queue::slurm_bind;
 use fairsort::queue::slurm_priority::{
@@ -212,12 +213,83 @@ fn formula_values(
         .map_err(|e| Failure::user(e.to_string()))
 }
 
-/// Runs the Slurm path of `fairsort order` (`--slurm-conf FILE`, or `--example sprio`).
-pub fn run(args: &Args) -> CliResult {
-    let inp = if args.slurm_conf.is_some() {
-        load(args, texts_of_files(args)?, None)?
-    } else {
-        load(args, example_texts()?, Some(EXAMPLE_AT))?
+/// Where a Slurm run's site comes from.
+pub enum SlurmBase {
+    /// `--slurm-conf FILE` and the other files.
+    Files,
+    /// `--example sprio`.
+    Example,
+    /// A home holding a Slurm configuration (`fairsort slurm import`), with no `--example`.
+    Home(Box<(Home, SlurmSite)>),
+}
+
+/// Whether `fairsort order` takes the Slurm path, and from what. A home that cannot be opened
+/// leaves the decision to the PBS path (which reports it).
+pub fn base(args: &Args, global: &Global) -> Result<Option<SlurmBase>, Failure> {
+    if args.slurm_conf.is_some() {
+        return Ok(Some(SlurmBase::Files));
+    }
+    match args.example.as_deref() {
+        Some("sprio") => return Ok(Some(SlurmBase::Example)),
+        Some(_) => return Ok(None),
+        None => {}
+    }
+    let Ok(Some(home)) = Home::find(global.home.as_deref()) else {
+        return Ok(None);
+    };
+    match home.slurm_site() {
+        Ok(Some(site)) => Ok(Some(SlurmBase::Home(Box::new((home, site))))),
+        Ok(None) => Ok(None),
+        Err(e) => Err(Failure::user(e.to_string())),
+    }
+}
+
+/// The texts of a home's Slurm site; files given on the command line take precedence (the
+/// tree: `--tree`, else the home's tree with its usage, else the associations).
+fn texts_of_home(args: &Args, home: &Home, site: SlurmSite) -> Result<Texts, Failure> {
+    let jobs_path = args.jobs.as_deref().ok_or_else(|| {
+        Failure::usage(
+            "a Slurm home needs --jobs (squeue --json, sacct --json or squeue pipe output)",
+        )
+    })?;
+    let stored = home
+        .file(fairsort::home::slurm_store::FILE)
+        .display()
+        .to_string();
+    let named = |p: &Path| -> Result<(String, String), Failure> {
+        Ok((read_text(p)?, p.display().to_string()))
+    };
+    let tree = match &args.tree {
+        Some(p) => Some(
+            formats::read_tree(p, args.tree_format).map_err(|e| Failure::user(e.to_string()))?,
+        ),
+        None => home.tree_spec().map_err(|e| Failure::user(e.to_string()))?,
+    };
+    Ok(Texts {
+        conf: (site.conf, format!("{stored} (slurm.conf)")),
+        jobs: (read(jobs_path)?, jobs_path.display().to_string()),
+        qos: match args.qos.as_deref() {
+            Some(p) => Some(named(p)?),
+            None => site.qos.map(|q| (q, format!("{stored} (qos)"))),
+        },
+        assoc: match args.assoc.as_deref() {
+            Some(p) => Some(named(p)?),
+            None => site.assoc.map(|a| (a, format!("{stored} (assoc)"))),
+        },
+        tree,
+    })
+}
+
+/// Runs the Slurm path of `fairsort order` (`--slurm-conf FILE`, `--example sprio`, or a home
+/// with a Slurm configuration).
+pub fn run(args: &Args, base: SlurmBase) -> CliResult {
+    let inp = match base {
+        SlurmBase::Files => load(args, texts_of_files(args)?, None)?,
+        SlurmBase::Example => load(args, example_texts()?, Some(EXAMPLE_AT))?,
+        SlurmBase::Home(b) => {
+            let (home, site) = *b;
+            load(args, texts_of_home(args, &home, site)?, None)?
+        }
     };
     run_with(args, inp)
 }

@@ -36,8 +36,13 @@ pub mod files {
     pub const PENDING: &str = super::super::journal::PENDING;
     /// The binary snapshot of the tree with usage (a cache of the text, see `snapshot_cache`).
     pub const SNAPSHOT: &str = super::super::snapshot_cache::FILE;
+    /// A Slurm site's configuration (slurm.conf, `sacctmgr` QOS and associations; see
+    /// `slurm_store`).
+    pub const SLURM: &str = super::super::slurm_store::FILE;
     /// Every file the home reads or writes (checked before the home is used).
-    pub const ALL: [&str; 8] = [STATE, TREE, USAGE, LEDGER, AUDIT, LOCK, PENDING, SNAPSHOT];
+    pub const ALL: [&str; 9] = [
+        STATE, TREE, USAGE, LEDGER, AUDIT, LOCK, PENDING, SNAPSHOT, SLURM,
+    ];
 }
 
 /// An opened server home (the directory exists, is safe, and holds a state file).
