@@ -53,4 +53,5 @@ pub mod slurm_jobs;
 pub use slurm_jobs::SlurmJob;
 pub mod slurm_bind;
 pub mod slurm_priority;
+pub mod slurm_sacct;
 pub mod slurm_whatif;

@@ -1,6 +1,6 @@
 //! Slurm job inputs: `squeue --json` (the schemas of Slurm 21.08 to 24.x: plain numbers in the
-//! older ones, `{set, infinite, number}` objects from 23.02 on; `job_state` a string or a list)
-//! and `squeue` pipe output with a header.
+//! older ones, `{set, infinite, number}` objects from 23.02 on; `job_state` a string or a list),
+//! `sacct --json` (same envelope, read by `slurm_sacct`) and `squeue` pipe output with a header.
 //!
 //! Pipe output: `squeue -h` must not be used (the header names the columns); separate the fields
 //! with `|` and print times as epoch seconds, e.g.
@@ -74,13 +74,13 @@ impl SlurmJob {
 }
 
 /// A number as squeue --json prints it: a plain number, `null`, or `{set, infinite, number}`.
-enum Num {
+pub(super) enum Num {
     Unset,
     Infinite,
     Value(f64),
 }
 
-fn number(v: &Value) -> Result<Num, String> {
+pub(super) fn number(v: &Value) -> Result<Num, String> {
     match v {
         Value::Null => Ok(Num::Unset),
         Value::Number(n) => n
@@ -109,7 +109,7 @@ fn number(v: &Value) -> Result<Num, String> {
     }
 }
 
-fn text(v: Option<&Value>) -> String {
+pub(super) fn text(v: Option<&Value>) -> String {
     match v {
         Some(Value::String(s)) => s.clone(),
         Some(Value::Number(n)) => n.to_string(),
@@ -158,7 +158,7 @@ pub fn parse_tres_str(s: &str) -> Result<Vec<(String, f64)>, String> {
     Ok(out)
 }
 
-fn to_u32(job: &str, field: &str, n: Num) -> Result<u32, JobsError> {
+pub(super) fn to_u32(job: &str, field: &str, n: Num) -> Result<u32, JobsError> {
     match n {
         Num::Unset => Ok(0),
         Num::Infinite => Ok(u32::MAX),
@@ -167,7 +167,7 @@ fn to_u32(job: &str, field: &str, n: Num) -> Result<u32, JobsError> {
     }
 }
 
-fn bad(job: &str, field: &str, message: String) -> JobsError {
+pub(super) fn bad(job: &str, field: &str, message: String) -> JobsError {
     JobsError::BadField {
         job: job.to_string(),
         field: field.to_string(),
@@ -198,6 +198,11 @@ pub fn read_squeue_json(name: &str, bytes: &[u8]) -> Result<Vec<SlurmJob>, JobsE
         })?;
     let mut out = Vec::with_capacity(jobs.len());
     for (i, j) in jobs.iter().enumerate() {
+        // `sacct --json` has the same envelope; its jobs carry a `time` object.
+        if j.get("time").is_some_and(Value::is_object) {
+            out.push(super::slurm_sacct::sacct_job(name, i, j)?);
+            continue;
+        }
         let id = match j.get("job_id").map(number) {
             Some(Ok(Num::Value(v))) => {
                 let base = format!("{}", v as u64);
@@ -273,7 +278,7 @@ pub fn read_squeue_json(name: &str, bytes: &[u8]) -> Result<Vec<SlurmJob>, JobsE
     Ok(out)
 }
 
-fn split_partitions(s: &str) -> Vec<String> {
+pub(super) fn split_partitions(s: &str) -> Vec<String> {
     s.split(',')
         .map(str::trim)
         .filter(|p| !p.is_empty())
