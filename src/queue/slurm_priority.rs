@@ -245,12 +245,15 @@ pub struct Site<'a> {
 
 /// The rows of every pending job, one per partition (the job's partitions in `PriorityTier`
 /// order, highest first, as slurmctld sorts `part_ptr_list`), sorted as sprio's default (`-S i`):
-/// by job id. Jobs that are not pending have no row. A partition not in slurm.conf counts with
+/// by job id. Jobs that are not pending, or whose eligible (begin) time is after `now`, have no
+/// row. A partition not in slurm.conf counts with
 /// factor 0, no nodes and an unlimited MaxTime.
 pub fn compute(site: &Site, jobs: &[SlurmJob]) -> Vec<PriorityRow> {
     let mut rows = Vec::new();
     for (i, job) in jobs.iter().enumerate() {
-        if !job.is_pending() {
+        // sprio lists pending jobs only, and not those whose begin (eligible) time is still to
+        // come (seen on a real 22.05 controller: a `--begin=now+1hour` job has no row).
+        if !job.is_pending() || job.eligible_time > site.now {
             continue;
         }
         let mut parts: Vec<(&str, Option<&Partition>)> = job
