@@ -543,3 +543,42 @@ fn real_sprio_capture_2205_with_slurmdbd() {
         assert_eq!(b["factors"]["nice"], 0.0);
     }
 }
+
+/// The same capture's `sacctmgr dump` file: its tree has every association of the real
+/// `sshare -a -l -P` capture, with the same raw shares and NormShares (to sshare's 6 decimals),
+/// found by the one tree-format detector.
+#[test]
+fn sacctmgr_dump_tree_has_the_captured_associations() {
+    let dir = "slurm_priority/real_2205_dbd";
+    let share = |tree: &str| -> Vec<(String, String, String, String)> {
+        let out = fairsort()
+            .args(["share", "--tree", &data_str(&format!("{dir}/{tree}"))])
+            .args(["--algorithm", "fair-tree", "--json"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let doc = json_of(&out.stdout);
+        let mut rows: Vec<_> = doc["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r["account"].to_string(),
+                    r["user"].to_string(),
+                    r["raw_shares"].to_string(),
+                    format!("{:.6}", r["norm_shares"].as_f64().unwrap()),
+                )
+            })
+            .collect();
+        rows.sort();
+        rows
+    };
+    let dump = share("sacctmgr_dump.cfg");
+    assert_eq!(dump.len(), 11);
+    assert_eq!(dump, share("sshare.psv"));
+}
