@@ -10,7 +10,8 @@
 //! Headers understood (case-insensitive): JOBID, USER, ACCOUNT, PARTITION, QOS, SUBMIT_TIME,
 //! ELIGIBLE_TIME,
 //! ACCRUE_TIME, NODES, CPUS, TIME_LIMIT (Slurm time string or UNLIMITED), STATE, NICE,
-//! TRES_ALLOC/TRES (a `cpu=4,mem=8G` string); PRIORITY and any other column are ignored.
+//! TRES_ALLOC/TRES (a `cpu=4,mem=8G` string), REASON (`JobHeldUser`: held); PRIORITY and any
+//! other column are ignored.
 //! ISO times (`2024-03-01T10:00:00`) are read as UTC.
 //!
 //! The `priority` field of the input is never used: it is the answer.
@@ -47,6 +48,9 @@ pub struct SlurmJob {
     pub qos: String,
     /// `job_state` (`PENDING`, `RUNNING`, ...).
     pub state: String,
+    /// Held (`state_reason` `JobHeldUser`/`JobHeldAdmin`): slurmctld sets its priority to 0
+    /// and sprio leaves it out.
+    pub held: bool,
     /// `submit_time` (epoch seconds, 0 when unset).
     pub submit_time: i64,
     /// `eligible_time` (0 when unset).
@@ -67,6 +71,11 @@ pub struct SlurmJob {
 }
 
 impl SlurmJob {
+    /// Whether a `state_reason` (squeue's REASON) says the job is held.
+    pub fn is_held_reason(reason: &str) -> bool {
+        reason.trim().starts_with("JobHeld")
+    }
+
     /// Whether the job is pending (sprio lists only these).
     pub fn is_pending(&self) -> bool {
         self.state.eq_ignore_ascii_case("PENDING") || self.state.eq_ignore_ascii_case("PD")
@@ -264,6 +273,7 @@ pub fn read_squeue_json(name: &str, bytes: &[u8]) -> Result<Vec<SlurmJob>, JobsE
             partitions: split_partitions(&text(j.get("partition"))),
             qos: text(j.get("qos")),
             state: text(j.get("job_state")),
+            held: SlurmJob::is_held_reason(&text(j.get("state_reason"))),
             submit_time: time("submit_time")?,
             eligible_time: time("eligible_time")?,
             accrue_time,
@@ -355,6 +365,7 @@ pub fn read_squeue_pipe(name: &str, bytes: &[u8]) -> Result<Vec<SlurmJob>, JobsE
     let c_state = col(&["STATE", "ST"]);
     let c_nice = col(&["NICE"]);
     let c_tres = col(&["TRES_ALLOC", "TRES", "TRES_REQ"]);
+    let c_reason = col(&["REASON", "STATE_REASON"]);
     let mut out = Vec::new();
     for (i, line) in lines {
         let cells: Vec<&str> = line.trim_end_matches('|').split('|').collect();
@@ -422,6 +433,7 @@ pub fn read_squeue_pipe(name: &str, bytes: &[u8]) -> Result<Vec<SlurmJob>, JobsE
             partitions: split_partitions(get(c_part)),
             qos: get(c_qos).to_string(),
             state,
+            held: SlurmJob::is_held_reason(get(c_reason)),
             submit_time: time(c_submit, "SUBMIT_TIME")?,
             eligible_time: time(c_elig, "ELIGIBLE_TIME")?,
             accrue_time: c_accrue
@@ -445,6 +457,7 @@ pub fn to_job_set(jobs: &[SlurmJob]) -> Result<JobSet, JobsError> {
     let mut set = JobSet::default();
     for j in jobs {
         let state = match j.state.as_str() {
+            _ if j.held => "H",
             "PENDING" => "Q",
             "RUNNING" => "R",
             _ => "H",
@@ -504,6 +517,20 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("job `9`") && e.contains("x.json: cpus"), "{e}");
+    }
+
+    #[test]
+    fn held_jobs() {
+        // A held job as a real 22.05 squeue --json prints it (`sbatch -H`): priority 0,
+        // state_reason JobHeldUser; sprio leaves it out.
+        let t = br#"{"jobs":[{"job_id":14,"user_name":"bob","account":"physics","partition":"batch",
+            "job_state":"PENDING","state_reason":"JobHeldUser","priority":0,"cpus":1,"node_count":1},
+            {"job_id":15,"user_name":"ann","job_state":"PENDING","state_reason":"Priority"}]}"#;
+        let j = read_squeue_json("h.json", t).unwrap();
+        assert!(j[0].held && j[0].is_pending() && !j[1].held);
+        assert_eq!(to_job_set(&j).unwrap().len(), 2);
+        let p = b"JOBID|STATE|REASON\n16|PD|JobHeldAdmin\n";
+        assert!(read_squeue_pipe("h.txt", p).unwrap()[0].held);
     }
 
     #[test]

@@ -245,15 +245,15 @@ pub struct Site<'a> {
 
 /// The rows of every pending job, one per partition (the job's partitions in `PriorityTier`
 /// order, highest first, as slurmctld sorts `part_ptr_list`), sorted as sprio's default (`-S i`):
-/// by job id. Jobs that are not pending, or whose eligible (begin) time is after `now`, have no
-/// row. A partition not in slurm.conf counts with
+/// by job id. Jobs that are not pending, held, or whose eligible (begin) time is after `now`,
+/// have no row. A partition not in slurm.conf counts with
 /// factor 0, no nodes and an unlimited MaxTime.
 pub fn compute(site: &Site, jobs: &[SlurmJob]) -> Vec<PriorityRow> {
     let mut rows = Vec::new();
     for (i, job) in jobs.iter().enumerate() {
-        // sprio lists pending jobs only, and not those whose begin (eligible) time is still to
-        // come (seen on a real 22.05 controller: a `--begin=now+1hour` job has no row).
-        if !job.is_pending() || job.eligible_time > site.now {
+        // sprio lists pending jobs only, and not held ones (priority 0) nor those whose begin
+        // (eligible) time is still to come (both seen on a real 22.05 controller).
+        if !job.is_pending() || job.held || job.eligible_time > site.now {
             continue;
         }
         let mut parts: Vec<(&str, Option<&Partition>)> = job
@@ -530,6 +530,7 @@ mod tests {
             partitions: vec!["batch".into()],
             qos: "normal".into(),
             state: "PENDING".into(),
+            held: false,
             submit_time: 1000,
             eligible_time: 1000,
             accrue_time: Some(1000),
@@ -600,7 +601,13 @@ mod tests {
         };
         let mut j = job("2");
         j.partitions = vec!["batch".into(), "big".into()];
-        let rows = compute(&site, &[j]);
+        // A held job and one whose begin time is still to come have no row, as in sprio.
+        let mut held = job("3");
+        held.held = true;
+        let mut later = job("4");
+        later.eligible_time = 1001;
+        let rows = compute(&site, &[j, held, later]);
+        assert_eq!(rows.len(), 2);
         // Tier 2 first.
         assert_eq!(rows[0].partition, "big");
         assert_eq!(rows[1].partition, "batch");

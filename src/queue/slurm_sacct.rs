@@ -126,9 +126,9 @@ pub(super) fn sacct_job(name: &str, index: usize, j: &Value) -> Result<SlurmJob,
             field("allocation_nodes", j.get("allocation_nodes"))?,
         )?,
     };
-    let state = match j.get("state") {
-        Some(Value::Object(o)) => text(o.get("current")),
-        other => text(other),
+    let (state, reason) = match j.get("state") {
+        Some(Value::Object(o)) => (text(o.get("current")), text(o.get("reason"))),
+        other => (text(other), String::new()),
     };
     Ok(SlurmJob {
         user: text(j.get("user")),
@@ -136,6 +136,7 @@ pub(super) fn sacct_job(name: &str, index: usize, j: &Value) -> Result<SlurmJob,
         partitions: split_partitions(&text(j.get("partition"))),
         qos: text(j.get("qos")),
         state,
+        held: SlurmJob::is_held_reason(&reason),
         submit_time: seconds("submission")?,
         eligible_time: seconds("eligible")?,
         accrue_time: None,

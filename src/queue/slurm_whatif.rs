@@ -168,6 +168,7 @@ mod tests {
             partitions: vec!["batch".into()],
             qos: "normal".into(),
             state: "PENDING".into(),
+            held: false,
             submit_time: submit,
             eligible_time: submit,
             accrue_time: Some(submit),
