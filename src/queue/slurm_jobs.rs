@@ -194,19 +194,125 @@ fn nice_value(v: f64) -> i64 {
     }
 }
 
+/// The fields the Slurm JSON readers use (squeue's and sacct's), so a large document is never
+/// held as a whole `Value` tree: every other field (environment, command, steps, ...) is
+/// skipped while parsing (issue #16: a 66 MB, 100k-job squeue --json).
+#[derive(serde::Deserialize)]
+struct SlimDoc {
+    #[serde(default)]
+    jobs: Option<Vec<SlimJob>>,
+}
+
+/// One job's used fields; `Some(Value::Null)` when present as `null`, `None` when absent.
+#[derive(serde::Deserialize)]
+struct SlimJob {
+    #[serde(default, deserialize_with = "present")]
+    job_id: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    array_job_id: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    array_task_id: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    array: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    user_name: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    user: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    account: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    partition: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    qos: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    job_state: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    state: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    state_reason: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    submit_time: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    eligible_time: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    accrue_time: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    nice: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    node_count: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    cpus: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    num_cpus: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    time_limit: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    tres_req_str: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    time: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    required: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    tres: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    allocation_nodes: Option<Value>,
+}
+
+/// A field that is present, even as `null`.
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    serde::Deserialize::deserialize(d).map(Some)
+}
+
+impl SlimJob {
+    /// The job as a small JSON object with only its present fields.
+    fn into_value(self) -> Value {
+        let fields = [
+            ("job_id", self.job_id),
+            ("array_job_id", self.array_job_id),
+            ("array_task_id", self.array_task_id),
+            ("array", self.array),
+            ("user_name", self.user_name),
+            ("user", self.user),
+            ("account", self.account),
+            ("partition", self.partition),
+            ("qos", self.qos),
+            ("job_state", self.job_state),
+            ("state", self.state),
+            ("state_reason", self.state_reason),
+            ("submit_time", self.submit_time),
+            ("eligible_time", self.eligible_time),
+            ("accrue_time", self.accrue_time),
+            ("nice", self.nice),
+            ("node_count", self.node_count),
+            ("cpus", self.cpus),
+            ("num_cpus", self.num_cpus),
+            ("time_limit", self.time_limit),
+            ("tres_req_str", self.tres_req_str),
+            ("time", self.time),
+            ("required", self.required),
+            ("tres", self.tres),
+            ("allocation_nodes", self.allocation_nodes),
+        ];
+        Value::Object(
+            fields
+                .into_iter()
+                .filter_map(|(k, v)| v.map(|v| (k.to_string(), v)))
+                .collect(),
+        )
+    }
+}
+
 /// Reads `squeue --json` output.
 pub fn read_squeue_json(name: &str, bytes: &[u8]) -> Result<Vec<SlurmJob>, JobsError> {
-    let doc: Value = serde_json::from_slice(bytes).map_err(|e| JobsError::Json {
+    let doc: SlimDoc = serde_json::from_slice(bytes).map_err(|e| JobsError::Json {
         message: format!("{name}: squeue --json: {e}"),
     })?;
-    let jobs = doc
-        .get("jobs")
-        .and_then(Value::as_array)
-        .ok_or_else(|| JobsError::Json {
-            message: format!("{name}: squeue --json: no `jobs` list"),
-        })?;
+    let jobs = doc.jobs.ok_or_else(|| JobsError::Json {
+        message: format!("{name}: squeue --json: no `jobs` list"),
+    })?;
     let mut out = Vec::with_capacity(jobs.len());
-    for (i, j) in jobs.iter().enumerate() {
+    for (i, j) in jobs.into_iter().enumerate() {
+        let j = &j.into_value();
         // `sacct --json` has the same envelope; its jobs carry a `time` object.
         if j.get("time").is_some_and(Value::is_object) {
             out.push(super::slurm_sacct::sacct_job(name, i, j)?);
