@@ -60,6 +60,7 @@ impl Choice for TreeFormat {
             TreeFormat::Pbs => "PBS `resource_group`",
             TreeFormat::Sshare => "Slurm `sshare -a -l -P` or `-p`",
             TreeFormat::Sacctmgr => "Slurm `sacctmgr show assoc -P` with ParentName",
+            TreeFormat::SacctmgrDump => "Slurm `sacctmgr dump CLUSTER file=FILE`",
             TreeFormat::FluxDb => "flux-accounting SQLite database",
             TreeFormat::Toml => "fairsort TOML",
             TreeFormat::Json => "fairsort JSON",

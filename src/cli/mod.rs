@@ -20,6 +20,7 @@ pub mod qmgr;
 pub mod replay;
 pub mod share;
 pub mod shell;
+pub mod slurm;
 pub mod tree;
 pub mod usage;
 
@@ -60,6 +61,8 @@ pub enum Command {
     Share(share::Args),
     /// Manage the server home's share tree (import).
     Tree(tree::Args),
+    /// Store a Slurm site's configuration (slurm.conf, QOS, associations) in the home.
+    Slurm(slurm::Args),
     /// Set and print server, scheduler, queue and resource attributes, like PBS qmgr.
     Qmgr(qmgr::Args),
     /// Dry-run the job queue order: bind, evaluate, sort, threshold and explain.
@@ -89,6 +92,7 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Check(args) => check::run(args, &global),
         Command::Share(args) => share::run(args, &global),
         Command::Tree(args) => tree::run(args, &global),
+        Command::Slurm(args) => slurm::run(args, &global),
         Command::Qmgr(args) => qmgr::run(args, &global),
         Command::Order(args) => order::run(*args, &global),
         Command::Test(args) => ftest::run(args, &global),

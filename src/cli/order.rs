@@ -207,8 +207,8 @@ pub fn run(mut args: Args, global: &Global) -> CliResult {
     if args.example.is_none() && args.jobs.is_none() && invoked_as_demo(std::env::args()) {
         args.example = Some("pbs".to_string());
     }
-    if args.slurm_conf.is_some() || args.example.as_deref() == Some("sprio") {
-        return super::order_slurm::run(&args);
+    if let Some(base) = super::order_slurm::base(&args, global)? {
+        return super::order_slurm::run(&args, base);
     }
     if args.qos.is_some()
         || args.assoc.is_some()

@@ -4,12 +4,18 @@
 //! `fairsort::queue::slurm_priority`.
 
 use super::order::Args;
-use super::{CliResult, Failure};
+use super::table::{Align, Table};
+use super::{CliResult, Failure, Global};
 use fairsort::fairshare::{slurm, Algorithm, Options, ShareResult, Tree};
 use fairsort::formats::{self, slurm as fslurm};
+use fairsort::formula::{Program, ResourceTable};
+use fairsort::home::{Home, SlurmSite};
+use fairsort::queue::explain::fmt;
+use fairsort::queue::slurm_bind;
 use fairsort::queue::slurm_priority::{
     compute, sprio_cell, Factors, FairShare, PriorityRow, Site, Weights,
 };
+use fairsort::queue::slurm_whatif::{self as whatif, RowValues, WhatIf, WhatIfRow};
 use fairsort::queue::{read_slurm_jobs, SlurmJob};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -173,8 +179,8 @@ fn load(args: &Args, t: Texts, default_at: Option<i64>) -> Result<Inputs, Failur
     })
 }
 
-fn rows_with(inp: &Inputs, weights: &Weights) -> Vec<PriorityRow> {
-    let site = Site {
+fn site<'a>(inp: &'a Inputs, weights: &'a Weights) -> Site<'a> {
+    Site {
         conf: &inp.conf,
         weights,
         qos: &inp.qos,
@@ -184,29 +190,160 @@ fn rows_with(inp: &Inputs, weights: &Weights) -> Vec<PriorityRow> {
             .as_ref()
             .map(|(tree, result)| FairShare { tree, result }),
         now: inp.now,
-    };
-    compute(&site, &inp.jobs)
+    }
 }
 
-/// Runs the Slurm path of `fairsort order` (`--slurm-conf FILE`, or `--example sprio`).
-pub fn run(args: &Args) -> CliResult {
-    let inp = if args.slurm_conf.is_some() {
-        load(args, texts_of_files(args)?, None)?
-    } else {
-        load(args, example_texts()?, Some(EXAMPLE_AT))?
+fn rows_with(inp: &Inputs, weights: &Weights) -> Vec<PriorityRow> {
+    compute(&site(inp, weights), &inp.jobs)
+}
+
+fn compile(src: &str) -> Result<Program, Failure> {
+    fairsort::formula::compile(src, &ResourceTable::builtin())
+        .map_err(|e| Failure::user(e.render(src)))
+}
+
+/// A formula's values over the rows.
+fn formula_values(
+    inp: &Inputs,
+    weights: &Weights,
+    rows: &[PriorityRow],
+    p: &Program,
+) -> Result<RowValues, Failure> {
+    whatif::evaluate(p, &site(inp, weights), &inp.jobs, rows)
+        .map_err(|e| Failure::user(e.to_string()))
+}
+
+/// Where a Slurm run's site comes from.
+pub enum SlurmBase {
+    /// `--slurm-conf FILE` and the other files.
+    Files,
+    /// `--example sprio`.
+    Example,
+    /// A home holding a Slurm configuration (`fairsort slurm import`), with no `--example`.
+    Home(Box<(Home, SlurmSite)>),
+}
+
+/// Whether `fairsort order` takes the Slurm path, and from what. A home that cannot be opened
+/// leaves the decision to the PBS path (which reports it).
+pub fn base(args: &Args, global: &Global) -> Result<Option<SlurmBase>, Failure> {
+    if args.slurm_conf.is_some() {
+        return Ok(Some(SlurmBase::Files));
+    }
+    match args.example.as_deref() {
+        Some("sprio") => return Ok(Some(SlurmBase::Example)),
+        Some(_) => return Ok(None),
+        None => {}
+    }
+    let Ok(Some(home)) = Home::find(global.home.as_deref()) else {
+        return Ok(None);
     };
+    match home.slurm_site() {
+        Ok(Some(site)) => Ok(Some(SlurmBase::Home(Box::new((home, site))))),
+        Ok(None) => Ok(None),
+        Err(e) => Err(Failure::user(e.to_string())),
+    }
+}
+
+/// The texts of a home's Slurm site; files given on the command line take precedence (the
+/// tree: `--tree`, else the home's tree with its usage, else the associations).
+fn texts_of_home(args: &Args, home: &Home, site: SlurmSite) -> Result<Texts, Failure> {
+    let jobs_path = args.jobs.as_deref().ok_or_else(|| {
+        Failure::usage(
+            "a Slurm home needs --jobs (squeue --json, sacct --json or squeue pipe output)",
+        )
+    })?;
+    let stored = home
+        .file(fairsort::home::slurm_store::FILE)
+        .display()
+        .to_string();
+    let named = |p: &Path| -> Result<(String, String), Failure> {
+        Ok((read_text(p)?, p.display().to_string()))
+    };
+    let tree = match &args.tree {
+        Some(p) => Some(
+            formats::read_tree(p, args.tree_format).map_err(|e| Failure::user(e.to_string()))?,
+        ),
+        None => home.tree_spec().map_err(|e| Failure::user(e.to_string()))?,
+    };
+    Ok(Texts {
+        conf: (site.conf, format!("{stored} (slurm.conf)")),
+        jobs: (read(jobs_path)?, jobs_path.display().to_string()),
+        qos: match args.qos.as_deref() {
+            Some(p) => Some(named(p)?),
+            None => site.qos.map(|q| (q, format!("{stored} (qos)"))),
+        },
+        assoc: match args.assoc.as_deref() {
+            Some(p) => Some(named(p)?),
+            None => site.assoc.map(|a| (a, format!("{stored} (assoc)"))),
+        },
+        tree,
+    })
+}
+
+/// Runs the Slurm path of `fairsort order` (`--slurm-conf FILE`, `--example sprio`, or a home
+/// with a Slurm configuration).
+pub fn run(args: &Args, base: SlurmBase) -> CliResult {
+    let inp = match base {
+        SlurmBase::Files => load(args, texts_of_files(args)?, None)?,
+        SlurmBase::Example => load(args, example_texts()?, Some(EXAMPLE_AT))?,
+        SlurmBase::Home(b) => {
+            let (home, site) = *b;
+            load(args, texts_of_home(args, &home, site)?, None)?
+        }
+    };
+    run_with(args, inp)
+}
+
+fn run_with(args: &Args, inp: Inputs) -> CliResult {
     let weights = Weights::of(&inp.conf);
     let rows = rows_with(&inp, &weights);
+    let formula = args.formula.as_deref().map(compile).transpose()?;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    if let Some(list) = &args.against_weights {
-        let mut other = weights.clone();
-        other
-            .set(list)
-            .map_err(|e| Failure::usage(format!("--against-weights: {e}")))?;
-        let rows_b = rows_with(&inp, &other);
-        print_against(&mut out, args, &rows, &rows_b)?;
+    if args.against.is_some() || args.against_weights.is_some() {
+        let (a_label, a) = match &formula {
+            Some(p) => (
+                p.source().to_string(),
+                formula_values(&inp, &weights, &rows, p)?,
+            ),
+            None => (
+                "sprio's PRIORITY (slurm.conf's weights)".to_string(),
+                whatif::priorities(&rows),
+            ),
+        };
+        let (b_label, b) = match (&args.against, &args.against_weights) {
+            (Some(_), Some(_)) => {
+                return Err(Failure::usage(
+                    "--against and --against-weights: give one of them",
+                ))
+            }
+            (Some(src), None) => {
+                let p = compile(src)?;
+                let v = formula_values(&inp, &weights, &rows, &p)?;
+                (p.source().to_string(), v)
+            }
+            (None, Some(list)) => {
+                let mut other = weights.clone();
+                other
+                    .set(list)
+                    .map_err(|e| Failure::usage(format!("--against-weights: {e}")))?;
+                let rows_b = rows_with(&inp, &other);
+                (
+                    format!("sprio's PRIORITY with {list}"),
+                    whatif::priorities(&rows_b),
+                )
+            }
+            (None, None) => unreachable!("checked above"),
+        };
+        let cmp = whatif::what_if(&a, &b, &rows, &inp.jobs, args.movers);
+        print_against(&mut out, args, &rows, (&a_label, &b_label), &cmp)?;
     } else if let Some(id) = &args.explain {
         print_explain(&mut out, &inp, &weights, &rows, id)?;
+        if let Some(p) = &formula {
+            print_formula_explain(&mut out, &inp, &weights, &rows, p, id)?;
+        }
+    } else if let Some(p) = &formula {
+        let values = formula_values(&inp, &weights, &rows, p)?;
+        print_formula_order(&mut out, args, &inp, &rows, p, &values)?;
     } else if args.json {
         let doc = json!({
             "at": inp.now,
@@ -220,6 +357,128 @@ pub fn run(args: &Args) -> CliResult {
         print_table(&mut out, args, &rows)?;
     }
     out.flush()?;
+    Ok(())
+}
+
+/// `--formula` on a Slurm site: the rows ordered by the formula (ties: submit time, job id).
+fn print_formula_order(
+    out: &mut impl Write,
+    args: &Args,
+    inp: &Inputs,
+    rows: &[PriorityRow],
+    p: &Program,
+    values: &RowValues,
+) -> CliResult {
+    let order = whatif::order(values, rows, &inp.jobs);
+    let shown = order.ranked.iter().take(args.top.unwrap_or(usize::MAX));
+    if args.json {
+        let jobs: Vec<Value> = shown
+            .enumerate()
+            .map(|(pos, r)| {
+                let row = &rows[r.job as usize];
+                json!({
+                    "rank": pos + 1,
+                    "id": row.id,
+                    "partition": row.partition,
+                    "user": row.user,
+                    "account": row.account,
+                    "value": r.value,
+                    "priority": row.priority,
+                    "error": values.errors.get(&r.job),
+                })
+            })
+            .collect();
+        let doc = json!({
+            "formula": p.source(),
+            "at": inp.now,
+            "algorithm": inp.tree.as_ref().map(|(_, r)| r.algorithm.to_string()),
+            "total": rows.len(),
+            "jobs": jobs,
+        });
+        serde_json::to_writer_pretty(&mut *out, &doc).map_err(|e| Failure::user(e.to_string()))?;
+        writeln!(out)?;
+        return Ok(());
+    }
+    writeln!(out, "formula:    {}", p.source())?;
+    writeln!(
+        out,
+        "jobs:       {} rows (one per pending job and partition) at {}{}",
+        rows.len(),
+        inp.now,
+        if values.errors.is_empty() {
+            String::new()
+        } else {
+            format!(
+                ", {} evaluation error(s): value 0 used",
+                values.errors.len()
+            )
+        }
+    )?;
+    writeln!(out)?;
+    let mut t = Table::new(&[
+        ("rank", Align::Right),
+        ("job id", Align::Left),
+        ("partition", Align::Left),
+        ("user", Align::Left),
+        ("account", Align::Left),
+        ("value", Align::Right),
+        ("sprio", Align::Right),
+        ("status", Align::Left),
+    ]);
+    for (pos, r) in shown.enumerate() {
+        let row = &rows[r.job as usize];
+        t.row(vec![
+            (pos + 1).to_string(),
+            row.id.clone(),
+            row.partition.clone(),
+            row.user.clone(),
+            row.account.clone(),
+            fmt(r.value),
+            row.priority.to_string(),
+            match values.errors.get(&r.job) {
+                Some(e) => format!("error: {e}"),
+                None => "pending".to_string(),
+            },
+        ]);
+    }
+    write!(out, "{}", t.render())?;
+    Ok(())
+}
+
+/// `--explain JOBID --formula F`: the formula's keywords and value for each of the job's rows.
+fn print_formula_explain(
+    out: &mut impl Write,
+    inp: &Inputs,
+    weights: &Weights,
+    rows: &[PriorityRow],
+    p: &Program,
+    id: &str,
+) -> CliResult {
+    let slots = slurm_bind::bind(p.keywords(), &site(inp, weights), &inp.jobs, rows)
+        .map_err(|e| Failure::user(e.to_string()))?;
+    let values = formula_values(inp, weights, rows, p)?;
+    let order = whatif::order(&values, rows, &inp.jobs);
+    let width = p.keywords().len();
+    for (i, r) in rows.iter().enumerate().filter(|(_, r)| r.id == id) {
+        let rank = order.ranked.iter().position(|x| x.job as usize == i);
+        writeln!(
+            out,
+            "formula {} for job {} in {}: {} (rank {} of {})",
+            p.source(),
+            r.id,
+            r.partition,
+            fmt(values.values[i]),
+            rank.map_or(0, |x| x + 1),
+            rows.len()
+        )?;
+        if let Some(e) = values.errors.get(&(i as u32)) {
+            writeln!(out, "  evaluation error: {e} (value 0 used)")?;
+        }
+        for (k, name) in p.keywords().iter().enumerate() {
+            let v = slots.get(i * width + k).copied().unwrap_or(0.0);
+            writeln!(out, "  {name:<22} = {}", fmt(v))?;
+        }
+    }
     Ok(())
 }
 
@@ -407,43 +666,108 @@ fn print_explain(
 fn print_against(
     out: &mut impl Write,
     args: &Args,
-    a: &[PriorityRow],
-    b: &[PriorityRow],
+    rows: &[PriorityRow],
+    labels: (&str, &str),
+    cmp: &WhatIf,
 ) -> CliResult {
-    let rank = |rows: &[PriorityRow]| -> Vec<usize> {
-        let mut idx: Vec<usize> = (0..rows.len()).collect();
-        idx.sort_by(|&x, &y| rows[y].priority.cmp(&rows[x].priority));
-        let mut r = vec![0; rows.len()];
-        for (pos, &i) in idx.iter().enumerate() {
-            r[i] = pos + 1;
-        }
-        r
+    let shown: Vec<&WhatIfRow> = cmp
+        .rows
+        .iter()
+        .take(args.top.unwrap_or(usize::MAX))
+        .collect();
+    let status = |r: &WhatIfRow| match &r.error {
+        Some(e) => format!("error: {e}"),
+        None => "pending".to_string(),
     };
-    let (ra, rb) = (rank(a), rank(b));
-    writeln!(
-        out,
-        "what-if weights: {}",
-        args.against_weights.as_deref().unwrap_or("")
-    )?;
-    writeln!(
-        out,
-        "{:>15} {:<9} {:>10} {:>10} {:>6} {:>6} {:>6}",
-        "JOBID", "PARTITION", "PRIORITY", "WHAT-IF", "RANK", "NEW", "MOVE"
-    )?;
-    let mut order: Vec<usize> = (0..a.len()).collect();
-    order.sort_by_key(|&i| rb[i]);
-    for i in order.into_iter().take(args.top.unwrap_or(usize::MAX)) {
-        writeln!(
-            out,
-            "{:>15} {:<9} {:>10} {:>10} {:>6} {:>6} {:>+6}",
-            a[i].id,
-            a[i].partition,
-            a[i].priority,
-            b[i].priority,
-            ra[i],
-            rb[i],
-            ra[i] as i64 - rb[i] as i64
-        )?;
+    if args.json {
+        let row = |r: &WhatIfRow| {
+            let p = &rows[r.row];
+            json!({
+                "id": p.id,
+                "partition": p.partition,
+                "owner": p.user,
+                "account": p.account,
+                "status": status(r),
+                "rank": r.rank,
+                "rank_against": r.rank_against,
+                "moved": r.moved,
+                "value": r.value,
+                "value_against": r.value_against,
+            })
+        };
+        let doc = json!({
+            "formula": labels.0,
+            "against": labels.1,
+            "spearman": cmp.spearman,
+            "kendall": cmp.kendall,
+            "total": cmp.rows.len(),
+            "jobs": shown.iter().map(|r| row(r)).collect::<Vec<_>>(),
+            "movers": cmp.movers.iter().map(row).collect::<Vec<_>>(),
+        });
+        serde_json::to_writer_pretty(&mut *out, &doc).map_err(|e| Failure::user(e.to_string()))?;
+        writeln!(out)?;
+        return Ok(());
     }
+    let moved = |d: i64| match d.cmp(&0) {
+        std::cmp::Ordering::Greater => format!("+{d}"),
+        std::cmp::Ordering::Less => d.to_string(),
+        std::cmp::Ordering::Equal => "=".to_string(),
+    };
+    writeln!(out, "current:  {}", labels.0)?;
+    writeln!(out, "against:  {}", labels.1)?;
+    writeln!(out)?;
+    let mut t = Table::new(&[
+        ("rank", Align::Right),
+        ("against", Align::Right),
+        ("moved", Align::Right),
+        ("job id", Align::Left),
+        ("owner", Align::Left),
+        ("partition", Align::Left),
+        ("value", Align::Right),
+        ("value against", Align::Right),
+        ("status", Align::Left),
+    ]);
+    for r in &shown {
+        let p = &rows[r.row];
+        t.row(vec![
+            r.rank.to_string(),
+            r.rank_against.to_string(),
+            moved(r.moved),
+            p.id.clone(),
+            p.user.clone(),
+            p.partition.clone(),
+            fmt(r.value),
+            fmt(r.value_against),
+            status(r),
+        ]);
+    }
+    write!(out, "{}", t.render())?;
+    if shown.len() < cmp.rows.len() {
+        writeln!(out, "... {} more", cmp.rows.len() - shown.len())?;
+    }
+    writeln!(out)?;
+    if cmp.movers.is_empty() {
+        writeln!(out, "no job changes rank")?;
+    } else {
+        writeln!(out, "biggest movers (+ = earlier under --against):")?;
+        for r in &cmp.movers {
+            let p = &rows[r.row];
+            writeln!(
+                out,
+                "  {:<12} {:>4} -> {:<4} ({})",
+                format!("{}/{}", p.id, p.partition),
+                r.rank,
+                r.rank_against,
+                moved(r.moved)
+            )?;
+        }
+    }
+    let num = |v: Option<f64>| v.map(|x| format!("{x:.4}")).unwrap_or_else(|| "n/a".into());
+    writeln!(
+        out,
+        "rank correlation: Spearman {}, Kendall tau {} (1 = same order, -1 = reversed)",
+        num(cmp.spearman),
+        num(cmp.kendall)
+    )?;
     Ok(())
 }

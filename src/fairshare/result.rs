@@ -286,6 +286,15 @@ pub fn keyword_source(keyword: &str) -> Option<(Algorithm, RowGetter)> {
         | Keyword::QueuePriority
         | Keyword::JobPriority
         | Keyword::AccrueType => return None,
+        // Slurm's multifactor factors are the job's, bound by `queue::slurm_bind`.
+        Keyword::AgeFactor
+        | Keyword::AssocFactor
+        | Keyword::JobsizeFactor
+        | Keyword::PartitionFactor
+        | Keyword::QosFactor
+        | Keyword::TresFactor
+        | Keyword::NiceFactor
+        | Keyword::SlurmPriority => return None,
     })
 }
 

@@ -17,6 +17,8 @@ pub enum TreeFormat {
     Sshare,
     /// Slurm `sacctmgr show assoc -P` with ParentName.
     Sacctmgr,
+    /// Slurm `sacctmgr dump CLUSTER file=FILE`.
+    SacctmgrDump,
     /// flux-accounting SQLite database.
     FluxDb,
     /// fairsort TOML.
@@ -27,10 +29,11 @@ pub enum TreeFormat {
 
 impl TreeFormat {
     /// Every format, in `--help` order.
-    pub const ALL: [TreeFormat; 6] = [
+    pub const ALL: [TreeFormat; 7] = [
         TreeFormat::Pbs,
         TreeFormat::Sshare,
         TreeFormat::Sacctmgr,
+        TreeFormat::SacctmgrDump,
         TreeFormat::FluxDb,
         TreeFormat::Toml,
         TreeFormat::Json,
@@ -42,6 +45,7 @@ impl TreeFormat {
             TreeFormat::Pbs => "pbs",
             TreeFormat::Sshare => "sshare",
             TreeFormat::Sacctmgr => "sacctmgr",
+            TreeFormat::SacctmgrDump => "sacctmgr-dump",
             TreeFormat::FluxDb => "flux-db",
             TreeFormat::Toml => "toml",
             TreeFormat::Json => "json",
@@ -63,7 +67,7 @@ impl FromStr for TreeFormat {
             .find(|f| f.name().eq_ignore_ascii_case(s.trim()))
             .ok_or_else(|| {
                 format!(
-                    "unknown tree format `{s}` (expected one of: pbs, sshare, sacctmgr, flux-db, toml, json)"
+                    "unknown tree format `{s}` (expected one of: pbs, sshare, sacctmgr, sacctmgr-dump, flux-db, toml, json)"
                 )
             })
     }
@@ -102,6 +106,9 @@ pub fn detect_format(path: &Path, head: &[u8]) -> Option<TreeFormat> {
     let Some(first) = first else {
         return by_ext();
     };
+    if first.to_ascii_lowercase().starts_with("cluster - ") {
+        return Some(TreeFormat::SacctmgrDump);
+    }
     if first.contains('|') {
         let cols: Vec<String> = first
             .split('|')
@@ -151,7 +158,7 @@ pub fn read_tree(path: &Path, format: Option<TreeFormat>) -> Result<TreeSpec, Fo
             detect_format(path, &head).ok_or_else(|| {
                 FormatError::file(
                     &file,
-                    "cannot tell the tree format; name it with --tree-format pbs|sshare|sacctmgr|flux-db|toml|json",
+                    "cannot tell the tree format; name it with --tree-format pbs|sshare|sacctmgr|sacctmgr-dump|flux-db|toml|json",
                 )
             })?
         }
@@ -193,6 +200,7 @@ pub fn read_tree_str(text: &str, format: TreeFormat) -> Result<TreeSpec, FormatE
         TreeFormat::Pbs => pbs::parse_resource_group(text, 0),
         TreeFormat::Sshare => slurm::parse_sshare(text),
         TreeFormat::Sacctmgr => slurm::parse_sacctmgr(text),
+        TreeFormat::SacctmgrDump => slurm::parse_sacctmgr_dump(text),
         TreeFormat::Toml => native::read_toml(text),
         TreeFormat::Json => native::read_json(text),
         TreeFormat::FluxDb => Err(FormatError::file(
@@ -244,6 +252,13 @@ mod tests {
         assert_eq!(
             detect_format(p, b"# name id parent shares\ngrp1 10 root 40\n"),
             Some(TreeFormat::Pbs)
+        );
+        assert_eq!(
+            detect_format(
+                p,
+                b"# To edit\nCluster - 'c':Fairshare=1\nParent - 'root'\n"
+            ),
+            Some(TreeFormat::SacctmgrDump)
         );
         assert_eq!(detect_format(p, b""), None);
         assert_eq!(

@@ -38,8 +38,11 @@ pub mod files {
     pub const SNAPSHOT: &str = super::super::snapshot_cache::FILE;
     /// The binary copy of the usage store (a cache of the text, see `usage_cache`).
     pub const USAGE_CACHE: &str = super::super::usage_cache::FILE;
+    /// A Slurm site's configuration (slurm.conf, `sacctmgr` QOS and associations; see
+    /// `slurm_store`).
+    pub const SLURM: &str = super::super::slurm_store::FILE;
     /// Every file the home reads or writes (checked before the home is used).
-    pub const ALL: [&str; 9] = [
+    pub const ALL: [&str; 10] = [
         STATE,
         TREE,
         USAGE,
@@ -49,6 +52,7 @@ pub mod files {
         PENDING,
         SNAPSHOT,
         USAGE_CACHE,
+        SLURM,
     ];
 }
 

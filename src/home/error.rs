@@ -112,6 +112,10 @@ pub enum ServerError {
     /// A share tree could not be stored or read back (validation or format error).
     #[error("{0}")]
     Tree(String),
+    /// A Slurm site configuration (slurm.conf, QOS, associations) could not be stored or read
+    /// back.
+    #[error("{0}")]
+    Slurm(String),
 }
 
 impl ServerError {

@@ -36,6 +36,22 @@ pub enum Keyword {
     TicketFactor,
     /// fairsort: flux-accounting's fair-share value.
     FluxFairshare,
+    /// fairsort, Slurm: the multifactor age factor (0..1, before `PriorityWeightAge`).
+    AgeFactor,
+    /// fairsort, Slurm: the association-priority factor (0..1).
+    AssocFactor,
+    /// fairsort, Slurm: the job-size factor (0..1).
+    JobsizeFactor,
+    /// fairsort, Slurm: the partition factor (`PriorityJobFactor` / the largest, 0..1).
+    PartitionFactor,
+    /// fairsort, Slurm: the QOS factor (QOS priority / the largest, 0..1).
+    QosFactor,
+    /// fairsort, Slurm: the TRES term, Σ `PriorityWeightTRES`ᵢ × requestᵢ / partition totalᵢ.
+    TresFactor,
+    /// fairsort, Slurm: the job's nice (positive lowers the priority).
+    NiceFactor,
+    /// fairsort, Slurm: the multifactor priority as sprio's PRIORITY (an integer).
+    SlurmPriority,
 }
 
 impl Keyword {
@@ -51,14 +67,36 @@ impl Keyword {
         Keyword::AccrueType,
     ];
 
-    /// fairsort's own keywords: the per-entity factors of the other fair-share algorithms.
-    pub const FAIRSORT: [Keyword; 6] = [
+    /// fairsort's own keywords: the per-entity factors of the other fair-share algorithms,
+    /// then the Slurm multifactor factors ([`Keyword::SLURM`]).
+    pub const FAIRSORT: [Keyword; 14] = [
         Keyword::FairtreeFactor,
         Keyword::LevelFs,
         Keyword::ClassicFactor,
         Keyword::DepthObliviousFactor,
         Keyword::TicketFactor,
         Keyword::FluxFairshare,
+        Keyword::AgeFactor,
+        Keyword::AssocFactor,
+        Keyword::JobsizeFactor,
+        Keyword::PartitionFactor,
+        Keyword::QosFactor,
+        Keyword::TresFactor,
+        Keyword::NiceFactor,
+        Keyword::SlurmPriority,
+    ];
+
+    /// fairsort's Slurm multifactor keywords: a job's factors on a Slurm site (`--slurm-conf`
+    /// or a home with a Slurm configuration), bound per (job, partition) row.
+    pub const SLURM: [Keyword; 8] = [
+        Keyword::AgeFactor,
+        Keyword::AssocFactor,
+        Keyword::JobsizeFactor,
+        Keyword::PartitionFactor,
+        Keyword::QosFactor,
+        Keyword::TresFactor,
+        Keyword::NiceFactor,
+        Keyword::SlurmPriority,
     ];
 
     /// The keyword as a formula spells it.
@@ -78,12 +116,25 @@ impl Keyword {
             Keyword::DepthObliviousFactor => "depth_oblivious_factor",
             Keyword::TicketFactor => "ticket_factor",
             Keyword::FluxFairshare => "flux_fairshare",
+            Keyword::AgeFactor => "age_factor",
+            Keyword::AssocFactor => "assoc_factor",
+            Keyword::JobsizeFactor => "jobsize_factor",
+            Keyword::PartitionFactor => "partition_factor",
+            Keyword::QosFactor => "qos_factor",
+            Keyword::TresFactor => "tres_factor",
+            Keyword::NiceFactor => "nice_factor",
+            Keyword::SlurmPriority => "slurm_priority",
         }
     }
 
     /// Whether PBS has the keyword (the others are fairsort's).
     pub fn is_pbs(self) -> bool {
         Self::PBS.contains(&self)
+    }
+
+    /// Whether the keyword is one of the Slurm multifactor factors ([`Keyword::SLURM`]).
+    pub fn is_slurm(self) -> bool {
+        Self::SLURM.contains(&self)
     }
 
     /// Whether the keyword is a value of the job itself (not of its fair-share entity).
@@ -94,14 +145,19 @@ impl Keyword {
                 | Keyword::QueuePriority
                 | Keyword::JobPriority
                 | Keyword::AccrueType
-        )
+        ) || self.is_slurm()
     }
 
     /// Whether the value is always a Python float. PBS prints its fair-share keywords with
-    /// `%f`; fairsort's keywords are fractions too and are bound the same way. Every other
-    /// keyword and resource is printed with at most 4 decimals, so an integral value is an `int`.
+    /// `%f`; fairsort's keywords are fractions too and are bound the same way, as are Slurm's
+    /// factors (C doubles). Every other keyword and resource is printed with at most 4
+    /// decimals, so an integral value is an `int`; so are `nice_factor` and `slurm_priority`.
     pub(crate) fn is_float(self) -> bool {
-        !self.is_job_attribute()
+        match self {
+            Keyword::NiceFactor | Keyword::SlurmPriority => false,
+            k if k.is_slurm() => true,
+            k => !k.is_job_attribute(),
+        }
     }
 }
 
@@ -141,7 +197,7 @@ const fn names<const N: usize>(keywords: [Keyword; N]) -> [&'static str; N] {
 pub const PBS_KEYWORDS: [&str; 8] = names(Keyword::PBS);
 
 /// fairsort's keyword names ([`Keyword::FAIRSORT`]).
-pub const FAIRSORT_KEYWORDS: [&str; 6] = names(Keyword::FAIRSORT);
+pub const FAIRSORT_KEYWORDS: [&str; 14] = names(Keyword::FAIRSORT);
 
 /// Whether `name` is a PBS or fairsort keyword.
 pub(crate) fn is_keyword(name: &str) -> bool {
@@ -195,5 +251,16 @@ mod tests {
             ]
         );
         assert!(Keyword::AccrueType.is_pbs() && !Keyword::LevelFs.is_pbs());
+    }
+
+    #[test]
+    fn slurm_factors() {
+        for k in Keyword::SLURM {
+            assert!(k.is_slurm() && !k.is_pbs() && k.is_job_attribute(), "{k}");
+            assert!(is_fairsort_keyword(k.as_str()));
+        }
+        assert!(is_float_keyword("age_factor") && is_float_keyword("tres_factor"));
+        assert!(!is_float_keyword("nice_factor") && !is_float_keyword("slurm_priority"));
+        assert!(!Keyword::FairtreeFactor.is_slurm());
     }
 }

@@ -78,14 +78,30 @@ impl Bound<'_> {
 }
 
 /// A fair-share keyword the formula uses while no share tree was given, or whose algorithm
-/// result is missing.
+/// result is missing; or a Slurm multifactor factor (`age_factor`, ...) outside a Slurm site.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("the formula uses `{keyword}`, which needs a share tree with the {algorithm} algorithm's values")]
+#[error("{}", self.message())]
 pub struct MissingShares {
     /// The keyword.
     pub keyword: String,
-    /// The algorithm it needs.
-    pub algorithm: Algorithm,
+    /// The algorithm it needs (`None`: a Slurm factor, which needs a Slurm site).
+    pub algorithm: Option<Algorithm>,
+}
+
+impl MissingShares {
+    fn message(&self) -> String {
+        match self.algorithm {
+            Some(a) => format!(
+                "the formula uses `{}`, which needs a share tree with the {a} algorithm's values",
+                self.keyword
+            ),
+            None => format!(
+                "the formula uses `{}`, a Slurm multifactor factor: it needs a Slurm site \
+                 (--slurm-conf, or a home with a Slurm configuration from `fairsort slurm import`)",
+                self.keyword
+            ),
+        }
+    }
 }
 
 fn share_column(
@@ -131,12 +147,19 @@ impl Binder {
                 Ok(Keyword::JobPriority) => Source::JobPriority,
                 Ok(Keyword::EligibleTime) => Source::EligibleTime,
                 Ok(Keyword::AccrueType) => Source::AccrueType,
+                // Slurm's factors are bound per (job, partition) by `slurm_bind`, never here.
+                Ok(kw) if kw.is_slurm() => {
+                    return Err(MissingShares {
+                        keyword: k.to_string(),
+                        algorithm: None,
+                    })
+                }
                 _ => match keyword_source(k) {
                     Some((algorithm, get)) => {
                         let result = shares.and_then(|s| s.result(algorithm)).ok_or_else(|| {
                             MissingShares {
                                 keyword: k.to_string(),
-                                algorithm,
+                                algorithm: Some(algorithm),
                             }
                         })?;
                         Source::Share {

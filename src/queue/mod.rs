@@ -51,4 +51,7 @@ pub mod report;
 pub use load::{read_jobs_bytes, read_jobs_file, read_slurm_jobs, JobsFormat};
 pub mod slurm_jobs;
 pub use slurm_jobs::SlurmJob;
+pub mod slurm_bind;
 pub mod slurm_priority;
+pub mod slurm_sacct;
+pub mod slurm_whatif;

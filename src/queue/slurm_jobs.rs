@@ -1,6 +1,6 @@
 //! Slurm job inputs: `squeue --json` (the schemas of Slurm 21.08 to 24.x: plain numbers in the
-//! older ones, `{set, infinite, number}` objects from 23.02 on; `job_state` a string or a list)
-//! and `squeue` pipe output with a header.
+//! older ones, `{set, infinite, number}` objects from 23.02 on; `job_state` a string or a list),
+//! `sacct --json` (same envelope, read by `slurm_sacct`) and `squeue` pipe output with a header.
 //!
 //! Pipe output: `squeue -h` must not be used (the header names the columns); separate the fields
 //! with `|` and print times as epoch seconds, e.g.
@@ -10,7 +10,8 @@
 //! Headers understood (case-insensitive): JOBID, USER, ACCOUNT, PARTITION, QOS, SUBMIT_TIME,
 //! ELIGIBLE_TIME,
 //! ACCRUE_TIME, NODES, CPUS, TIME_LIMIT (Slurm time string or UNLIMITED), STATE, NICE,
-//! TRES_ALLOC/TRES (a `cpu=4,mem=8G` string); PRIORITY and any other column are ignored.
+//! TRES_ALLOC/TRES (a `cpu=4,mem=8G` string), REASON (`JobHeldUser`: held); PRIORITY and any
+//! other column are ignored.
 //! ISO times (`2024-03-01T10:00:00`) are read as UTC.
 //!
 //! The `priority` field of the input is never used: it is the answer.
@@ -47,6 +48,9 @@ pub struct SlurmJob {
     pub qos: String,
     /// `job_state` (`PENDING`, `RUNNING`, ...).
     pub state: String,
+    /// Held (`state_reason` `JobHeldUser`/`JobHeldAdmin`): slurmctld sets its priority to 0
+    /// and sprio leaves it out.
+    pub held: bool,
     /// `submit_time` (epoch seconds, 0 when unset).
     pub submit_time: i64,
     /// `eligible_time` (0 when unset).
@@ -67,6 +71,11 @@ pub struct SlurmJob {
 }
 
 impl SlurmJob {
+    /// Whether a `state_reason` (squeue's REASON) says the job is held.
+    pub fn is_held_reason(reason: &str) -> bool {
+        reason.trim().starts_with("JobHeld")
+    }
+
     /// Whether the job is pending (sprio lists only these).
     pub fn is_pending(&self) -> bool {
         self.state.eq_ignore_ascii_case("PENDING") || self.state.eq_ignore_ascii_case("PD")
@@ -74,13 +83,13 @@ impl SlurmJob {
 }
 
 /// A number as squeue --json prints it: a plain number, `null`, or `{set, infinite, number}`.
-enum Num {
+pub(super) enum Num {
     Unset,
     Infinite,
     Value(f64),
 }
 
-fn number(v: &Value) -> Result<Num, String> {
+pub(super) fn number(v: &Value) -> Result<Num, String> {
     match v {
         Value::Null => Ok(Num::Unset),
         Value::Number(n) => n
@@ -109,7 +118,7 @@ fn number(v: &Value) -> Result<Num, String> {
     }
 }
 
-fn text(v: Option<&Value>) -> String {
+pub(super) fn text(v: Option<&Value>) -> String {
     match v {
         Some(Value::String(s)) => s.clone(),
         Some(Value::Number(n)) => n.to_string(),
@@ -158,7 +167,7 @@ pub fn parse_tres_str(s: &str) -> Result<Vec<(String, f64)>, String> {
     Ok(out)
 }
 
-fn to_u32(job: &str, field: &str, n: Num) -> Result<u32, JobsError> {
+pub(super) fn to_u32(job: &str, field: &str, n: Num) -> Result<u32, JobsError> {
     match n {
         Num::Unset => Ok(0),
         Num::Infinite => Ok(u32::MAX),
@@ -167,7 +176,7 @@ fn to_u32(job: &str, field: &str, n: Num) -> Result<u32, JobsError> {
     }
 }
 
-fn bad(job: &str, field: &str, message: String) -> JobsError {
+pub(super) fn bad(job: &str, field: &str, message: String) -> JobsError {
     JobsError::BadField {
         job: job.to_string(),
         field: field.to_string(),
@@ -185,19 +194,130 @@ fn nice_value(v: f64) -> i64 {
     }
 }
 
+/// The fields the Slurm JSON readers use (squeue's and sacct's), so a large document is never
+/// held as a whole `Value` tree: every other field (environment, command, steps, ...) is
+/// skipped while parsing (issue #16: a 66 MB, 100k-job squeue --json).
+#[derive(serde::Deserialize)]
+struct SlimDoc {
+    #[serde(default)]
+    jobs: Option<Vec<SlimJob>>,
+}
+
+/// One job's used fields; `Some(Value::Null)` when present as `null`, `None` when absent.
+#[derive(serde::Deserialize)]
+struct SlimJob {
+    #[serde(default, deserialize_with = "present")]
+    job_id: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    array_job_id: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    array_task_id: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    array: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    user_name: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    user: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    account: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    partition: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    qos: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    job_state: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    state: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    state_reason: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    submit_time: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    eligible_time: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    accrue_time: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    nice: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    node_count: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    cpus: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    num_cpus: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    time_limit: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    tres_req_str: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    time: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    required: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    tres: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    allocation_nodes: Option<Value>,
+}
+
+/// A field that is present, even as `null`.
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    serde::Deserialize::deserialize(d).map(Some)
+}
+
+impl SlimJob {
+    /// The job as a small JSON object with only its present fields.
+    fn into_value(self) -> Value {
+        let fields = [
+            ("job_id", self.job_id),
+            ("array_job_id", self.array_job_id),
+            ("array_task_id", self.array_task_id),
+            ("array", self.array),
+            ("user_name", self.user_name),
+            ("user", self.user),
+            ("account", self.account),
+            ("partition", self.partition),
+            ("qos", self.qos),
+            ("job_state", self.job_state),
+            ("state", self.state),
+            ("state_reason", self.state_reason),
+            ("submit_time", self.submit_time),
+            ("eligible_time", self.eligible_time),
+            ("accrue_time", self.accrue_time),
+            ("nice", self.nice),
+            ("node_count", self.node_count),
+            ("cpus", self.cpus),
+            ("num_cpus", self.num_cpus),
+            ("time_limit", self.time_limit),
+            ("tres_req_str", self.tres_req_str),
+            ("time", self.time),
+            ("required", self.required),
+            ("tres", self.tres),
+            ("allocation_nodes", self.allocation_nodes),
+        ];
+        Value::Object(
+            fields
+                .into_iter()
+                .filter_map(|(k, v)| v.map(|v| (k.to_string(), v)))
+                .collect(),
+        )
+    }
+}
+
 /// Reads `squeue --json` output.
 pub fn read_squeue_json(name: &str, bytes: &[u8]) -> Result<Vec<SlurmJob>, JobsError> {
-    let doc: Value = serde_json::from_slice(bytes).map_err(|e| JobsError::Json {
+    let doc: SlimDoc = serde_json::from_slice(bytes).map_err(|e| JobsError::Json {
         message: format!("{name}: squeue --json: {e}"),
     })?;
-    let jobs = doc
-        .get("jobs")
-        .and_then(Value::as_array)
-        .ok_or_else(|| JobsError::Json {
-            message: format!("{name}: squeue --json: no `jobs` list"),
-        })?;
+    let jobs = doc.jobs.ok_or_else(|| JobsError::Json {
+        message: format!("{name}: squeue --json: no `jobs` list"),
+    })?;
     let mut out = Vec::with_capacity(jobs.len());
-    for (i, j) in jobs.iter().enumerate() {
+    for (i, j) in jobs.into_iter().enumerate() {
+        let j = &j.into_value();
+        // `sacct --json` has the same envelope; its jobs carry a `time` object.
+        if j.get("time").is_some_and(Value::is_object) {
+            out.push(super::slurm_sacct::sacct_job(name, i, j)?);
+            continue;
+        }
         let id = match j.get("job_id").map(number) {
             Some(Ok(Num::Value(v))) => {
                 let base = format!("{}", v as u64);
@@ -259,6 +379,7 @@ pub fn read_squeue_json(name: &str, bytes: &[u8]) -> Result<Vec<SlurmJob>, JobsE
             partitions: split_partitions(&text(j.get("partition"))),
             qos: text(j.get("qos")),
             state: text(j.get("job_state")),
+            held: SlurmJob::is_held_reason(&text(j.get("state_reason"))),
             submit_time: time("submit_time")?,
             eligible_time: time("eligible_time")?,
             accrue_time,
@@ -273,7 +394,7 @@ pub fn read_squeue_json(name: &str, bytes: &[u8]) -> Result<Vec<SlurmJob>, JobsE
     Ok(out)
 }
 
-fn split_partitions(s: &str) -> Vec<String> {
+pub(super) fn split_partitions(s: &str) -> Vec<String> {
     s.split(',')
         .map(str::trim)
         .filter(|p| !p.is_empty())
@@ -350,6 +471,7 @@ pub fn read_squeue_pipe(name: &str, bytes: &[u8]) -> Result<Vec<SlurmJob>, JobsE
     let c_state = col(&["STATE", "ST"]);
     let c_nice = col(&["NICE"]);
     let c_tres = col(&["TRES_ALLOC", "TRES", "TRES_REQ"]);
+    let c_reason = col(&["REASON", "STATE_REASON"]);
     let mut out = Vec::new();
     for (i, line) in lines {
         let cells: Vec<&str> = line.trim_end_matches('|').split('|').collect();
@@ -417,6 +539,7 @@ pub fn read_squeue_pipe(name: &str, bytes: &[u8]) -> Result<Vec<SlurmJob>, JobsE
             partitions: split_partitions(get(c_part)),
             qos: get(c_qos).to_string(),
             state,
+            held: SlurmJob::is_held_reason(get(c_reason)),
             submit_time: time(c_submit, "SUBMIT_TIME")?,
             eligible_time: time(c_elig, "ELIGIBLE_TIME")?,
             accrue_time: c_accrue
@@ -440,6 +563,7 @@ pub fn to_job_set(jobs: &[SlurmJob]) -> Result<JobSet, JobsError> {
     let mut set = JobSet::default();
     for j in jobs {
         let state = match j.state.as_str() {
+            _ if j.held => "H",
             "PENDING" => "Q",
             "RUNNING" => "R",
             _ => "H",
@@ -499,6 +623,20 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("job `9`") && e.contains("x.json: cpus"), "{e}");
+    }
+
+    #[test]
+    fn held_jobs() {
+        // A held job as a real 22.05 squeue --json prints it (`sbatch -H`): priority 0,
+        // state_reason JobHeldUser; sprio leaves it out.
+        let t = br#"{"jobs":[{"job_id":14,"user_name":"bob","account":"physics","partition":"batch",
+            "job_state":"PENDING","state_reason":"JobHeldUser","priority":0,"cpus":1,"node_count":1},
+            {"job_id":15,"user_name":"ann","job_state":"PENDING","state_reason":"Priority"}]}"#;
+        let j = read_squeue_json("h.json", t).unwrap();
+        assert!(j[0].held && j[0].is_pending() && !j[1].held);
+        assert_eq!(to_job_set(&j).unwrap().len(), 2);
+        let p = b"JOBID|STATE|REASON\n16|PD|JobHeldAdmin\n";
+        assert!(read_squeue_pipe("h.txt", p).unwrap()[0].held);
     }
 
     #[test]

@@ -11,7 +11,7 @@
 //! (7272.73) can sit beside a PRIORITY of 7272.
 
 use super::slurm_jobs::{SlurmJob, TimeLimit};
-use crate::fairshare::{ShareResult, Tree};
+use crate::fairshare::{NodeId, ShareResult, Tree};
 use crate::formats::slurm::conf::{Partition, SlurmConf, INFINITE};
 use crate::formats::slurm::{association_name, AssocPriorities};
 use std::collections::BTreeMap;
@@ -148,6 +148,20 @@ impl Weights {
         }
     }
 
+    /// Every weight 1 (the TRES weights as configured): the rows' `normalized` factors are then
+    /// all computed, whatever slurm.conf's weights or SlurmDBD say (the formula keywords).
+    pub fn unit(conf: &SlurmConf) -> Weights {
+        Weights {
+            age: 1,
+            assoc: 1,
+            fairshare: 1,
+            jobsize: 1,
+            partition: 1,
+            qos: 1,
+            tres: order_tres(conf.weight_tres.clone()),
+        }
+    }
+
     /// Applies `PriorityWeightAge=5000,PriorityWeightFairshare=20000,...` over these weights.
     pub fn set(&mut self, list: &str) -> Result<(), String> {
         for item in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
@@ -187,6 +201,7 @@ fn order_tres(mut v: Vec<(String, f64)>) -> Vec<(String, f64)> {
 }
 
 /// The fair-share side: a Slurm tree and one algorithm's result over it.
+#[derive(Clone, Copy)]
 pub struct FairShare<'a> {
     /// The tree (sshare, sacctmgr, fairsort's).
     pub tree: &'a Tree,
@@ -195,19 +210,24 @@ pub struct FairShare<'a> {
 }
 
 impl FairShare<'_> {
-    /// The factor of the job's association (a per-partition one first) and its label.
-    fn factor(&self, job: &SlurmJob, partition: &str) -> Option<(f64, String)> {
+    /// The tree node of the job's association in `partition` (a per-partition one first).
+    pub fn node(&self, job: &SlurmJob, partition: &str) -> Option<NodeId> {
         let acct = self.tree.find_account(&job.account)?;
         let per_part = association_name(&job.user, Some(partition));
-        let id = self
-            .tree
+        self.tree
             .find_user_in(acct, &per_part)
-            .or_else(|| self.tree.find_user_in(acct, &job.user))?;
+            .or_else(|| self.tree.find_user_in(acct, &job.user))
+    }
+
+    /// The factor of the job's association (a per-partition one first) and its label.
+    fn factor(&self, job: &SlurmJob, partition: &str) -> Option<(f64, String)> {
+        let id = self.node(job, partition)?;
         Some((self.result.factor(id).unwrap_or(0.0), self.tree.label(id)))
     }
 }
 
 /// Everything but the jobs.
+#[derive(Clone, Copy)]
 pub struct Site<'a> {
     /// slurm.conf.
     pub conf: &'a SlurmConf,
@@ -225,12 +245,15 @@ pub struct Site<'a> {
 
 /// The rows of every pending job, one per partition (the job's partitions in `PriorityTier`
 /// order, highest first, as slurmctld sorts `part_ptr_list`), sorted as sprio's default (`-S i`):
-/// by job id. Jobs that are not pending have no row. A partition not in slurm.conf counts with
+/// by job id. Jobs that are not pending, held, or whose eligible (begin) time is after `now`,
+/// have no row. A partition not in slurm.conf counts with
 /// factor 0, no nodes and an unlimited MaxTime.
 pub fn compute(site: &Site, jobs: &[SlurmJob]) -> Vec<PriorityRow> {
     let mut rows = Vec::new();
     for (i, job) in jobs.iter().enumerate() {
-        if !job.is_pending() {
+        // sprio lists pending jobs only, and not held ones (priority 0) nor those whose begin
+        // (eligible) time is still to come (both seen on a real 22.05 controller).
+        if !job.is_pending() || job.held || job.eligible_time > site.now {
             continue;
         }
         let mut parts: Vec<(&str, Option<&Partition>)> = job
@@ -507,6 +530,7 @@ mod tests {
             partitions: vec!["batch".into()],
             qos: "normal".into(),
             state: "PENDING".into(),
+            held: false,
             submit_time: 1000,
             eligible_time: 1000,
             accrue_time: Some(1000),
@@ -577,7 +601,13 @@ mod tests {
         };
         let mut j = job("2");
         j.partitions = vec!["batch".into(), "big".into()];
-        let rows = compute(&site, &[j]);
+        // A held job and one whose begin time is still to come have no row, as in sprio.
+        let mut held = job("3");
+        held.held = true;
+        let mut later = job("4");
+        later.eligible_time = 1001;
+        let rows = compute(&site, &[j, held, later]);
+        assert_eq!(rows.len(), 2);
         // Tier 2 first.
         assert_eq!(rows[0].partition, "big");
         assert_eq!(rows[1].partition, "batch");

@@ -1,4 +1,5 @@
-//! Slurm `sacct -P` output (`|`-separated, with a header of `--format` columns): each finished
+//! Slurm `sacct -P` output (`|`-separated, with a header of `--format` columns), or `sacct
+//! --json` (detected by its first byte): each finished
 //! job (not its steps) charged billable TRES × elapsed seconds, as Slurm accrues usage
 //! (slurm.md §5): with `TRESBillingWeights` B = Σ wᵢ·tresᵢ, else the row's `billing=` TRES, else
 //! AllocCPUS.
@@ -148,6 +149,20 @@ pub fn read_sacct(
     malformed: &mut Vec<Malformed>,
 ) -> Result<ReadStats, UsageError> {
     let mut stats = ReadStats::default();
+    // `sacct --json`: one document, read whole.
+    let head = r.fill_buf().map_err(|e| UsageError::io(file, e))?;
+    if head
+        .iter()
+        .find(|b| !b.is_ascii_whitespace())
+        .is_some_and(|&b| b == b'{')
+    {
+        let mut bytes = Vec::new();
+        r.read_to_end(&mut bytes)
+            .map_err(|e| UsageError::io(file, e))?;
+        stats.bytes = bytes.len() as u64;
+        read_sacct_json(&bytes, file, weights, sink, malformed, &mut stats)?;
+        return Ok(stats);
+    }
     let mut cols: Option<Columns> = None;
     let mut line = Vec::with_capacity(4096);
     loop {
@@ -192,6 +207,163 @@ pub fn read_sacct(
         stats.take(row(c, text, weights), sink, malformed, file, stats.lines);
     }
     Ok(stats)
+}
+
+/// `sacct --json` (Slurm 21.08 to 24.x; the fields of SchedMD's data_parser): each finished
+/// job (`state.current` not pending, running, ...) charged billable TRES × `time.elapsed`, the
+/// TRES from `tres.allocated` (`{type, name, count}`, memory in MB). A job that cannot be read
+/// is skipped as malformed, named by its position (`job N`) and id.
+fn read_sacct_json(
+    bytes: &[u8],
+    file: &Path,
+    weights: &BillingWeights,
+    sink: &mut dyn FnMut(FinishedJob) -> Result<(), String>,
+    malformed: &mut Vec<Malformed>,
+    stats: &mut ReadStats,
+) -> Result<(), UsageError> {
+    let input = |message: String| UsageError::Input {
+        path: file.to_path_buf(),
+        message,
+    };
+    let doc: serde_json::Value =
+        serde_json::from_slice(bytes).map_err(|e| input(format!("sacct --json: {e}")))?;
+    let jobs = doc
+        .get("jobs")
+        .and_then(serde_json::Value::as_array)
+        .ok_or_else(|| input("sacct --json: no `jobs` list".into()))?;
+    for (i, j) in jobs.iter().enumerate() {
+        stats.lines += 1;
+        let outcome = json_job(j, weights).map_err(|m| {
+            let id = j.get("job_id").map(|v| v.to_string()).unwrap_or_default();
+            format!("job {} (job_id {id}): {m}", i + 1)
+        });
+        stats.take(outcome, sink, malformed, file, i as u64 + 1);
+    }
+    Ok(())
+}
+
+/// A plain number or data_parser's `{set, infinite, number}`; `None` when unset.
+fn json_number(v: Option<&serde_json::Value>) -> Option<f64> {
+    match v? {
+        serde_json::Value::Number(n) => n.as_f64(),
+        serde_json::Value::Object(o) => {
+            if o.get("set").and_then(serde_json::Value::as_bool) == Some(false)
+                || o.get("infinite").and_then(serde_json::Value::as_bool) == Some(true)
+            {
+                return None;
+            }
+            o.get("number").and_then(serde_json::Value::as_f64)
+        }
+        _ => None,
+    }
+}
+
+fn json_text(v: Option<&serde_json::Value>) -> String {
+    match v {
+        Some(serde_json::Value::String(s)) => s.clone(),
+        Some(serde_json::Value::Array(a)) => a
+            .iter()
+            .filter_map(serde_json::Value::as_str)
+            .collect::<Vec<_>>()
+            .join(","),
+        Some(serde_json::Value::Number(n)) => n.to_string(),
+        _ => String::new(),
+    }
+}
+
+fn json_job(
+    j: &serde_json::Value,
+    weights: &BillingWeights,
+) -> Result<Option<FinishedJob>, String> {
+    let id = match json_number(j.get("job_id")) {
+        Some(v) if v >= 0.0 => format!("{}", v as u64),
+        _ => return Err("no job_id".into()),
+    };
+    let state = match j.get("state") {
+        Some(serde_json::Value::Object(o)) => json_text(o.get("current")),
+        other => json_text(other),
+    };
+    if ["RUNNING", "PENDING", "REQUEUED", "RESIZING", "SUSPENDED"]
+        .iter()
+        .any(|x| state.starts_with(x))
+    {
+        return Ok(None); // not finished yet
+    }
+    let time = j.get("time");
+    let end = match json_number(time.and_then(|t| t.get("end"))) {
+        Some(e) if e > 0.0 => e as i64,
+        _ => return Ok(None),
+    };
+    let seconds = json_number(time.and_then(|t| t.get("elapsed"))).ok_or("no time.elapsed")?;
+    let user = json_text(j.get("user"));
+    if user.is_empty() {
+        return Err("no user".into());
+    }
+    let account = Some(json_text(j.get("account"))).filter(|a| !a.is_empty());
+    // tres.allocated as an AllocTRES string (memory in MB).
+    let mut alloc = Vec::new();
+    if let Some(list) = j
+        .get("tres")
+        .and_then(|t| t.get("allocated"))
+        .and_then(serde_json::Value::as_array)
+    {
+        for t in list {
+            let ty = json_text(t.get("type")).to_ascii_lowercase();
+            let name = json_text(t.get("name")).to_ascii_lowercase();
+            let count =
+                json_number(t.get("count")).ok_or("a tres.allocated entry without count")?;
+            let label = if name.is_empty() {
+                ty
+            } else {
+                format!("{ty}/{name}")
+            };
+            alloc.push(if label == "mem" {
+                format!("mem={count}M")
+            } else {
+                format!("{label}={count}")
+            });
+        }
+    }
+    let tres = alloc.join(",");
+    let count = |n: &str| {
+        tres.split(',')
+            .find_map(|i| i.strip_prefix(n))
+            .and_then(|v| v.parse::<f64>().ok())
+    };
+    let billable = if !weights.is_empty() {
+        weights
+            .billable(&tres)
+            .ok_or_else(|| format!("bad tres.allocated `{tres}`"))?
+    } else if let Some(b) = count("billing=") {
+        b
+    } else if let Some(c) = count("cpu=") {
+        c
+    } else {
+        json_number(j.get("required").and_then(|r| r.get("CPUs")))
+            .ok_or("no billing or cpu in tres.allocated, no required.CPUs")?
+    };
+    if !(seconds.is_finite() && seconds >= 0.0) {
+        return Err(format!(
+            "elapsed time {seconds} s is not a finite number >= 0"
+        ));
+    }
+    if !(billable.is_finite() && billable >= 0.0) {
+        return Err(format!(
+            "billable TRES {billable} is not a finite number >= 0"
+        ));
+    }
+    let charge = billable * seconds;
+    if !charge.is_finite() {
+        return Err(format!("charge {billable} x {seconds} s is too large"));
+    }
+    Ok(Some(FinishedJob {
+        source: Source::Slurm,
+        id,
+        end,
+        entity: user,
+        account,
+        charge,
+    }))
 }
 
 fn row(c: &Columns, text: &str, weights: &BillingWeights) -> Result<Option<FinishedJob>, String> {
@@ -337,6 +509,65 @@ mod tests {
 102|bob|chem|2024-04-13T10:00:00|2024-04-14T10:00:00|1-00:00:00|2|cpu=2,mem=1G|FAILED
 103|carol|chem|2024-04-13T10:00:00|2024-04-13T10:00:10|zz|1|cpu=1|COMPLETED
 ";
+
+    #[test]
+    fn sacct_json_both_schemas() {
+        // v0.0.38 (22.05): plain numbers; v0.0.40+ (23.11+): `{set, infinite, number}` and a
+        // state list. A pending job charges nothing; a job without a user is reported.
+        let doc = br#"{"meta":{"plugin":{"type":"openapi/dbv0.0.38"}},"jobs":[
+          {"job_id":1,"user":"alice","account":"physics","state":{"current":"COMPLETED"},
+           "time":{"elapsed":100,"end":1700000100,"start":1700000000},
+           "tres":{"allocated":[{"type":"cpu","name":null,"count":2},{"type":"mem","name":null,"count":4096},
+             {"type":"billing","name":null,"count":4}]}},
+          {"job_id":2,"user":"bob","account":"chem","state":{"current":["PENDING"]},
+           "time":{"elapsed":0,"end":{"set":false,"infinite":false,"number":0}}},
+          {"job_id":{"set":true,"infinite":false,"number":3},"user":"bob","account":"chem",
+           "state":{"current":["CANCELLED"]},"time":{"elapsed":{"set":true,"infinite":false,"number":50},
+           "end":{"set":true,"infinite":false,"number":1700000200}},
+           "tres":{"allocated":[{"type":"cpu","count":3}]}},
+          {"job_id":4,"state":{"current":"FAILED"},"time":{"elapsed":5,"end":1700000300}}]}"#;
+        let mut jobs = Vec::new();
+        let mut bad = Vec::new();
+        let s = read_sacct(
+            &mut &doc[..],
+            Path::new("sacct.json"),
+            &BillingWeights::default(),
+            &mut |j| {
+                jobs.push(j);
+                Ok(())
+            },
+            &mut bad,
+        )
+        .unwrap();
+        assert_eq!(s.jobs, 2);
+        assert_eq!((jobs[0].id.as_str(), jobs[0].charge), ("1", 400.0));
+        assert_eq!(jobs[0].account.as_deref(), Some("physics"));
+        assert_eq!(
+            (jobs[1].id.as_str(), jobs[1].charge, jobs[1].end),
+            ("3", 150.0, 1700000200)
+        );
+        assert_eq!(bad.len(), 1);
+        assert!(
+            bad[0].message.contains("job 4") && bad[0].message.contains("user"),
+            "{}",
+            bad[0].message
+        );
+        // TRESBillingWeights over the allocated TRES: 2 CPUs + 4 GB × 0.25.
+        let w: BillingWeights = "CPU=1.0,Mem=0.25G".parse().unwrap();
+        jobs.clear();
+        read_sacct(
+            &mut &doc[..],
+            Path::new("sacct.json"),
+            &w,
+            &mut |j| {
+                jobs.push(j);
+                Ok(())
+            },
+            &mut bad,
+        )
+        .unwrap();
+        assert_relative_eq!(jobs[0].charge, 3.0 * 100.0, epsilon = 1e-9);
+    }
 
     #[test]
     fn reads_jobs_skips_steps_and_running_reports_bad_rows() {

@@ -222,7 +222,7 @@ fn every_format_is_detected_from_files() {
     let empty = dir.path().join("empty");
     std::fs::write(&empty, "").unwrap();
     let e = read_tree(&empty, None).unwrap_err().to_string();
-    assert!(e.ends_with("cannot tell the tree format; name it with --tree-format pbs|sshare|sacctmgr|flux-db|toml|json"), "{e}");
+    assert!(e.ends_with("cannot tell the tree format; name it with --tree-format pbs|sshare|sacctmgr|sacctmgr-dump|flux-db|toml|json"), "{e}");
 }
 
 #[test]

@@ -55,6 +55,8 @@ mod share_flux_db;
 mod slurm_capture_cli;
 mod slurm_captures;
 mod slurm_edges;
+mod slurm_home;
 mod slurm_priority;
+mod slurm_whatif;
 mod usage_cli;
 mod usage_store_copy;
