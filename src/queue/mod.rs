@@ -51,4 +51,8 @@ pub mod report;
 pub use load::{read_jobs_bytes, read_jobs_file, read_slurm_jobs, JobsFormat};
 pub mod slurm_jobs;
 pub use slurm_jobs::SlurmJob;
+pub mod flux_jobs;
+pub mod flux_priority;
+pub mod flux_site;
 pub mod slurm_priority;
+pub use flux_jobs::{read_flux_jobs, FluxJob};

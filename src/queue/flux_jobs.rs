@@ -1,0 +1,381 @@
+//! flux's pending queue as `flux jobs --json` prints it (flux-core `flux-jobs.py`,
+//! `JobInfo.to_dict`): `{"jobs": [{"id": 1234, "userid": 5011, "urgency": 16, "queue": "batch",
+//! "bank": "physics", "state": "SCHED", "t_submit": 1.7e9, ...}]}`, or a single job object when
+//! one job id was asked for. `id` is the numeric FLUID (`jobid` its f58 text), `state` a name
+//! (`DEPEND`, `PRIORITY`, `SCHED`, `RUN`, ...); empty fields are left out by flux (no `queue`
+//! when the job has none, no `bank` until the plugin has posted the default bank).
+//!
+//! The `priority` field of the input is never used: it is the answer.
+
+use super::error::JobsError;
+use serde_json::{Map, Value};
+use std::collections::HashSet;
+
+/// One flux job as `mf_priority` needs it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FluxJob {
+    /// The numeric job id (a FLUID: later submissions have larger ids).
+    pub id: u64,
+    /// The user id the job runs as.
+    pub userid: i64,
+    /// `username`, when the input has it (flux resolves it on the machine that ran `flux jobs`).
+    pub username: Option<String>,
+    /// Urgency, 0 (hold) to 31 (expedite); 16 is the default.
+    pub urgency: i32,
+    /// `attributes.system.queue`, if any.
+    pub queue: Option<String>,
+    /// `attributes.system.bank`, if any (absent: the user's default bank).
+    pub bank: Option<String>,
+    /// The state name (`None` when the input has none: taken as pending).
+    pub state: Option<String>,
+    /// Submission time, seconds since the epoch (0 when absent).
+    pub t_submit: f64,
+}
+
+impl FluxJob {
+    /// Whether the job is waiting to run (NEW, DEPEND, PRIORITY or SCHED; no state: pending).
+    pub fn is_pending(&self) -> bool {
+        match &self.state {
+            None => true,
+            Some(s) => matches!(
+                s.to_ascii_uppercase().as_str(),
+                "NEW" | "DEPEND" | "PRIORITY" | "SCHED" | "D" | "P" | "S"
+            ),
+        }
+    }
+
+    /// The job id as flux prints it: f58 with the `ƒ` prefix.
+    pub fn f58(&self) -> String {
+        f58_encode(self.id)
+    }
+}
+
+const F58_DIGITS: &[u8; 58] = b"123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+
+/// A FLUID as flux-core's `fluid_f58_encode` writes it (UTF-8 locale): `ƒ` then base 58.
+pub fn f58_encode(id: u64) -> String {
+    let mut digits = Vec::new();
+    let mut n = id;
+    loop {
+        digits.push(F58_DIGITS[(n % 58) as usize] as char);
+        n /= 58;
+        if n == 0 {
+            break;
+        }
+    }
+    let mut s = String::from("ƒ");
+    s.extend(digits.iter().rev());
+    s
+}
+
+/// A job id as flux accepts one: decimal, or f58 with a `ƒ` or `f` prefix.
+pub fn parse_job_id(text: &str) -> Option<u64> {
+    let t = text.trim();
+    if let Ok(n) = t.parse::<u64>() {
+        return Some(n);
+    }
+    let body = t.strip_prefix('ƒ').or_else(|| t.strip_prefix('f'))?;
+    if body.is_empty() || body.len() > 12 {
+        return None;
+    }
+    let mut n: u64 = 0;
+    for c in body.bytes() {
+        let d = F58_DIGITS.iter().position(|&x| x == c)? as u64;
+        n = n.checked_mul(58)?.checked_add(d)?;
+    }
+    Some(n)
+}
+
+/// Whether JSON text looks like `flux jobs --json` output: its first job has `userid` and
+/// `urgency` (fairsort's own job lists have neither).
+pub fn looks_like_flux_jobs(head: &str) -> bool {
+    head.contains("\"userid\"") && head.contains("\"urgency\"")
+}
+
+fn bad(name: &str, job: &str, field: &str, message: impl Into<String>) -> JobsError {
+    JobsError::BadField {
+        job: format!("{name}: {job}"),
+        field: field.to_string(),
+        message: message.into(),
+    }
+}
+
+fn opt_text(
+    name: &str,
+    job: &str,
+    o: &Map<String, Value>,
+    field: &str,
+) -> Result<Option<String>, JobsError> {
+    match o.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) if s.is_empty() => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(other) => Err(bad(name, job, field, format!("expected text, got {other}"))),
+    }
+}
+
+fn one_job(name: &str, index: usize, v: &Value) -> Result<FluxJob, JobsError> {
+    let o = v.as_object().ok_or_else(|| JobsError::Json {
+        message: format!("{name}: job #{} is not an object", index + 1),
+    })?;
+    let id = match o.get("id") {
+        Some(Value::Number(n)) => n.as_u64(),
+        Some(Value::String(s)) => parse_job_id(s),
+        _ => None,
+    };
+    let id = match id {
+        Some(id) => id,
+        None => match o
+            .get("jobid")
+            .and_then(Value::as_str)
+            .and_then(parse_job_id)
+        {
+            Some(id) => id,
+            None => {
+                return Err(JobsError::Json {
+                    message: format!(
+                        "{name}: job #{}: `id` is missing or not a job id (an unsigned integer)",
+                        index + 1
+                    ),
+                })
+            }
+        },
+    };
+    let label = f58_encode(id);
+    let userid = match o.get("userid") {
+        Some(Value::Number(n)) => n
+            .as_i64()
+            .ok_or_else(|| bad(name, &label, "userid", format!("`{n}` is not an integer")))?,
+        Some(other) => {
+            return Err(bad(
+                name,
+                &label,
+                "userid",
+                format!("expected an integer, got {other}"),
+            ))
+        }
+        None => return Err(bad(name, &label, "userid", "missing")),
+    };
+    let urgency = match o.get("urgency") {
+        Some(Value::Number(n)) => match n.as_i64() {
+            Some(u) if (0..=31).contains(&u) => u as i32,
+            _ => {
+                return Err(bad(
+                    name,
+                    &label,
+                    "urgency",
+                    format!("`{n}` is not an urgency (an integer from 0 to 31)"),
+                ))
+            }
+        },
+        Some(other) => {
+            return Err(bad(
+                name,
+                &label,
+                "urgency",
+                format!("expected an integer from 0 to 31, got {other}"),
+            ))
+        }
+        None => return Err(bad(name, &label, "urgency", "missing")),
+    };
+    let state = match o.get("state") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(Value::Number(n)) => Some(state_name(n.as_u64()).to_string()),
+        Some(other) => {
+            return Err(bad(
+                name,
+                &label,
+                "state",
+                format!("expected a state name, got {other}"),
+            ))
+        }
+    };
+    let t_submit = match o.get("t_submit") {
+        None | Some(Value::Null) => 0.0,
+        Some(Value::Number(n)) => n.as_f64().unwrap_or(0.0),
+        Some(other) => {
+            return Err(bad(
+                name,
+                &label,
+                "t_submit",
+                format!("expected a number, got {other}"),
+            ))
+        }
+    };
+    Ok(FluxJob {
+        id,
+        userid,
+        username: opt_text(name, &label, o, "username")?,
+        urgency,
+        queue: opt_text(name, &label, o, "queue")?,
+        bank: opt_text(name, &label, o, "bank")?,
+        state,
+        t_submit,
+    })
+}
+
+/// flux-core's numeric states (`flux_job_state_t`: NEW 1, DEPEND 2, PRIORITY 4, SCHED 8, RUN 16,
+/// CLEANUP 32, INACTIVE 64), as job-list reports them to older clients.
+fn state_name(n: Option<u64>) -> &'static str {
+    match n {
+        Some(1) => "NEW",
+        Some(2) => "DEPEND",
+        Some(4) => "PRIORITY",
+        Some(8) => "SCHED",
+        Some(16) => "RUN",
+        Some(32) => "CLEANUP",
+        Some(64) => "INACTIVE",
+        _ => "UNKNOWN",
+    }
+}
+
+/// Reads `flux jobs --json` output (`{"jobs": [...]}`, one job object, or a bare array); `name`
+/// is the file name errors give. Jobs of sub-instances (`flux jobs -R`'s nested `jobs`) are not
+/// read: another instance's plugin prioritises them.
+pub fn read_flux_jobs(name: &str, bytes: &[u8]) -> Result<Vec<FluxJob>, JobsError> {
+    let v: Value = serde_json::from_slice(bytes).map_err(|e| JobsError::Json {
+        message: format!("{name}: {e}"),
+    })?;
+    let list: Vec<&Value> = match &v {
+        Value::Array(a) => a.iter().collect(),
+        Value::Object(o) => match o.get("jobs") {
+            Some(Value::Array(a)) => a.iter().collect(),
+            Some(_) => {
+                return Err(JobsError::Json {
+                    message: format!("{name}: `jobs` is not an array"),
+                })
+            }
+            None if o.contains_key("id") => vec![&v],
+            None => {
+                return Err(JobsError::Json {
+                    message: format!(
+                        "{name}: not `flux jobs --json` output (no `jobs` array and no job `id`)"
+                    ),
+                })
+            }
+        },
+        _ => {
+            return Err(JobsError::Json {
+                message: format!("{name}: not `flux jobs --json` output (not an object)"),
+            })
+        }
+    };
+    let mut seen = HashSet::new();
+    let mut jobs = Vec::with_capacity(list.len());
+    for (i, j) in list.into_iter().enumerate() {
+        let job = one_job(name, i, j)?;
+        if !seen.insert(job.id) {
+            return Err(JobsError::DuplicateJob(format!("{name}: {}", job.f58())));
+        }
+        jobs.push(job);
+    }
+    Ok(jobs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn f58_round_trips_and_matches_flux() {
+        // flux-core src/common/libutil/test/fluid.c, `f58_tests`.
+        let vectors: [(u64, &str); 14] = [
+            (0, "ƒ1"),
+            (1, "ƒ2"),
+            (57, "ƒz"),
+            (1234, "ƒNH"),
+            (1888, "ƒZZ"),
+            (3363, "ƒzz"),
+            (3364, "ƒ211"),
+            (4369, "ƒ2JL"),
+            (65535, "ƒLUv"),
+            (4294967295, "ƒ7YXq9G"),
+            (633528662, "ƒxyzzy"),
+            (6731191091817518, "ƒuZZybuNNy"),
+            (18446744073709551614, "ƒjpXCZedGfVP"),
+            (18446744073709551615, "ƒjpXCZedGfVQ"),
+        ];
+        for (id, text) in vectors {
+            assert_eq!(f58_encode(id), text);
+            assert_eq!(parse_job_id(text), Some(id));
+            assert_eq!(parse_job_id(&text.replace('ƒ', "f")), Some(id));
+        }
+        for id in [0u64, 1, 57, 58, 3_364, 1_234_567_890_123, u64::MAX] {
+            assert_eq!(parse_job_id(&f58_encode(id)), Some(id));
+        }
+        assert_eq!(parse_job_id("12345"), Some(12345));
+        assert_eq!(parse_job_id("ƒ0"), None);
+        assert_eq!(parse_job_id("ƒ"), None);
+        assert_eq!(parse_job_id("ƒzzzzzzzzzzzzz"), None);
+    }
+
+    #[test]
+    fn reads_the_jobs_array_with_big_ids() {
+        let text = br#"{"jobs": [
+          {"id": 18446744073709551615, "userid": 5011, "urgency": 16, "state": "SCHED",
+           "queue": "batch", "bank": "A", "priority": 99, "t_submit": 1700000000.5},
+          {"id": 7, "userid": 5012, "urgency": 0, "state": "PRIORITY", "queue": ""},
+          {"id": 8, "userid": 5012, "urgency": 31, "state": "RUN"}
+        ]}"#;
+        let jobs = read_flux_jobs("q.json", text).unwrap();
+        assert_eq!(jobs.len(), 3);
+        assert_eq!(jobs[0].id, u64::MAX);
+        assert_eq!(jobs[0].queue.as_deref(), Some("batch"));
+        assert_eq!(jobs[0].bank.as_deref(), Some("A"));
+        assert_eq!(jobs[0].t_submit, 1_700_000_000.5);
+        assert_eq!(jobs[1].queue, None);
+        assert!(jobs[1].is_pending());
+        assert!(!jobs[2].is_pending());
+    }
+
+    #[test]
+    fn a_single_job_object_is_one_job() {
+        let jobs = read_flux_jobs("-", br#"{"id": 5, "userid": 1, "urgency": 16}"#).unwrap();
+        assert_eq!(jobs.len(), 1);
+        assert_eq!(jobs[0].state, None);
+        assert!(jobs[0].is_pending());
+    }
+
+    #[test]
+    fn errors_name_file_job_and_field() {
+        let e = read_flux_jobs(
+            "q.json",
+            br#"{"jobs":[{"id": 58, "userid": 1, "urgency": 40}]}"#,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("q.json") && e.contains("ƒ21") && e.contains("urgency"),
+            "{e}"
+        );
+        let e = read_flux_jobs("q.json", br#"{"jobs":[{"id": 58, "urgency": 4}]}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("userid") && e.contains("missing"), "{e}");
+        let e = read_flux_jobs("q.json", br#"{"jobs":[{"userid": 1, "urgency": 4}]}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("job #1") && e.contains("`id`"), "{e}");
+        let e = read_flux_jobs(
+            "q.json",
+            br#"{"jobs":[{"id":1,"userid":1,"urgency":4},{"id":1,"userid":1,"urgency":4}]}"#,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("twice"), "{e}");
+        assert!(read_flux_jobs("q.json", b"{\"jobs\": 3}").is_err());
+        assert!(read_flux_jobs("q.json", b"not json").is_err());
+        assert!(read_flux_jobs("q.json", b"\"text\"").is_err());
+    }
+
+    #[test]
+    fn detection_needs_userid_and_urgency() {
+        assert!(looks_like_flux_jobs(
+            r#"{"jobs": [{"id": 1, "userid": 2, "urgency": 16}]}"#
+        ));
+        assert!(!looks_like_flux_jobs(
+            r#"{"jobs": [{"id": "1", "user": "bob"}]}"#
+        ));
+    }
+}
