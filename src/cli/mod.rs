@@ -11,6 +11,7 @@ pub mod eval;
 pub mod ftest;
 pub mod init;
 pub mod order;
+pub mod order_flux;
 pub mod order_slurm;
 pub mod qmgr;
 pub mod replay;
