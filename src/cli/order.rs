@@ -120,6 +120,10 @@ pub struct Args {
     /// one per association, from its latest job) or `job` (the job's own queue).
     #[arg(long, value_name = "SOURCE")]
     pub flux_queue_factor: Option<fairsort::queue::flux_priority::QueueFactor>,
+    /// flux: `db` (default: association_table.fairshare, as the plugin holds it) or `computed`
+    /// (what `flux account-update-fshare` would store now, from the shares and usage).
+    #[arg(long, value_name = "SOURCE")]
+    pub flux_fairshare: Option<fairsort::queue::flux_site::FairshareSource>,
 }
 
 fn user(msg: impl std::fmt::Display) -> Failure {
@@ -218,9 +222,9 @@ pub fn run(mut args: Args, global: &Global) -> CliResult {
     if super::order_flux::wanted(&args) {
         return super::order_flux::run(&args);
     }
-    if args.flux_queue_factor.is_some() {
+    if args.flux_queue_factor.is_some() || args.flux_fairshare.is_some() {
         return Err(Failure::usage(
-            "--flux-queue-factor needs flux jobs (--jobs flux-jobs.json --tree accounting.db, or --example flux)",
+            "--flux-queue-factor and --flux-fairshare need flux jobs (--jobs flux-jobs.json --tree accounting.db, or --example flux)",
         ));
     }
     if args.qos.is_some()

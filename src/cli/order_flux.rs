@@ -7,7 +7,7 @@ use super::order::Args;
 use super::{CliResult, Failure};
 use fairsort::queue::flux_jobs::{parse_job_id, FluxJob};
 use fairsort::queue::flux_priority::{compute, FluxRow, Outcome, QueueFactor, Site, Weights};
-use fairsort::queue::flux_site::{read_site, read_site_conn};
+use fairsort::queue::flux_site::{read_site, read_site_conn, recompute_fairshare, FairshareSource};
 use fairsort::queue::{read_flux_jobs, JobsFormat};
 use serde_json::{json, Value};
 use std::io::{Read, Write};
@@ -57,6 +57,22 @@ struct Inputs {
     site: Site,
     jobs: Vec<FluxJob>,
     db_name: String,
+    /// With `--flux-fairshare computed`: how many associations' fair shares changed.
+    recomputed: Option<usize>,
+}
+
+fn recompute(
+    args: &Args,
+    site: &mut Site,
+    spec: impl FnOnce() -> Result<fairsort::fairshare::TreeSpec, fairsort::formats::FormatError>,
+) -> Result<Option<usize>, Failure> {
+    if args.flux_fairshare.unwrap_or_default() != FairshareSource::Computed {
+        return Ok(None);
+    }
+    let spec = spec().map_err(|e| Failure::user(e.to_string()))?;
+    recompute_fairshare(site, spec)
+        .map(Some)
+        .map_err(|e| Failure::user(format!("--flux-fairshare computed: {e}")))
 }
 
 fn load(args: &Args) -> Result<Inputs, Failure> {
@@ -69,14 +85,18 @@ fn load(args: &Args) -> Result<Inputs, Failure> {
         let conn = rusqlite::Connection::open_in_memory()
             .and_then(|c| c.execute_batch(EX_SQL).map(|_| c))
             .map_err(|e| Failure::user(format!("example database: {e}")))?;
-        let site =
+        let mut site =
             read_site_conn(&conn, "accounting.sql").map_err(|e| Failure::user(e.to_string()))?;
+        let recomputed = recompute(args, &mut site, || {
+            fairsort::formats::flux::read_conn(&conn, Path::new("accounting.sql"))
+        })?;
         let jobs = read_flux_jobs("flux-jobs.json", EX_JOBS.as_bytes())
             .map_err(|e| Failure::user(e.to_string()))?;
         return Ok(Inputs {
             site,
             jobs,
             db_name: "examples/flux_priority/accounting.sql".into(),
+            recomputed,
         });
     }
     let jobs_path = args
@@ -88,7 +108,8 @@ fn load(args: &Args) -> Result<Inputs, Failure> {
             "flux priorities need --tree accounting.db (the flux-accounting database mf_priority reads)",
         )
     })?;
-    let site = read_site(db).map_err(|e| Failure::user(e.to_string()))?;
+    let mut site = read_site(db).map_err(|e| Failure::user(e.to_string()))?;
+    let recomputed = recompute(args, &mut site, || fairsort::formats::flux::read_db(db))?;
     let name = jobs_path.display().to_string();
     let jobs =
         read_flux_jobs(&name, &read(jobs_path)?).map_err(|e| Failure::user(e.to_string()))?;
@@ -96,6 +117,7 @@ fn load(args: &Args) -> Result<Inputs, Failure> {
         site,
         jobs,
         db_name: db.display().to_string(),
+        recomputed,
     })
 }
 
@@ -144,6 +166,7 @@ pub fn run(args: &Args) -> CliResult {
             "database": inp.db_name,
             "weights": weights_json(&weights),
             "queue_factor": mode_name(mode),
+            "fairshare": if inp.recomputed.is_some() { "computed" } else { "db" },
             "not_pending": inp.jobs.iter().filter(|j| !j.is_pending()).count(),
             "jobs": rows.iter().take(args.top.unwrap_or(usize::MAX)).map(row_json).collect::<Vec<_>>(),
         });
@@ -239,6 +262,17 @@ fn header(out: &mut impl Write, inp: &Inputs, w: &Weights, mode: QueueFactor) ->
             QueueFactor::Job => "each job's own queue (the value it got on entering PRIORITY)",
         }
     )?;
+    match inp.recomputed {
+        None => writeln!(
+            out,
+            "fair share:   association_table.fairshare (as the last flux account-update-fshare stored it)"
+        )?,
+        Some(n) => writeln!(
+            out,
+            "fair share:   recomputed from shares and usage, as flux account-update-fshare would store it now ({n} association{} changed)",
+            if n == 1 { "" } else { "s" }
+        )?,
+    }
     Ok(())
 }
 
@@ -468,11 +502,13 @@ fn print_explain(
         Outcome::Expedited => writeln!(out, "  priority  = 4294967295: urgency 31 expedites the job (FLUX_JOB_PRIORITY_MAX); the factors are not used")?,
         Outcome::Priority(p) => writeln!(
             out,
-            "  priority  = round({} + {} + {} + {}) = round({sum}) = {}{p}",
-            t.fairshare,
-            t.queue,
-            t.bank,
-            t.urgency,
+            "  priority  = round({}) = round({sum}) = {}{p}",
+            signed_sum(&[
+                t.fairshare,
+                f64::from(t.queue),
+                t.bank,
+                f64::from(t.urgency)
+            ]),
             if sum.round() < 0.0 { "negative → " } else { "" }
         )?,
         Outcome::OutOfRange(v) => writeln!(out, "  priority  = round(...) = {v}: no int64 value (C's conversion is undefined)")?,
@@ -506,6 +542,19 @@ fn print_explain(
         }
     }
     Ok(())
+}
+
+/// `a + b − c`: the terms in order, a negative one with its sign as the operator.
+fn signed_sum(terms: &[f64]) -> String {
+    let mut s = String::new();
+    for (i, &t) in terms.iter().enumerate() {
+        match (i, t < 0.0) {
+            (0, _) => s.push_str(&t.to_string()),
+            (_, true) => s.push_str(&format!(" − {}", -t)),
+            (_, false) => s.push_str(&format!(" + {t}")),
+        }
+    }
+    s
 }
 
 fn print_against(

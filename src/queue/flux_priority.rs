@@ -183,6 +183,19 @@ impl Site {
         }
     }
 
+    /// Sets the fair share of every association (username, bank) — one per user id that has
+    /// that name; returns how many were set.
+    pub fn set_fairshare(&mut self, username: &str, bank: &str, fairshare: f64) -> usize {
+        let mut n = 0;
+        for a in &mut self.associations {
+            if a.username == username && a.bank == bank {
+                a.fairshare = fairshare;
+                n += 1;
+            }
+        }
+        n
+    }
+
     /// `get_bank_priority`: the bank's priority, 0 for a bank not in `bank_table`.
     pub fn bank_factor(&self, bank: &str) -> f64 {
         self.banks.get(bank).copied().unwrap_or(0.0)

@@ -14,6 +14,7 @@
 //! is an error naming them.
 
 use super::flux_priority::{Association, Site, Weights};
+use crate::fairshare::{Column, NodeKind, Options, Tree, TreeSpec};
 use rusqlite::types::Value;
 use rusqlite::{Connection, OpenFlags};
 use std::collections::HashSet;
@@ -330,6 +331,65 @@ pub fn read_site_conn(conn: &Connection, name: &str) -> Result<Site, SiteError> 
     Ok(site)
 }
 
+/// Where the associations' fair shares come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FairshareSource {
+    /// `association_table.fairshare`, as the last `flux account-update-fshare` wrote it (what
+    /// the plugin holds after `flux account-priority-update`).
+    #[default]
+    Db,
+    /// Recomputed now from the database's shares and usage ([`recompute_fairshare`]).
+    Computed,
+}
+
+impl std::str::FromStr for FairshareSource {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "db" => Ok(FairshareSource::Db),
+            "computed" => Ok(FairshareSource::Computed),
+            _ => Err(format!(
+                "unknown fair-share source `{s}` (expected db or computed)"
+            )),
+        }
+    }
+}
+
+/// `flux account-update-fshare` run now: every active association's fair share from the weighted
+/// walk over `spec` (the database's tree, `formats::flux::read_db`), stored as that command
+/// stores it (`std::to_string(double)`: 6 decimals) and the plugin then reads it. Inactive
+/// associations are not in the tree and keep their stored value, as in flux. Returns how many
+/// associations changed value.
+pub fn recompute_fairshare(site: &mut Site, spec: TreeSpec) -> Result<usize, String> {
+    let tree = Tree::build(spec).map_err(|e| e.to_string())?;
+    let result =
+        crate::fairshare::flux::compute(&tree, &Options::default()).map_err(|e| e.to_string())?;
+    let mut changed = 0;
+    for (id, node) in tree.nodes().iter().enumerate() {
+        if node.kind != NodeKind::User {
+            continue;
+        }
+        let Some(bank) = node.parent.map(|p| tree.nodes()[p].name.clone()) else {
+            continue;
+        };
+        let Some(v) = result.get(Column::Fairshare, id) else {
+            continue;
+        };
+        let stored: f64 = format!("{v:.6}")
+            .parse()
+            .map_err(|_| format!("fair share {v}"))?;
+        let before: Vec<f64> = site
+            .associations
+            .iter()
+            .filter(|a| a.username == node.name && a.bank == bank)
+            .map(|a| a.fairshare)
+            .collect();
+        site.set_fairshare(&node.name, &bank, stored);
+        changed += before.iter().filter(|&&b| b != stored).count();
+    }
+    Ok(changed)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -437,6 +497,45 @@ mod tests {
             e.contains("priority_factor_weight_table queue: weight"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn recomputed_fair_shares_are_update_fshares() {
+        // reference/flux.md §6 V1 small_no_tie (flux-accounting weighted_tree/test
+        // small_no_tie.csv, t/expected/test_dbs/small_no_tie.db), stored with 6 decimals.
+        let c = db(&format!(
+            "{V38}
+            INSERT INTO bank_table (bank, parent_bank, shares) VALUES ('root', '', 1000),
+              ('account1', 'root', 1000), ('account2', 'root', 100), ('account3', 'root', 10);
+            INSERT INTO association_table (creation_time, username, userid, bank, default_bank,
+              shares, job_usage) VALUES
+              (0, 'leaf.1.1', 5011, 'account1', 'account1', 10000, 100),
+              (0, 'leaf.1.2', 5012, 'account1', 'account1', 1000, 11),
+              (0, 'leaf.1.3', 5013, 'account1', 'account1', 100000, 10),
+              (0, 'leaf.2.1', 5021, 'account2', 'account2', 100000, 8),
+              (0, 'leaf.2.2', 5022, 'account2', 'account2', 10000, 3),
+              (0, 'leaf.3.1', 5031, 'account3', 'account3', 100, 0),
+              (0, 'leaf.3.2', 5032, 'account3', 'account3', 10, 1);"
+        ));
+        let mut s = read_site_conn(&c, "t.db").unwrap();
+        assert!(s.associations.iter().all(|a| a.fairshare == 0.5));
+        let spec = crate::formats::flux::read_conn(&c, Path::new("t.db")).unwrap();
+        assert_eq!(recompute_fairshare(&mut s, spec), Ok(7));
+        let fs = |uid| s.association(uid, None).unwrap().fairshare;
+        assert_eq!(
+            [
+                fs(5011),
+                fs(5012),
+                fs(5013),
+                fs(5021),
+                fs(5022),
+                fs(5031),
+                fs(5032)
+            ],
+            [0.285714, 0.142857, 0.428571, 0.714286, 0.571429, 1.0, 0.857143]
+        );
+        assert_eq!("computed".parse(), Ok(FairshareSource::Computed));
+        assert!("now".parse::<FairshareSource>().is_err());
     }
 
     #[test]

@@ -751,3 +751,43 @@ fn errors() {
     ]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn recomputed_fair_share_chains_update_fshare_into_the_plugin() {
+    // t/t1036-hierarchy-small-no-tie-db.t's tree (small_no_tie: shares and usage, fair shares
+    // not yet computed: create-db's 0.5) → `flux account-update-fshare` → t1002's queue.
+    let dir = tempfile::tempdir().unwrap();
+    let db = make_db(
+        dir.path(),
+        "a.db",
+        "INSERT INTO bank_table (bank, parent_bank, shares) VALUES ('root', '', 1000),
+           ('account1', 'root', 1000), ('account2', 'root', 100), ('account3', 'root', 10);
+         INSERT INTO association_table (creation_time, username, userid, bank, default_bank,
+           shares, job_usage) VALUES
+           (0, 'leaf.1.1', 5011, 'account1', 'account1', 10000, 100),
+           (0, 'leaf.1.2', 5012, 'account1', 'account1', 1000, 11),
+           (0, 'leaf.1.3', 5013, 'account1', 'account1', 100000, 10),
+           (0, 'leaf.2.1', 5021, 'account2', 'account2', 100000, 8),
+           (0, 'leaf.2.2', 5022, 'account2', 'account2', 10000, 3),
+           (0, 'leaf.3.1', 5031, 'account3', 'account3', 100, 0),
+           (0, 'leaf.3.2', 5032, 'account3', 'account3', 10, 1);",
+    );
+    let users = [5011, 5012, 5013, 5021, 5022, 5031, 5032];
+    let jobs = write_jobs(dir.path(), "q.json", &one_job_each(&users));
+    let stored = order(&db, &jobs, &[]);
+    assert!(by_user(&stored).iter().all(|x| x.1 == Some(50_000)));
+    let doc = order(&db, &jobs, &["--flux-fairshare", "computed"]);
+    assert_eq!(doc["fairshare"], "computed");
+    assert_eq!(
+        by_user(&doc),
+        [
+            (5031, Some(100_000)),
+            (5032, Some(85_714)),
+            (5021, Some(71_429)),
+            (5022, Some(57_143)),
+            (5013, Some(42_857)),
+            (5011, Some(28_571)),
+            (5012, Some(14_286)),
+        ]
+    );
+}
