@@ -236,6 +236,14 @@ fn term(v: f64) -> String {
     }
 }
 
+/// A weighted factor's cell; `-` for a job the plugin rejects (no factor applies).
+fn factor_cell(r: &FluxRow, cell: impl FnOnce() -> String) -> String {
+    match r.outcome {
+        Outcome::Rejected(_) => "-".to_string(),
+        _ => cell(),
+    }
+}
+
 fn priority_cell(r: &FluxRow) -> String {
     r.outcome
         .priority()
@@ -313,10 +321,10 @@ fn print_table(
                 r.bank.clone(),
                 r.queue.clone(),
                 priority_cell(r),
-                term(r.terms.fairshare),
-                r.terms.queue.to_string(),
-                term(r.terms.bank),
-                r.terms.urgency.to_string(),
+                factor_cell(r, || term(r.terms.fairshare)),
+                factor_cell(r, || r.terms.queue.to_string()),
+                factor_cell(r, || term(r.terms.bank)),
+                factor_cell(r, || r.terms.urgency.to_string()),
                 match &r.queue_from {
                     Some(_) => format!("{}*", r.outcome.status()),
                     None => r.outcome.status().to_string(),

@@ -791,3 +791,22 @@ fn recomputed_fair_share_chains_update_fshare_into_the_plugin() {
         ]
     );
 }
+
+#[test]
+fn docs_show_the_example_as_it_prints() {
+    // docs/flux.md quotes `fairsort order --example flux` and one --explain verbatim.
+    let doc =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/flux.md")).unwrap();
+    for args in [
+        vec!["order", "--example", "flux"],
+        vec!["order", "--example", "flux", "--explain", "ƒ2LJqSgNf91"],
+    ] {
+        let out = fairsort().args(&args).output().unwrap();
+        assert!(out.status.success());
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            doc.contains(&text),
+            "docs/flux.md is out of date for {args:?}:\n{text}"
+        );
+    }
+}
