@@ -162,16 +162,7 @@ pub fn run(args: &Args) -> CliResult {
     } else if let Some(id) = &args.explain {
         print_explain(&mut out, args, &inp, &weights, &rows, id)?;
     } else if args.json {
-        let doc = json!({
-            "database": inp.db_name,
-            "weights": weights_json(&weights),
-            "queue_factor": mode_name(mode),
-            "fairshare": if inp.recomputed.is_some() { "computed" } else { "db" },
-            "not_pending": inp.jobs.iter().filter(|j| !j.is_pending()).count(),
-            "jobs": rows.iter().take(args.top.unwrap_or(usize::MAX)).map(row_json).collect::<Vec<_>>(),
-        });
-        serde_json::to_writer_pretty(&mut out, &doc)?;
-        writeln!(out)?;
+        print_json(&mut out, args, &inp, &weights, mode, &rows)?;
     } else {
         print_table(&mut out, args, &inp, &weights, mode, &rows)?;
     }
@@ -381,37 +372,111 @@ fn print_table(
     if shown.len() < rows.len() {
         writeln!(out, "... {} more", rows.len() - shown.len())?;
     }
-    let mut notes = Vec::new();
-    for r in rows {
-        let id = fairsort::queue::flux_jobs::f58_encode(r.id);
+    // Notes name at most NOTES jobs of each kind (a million-job queue stays readable).
+    const NOTES: usize = 20;
+    let mut kinds: [(Vec<String>, usize, &str); 4] = [
+        (
+            Vec::new(),
+            0,
+            "take their association's latest job's queue factor (*)",
+        ),
+        (Vec::new(), 0, "are rejected by mf_priority"),
+        (Vec::new(), 0, "have no int64 priority"),
+        (Vec::new(), 0, "belong to disabled associations"),
+    ];
+    let mut note = |k: usize, text: &dyn Fn() -> String| {
+        let (list, count, _) = &mut kinds[k];
+        *count += 1;
+        if list.len() < NOTES {
+            list.push(text());
+        }
+    };
+    for r in &shown {
+        let id = || fairsort::queue::flux_jobs::f58_encode(r.id);
         if let Some((from, q)) = &r.queue_from {
-            notes.push(format!(
-                "* {id}: queue factor of {}'s latest job {} in `{}` (mf_priority keeps one queue factor per association; --flux-queue-factor job uses the job's own)",
-                r.user,
-                fairsort::queue::flux_jobs::f58_encode(*from),
-                if q.is_empty() { "(no queue)" } else { q }
-            ));
+            note(0, &|| {
+                format!(
+                    "* {}: queue factor of {}'s latest job {} in `{}` (mf_priority keeps one queue factor per association; --flux-queue-factor job uses the job's own)",
+                    id(),
+                    r.user,
+                    fairsort::queue::flux_jobs::f58_encode(*from),
+                    if q.is_empty() { "(no queue)" } else { q }
+                )
+            });
         }
         match &r.outcome {
-            Outcome::Rejected(m) => notes.push(format!("{id}: rejected by mf_priority: {m}")),
-            Outcome::OutOfRange(v) => notes.push(format!(
-                "{id}: rounded sum {v} has no int64 value (C's conversion is undefined)"
-            )),
+            Outcome::Rejected(m) => note(1, &|| format!("{}: rejected by mf_priority: {m}", id())),
+            Outcome::OutOfRange(v) => note(2, &|| {
+                format!(
+                    "{}: rounded sum {v} has no int64 value (C's conversion is undefined)",
+                    id()
+                )
+            }),
             _ => {}
         }
         if r.inactive {
-            notes.push(format!(
-                "{id}: association ({}, {}) is disabled (active = 0): the plugin rejects new jobs of it",
-                r.user, r.bank
-            ));
+            note(3, &|| {
+                format!(
+                    "{}: association ({}, {}) is disabled (active = 0): the plugin rejects new jobs of it",
+                    id(),
+                    r.user,
+                    r.bank
+                )
+            });
         }
     }
-    if !notes.is_empty() {
+    if kinds.iter().any(|k| k.1 > 0) {
         writeln!(out)?;
-        for n in notes {
-            writeln!(out, "{n}")?;
+        for (list, count, what) in &kinds {
+            for n in list {
+                writeln!(out, "{n}")?;
+            }
+            if *count > list.len() {
+                writeln!(out, "... {} more listed jobs {what}", count - list.len())?;
+            }
         }
     }
+    Ok(())
+}
+
+/// `--json`, written row by row (one compact object per line), so a million-job queue is never
+/// one JSON tree in memory.
+fn print_json(
+    out: &mut impl Write,
+    args: &Args,
+    inp: &Inputs,
+    w: &Weights,
+    mode: QueueFactor,
+    rows: &[FluxRow],
+) -> CliResult {
+    writeln!(out, "{{")?;
+    writeln!(
+        out,
+        "  \"database\": {},",
+        Value::from(inp.db_name.as_str())
+    )?;
+    writeln!(
+        out,
+        "  \"fairshare\": \"{}\",",
+        if inp.recomputed.is_some() {
+            "computed"
+        } else {
+            "db"
+        }
+    )?;
+    writeln!(
+        out,
+        "  \"not_pending\": {},",
+        inp.jobs.iter().filter(|j| !j.is_pending()).count()
+    )?;
+    writeln!(out, "  \"queue_factor\": \"{}\",", mode_name(mode))?;
+    writeln!(out, "  \"weights\": {},", weights_json(w))?;
+    write!(out, "  \"jobs\": [")?;
+    for (i, r) in rows.iter().take(args.top.unwrap_or(usize::MAX)).enumerate() {
+        write!(out, "{}\n    ", if i == 0 { "" } else { "," })?;
+        serde_json::to_writer(&mut *out, &row_json(r))?;
+    }
+    writeln!(out, "\n  ]\n}}")?;
     Ok(())
 }
 

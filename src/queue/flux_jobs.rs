@@ -8,7 +8,8 @@
 //! The `priority` field of the input is never used: it is the answer.
 
 use super::error::JobsError;
-use serde_json::{Map, Value};
+use serde::Deserialize;
+use serde_json::Value;
 use std::collections::HashSet;
 
 /// One flux job as `mf_priority` needs it.
@@ -103,10 +104,10 @@ fn bad(name: &str, job: &str, field: &str, message: impl Into<String>) -> JobsEr
 fn opt_text(
     name: &str,
     job: &str,
-    o: &Map<String, Value>,
+    v: Option<&Value>,
     field: &str,
 ) -> Result<Option<String>, JobsError> {
-    match o.get(field) {
+    match v {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) if s.is_empty() => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
@@ -114,11 +115,38 @@ fn opt_text(
     }
 }
 
-fn one_job(name: &str, index: usize, v: &Value) -> Result<FluxJob, JobsError> {
-    let o = v.as_object().ok_or_else(|| JobsError::Json {
-        message: format!("{name}: job #{} is not an object", index + 1),
-    })?;
-    let id = match o.get("id") {
+/// The fields of one job fairsort reads; the others are skipped while parsing, not kept (a
+/// million-job capture stays a few hundred bytes per job).
+#[derive(Debug, Default, Deserialize)]
+struct RawJob {
+    id: Option<Value>,
+    jobid: Option<Value>,
+    userid: Option<Value>,
+    urgency: Option<Value>,
+    queue: Option<Value>,
+    bank: Option<Value>,
+    state: Option<Value>,
+    t_submit: Option<Value>,
+    username: Option<Value>,
+}
+
+/// The whole document: `{"jobs": [...]}`, or one job's fields at the top.
+#[derive(Debug, Default, Deserialize)]
+struct Top {
+    jobs: Option<Vec<RawJob>>,
+    id: Option<Value>,
+    jobid: Option<Value>,
+    userid: Option<Value>,
+    urgency: Option<Value>,
+    queue: Option<Value>,
+    bank: Option<Value>,
+    state: Option<Value>,
+    t_submit: Option<Value>,
+    username: Option<Value>,
+}
+
+fn one_job(name: &str, index: usize, o: &RawJob) -> Result<FluxJob, JobsError> {
+    let id = match &o.id {
         Some(Value::Number(n)) => n.as_u64(),
         Some(Value::String(s)) => parse_job_id(s),
         _ => None,
@@ -126,7 +154,8 @@ fn one_job(name: &str, index: usize, v: &Value) -> Result<FluxJob, JobsError> {
     let id = match id {
         Some(id) => id,
         None => match o
-            .get("jobid")
+            .jobid
+            .as_ref()
             .and_then(Value::as_str)
             .and_then(parse_job_id)
         {
@@ -142,7 +171,7 @@ fn one_job(name: &str, index: usize, v: &Value) -> Result<FluxJob, JobsError> {
         },
     };
     let label = f58_encode(id);
-    let userid = match o.get("userid") {
+    let userid = match &o.userid {
         Some(Value::Number(n)) => n
             .as_i64()
             .ok_or_else(|| bad(name, &label, "userid", format!("`{n}` is not an integer")))?,
@@ -156,7 +185,7 @@ fn one_job(name: &str, index: usize, v: &Value) -> Result<FluxJob, JobsError> {
         }
         None => return Err(bad(name, &label, "userid", "missing")),
     };
-    let urgency = match o.get("urgency") {
+    let urgency = match &o.urgency {
         Some(Value::Number(n)) => match n.as_i64() {
             Some(u) if (0..=31).contains(&u) => u as i32,
             _ => {
@@ -178,7 +207,7 @@ fn one_job(name: &str, index: usize, v: &Value) -> Result<FluxJob, JobsError> {
         }
         None => return Err(bad(name, &label, "urgency", "missing")),
     };
-    let state = match o.get("state") {
+    let state = match &o.state {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) => Some(s.clone()),
         Some(Value::Number(n)) => Some(state_name(n.as_u64()).to_string()),
@@ -191,7 +220,7 @@ fn one_job(name: &str, index: usize, v: &Value) -> Result<FluxJob, JobsError> {
             ))
         }
     };
-    let t_submit = match o.get("t_submit") {
+    let t_submit = match &o.t_submit {
         None | Some(Value::Null) => 0.0,
         Some(Value::Number(n)) => n.as_f64().unwrap_or(0.0),
         Some(other) => {
@@ -206,10 +235,10 @@ fn one_job(name: &str, index: usize, v: &Value) -> Result<FluxJob, JobsError> {
     Ok(FluxJob {
         id,
         userid,
-        username: opt_text(name, &label, o, "username")?,
+        username: opt_text(name, &label, o.username.as_ref(), "username")?,
         urgency,
-        queue: opt_text(name, &label, o, "queue")?,
-        bank: opt_text(name, &label, o, "bank")?,
+        queue: opt_text(name, &label, o.queue.as_ref(), "queue")?,
+        bank: opt_text(name, &label, o.bank.as_ref(), "bank")?,
         state,
         t_submit,
     })
@@ -234,36 +263,45 @@ fn state_name(n: Option<u64>) -> &'static str {
 /// is the file name errors give. Jobs of sub-instances (`flux jobs -R`'s nested `jobs`) are not
 /// read: another instance's plugin prioritises them.
 pub fn read_flux_jobs(name: &str, bytes: &[u8]) -> Result<Vec<FluxJob>, JobsError> {
-    let v: Value = serde_json::from_slice(bytes).map_err(|e| JobsError::Json {
+    let json_err = |e: serde_json::Error| JobsError::Json {
         message: format!("{name}: {e}"),
-    })?;
-    let list: Vec<&Value> = match &v {
-        Value::Array(a) => a.iter().collect(),
-        Value::Object(o) => match o.get("jobs") {
-            Some(Value::Array(a)) => a.iter().collect(),
-            Some(_) => {
-                return Err(JobsError::Json {
-                    message: format!("{name}: `jobs` is not an array"),
-                })
-            }
-            None if o.contains_key("id") => vec![&v],
-            None => {
-                return Err(JobsError::Json {
+    };
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+    let list: Vec<RawJob> = match first {
+        Some(b'[') => serde_json::from_slice(bytes).map_err(json_err)?,
+        Some(b'{') => {
+            let top: Top = serde_json::from_slice(bytes).map_err(json_err)?;
+            match top.jobs {
+                Some(list) => list,
+                None if top.id.is_some() || top.jobid.is_some() => vec![RawJob {
+                    id: top.id,
+                    jobid: top.jobid,
+                    userid: top.userid,
+                    urgency: top.urgency,
+                    queue: top.queue,
+                    bank: top.bank,
+                    state: top.state,
+                    t_submit: top.t_submit,
+                    username: top.username,
+                }],
+                None => return Err(JobsError::Json {
                     message: format!(
                         "{name}: not `flux jobs --json` output (no `jobs` array and no job `id`)"
                     ),
-                })
+                }),
             }
-        },
+        }
         _ => {
+            // Not an object or array: serde_json's own message for bad JSON, ours otherwise.
+            serde_json::from_slice::<Value>(bytes).map_err(json_err)?;
             return Err(JobsError::Json {
                 message: format!("{name}: not `flux jobs --json` output (not an object)"),
-            })
+            });
         }
     };
     let mut seen = HashSet::new();
     let mut jobs = Vec::with_capacity(list.len());
-    for (i, j) in list.into_iter().enumerate() {
+    for (i, j) in list.iter().enumerate() {
         let job = one_job(name, i, j)?;
         if !seen.insert(job.id) {
             return Err(JobsError::DuplicateJob(format!("{name}: {}", job.f58())));
