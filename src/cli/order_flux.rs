@@ -9,6 +9,7 @@ use fairsort::queue::flux_jobs::{parse_job_id, FluxJob};
 use fairsort::queue::flux_priority::{compute, FluxRow, Outcome, QueueFactor, Site, Weights};
 use fairsort::queue::flux_site::{read_site, read_site_conn, recompute_fairshare, FairshareSource};
 use fairsort::queue::{read_flux_jobs, JobsFormat};
+use serde::Serialize;
 use serde_json::{json, Value};
 use std::io::{Read, Write};
 use std::path::Path;
@@ -181,41 +182,90 @@ fn weights_json(w: &Weights) -> Value {
     json!({"fairshare": w.fairshare, "queue": w.queue, "bank": w.bank, "urgency": w.urgency})
 }
 
-fn row_json(r: &FluxRow) -> Value {
-    let reason = match &r.outcome {
-        Outcome::Rejected(m) => Some(m.clone()),
-        Outcome::OutOfRange(v) => Some(format!("rounded sum {v} is not an int64")),
-        _ => None,
-    };
-    json!({
-        "id": r.id,
-        "jobid": fairsort::queue::flux_jobs::f58_encode(r.id),
-        "userid": r.userid,
-        "user": r.user,
-        "bank": r.bank,
-        "queue": r.queue,
-        "urgency": r.urgency,
-        "priority": r.outcome.priority(),
-        "status": r.outcome.status(),
-        "reason": reason,
-        "factors": {
-            "fairshare": r.terms.fairshare,
-            "queue": r.terms.queue,
-            "bank": r.terms.bank,
-            "urgency": r.terms.urgency,
-        },
-        "values": {
-            "fairshare": r.fairshare,
-            "queue_priority": r.queue_priority,
-            "bank_priority": r.bank_priority,
-        },
-        "queue_from": r.queue_from.as_ref().map(|(id, q)| json!({
-            "id": id,
-            "jobid": fairsort::queue::flux_jobs::f58_encode(*id),
-            "queue": q,
-        })),
-        "association_inactive": r.inactive,
-    })
+/// One job of `--json` (keys in alphabetical order, as the other JSON objects print).
+#[derive(Serialize)]
+struct RowOut<'a> {
+    association_inactive: bool,
+    bank: &'a str,
+    factors: FactorsOut,
+    id: u64,
+    jobid: String,
+    priority: Option<i64>,
+    queue: &'a str,
+    queue_from: Option<FromOut<'a>>,
+    reason: Option<String>,
+    status: &'static str,
+    urgency: i32,
+    user: &'a str,
+    userid: i64,
+    values: ValuesOut,
+}
+
+/// The weighted terms.
+#[derive(Serialize)]
+struct FactorsOut {
+    bank: f64,
+    fairshare: f64,
+    queue: i32,
+    urgency: i32,
+}
+
+/// The factors before weighting.
+#[derive(Serialize)]
+struct ValuesOut {
+    bank_priority: f64,
+    fairshare: f64,
+    queue_priority: i32,
+}
+
+/// The job whose queue gave the factor.
+#[derive(Serialize)]
+struct FromOut<'a> {
+    id: u64,
+    jobid: String,
+    queue: &'a str,
+}
+
+impl<'a> RowOut<'a> {
+    fn of(r: &'a FluxRow) -> Self {
+        RowOut {
+            association_inactive: r.inactive,
+            bank: &r.bank,
+            factors: FactorsOut {
+                bank: r.terms.bank,
+                fairshare: r.terms.fairshare,
+                queue: r.terms.queue,
+                urgency: r.terms.urgency,
+            },
+            id: r.id,
+            jobid: fairsort::queue::flux_jobs::f58_encode(r.id),
+            priority: r.outcome.priority(),
+            queue: &r.queue,
+            queue_from: r.queue_from.as_ref().map(|(id, q)| FromOut {
+                id: *id,
+                jobid: fairsort::queue::flux_jobs::f58_encode(*id),
+                queue: q,
+            }),
+            reason: match &r.outcome {
+                Outcome::Rejected(m) => Some(m.clone()),
+                Outcome::OutOfRange(v) => Some(format!("rounded sum {v} is not an int64")),
+                _ => None,
+            },
+            status: r.outcome.status(),
+            urgency: r.urgency,
+            user: &r.user,
+            userid: r.userid,
+            values: ValuesOut {
+                bank_priority: r.bank_priority,
+                fairshare: r.fairshare,
+                queue_priority: r.queue_priority,
+            },
+        }
+    }
+}
+
+fn row_json(r: &FluxRow) -> Result<Value, Failure> {
+    Ok(serde_json::to_value(RowOut::of(r))?)
 }
 
 /// A weighted double term as a table cell: integers bare, others to one decimal.
@@ -474,7 +524,7 @@ fn print_json(
     write!(out, "  \"jobs\": [")?;
     for (i, r) in rows.iter().take(args.top.unwrap_or(usize::MAX)).enumerate() {
         write!(out, "{}\n    ", if i == 0 { "" } else { "," })?;
-        serde_json::to_writer(&mut *out, &row_json(r))?;
+        serde_json::to_writer(&mut *out, &RowOut::of(r))?;
     }
     writeln!(out, "\n  ]\n}}")?;
     Ok(())
@@ -506,7 +556,7 @@ fn print_explain(
     };
     let r = &rows[pos];
     if args.json {
-        let mut v = row_json(r);
+        let mut v = row_json(r)?;
         v["weights"] = weights_json(w);
         v["rank"] = json!(r.outcome.priority().map(|_| pos + 1));
         serde_json::to_writer_pretty(&mut *out, &v)?;

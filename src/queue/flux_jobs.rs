@@ -10,7 +10,6 @@
 use super::error::JobsError;
 use serde::Deserialize;
 use serde_json::Value;
-use std::collections::HashSet;
 
 /// One flux job as `mf_priority` needs it.
 #[derive(Debug, Clone, PartialEq)]
@@ -271,9 +270,10 @@ pub fn read_flux_jobs(name: &str, bytes: &[u8]) -> Result<Vec<FluxJob>, JobsErro
         Some(b'[') => serde_json::from_slice(bytes).map_err(json_err)?,
         Some(b'{') => {
             let top: Top = serde_json::from_slice(bytes).map_err(json_err)?;
+            // One job (`flux jobs --json JOBID`; with -R its children are in its `jobs`).
             match top.jobs {
-                Some(list) => list,
-                None if top.id.is_some() || top.jobid.is_some() => vec![RawJob {
+                Some(list) if top.id.is_none() && top.jobid.is_none() => list,
+                _ if top.id.is_some() || top.jobid.is_some() => vec![RawJob {
                     id: top.id,
                     jobid: top.jobid,
                     userid: top.userid,
@@ -284,11 +284,13 @@ pub fn read_flux_jobs(name: &str, bytes: &[u8]) -> Result<Vec<FluxJob>, JobsErro
                     t_submit: top.t_submit,
                     username: top.username,
                 }],
-                None => return Err(JobsError::Json {
-                    message: format!(
+                _ => {
+                    return Err(JobsError::Json {
+                        message: format!(
                         "{name}: not `flux jobs --json` output (no `jobs` array and no job `id`)"
                     ),
-                }),
+                    })
+                }
             }
         }
         _ => {
@@ -299,14 +301,18 @@ pub fn read_flux_jobs(name: &str, bytes: &[u8]) -> Result<Vec<FluxJob>, JobsErro
             });
         }
     };
-    let mut seen = HashSet::new();
     let mut jobs = Vec::with_capacity(list.len());
     for (i, j) in list.iter().enumerate() {
-        let job = one_job(name, i, j)?;
-        if !seen.insert(job.id) {
-            return Err(JobsError::DuplicateJob(format!("{name}: {}", job.f58())));
-        }
-        jobs.push(job);
+        jobs.push(one_job(name, i, j)?);
+    }
+    // Duplicate ids: sorted neighbours (cheaper than a hash set over a million ids).
+    let mut ids: Vec<u64> = jobs.iter().map(|j| j.id).collect();
+    ids.sort_unstable();
+    if let Some(w) = ids.windows(2).find(|w| w[0] == w[1]) {
+        return Err(JobsError::DuplicateJob(format!(
+            "{name}: {}",
+            f58_encode(w[0])
+        )));
     }
     Ok(jobs)
 }
@@ -373,6 +379,14 @@ mod tests {
         assert_eq!(jobs.len(), 1);
         assert_eq!(jobs[0].state, None);
         assert!(jobs[0].is_pending());
+        // `flux jobs -R --json JOBID`: the sub-instance's jobs are not this instance's.
+        let jobs = read_flux_jobs(
+            "-",
+            br#"{"id": 5, "userid": 1, "urgency": 16, "jobs": [{"id": 6, "userid": 2, "urgency": 3}]}"#,
+        )
+        .unwrap();
+        assert_eq!(jobs.len(), 1);
+        assert_eq!(jobs[0].id, 5);
     }
 
     #[test]

@@ -21,7 +21,7 @@
 //! (the value each job got when it first entered the PRIORITY state).
 
 use super::flux_jobs::FluxJob;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 /// `FLUX_JOB_PRIORITY_MAX`: an expedited job's priority.
 pub const PRIORITY_MAX: i64 = 4_294_967_295;
@@ -127,12 +127,13 @@ pub struct Association {
 pub struct Site {
     /// Associations in table order (a later row with the same (userid, bank) replaces one).
     pub associations: Vec<Association>,
-    by_key: HashMap<(i32, String), usize>,
-    default_bank: HashMap<i32, String>,
+    /// userid → bank → index in `associations` (looked up by `&str`, no key built per job).
+    by_key: FxHashMap<i32, FxHashMap<String, usize>>,
+    default_bank: FxHashMap<i32, String>,
     /// `queue_table`: name → priority (a C `int`).
-    pub queues: HashMap<String, i32>,
+    pub queues: FxHashMap<String, i32>,
     /// `bank_table`: name → priority.
-    pub banks: HashMap<String, f64>,
+    pub banks: FxHashMap<String, f64>,
     /// `priority_factor_weight_table` over the defaults.
     pub weights: Weights,
     /// `config_table`'s `deny_unknown_queues`.
@@ -143,12 +144,12 @@ impl Site {
     /// Adds an association as the plugin's `load_associations` does: it replaces an earlier one
     /// with the same (userid, bank), and its `default_bank` becomes the user's default bank.
     pub fn add_association(&mut self, a: Association) {
-        let key = (a.userid, a.bank.clone());
         self.default_bank.insert(a.userid, a.default_bank.clone());
-        match self.by_key.get(&key) {
+        let banks = self.by_key.entry(a.userid).or_default();
+        match banks.get(&a.bank) {
             Some(&i) => self.associations[i] = a,
             None => {
-                self.by_key.insert(key, self.associations.len());
+                banks.insert(a.bank.clone(), self.associations.len());
                 self.associations.push(a);
             }
         }
@@ -156,13 +157,18 @@ impl Site {
 
     /// `get_association`: the job's bank, or the user's default bank when it names none.
     pub fn association(&self, userid: i32, bank: Option<&str>) -> Option<&Association> {
+        self.association_index(userid, bank)
+            .map(|i| &self.associations[i])
+    }
+
+    /// [`Site::association`]'s index in `associations`.
+    pub fn association_index(&self, userid: i32, bank: Option<&str>) -> Option<usize> {
+        let banks = self.by_key.get(&userid)?;
         let bank = match bank {
             Some(b) => b,
             None => self.default_bank.get(&userid)?.as_str(),
         };
-        self.by_key
-            .get(&(userid, bank.to_string()))
-            .map(|&i| &self.associations[i])
+        banks.get(bank).copied()
     }
 
     /// The queue factor `get_queue_info` gives: `Ok(priority)` for a known, permitted queue;
@@ -378,23 +384,24 @@ pub fn compute(
     jobs: &[FluxJob],
     mode: QueueFactor,
 ) -> Vec<FluxRow> {
-    // Accepted jobs' queue checks, and each association's latest accepted job.
-    let mut latest: HashMap<(i32, String), usize> = HashMap::new();
-    let accepted = |j: &FluxJob| -> Option<&Association> {
-        let a = site.association(lookup_userid(j.userid), j.bank.as_deref())?;
-        site.queue_factor(j.queue.as_deref(), a).ok()?;
-        Some(a)
-    };
+    // Each job's association, and each association's latest accepted job.
+    let assoc_of: Vec<Option<usize>> = jobs
+        .iter()
+        .map(|j| site.association_index(lookup_userid(j.userid), j.bank.as_deref()))
+        .collect();
+    let mut latest: Vec<Option<usize>> = vec![None; site.associations.len()];
     if mode == QueueFactor::Association {
         for (i, j) in jobs.iter().enumerate() {
-            if let Some(a) = accepted(j) {
-                let key = (a.userid, a.bank.clone());
-                match latest.get(&key) {
-                    Some(&k) if jobs[k].id >= j.id => {}
-                    _ => {
-                        latest.insert(key, i);
-                    }
-                }
+            let Some(a) = assoc_of[i] else { continue };
+            if site
+                .queue_factor(j.queue.as_deref(), &site.associations[a])
+                .is_err()
+            {
+                continue;
+            }
+            match latest[a] {
+                Some(k) if jobs[k].id >= j.id => {}
+                _ => latest[a] = Some(i),
             }
         }
     }
@@ -408,8 +415,8 @@ pub fn compute(
             job: i,
             id: j.id,
             userid: j.userid,
-            user: j.username.clone().unwrap_or_else(|| j.userid.to_string()),
-            bank: j.bank.clone().unwrap_or_default(),
+            user: String::new(),
+            bank: String::new(),
             queue: j.queue.clone().unwrap_or_default(),
             urgency: j.urgency,
             fairshare: 0.0,
@@ -420,13 +427,16 @@ pub fn compute(
             queue_from: None,
             inactive: false,
         };
-        let Some(a) = site.association(uid, j.bank.as_deref()) else {
+        let Some(ai) = assoc_of[i] else {
+            row.user = j.username.clone().unwrap_or_else(|| j.userid.to_string());
+            row.bank = j.bank.clone().unwrap_or_default();
             row.outcome = Outcome::Rejected(format!(
                 "cannot find user/bank or user/default bank entry for uid: {uid}"
             ));
             rows.push(row);
             continue;
         };
+        let a = &site.associations[ai];
         row.user = a.username.clone();
         row.bank = a.bank.clone();
         row.inactive = !a.active;
@@ -446,10 +456,7 @@ pub fn compute(
         }
         let source = match mode {
             QueueFactor::Job => i,
-            QueueFactor::Association => latest
-                .get(&(a.userid, a.bank.clone()))
-                .copied()
-                .unwrap_or(i),
+            QueueFactor::Association => latest[ai].unwrap_or(i),
         };
         let qf = site
             .queue_factor(jobs[source].queue.as_deref(), a)
@@ -467,13 +474,20 @@ pub fn compute(
         row.outcome = priority(weights, a.fairshare, qf, row.bank_priority, j.urgency);
         rows.push(row);
     }
-    rows.sort_by(|x, y| match (x.outcome.priority(), y.outcome.priority()) {
-        (Some(a), Some(b)) => b.cmp(&a).then(x.id.cmp(&y.id)),
-        (Some(_), None) => std::cmp::Ordering::Less,
-        (None, Some(_)) => std::cmp::Ordering::Greater,
-        (None, None) => x.id.cmp(&y.id),
-    });
-    rows
+    // Sort small keys, then move each row once (rows are a few hundred bytes).
+    let mut keys: Vec<(bool, std::cmp::Reverse<i64>, u64, usize)> = rows
+        .iter()
+        .enumerate()
+        .map(|(k, r)| {
+            let p = r.outcome.priority();
+            (p.is_none(), std::cmp::Reverse(p.unwrap_or(0)), r.id, k)
+        })
+        .collect();
+    keys.sort_unstable();
+    let mut slots: Vec<Option<FluxRow>> = rows.into_iter().map(Some).collect();
+    keys.iter()
+        .filter_map(|k| slots.get_mut(k.3).and_then(Option::take))
+        .collect()
 }
 
 #[cfg(test)]
