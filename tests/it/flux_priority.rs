@@ -810,3 +810,47 @@ fn docs_show_the_example_as_it_prints() {
         );
     }
 }
+
+#[test]
+fn stdin_needs_the_format_named() {
+    // `--jobs -` cannot be sniffed before it is read: `--jobs-format flux-jobs` names it.
+    let dir = tempfile::tempdir().unwrap();
+    let db = make_db(dir.path(), "a.db", &assocs(&[(5001, "A", "A", 0.25, "")]));
+    let out = fairsort()
+        .args([
+            "order",
+            "--jobs",
+            "-",
+            "--jobs-format",
+            "flux-jobs",
+            "--json",
+            "--tree",
+        ])
+        .arg(&db)
+        .write_stdin(jobs_json(&[(1, 5001, 17, None, None)]))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(job(&json_of(&out.stdout), 1)["priority"], 26_000);
+    // An empty queue is still a flux run when named so.
+    let out = fairsort()
+        .args([
+            "order",
+            "--jobs",
+            "-",
+            "--jobs-format",
+            "flux-jobs",
+            "--json",
+            "--tree",
+        ])
+        .arg(&db)
+        .write_stdin(r#"{"jobs": []}"#)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(json_of(&out.stdout)["jobs"], json!([]));
+}
