@@ -14,6 +14,7 @@ pub mod eval;
 pub mod ftest;
 pub mod init;
 pub mod order;
+pub mod order_flux;
 pub mod order_slurm;
 pub mod plot;
 pub mod qmgr;

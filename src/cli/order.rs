@@ -25,14 +25,15 @@ use std::path::PathBuf;
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Use a built-in example cluster (share tree, queue, formula): `pbs` (default) or `slurm`;
-    /// `sprio` is a Slurm site's multifactor priority (slurm.conf, squeue --json, sshare, ...).
+    /// `sprio` is a Slurm site's multifactor priority (slurm.conf, squeue --json, sshare, ...);
+    /// `flux` is a flux-accounting site's mf_priority (accounting DB, flux jobs --json).
     #[arg(long, value_name = "NAME", num_args = 0..=1, default_missing_value = "pbs")]
     pub example: Option<String>,
     /// Jobs: `qstat -f -F json` output, a fairsort JSON or CSV job list, `squeue --json` or
-    /// `squeue` pipe output; `-` reads stdin.
+    /// `squeue` pipe output, `flux jobs --json` output (with --tree accounting.db); `-` reads stdin.
     #[arg(long, value_name = "FILE")]
     pub jobs: Option<PathBuf>,
-    /// Format of --jobs (default: detected): qstat, json, csv, squeue-json, squeue.
+    /// Format of --jobs (default: detected): qstat, json, csv, squeue-json, squeue, flux-jobs.
     #[arg(long, value_name = "FORMAT")]
     pub jobs_format: Option<JobsFormat>,
     /// The job_sort_formula (overrides the example's).
@@ -112,9 +113,17 @@ pub struct Args {
     #[arg(long, value_name = "EPOCH")]
     pub at: Option<i64>,
     /// Slurm what-if: compare with changed weights, e.g.
-    /// `PriorityWeightAge=5000,PriorityWeightFairshare=20000`.
+    /// `PriorityWeightAge=5000,PriorityWeightFairshare=20000`; flux: `fairshare=1000,queue=100000`.
     #[arg(long, value_name = "LIST", conflicts_with = "explain")]
     pub against_weights: Option<String>,
+    /// flux: where a job's queue factor comes from: `association` (default: mf_priority keeps
+    /// one per association, from its latest job) or `job` (the job's own queue).
+    #[arg(long, value_name = "SOURCE")]
+    pub flux_queue_factor: Option<fairsort::queue::flux_priority::QueueFactor>,
+    /// flux: `db` (default: association_table.fairshare, as the plugin holds it) or `computed`
+    /// (what `flux account-update-fshare` would store now, from the shares and usage).
+    #[arg(long, value_name = "SOURCE")]
+    pub flux_fairshare: Option<fairsort::queue::flux_site::FairshareSource>,
 }
 
 fn user(msg: impl std::fmt::Display) -> Failure {
@@ -210,13 +219,21 @@ pub fn run(mut args: Args, global: &Global) -> CliResult {
     if let Some(base) = super::order_slurm::base(&args, global)? {
         return super::order_slurm::run(&args, base);
     }
+    if super::order_flux::wanted(&args) {
+        return super::order_flux::run(&args);
+    }
+    if args.flux_queue_factor.is_some() || args.flux_fairshare.is_some() {
+        return Err(Failure::usage(
+            "--flux-queue-factor and --flux-fairshare need flux jobs (--jobs flux-jobs.json --tree accounting.db, or --example flux)",
+        ));
+    }
     if args.qos.is_some()
         || args.assoc.is_some()
         || args.at.is_some()
         || args.against_weights.is_some()
     {
         return Err(Failure::usage(
-            "--qos, --assoc, --at and --against-weights need --slurm-conf (or --example sprio)",
+            "--qos, --assoc, --at and --against-weights need --slurm-conf (or --example sprio); --against-weights also works with flux jobs",
         ));
     }
     let mut sc = scenario(&args, global)?;

@@ -75,7 +75,8 @@ pub fn read_db(path: &Path) -> Result<TreeSpec, FormatError> {
     read_conn(&conn, path)
 }
 
-fn read_conn(conn: &Connection, path: &Path) -> Result<TreeSpec, FormatError> {
+/// [`read_db`] over an open connection (`path` names it in messages).
+pub fn read_conn(conn: &Connection, path: &Path) -> Result<TreeSpec, FormatError> {
     let root: String = conn
         .query_row(
             "SELECT bank FROM bank_table WHERE parent_bank='' LIMIT 1",

@@ -23,6 +23,8 @@ pub enum JobsFormat {
     SqueueJson,
     /// Slurm `squeue` output with a header and `|` between fields.
     SqueuePipe,
+    /// flux `flux jobs --json` (for flux-accounting's `mf_priority`).
+    FluxJobs,
 }
 
 impl JobsFormat {
@@ -34,11 +36,13 @@ impl JobsFormat {
             JobsFormat::Csv => "csv",
             JobsFormat::SqueueJson => "squeue-json",
             JobsFormat::SqueuePipe => "squeue",
+            JobsFormat::FluxJobs => "flux-jobs",
         }
     }
 
     /// Guesses from the file name and first bytes: `.csv` → CSV; a JSON object with a `"Jobs"`
     /// key near the start (qstat prints it after three short header fields) → qstat; other
+    /// JSON → `flux jobs --json` when it has `"userid"` and `"urgency"`; other
     /// JSON → `squeue --json` when it has a `"job_id"` or Slurm's `"meta"` block, else fairsort's
     /// list; text whose first line starts with `JOBID` and has a `|` → `squeue` pipe output;
     /// anything else → CSV.
@@ -51,6 +55,8 @@ impl JobsFormat {
         if trimmed.starts_with('{') || trimmed.starts_with('[') {
             if text.contains("\"Jobs\"") || text.contains("\"pbs_version\"") {
                 JobsFormat::Qstat
+            } else if super::flux_jobs::looks_like_flux_jobs(&text) {
+                JobsFormat::FluxJobs
             } else if text.contains("\"job_id\"")
                 || (text.contains("\"meta\"") && text.to_ascii_lowercase().contains("slurm"))
             {
@@ -84,8 +90,9 @@ impl FromStr for JobsFormat {
             "csv" => Ok(JobsFormat::Csv),
             "squeue-json" => Ok(JobsFormat::SqueueJson),
             "squeue" => Ok(JobsFormat::SqueuePipe),
+            "flux-jobs" => Ok(JobsFormat::FluxJobs),
             _ => Err(format!(
-                "unknown jobs format `{s}` (expected one of: qstat, json, csv, squeue-json, squeue)"
+                "unknown jobs format `{s}` (expected one of: qstat, json, csv, squeue-json, squeue, flux-jobs)"
             )),
         }
     }
@@ -122,6 +129,12 @@ fn read_jobs(
         JobsFormat::Csv => read_job_list_csv(bytes),
         JobsFormat::SqueueJson => to_job_set(&read_squeue_json(name, bytes)?),
         JobsFormat::SqueuePipe => to_job_set(&read_squeue_pipe(name, bytes)?),
+        JobsFormat::FluxJobs => Err(JobsError::Json {
+            message: format!(
+                "{name}: `flux jobs --json` output: flux priorities come from mf_priority \
+                 (`fairsort order --jobs {name} --tree accounting.db`), not from a formula"
+            ),
+        }),
     }
 }
 
@@ -179,5 +192,21 @@ mod tests {
             JobsFormat::detect("-", b"JOBID|USER|PARTITION\n1|a|b\n"),
             JobsFormat::SqueuePipe
         );
+        assert_eq!(
+            JobsFormat::detect(
+                "flux.json",
+                br#"{"jobs": [{"id": 1, "userid": 5011, "urgency": 16, "state": "SCHED"}]}"#
+            ),
+            JobsFormat::FluxJobs
+        );
+        assert_eq!("flux-jobs".parse::<JobsFormat>(), Ok(JobsFormat::FluxJobs));
+        assert!(read_jobs_bytes(
+            "f.json",
+            br#"{"jobs":[{"id":1,"userid":2,"urgency":3}]}"#,
+            None
+        )
+        .unwrap_err()
+        .to_string()
+        .contains("mf_priority"));
     }
 }

@@ -15,6 +15,7 @@ mod common;
 mod doc_commands;
 mod error_locations;
 mod fairshare_flux;
+mod flux_priority;
 mod formats_flux;
 mod formats_native;
 mod formats_pbs;
