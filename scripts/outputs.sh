@@ -632,11 +632,11 @@ done
 # ==== 5. order (and demo) ========================================================================
 run order-example order --example
 run order-example-pbs order --example pbs
-run order-example-slurm order --example slurm
+run order-example-slurm order --example slurm-tree
 run order-example-pbs-json order --example pbs --json
-run order-example-slurm-json order --example slurm --json
+run order-example-slurm-json order --example slurm-tree --json
 run order-example-pbs-csv order --example pbs --csv
-run order-example-slurm-csv order --example slurm --csv
+run order-example-slurm-csv order --example slurm-tree --csv
 run order-example-bogus order --example bogus
 run order-example-top order --example --top 3
 run order-example-top-zero order --example --top 0
@@ -645,7 +645,7 @@ run order-example-top-bad order --example --top x
 run demo demo
 run demo-json demo --json
 run demo-csv demo --csv
-run demo-slurm demo --example slurm
+run demo-slurm demo --example slurm-tree
 run demo-home-before --home "$OUT/homes/not-read" demo
 run demo-explain demo --explain 104
 run order-no-jobs order
@@ -655,12 +655,12 @@ for j in 101 102 103 104 105 106 107 108 109 110 101.pbs nosuch; do
 done
 run order-example-explain-json order --example --explain 103 --json
 for j in 5001 5002 5003 5004 5005 5006; do
-  run "order-example-slurm-explain-$j" order --example slurm --explain "$j"
+  run "order-example-slurm-explain-$j" order --example slurm-tree --explain "$j"
 done
-run order-example-slurm-explain-json order --example slurm --explain 5003 --json
+run order-example-slurm-explain-json order --example slurm-tree --explain 5003 --json
 for a in "${ALGS[@]}"; do
   run "order-example-explain-alg-$a" order --example --explain 102 --algorithm "$a"
-  run "order-example-slurm-explain-alg-$a" order --example slurm --explain 5002 --algorithm "$a"
+  run "order-example-slurm-explain-alg-$a" order --example slurm-tree --explain 5002 --algorithm "$a"
 done
 run order-example-bad-alg order --example --algorithm best
 AGAINST=(
@@ -677,7 +677,7 @@ for f in "${AGAINST[@]}"; do
   run "order-example-against-$i" order --example --against "$f"
   run "order-example-against-$i-json" order --example --against "$f" --json
   run "order-example-against-$i-csv" order --example --against "$f" --csv
-  run "order-example-slurm-against-$i" order --example slurm --against "$f"
+  run "order-example-slurm-against-$i" order --example slurm-tree --against "$f"
 done
 run order-example-against-movers order --example --against ncpus --movers 2
 run order-example-against-movers-zero order --example --against ncpus --movers 0
@@ -715,8 +715,8 @@ run order-example-unknown-shares order --example --unknown-shares 50
 run order-example-tree order --example --tree "$D/share/resource_group"
 run order-example-tree-usage order --example --tree "$D/share/resource_group" --usage "$D/share/usage.txt"
 run order-example-usage order --example --usage "$D/share/usage.txt"
-run order-example-slurm-tree order --example slurm --tree "$D/server/cluster.psv"
-run order-example-slurm-flux order --example slurm --tree "$FLUXDB" --formula 'flux_fairshare'
+run order-example-slurm-tree order --example slurm-tree --tree "$D/server/cluster.psv"
+run order-example-slurm-flux order --example slurm-tree --tree "$FLUXDB" --formula 'flux_fairshare'
 run order-example-jobs-csv order --example --jobs "$IN/jobs.csv"
 # The test data: §4.1 tree and usage, the openpbs test formulas.
 O=(--tree "$D/order/resource_group" --usage "$D/order/usage.txt")

@@ -24,9 +24,11 @@ use std::path::PathBuf;
 /// Arguments of `fairsort order`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Use a built-in example cluster (share tree, queue, formula): `pbs` (default) or `slurm`;
-    /// `sprio` is a Slurm site's multifactor priority (slurm.conf, squeue --json, sshare, ...);
-    /// `flux` is a flux-accounting site's mf_priority (accounting DB, flux jobs --json).
+    /// Use a built-in example site: `pbs` (default: a PBS share tree, qstat queue and
+    /// job_sort_formula); `slurm` is a Slurm site's multifactor priority, as sprio shows it
+    /// (slurm.conf, squeue --json, sshare; `sprio` is the same); `slurm-tree` orders a Slurm
+    /// account tree's jobs by a formula; `flux` is a flux-accounting site's mf_priority
+    /// (accounting DB, flux jobs --json).
     #[arg(long, value_name = "NAME", num_args = 0..=1, default_missing_value = "pbs")]
     pub example: Option<String>,
     /// Jobs: `qstat -f -F json` output, a fairsort JSON or CSV job list, `squeue --json` or
@@ -153,6 +155,8 @@ fn parse_assignment(s: &str, what: &str) -> Result<(String, String), Failure> {
 /// with the files and flags over it.
 fn scenario(args: &Args, global: &Global) -> Result<Scenario, Failure> {
     let base = match &args.example {
+        // `slurm` is the multifactor site (order_slurm); its share tree is this example
+        Some(name) if name == "slurm-tree" => Base::Example("slurm".to_string()),
         Some(name) => Base::Example(name.clone()),
         None => Base::FindHome(global.home.clone()),
     };
@@ -233,7 +237,7 @@ pub fn run(mut args: Args, global: &Global) -> CliResult {
         || args.against_weights.is_some()
     {
         return Err(Failure::usage(
-            "--qos, --assoc, --at and --against-weights need --slurm-conf (or --example sprio); --against-weights also works with flux jobs",
+            "--qos, --assoc, --at and --against-weights need --slurm-conf (or --example slurm); --against-weights also works with flux jobs",
         ));
     }
     let mut sc = scenario(&args, global)?;

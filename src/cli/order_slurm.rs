@@ -217,7 +217,7 @@ fn formula_values(
 pub enum SlurmBase {
     /// `--slurm-conf FILE` and the other files.
     Files,
-    /// `--example sprio`.
+    /// `--example slurm` (or its older name `sprio`).
     Example,
     /// A home holding a Slurm configuration (`fairsort slurm import`), with no `--example`.
     Home(Box<(Home, SlurmSite)>),
@@ -230,7 +230,7 @@ pub fn base(args: &Args, global: &Global) -> Result<Option<SlurmBase>, Failure> 
         return Ok(Some(SlurmBase::Files));
     }
     match args.example.as_deref() {
-        Some("sprio") => return Ok(Some(SlurmBase::Example)),
+        Some("slurm" | "sprio") => return Ok(Some(SlurmBase::Example)),
         Some(_) => return Ok(None),
         None => {}
     }

@@ -416,7 +416,7 @@ fn example_runs_with_no_setup() {
         ))
         .stdout(predicate::str::contains("placed under `unknown`"));
     let out = fairsort()
-        .args(["order", "--example", "slurm", "--json"])
+        .args(["order", "--example", "slurm-tree", "--json"])
         .output()
         .unwrap();
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -425,6 +425,24 @@ fn example_runs_with_no_setup() {
         "5005",
         "dan has no usage: highest Fair Tree factor"
     );
+}
+
+#[test]
+fn example_slurm_is_the_multifactor_site() {
+    let slurm = fairsort()
+        .args(["order", "--example", "slurm"])
+        .output()
+        .unwrap();
+    assert!(slurm.status.success(), "{slurm:?}");
+    let text = String::from_utf8_lossy(&slurm.stdout);
+    for column in ["JOBID", "PARTITION", "PRIORITY", "AGE", "FAIRSHARE", "JOBSIZE", "QOS"] {
+        assert!(text.contains(column), "no {column} column:\n{text}");
+    }
+    let sprio = fairsort()
+        .args(["order", "--example", "sprio"])
+        .output()
+        .unwrap();
+    assert_eq!(slurm.stdout, sprio.stdout, "`sprio` is the older name");
 }
 
 #[test]
