@@ -484,3 +484,214 @@ fn cli_on_the_shipped_example() {
         .assert()
         .code(1);
 }
+
+/// A direct transcription of docs/replay.md's rules, with none of the replay's shortcuts: at
+/// every pass it recomputes fair share on a freshly built tree (when a job finished since the
+/// last computation), evaluates every pending job, sorts them all and scans every running job
+/// for the reservation. The replay (sorted queue kept between passes, re-evaluation only of
+/// what changed, flat PBS arithmetic, early stop) must give exactly its schedule.
+fn reference(
+    jobs: &[TraceJob],
+    total: u64,
+    cpn: u64,
+    formula: &str,
+    easy: bool,
+) -> Vec<Option<(i64, i64)>> {
+    use fairsort::fairshare::{
+        compute, keyword_source, NodeKind, NodeSpec, Options as ShareOptions,
+    };
+    use fairsort::fairshare::{Shares, Tree, TreeSource, TreeSpec};
+    use fairsort::usage::decay::halflife::HalfLife;
+    let program = compile(formula, &ResourceTable::builtin()).unwrap();
+    let trace = Trace {
+        jobs: jobs.to_vec(),
+        ..Trace::default()
+    };
+    let ent = fairsort::replay::Entities::of(&trace);
+    let hl = HalfLife::new(604_800.0).unwrap();
+    let mut stored = vec![0.0f64; ent.assocs.len()];
+    let mut t0: Option<i64> = None;
+    let mut dirty = true;
+    let kw = program.keywords().to_vec();
+    let mut share_vals = vec![vec![0.0f64; ent.assocs.len()]; kw.len()];
+    let mut place: Vec<Option<(i64, i64)>> = vec![None; jobs.len()];
+    let mut free = total;
+    let mut running: Vec<(i64, i64, usize)> = Vec::new(); // (end, planned end, job)
+    let mut waiting: Vec<usize> = Vec::new();
+    let mut subs: Vec<usize> = (0..jobs.len())
+        .filter(|&i| jobs[i].cores <= total)
+        .collect();
+    subs.sort_by_key(|&i| (jobs[i].submit, i));
+    let mut next = 0;
+    loop {
+        let t_sub = subs.get(next).map(|&i| jobs[i].submit);
+        let t_fin = running.iter().map(|r| r.0).min();
+        let t = match (t_sub, t_fin) {
+            (Some(a), Some(b)) => a.min(b),
+            (Some(a), None) | (None, Some(a)) => a,
+            (None, None) => break,
+        };
+        let mut k = 0;
+        while k < running.len() {
+            if running[k].0 == t {
+                let (_, _, j) = running.remove(k);
+                free += jobs[j].cores;
+                let (s, e) = place[j].unwrap();
+                let t0 = *t0.get_or_insert(e);
+                let a = ent.job_assoc[j];
+                stored[a] += jobs[j].cores as f64 * (e - s) as f64 / hl.factor((e - t0) as f64);
+                dirty = true;
+            } else {
+                k += 1;
+            }
+        }
+        while next < subs.len() && jobs[subs[next]].submit == t {
+            waiting.push(subs[next]);
+            next += 1;
+        }
+        if waiting.is_empty() || free == 0 {
+            continue;
+        }
+        let uses_shares = kw.iter().any(|k| keyword_source(k).is_some());
+        if uses_shares && dirty {
+            dirty = false;
+            let f = t0.map_or(1.0, |t0| hl.factor((t - t0) as f64));
+            let mut nodes: Vec<NodeSpec> = ent
+                .accounts
+                .iter()
+                .map(|a| NodeSpec::new(a.clone(), None, NodeKind::Account, Shares::Count(1)))
+                .collect();
+            for (i, (a, u)) in ent.assocs.iter().enumerate() {
+                let mut n = NodeSpec::new(
+                    u.clone(),
+                    Some(ent.accounts[*a].clone()),
+                    NodeKind::User,
+                    Shares::Count(1),
+                );
+                n.usage = Some(stored[i] * f);
+                nodes.push(n);
+            }
+            let tree = Tree::build(TreeSpec {
+                source: TreeSource::Native,
+                root_name: "root".into(),
+                root_usage: None,
+                unknown_shares: None,
+                nodes,
+            })
+            .unwrap();
+            for (k, out) in kw.iter().zip(share_vals.iter_mut()) {
+                if let Some((alg, get)) = keyword_source(k) {
+                    let r = compute(&tree, alg, &ShareOptions::default()).unwrap();
+                    for (i, (a, u)) in ent.assocs.iter().enumerate() {
+                        let id = tree.find_user(Some(&ent.accounts[*a]), u).unwrap();
+                        out[i] = get(&r.row(id)).unwrap_or(0.0);
+                    }
+                }
+            }
+        }
+        let prio: Vec<f64> = waiting
+            .iter()
+            .map(|&j| {
+                let job = &jobs[j];
+                let row: Vec<f64> = kw
+                    .iter()
+                    .enumerate()
+                    .map(|(s, k)| match k.as_str() {
+                        "eligible_time" => (t - job.submit) as f64,
+                        "ncpus" => job.cores as f64,
+                        "walltime" => job.planned() as f64,
+                        "nodect" => job.cores.div_ceil(cpn) as f64,
+                        "accrue_type" => 2.0,
+                        _ if keyword_source(k).is_some() => share_vals[s][ent.job_assoc[j]],
+                        _ => 0.0,
+                    })
+                    .collect();
+                program.eval(&row).value
+            })
+            .collect();
+        let mut order: Vec<usize> = (0..waiting.len()).collect();
+        order.sort_by(|&a, &b| {
+            prio[b]
+                .total_cmp(&prio[a])
+                .then(jobs[waiting[a]].submit.cmp(&jobs[waiting[b]].submit))
+                .then(waiting[a].cmp(&waiting[b]))
+        });
+        let mut started = Vec::new();
+        let mut resv: Option<(i64, u64)> = None;
+        for k in order {
+            let j = waiting[k];
+            let (c, wt) = (jobs[j].cores, jobs[j].planned());
+            let ok = match &mut resv {
+                None if c <= free => true,
+                None if !easy => break,
+                None => {
+                    // Earliest planned end at which enough cores are free; extra = all free
+                    // by then minus the need.
+                    let mut ends: Vec<(i64, u64)> =
+                        running.iter().map(|r| (r.1, jobs[r.2].cores)).collect();
+                    ends.sort();
+                    let mut avail = free;
+                    let mut shadow = i64::MAX;
+                    for &(e, cores) in &ends {
+                        avail += cores;
+                        if avail >= c {
+                            shadow = e;
+                            break;
+                        }
+                    }
+                    let by_shadow: u64 = ends.iter().filter(|x| x.0 <= shadow).map(|x| x.1).sum();
+                    resv = Some((shadow, (free + by_shadow).saturating_sub(c)));
+                    false
+                }
+                Some((shadow, extra)) => {
+                    if c > free {
+                        false
+                    } else if t + wt <= *shadow {
+                        true
+                    } else if c <= *extra {
+                        *extra -= c;
+                        true
+                    } else {
+                        false
+                    }
+                }
+            };
+            if ok {
+                free -= c;
+                let end = t + jobs[j].holds();
+                place[j] = Some((t, end));
+                running.push((end, t + wt, j));
+                started.push(j);
+            }
+        }
+        waiting.retain(|j| !started.contains(j));
+    }
+    place
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+    #[test]
+    fn the_replay_gives_the_reference_schedule(
+        raw in prop::collection::vec((0i64..300, 0i64..120, 1i64..150, 1u64..10, 0usize..5, 0usize..3), 1..60),
+        formula in prop::sample::select(vec![
+            "eligible_time", "ncpus", "-ncpus + walltime / 100", "fairshare_factor",
+            "fairshare_factor * 100 + ncpus", "fairshare_tree_usage - fairshare_perc",
+            "fairshare_factor + eligible_time / 1000", "level_fs", "classic_factor * nodect",
+        ]),
+        easy in any::<bool>(),
+    ) {
+        let jobs: Vec<TraceJob> = raw
+            .iter()
+            .enumerate()
+            .map(|(i, &(s, r, w, c, u, a))| {
+                let mut j = job(&i.to_string(), s, r, w, c, &format!("u{u}"));
+                j.account = format!("g{a}");
+                j
+            })
+            .collect();
+        let backfill = if easy { Backfill::Easy } else { Backfill::None };
+        let o = run(jobs.clone(), 2, 4, formula, backfill);
+        prop_assert_eq!(times(&o), reference(&jobs, 8, 4, formula, easy));
+    }
+}
