@@ -12,6 +12,7 @@ pub mod ftest;
 pub mod init;
 pub mod order;
 pub mod order_slurm;
+pub mod progress;
 pub mod qmgr;
 pub mod replay;
 pub mod share;

@@ -695,3 +695,166 @@ proptest! {
         prop_assert_eq!(times(&o), reference(&jobs, 8, 4, formula, easy));
     }
 }
+
+/// The `<polyline` elements drawn 2 px wide: the plots' data series (axes and ticks are 1 px).
+fn series_count(svg: &str) -> usize {
+    svg.split("<polyline")
+        .skip(1)
+        .filter(|el| {
+            el.split('>')
+                .next()
+                .unwrap_or("")
+                .contains("stroke-width=\"2\"")
+        })
+        .count()
+}
+
+/// The text of every `<text>` element.
+fn svg_texts(svg: &str) -> Vec<String> {
+    svg.split("<text")
+        .skip(1)
+        .filter_map(|el| {
+            let body = el.split_once('>')?.1;
+            Some(body.split("</text>").next()?.trim().to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn cli_plots_attainment_and_streamed_json() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/replay/small.swf");
+    let dir = tempfile::tempdir().unwrap();
+    let (att, waits) = (dir.path().join("att.svg"), dir.path().join("waits.svg"));
+    let run = || {
+        fairsort()
+            .args(["replay", "--trace"])
+            .arg(&example)
+            .args([
+                "--formula",
+                "eligible_time",
+                "--against",
+                "fairshare_factor",
+            ])
+            .arg("--plot-attainment")
+            .arg(&att)
+            .arg("--plot-waits")
+            .arg(&waits)
+            .arg("--json")
+            .assert()
+            .success()
+    };
+    let out = run();
+    let v = json_of(&out.get_output().stdout);
+    let starts = |jobs: &serde_json::Value| -> Vec<i64> {
+        jobs.as_array()
+            .unwrap()
+            .iter()
+            .map(|j| j["start"].as_i64().unwrap())
+            .collect()
+    };
+    assert_eq!(starts(&v["jobs"]), [0, 0, 100, 50, 200, 80]);
+    // docs/replay.md: under fair share job 5 (u3) goes before job 3 (u1) at t=100; at t=50
+    // job 6 (u3, no usage yet) is backfilled before job 4 (u2, just charged), ends at once, and
+    // the pass its finish makes backfills job 4.
+    assert_eq!(starts(&v["against"]["jobs"]), [0, 0, 300, 50, 100, 50]);
+    assert_eq!(v["against"]["formula"], "fairshare_factor");
+    // Span 0..400 s: the default interval is 400 / 50 = 8 s, 50 intervals.
+    let at = &v["attainment"];
+    assert_eq!(at["interval"], 8);
+    assert_eq!(at["ends"].as_array().unwrap().len(), 50);
+    assert_eq!(at["accounts"].as_array().unwrap().len(), 2);
+    assert_eq!(at["users"].as_array().unwrap().len(), 3);
+    // Over 0..8 s jobs 1 (g1, 2 cores) and 2 (g2, 2 cores) run: half each; at the end
+    // g1 has 62.5 % of all core-seconds (the report's usage share).
+    let g1 = &at["accounts"][0];
+    assert_eq!(g1["name"], "g1");
+    approx::assert_relative_eq!(g1["usage_share"][0].as_f64().unwrap(), 0.5, epsilon = 1e-12);
+    approx::assert_relative_eq!(
+        g1["cumulative_share"][49].as_f64().unwrap(),
+        v["summary"]["accounts"][0]["usage_share"].as_f64().unwrap(),
+        epsilon = 1e-12
+    );
+    let svg = std::fs::read_to_string(&att).unwrap();
+    assert!(svg.starts_with("<svg"), "{}", &svg[..svg.len().min(100)]);
+    assert_eq!(series_count(&svg), 4, "2 accounts in each of 2 panels");
+    let texts = svg_texts(&svg);
+    for want in [
+        "share attainment per account: A (eligible_time)",
+        "share attainment per account: B (fairshare_factor)",
+        "days since the first submit",
+        "usage share / share",
+        "g1",
+        "g2",
+    ] {
+        assert!(texts.iter().any(|t| t == want), "no `{want}` in {texts:?}");
+    }
+    let w = std::fs::read_to_string(&waits).unwrap();
+    assert_eq!(series_count(&w), 2, "one line per policy");
+    let texts = svg_texts(&w);
+    for want in [
+        "wait (hours)",
+        "fraction of jobs",
+        "A (eligible_time)",
+        "B (fairshare_factor)",
+    ] {
+        assert!(texts.iter().any(|t| t == want), "no `{want}` in {texts:?}");
+    }
+    // The same replay draws the same bytes.
+    run();
+    assert_eq!(std::fs::read_to_string(&att).unwrap(), svg);
+    assert_eq!(std::fs::read_to_string(&waits).unwrap(), w);
+}
+
+#[test]
+fn cli_attainment_csv() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/replay/small.swf");
+    let out = fairsort()
+        .args(["replay", "--trace"])
+        .arg(&example)
+        .args(["--formula", "ncpus", "--sample", "100", "--attainment-csv"])
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0],
+        "policy,kind,name,account,end,share,usage_share,cumulative_share"
+    );
+    // (2 accounts + 3 users) × 4 intervals of 100 s over 0..400.
+    assert_eq!(lines.len(), 1 + 5 * 4, "{text}");
+    assert!(
+        lines[1].starts_with("A,account,g1,,100,0.5,"),
+        "{}",
+        lines[1]
+    );
+}
+
+#[test]
+fn cli_takes_the_formula_and_decay_from_the_home() {
+    use crate::common::{fairsort_home, qmgr};
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/replay/small.swf");
+    let home = tempfile::tempdir().unwrap();
+    qmgr(home.path(), "set server job_sort_formula = ncpus").success();
+    qmgr(home.path(), "set sched fairshare_decay_factor = 0.25").success();
+    let out = fairsort_home(home.path())
+        .args(["replay", "--trace"])
+        .arg(&example)
+        .arg("--json")
+        .assert()
+        .success();
+    let v = json_of(&out.get_output().stdout);
+    assert_eq!(v["formula"], "ncpus");
+    // Usage × 0.25 per day (86 400 s) is a half-life of half a day.
+    approx::assert_relative_eq!(
+        v["half_life"].as_f64().unwrap(),
+        43_200.0,
+        max_relative = 1e-12
+    );
+    // No home and no --formula: a usage error naming the flag.
+    fairsort()
+        .args(["replay", "--trace"])
+        .arg(&example)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("give --formula"));
+}
