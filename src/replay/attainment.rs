@@ -217,6 +217,31 @@ mod tests {
     }
 
     #[test]
+    fn long_series_widen_the_interval() {
+        let trace = Trace {
+            jobs: vec![job("1", 0, 1, "x", "a")],
+            ..Trace::default()
+        };
+        let outcome = Outcome {
+            placements: vec![Some(Placement {
+                start: 0,
+                end: 10 * MAX_INTERVALS + 5,
+            })],
+            too_large: vec![],
+            passes: 0,
+            share_updates: 0,
+            formula_errors: 0,
+            backfilled: 0,
+        };
+        // 1 s asked: 20 005 intervals; widened to 11 s, 1 819 intervals.
+        let at = attainment(&trace, &outcome, Some(1));
+        assert_eq!(at.interval, 11);
+        assert_eq!(at.ends.len(), 1_819);
+        assert!(at.ends.len() as i64 <= MAX_INTERVALS);
+        assert!(at.accounts[0].usage_share.iter().all(|&u| u == 1.0));
+    }
+
+    #[test]
     fn default_interval_is_a_day_for_long_spans() {
         assert_eq!(default_interval(365 * 86_400), 86_400);
         assert_eq!(default_interval(400), 8);

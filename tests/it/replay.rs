@@ -858,3 +858,22 @@ fn cli_takes_the_formula_and_decay_from_the_home() {
         .code(2)
         .stderr(predicates::str::contains("give --formula"));
 }
+
+#[test]
+fn cli_plot_errors_name_the_file() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/replay/small.swf");
+    fairsort()
+        .args(["replay", "--trace"])
+        .arg(&example)
+        .args([
+            "--formula",
+            "ncpus",
+            "--plot-waits",
+            "/nonexistent-dir/w.svg",
+        ])
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains(
+            "cannot write /nonexistent-dir/w.svg",
+        ));
+}
