@@ -5,6 +5,7 @@
 //! `attainment` samples each account's share of the usage over time, `plot` draws SVGs.
 
 pub mod attainment;
+mod planned;
 pub mod plot;
 pub mod report;
 pub mod shares;

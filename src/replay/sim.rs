@@ -12,13 +12,14 @@
 //! evaluates each job once, when it joins the queue, and new jobs are merged into the order.
 //! The walk stops as soon as no core is free.
 
+use super::planned::Planned;
 use super::shares::ShareModel;
 use super::trace::{Trace, TraceJob};
 use crate::fairshare::keyword_source;
 use crate::formula::Program;
 use crate::pbs::Keyword;
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap};
+use std::collections::BinaryHeap;
 
 /// The cluster: nodes × cores per node; jobs need whole cores.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -214,7 +215,7 @@ pub fn replay_with(
         backfill: opts.backfill,
         free: total,
         running: BinaryHeap::new(),
-        planned: BTreeMap::new(),
+        planned: Planned::default(),
         pending: Vec::new(),
         fresh: Vec::new(),
         merged: Vec::new(),
@@ -291,8 +292,8 @@ struct Sim<'a> {
     free: u64,
     /// Running jobs by real end time.
     running: BinaryHeap<Reverse<(i64, usize)>>,
-    /// Running jobs by planned end (start + requested walltime) → cores.
-    planned: BTreeMap<(i64, usize), u64>,
+    /// Running jobs by planned end (start + requested walltime), with their cores.
+    planned: Planned,
     /// The pending jobs in pass order (as of the last pass).
     pending: Vec<Entry>,
     /// Jobs submitted since the last pass.
@@ -320,7 +321,7 @@ impl Sim<'_> {
         };
         self.free += job.cores;
         self.planned
-            .remove(&(p.start.saturating_add(job.planned()), j));
+            .remove(p.start.saturating_add(job.planned()), j);
         shares.charge(
             j,
             job.cores as f64 * p.end.saturating_sub(p.start) as f64,
@@ -336,7 +337,7 @@ impl Sim<'_> {
         self.free -= job.cores;
         self.running.push(Reverse((end, j)));
         self.planned
-            .insert((t.saturating_add(job.planned()), j), job.cores);
+            .insert(t.saturating_add(job.planned()), j, job.cores);
         if let Some(p) = self.out.placements.get_mut(j) {
             *p = Some(Placement { start: t, end });
         }
@@ -345,19 +346,7 @@ impl Sim<'_> {
     /// The reservation for a job of `need` cores: the earliest planned end by which enough
     /// cores are free (every job planned to end by then counted), and the cores left over then.
     fn reservation(&self, need: u64) -> (i64, u64) {
-        let mut avail = self.free;
-        let mut shadow = None;
-        for (&(e, _), &c) in &self.planned {
-            match shadow {
-                Some(s) if e > s => break,
-                _ => {}
-            }
-            avail += c;
-            if shadow.is_none() && avail >= need {
-                shadow = Some(e);
-            }
-        }
-        (shadow.unwrap_or(i64::MAX), avail.saturating_sub(need))
+        self.planned.reservation(self.free, need)
     }
 
     /// Evaluates the formula at `t` for the pending entries at positions `self.picked`,
