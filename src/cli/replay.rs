@@ -77,14 +77,27 @@ fn compile(src: &str, json: bool) -> Result<Program, Failure> {
 }
 
 fn cluster(args: &Args, trace: &Trace) -> Result<Cluster, Failure> {
+    // The trace's own size (SWF headers): MaxNodes, and MaxProcs / MaxNodes cores per node.
+    let stated_cpn = match (trace.max_nodes, trace.max_procs) {
+        (Some(n), Some(p)) if n > 0 => Some((p / n).max(1)),
+        _ => None,
+    };
     let (nodes, cpn) = match (args.nodes, args.cores_per_node) {
-        (Some(n), c) => (n, c.unwrap_or(1)),
+        (Some(n), Some(c)) => (n, c),
+        (Some(n), None) => match stated_cpn {
+            Some(c) => (n, c),
+            None => {
+                return Err(Failure::usage(
+                    "give --cores-per-node: the trace does not state its cores per node",
+                ))
+            }
+        },
         (None, c) => match (trace.max_nodes, trace.max_procs) {
-            (Some(n), p) if n > 0 => (n, c.or(p.map(|p| (p / n).max(1))).unwrap_or(1)),
+            (Some(n), _) if n > 0 => (n, c.or(stated_cpn).unwrap_or(1)),
             (_, Some(p)) if c.is_none() => (p, 1),
             _ => {
                 return Err(Failure::usage(
-                    "give --nodes (and --cores-per-node): the trace does not state its size",
+                    "give --nodes and --cores-per-node: the trace does not state its size",
                 ))
             }
         },

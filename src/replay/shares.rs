@@ -100,8 +100,14 @@ struct PbsFlat {
     /// Per association: group percentage within its account and tree percentage.
     user_gp: Vec<f32>,
     user_tp: Vec<f32>,
-    /// Scratch: per account, the sum of its counted leaf usages.
+    /// Per association: its account.
+    account_of: Vec<usize>,
+    /// Per account, as of the last [`PbsFlat::sums`]: the sum of its counted leaf usages, and
+    /// its tree usage (PBS's usage factor: its usage / the root's, as f32).
     account_sum: Vec<f64>,
+    account_uf: Vec<f32>,
+    /// The root's usage as of the last [`PbsFlat::sums`].
+    root_usage: f64,
 }
 
 impl PbsFlat {
@@ -138,16 +144,25 @@ impl PbsFlat {
         }
         PbsFlat {
             account_sum: vec![0.0; members.len()],
+            account_uf: vec![0.0; members.len()],
+            account_of: e.assocs.iter().map(|(a, _)| *a).collect(),
+            root_usage: MIN_USAGE,
             members,
             user_gp,
             user_tp,
         }
     }
 
-    /// PBS's (perc, tree usage, factor) per association for leaf usages `usage`, into `out`.
-    fn compute(&mut self, usage: &[f64], out: &mut [[f64; 3]]) {
-        // `fairshare::pbs::usages`: a leaf counts unless its usage is exactly MIN_USAGE (1); a
-        // group has 1 + the sum of its leaves' counted usage; the root 1 + the groups' sums.
+    /// PBS's usage / the root's, clamped to 1, as the f32 PBS keeps.
+    fn ratio(&self, u: f64) -> f32 {
+        let r = u / self.root_usage;
+        (if r.is_nan() { 1.0 } else { r.min(1.0) }) as f32
+    }
+
+    /// The groups' and the root's usage for leaf usages `usage` (`fairshare::pbs::usages`: a
+    /// leaf counts unless its usage is exactly MIN_USAGE (1); a group has 1 + the sum of its
+    /// leaves' counted usage; the root 1 + the groups' sums), and each group's usage factor.
+    fn sums(&mut self, usage: &[f64]) {
         let counted = |u: f64| if u == MIN_USAGE { 0.0 } else { u };
         for (s, m) in self.account_sum.iter_mut().zip(&self.members) {
             *s = m
@@ -155,27 +170,38 @@ impl PbsFlat {
                 .map(|&u| counted(usage.get(u).copied().unwrap_or(0.0)))
                 .sum();
         }
-        let root_usage = MIN_USAGE + self.account_sum.iter().sum::<f64>();
-        let ratio = |u: f64| -> f32 {
-            let r = u / root_usage;
-            (if r.is_nan() { 1.0 } else { r.min(1.0) }) as f32
-        };
-        for (a, m) in self.members.iter().enumerate() {
-            let uf_a = ratio(MIN_USAGE + self.account_sum.get(a).copied().unwrap_or(0.0));
-            for &u in m {
-                let gp = self.user_gp.get(u).copied().unwrap_or(0.0);
-                let tp = self.user_tp.get(u).copied().unwrap_or(0.0);
-                let x = ratio(usage.get(u).copied().unwrap_or(0.0));
-                let uf = x + (uf_a - x) * gp;
-                let factor = if tp == 0.0 {
-                    0.0
-                } else {
-                    2f64.powf(-f64::from(uf / tp))
-                };
-                if let Some(o) = out.get_mut(u) {
-                    *o = [f64::from(tp), f64::from(uf), factor];
-                }
+        self.root_usage = MIN_USAGE + self.account_sum.iter().sum::<f64>();
+        for a in 0..self.account_uf.len() {
+            let uf = self.ratio(MIN_USAGE + self.account_sum.get(a).copied().unwrap_or(0.0));
+            if let Some(x) = self.account_uf.get_mut(a) {
+                *x = uf;
             }
+        }
+    }
+
+    /// Association `u`'s (perc, tree usage, factor) for its usage `usage_u`, after
+    /// [`PbsFlat::sums`].
+    fn user(&self, u: usize, usage_u: f64) -> [f64; 3] {
+        let a = self.account_of.get(u).copied().unwrap_or(0);
+        let uf_a = self.account_uf.get(a).copied().unwrap_or(0.0);
+        let gp = self.user_gp.get(u).copied().unwrap_or(0.0);
+        let tp = self.user_tp.get(u).copied().unwrap_or(0.0);
+        let x = self.ratio(usage_u);
+        let uf = x + (uf_a - x) * gp;
+        let factor = if tp == 0.0 {
+            0.0
+        } else {
+            2f64.powf(-f64::from(uf / tp))
+        };
+        [f64::from(tp), f64::from(uf), factor]
+    }
+
+    /// PBS's (perc, tree usage, factor) per association for leaf usages `usage`, into `out`.
+    #[cfg(test)]
+    fn compute(&mut self, usage: &[f64], out: &mut [[f64; 3]]) {
+        self.sums(usage);
+        for (u, o) in out.iter_mut().enumerate() {
+            *o = self.user(u, usage.get(u).copied().unwrap_or(0.0));
         }
     }
 }
@@ -195,9 +221,12 @@ pub(crate) struct ShareModel {
     changed: Vec<bool>,
     /// The flat PBS path, when every keyword is one of PBS's (and its column per keyword).
     pbs: Option<(PbsFlat, Vec<PbsColumn>)>,
-    /// Scratch for the flat path.
+    /// The usage of the last refresh.
     usage: Vec<f64>,
-    out: Vec<[f64; 3]>,
+    /// Refreshes so far, and per association the refresh its values are from (the flat path
+    /// computes an association's values only when a pending job needs them).
+    generation: u64,
+    fresh: Vec<u64>,
     pub(crate) updates: u64,
 }
 
@@ -227,7 +256,8 @@ impl ShareModel {
             changed: vec![true; n],
             pbs,
             usage: Vec::with_capacity(n),
-            out: vec![[0.0; 3]; n],
+            generation: 0,
+            fresh: vec![0; n],
             updates: 0,
         })
     }
@@ -269,7 +299,44 @@ impl ShareModel {
         out.extend(self.stored.iter().map(|u| u * f));
     }
 
-    /// Whether association `a`'s values changed at the last refresh.
+    /// Whether the formula uses fair-share keywords.
+    pub(crate) fn in_use(&self) -> bool {
+        !self.keywords.is_empty()
+    }
+
+    /// Brings association `a`'s values up to the last refresh (the flat PBS path computes
+    /// them on demand; bit-identical to computing every association at the refresh).
+    pub(crate) fn prepare(&mut self, a: usize) {
+        let Some((flat, cols)) = &self.pbs else {
+            return;
+        };
+        if self.fresh.get(a).copied() == Some(self.generation) {
+            return;
+        }
+        let o = flat.user(a, self.usage.get(a).copied().unwrap_or(0.0));
+        let mut changed = false;
+        for (col, vals) in cols.iter().zip(self.values.iter_mut()) {
+            let new = match col {
+                PbsColumn::Perc => o[0],
+                PbsColumn::TreeUsage => o[1],
+                PbsColumn::Factor => o[2],
+            };
+            if let Some(v) = vals.get_mut(a) {
+                if new.to_bits() != v.to_bits() {
+                    changed = true;
+                    *v = new;
+                }
+            }
+        }
+        if let Some(c) = self.changed.get_mut(a) {
+            *c = changed;
+        }
+        if let Some(f) = self.fresh.get_mut(a) {
+            *f = self.generation;
+        }
+    }
+
+    /// Whether association `a`'s values changed at the last refresh (after [`Self::prepare`]).
     pub(crate) fn changed(&self, a: usize) -> bool {
         self.changed.get(a).copied().unwrap_or(true)
     }
@@ -284,23 +351,10 @@ impl ShareModel {
         self.updates += 1;
         let mut usage = std::mem::take(&mut self.usage);
         self.usage_into(t, &mut usage);
-        let result = if let Some((flat, cols)) = &mut self.pbs {
-            flat.compute(&usage, &mut self.out);
-            self.changed.iter_mut().for_each(|c| *c = false);
-            for (col, vals) in cols.iter().zip(self.values.iter_mut()) {
-                let k = match col {
-                    PbsColumn::Perc => 0,
-                    PbsColumn::TreeUsage => 1,
-                    PbsColumn::Factor => 2,
-                };
-                for ((v, o), c) in vals.iter_mut().zip(&self.out).zip(&mut self.changed) {
-                    let new = o.get(k).copied().unwrap_or(0.0);
-                    if new.to_bits() != v.to_bits() {
-                        *c = true;
-                        *v = new;
-                    }
-                }
-            }
+        let result = if let Some((flat, _)) = &mut self.pbs {
+            // Only the sums now; each association's values when a job asks (`prepare`).
+            flat.sums(&usage);
+            self.generation += 1;
             Ok(())
         } else {
             self.changed.iter_mut().for_each(|c| *c = true);
@@ -473,9 +527,11 @@ mod tests {
         let kws = vec!["fairshare_factor".to_string()];
         let mut m = ShareModel::new(&t, &kws, 3600.0).unwrap();
         assert!(m.refresh(0).unwrap());
+        (0..3).for_each(|a| m.prepare(a));
         assert!(!m.refresh(10).unwrap(), "no charge since: no refresh");
         m.charge(0, 100.0, 10);
         assert!(m.refresh(10).unwrap());
+        (0..3).for_each(|a| m.prepare(a));
         // x's usage moved; z's group went from all of the (unit) root usage to 1/101 of it;
         // y's tree usage is its group's, which holds all the usage before and after.
         assert!(m.changed(0) && m.changed(2));

@@ -395,7 +395,7 @@ impl Sim<'_> {
 
     /// Brings `pending` into pass order at `t`: evaluates what the formula needs evaluated
     /// and sorts (or merges the new jobs in).
-    fn order(&mut self, t: i64, shares: &ShareModel, refreshed: bool) {
+    fn order(&mut self, t: i64, shares: &mut ShareModel, refreshed: bool) {
         let old = self.pending.len();
         let jobs = self.jobs;
         self.pending.extend(self.fresh.drain(..).map(|j| Entry {
@@ -403,6 +403,16 @@ impl Sim<'_> {
             submit: jobs.get(j).map_or(0, |x| x.submit),
             job: j,
         }));
+        // Fair-share values of the associations with pending jobs: all after a refresh, else
+        // those of the new jobs (the others are already up to date).
+        if shares.in_use() {
+            let from = if refreshed { 0 } else { old };
+            for e in self.pending.get(from..).unwrap_or(&[]) {
+                if let Some(&a) = shares.entities().job_assoc.get(e.job) {
+                    shares.prepare(a);
+                }
+            }
+        }
         let all = match self.reeval {
             Reeval::EveryPass => true,
             Reeval::OnShareChange => refreshed,

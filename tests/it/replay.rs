@@ -877,3 +877,34 @@ fn cli_plot_errors_name_the_file() {
             "cannot write /nonexistent-dir/w.svg",
         ));
 }
+
+#[test]
+fn cli_asks_for_the_cluster_size_the_trace_does_not_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = write(
+        dir.path(),
+        "20261120",
+        "11/20/2026 11:00:00;E;1.srv;user=bob group=chem queue=workq qtime=1795168800 start=1795169100 end=1795172400 Resource_List.ncpus=2\n",
+    );
+    let replay = |extra: &[&str]| {
+        let mut c = fairsort();
+        c.args([
+            "replay",
+            "--trace-format",
+            "pbs",
+            "--formula",
+            "ncpus",
+            "--trace",
+        ])
+        .arg(&log)
+        .args(extra);
+        c.assert()
+    };
+    replay(&[]).code(2).stderr(predicates::str::contains(
+        "give --nodes and --cores-per-node",
+    ));
+    replay(&["--nodes", "4"])
+        .code(2)
+        .stderr(predicates::str::contains("give --cores-per-node"));
+    replay(&["--nodes", "4", "--cores-per-node", "2"]).success();
+}
