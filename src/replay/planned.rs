@@ -108,13 +108,44 @@ impl Planned {
         self.root = (t != NIL).then_some(t);
     }
 
-    /// Adds job `job` planned to end at `end`, holding `cores`.
+    /// Makes `child` the left (`right` false) or right child of `parent`, or the root.
+    fn attach(&mut self, parent: Option<(u32, bool)>, child: u32) {
+        match parent {
+            None => self.set_root(child),
+            Some((p, right)) => {
+                if let Some(n) = self.nodes.get_mut(p as usize) {
+                    if right {
+                        n.right = child;
+                    } else {
+                        n.left = child;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Adds `cores` to the sum of `t`.
+    fn add_sum(&mut self, t: u32, cores: u64, add: bool) {
+        if let Some(n) = self.nodes.get_mut(t as usize) {
+            n.sum = if add {
+                n.sum + cores
+            } else {
+                n.sum.saturating_sub(cores)
+            };
+        }
+    }
+
+    /// Adds job `job` planned to end at `end`, holding `cores`: down the path while the
+    /// priorities are higher (each of those subtrees gains the cores), then the new node takes
+    /// the place of the subtree there, split around its key.
     pub(crate) fn insert(&mut self, end: i64, job: usize, cores: u64) {
+        let key = (end, job);
+        let prio = priority(job);
         let node = Node {
-            key: (end, job),
+            key,
             cores,
             sum: cores,
-            prio: priority(job),
+            prio,
             left: NIL,
             right: NIL,
         };
@@ -130,21 +161,53 @@ impl Planned {
                 (self.nodes.len() - 1) as u32
             }
         };
-        let (l, r) = self.split(self.root(), (end, job));
-        let m = self.merge(l, id);
-        let t = self.merge(m, r);
-        self.set_root(t);
+        let mut parent = None;
+        let mut t = self.root();
+        while let Some(n) = self.node(t) {
+            if n.prio < prio {
+                break;
+            }
+            let right = n.key < key;
+            let next = if right { n.right } else { n.left };
+            self.add_sum(t, cores, true);
+            parent = Some((t, right));
+            t = next;
+        }
+        let (l, r) = self.split(t, key);
+        if let Some(n) = self.nodes.get_mut(id as usize) {
+            n.left = l;
+            n.right = r;
+        }
+        self.update(id);
+        self.attach(parent, id);
     }
 
-    /// Removes job `job` planned to end at `end` (nothing if absent).
+    /// Removes job `job` planned to end at `end` (nothing if absent): its subtrees merged take
+    /// its place, and every subtree above loses its cores.
     pub(crate) fn remove(&mut self, end: i64, job: usize) {
-        let (l, r) = self.split(self.root(), (end, job));
-        let (m, r) = self.split(r, (end, job.saturating_add(1)));
-        if m != NIL {
-            self.free.push(m);
+        let key = (end, job);
+        let mut t = self.root();
+        while let Some(n) = self.node(t) {
+            if n.key == key {
+                break;
+            }
+            t = if key < n.key { n.left } else { n.right };
         }
-        let t = self.merge(l, r);
-        self.set_root(t);
+        let Some(found) = self.node(t) else { return };
+        let (cores, left, right) = (found.cores, found.left, found.right);
+        let mut parent = None;
+        let mut u = self.root();
+        while u != t {
+            let Some(n) = self.node(u) else { return };
+            let go_right = n.key < key;
+            let next = if go_right { n.right } else { n.left };
+            self.add_sum(u, cores, false);
+            parent = Some((u, go_right));
+            u = next;
+        }
+        let m = self.merge(left, right);
+        self.attach(parent, m);
+        self.free.push(t);
     }
 
     /// Cores of the jobs planned to end at or before `end`.
