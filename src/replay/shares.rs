@@ -15,7 +15,7 @@ use crate::fairshare::{compute, keyword_source, Algorithm, NodeKind, NodeSpec, O
 use crate::fairshare::{Shares, Tree, TreeSource, TreeSpec};
 use crate::pbs::Keyword;
 use crate::usage::decay::halflife::HalfLife;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 /// Entities of a trace: accounts and (account, user) associations.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -32,8 +32,8 @@ impl Entities {
     /// The trace's entities.
     pub fn of(trace: &Trace) -> Entities {
         let mut e = Entities::default();
-        let mut acc: HashMap<&str, usize> = HashMap::new();
-        let mut assoc: HashMap<(usize, &str), usize> = HashMap::new();
+        let mut acc: FxHashMap<&str, usize> = FxHashMap::default();
+        let mut assoc: FxHashMap<(usize, &str), usize> = FxHashMap::default();
         for j in &trace.jobs {
             let a = *acc.entry(j.account.as_str()).or_insert_with(|| {
                 e.accounts.push(name_or_dash(&j.account));
