@@ -17,6 +17,7 @@ pub mod order;
 pub mod order_flux;
 pub mod order_slurm;
 pub mod plot;
+pub mod progress;
 pub mod qmgr;
 pub mod replay;
 pub mod share;

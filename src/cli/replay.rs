@@ -1,18 +1,26 @@
 //! `fairsort replay`: replay a workload trace (SWF, PBS accounting log, sacct -P) on a cluster
 //! model under a job_sort_formula, with EASY backfill and fair share evolving over time; print
 //! waits and shares per user and account, optionally against a second formula
-//! (docs/replay.md). A thin layer over `fairsort::replay`.
+//! (docs/replay.md). A thin layer over `fairsort::replay`: the home's formula and decay as
+//! defaults, a progress bar, streamed JSON, CSV and the SVG plots.
 
 use super::eval::formula_failure;
+use super::progress::Progress;
 use super::table::{Align, Table};
 use super::{CliResult, Failure, Global};
 use fairsort::formula::{self, Program, ResourceTable};
+use fairsort::home::dir::Home;
 use fairsort::replay::{
-    read_trace, replay, summarize, Backfill, Cluster, EntityStats, Options, Outcome, Report, Trace,
-    TraceFormat,
+    attainment, attainment_svg, read_trace, replay_with, summarize, waits_svg, Attainment,
+    Backfill, Cluster, EntityStats, Options, Outcome, Report, Trace, TraceFormat,
 };
+use serde::Serialize;
 use serde_json::json;
-use std::path::PathBuf;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// The half-life when neither `--half-life` nor a home gives one: 7 days.
+const DEFAULT_HALF_LIFE: f64 = 604_800.0;
 
 /// Arguments of `fairsort replay`.
 #[derive(Debug, clap::Args)]
@@ -29,24 +37,39 @@ pub struct Args {
     /// Cores per node (default: MaxProcs / MaxNodes from the SWF header, else 1).
     #[arg(long)]
     pub cores_per_node: Option<u64>,
-    /// The job_sort_formula to replay.
+    /// The job_sort_formula to replay (default: the home's).
     #[arg(long, value_name = "FORMULA")]
-    pub formula: String,
+    pub formula: Option<String>,
     /// A second formula replayed on the same trace, shown side by side.
     #[arg(long, value_name = "FORMULA")]
     pub against: Option<String>,
     /// Backfill: easy (default) or none.
     #[arg(long, default_value = "easy")]
     pub backfill: String,
-    /// Usage half-life in seconds (default 7 days).
-    #[arg(long, default_value_t = 604_800.0, value_name = "SECONDS")]
-    pub half_life: f64,
-    /// Print JSON: the summary and every job's id, submit, start and end.
-    #[arg(long, conflicts_with = "csv")]
+    /// Usage half-life in seconds (default: the home's fairshare_decay_time and
+    /// fairshare_decay_factor as a continuous half-life, else 7 days).
+    #[arg(long, value_name = "SECONDS")]
+    pub half_life: Option<f64>,
+    /// Share attainment sampling interval in seconds (default: a day for traces of 20 days or
+    /// more, else the span / 50).
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(i64).range(1..))]
+    pub sample: Option<i64>,
+    /// Print JSON: the summary, share attainment over time and every job's id, submit, start
+    /// and end (streamed).
+    #[arg(long, conflicts_with_all = ["csv", "attainment_csv"])]
     pub json: bool,
     /// Print CSV: one row per user and per account.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "attainment_csv")]
     pub csv: bool,
+    /// Print CSV of share attainment over time: one row per policy, account or user, interval.
+    #[arg(long)]
+    pub attainment_csv: bool,
+    /// Write an SVG plot of share attainment per account over time.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot_attainment: Option<PathBuf>,
+    /// Write an SVG plot of the distribution of waits (one line per policy).
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot_waits: Option<PathBuf>,
 }
 
 fn compile(src: &str, json: bool) -> Result<Program, Failure> {
@@ -54,14 +77,27 @@ fn compile(src: &str, json: bool) -> Result<Program, Failure> {
 }
 
 fn cluster(args: &Args, trace: &Trace) -> Result<Cluster, Failure> {
+    // The trace's own size (SWF headers): MaxNodes, and MaxProcs / MaxNodes cores per node.
+    let stated_cpn = match (trace.max_nodes, trace.max_procs) {
+        (Some(n), Some(p)) if n > 0 => Some((p / n).max(1)),
+        _ => None,
+    };
     let (nodes, cpn) = match (args.nodes, args.cores_per_node) {
-        (Some(n), c) => (n, c.unwrap_or(1)),
+        (Some(n), Some(c)) => (n, c),
+        (Some(n), None) => match stated_cpn {
+            Some(c) => (n, c),
+            None => {
+                return Err(Failure::usage(
+                    "give --cores-per-node: the trace does not state its cores per node",
+                ))
+            }
+        },
         (None, c) => match (trace.max_nodes, trace.max_procs) {
-            (Some(n), p) if n > 0 => (n, c.or(p.map(|p| (p / n).max(1))).unwrap_or(1)),
+            (Some(n), _) if n > 0 => (n, c.or(stated_cpn).unwrap_or(1)),
             (_, Some(p)) if c.is_none() => (p, 1),
             _ => {
                 return Err(Failure::usage(
-                    "give --nodes (and --cores-per-node): the trace does not state its size",
+                    "give --nodes and --cores-per-node: the trace does not state its size",
                 ))
             }
         },
@@ -77,14 +113,64 @@ fn cluster(args: &Args, trace: &Trace) -> Result<Cluster, Failure> {
     })
 }
 
+/// The formula and half-life: the flags, else the home's (if one exists), else an error for
+/// the formula and 7 days for the half-life.
+fn defaults(args: &Args, global: &Global) -> Result<(String, f64), Failure> {
+    let home = match (&args.formula, args.half_life) {
+        (Some(_), Some(_)) => None,
+        _ => Home::find(global.home.as_deref()).map_err(|e| Failure::user(e.to_string()))?,
+    };
+    let state = match &home {
+        Some(h) => Some(h.load().map_err(|e| Failure::user(e.to_string()))?),
+        None => None,
+    };
+    let formula = match (&args.formula, &state) {
+        (Some(f), _) => f.clone(),
+        (None, Some(s)) => s.server.job_sort_formula.clone().ok_or_else(|| {
+            Failure::usage("give --formula: the home has no job_sort_formula set")
+        })?,
+        (None, None) => {
+            return Err(Failure::usage(
+                "give --formula (no server home found to take job_sort_formula from)",
+            ))
+        }
+    };
+    let half_life = match (args.half_life, &state) {
+        (Some(h), _) => h,
+        // PBS multiplies usage by f every T seconds: the continuous decay with the same
+        // factor per period has the half-life T·ln 2 / −ln f.
+        (None, Some(s)) => {
+            let f = s.sched.fairshare_decay_factor;
+            let t = s.sched.fairshare_decay_time as f64;
+            if f > 0.0 && f < 1.0 && t > 0.0 {
+                t * std::f64::consts::LN_2 / -f.ln()
+            } else {
+                DEFAULT_HALF_LIFE
+            }
+        }
+        (None, None) => DEFAULT_HALF_LIFE,
+    };
+    Ok((formula, half_life))
+}
+
+/// One policy's replay and what the output needs of it.
+struct Run {
+    label: &'static str,
+    formula: String,
+    outcome: Outcome,
+    report: Report,
+    attainment: Attainment,
+}
+
 /// Runs `fairsort replay`.
-pub fn run(args: Args, _global: &Global) -> CliResult {
+pub fn run(args: Args, global: &Global) -> CliResult {
     let format = match &args.trace_format {
         Some(f) => Some(f.parse::<TraceFormat>().map_err(Failure::usage)?),
         None => None,
     };
     let backfill: Backfill = args.backfill.parse().map_err(Failure::usage)?;
-    let a = compile(&args.formula, args.json)?;
+    let (formula_a, half_life) = defaults(&args, global)?;
+    let a = compile(&formula_a, args.json)?;
     let b = match &args.against {
         Some(f) => Some(compile(f, args.json)?),
         None => None,
@@ -94,46 +180,163 @@ pub fn run(args: Args, _global: &Global) -> CliResult {
     let opts = Options {
         cluster,
         backfill,
-        half_life: args.half_life,
+        half_life,
     };
-    let run_one = |p: &Program| -> Result<(Outcome, Report), Failure> {
-        let o = replay(&trace, p, &opts).map_err(|e| Failure::user(e.to_string()))?;
-        let r = summarize(&trace, &o, cluster);
-        Ok((o, r))
+    let run_one = |label: &'static str, src: &str, p: &Program| -> Result<Run, Failure> {
+        let mut progress = Progress::new(0, &format!("replay {label}"));
+        let o = replay_with(&trace, p, &opts, &mut progress);
+        progress.finish();
+        let o = o.map_err(|e| Failure::user(e.to_string()))?;
+        Ok(Run {
+            label,
+            formula: src.to_string(),
+            report: summarize(&trace, &o, cluster),
+            attainment: attainment(&trace, &o, args.sample),
+            outcome: o,
+        })
     };
-    let (oa, ra) = run_one(&a)?;
-    let other = match &b {
-        Some(p) => Some(run_one(p)?),
-        None => None,
-    };
+    let mut runs = vec![run_one("A", &formula_a, &a)?];
+    if let (Some(p), Some(src)) = (&b, &args.against) {
+        runs.push(run_one("B", src, p)?);
+    }
+    write_plots(&args, &trace, &runs)?;
     if args.json {
-        let jobs = |o: &Outcome| -> Vec<serde_json::Value> {
-            (trace.jobs.iter().zip(&o.placements))
-                .filter_map(|(j, p)| {
-                    let p = p.as_ref()?;
-                    Some(json!({"id": j.id, "submit": j.submit, "start": p.start, "end": p.end}))
-                })
-                .collect()
-        };
-        let mut out = json!({
-            "formula": args.formula,
-            "backfill": args.backfill,
-            "nodes": cluster.nodes,
-            "cores_per_node": cluster.cores_per_node,
-            "left_out": trace.left_out.iter().map(|(r, n)| json!({"reason": r, "jobs": n})).collect::<Vec<_>>(),
-            "summary": ra,
-            "jobs": jobs(&oa),
-        });
-        if let (Some((ob, rb)), Some(f)) = (&other, &args.against) {
-            out["against"] = json!({"formula": f, "summary": rb, "jobs": jobs(ob)});
-        }
-        crate::outln!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
-        return Ok(());
+        return print_json(&args, &trace, cluster, half_life, &runs);
     }
     if args.csv {
-        return print_csv(&ra, other.as_ref().map(|(_, r)| r));
+        return print_csv(&runs);
     }
-    print_text(&args, &trace, cluster, &ra, other.as_ref().map(|(_, r)| r))?;
+    if args.attainment_csv {
+        return print_attainment_csv(&runs);
+    }
+    let ra = &runs[0].report;
+    print_text(
+        &args,
+        &formula_a,
+        &trace,
+        cluster,
+        ra,
+        runs.get(1).map(|r| &r.report),
+    )?;
+    Ok(())
+}
+
+/// Writes `text` to `path` through a temporary file beside it (no partial plot on failure).
+fn write_file(path: &Path, text: &str) -> Result<(), Failure> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    std::fs::write(&tmp, text)
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            Failure::user(format!("cannot write {}: {e}", path.display()))
+        })
+}
+
+fn write_plots(args: &Args, trace: &Trace, runs: &[Run]) -> CliResult {
+    let label = |r: &Run| format!("{} ({})", r.label, r.formula);
+    if let Some(path) = &args.plot_attainment {
+        let labels: Vec<String> = runs.iter().map(label).collect();
+        let panels: Vec<(&str, &Attainment)> = labels
+            .iter()
+            .zip(runs)
+            .map(|(l, r)| (l.as_str(), &r.attainment))
+            .collect();
+        let svg = attainment_svg(&panels).map_err(|e| Failure::user(e.to_string()))?;
+        write_file(path, &svg)?;
+    }
+    if let Some(path) = &args.plot_waits {
+        let labels: Vec<String> = runs.iter().map(label).collect();
+        let series: Vec<(&str, Vec<f64>)> = labels
+            .iter()
+            .zip(runs)
+            .map(|(l, r)| (l.as_str(), waits(trace, &r.outcome)))
+            .collect();
+        let svg = waits_svg(&series).map_err(|e| Failure::user(e.to_string()))?;
+        write_file(path, &svg)?;
+    }
+    Ok(())
+}
+
+/// Every run job's wait (s).
+fn waits(trace: &Trace, o: &Outcome) -> Vec<f64> {
+    trace
+        .jobs
+        .iter()
+        .zip(&o.placements)
+        .filter_map(|(j, p)| p.map(|p| p.start.saturating_sub(j.submit) as f64))
+        .collect()
+}
+
+/// One `"key": value` member of the streamed JSON object.
+fn member<W: Write, T: Serialize + ?Sized>(w: &mut W, key: &str, v: &T, first: bool) -> CliResult {
+    if !first {
+        w.write_all(b",\n")?;
+    }
+    serde_json::to_writer(&mut *w, key)?;
+    w.write_all(b": ")?;
+    serde_json::to_writer(&mut *w, v)?;
+    Ok(())
+}
+
+/// The `jobs` array, one job per line, written as it goes (never a whole document in memory).
+fn jobs_array<W: Write>(w: &mut W, trace: &Trace, o: &Outcome) -> CliResult {
+    w.write_all(b",\n\"jobs\": [")?;
+    let mut first = true;
+    for (j, p) in trace.jobs.iter().zip(&o.placements) {
+        let Some(p) = p else { continue };
+        w.write_all(if first { b"\n" } else { b",\n" })?;
+        first = false;
+        write!(w, "{{\"id\": ")?;
+        serde_json::to_writer(&mut *w, &j.id)?;
+        write!(
+            w,
+            ", \"submit\": {}, \"start\": {}, \"end\": {}}}",
+            j.submit, p.start, p.end
+        )?;
+    }
+    w.write_all(b"\n]")?;
+    Ok(())
+}
+
+fn print_json(
+    args: &Args,
+    trace: &Trace,
+    cluster: Cluster,
+    half_life: f64,
+    runs: &[Run],
+) -> CliResult {
+    let stdout = std::io::stdout();
+    let mut w = BufWriter::with_capacity(1 << 16, stdout.lock());
+    let Some(a) = runs.first() else {
+        return Ok(());
+    };
+    w.write_all(b"{\n")?;
+    member(&mut w, "formula", &a.formula, true)?;
+    member(&mut w, "backfill", &args.backfill, false)?;
+    member(&mut w, "nodes", &cluster.nodes, false)?;
+    member(&mut w, "cores_per_node", &cluster.cores_per_node, false)?;
+    member(&mut w, "half_life", &half_life, false)?;
+    let left_out: Vec<serde_json::Value> = trace
+        .left_out
+        .iter()
+        .map(|(r, n)| json!({"reason": r, "jobs": n}))
+        .collect();
+    member(&mut w, "left_out", &left_out, false)?;
+    member(&mut w, "summary", &a.report, false)?;
+    member(&mut w, "attainment", &a.attainment, false)?;
+    jobs_array(&mut w, trace, &a.outcome)?;
+    if let Some(b) = runs.get(1) {
+        w.write_all(b",\n\"against\": {\n")?;
+        member(&mut w, "formula", &b.formula, true)?;
+        member(&mut w, "summary", &b.report, false)?;
+        member(&mut w, "attainment", &b.attainment, false)?;
+        jobs_array(&mut w, trace, &b.outcome)?;
+        w.write_all(b"\n}")?;
+    }
+    w.write_all(b"\n}\n")?;
+    w.flush()?;
     Ok(())
 }
 
@@ -183,6 +386,7 @@ fn entity_table(rows: &[EntityStats], users: bool) -> String {
 
 fn print_text(
     args: &Args,
+    formula: &str,
     trace: &Trace,
     cluster: Cluster,
     a: &Report,
@@ -212,7 +416,7 @@ fn print_text(
         );
     }
     let Some(b) = b else {
-        crate::outln!("formula: {}", args.formula);
+        crate::outln!("formula: {formula}");
         crate::outln!(
             "utilisation {}, mean wait {} s, mean bounded slowdown {:.2}, Jain's index {:.3}, backfilled {}",
             pct(a.utilisation),
@@ -234,7 +438,7 @@ fn print_text(
         crate::outln!("longest waits:\n{}", t.render());
         return Ok(());
     };
-    crate::outln!("A: {}", args.formula);
+    crate::outln!("A: {formula}");
     crate::outln!("B: {}", args.against.as_deref().unwrap_or(""));
     let mut t = Table::new(&[
         ("", Align::Left),
@@ -291,9 +495,9 @@ fn print_text(
     Ok(())
 }
 
-fn print_csv(a: &Report, b: Option<&Report>) -> CliResult {
+fn print_csv(runs: &[Run]) -> CliResult {
     let mut w = csv::Writer::from_writer(std::io::stdout());
-    let mut header = vec![
+    w.write_record([
         "policy",
         "kind",
         "name",
@@ -306,16 +510,13 @@ fn print_csv(a: &Report, b: Option<&Report>) -> CliResult {
         "slowdown",
         "usage_share",
         "share",
-    ];
-    header.shrink_to_fit();
-    let _ = w.write_record(&header);
-    let policies = [("A", Some(a)), ("B", b)];
-    for (policy, r) in policies {
-        let Some(r) = r else { continue };
+    ])?;
+    for run in runs {
+        let r = &run.report;
         for (kind, rows) in [("user", &r.users), ("account", &r.accounts)] {
             for x in rows {
-                let _ = w.write_record([
-                    policy.to_string(),
+                w.write_record([
+                    run.label.to_string(),
                     kind.to_string(),
                     x.name.clone(),
                     x.account.clone().unwrap_or_default(),
@@ -327,7 +528,42 @@ fn print_csv(a: &Report, b: Option<&Report>) -> CliResult {
                     x.slowdown.to_string(),
                     x.usage_share.to_string(),
                     x.share.to_string(),
-                ]);
+                ])?;
+            }
+        }
+    }
+    w.flush()?;
+    Ok(())
+}
+
+fn print_attainment_csv(runs: &[Run]) -> CliResult {
+    let mut w = csv::Writer::from_writer(std::io::stdout());
+    w.write_record([
+        "policy",
+        "kind",
+        "name",
+        "account",
+        "end",
+        "share",
+        "usage_share",
+        "cumulative_share",
+    ])?;
+    for run in runs {
+        let at = &run.attainment;
+        for (kind, series) in [("account", &at.accounts), ("user", &at.users)] {
+            for s in series {
+                for ((end, u), c) in at.ends.iter().zip(&s.usage_share).zip(&s.cumulative_share) {
+                    w.write_record([
+                        run.label.to_string(),
+                        kind.to_string(),
+                        s.name.clone(),
+                        s.account.clone().unwrap_or_default(),
+                        end.to_string(),
+                        s.share.to_string(),
+                        u.to_string(),
+                        c.to_string(),
+                    ])?;
+                }
             }
         }
     }

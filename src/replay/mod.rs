@@ -1,14 +1,21 @@
 //! `fairsort replay`: a trace of the jobs a site really ran, replayed on a cluster model under a
 //! `job_sort_formula`, with fair share evolving as usage accrues and decays (docs/replay.md).
 //! It runs the formula forward in time: `trace` reads the jobs, `sim` schedules them event by
-//! event, `shares` keeps usage and fair-share values, `report` sums up waits and shares.
+//! event, `shares` keeps usage and fair-share values, `report` sums up waits and shares,
+//! `attainment` samples each account's share of the usage over time, `plot` draws SVGs.
 
+pub mod attainment;
+mod planned;
+pub mod plot;
 pub mod report;
 pub mod shares;
 pub mod sim;
 pub mod trace;
 
+pub use attainment::{attainment, Attainment, Series};
+pub use plot::{attainment_svg, waits_svg, PlotError};
 pub use report::{summarize, EntityStats, Report};
 pub use shares::Entities;
-pub use sim::{replay, Backfill, Cluster, Options, Outcome, Placement, ReplayError};
+pub use sim::ReplayError;
+pub use sim::{replay, replay_with, Backfill, Cluster, Options, Outcome, Placement, Progress};
 pub use trace::{read_trace, Trace, TraceError, TraceFormat, TraceJob};

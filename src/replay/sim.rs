@@ -4,14 +4,22 @@
 //! submission at t joins the queue, then one scheduling pass orders the pending jobs by the
 //! formula and starts them in order while they fit, with EASY backfill behind the first job that
 //! does not fit. Jobs that start with run time 0 end at t, which makes another event at t.
+//!
+//! Work per pass (docs/replay.md, "Speed"): the pending queue is kept sorted between passes.
+//! A formula with `eligible_time` is evaluated for every pending job at every pass (its values
+//! move with t); one whose only changing inputs are fair-share values re-evaluates the jobs of
+//! the associations whose values changed, only at passes after a finish; any other formula
+//! evaluates each job once, when it joins the queue, and new jobs are merged into the order.
+//! The walk stops as soon as no core is free.
 
+use super::planned::Planned;
 use super::shares::ShareModel;
 use super::trace::{Trace, TraceJob};
 use crate::fairshare::keyword_source;
 use crate::formula::Program;
 use crate::pbs::Keyword;
-use std::cmp::{Ordering, Reverse};
-use std::collections::{BTreeMap, BinaryHeap};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 /// The cluster: nodes × cores per node; jobs need whole cores.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -82,7 +90,8 @@ pub struct Outcome {
     pub passes: u64,
     /// Fair-share recomputations.
     pub share_updates: u64,
-    /// Jobs whose formula raised (valued 0, as PBS does), counted once per evaluation.
+    /// Formula evaluations that raised (the job valued 0, as PBS does). A job is evaluated
+    /// again only when an input of the formula changed (see the module's doc).
     pub formula_errors: u64,
     /// Jobs started by backfill (behind a reservation).
     pub backfilled: u64,
@@ -103,7 +112,7 @@ pub enum ReplayError {
 }
 
 /// Where one formula slot's value comes from during the replay.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 enum Slot {
     Eligible,
     Ncpus,
@@ -114,8 +123,59 @@ enum Slot {
     Zero,
 }
 
+/// When a pending job's formula value must be computed again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reeval {
+    /// At every pass (`eligible_time` moves with t).
+    EveryPass,
+    /// When its association's fair-share values changed.
+    OnShareChange,
+    /// Never: its inputs are fixed when it joins the queue.
+    Never,
+}
+
+/// Progress of a replay: events done out of the total (submissions and finishes).
+pub trait Progress {
+    /// Called now and then (every few thousand events) and once at the end.
+    fn update(&mut self, done: u64, total: u64);
+}
+
+/// No progress reporting.
+impl Progress for () {
+    fn update(&mut self, _: u64, _: u64) {}
+}
+
+/// How many events between two progress reports.
+const PROGRESS_EVERY: u64 = 1 << 14;
+
+/// A pending job in the pass order: higher formula value first (`key` is the value's total
+/// order, reversed), then earlier submit, then earlier trace position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Entry {
+    key: u64,
+    submit: i64,
+    job: usize,
+}
+
+/// `f64::total_cmp`'s order as a u64, reversed (a larger value gives a smaller key).
+fn desc_key(v: f64) -> u64 {
+    let b = v.to_bits() as i64;
+    let ordered = b ^ ((((b >> 63) as u64) >> 1) as i64);
+    !((ordered as u64) ^ (1 << 63))
+}
+
 /// Runs `program` over `trace`.
 pub fn replay(trace: &Trace, program: &Program, opts: &Options) -> Result<Outcome, ReplayError> {
+    replay_with(trace, program, opts, &mut ())
+}
+
+/// Runs `program` over `trace`, reporting progress to `progress`.
+pub fn replay_with(
+    trace: &Trace,
+    program: &Program,
+    opts: &Options,
+    progress: &mut dyn Progress,
+) -> Result<Outcome, ReplayError> {
     let total = opts.cluster.cores();
     if total == 0 {
         return Err(ReplayError::EmptyCluster);
@@ -140,6 +200,13 @@ pub fn replay(trace: &Trace, program: &Program, opts: &Options) -> Result<Outcom
             },
         })
         .collect();
+    let reeval = if slots.contains(&Slot::Eligible) {
+        Reeval::EveryPass
+    } else if share_keywords.is_empty() {
+        Reeval::Never
+    } else {
+        Reeval::OnShareChange
+    };
     let mut shares = ShareModel::new(trace, &share_keywords, opts.half_life)?;
     let mut sim = Sim {
         jobs: &trace.jobs,
@@ -148,8 +215,11 @@ pub fn replay(trace: &Trace, program: &Program, opts: &Options) -> Result<Outcom
         backfill: opts.backfill,
         free: total,
         running: BinaryHeap::new(),
-        planned: BTreeMap::new(),
+        planned: Planned::default(),
         pending: Vec::new(),
+        fresh: Vec::new(),
+        merged: Vec::new(),
+        reeval,
         out: Outcome {
             placements: vec![None; trace.jobs.len()],
             too_large: Vec::new(),
@@ -161,6 +231,7 @@ pub fn replay(trace: &Trace, program: &Program, opts: &Options) -> Result<Outcom
         slots,
         rows: Vec::new(),
         prio: Vec::new(),
+        picked: Vec::new(),
     };
     let mut subs: Vec<usize> = Vec::with_capacity(trace.jobs.len());
     for (i, j) in trace.jobs.iter().enumerate() {
@@ -171,8 +242,15 @@ pub fn replay(trace: &Trace, program: &Program, opts: &Options) -> Result<Outcom
         }
     }
     subs.sort_by_key(|&i| (trace.jobs.get(i).map_or(0, |j| j.submit), i));
+    let events_total = 2 * subs.len() as u64;
+    let mut events = 0u64;
+    let mut next_report = 0u64;
     let mut next = 0;
     loop {
+        if events >= next_report {
+            progress.update(events, events_total);
+            next_report = events + PROGRESS_EVERY;
+        }
         let t_sub = subs
             .get(next)
             .and_then(|&i| trace.jobs.get(i))
@@ -189,16 +267,19 @@ pub fn replay(trace: &Trace, program: &Program, opts: &Options) -> Result<Outcom
             }
             sim.running.pop();
             sim.finish(j, &mut shares);
+            events += 1;
         }
         while let Some(&i) = subs.get(next) {
             if trace.jobs.get(i).map(|j| j.submit) != Some(t) {
                 break;
             }
-            sim.pending.push(i);
+            sim.fresh.push(i);
             next += 1;
+            events += 1;
         }
         sim.pass(t, &mut shares)?;
     }
+    progress.update(events, events_total);
     sim.out.share_updates = shares.updates;
     Ok(sim.out)
 }
@@ -211,13 +292,21 @@ struct Sim<'a> {
     free: u64,
     /// Running jobs by real end time.
     running: BinaryHeap<Reverse<(i64, usize)>>,
-    /// Running jobs by planned end (start + requested walltime) → cores.
-    planned: BTreeMap<(i64, usize), u64>,
-    pending: Vec<usize>,
+    /// Running jobs by planned end (start + requested walltime), with their cores.
+    planned: Planned,
+    /// The pending jobs in pass order (as of the last pass).
+    pending: Vec<Entry>,
+    /// Jobs submitted since the last pass.
+    fresh: Vec<usize>,
+    /// Scratch for merging `fresh` into `pending`.
+    merged: Vec<Entry>,
+    reeval: Reeval,
     out: Outcome,
     slots: Vec<Slot>,
     rows: Vec<f64>,
     prio: Vec<f64>,
+    /// Scratch: positions in `pending` to evaluate.
+    picked: Vec<usize>,
 }
 
 impl Sim<'_> {
@@ -232,7 +321,7 @@ impl Sim<'_> {
         };
         self.free += job.cores;
         self.planned
-            .remove(&(p.start.saturating_add(job.planned()), j));
+            .remove(p.start.saturating_add(job.planned()), j);
         shares.charge(
             j,
             job.cores as f64 * p.end.saturating_sub(p.start) as f64,
@@ -248,7 +337,7 @@ impl Sim<'_> {
         self.free -= job.cores;
         self.running.push(Reverse((end, j)));
         self.planned
-            .insert((t.saturating_add(job.planned()), j), job.cores);
+            .insert(t.saturating_add(job.planned()), j, job.cores);
         if let Some(p) = self.out.placements.get_mut(j) {
             *p = Some(Placement { start: t, end });
         }
@@ -257,34 +346,23 @@ impl Sim<'_> {
     /// The reservation for a job of `need` cores: the earliest planned end by which enough
     /// cores are free (every job planned to end by then counted), and the cores left over then.
     fn reservation(&self, need: u64) -> (i64, u64) {
-        let mut avail = self.free;
-        let mut shadow = None;
-        for (&(e, _), &c) in &self.planned {
-            match shadow {
-                Some(s) if e > s => break,
-                _ => {}
-            }
-            avail += c;
-            if shadow.is_none() && avail >= need {
-                shadow = Some(e);
-            }
-        }
-        (shadow.unwrap_or(i64::MAX), avail.saturating_sub(need))
+        self.planned.reservation(self.free, need)
     }
 
-    fn pass(&mut self, t: i64, shares: &mut ShareModel) -> Result<(), ReplayError> {
-        // Every job needs at least one core: with none free the pass can start nothing, and the
-        // order it would compute is not kept, so it is skipped (same schedule, less work).
-        if self.pending.is_empty() || self.free == 0 {
-            return Ok(());
-        }
-        self.out.passes += 1;
-        shares.refresh(t)?;
+    /// Evaluates the formula at `t` for the pending entries at positions `self.picked`,
+    /// setting their keys.
+    fn evaluate(&mut self, t: i64, shares: &ShareModel) {
         let w = self.slots.len();
-        let n = self.pending.len();
+        let n = self.picked.len();
+        if n == 0 {
+            return;
+        }
         self.rows.clear();
         self.rows.resize(n * w, 0.0);
-        for (k, &j) in self.pending.iter().enumerate() {
+        for (k, &pos) in self.picked.iter().enumerate() {
+            let Some(j) = self.pending.get(pos).map(|e| e.job) else {
+                continue;
+            };
             let Some(job) = self.jobs.get(j) else {
                 continue;
             };
@@ -305,31 +383,108 @@ impl Sim<'_> {
         }
         self.prio.clear();
         self.prio.resize(n, 0.0);
-        // `Program::eval_rows` on the whole pending queue at once (its fast path per row).
+        // `Program::eval_rows` on the whole batch at once (its fast path per row).
         let errors = self.program.eval_rows(&self.rows, &mut self.prio);
         self.out.formula_errors += errors.len() as u64;
-        let mut order: Vec<usize> = (0..n).collect();
+        for (&pos, &v) in self.picked.iter().zip(&self.prio) {
+            if let Some(e) = self.pending.get_mut(pos) {
+                e.key = desc_key(v);
+            }
+        }
+    }
+
+    /// Brings `pending` into pass order at `t`: evaluates what the formula needs evaluated
+    /// and sorts (or merges the new jobs in).
+    fn order(&mut self, t: i64, shares: &mut ShareModel, refreshed: bool) {
+        let old = self.pending.len();
         let jobs = self.jobs;
-        let pending = &self.pending;
-        let prio = &self.prio;
-        order.sort_by(|&a, &b| {
-            let pa = prio.get(a).copied().unwrap_or(0.0);
-            let pb = prio.get(b).copied().unwrap_or(0.0);
-            let ja = pending.get(a).copied().unwrap_or(0);
-            let jb = pending.get(b).copied().unwrap_or(0);
-            let sa = jobs.get(ja).map_or(0, |j| j.submit);
-            let sb = jobs.get(jb).map_or(0, |j| j.submit);
-            pb.total_cmp(&pa)
-                .then(sa.cmp(&sb))
-                .then(ja.cmp(&jb))
-                .then(Ordering::Equal)
-        });
-        let mut started = vec![false; n];
+        self.pending.extend(self.fresh.drain(..).map(|j| Entry {
+            key: 0,
+            submit: jobs.get(j).map_or(0, |x| x.submit),
+            job: j,
+        }));
+        // Fair-share values of the associations with pending jobs: all after a refresh, else
+        // those of the new jobs (the others are already up to date).
+        if shares.in_use() {
+            let from = if refreshed { 0 } else { old };
+            for e in self.pending.get(from..).unwrap_or(&[]) {
+                if let Some(&a) = shares.entities().job_assoc.get(e.job) {
+                    shares.prepare(a);
+                }
+            }
+        }
+        let all = match self.reeval {
+            Reeval::EveryPass => true,
+            Reeval::OnShareChange => refreshed,
+            Reeval::Never => false,
+        };
+        self.picked.clear();
+        if all && self.reeval == Reeval::OnShareChange {
+            let assoc = &shares.entities().job_assoc;
+            self.picked.extend((0..old).filter(|&p| {
+                self.pending
+                    .get(p)
+                    .and_then(|e| assoc.get(e.job))
+                    .is_none_or(|&a| shares.changed(a))
+            }));
+            self.picked.extend(old..self.pending.len());
+        } else if all {
+            self.picked.extend(0..self.pending.len());
+        } else {
+            self.picked.extend(old..self.pending.len());
+        }
+        self.evaluate(t, shares);
+        if all {
+            self.pending.sort_unstable();
+            return;
+        }
+        // Only the new jobs have keys to place: sort them and merge.
+        let Some(new) = self.pending.get_mut(old..) else {
+            return;
+        };
+        if new.is_empty() {
+            return;
+        }
+        new.sort_unstable();
+        if old == 0 {
+            return;
+        }
+        let (a, b) = self.pending.split_at(old);
+        self.merged.clear();
+        self.merged.reserve(a.len() + b.len());
+        let (mut i, mut k) = (0, 0);
+        while let (Some(x), Some(y)) = (a.get(i), b.get(k)) {
+            if x <= y {
+                self.merged.push(*x);
+                i += 1;
+            } else {
+                self.merged.push(*y);
+                k += 1;
+            }
+        }
+        self.merged.extend_from_slice(a.get(i..).unwrap_or(&[]));
+        self.merged.extend_from_slice(b.get(k..).unwrap_or(&[]));
+        std::mem::swap(&mut self.pending, &mut self.merged);
+    }
+
+    fn pass(&mut self, t: i64, shares: &mut ShareModel) -> Result<(), ReplayError> {
+        // Every job needs at least one core: with none free the pass can start nothing, and the
+        // order it would compute is not kept, so it is skipped (same schedule, less work).
+        if (self.pending.is_empty() && self.fresh.is_empty()) || self.free == 0 {
+            return Ok(());
+        }
+        self.out.passes += 1;
+        let refreshed = shares.refresh(t)?;
+        self.order(t, shares, refreshed);
+        let mut pending = std::mem::take(&mut self.pending);
+        let mut any_started = false;
         let mut reservation: Option<(i64, u64)> = None;
-        for k in order {
-            let Some(&j) = self.pending.get(k) else {
-                continue;
-            };
+        for e in pending.iter_mut() {
+            if self.free == 0 {
+                // Every job needs a core: nothing more can start.
+                break;
+            }
+            let j = e.job;
             let Some(job) = self.job(j) else { continue };
             let (c, planned) = (job.cores, job.planned());
             match &mut reservation {
@@ -358,19 +513,39 @@ impl Sim<'_> {
                     self.out.backfilled += 1;
                 }
             }
-            if let Some(s) = started.get_mut(k) {
-                *s = true;
-            }
-            if self.free == 0 && reservation.is_none() && self.backfill == Backfill::None {
-                break;
+            e.job = usize::MAX;
+            any_started = true;
+        }
+        if any_started {
+            pending.retain(|e| e.job != usize::MAX);
+        }
+        self.pending = pending;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn desc_key_reverses_total_cmp() {
+        let xs = [
+            f64::NEG_INFINITY,
+            -1e300,
+            -1.0,
+            -0.0,
+            0.0,
+            1e-300,
+            1.0,
+            2.5,
+            f64::INFINITY,
+            f64::NAN,
+        ];
+        for a in xs {
+            for b in xs {
+                assert_eq!(desc_key(a).cmp(&desc_key(b)), b.total_cmp(&a), "{a} {b}");
             }
         }
-        let mut k = 0;
-        self.pending.retain(|_| {
-            let keep = !started.get(k).copied().unwrap_or(false);
-            k += 1;
-            keep
-        });
-        Ok(())
     }
 }

@@ -484,3 +484,427 @@ fn cli_on_the_shipped_example() {
         .assert()
         .code(1);
 }
+
+/// A direct transcription of docs/replay.md's rules, with none of the replay's shortcuts: at
+/// every pass it recomputes fair share on a freshly built tree (when a job finished since the
+/// last computation), evaluates every pending job, sorts them all and scans every running job
+/// for the reservation. The replay (sorted queue kept between passes, re-evaluation only of
+/// what changed, flat PBS arithmetic, early stop) must give exactly its schedule.
+fn reference(
+    jobs: &[TraceJob],
+    total: u64,
+    cpn: u64,
+    formula: &str,
+    easy: bool,
+) -> Vec<Option<(i64, i64)>> {
+    use fairsort::fairshare::{
+        compute, keyword_source, NodeKind, NodeSpec, Options as ShareOptions,
+    };
+    use fairsort::fairshare::{Shares, Tree, TreeSource, TreeSpec};
+    use fairsort::usage::decay::halflife::HalfLife;
+    let program = compile(formula, &ResourceTable::builtin()).unwrap();
+    let trace = Trace {
+        jobs: jobs.to_vec(),
+        ..Trace::default()
+    };
+    let ent = fairsort::replay::Entities::of(&trace);
+    let hl = HalfLife::new(604_800.0).unwrap();
+    let mut stored = vec![0.0f64; ent.assocs.len()];
+    let mut t0: Option<i64> = None;
+    let mut dirty = true;
+    let kw = program.keywords().to_vec();
+    let mut share_vals = vec![vec![0.0f64; ent.assocs.len()]; kw.len()];
+    let mut place: Vec<Option<(i64, i64)>> = vec![None; jobs.len()];
+    let mut free = total;
+    let mut running: Vec<(i64, i64, usize)> = Vec::new(); // (end, planned end, job)
+    let mut waiting: Vec<usize> = Vec::new();
+    let mut subs: Vec<usize> = (0..jobs.len())
+        .filter(|&i| jobs[i].cores <= total)
+        .collect();
+    subs.sort_by_key(|&i| (jobs[i].submit, i));
+    let mut next = 0;
+    loop {
+        let t_sub = subs.get(next).map(|&i| jobs[i].submit);
+        let t_fin = running.iter().map(|r| r.0).min();
+        let t = match (t_sub, t_fin) {
+            (Some(a), Some(b)) => a.min(b),
+            (Some(a), None) | (None, Some(a)) => a,
+            (None, None) => break,
+        };
+        let mut k = 0;
+        while k < running.len() {
+            if running[k].0 == t {
+                let (_, _, j) = running.remove(k);
+                free += jobs[j].cores;
+                let (s, e) = place[j].unwrap();
+                let t0 = *t0.get_or_insert(e);
+                let a = ent.job_assoc[j];
+                stored[a] += jobs[j].cores as f64 * (e - s) as f64 / hl.factor((e - t0) as f64);
+                dirty = true;
+            } else {
+                k += 1;
+            }
+        }
+        while next < subs.len() && jobs[subs[next]].submit == t {
+            waiting.push(subs[next]);
+            next += 1;
+        }
+        if waiting.is_empty() || free == 0 {
+            continue;
+        }
+        let uses_shares = kw.iter().any(|k| keyword_source(k).is_some());
+        if uses_shares && dirty {
+            dirty = false;
+            let f = t0.map_or(1.0, |t0| hl.factor((t - t0) as f64));
+            let mut nodes: Vec<NodeSpec> = ent
+                .accounts
+                .iter()
+                .map(|a| NodeSpec::new(a.clone(), None, NodeKind::Account, Shares::Count(1)))
+                .collect();
+            for (i, (a, u)) in ent.assocs.iter().enumerate() {
+                let mut n = NodeSpec::new(
+                    u.clone(),
+                    Some(ent.accounts[*a].clone()),
+                    NodeKind::User,
+                    Shares::Count(1),
+                );
+                n.usage = Some(stored[i] * f);
+                nodes.push(n);
+            }
+            let tree = Tree::build(TreeSpec {
+                source: TreeSource::Native,
+                root_name: "root".into(),
+                root_usage: None,
+                unknown_shares: None,
+                nodes,
+            })
+            .unwrap();
+            for (k, out) in kw.iter().zip(share_vals.iter_mut()) {
+                if let Some((alg, get)) = keyword_source(k) {
+                    let r = compute(&tree, alg, &ShareOptions::default()).unwrap();
+                    for (i, (a, u)) in ent.assocs.iter().enumerate() {
+                        let id = tree.find_user(Some(&ent.accounts[*a]), u).unwrap();
+                        out[i] = get(&r.row(id)).unwrap_or(0.0);
+                    }
+                }
+            }
+        }
+        let prio: Vec<f64> = waiting
+            .iter()
+            .map(|&j| {
+                let job = &jobs[j];
+                let row: Vec<f64> = kw
+                    .iter()
+                    .enumerate()
+                    .map(|(s, k)| match k.as_str() {
+                        "eligible_time" => (t - job.submit) as f64,
+                        "ncpus" => job.cores as f64,
+                        "walltime" => job.planned() as f64,
+                        "nodect" => job.cores.div_ceil(cpn) as f64,
+                        "accrue_type" => 2.0,
+                        _ if keyword_source(k).is_some() => share_vals[s][ent.job_assoc[j]],
+                        _ => 0.0,
+                    })
+                    .collect();
+                program.eval(&row).value
+            })
+            .collect();
+        let mut order: Vec<usize> = (0..waiting.len()).collect();
+        order.sort_by(|&a, &b| {
+            prio[b]
+                .total_cmp(&prio[a])
+                .then(jobs[waiting[a]].submit.cmp(&jobs[waiting[b]].submit))
+                .then(waiting[a].cmp(&waiting[b]))
+        });
+        let mut started = Vec::new();
+        let mut resv: Option<(i64, u64)> = None;
+        for k in order {
+            let j = waiting[k];
+            let (c, wt) = (jobs[j].cores, jobs[j].planned());
+            let ok = match &mut resv {
+                None if c <= free => true,
+                None if !easy => break,
+                None => {
+                    // Earliest planned end at which enough cores are free; extra = all free
+                    // by then minus the need.
+                    let mut ends: Vec<(i64, u64)> =
+                        running.iter().map(|r| (r.1, jobs[r.2].cores)).collect();
+                    ends.sort();
+                    let mut avail = free;
+                    let mut shadow = i64::MAX;
+                    for &(e, cores) in &ends {
+                        avail += cores;
+                        if avail >= c {
+                            shadow = e;
+                            break;
+                        }
+                    }
+                    let by_shadow: u64 = ends.iter().filter(|x| x.0 <= shadow).map(|x| x.1).sum();
+                    resv = Some((shadow, (free + by_shadow).saturating_sub(c)));
+                    false
+                }
+                Some((shadow, extra)) => {
+                    if c > free {
+                        false
+                    } else if t + wt <= *shadow {
+                        true
+                    } else if c <= *extra {
+                        *extra -= c;
+                        true
+                    } else {
+                        false
+                    }
+                }
+            };
+            if ok {
+                free -= c;
+                let end = t + jobs[j].holds();
+                place[j] = Some((t, end));
+                running.push((end, t + wt, j));
+                started.push(j);
+            }
+        }
+        waiting.retain(|j| !started.contains(j));
+    }
+    place
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+    #[test]
+    fn the_replay_gives_the_reference_schedule(
+        raw in prop::collection::vec((0i64..300, 0i64..120, 1i64..150, 1u64..10, 0usize..5, 0usize..3), 1..60),
+        formula in prop::sample::select(vec![
+            "eligible_time", "ncpus", "-ncpus + walltime / 100", "fairshare_factor",
+            "fairshare_factor * 100 + ncpus", "fairshare_tree_usage - fairshare_perc",
+            "fairshare_factor + eligible_time / 1000", "level_fs", "classic_factor * nodect",
+        ]),
+        easy in any::<bool>(),
+    ) {
+        let jobs: Vec<TraceJob> = raw
+            .iter()
+            .enumerate()
+            .map(|(i, &(s, r, w, c, u, a))| {
+                let mut j = job(&i.to_string(), s, r, w, c, &format!("u{u}"));
+                j.account = format!("g{a}");
+                j
+            })
+            .collect();
+        let backfill = if easy { Backfill::Easy } else { Backfill::None };
+        let o = run(jobs.clone(), 2, 4, formula, backfill);
+        prop_assert_eq!(times(&o), reference(&jobs, 8, 4, formula, easy));
+    }
+}
+
+/// The `<polyline` elements drawn 2 px wide: the plots' data series (axes and ticks are 1 px).
+fn series_count(svg: &str) -> usize {
+    svg.split("<polyline")
+        .skip(1)
+        .filter(|el| {
+            el.split('>')
+                .next()
+                .unwrap_or("")
+                .contains("stroke-width=\"2\"")
+        })
+        .count()
+}
+
+/// The text of every `<text>` element.
+fn svg_texts(svg: &str) -> Vec<String> {
+    svg.split("<text")
+        .skip(1)
+        .filter_map(|el| {
+            let body = el.split_once('>')?.1;
+            Some(body.split("</text>").next()?.trim().to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn cli_plots_attainment_and_streamed_json() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/replay/small.swf");
+    let dir = tempfile::tempdir().unwrap();
+    let (att, waits) = (dir.path().join("att.svg"), dir.path().join("waits.svg"));
+    let run = || {
+        fairsort()
+            .args(["replay", "--trace"])
+            .arg(&example)
+            .args([
+                "--formula",
+                "eligible_time",
+                "--against",
+                "fairshare_factor",
+            ])
+            .arg("--plot-attainment")
+            .arg(&att)
+            .arg("--plot-waits")
+            .arg(&waits)
+            .arg("--json")
+            .assert()
+            .success()
+    };
+    let out = run();
+    let v = json_of(&out.get_output().stdout);
+    let starts = |jobs: &serde_json::Value| -> Vec<i64> {
+        jobs.as_array()
+            .unwrap()
+            .iter()
+            .map(|j| j["start"].as_i64().unwrap())
+            .collect()
+    };
+    assert_eq!(starts(&v["jobs"]), [0, 0, 100, 50, 200, 80]);
+    // docs/replay.md: under fair share job 5 (u3) goes before job 3 (u1) at t=100; at t=50
+    // job 6 (u3, no usage yet) is backfilled before job 4 (u2, just charged), ends at once, and
+    // the pass its finish makes backfills job 4.
+    assert_eq!(starts(&v["against"]["jobs"]), [0, 0, 300, 50, 100, 50]);
+    assert_eq!(v["against"]["formula"], "fairshare_factor");
+    // Span 0..400 s: the default interval is 400 / 50 = 8 s, 50 intervals.
+    let at = &v["attainment"];
+    assert_eq!(at["interval"], 8);
+    assert_eq!(at["ends"].as_array().unwrap().len(), 50);
+    assert_eq!(at["accounts"].as_array().unwrap().len(), 2);
+    assert_eq!(at["users"].as_array().unwrap().len(), 3);
+    // Over 0..8 s jobs 1 (g1, 2 cores) and 2 (g2, 2 cores) run: half each; at the end
+    // g1 has 62.5 % of all core-seconds (the report's usage share).
+    let g1 = &at["accounts"][0];
+    assert_eq!(g1["name"], "g1");
+    approx::assert_relative_eq!(g1["usage_share"][0].as_f64().unwrap(), 0.5, epsilon = 1e-12);
+    approx::assert_relative_eq!(
+        g1["cumulative_share"][49].as_f64().unwrap(),
+        v["summary"]["accounts"][0]["usage_share"].as_f64().unwrap(),
+        epsilon = 1e-12
+    );
+    let svg = std::fs::read_to_string(&att).unwrap();
+    assert!(svg.starts_with("<svg"), "{}", &svg[..svg.len().min(100)]);
+    assert_eq!(series_count(&svg), 4, "2 accounts in each of 2 panels");
+    let texts = svg_texts(&svg);
+    for want in [
+        "share attainment per account: A (eligible_time)",
+        "share attainment per account: B (fairshare_factor)",
+        "days since the first submit",
+        "usage share / share",
+        "g1",
+        "g2",
+    ] {
+        assert!(texts.iter().any(|t| t == want), "no `{want}` in {texts:?}");
+    }
+    let w = std::fs::read_to_string(&waits).unwrap();
+    assert_eq!(series_count(&w), 2, "one line per policy");
+    let texts = svg_texts(&w);
+    for want in [
+        "wait (hours)",
+        "fraction of jobs",
+        "A (eligible_time)",
+        "B (fairshare_factor)",
+    ] {
+        assert!(texts.iter().any(|t| t == want), "no `{want}` in {texts:?}");
+    }
+    // The same replay draws the same bytes.
+    run();
+    assert_eq!(std::fs::read_to_string(&att).unwrap(), svg);
+    assert_eq!(std::fs::read_to_string(&waits).unwrap(), w);
+}
+
+#[test]
+fn cli_attainment_csv() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/replay/small.swf");
+    let out = fairsort()
+        .args(["replay", "--trace"])
+        .arg(&example)
+        .args(["--formula", "ncpus", "--sample", "100", "--attainment-csv"])
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0],
+        "policy,kind,name,account,end,share,usage_share,cumulative_share"
+    );
+    // (2 accounts + 3 users) × 4 intervals of 100 s over 0..400.
+    assert_eq!(lines.len(), 1 + 5 * 4, "{text}");
+    assert!(
+        lines[1].starts_with("A,account,g1,,100,0.5,"),
+        "{}",
+        lines[1]
+    );
+}
+
+#[test]
+fn cli_takes_the_formula_and_decay_from_the_home() {
+    use crate::common::{fairsort_home, qmgr};
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/replay/small.swf");
+    let home = tempfile::tempdir().unwrap();
+    qmgr(home.path(), "set server job_sort_formula = ncpus").success();
+    qmgr(home.path(), "set sched fairshare_decay_factor = 0.25").success();
+    let out = fairsort_home(home.path())
+        .args(["replay", "--trace"])
+        .arg(&example)
+        .arg("--json")
+        .assert()
+        .success();
+    let v = json_of(&out.get_output().stdout);
+    assert_eq!(v["formula"], "ncpus");
+    // Usage × 0.25 per day (86 400 s) is a half-life of half a day.
+    approx::assert_relative_eq!(
+        v["half_life"].as_f64().unwrap(),
+        43_200.0,
+        max_relative = 1e-12
+    );
+    // No home and no --formula: a usage error naming the flag.
+    fairsort()
+        .args(["replay", "--trace"])
+        .arg(&example)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("give --formula"));
+}
+
+#[test]
+fn cli_plot_errors_name_the_file() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/replay/small.swf");
+    fairsort()
+        .args(["replay", "--trace"])
+        .arg(&example)
+        .args([
+            "--formula",
+            "ncpus",
+            "--plot-waits",
+            "/nonexistent-dir/w.svg",
+        ])
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains(
+            "cannot write /nonexistent-dir/w.svg",
+        ));
+}
+
+#[test]
+fn cli_asks_for_the_cluster_size_the_trace_does_not_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = write(
+        dir.path(),
+        "20261120",
+        "11/20/2026 11:00:00;E;1.srv;user=bob group=chem queue=workq qtime=1795168800 start=1795169100 end=1795172400 Resource_List.ncpus=2\n",
+    );
+    let replay = |extra: &[&str]| {
+        let mut c = fairsort();
+        c.args([
+            "replay",
+            "--trace-format",
+            "pbs",
+            "--formula",
+            "ncpus",
+            "--trace",
+        ])
+        .arg(&log)
+        .args(extra);
+        c.assert()
+    };
+    replay(&[]).code(2).stderr(predicates::str::contains(
+        "give --nodes and --cores-per-node",
+    ));
+    replay(&["--nodes", "4"])
+        .code(2)
+        .stderr(predicates::str::contains("give --cores-per-node"));
+    replay(&["--nodes", "4", "--cores-per-node", "2"]).success();
+}
