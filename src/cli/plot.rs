@@ -78,6 +78,28 @@ pub struct Args {
     /// Reproduce PBS's rounding exactly (resources 4 decimals, fair-share 6, values as f32).
     #[arg(long)]
     pub pbs_compat: bool,
+    /// attainment, waits: the trace to replay, as `fairsort replay --trace` (SWF, PBS
+    /// accounting log, sacct -P).
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<PathBuf>,
+    /// attainment, waits: trace format: swf, pbs or sacct (default: detected).
+    #[arg(long, value_name = "FORMAT")]
+    pub trace_format: Option<String>,
+    /// attainment, waits: nodes of the cluster model (as `fairsort replay`).
+    #[arg(long)]
+    pub nodes: Option<u64>,
+    /// attainment, waits: cores per node (as `fairsort replay`).
+    #[arg(long)]
+    pub cores_per_node: Option<u64>,
+    /// attainment, waits: backfill, easy (default) or none.
+    #[arg(long, value_name = "easy|none")]
+    pub backfill: Option<String>,
+    /// attainment, waits: usage half-life in seconds (as `fairsort replay`).
+    #[arg(long, value_name = "SECONDS")]
+    pub half_life: Option<f64>,
+    /// attainment: sampling interval in seconds (as `fairsort replay`).
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(i64).range(1..))]
+    pub sample: Option<i64>,
 }
 
 impl Choice for PlotKind {
@@ -94,6 +116,14 @@ impl Choice for PlotKind {
 
 /// Runs `fairsort plot`.
 pub fn run(args: Args, global: &Global) -> CliResult {
+    if args.kind.is_replay() {
+        return replay_plot(args, global);
+    }
+    if args.trace.is_some() {
+        return Err(Failure::usage(
+            "--trace goes with `plot attainment` and `plot waits`",
+        ));
+    }
     if args.against.is_some() != (args.kind == PlotKind::Against) {
         return Err(Failure::usage(match args.kind {
             PlotKind::Against => {
@@ -118,6 +148,7 @@ pub fn run(args: Args, global: &Global) -> CliResult {
             plot::factors_svg(&curves)
         }
         PlotKind::Tree => plot::tree_svg(tree_of(&sc)?),
+        PlotKind::Attainment | PlotKind::Waits => return replay_plot(args, global),
         PlotKind::Against => {
             let current = sc
                 .compile(sc.formula_source().map_err(scenario_failure)?)
@@ -135,8 +166,39 @@ pub fn run(args: Args, global: &Global) -> CliResult {
     write(&args.output, &svg)
 }
 
+/// `plot attainment|waits`: the replay of `fairsort replay` with the same inputs, writing only
+/// that picture.
+fn replay_plot(args: Args, global: &Global) -> CliResult {
+    let Some(trace) = args.trace else {
+        return Err(Failure::usage(format!(
+            "plot {} needs --trace FILE (the jobs to replay, as `fairsort replay --trace`)",
+            args.kind
+        )));
+    };
+    let to = |kind: PlotKind| (args.kind == kind).then(|| args.output.clone());
+    super::replay::plot(
+        super::replay::Args {
+            trace,
+            trace_format: args.trace_format,
+            nodes: args.nodes,
+            cores_per_node: args.cores_per_node,
+            formula: args.formula,
+            against: args.against,
+            backfill: args.backfill.unwrap_or_else(|| "easy".to_string()),
+            half_life: args.half_life,
+            sample: args.sample,
+            json: false,
+            csv: false,
+            attainment_csv: false,
+            plot_attainment: to(PlotKind::Attainment),
+            plot_waits: to(PlotKind::Waits),
+        },
+        global,
+    )
+}
+
 /// Writes the SVG to `path`, or to standard output for `-`.
-fn write(path: &std::path::Path, svg: &str) -> CliResult {
+pub(super) fn write(path: &std::path::Path, svg: &str) -> CliResult {
     if path.as_os_str() == "-" {
         crate::out!("{svg}");
         return Ok(());

@@ -163,20 +163,30 @@ struct Run {
 }
 
 /// Runs `fairsort replay`.
-pub fn run(args: Args, global: &Global) -> CliResult {
+/// What `run` replays: the trace, the model and one run per policy (A, and B with --against).
+struct Replays {
+    formula_a: String,
+    half_life: f64,
+    trace: Trace,
+    cluster: Cluster,
+    runs: Vec<Run>,
+}
+
+/// Reads the trace and replays it under the formula (and `--against`'s).
+fn replays(args: &Args, global: &Global) -> Result<Replays, Failure> {
     let format = match &args.trace_format {
         Some(f) => Some(f.parse::<TraceFormat>().map_err(Failure::usage)?),
         None => None,
     };
     let backfill: Backfill = args.backfill.parse().map_err(Failure::usage)?;
-    let (formula_a, half_life) = defaults(&args, global)?;
+    let (formula_a, half_life) = defaults(args, global)?;
     let a = compile(&formula_a, args.json)?;
     let b = match &args.against {
         Some(f) => Some(compile(f, args.json)?),
         None => None,
     };
     let trace = read_trace(&args.trace, format).map_err(|e| Failure::user(e.to_string()))?;
-    let cluster = cluster(&args, &trace)?;
+    let cluster = cluster(args, &trace)?;
     let opts = Options {
         cluster,
         backfill,
@@ -199,6 +209,30 @@ pub fn run(args: Args, global: &Global) -> CliResult {
     if let (Some(p), Some(src)) = (&b, &args.against) {
         runs.push(run_one("B", src, p)?);
     }
+    Ok(Replays {
+        formula_a,
+        half_life,
+        trace,
+        cluster,
+        runs,
+    })
+}
+
+/// `fairsort plot attainment|waits`: replays as `run` does and writes only that picture
+/// (`args.plot_attainment` or `args.plot_waits`; `-` is standard output), no report.
+pub fn plot(args: Args, global: &Global) -> CliResult {
+    let Replays { trace, runs, .. } = replays(&args, global)?;
+    write_plots(&args, &trace, &runs)
+}
+
+pub fn run(args: Args, global: &Global) -> CliResult {
+    let Replays {
+        formula_a,
+        half_life,
+        trace,
+        cluster,
+        runs,
+    } = replays(&args, global)?;
     write_plots(&args, &trace, &runs)?;
     if args.json {
         return print_json(&args, &trace, cluster, half_life, &runs);
@@ -223,6 +257,9 @@ pub fn run(args: Args, global: &Global) -> CliResult {
 
 /// Writes `text` to `path` through a temporary file beside it (no partial plot on failure).
 fn write_file(path: &Path, text: &str) -> Result<(), Failure> {
+    if path.as_os_str() == "-" {
+        return super::plot::write(path, text);
+    }
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".tmp");
     let tmp = PathBuf::from(tmp);

@@ -12,11 +12,26 @@ pub enum PlotKind {
     Tree,
     /// Rank under the current formula against rank under another, one point per job.
     Against,
+    /// A replay's share attainment per account over time (`fairsort replay`'s picture).
+    Attainment,
+    /// A replay's distribution of waits, one line per policy (`fairsort replay`'s picture).
+    Waits,
 }
 
 impl PlotKind {
     /// Every kind, in the order help texts list them.
-    pub const ALL: [PlotKind; 3] = [PlotKind::Factors, PlotKind::Tree, PlotKind::Against];
+    pub const ALL: [PlotKind; 5] = [
+        PlotKind::Factors,
+        PlotKind::Tree,
+        PlotKind::Against,
+        PlotKind::Attainment,
+        PlotKind::Waits,
+    ];
+
+    /// Whether the picture is of a replay (`--trace`) rather than of a tree or a queue.
+    pub fn is_replay(self) -> bool {
+        matches!(self, PlotKind::Attainment | PlotKind::Waits)
+    }
 
     /// The name on the command line.
     pub fn name(self) -> &'static str {
@@ -24,6 +39,8 @@ impl PlotKind {
             PlotKind::Factors => "factors",
             PlotKind::Tree => "tree",
             PlotKind::Against => "against",
+            PlotKind::Attainment => "attainment",
+            PlotKind::Waits => "waits",
         }
     }
 
@@ -33,6 +50,12 @@ impl PlotKind {
             PlotKind::Factors => "one user's fair-share factor against its usage, per algorithm",
             PlotKind::Tree => "the share tree as an icicle, usage against shares",
             PlotKind::Against => "each job's rank under two formulas (needs --against)",
+            PlotKind::Attainment => {
+                "a replay's share of usage against share of shares per account over time (needs --trace)"
+            }
+            PlotKind::Waits => {
+                "a replay's distribution of waits, per policy with --against (needs --trace)"
+            }
         }
     }
 }

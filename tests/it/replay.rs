@@ -908,3 +908,48 @@ fn cli_asks_for_the_cluster_size_the_trace_does_not_state() {
         .stderr(predicates::str::contains("give --cores-per-node"));
     replay(&["--nodes", "4", "--cores-per-node", "2"]).success();
 }
+
+#[test]
+fn plot_attainment_and_waits_are_the_replays_pictures() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/replay/small.swf");
+    let dir = tempfile::tempdir().unwrap();
+    let (att, waits) = (dir.path().join("att.svg"), dir.path().join("waits.svg"));
+    let policy = [
+        "--formula",
+        "eligible_time",
+        "--against",
+        "fairshare_factor",
+    ];
+    fairsort()
+        .args(["replay", "--trace"])
+        .arg(&example)
+        .args(policy)
+        .arg("--plot-attainment")
+        .arg(&att)
+        .arg("--plot-waits")
+        .arg(&waits)
+        .assert()
+        .success();
+    for (kind, file) in [("attainment", &att), ("waits", &waits)] {
+        let out = fairsort()
+            .args(["plot", kind, "-o", "-", "--trace"])
+            .arg(&example)
+            .args(policy)
+            .assert()
+            .success();
+        let svg = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+        assert_eq!(svg, std::fs::read_to_string(file).unwrap(), "plot {kind}");
+        assert!(series_count(&svg) >= 2, "plot {kind}: {svg}");
+    }
+    // without a trace: a usage error naming the flag
+    fairsort()
+        .args(["plot", "waits", "-o", "-", "--formula", "eligible_time"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("--trace"));
+    fairsort()
+        .args(["plot", "tree", "--example", "-o", "-", "--trace"])
+        .arg(&example)
+        .assert()
+        .code(2);
+}
