@@ -2,6 +2,7 @@
 //! `TreeSpec` (whatever format it came from); all structural checks live here so every reader
 //! gets the same clear errors (unknown parent, cycle, duplicate, negative or non-finite values).
 
+use super::name_index::NameIndex;
 use super::node_columns::NodeColumns;
 use super::spec::{NodeKind, NodeSpec, Shares, TreeSource, TreeSpec};
 use rustc_hash::FxHashMap;
@@ -89,33 +90,12 @@ pub struct Tree {
     nodes: Vec<Node>,
     source: TreeSource,
     unknown_shares: Option<u64>,
-    accounts: FxHashMap<String, NodeId>,
-    users: FxHashMap<String, Assocs>,
+    /// Accounts by name (the root is not in it).
+    accounts: NameIndex,
+    /// Every association of each user name.
+    users: NameIndex,
     /// The hot fields of `nodes` as parallel arrays (always the same length as `nodes`).
     cols: NodeColumns,
-}
-
-/// The associations of one user name: most names have one, which needs no allocation.
-#[derive(Debug, Clone)]
-enum Assocs {
-    One(NodeId),
-    Many(Vec<NodeId>),
-}
-
-impl Assocs {
-    fn push(&mut self, id: NodeId) {
-        match self {
-            Assocs::One(first) => *self = Assocs::Many(vec![*first, id]),
-            Assocs::Many(v) => v.push(id),
-        }
-    }
-
-    fn as_slice(&self) -> &[NodeId] {
-        match self {
-            Assocs::One(id) => std::slice::from_ref(id),
-            Assocs::Many(v) => v,
-        }
-    }
 }
 
 /// Name of PBS's pre-created group for entities missing from `resource_group`.
@@ -251,8 +231,8 @@ impl Tree {
             nodes: Vec::with_capacity(n_specs + 2),
             source,
             unknown_shares,
-            accounts: FxHashMap::default(),
-            users: FxHashMap::with_capacity_and_hasher(n_specs, Default::default()),
+            accounts: NameIndex::default(),
+            users: NameIndex::with_capacity(n_specs),
             cols: NodeColumns::default(),
         };
         tree.nodes.push(Node {
@@ -300,8 +280,12 @@ impl Tree {
         if let Some(k) = reached.iter().position(|r| !r) {
             return Err(cycle_error(&specs, k));
         }
+        // The specs' vectors and parent names go before the columns grow (peak memory).
+        drop(specs);
+        drop(child_list);
+        drop(reached);
         if let Some(shares) = unknown_shares {
-            if !tree.accounts.contains_key(PBS_UNKNOWN) && tree.users_named(PBS_UNKNOWN).is_empty()
+            if tree.find_account(PBS_UNKNOWN).is_none() && tree.users_named(PBS_UNKNOWN).is_empty()
             {
                 let spec =
                     NodeSpec::new(PBS_UNKNOWN, None, NodeKind::Account, Shares::Count(shares));
@@ -334,23 +318,6 @@ impl Tree {
     ) -> Result<NodeId, (String, NodeId)> {
         let id = self.nodes.len();
         let depth = self.nodes[parent].depth + 1;
-        match s.kind {
-            NodeKind::Account => {
-                self.accounts.insert(name.clone(), id);
-            }
-            NodeKind::User => {
-                if let Some(a) = self.users.get_mut(name.as_str()) {
-                    if let Some(&last) = a.as_slice().last() {
-                        if self.nodes.get(last).and_then(|n| n.parent) == Some(parent) {
-                            return Err((name, last));
-                        }
-                    }
-                    a.push(id);
-                } else {
-                    self.users.insert(name.clone(), Assocs::One(id));
-                }
-            }
-        }
         self.nodes.push(Node {
             name,
             kind: s.kind,
@@ -363,6 +330,17 @@ impl Tree {
             id: s.id,
             line: s.line,
         });
+        let nodes = &self.nodes;
+        let indexed = match s.kind {
+            NodeKind::Account => self.accounts.insert_unless(nodes, id, |_| false),
+            NodeKind::User => self.users.insert_unless(nodes, id, |last| {
+                nodes.get(last).and_then(|n| n.parent) == Some(parent)
+            }),
+        };
+        if let Err(first) = indexed {
+            let name = self.nodes.pop().map(|n| n.name).unwrap_or_default();
+            return Err((name, first));
+        }
         self.nodes[parent].children.push(id);
         Ok(id)
     }
@@ -487,12 +465,12 @@ impl Tree {
         if name == self.nodes[0].name {
             return Some(0);
         }
-        self.accounts.get(name).copied()
+        self.accounts.get(&self.nodes, name).first().copied()
     }
 
     /// Every association of a user name, in build order.
     pub fn users_named(&self, user: &str) -> &[NodeId] {
-        self.users.get(user).map(Assocs::as_slice).unwrap_or(&[])
+        self.users.get(&self.nodes, user)
     }
 
     /// The user association of `user` directly under `parent`.
