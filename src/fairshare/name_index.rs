@@ -31,6 +31,17 @@ impl NameIndex {
         }
     }
 
+    /// Empties the index for about `n` names: a fresh table when the old one is much larger
+    /// (clearing costs the table's capacity, not its length).
+    pub(crate) fn reset(&mut self, n: usize) {
+        if self.first.capacity() > 2 * n + 64 {
+            *self = NameIndex::with_capacity(n);
+        } else {
+            self.first.clear();
+            self.more.clear();
+        }
+    }
+
     /// The nodes named `name`, in insertion order (empty when none).
     pub(crate) fn get<'a>(&'a self, nodes: &[Node], name: &str) -> &'a [NodeId] {
         let found = self.first.find(name_hash(name), |&id| {
@@ -126,5 +137,7 @@ mod tests {
         assert_eq!(one.insert_unless(&nodes, 3, |_| true), Err(1));
         assert_eq!(one.get(&nodes, "u"), &[1]);
         assert!(one.more.is_empty());
+        one.reset(1);
+        assert_eq!(one.get(&nodes, "u"), &[] as &[NodeId]);
     }
 }

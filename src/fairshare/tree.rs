@@ -6,6 +6,7 @@ use super::name_index::NameIndex;
 use super::node_columns::NodeColumns;
 use super::spec::{NodeKind, NodeSpec, Shares, TreeSource, TreeSpec};
 use rustc_hash::FxHashMap;
+use std::sync::OnceLock;
 use thiserror::Error;
 
 // Defined in `node.rs` (shared with `node_columns`); `fairshare::tree::Node` still names them.
@@ -92,8 +93,9 @@ pub struct Tree {
     unknown_shares: Option<u64>,
     /// Accounts by name (the root is not in it).
     accounts: NameIndex,
-    /// Every association of each user name.
-    users: NameIndex,
+    /// Every association of each user name, built on the first lookup (`fairsort share` over a
+    /// million users never looks one up; building it was a tenth of the command's time).
+    users: OnceLock<NameIndex>,
     /// The hot fields of `nodes` as parallel arrays (always the same length as `nodes`).
     cols: NodeColumns,
 }
@@ -232,7 +234,7 @@ impl Tree {
             source,
             unknown_shares,
             accounts: NameIndex::default(),
-            users: NameIndex::with_capacity(n_specs),
+            users: OnceLock::new(),
             cols: NodeColumns::default(),
         };
         tree.nodes.push(Node {
@@ -252,8 +254,13 @@ impl Tree {
         let mut reached = vec![false; n_specs];
         let mut stack: Vec<(usize, NodeId)> = vec![(n_specs, 0)];
         let mut pending = Vec::new();
+        // The user children of the node being filled, for the duplicate check (a small table
+        // per account stays in cache where one of a million names would not).
+        let mut siblings = NameIndex::default();
         while let Some((spec_idx, id)) = stack.pop() {
-            for &k in kids_of(spec_idx) {
+            let kids = kids_of(spec_idx);
+            siblings.reset(kids.len());
+            for &k in kids {
                 reached[k] = true;
                 if !specs[k].active {
                     mark_subtree(&kids_of, k, &mut reached);
@@ -261,22 +268,23 @@ impl Tree {
                 }
                 let s = &mut specs[k];
                 let name = std::mem::take(&mut s.name);
-                let child = match tree.push_named(name, s, id, kids_of(k).len()) {
-                    Ok(child) => child,
-                    Err((name, first)) => {
+                let child = tree.push_named(name, s, id, kids_of(k).len());
+                if s.kind == NodeKind::User {
+                    if let Err(first) = siblings.insert_unless(&tree.nodes, child, |_| true) {
                         return Err(TreeError::Duplicate {
                             what: "user",
-                            name,
+                            name: tree.nodes[child].name.clone(),
                             line: s.line,
                             first: tree.nodes[first].line,
-                        })
+                        });
                     }
-                };
+                }
                 pending.push((k, child));
             }
             // Push in reverse so the first child is visited first (keeps input order in ids).
             stack.extend(pending.drain(..).rev());
         }
+        drop(siblings);
         if let Some(k) = reached.iter().position(|r| !r) {
             return Err(cycle_error(&specs, k));
         }
@@ -285,8 +293,10 @@ impl Tree {
         drop(child_list);
         drop(reached);
         if let Some(shares) = unknown_shares {
-            if tree.find_account(PBS_UNKNOWN).is_none() && tree.users_named(PBS_UNKNOWN).is_empty()
-            {
+            // A scan, not `users_named`: that would build the user index for one name.
+            let user_named_unknown =
+                (tree.nodes.iter()).any(|n| n.is_user() && n.name == PBS_UNKNOWN);
+            if tree.find_account(PBS_UNKNOWN).is_none() && !user_named_unknown {
                 let spec =
                     NodeSpec::new(PBS_UNKNOWN, None, NodeKind::Account, Shares::Count(shares));
                 tree.push(&spec, 0);
@@ -297,25 +307,22 @@ impl Tree {
         Ok(tree)
     }
 
-    /// Appends a node built from `s` under `parent`, whose children have all been pushed
-    /// (`add_user`, the PBS `unknown` group): no duplicate is possible there.
+    /// Appends a node built from `s` under `parent` after the build (`add_user`, the PBS
+    /// `unknown` group), keeping the user index if it was built.
     fn push(&mut self, s: &NodeSpec, parent: NodeId) -> NodeId {
-        match self.push_named(s.name.clone(), s, parent, 0) {
-            Ok(id) | Err((_, id)) => id,
+        let id = self.push_named(s.name.clone(), s, parent, 0);
+        if s.kind == NodeKind::User {
+            if let Some(users) = self.users.get_mut() {
+                // `add_user` looked the name up under `parent` first: never refused.
+                let _ = users.insert_unless(&self.nodes, id, |_| false);
+            }
         }
+        id
     }
 
-    /// Appends node `name` (the rest from `s`) under `parent` and indexes it by name. Must be
-    /// called for all of `parent`'s children in a row (they get consecutive ids): a user of the
-    /// same name already under `parent` is then the name's last association, so the duplicate
-    /// check costs nothing more than the index update. A duplicate is `Err((name, first))`.
-    fn push_named(
-        &mut self,
-        name: String,
-        s: &NodeSpec,
-        parent: NodeId,
-        kids: usize,
-    ) -> Result<NodeId, (String, NodeId)> {
+    /// Appends node `name` (the rest from `s`) under `parent` and indexes it if it is an
+    /// account. Users are checked for duplicates by the caller and indexed on first lookup.
+    fn push_named(&mut self, name: String, s: &NodeSpec, parent: NodeId, kids: usize) -> NodeId {
         let id = self.nodes.len();
         let depth = self.nodes[parent].depth + 1;
         self.nodes.push(Node {
@@ -330,19 +337,25 @@ impl Tree {
             id: s.id,
             line: s.line,
         });
-        let nodes = &self.nodes;
-        let indexed = match s.kind {
-            NodeKind::Account => self.accounts.insert_unless(nodes, id, |_| false),
-            NodeKind::User => self.users.insert_unless(nodes, id, |last| {
-                nodes.get(last).and_then(|n| n.parent) == Some(parent)
-            }),
-        };
-        if let Err(first) = indexed {
-            let name = self.nodes.pop().map(|n| n.name).unwrap_or_default();
-            return Err((name, first));
+        if s.kind == NodeKind::Account {
+            // Account names are unique (checked before the walk).
+            let _ = self.accounts.insert_unless(&self.nodes, id, |_| false);
         }
         self.nodes[parent].children.push(id);
-        Ok(id)
+        id
+    }
+
+    /// The user index, built on first use from the nodes in id order (build order).
+    fn user_index(&self) -> &NameIndex {
+        self.users.get_or_init(|| {
+            let mut index = NameIndex::with_capacity(self.nodes.len());
+            for (id, n) in self.nodes.iter().enumerate().skip(1) {
+                if n.is_user() {
+                    let _ = index.insert_unless(&self.nodes, id, |_| false);
+                }
+            }
+            index
+        })
     }
 
     /// Accounts without stated usage get the sum of their children (bottom-up over the ids:
@@ -470,7 +483,7 @@ impl Tree {
 
     /// Every association of a user name, in build order.
     pub fn users_named(&self, user: &str) -> &[NodeId] {
-        self.users.get(&self.nodes, user)
+        self.user_index().get(&self.nodes, user)
     }
 
     /// The user association of `user` directly under `parent`.
