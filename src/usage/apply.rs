@@ -146,7 +146,12 @@ pub fn apply_usage<'a>(
     // the nodes given (`given`), not the entities this call adds under `unknown`, but for
     // `names`, which learns each added one.
     let given = spec.nodes.len();
-    let accounts = SpecIndex::build(Key::Account, &spec.nodes, "");
+    // Whether any usage above the leaves is stated: only then does setting a leaf walk up. (A
+    // leaf set here never becomes one: entities that name a parent are refused on PBS trees,
+    // and only users are set on the others.)
+    let stated_above = spec.root_usage.is_some()
+        || (spec.nodes.iter()).any(|n| n.kind == NodeKind::Account && n.usage.is_some());
+    let accounts = stated_above.then(|| SpecIndex::build(Key::Account, &spec.nodes, ""));
     let mut names: Option<(SpecIndex, FxHashSet<String>)> = None;
     let mut assocs: Option<SpecIndex> = None;
     let mut unmatched = UnmatchedTally::default();
@@ -157,7 +162,7 @@ pub fn apply_usage<'a>(
             let assocs = assocs
                 .get_or_insert_with(|| SpecIndex::build(Key::Assoc, &spec.nodes[..given], root));
             match assocs.find(&spec.nodes, root, (account, r.name)) {
-                Some(i) => set_leaf_usage(spec, &accounts, i, r.usage),
+                Some(i) => set_leaf_usage(spec, accounts.as_ref(), i, r.usage),
                 None => unmatched.add(r.name, 1, r.usage),
             }
             continue;
@@ -190,7 +195,7 @@ pub fn apply_usage<'a>(
                 && spec.nodes.get(i).is_some_and(|n| n.kind == NodeKind::User))
         });
         match leaf {
-            Some(i) => set_leaf_usage(spec, &accounts, i, value),
+            Some(i) => set_leaf_usage(spec, accounts.as_ref(), i, value),
             None if pbs => {
                 let mut node = NodeSpec::new(
                     name.to_string(),
@@ -296,15 +301,17 @@ impl SpecIndex {
 /// the usage of deleted children in their account: sshare's RawUsage of an account is not the
 /// sum of its rows), and the stated root usage, change by as much, so what they hold beyond their
 /// children stays; unstated ones are the sums of their subtrees anyway.
-fn set_leaf_usage(spec: &mut TreeSpec, accounts: &SpecIndex, i: usize, value: f64) {
+///
+/// `accounts` is `None` when no usage above the leaves is stated: then there is nothing to walk.
+fn set_leaf_usage(spec: &mut TreeSpec, accounts: Option<&SpecIndex>, i: usize, value: f64) {
     let Some(node) = spec.nodes.get_mut(i) else {
         return;
     };
     let delta = value - node.usage.unwrap_or(0.0);
     node.usage = Some(value);
-    if delta == 0.0 {
+    let Some(accounts) = accounts.filter(|_| delta != 0.0) else {
         return;
-    }
+    };
     let shift = |u: &mut f64| {
         let v = *u + delta;
         *u = if v > 0.0 { v } else { 0.0 };
