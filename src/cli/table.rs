@@ -72,7 +72,21 @@ pub fn text_width(s: &str) -> usize {
 #[derive(Debug, Clone, Default)]
 pub struct TextCells {
     text: String,
-    ends: Vec<usize>,
+    ends: Ends,
+}
+
+/// Where each cell of a [`TextCells`] ends: 4 bytes a cell while the text is under 4 GiB (a
+/// million-row PBS table has five million cells), 8 after.
+#[derive(Debug, Clone)]
+enum Ends {
+    Small(Vec<u32>),
+    Large(Vec<usize>),
+}
+
+impl Default for Ends {
+    fn default() -> Self {
+        Ends::Small(Vec::new())
+    }
 }
 
 impl TextCells {
@@ -80,7 +94,7 @@ impl TextCells {
     pub fn with_capacity(cells: usize, bytes: usize) -> Self {
         TextCells {
             text: String::with_capacity(bytes),
-            ends: Vec::with_capacity(cells),
+            ends: Ends::Small(Vec::with_capacity(cells)),
         }
     }
 
@@ -88,17 +102,38 @@ impl TextCells {
     pub fn push(&mut self, write: impl FnOnce(&mut String)) -> usize {
         let start = self.text.len();
         write(&mut self.text);
-        self.ends.push(self.text.len());
+        self.push_end(self.text.len(), u32::MAX as usize);
         text_width(self.text.get(start..).unwrap_or(""))
+    }
+
+    /// Records a cell ending at `end`, moving to 8-byte ends past `small_max`.
+    fn push_end(&mut self, end: usize, small_max: usize) {
+        match &mut self.ends {
+            Ends::Small(ends) if end <= small_max => ends.push(end as u32),
+            Ends::Small(ends) => {
+                let mut large: Vec<usize> = ends.iter().map(|&e| e as usize).collect();
+                large.push(end);
+                self.ends = Ends::Large(large);
+            }
+            Ends::Large(ends) => ends.push(end),
+        }
+    }
+
+    /// Where cell `i` ends (0 past the end).
+    fn end(&self, i: usize) -> usize {
+        match &self.ends {
+            Ends::Small(ends) => ends.get(i).map_or(0, |&e| e as usize),
+            Ends::Large(ends) => ends.get(i).copied().unwrap_or(0),
+        }
     }
 
     /// Cell `i` (in push order); empty past the end.
     pub fn get(&self, i: usize) -> &str {
         let start = match i {
             0 => 0,
-            _ => self.ends.get(i - 1).copied().unwrap_or(0),
+            _ => self.end(i - 1),
         };
-        let end = self.ends.get(i).copied().unwrap_or(0);
+        let end = self.end(i);
         self.text.get(start..end).unwrap_or("")
     }
 }
@@ -174,6 +209,28 @@ impl StreamTable {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn text_cells_keep_their_cells_across_the_move_to_large_ends() {
+        let mut cells = TextCells::with_capacity(2, 8);
+        assert_eq!(cells.push(|s| s.push_str("ab")), 2);
+        assert_eq!(cells.push(|s| s.push_str("écu")), 3);
+        assert_eq!(
+            (cells.get(0), cells.get(1), cells.get(2)),
+            ("ab", "écu", "")
+        );
+        // Past a (here tiny) limit the ends move to usize, keeping what was pushed.
+        cells.text.push_str("xyz");
+        cells.push_end(cells.text.len(), 4);
+        assert!(matches!(cells.ends, Ends::Large(_)));
+        assert_eq!(
+            (cells.get(0), cells.get(1), cells.get(2)),
+            ("ab", "écu", "xyz")
+        );
+        assert_eq!(cells.push(|s| s.push('q')), 1);
+        assert_eq!(cells.get(3), "q");
+    }
+
     use super::*;
 
     #[test]

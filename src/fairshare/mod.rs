@@ -7,6 +7,7 @@ pub mod compute;
 pub mod explain;
 pub mod flux;
 pub(crate) mod key_sort;
+mod name_index;
 pub mod node;
 pub mod node_columns;
 pub mod pbs;

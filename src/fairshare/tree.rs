@@ -2,9 +2,11 @@
 //! `TreeSpec` (whatever format it came from); all structural checks live here so every reader
 //! gets the same clear errors (unknown parent, cycle, duplicate, negative or non-finite values).
 
+use super::name_index::NameIndex;
 use super::node_columns::NodeColumns;
 use super::spec::{NodeKind, NodeSpec, Shares, TreeSource, TreeSpec};
 use rustc_hash::FxHashMap;
+use std::sync::OnceLock;
 use thiserror::Error;
 
 // Defined in `node.rs` (shared with `node_columns`); `fairshare::tree::Node` still names them.
@@ -89,33 +91,13 @@ pub struct Tree {
     nodes: Vec<Node>,
     source: TreeSource,
     unknown_shares: Option<u64>,
-    accounts: FxHashMap<String, NodeId>,
-    users: FxHashMap<String, Assocs>,
+    /// Accounts by name (the root is not in it).
+    accounts: NameIndex,
+    /// Every association of each user name, built on the first lookup (`fairsort share` over a
+    /// million users never looks one up; building it was a tenth of the command's time).
+    users: OnceLock<NameIndex>,
     /// The hot fields of `nodes` as parallel arrays (always the same length as `nodes`).
     cols: NodeColumns,
-}
-
-/// The associations of one user name: most names have one, which needs no allocation.
-#[derive(Debug, Clone)]
-enum Assocs {
-    One(NodeId),
-    Many(Vec<NodeId>),
-}
-
-impl Assocs {
-    fn push(&mut self, id: NodeId) {
-        match self {
-            Assocs::One(first) => *self = Assocs::Many(vec![*first, id]),
-            Assocs::Many(v) => v.push(id),
-        }
-    }
-
-    fn as_slice(&self) -> &[NodeId] {
-        match self {
-            Assocs::One(id) => std::slice::from_ref(id),
-            Assocs::Many(v) => v,
-        }
-    }
 }
 
 /// Name of PBS's pre-created group for entities missing from `resource_group`.
@@ -251,8 +233,8 @@ impl Tree {
             nodes: Vec::with_capacity(n_specs + 2),
             source,
             unknown_shares,
-            accounts: FxHashMap::default(),
-            users: FxHashMap::with_capacity_and_hasher(n_specs, Default::default()),
+            accounts: NameIndex::default(),
+            users: OnceLock::new(),
             cols: NodeColumns::default(),
         };
         tree.nodes.push(Node {
@@ -272,8 +254,13 @@ impl Tree {
         let mut reached = vec![false; n_specs];
         let mut stack: Vec<(usize, NodeId)> = vec![(n_specs, 0)];
         let mut pending = Vec::new();
+        // The user children of the node being filled, for the duplicate check (a small table
+        // per account stays in cache where one of a million names would not).
+        let mut siblings = NameIndex::default();
         while let Some((spec_idx, id)) = stack.pop() {
-            for &k in kids_of(spec_idx) {
+            let kids = kids_of(spec_idx);
+            siblings.reset(kids.len());
+            for &k in kids {
                 reached[k] = true;
                 if !specs[k].active {
                     mark_subtree(&kids_of, k, &mut reached);
@@ -281,28 +268,35 @@ impl Tree {
                 }
                 let s = &mut specs[k];
                 let name = std::mem::take(&mut s.name);
-                let child = match tree.push_named(name, s, id, kids_of(k).len()) {
-                    Ok(child) => child,
-                    Err((name, first)) => {
+                let child = tree.push_named(name, s, id, kids_of(k).len());
+                if s.kind == NodeKind::User {
+                    if let Err(first) = siblings.insert_unless(&tree.nodes, child, |_| true) {
                         return Err(TreeError::Duplicate {
                             what: "user",
-                            name,
+                            name: tree.nodes[child].name.clone(),
                             line: s.line,
                             first: tree.nodes[first].line,
-                        })
+                        });
                     }
-                };
+                }
                 pending.push((k, child));
             }
             // Push in reverse so the first child is visited first (keeps input order in ids).
             stack.extend(pending.drain(..).rev());
         }
+        drop(siblings);
         if let Some(k) = reached.iter().position(|r| !r) {
             return Err(cycle_error(&specs, k));
         }
+        // The specs' vectors and parent names go before the columns grow (peak memory).
+        drop(specs);
+        drop(child_list);
+        drop(reached);
         if let Some(shares) = unknown_shares {
-            if !tree.accounts.contains_key(PBS_UNKNOWN) && tree.users_named(PBS_UNKNOWN).is_empty()
-            {
+            // A scan, not `users_named`: that would build the user index for one name.
+            let user_named_unknown =
+                (tree.nodes.iter()).any(|n| n.is_user() && n.name == PBS_UNKNOWN);
+            if tree.find_account(PBS_UNKNOWN).is_none() && !user_named_unknown {
                 let spec =
                     NodeSpec::new(PBS_UNKNOWN, None, NodeKind::Account, Shares::Count(shares));
                 tree.push(&spec, 0);
@@ -313,44 +307,24 @@ impl Tree {
         Ok(tree)
     }
 
-    /// Appends a node built from `s` under `parent`, whose children have all been pushed
-    /// (`add_user`, the PBS `unknown` group): no duplicate is possible there.
+    /// Appends a node built from `s` under `parent` after the build (`add_user`, the PBS
+    /// `unknown` group), keeping the user index if it was built.
     fn push(&mut self, s: &NodeSpec, parent: NodeId) -> NodeId {
-        match self.push_named(s.name.clone(), s, parent, 0) {
-            Ok(id) | Err((_, id)) => id,
+        let id = self.push_named(s.name.clone(), s, parent, 0);
+        if s.kind == NodeKind::User {
+            if let Some(users) = self.users.get_mut() {
+                // `add_user` looked the name up under `parent` first: never refused.
+                let _ = users.insert_unless(&self.nodes, id, |_| false);
+            }
         }
+        id
     }
 
-    /// Appends node `name` (the rest from `s`) under `parent` and indexes it by name. Must be
-    /// called for all of `parent`'s children in a row (they get consecutive ids): a user of the
-    /// same name already under `parent` is then the name's last association, so the duplicate
-    /// check costs nothing more than the index update. A duplicate is `Err((name, first))`.
-    fn push_named(
-        &mut self,
-        name: String,
-        s: &NodeSpec,
-        parent: NodeId,
-        kids: usize,
-    ) -> Result<NodeId, (String, NodeId)> {
+    /// Appends node `name` (the rest from `s`) under `parent` and indexes it if it is an
+    /// account. Users are checked for duplicates by the caller and indexed on first lookup.
+    fn push_named(&mut self, name: String, s: &NodeSpec, parent: NodeId, kids: usize) -> NodeId {
         let id = self.nodes.len();
         let depth = self.nodes[parent].depth + 1;
-        match s.kind {
-            NodeKind::Account => {
-                self.accounts.insert(name.clone(), id);
-            }
-            NodeKind::User => {
-                if let Some(a) = self.users.get_mut(name.as_str()) {
-                    if let Some(&last) = a.as_slice().last() {
-                        if self.nodes.get(last).and_then(|n| n.parent) == Some(parent) {
-                            return Err((name, last));
-                        }
-                    }
-                    a.push(id);
-                } else {
-                    self.users.insert(name.clone(), Assocs::One(id));
-                }
-            }
-        }
         self.nodes.push(Node {
             name,
             kind: s.kind,
@@ -363,8 +337,25 @@ impl Tree {
             id: s.id,
             line: s.line,
         });
+        if s.kind == NodeKind::Account {
+            // Account names are unique (checked before the walk).
+            let _ = self.accounts.insert_unless(&self.nodes, id, |_| false);
+        }
         self.nodes[parent].children.push(id);
-        Ok(id)
+        id
+    }
+
+    /// The user index, built on first use from the nodes in id order (build order).
+    fn user_index(&self) -> &NameIndex {
+        self.users.get_or_init(|| {
+            let mut index = NameIndex::with_capacity(self.nodes.len());
+            for (id, n) in self.nodes.iter().enumerate().skip(1) {
+                if n.is_user() {
+                    let _ = index.insert_unless(&self.nodes, id, |_| false);
+                }
+            }
+            index
+        })
     }
 
     /// Accounts without stated usage get the sum of their children (bottom-up over the ids:
@@ -487,12 +478,12 @@ impl Tree {
         if name == self.nodes[0].name {
             return Some(0);
         }
-        self.accounts.get(name).copied()
+        self.accounts.get(&self.nodes, name).first().copied()
     }
 
     /// Every association of a user name, in build order.
     pub fn users_named(&self, user: &str) -> &[NodeId] {
-        self.users.get(user).map(Assocs::as_slice).unwrap_or(&[])
+        self.user_index().get(&self.nodes, user)
     }
 
     /// The user association of `user` directly under `parent`.

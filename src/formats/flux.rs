@@ -17,28 +17,65 @@ use crate::formats::FormatError;
 type SubBank = (String, bool, Value);
 /// An association row: (username, shares, job_usage, active), the name's error kept until the
 /// row is used (as a per-bank query would have met it).
-type AssocRow = (rusqlite::Result<String>, Value, Value, Value);
+type AssocRow = (Result<String, Box<rusqlite::Error>>, Cell, Cell, bool);
+
+/// A number cell of a row kept until the walk reaches its bank: 16 bytes where a `Value` takes
+/// 32 (a million association rows are held at once).
+enum Cell {
+    Integer(i64),
+    Real(f64),
+    Null,
+    Other(Box<Value>),
+}
+
+impl From<Value> for Cell {
+    fn from(v: Value) -> Cell {
+        match v {
+            Value::Integer(i) => Cell::Integer(i),
+            Value::Real(r) => Cell::Real(r),
+            Value::Null => Cell::Null,
+            other => Cell::Other(Box::new(other)),
+        }
+    }
+}
+
+impl Cell {
+    fn value(self) -> Value {
+        match self {
+            Cell::Integer(i) => Value::Integer(i),
+            Cell::Real(r) => Value::Real(r),
+            Cell::Null => Value::Null,
+            Cell::Other(v) => *v,
+        }
+    }
+}
 
 fn db_err(path: &Path, e: impl std::fmt::Display) -> FormatError {
     FormatError::file(&path.display().to_string(), format!("SQLite: {e}"))
 }
 
 /// `shares` as the C++ reader takes it (`stoll` of the column text): an integer ≥ 0.
-fn shares_of(v: &Value, path: &Path, what: &str) -> Result<u64, FormatError> {
+fn shares_of(v: &Value, path: &Path, what: impl Fn() -> String) -> Result<u64, FormatError> {
     let bad = |m: String| FormatError::file(&path.display().to_string(), m);
     match v {
         Value::Integer(i) => {
-            u64::try_from(*i).map_err(|_| bad(format!("{what}: shares {i} is negative")))
+            u64::try_from(*i).map_err(|_| bad(format!("{}: shares {i} is negative", what())))
         }
-        Value::Text(t) => text::parse_count(t, "shares").map_err(|m| bad(format!("{what}: {m}"))),
+        Value::Text(t) => {
+            text::parse_count(t, "shares").map_err(|m| bad(format!("{}: {m}", what())))
+        }
         Value::Real(r) if r.fract() == 0.0 && *r >= 0.0 && *r < 1.8e19 => Ok(*r as u64),
-        other => Err(bad(format!("{what}: shares {other:?} is not an integer"))),
+        other => Err(bad(format!(
+            "{}: shares {other:?} is not an integer",
+            what()
+        ))),
     }
 }
 
 /// `job_usage` (REAL, default 0.0): a finite number ≥ 0.
-fn usage_of(v: &Value, path: &Path, what: &str) -> Result<f64, FormatError> {
-    let bad = |m: String| FormatError::file(&path.display().to_string(), format!("{what}: {m}"));
+fn usage_of(v: &Value, path: &Path, what: impl Fn() -> String) -> Result<f64, FormatError> {
+    let bad =
+        |m: String| FormatError::file(&path.display().to_string(), format!("{}: {m}", what()));
     let x = match v {
         Value::Null => 0.0,
         Value::Integer(i) => *i as f64,
@@ -97,6 +134,7 @@ pub fn read_conn(conn: &Connection, path: &Path) -> Result<TreeSpec, FormatError
     // `WHERE bank=?` query would give them): flux-accounting's association_table is keyed by
     // (username, bank), so one query per bank would scan the whole table once per bank.
     let mut assocs: FxHashMap<String, Vec<AssocRow>> = FxHashMap::default();
+    let mut n_rows = 0usize;
     {
         let mut all = conn
             .prepare(
@@ -113,10 +151,10 @@ pub fn read_conn(conn: &Connection, path: &Path) -> Result<TreeSpec, FormatError
                 };
                 Ok((
                     bank,
-                    r.get::<_, String>(1),
-                    r.get::<_, Value>(2)?,
-                    r.get::<_, Value>(3)?,
-                    r.get::<_, Value>(4)?,
+                    r.get::<_, String>(1).map_err(Box::new),
+                    Cell::from(r.get::<_, Value>(2)?),
+                    Cell::from(r.get::<_, Value>(3)?),
+                    active_of(&r.get::<_, Value>(4)?),
                 ))
             })
             .map_err(|e| db_err(path, e))?;
@@ -124,6 +162,7 @@ pub fn read_conn(conn: &Connection, path: &Path) -> Result<TreeSpec, FormatError
         for row in rows {
             let (bank, user, shares, usage, active) = row.map_err(|e| db_err(path, e))?;
             let Some(bank) = bank else { continue };
+            n_rows += 1;
             let row = (user, shares, usage, active);
             match &mut current {
                 Some((b, list)) if *b == bank => list.push(row),
@@ -143,6 +182,8 @@ pub fn read_conn(conn: &Connection, path: &Path) -> Result<TreeSpec, FormatError
     let mut spec = TreeSpec {
         source: TreeSource::Flux,
         root_name: root.clone(),
+        // The associations and about one bank per group of them.
+        nodes: Vec::with_capacity(n_rows.saturating_add(assocs.len())),
         ..TreeSpec::default()
     };
     let mut visited: HashSet<String> = HashSet::new();
@@ -167,17 +208,20 @@ pub fn read_conn(conn: &Connection, path: &Path) -> Result<TreeSpec, FormatError
         if subs.is_empty() {
             for (user, shares, usage, active) in assocs.remove(bank).unwrap_or_default() {
                 let user = user.map_err(|e| db_err(path, e))?;
-                if !active_of(&active) {
+                if !active {
                     continue;
                 }
-                let what = format!("association ({user}, {bank})");
+                // The message's text is made only for a bad value.
+                let what = || format!("association ({user}, {bank})");
+                let shares = shares_of(&shares.value(), path, what)?;
+                let usage = usage_of(&usage.value(), path, what)?;
                 let mut node = NodeSpec::new(
                     user,
                     (bank != spec.root_name).then(|| bank.to_string()),
                     NodeKind::User,
-                    Shares::Count(shares_of(&shares, path, &what)?),
+                    Shares::Count(shares),
                 );
-                node.usage = Some(usage_of(&usage, path, &what)?);
+                node.usage = Some(usage);
                 spec.nodes.push(node);
             }
         }
@@ -196,12 +240,12 @@ pub fn read_conn(conn: &Connection, path: &Path) -> Result<TreeSpec, FormatError
                 format!("bank `{child}` appears twice in the bank tree"),
             ));
         }
-        let what = format!("bank {child}");
+        let what = || format!("bank {child}");
         let node = NodeSpec::new(
             child.clone(),
             (bank != root).then(|| bank.clone()),
             NodeKind::Account,
-            Shares::Count(shares_of(&shares, path, &what)?),
+            Shares::Count(shares_of(&shares, path, what)?),
         );
         spec.nodes.push(node);
         let grand = load(&child, &mut spec, &mut sub_banks, &mut assocs)?;

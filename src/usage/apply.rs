@@ -7,8 +7,11 @@ use crate::formats::pbs::usage::FILE;
 use crate::formats::pbs::PbsUsage;
 use crate::formats::text::check_usage;
 use crate::formats::FormatError;
-use rustc_hash::{FxHashMap, FxHashSet};
+use hashbrown::hash_table::Entry;
+use hashbrown::HashTable;
+use rustc_hash::FxHashSet;
 use std::collections::{HashMap, HashSet};
+use std::hash::BuildHasher;
 
 /// One usage record to apply: `account` is `None` for a PBS entity.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -138,30 +141,28 @@ pub fn apply_usage<'a>(
     records: impl IntoIterator<Item = UsageRecord<'a>>,
 ) -> Result<UnmatchedUsage, FormatError> {
     let pbs = spec.follows_pbs();
-    // FxHash: these indexes hold every node's name (a million for a large PBS tree).
-    let parents: FxHashSet<String> = spec.nodes.iter().filter_map(|n| n.parent.clone()).collect();
-    let mut index: FxHashMap<String, usize> =
-        FxHashMap::with_capacity_and_hasher(spec.nodes.len(), Default::default());
-    for (i, n) in spec.nodes.iter().enumerate() {
-        index.entry(n.name.clone()).or_insert(i);
-    }
-    let associations: FxHashMap<(String, String), usize> = associations(spec)
-        .into_iter()
-        .map(|((a, u), i)| ((a.to_string(), u.to_string()), i))
-        .collect();
-    let mut accounts: FxHashMap<String, usize> = FxHashMap::default();
-    for (i, n) in spec.nodes.iter().enumerate() {
-        if n.kind == NodeKind::Account {
-            accounts.entry(n.name.clone()).or_insert(i);
-        }
-    }
+    // The indexes hold node indices keyed by the nodes' own names (a large PBS tree has a
+    // million), built on first need: entities need `names`, associations `assocs`. They cover
+    // the nodes given (`given`), not the entities this call adds under `unknown`, but for
+    // `names`, which learns each added one.
+    let given = spec.nodes.len();
+    // Whether any usage above the leaves is stated: only then does setting a leaf walk up. (A
+    // leaf set here never becomes one: entities that name a parent are refused on PBS trees,
+    // and only users are set on the others.)
+    let stated_above = spec.root_usage.is_some()
+        || (spec.nodes.iter()).any(|n| n.kind == NodeKind::Account && n.usage.is_some());
+    let accounts = stated_above.then(|| SpecIndex::build(Key::Account, &spec.nodes, ""));
+    let mut names: Option<(SpecIndex, FxHashSet<String>)> = None;
+    let mut assocs: Option<SpecIndex> = None;
     let mut unmatched = UnmatchedTally::default();
     let mut entity = 0usize;
     for r in records {
         if let Some(account) = r.account {
-            let key = (account.to_string(), r.name.to_string());
-            match associations.get(&key) {
-                Some(&i) => set_leaf_usage(spec, &accounts, i, r.usage),
+            let root = spec.root_name.as_str();
+            let assocs = assocs
+                .get_or_insert_with(|| SpecIndex::build(Key::Assoc, &spec.nodes[..given], root));
+            match assocs.find(&spec.nodes, root, (account, r.name)) {
+                Some(i) => set_leaf_usage(spec, accounts.as_ref(), i, r.usage),
                 None => unmatched.add(r.name, 1, r.usage),
             }
             continue;
@@ -170,6 +171,18 @@ pub fn apply_usage<'a>(
         let name = r.name;
         let value = check_usage(r.usage, &format!("usage of {name}"))
             .map_err(|m| FormatError::file(FILE, m))?;
+        let (index, parents) = names.get_or_insert_with(|| {
+            let mut parents = FxHashSet::default();
+            for p in spec.nodes[..given]
+                .iter()
+                .filter_map(|n| n.parent.as_deref())
+            {
+                if !parents.contains(p) {
+                    parents.insert(p.to_string());
+                }
+            }
+            (SpecIndex::build(Key::Name, &spec.nodes, ""), parents)
+        });
         if pbs && (name == ROOT_NAME || name == UNKNOWN_GROUP || parents.contains(name)) {
             return Err(FormatError::file(
                 FILE,
@@ -177,12 +190,12 @@ pub fn apply_usage<'a>(
             ));
         }
         // Outside PBS an entity names a user (an account's name is not counted).
-        let leaf = index.get(name).copied().filter(|&i| {
+        let leaf = index.find(&spec.nodes, "", (name, "")).filter(|&i| {
             pbs || (!parents.contains(name)
                 && spec.nodes.get(i).is_some_and(|n| n.kind == NodeKind::User))
         });
         match leaf {
-            Some(i) => set_leaf_usage(spec, &accounts, i, value),
+            Some(i) => set_leaf_usage(spec, accounts.as_ref(), i, value),
             None if pbs => {
                 let mut node = NodeSpec::new(
                     name.to_string(),
@@ -191,8 +204,8 @@ pub fn apply_usage<'a>(
                     Shares::Count(1),
                 );
                 node.usage = Some(value);
-                index.insert(name.to_string(), spec.nodes.len());
                 spec.nodes.push(node);
+                index.add_last(&spec.nodes, "");
             }
             None => unmatched.add(name, 1, value),
         }
@@ -200,27 +213,117 @@ pub fn apply_usage<'a>(
     Ok(unmatched.finish())
 }
 
+/// What a [`SpecIndex`] is keyed by.
+#[derive(Debug, Clone, Copy)]
+enum Key {
+    /// Every node by its name.
+    Name,
+    /// Accounts by their name.
+    Account,
+    /// Users by (parent account or the root's name, name).
+    Assoc,
+}
+
+impl Key {
+    /// The key of `n` (`root`: the root's name), `None` for a node not indexed.
+    fn of<'n>(self, n: &'n NodeSpec, root: &'n str) -> Option<(&'n str, &'n str)> {
+        match self {
+            Key::Name => Some((n.name.as_str(), "")),
+            Key::Account => (n.kind == NodeKind::Account).then_some((n.name.as_str(), "")),
+            Key::Assoc => (n.kind == NodeKind::User)
+                .then(|| (n.parent.as_deref().unwrap_or(root), n.name.as_str())),
+        }
+    }
+}
+
+/// The hash of a key (FxHash: a million keys per large tree).
+fn key_hash(key: (&str, &str)) -> u64 {
+    rustc_hash::FxBuildHasher.hash_one(key)
+}
+
+/// Node indices of a `TreeSpec` by a [`Key`] read from the nodes themselves (no copy of a
+/// million names): the first node of each key.
+struct SpecIndex {
+    key: Key,
+    table: HashTable<usize>,
+}
+
+impl SpecIndex {
+    /// The first node of each key of `nodes`.
+    fn build(key: Key, nodes: &[NodeSpec], root: &str) -> SpecIndex {
+        let mut table = HashTable::with_capacity(nodes.len());
+        let hash_of = |j: usize| {
+            nodes
+                .get(j)
+                .and_then(|n| key.of(n, root))
+                .map_or(0, key_hash)
+        };
+        for (i, n) in nodes.iter().enumerate() {
+            let Some(k) = key.of(n, root) else { continue };
+            let entry = table.entry(
+                key_hash(k),
+                |&j: &usize| nodes.get(j).and_then(|n| key.of(n, root)) == Some(k),
+                |&j: &usize| hash_of(j),
+            );
+            if let Entry::Vacant(v) = entry {
+                v.insert(i);
+            }
+        }
+        SpecIndex { key, table }
+    }
+
+    /// The first node whose key is `k`.
+    fn find(&self, nodes: &[NodeSpec], root: &str, k: (&str, &str)) -> Option<usize> {
+        self.table
+            .find(key_hash(k), |&j| {
+                nodes.get(j).and_then(|n| self.key.of(n, root)) == Some(k)
+            })
+            .copied()
+    }
+
+    /// Indexes the last node of `nodes`, whose key is not in the index yet.
+    fn add_last(&mut self, nodes: &[NodeSpec], root: &str) {
+        let key = self.key;
+        let hash_of = |j: usize| {
+            nodes
+                .get(j)
+                .and_then(|n| key.of(n, root))
+                .map_or(0, key_hash)
+        };
+        if let Some(last) = nodes.len().checked_sub(1) {
+            self.table
+                .insert_unique(hash_of(last), last, |&j| hash_of(j));
+        }
+    }
+}
+
 /// Sets the usage of leaf `i` to `value`. An ancestor whose usage the input stated (Slurm keeps
 /// the usage of deleted children in their account: sshare's RawUsage of an account is not the
 /// sum of its rows), and the stated root usage, change by as much, so what they hold beyond their
 /// children stays; unstated ones are the sums of their subtrees anyway.
-fn set_leaf_usage(spec: &mut TreeSpec, accounts: &FxHashMap<String, usize>, i: usize, value: f64) {
+///
+/// `accounts` is `None` when no usage above the leaves is stated: then there is nothing to walk.
+fn set_leaf_usage(spec: &mut TreeSpec, accounts: Option<&SpecIndex>, i: usize, value: f64) {
     let Some(node) = spec.nodes.get_mut(i) else {
         return;
     };
     let delta = value - node.usage.unwrap_or(0.0);
     node.usage = Some(value);
-    if delta == 0.0 {
+    let Some(accounts) = accounts.filter(|_| delta != 0.0) else {
         return;
-    }
+    };
     let shift = |u: &mut f64| {
         let v = *u + delta;
         *u = if v > 0.0 { v } else { 0.0 };
     };
-    let mut parent = node.parent.clone();
+    let account_of = |nodes: &[NodeSpec], i: usize| {
+        let parent = nodes.get(i)?.parent.as_deref()?;
+        accounts.find(nodes, "", (parent, ""))
+    };
+    let mut parent = account_of(&spec.nodes, i);
     // At most one step per node: a cycle (refused later by the tree builder) ends the walk.
     for _ in 0..spec.nodes.len() {
-        let Some(account) = parent.and_then(|p| accounts.get(&p).copied()) else {
+        let Some(account) = parent else {
             break;
         };
         let Some(a) = spec.nodes.get_mut(account) else {
@@ -229,7 +332,7 @@ fn set_leaf_usage(spec: &mut TreeSpec, accounts: &FxHashMap<String, usize>, i: u
         if let Some(u) = a.usage.as_mut() {
             shift(u);
         }
-        parent = a.parent.clone();
+        parent = account_of(&spec.nodes, account);
     }
     if let Some(u) = spec.root_usage.as_mut() {
         shift(u);

@@ -6,7 +6,8 @@ use std::collections::{HashMap, HashSet};
 use crate::fairshare::spec::{NodeKind, NodeSpec, Shares, TreeSource, TreeSpec};
 use crate::formats::text;
 use crate::formats::FormatError;
-use rustc_hash::FxHashMap;
+use hashbrown::HashTable;
+use std::hash::BuildHasher;
 
 /// Label used in messages when no path is known.
 pub const FILE: &str = "resource_group";
@@ -58,12 +59,18 @@ fn line_error(line: usize, detail: Option<&str>) -> FormatError {
 pub fn parse_resource_group(text: &str, unknown_shares: u64) -> Result<TreeSpec, FormatError> {
     let hint = text::line_count_hint(text);
     let mut nodes: Vec<NodeSpec> = Vec::with_capacity(hint);
-    // Every name in the tree so far, including TREEROOT and unknown.
-    // (Names borrow from `text`; the index is the node's in `nodes`, None for the two above.)
-    let mut known: FxHashMap<&str, Option<usize>> =
-        FxHashMap::with_capacity_and_hasher(hint + 2, Default::default());
-    known.insert(ROOT_NAME, None);
-    known.insert(UNKNOWN_GROUP, None);
+    // Every name in the tree so far: TREEROOT and unknown (`None`), and the nodes read, as
+    // their index in `nodes` by the hash of their name (8 bytes a name, the names not copied).
+    let mut known: HashTable<usize> = HashTable::with_capacity(hint);
+    let name_hash = |name: &str| rustc_hash::FxBuildHasher.hash_one(name);
+    let find =
+        |known: &HashTable<usize>, nodes: &[NodeSpec], name: &str| -> Option<Option<usize>> {
+            if name == ROOT_NAME || name == UNKNOWN_GROUP {
+                return Some(None);
+            }
+            let same = |&j: &usize| nodes.get(j).is_some_and(|n| n.name == name);
+            known.find(name_hash(name), same).map(|&j| Some(j))
+        };
 
     for item in text::lines(text, FILE) {
         let (n, line) = item?;
@@ -87,15 +94,14 @@ pub fn parse_resource_group(text: &str, unknown_shares: u64) -> Result<TreeSpec,
         } else {
             parent_tok
         };
-        let parent_found = known.get(parent_name).copied();
-        // One hash of the name for the check and the insert (the entry is filled below).
-        let std::collections::hash_map::Entry::Vacant(slot) = known.entry(name) else {
+        let parent_found = find(&known, &nodes, parent_name);
+        if find(&known, &nodes, name).is_some() {
             return Err(FormatError::line(
                 FILE,
                 n,
                 format!("entity {name} is not unique"),
             ));
-        };
+        }
         let Some(parent_idx) = parent_found else {
             return Err(FormatError::line(
                 FILE,
@@ -125,8 +131,9 @@ pub fn parse_resource_group(text: &str, unknown_shares: u64) -> Result<TreeSpec,
         let mut node = NodeSpec::new(name, parent, NodeKind::User, Shares::Count(shares));
         node.id = Some(id);
         node.line = Some(n);
-        slot.insert(Some(nodes.len()));
         nodes.push(node);
+        let hash_of = |j: usize| nodes.get(j).map_or(0, |n| name_hash(&n.name));
+        known.insert_unique(name_hash(name), nodes.len() - 1, |&j| hash_of(j));
     }
     Ok(TreeSpec {
         source: TreeSource::Pbs,

@@ -16,11 +16,6 @@ pub struct PipeTable<'a> {
 }
 
 impl<'a> PipeTable<'a> {
-    /// Number of data rows.
-    pub(crate) fn row_count(&self) -> usize {
-        self.lines.len()
-    }
-
     /// `(line, fields)` of each data row, in input order.
     pub fn rows(&self) -> impl Iterator<Item = (usize, &[&'a str])> + '_ {
         let width = self.columns.len().max(1);
@@ -29,9 +24,7 @@ impl<'a> PipeTable<'a> {
 
     /// Index of the first column whose normalised name is one of `names`.
     pub fn col(&self, names: &[&str]) -> Option<usize> {
-        self.columns
-            .iter()
-            .position(|c| names.iter().any(|n| c == n))
+        col_of(&self.columns, names)
     }
 }
 
@@ -43,64 +36,133 @@ pub(crate) fn normalise(name: &str) -> String {
         .collect()
 }
 
-/// Splits `text` into header and rows. `-p` output (every line ends in `|`) is recognised from
-/// the header; `CLUSTER: name` banner lines and blank lines are skipped.
-pub fn parse<'a>(text: &'a str, file: &'a str) -> Result<PipeTable<'a>, FormatError> {
-    let mut header: Option<(usize, Vec<&str>, bool)> = None;
-    let hint = text::line_count_hint(text);
-    let mut lines = Vec::with_capacity(hint);
-    let mut cells: Vec<&str> = Vec::new();
-    for item in text::lines(text, file) {
-        let (n, line) = item?;
-        if line.trim().is_empty() || line.starts_with("CLUSTER: ") {
-            continue;
+/// The data rows of a `|` table one at a time, with one reused field buffer, so a
+/// million-row capture is never held as a table (`parse` collects them when a table is needed).
+pub(crate) struct PipeRows<'a> {
+    lines: Box<dyn Iterator<Item = Result<(usize, &'a str), FormatError>> + 'a>,
+    file: &'a str,
+    /// Normalised column names.
+    columns: Vec<String>,
+    /// Number of header fields.
+    width: usize,
+    /// Whether rows end in `|` (`-p`).
+    trailing: bool,
+    /// The current row's fields.
+    fields: Vec<&'a str>,
+}
+
+impl<'a> PipeRows<'a> {
+    /// Reads `text` up to its header. `-p` output (every line ends in `|`) is recognised from
+    /// the header; `CLUSTER: name` banner lines and blank lines are skipped.
+    pub(crate) fn new(text: &'a str, file: &'a str) -> Result<PipeRows<'a>, FormatError> {
+        let mut lines: Box<dyn Iterator<Item = _> + 'a> = Box::new(text::lines(text, file));
+        for item in lines.by_ref() {
+            let (n, line) = item?;
+            if skipped(line) {
+                continue;
+            }
+            if !line.contains('|') {
+                return Err(FormatError::line(
+                    file,
+                    n,
+                    "no `|` separators: capture the output with -P (or -p), with its header",
+                ));
+            }
+            let trailing = line.ends_with('|');
+            let body = line.strip_suffix('|').unwrap_or(line);
+            let columns: Vec<String> = body.split('|').map(normalise).collect();
+            return Ok(PipeRows {
+                lines,
+                file,
+                width: columns.len(),
+                columns,
+                trailing,
+                fields: Vec::new(),
+            });
         }
-        match &header {
-            None => {
-                if !line.contains('|') {
-                    return Err(FormatError::line(
-                        file,
-                        n,
-                        "no `|` separators: capture the output with -P (or -p), with its header",
-                    ));
-                }
-                let trailing = line.ends_with('|');
-                let body = line.strip_suffix('|').unwrap_or(line);
-                header = Some((n, body.split('|').collect(), trailing));
-                let width = header.as_ref().map_or(0, |h| h.1.len());
-                cells.reserve(hint.saturating_mul(width));
+        Err(FormatError::file(file, "empty input: no header line"))
+    }
+
+    /// Index of the first column whose normalised name is one of `names`.
+    pub(crate) fn col(&self, names: &[&str]) -> Option<usize> {
+        col_of(&self.columns, names)
+    }
+
+    /// The next data row's 1-based line and fields, or its layout error.
+    pub(crate) fn next_row(&mut self) -> Option<Result<(usize, &[&'a str]), FormatError>> {
+        loop {
+            let (n, line) = match self.lines.next()? {
+                Ok(l) => l,
+                Err(e) => return Some(Err(e)),
+            };
+            if skipped(line) {
+                continue;
             }
-            Some((_, cols, trailing)) => {
-                let body = if *trailing {
-                    line.strip_suffix('|').ok_or_else(|| {
-                        FormatError::line(file, n, "expected a trailing `|` as in the header (-p)")
-                    })?
-                } else {
-                    line
-                };
-                let before = cells.len();
-                cells.extend(body.split('|'));
-                let found = cells.len() - before;
-                if found != cols.len() {
-                    return Err(FormatError::line(
-                        file,
-                        n,
-                        format!(
-                            "expected {} `|`-separated fields as in the header, found {}",
-                            cols.len(),
-                            found
-                        ),
-                    ));
+            let body = if self.trailing {
+                match line.strip_suffix('|') {
+                    Some(b) => b,
+                    None => {
+                        return Some(Err(FormatError::line(
+                            self.file,
+                            n,
+                            "expected a trailing `|` as in the header (-p)",
+                        )))
+                    }
                 }
-                lines.push(n);
+            } else {
+                line
+            };
+            self.fields.clear();
+            self.fields.extend(body.split('|'));
+            if self.fields.len() != self.width {
+                return Some(Err(FormatError::line(
+                    self.file,
+                    n,
+                    format!(
+                        "expected {} `|`-separated fields as in the header, found {}",
+                        self.width,
+                        self.fields.len()
+                    ),
+                )));
             }
+            return Some(Ok((n, &self.fields)));
         }
     }
-    let Some((_, cols, _)) = header else {
-        return Err(FormatError::file(file, "empty input: no header line"));
-    };
+
+    /// The first layout error of the rows not read yet, if any: a reader that met an error of
+    /// its own in a row reports this one instead, as a reader of the whole table would have.
+    pub(crate) fn first_layout_error(&mut self) -> Option<FormatError> {
+        while let Some(row) = self.next_row() {
+            if let Err(e) = row {
+                return Some(e);
+            }
+        }
+        None
+    }
+}
+
+/// Blank lines and `CLUSTER: name` banners are not rows.
+fn skipped(line: &str) -> bool {
+    line.trim().is_empty() || line.starts_with("CLUSTER: ")
+}
+
+fn col_of(columns: &[String], names: &[&str]) -> Option<usize> {
+    columns.iter().position(|c| names.iter().any(|n| c == n))
+}
+
+/// Splits `text` into header and rows (see [`PipeRows::new`] for the layout).
+pub fn parse<'a>(text: &'a str, file: &'a str) -> Result<PipeTable<'a>, FormatError> {
+    let hint = text::line_count_hint(text);
+    let mut rows = PipeRows::new(text, file)?;
+    let mut lines = Vec::with_capacity(hint);
+    let mut cells: Vec<&str> = Vec::with_capacity(hint.saturating_mul(rows.width));
+    while let Some(row) = rows.next_row() {
+        let (n, fields) = row?;
+        cells.extend_from_slice(fields);
+        lines.push(n);
+    }
     Ok(PipeTable {
-        columns: cols.iter().map(|c| normalise(c)).collect(),
+        columns: rows.columns,
         lines,
         cells,
     })

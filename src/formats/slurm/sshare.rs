@@ -2,7 +2,7 @@
 //! Account column, RawShares (including `parent`) and RawUsage, plus every printed value so tests
 //! can compare the algorithms with a real capture.
 
-use super::columns::{self, PipeTable};
+use super::columns::PipeRows;
 use crate::fairshare::spec::{NodeKind, NodeSpec, Shares, TreeSource, TreeSpec};
 use crate::formats::text;
 use crate::formats::FormatError;
@@ -75,84 +75,154 @@ fn plain_decimal(s: &str) -> bool {
         && frac.bytes().all(|b| b.is_ascii_digit())
 }
 
-/// The rows of `table`; the printed values (NormShares … LevelFS) only when `printed_values`
-/// (building a tree needs none of them, only checked; converting five floats per row was most
-/// of the work).
-fn rows_of(table: &PipeTable<'_>, printed_values: bool) -> Result<Vec<SshareRow>, FormatError> {
-    let need = |names: &[&str], label: &str| {
-        table.col(names).ok_or_else(|| {
-            FormatError::line(
-                FILE,
-                1,
-                format!("the header has no {label} column (use sshare -a -l -P)"),
-            )
-        })
-    };
-    let c_acct = need(&["account"], "Account")?;
-    let c_user = need(&["user"], "User")?;
-    let c_rsh = need(&["rawshares"], "RawShares")?;
-    let c_ru = need(&["rawusage"], "RawUsage")?;
-    let c_part = table.col(&["partition"]);
-    let c_nsh = table.col(&["normshares"]);
-    let c_nu = table.col(&["normusage"]);
-    let c_eu = table.col(&["effectvusage", "effectiveusage"]);
-    let c_fs = table.col(&["fairshare"]);
-    let c_lfs = table.col(&["levelfs"]);
-    let keep = printed_values;
-    let mut out = Vec::with_capacity(table.row_count());
-    for (line, fields) in table.rows() {
-        let get = |c: usize| fields.get(c).copied().unwrap_or("");
-        let acct_raw = get(c_acct);
-        let account = acct_raw.trim_start_matches(' ');
-        let depth = acct_raw.len() - account.len();
-        let account = account.trim_end().to_string();
-        if account.is_empty() {
-            return Err(FormatError::line(FILE, line, "empty Account"));
+/// One row of a capture as read, borrowing the text (a tree read keeps no row).
+struct RowRef<'a> {
+    line: usize,
+    depth: usize,
+    account: &'a str,
+    user: Option<&'a str>,
+    partition: Option<&'a str>,
+    raw_shares: Option<Shares>,
+    raw_usage: Option<f64>,
+    printed: [Option<f64>; 5],
+}
+
+impl RowRef<'_> {
+    fn owned(self) -> SshareRow {
+        let [norm_shares, norm_usage, effective_usage, fairshare, level_fs] = self.printed;
+        SshareRow {
+            line: self.line,
+            depth: self.depth,
+            account: self.account.to_string(),
+            user: self.user.map(str::to_string),
+            partition: self.partition.map(str::to_string),
+            raw_shares: self.raw_shares,
+            raw_usage: self.raw_usage,
+            norm_shares,
+            norm_usage,
+            effective_usage,
+            fairshare,
+            level_fs,
         }
-        let user = Some(get(c_user).trim())
-            .filter(|u| !u.is_empty())
-            .map(str::to_string);
-        let partition = c_part
-            .map(get)
-            .map(str::trim)
-            .filter(|p| !p.is_empty())
-            .map(str::to_string);
-        let rsh = get(c_rsh).trim();
-        let raw_shares = if rsh.is_empty() {
-            None
-        } else {
-            Some(
-                text::parse_shares(rsh, "RawShares")
-                    .map_err(|m| FormatError::line(FILE, line, m))?,
-            )
-        };
-        let ru = get(c_ru).trim();
-        let raw_usage = if ru.is_empty() {
-            None
-        } else {
-            Some(text::parse_usage(ru, "RawUsage").map_err(|m| FormatError::line(FILE, line, m))?)
-        };
-        out.push(SshareRow {
-            line,
-            depth,
-            account,
-            user,
-            partition,
-            raw_shares,
-            raw_usage,
-            norm_shares: printed(fields, c_nsh, "NormShares", line, keep)?,
-            norm_usage: printed(fields, c_nu, "NormUsage", line, keep)?,
-            effective_usage: printed(fields, c_eu, "EffectvUsage", line, keep)?,
-            fairshare: printed(fields, c_fs, "FairShare", line, keep)?,
-            level_fs: printed(fields, c_lfs, "LevelFS", line, keep)?,
-        });
     }
-    Ok(out)
+}
+
+/// The columns a capture is read by.
+struct Cols {
+    acct: usize,
+    user: usize,
+    raw_shares: usize,
+    raw_usage: usize,
+    partition: Option<usize>,
+    /// NormShares, NormUsage, EffectvUsage, FairShare, LevelFS.
+    printed: [Option<usize>; 5],
+}
+
+impl Cols {
+    fn of(rows: &PipeRows<'_>) -> Result<Cols, FormatError> {
+        let need = |names: &[&str], label: &str| {
+            rows.col(names).ok_or_else(|| {
+                FormatError::line(
+                    FILE,
+                    1,
+                    format!("the header has no {label} column (use sshare -a -l -P)"),
+                )
+            })
+        };
+        Ok(Cols {
+            acct: need(&["account"], "Account")?,
+            user: need(&["user"], "User")?,
+            raw_shares: need(&["rawshares"], "RawShares")?,
+            raw_usage: need(&["rawusage"], "RawUsage")?,
+            partition: rows.col(&["partition"]),
+            printed: [
+                rows.col(&["normshares"]),
+                rows.col(&["normusage"]),
+                rows.col(&["effectvusage", "effectiveusage"]),
+                rows.col(&["fairshare"]),
+                rows.col(&["levelfs"]),
+            ],
+        })
+    }
+}
+
+/// Names of the printed columns, in `Cols::printed` order, for messages.
+const PRINTED: [&str; 5] = [
+    "NormShares",
+    "NormUsage",
+    "EffectvUsage",
+    "FairShare",
+    "LevelFS",
+];
+
+/// One row; the printed values (NormShares … LevelFS) only when `printed_values` (building a
+/// tree needs none of them, only checked; converting five floats per row was most of the work).
+fn row_of<'a>(
+    fields: &[&'a str],
+    line: usize,
+    c: &Cols,
+    printed_values: bool,
+) -> Result<RowRef<'a>, FormatError> {
+    let get = |c: usize| fields.get(c).copied().unwrap_or("");
+    let acct_raw = get(c.acct);
+    let account = acct_raw.trim_start_matches(' ');
+    let depth = acct_raw.len() - account.len();
+    let account = account.trim_end();
+    if account.is_empty() {
+        return Err(FormatError::line(FILE, line, "empty Account"));
+    }
+    let user = Some(get(c.user).trim()).filter(|u| !u.is_empty());
+    let partition = c
+        .partition
+        .map(get)
+        .map(str::trim)
+        .filter(|p| !p.is_empty());
+    let rsh = get(c.raw_shares).trim();
+    let raw_shares = if rsh.is_empty() {
+        None
+    } else {
+        Some(text::parse_shares(rsh, "RawShares").map_err(|m| FormatError::line(FILE, line, m))?)
+    };
+    let ru = get(c.raw_usage).trim();
+    let raw_usage = if ru.is_empty() {
+        None
+    } else {
+        Some(text::parse_usage(ru, "RawUsage").map_err(|m| FormatError::line(FILE, line, m))?)
+    };
+    let mut values = [None; 5];
+    for (i, v) in values.iter_mut().enumerate() {
+        *v = printed(fields, c.printed[i], PRINTED[i], line, printed_values)?;
+    }
+    Ok(RowRef {
+        line,
+        depth,
+        account,
+        user,
+        partition,
+        raw_shares,
+        raw_usage,
+        printed: values,
+    })
 }
 
 /// Every row of an `sshare -P`/`-p` capture with its printed values, in capture order.
+/// Errors come as a reader of the whole table would give them: the first layout error (field
+/// count, `-p` bar) of the file, else the first missing column or bad value.
 pub fn parse_sshare_rows(text: &str) -> Result<Vec<SshareRow>, FormatError> {
-    rows_of(&columns::parse(text, FILE)?, true)
+    let mut rows = PipeRows::new(text, FILE)?;
+    let cols = match Cols::of(&rows) {
+        Ok(c) => c,
+        Err(e) => return Err(rows.first_layout_error().unwrap_or(e)),
+    };
+    let mut out = Vec::new();
+    while let Some(row) = rows.next_row() {
+        let (line, fields) = row?;
+        match row_of(fields, line, &cols, true) {
+            Ok(r) => out.push(r.owned()),
+            Err(e) => return Err(rows.first_layout_error().unwrap_or(e)),
+        }
+    }
+    Ok(out)
 }
 
 /// The name a user association gets in the tree: the user, or `user@partition` for a
@@ -170,78 +240,37 @@ pub fn association_name(user: &str, partition: Option<&str>) -> String {
 /// accounts (Slurm accounts can hold usage of deleted children) and the root's RawUsage the
 /// tree's `root_usage`.
 pub fn parse_sshare(text: &str) -> Result<TreeSpec, FormatError> {
-    let rows = rows_of(&columns::parse(text, FILE)?, false)?;
+    let mut rows = PipeRows::new(text, FILE)?;
+    let cols = match Cols::of(&rows) {
+        Ok(c) => c,
+        Err(e) => return Err(rows.first_layout_error().unwrap_or(e)),
+    };
     let mut spec = TreeSpec {
         source: TreeSource::Slurm,
         root_name: "root".to_string(),
-        nodes: Vec::with_capacity(rows.len()),
+        nodes: Vec::with_capacity(text::line_count_hint(text)),
         ..TreeSpec::default()
     };
     // stack[d] = account at depth d.
-    let mut stack: Vec<String> = Vec::new();
+    let mut stack: Vec<&str> = Vec::new();
     let mut seen_root = false;
-    for row in rows {
-        let line = row.line;
-        let err = |m: String| FormatError::line(FILE, line, m);
-        match row.user {
-            None if row.depth == 0 => {
-                if seen_root {
-                    return Err(err(format!(
-                        "a second top-level account `{}` (one cluster per capture; sshare -M one cluster)",
-                        row.account
-                    )));
-                }
-                seen_root = true;
-                spec.root_name = row.account.clone();
-                spec.root_usage = row.raw_usage;
-                stack = vec![row.account.clone()];
-            }
-            None => {
-                if row.depth > stack.len() {
-                    return Err(err(format!(
-                        "account `{}` is indented {} levels but the enclosing account is at level {}",
-                        row.account,
-                        row.depth,
-                        stack.len().saturating_sub(1)
-                    )));
-                }
-                stack.truncate(row.depth);
-                let parent = stack.last().cloned().filter(|_| row.depth > 1);
-                if stack.is_empty() {
-                    return Err(err("account row before the root row".to_string()));
-                }
-                let shares = row
-                    .raw_shares
-                    .ok_or_else(|| err(format!("account `{}` has no RawShares", row.account)))?;
-                let mut node =
-                    NodeSpec::new(row.account.clone(), parent, NodeKind::Account, shares);
-                node.usage = row.raw_usage;
-                node.line = Some(line);
-                spec.nodes.push(node);
-                stack.push(row.account.clone());
-            }
-            Some(user) => {
-                let enclosing = row.depth.checked_sub(1).and_then(|d| stack.get(d));
-                if enclosing != Some(&row.account) {
-                    return Err(err(format!(
-                        "user `{user}` of account `{}` is not indented one level below that account",
-                        row.account
-                    )));
-                }
-                let shares = row
-                    .raw_shares
-                    .ok_or_else(|| err(format!("user `{user}` has no RawShares")))?;
-                let name = match row.partition.as_deref() {
-                    Some(p) => association_name(&user, Some(p)),
-                    None => user,
-                };
-                let parent = (row.depth > 1).then_some(row.account);
-                let mut node = NodeSpec::new(name, parent, NodeKind::User, shares);
-                node.usage = Some(row.raw_usage.unwrap_or(0.0));
-                node.line = Some(line);
-                spec.nodes.push(node);
+    // The first error of the tree's shape: reported after the whole file is read, unless a
+    // row of it is unreadable (as when every row was read before the tree was built).
+    let mut shape_error: Option<FormatError> = None;
+    while let Some(row) = rows.next_row() {
+        let (line, fields) = row?;
+        let row = match row_of(fields, line, &cols, false) {
+            Ok(r) => r,
+            Err(e) => return Err(rows.first_layout_error().unwrap_or(e)),
+        };
+        if shape_error.is_none() {
+            if let Err(e) = add_row(&mut spec, &mut stack, &mut seen_root, row) {
+                shape_error = Some(e);
             }
         }
+    }
+    if let Some(e) = shape_error {
+        return Err(e);
     }
     if !seen_root {
         return Err(FormatError::file(
@@ -250,6 +279,77 @@ pub fn parse_sshare(text: &str) -> Result<TreeSpec, FormatError> {
         ));
     }
     Ok(spec)
+}
+
+/// Adds one row to the tree being read: `stack[d]` is the account at depth `d`.
+fn add_row<'a>(
+    spec: &mut TreeSpec,
+    stack: &mut Vec<&'a str>,
+    seen_root: &mut bool,
+    row: RowRef<'a>,
+) -> Result<(), FormatError> {
+    let line = row.line;
+    let err = |m: String| FormatError::line(FILE, line, m);
+    match row.user {
+        None if row.depth == 0 => {
+            if *seen_root {
+                return Err(err(format!(
+                    "a second top-level account `{}` (one cluster per capture; sshare -M one cluster)",
+                    row.account
+                )));
+            }
+            *seen_root = true;
+            spec.root_name = row.account.to_string();
+            spec.root_usage = row.raw_usage;
+            stack.clear();
+            stack.push(row.account);
+        }
+        None => {
+            if row.depth > stack.len() {
+                return Err(err(format!(
+                    "account `{}` is indented {} levels but the enclosing account is at level {}",
+                    row.account,
+                    row.depth,
+                    stack.len().saturating_sub(1)
+                )));
+            }
+            stack.truncate(row.depth);
+            let parent = stack
+                .last()
+                .filter(|_| row.depth > 1)
+                .map(|p| p.to_string());
+            if stack.is_empty() {
+                return Err(err("account row before the root row".to_string()));
+            }
+            let shares = row
+                .raw_shares
+                .ok_or_else(|| err(format!("account `{}` has no RawShares", row.account)))?;
+            let mut node = NodeSpec::new(row.account, parent, NodeKind::Account, shares);
+            node.usage = row.raw_usage;
+            node.line = Some(line);
+            spec.nodes.push(node);
+            stack.push(row.account);
+        }
+        Some(user) => {
+            let enclosing = row.depth.checked_sub(1).and_then(|d| stack.get(d));
+            if enclosing != Some(&row.account) {
+                return Err(err(format!(
+                    "user `{user}` of account `{}` is not indented one level below that account",
+                    row.account
+                )));
+            }
+            let shares = row
+                .raw_shares
+                .ok_or_else(|| err(format!("user `{user}` has no RawShares")))?;
+            let name = association_name(user, row.partition);
+            let parent = (row.depth > 1).then(|| row.account.to_string());
+            let mut node = NodeSpec::new(name, parent, NodeKind::User, shares);
+            node.usage = Some(row.raw_usage.unwrap_or(0.0));
+            node.line = Some(line);
+            spec.nodes.push(node);
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
