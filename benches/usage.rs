@@ -58,6 +58,7 @@ fn record_once(log: &Path, formula: &str) -> Duration {
         charge: charge.as_ref(),
         weights: BillingWeights::default(),
         tree: None,
+        progress: None,
     };
     let report = record(&[PathBuf::from(log)], &opts, &mut u, &mut ledger).expect("record");
     assert!(report.malformed.is_empty() && report.charged > 0);
@@ -80,6 +81,7 @@ fn rerecord_once(home: &Path, log: &Path) -> Duration {
         charge: charge.as_ref(),
         weights: BillingWeights::default(),
         tree: None,
+        progress: None,
     };
     let inputs = [PathBuf::from(log)];
     let report = match already_charged(&inputs, &opts, &u).expect("marks") {

@@ -240,7 +240,11 @@ pub fn run(mut args: Args, global: &Global) -> CliResult {
             "--qos, --assoc, --at and --against-weights need --slurm-conf (or --example slurm); --against-weights also works with flux jobs",
         ));
     }
+    // Two long steps on a large queue, reading and ordering it; the bar is gone before the
+    // output starts (stdout may be the same terminal).
+    let mut progress = super::progress::Progress::new(2, "order: reading the jobs");
     let mut sc = scenario(&args, global)?;
+    progress.stage(1, "order: ordering");
     super::usage::warn_unmatched(&sc.unmatched_usage);
     let program = sc
         .compile(sc.formula_source().map_err(scenario_failure)?)
@@ -251,6 +255,7 @@ pub fn run(mut args: Args, global: &Global) -> CliResult {
         let cmp = sc
             .compare(&program, &other, args.top, args.movers)
             .map_err(scenario_failure)?;
+        progress.finish();
         print_against(&mut out, &args, &program, &other, &cmp)?;
     } else {
         // The tree moves into the result: a 100k-user tree is not copied (issue #16).
@@ -260,6 +265,7 @@ pub fn run(mut args: Args, global: &Global) -> CliResult {
             args.top
         };
         let result = sc.order_once(&program, top).map_err(scenario_failure)?;
+        progress.finish();
         if let Some(id) = &args.explain {
             let e = sc
                 .explain(&program, &result, id)

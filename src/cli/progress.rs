@@ -39,7 +39,7 @@ impl Progress {
     }
 
     /// Adds `n` units done.
-    #[allow(dead_code)] // The shared API: the commands after replay count work item by item.
+    #[allow(dead_code)] // The shared API: `usage record` and `replay` set positions instead.
     pub fn inc(&mut self, n: u64) {
         self.bar.inc(n);
         self.show_if_slow();
@@ -49,6 +49,12 @@ impl Progress {
     pub fn set(&mut self, done: u64) {
         self.bar.set_position(done);
         self.show_if_slow();
+    }
+
+    /// Moves to stage `done` of the total, named `label` (a command made of a few long steps).
+    pub fn stage(&mut self, done: u64, label: &str) {
+        self.bar.set_message(label.to_string());
+        self.set(done);
     }
 
     /// Changes the total.

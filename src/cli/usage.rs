@@ -329,12 +329,19 @@ fn run_record(
         None => BillingWeights::default(),
     };
     let mut u = lock.load().map_err(user)?;
+    let bar = std::cell::RefCell::new(super::progress::Progress::new(0, "usage record"));
+    let progress = |done: u64, total: u64| {
+        let mut bar = bar.borrow_mut();
+        bar.set_total(total);
+        bar.set(done);
+    };
     let opts = RecordOptions {
         format: a.format,
         entity,
         charge: charge.as_ref(),
         weights,
         tree,
+        progress: Some(&progress),
     };
     // Logs charged to their end (their charged marks match) need neither the ledger nor a parse.
     let (report, mut ledger) = match already_charged(&a.files, &opts, &u).map_err(user)? {
@@ -345,6 +352,8 @@ fn run_record(
             (report, Some(ledger))
         }
     };
+    drop(opts);
+    bar.into_inner().finish();
     for m in &report.malformed {
         eprintln!("fairsort: {m} (record skipped)");
     }

@@ -168,8 +168,7 @@ pub(crate) trait PbsSink {
 /// (all charged before).
 pub(crate) fn read_pbs(
     path: &Path,
-    entity: FairshareEntity,
-    charge: &dyn Charge,
+    how: &Files<'_>,
     marks: &mut Vec<Mark>,
     sink: &mut dyn PbsSink,
     malformed: &mut Vec<Malformed>,
@@ -177,21 +176,34 @@ pub(crate) fn read_pbs(
 ) -> Result<ReadStats, UsageError> {
     let mut stats = ReadStats::default();
     for file in expand_inputs(path)? {
-        let files = Files {
-            entity,
-            charge,
-            block: BLOCK,
-        };
-        stats += read_file(&file, &files, marks, sink, malformed, skipped)?;
+        stats += read_file(&file, how, marks, sink, malformed, skipped)?;
     }
     Ok(stats)
 }
 
+impl<'c> Files<'c> {
+    /// How `usage record` reads PBS logs: rounds of [`BLOCK`] bytes.
+    pub(crate) fn new(
+        entity: FairshareEntity,
+        charge: &'c dyn Charge,
+        progress: Option<&'c dyn Fn(u64, u64)>,
+    ) -> Files<'c> {
+        Files {
+            entity,
+            charge,
+            block: BLOCK,
+            progress,
+        }
+    }
+}
+
 /// How a file is read: the reader's settings and the bytes per parallel round.
-struct Files<'c> {
+pub(crate) struct Files<'c> {
     entity: FairshareEntity,
     charge: &'c dyn Charge,
     block: usize,
+    /// (bytes read, file size) after each round.
+    progress: Option<&'c dyn Fn(u64, u64)>,
 }
 
 fn read_file(
@@ -298,6 +310,9 @@ fn read_file(
             );
         }
         bytes.release(pos..end);
+        if let Some(report) = how.progress {
+            report(end as u64, text.len() as u64);
+        }
         pos = end;
     }
     for (mut span, base) in pending {
@@ -454,6 +469,7 @@ mod tests {
                     entity: FairshareEntity::Euser,
                     charge: &c,
                     block,
+                    progress: None,
                 };
                 let mut fast = Fast {
                     usage: PbsCharging::new(&usage),

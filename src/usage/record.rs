@@ -8,7 +8,7 @@ use super::flux_jobs::read_flux_jobs;
 use super::job::FinishedJob;
 use super::ledger::Ledger;
 use super::pbs_log::{expand_inputs, ReadStats};
-use super::pbs_record::{fully_charged, read_pbs, PbsSink};
+use super::pbs_record::{fully_charged, read_pbs, Files, PbsSink};
 use super::pbs_span::PbsJob;
 use super::sacct::{read_sacct, BillingWeights};
 use super::store::{PbsCharging, Usage};
@@ -78,6 +78,9 @@ pub struct RecordOptions<'a> {
     /// The share tree the jobs' associations (Slurm, flux) are checked against: a job of no
     /// association is still recorded, and reported in [`RecordReport::unmatched`].
     pub tree: Option<&'a TreeSpec>,
+    /// Called as a PBS log is read: (bytes of the current file read, its size); the command
+    /// line draws a progress bar with it (the library prints nothing).
+    pub progress: Option<&'a dyn Fn(u64, u64)>,
 }
 
 /// What a record run did.
@@ -289,8 +292,7 @@ fn record_with(
             InputFormat::Pbs => {
                 let read = read_pbs(
                     input,
-                    opts.entity,
-                    opts.charge,
+                    &Files::new(opts.entity, opts.charge, opts.progress),
                     marks,
                     &mut c,
                     &mut malformed,
