@@ -25,10 +25,12 @@ const DEFAULT_HALF_LIFE: f64 = 604_800.0;
 /// Arguments of `fairsort replay`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The trace: SWF, a PBS accounting log (or directory of daily logs), or `sacct -P` output.
+    /// The trace: SWF, a PBS accounting log (or directory of daily logs), `sacct -P` output, or a
+    /// flux-accounting database (its jobs table).
     #[arg(long, value_name = "FILE")]
     pub trace: PathBuf,
-    /// Trace format: swf, pbs or sacct (default: detected from the first line).
+    /// Trace format: swf, pbs, sacct or flux (a flux-accounting database's jobs table; default:
+    /// detected from the first line, or the SQLite header).
     #[arg(long, value_name = "FORMAT")]
     pub trace_format: Option<String>,
     /// Nodes of the cluster model (default: the SWF header's MaxNodes).

@@ -60,7 +60,7 @@ pub struct Trace {
 }
 
 impl Trace {
-    fn leave_out(&mut self, reason: &str) {
+    pub(crate) fn leave_out(&mut self, reason: &str) {
         match self.left_out.iter_mut().find(|(r, _)| r == reason) {
             Some((_, n)) => *n += 1,
             None => self.left_out.push((reason.to_string(), 1)),
@@ -77,11 +77,18 @@ pub enum TraceFormat {
     Pbs,
     /// Slurm `sacct -P` (pipe-separated with a header line).
     Sacct,
+    /// flux-accounting's database (its `jobs` table).
+    Flux,
 }
 
 impl TraceFormat {
     /// Every format.
-    pub const ALL: [TraceFormat; 3] = [TraceFormat::Swf, TraceFormat::Pbs, TraceFormat::Sacct];
+    pub const ALL: [TraceFormat; 4] = [
+        TraceFormat::Swf,
+        TraceFormat::Pbs,
+        TraceFormat::Sacct,
+        TraceFormat::Flux,
+    ];
 
     /// The name on the command line.
     pub fn name(self) -> &'static str {
@@ -89,6 +96,7 @@ impl TraceFormat {
             TraceFormat::Swf => "swf",
             TraceFormat::Pbs => "pbs",
             TraceFormat::Sacct => "sacct",
+            TraceFormat::Flux => "flux",
         }
     }
 }
@@ -105,7 +113,7 @@ impl FromStr for TraceFormat {
         TraceFormat::ALL
             .into_iter()
             .find(|f| f.name() == s)
-            .ok_or_else(|| format!("unknown trace format `{s}` (expected swf, pbs or sacct)"))
+            .ok_or_else(|| format!("unknown trace format `{s}` (expected swf, pbs, sacct or flux)"))
     }
 }
 
@@ -130,8 +138,16 @@ pub enum TraceError {
         /// What is wrong.
         message: String,
     },
+    /// A flux-accounting database that cannot be read as a trace.
+    #[error("{}: {message}", path.display())]
+    Database {
+        /// The database file.
+        path: PathBuf,
+        /// What is wrong (the job it concerns).
+        message: String,
+    },
     /// The format cannot be told from the file.
-    #[error("{}: cannot tell the trace format; give --trace-format swf|pbs|sacct", path.display())]
+    #[error("{}: cannot tell the trace format; give --trace-format swf|pbs|sacct|flux", path.display())]
     Unknown {
         /// The file.
         path: PathBuf,
@@ -168,6 +184,12 @@ pub fn read_trace(path: &Path, format: Option<TraceFormat>) -> Result<Trace, Tra
         path: path.to_path_buf(),
         source: e,
     };
+    if format == Some(TraceFormat::Flux) || (format.is_none() && super::flux_trace::is_sqlite(path))
+    {
+        let mut trace = Trace::default();
+        super::flux_trace::read_flux_trace(path, &mut trace)?;
+        return Ok(trace);
+    }
     let files: Vec<PathBuf> = if path.is_dir() {
         let mut v: Vec<PathBuf> = std::fs::read_dir(path)
             .map_err(io)?
@@ -214,6 +236,7 @@ pub fn read_trace(path: &Path, format: Option<TraceFormat>) -> Result<Trace, Tra
                 read_sacct(t, p, &mut trace)?;
             }
         }
+        TraceFormat::Flux => unreachable_flux(path)?,
         TraceFormat::Pbs => {
             let mut reader = PbsTrace::default();
             for (p, t) in &texts {
@@ -222,6 +245,13 @@ pub fn read_trace(path: &Path, format: Option<TraceFormat>) -> Result<Trace, Tra
         }
     }
     Ok(trace)
+}
+
+/// The flux format is read from the database before the text path (`read_trace`).
+fn unreachable_flux(path: &Path) -> Result<(), TraceError> {
+    Err(TraceError::Unknown {
+        path: path.to_path_buf(),
+    })
 }
 
 /// Reads SWF text. Jobs with an unknown (−1) run time or submit time, or a size of 0, are left

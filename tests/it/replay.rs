@@ -953,3 +953,83 @@ fn plot_attainment_and_waits_are_the_replays_pictures() {
         .assert()
         .code(2);
 }
+
+/// A flux-accounting database with two associations and the jobs table of five jobs.
+fn flux_db(dir: &Path) -> std::path::PathBuf {
+    let path = dir.join("accounting.db");
+    let c = rusqlite::Connection::open(&path).unwrap();
+    c.execute_batch(
+        r#"CREATE TABLE association_table (username tinytext, userid int, bank tinytext,
+               default_bank tinytext);
+           INSERT INTO association_table VALUES ('alice', 1001, 'physics', 'physics'),
+               ('bob', 1002, 'chem', 'chem');
+           CREATE TABLE jobs (id int, userid int, t_submit real, t_run real, t_inactive real,
+               ranks text, R text, jobspec text, project text, bank text);
+           INSERT INTO jobs VALUES
+             (11, 1001, 100, 100, 400, '0', '{"execution":{"R_lite":[{"rank":"0","children":{"core":"0-3"}}]}}',
+              '{"attributes":{"system":{"duration":600}}}', '*', 'physics'),
+             (12, 1002, 150, 400, 500, '0', '{"execution":{"R_lite":[{"rank":"0-1","children":{"core":"0-1"}}]}}',
+              '{"attributes":{"system":{"duration":0}}}', '*', ''),
+             (13, 1002, 160, 0, 170, '', '', '{}', '*', 'chem'),
+             (14, 1001, 200, 500, 560, '0', '{"execution":{"R_lite":[{"rank":"0","children":{"core":"0"}}]}}',
+              '{"attributes":{"system":{"duration":120.5}}}', '*', 'physics');"#,
+    )
+    .unwrap();
+    path
+}
+
+#[test]
+fn reads_a_flux_accounting_jobs_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = flux_db(dir.path());
+    // detected by the SQLite header, no --trace-format needed
+    let t = fairsort::replay::trace::read_trace(&db, None).unwrap();
+    type Row<'a> = (&'a str, i64, i64, Option<i64>, u64, &'a str, &'a str);
+    let got: Vec<Row> = t
+        .jobs
+        .iter()
+        .map(|j| {
+            let (id, user, account) = (j.id.as_str(), j.user.as_str(), j.account.as_str());
+            (id, j.submit, j.run, j.walltime, j.cores, user, account)
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("11", 100, 300, Some(600), 4, "alice", "physics"),
+            // no duration requested; an empty bank is the user's default bank; 2 ranks × 2 cores
+            ("12", 150, 100, None, 4, "bob", "chem"),
+            ("14", 200, 60, Some(121), 1, "alice", "physics"),
+        ]
+    );
+    assert_eq!(t.left_out, [("never ran (t_run 0)".to_string(), 1)]);
+    // and through the command line
+    fairsort()
+        .args(["replay", "--trace"])
+        .arg(&db)
+        .args([
+            "--nodes",
+            "1",
+            "--cores-per-node",
+            "4",
+            "--formula",
+            "eligible_time",
+            "--json",
+        ])
+        .assert()
+        .success();
+    // a job of no association names the job
+    let c = rusqlite::Connection::open(&db).unwrap();
+    c.execute(
+        "INSERT INTO jobs VALUES (15, 999, 300, 300, 310, '0', '', '{}', '*', '')",
+        [],
+    )
+    .unwrap();
+    drop(c);
+    let e = fairsort::replay::trace::read_trace(&db, Some(TraceFormat::Flux)).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("job 15: userid 999 has no association"),
+        "{e}"
+    );
+}

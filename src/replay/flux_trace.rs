@@ -1,0 +1,112 @@
+//! flux-accounting's `jobs` table as a replay trace: the jobs a flux site ran, with their submit
+//! time, real run time (`t_inactive − t_run`), requested duration, cores (from R), user (the
+//! association of `userid`) and bank.
+
+use super::trace::{Trace, TraceError, TraceJob};
+use crate::usage::flux_jobs::resource_counts;
+use rusqlite::{Connection, OpenFlags};
+use std::collections::HashMap;
+use std::path::Path;
+
+/// The first bytes of every SQLite database file.
+pub const SQLITE_HEADER: &[u8] = b"SQLite format 3\0";
+
+/// Whether the file at `path` is an SQLite database (a flux-accounting DB).
+pub fn is_sqlite(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 16];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok_and(|()| head == SQLITE_HEADER)
+}
+
+/// The requested duration of a jobspec (`attributes.system.duration`, seconds; 0 = none).
+fn jobspec_duration(jobspec: &str) -> Option<i64> {
+    let v: serde_json::Value = serde_json::from_str(jobspec).ok()?;
+    let d = v.pointer("/attributes/system/duration")?.as_f64()?;
+    (d.is_finite() && d > 0.0).then(|| d.ceil() as i64)
+}
+
+/// Reads the `jobs` table of a flux-accounting database into `trace`. Jobs that never ran
+/// (`t_run` 0) are left out and counted; a job whose user has no association, or whose times or
+/// R are unreadable, is an error naming the job.
+pub fn read_flux_trace(db: &Path, trace: &mut Trace) -> Result<(), TraceError> {
+    let err = |message: String| TraceError::Database {
+        path: db.to_path_buf(),
+        message,
+    };
+    let sql = |e: rusqlite::Error| err(format!("flux-accounting database: {e}"));
+    let conn = Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_ONLY).map_err(sql)?;
+    let mut users: HashMap<i64, (String, Option<String>)> = HashMap::new();
+    {
+        let mut st = conn
+            .prepare("SELECT userid, username, default_bank FROM association_table")
+            .map_err(sql)?;
+        let mut rows = st.query([]).map_err(sql)?;
+        while let Some(r) = rows.next().map_err(sql)? {
+            let (id, name, bank): (i64, String, Option<String>) = (
+                r.get(0).map_err(sql)?,
+                r.get(1).map_err(sql)?,
+                r.get(2).map_err(sql)?,
+            );
+            users.entry(id).or_insert((name, bank));
+        }
+    }
+    let mut st = conn
+        .prepare(
+            "SELECT id, userid, t_submit, t_run, t_inactive, R, jobspec, bank FROM jobs \
+             ORDER BY t_submit, id",
+        )
+        .map_err(sql)?;
+    let mut rows = st.query([]).map_err(sql)?;
+    while let Some(r) = rows.next().map_err(sql)? {
+        let id: i64 = r.get(0).map_err(sql)?;
+        let bad = |what: &str, e: rusqlite::Error| err(format!("job {id}: bad {what}: {e}"));
+        let userid: i64 = r.get(1).map_err(|e| bad("userid", e))?;
+        let t_submit: f64 = r.get(2).map_err(|e| bad("t_submit", e))?;
+        let t_run: f64 = r.get(3).map_err(|e| bad("t_run", e))?;
+        let t_inactive: f64 = r.get(4).map_err(|e| bad("t_inactive", e))?;
+        let rr: Option<String> = r.get(5).map_err(|e| bad("R", e))?;
+        let jobspec: Option<String> = r.get(6).map_err(|e| bad("jobspec", e))?;
+        let bank: Option<String> = r.get(7).map_err(|e| bad("bank", e))?;
+        if t_run <= 0.0 {
+            trace.leave_out("never ran (t_run 0)");
+            continue;
+        }
+        if !(t_submit.is_finite()
+            && t_run.is_finite()
+            && t_inactive.is_finite()
+            && t_submit <= t_run
+            && t_run <= t_inactive)
+        {
+            return Err(err(format!(
+                "job {id}: times are not t_submit <= t_run <= t_inactive \
+                 ({t_submit}, {t_run}, {t_inactive})"
+            )));
+        }
+        let (name, default_bank) = users
+            .get(&userid)
+            .ok_or_else(|| err(format!("job {id}: userid {userid} has no association")))?;
+        let (nodes, cores, _) = resource_counts(rr.as_deref().unwrap_or_default())
+            .map_err(|e| err(format!("job {id}: {e}")))?;
+        let cores = if cores > 0.0 { cores } else { nodes };
+        if cores < 1.0 {
+            trace.leave_out("no cores in R");
+            continue;
+        }
+        trace.jobs.push(TraceJob {
+            id: id.to_string(),
+            submit: t_submit.floor() as i64,
+            run: (t_inactive - t_run).round() as i64,
+            walltime: jobspec.as_deref().and_then(jobspec_duration),
+            cores: cores as u64,
+            user: name.clone(),
+            account: bank
+                .filter(|b| !b.is_empty())
+                .or_else(|| default_bank.clone())
+                .unwrap_or_default(),
+            queue: String::new(),
+        });
+    }
+    Ok(())
+}
