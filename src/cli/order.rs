@@ -111,8 +111,9 @@ pub struct Args {
     /// --tree is given and it has Share and ParentName columns).
     #[arg(long, value_name = "FILE")]
     pub assoc: Option<PathBuf>,
-    /// Slurm: the second of the calculation, as epoch seconds (default: now).
-    #[arg(long, value_name = "EPOCH")]
+    /// Slurm: the second of the calculation, as epoch seconds or an ISO 8601 date-time (local
+    /// time without a zone; default: now).
+    #[arg(long, value_name = "TIME", value_parser = super::dates::parse_time)]
     pub at: Option<i64>,
     /// Slurm what-if: compare with changed weights, e.g.
     /// `PriorityWeightAge=5000,PriorityWeightFairshare=20000`; flux: `fairshare=1000,queue=100000`.

@@ -662,3 +662,23 @@ fn jobs_without_an_association_in_a_slurm_tree_are_named_in_a_note() {
         "{text}"
     );
 }
+
+#[test]
+fn slurm_at_takes_epoch_seconds_or_iso_8601() {
+    let run = |at: &str| {
+        let out = fairsort()
+            .args(["order", "--example", "slurm", "--json", "--at", at])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "--at {at}: {out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let epoch = run("1795629424");
+    assert!(epoch == run("2026-11-25T17:57:04Z"), "ISO 8601 in UTC");
+    assert!(epoch == run("2026-11-25T18:57:04+01:00"), "with an offset");
+    assert!(epoch != run("1795639424"), "a later second ages the jobs");
+    fairsort()
+        .args(["order", "--example", "slurm", "--at", "yesterday"])
+        .assert()
+        .code(2);
+}
