@@ -79,27 +79,12 @@ pub struct Args {
     #[arg(long)]
     pub pbs_compat: bool,
     /// attainment, waits: the trace to replay, as `fairsort replay --trace` (SWF, PBS
-    /// accounting log, sacct -P).
+    /// accounting log, sacct -P, flux-accounting database).
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
-    /// attainment, waits: trace format: swf, pbs or sacct (default: detected).
-    #[arg(long, value_name = "FORMAT")]
-    pub trace_format: Option<String>,
-    /// attainment, waits: nodes of the cluster model (as `fairsort replay`).
-    #[arg(long)]
-    pub nodes: Option<u64>,
-    /// attainment, waits: cores per node (as `fairsort replay`).
-    #[arg(long)]
-    pub cores_per_node: Option<u64>,
-    /// attainment, waits: backfill, easy (default) or none.
-    #[arg(long, value_name = "easy|none")]
-    pub backfill: Option<String>,
-    /// attainment, waits: usage half-life in seconds (as `fairsort replay`).
-    #[arg(long, value_name = "SECONDS")]
-    pub half_life: Option<f64>,
-    /// attainment: sampling interval in seconds (as `fairsort replay`).
-    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(i64).range(1..))]
-    pub sample: Option<i64>,
+    /// attainment, waits: the trace's format and the cluster model (as `fairsort replay`).
+    #[command(flatten)]
+    pub model: super::replay::Model,
 }
 
 impl Choice for PlotKind {
@@ -179,14 +164,9 @@ fn replay_plot(args: Args, global: &Global) -> CliResult {
     super::replay::plot(
         super::replay::Args {
             trace,
-            trace_format: args.trace_format,
-            nodes: args.nodes,
-            cores_per_node: args.cores_per_node,
+            model: args.model,
             formula: args.formula,
             against: args.against,
-            backfill: args.backfill.unwrap_or_else(|| "easy".to_string()),
-            half_life: args.half_life,
-            sample: args.sample,
             json: false,
             csv: false,
             attainment_csv: false,

@@ -29,33 +29,15 @@ pub struct Args {
     /// flux-accounting database (its jobs table).
     #[arg(long, value_name = "FILE")]
     pub trace: PathBuf,
-    /// Trace format: swf, pbs, sacct or flux (a flux-accounting database's jobs table; default:
-    /// detected from the first line, or the SQLite header).
-    #[arg(long, value_name = "FORMAT")]
-    pub trace_format: Option<String>,
-    /// Nodes of the cluster model (default: the SWF header's MaxNodes).
-    #[arg(long)]
-    pub nodes: Option<u64>,
-    /// Cores per node (default: MaxProcs / MaxNodes from the SWF header, else 1).
-    #[arg(long)]
-    pub cores_per_node: Option<u64>,
+    /// The trace's format and the cluster model.
+    #[command(flatten)]
+    pub model: Model,
     /// The job_sort_formula to replay (default: the home's).
     #[arg(long, value_name = "FORMULA")]
     pub formula: Option<String>,
     /// A second formula replayed on the same trace, shown side by side.
     #[arg(long, value_name = "FORMULA")]
     pub against: Option<String>,
-    /// Backfill: easy (default) or none.
-    #[arg(long, default_value = "easy")]
-    pub backfill: String,
-    /// Usage half-life in seconds (default: the home's fairshare_decay_time and
-    /// fairshare_decay_factor as a continuous half-life, else 7 days).
-    #[arg(long, value_name = "SECONDS")]
-    pub half_life: Option<f64>,
-    /// Share attainment sampling interval in seconds (default: a day for traces of 20 days or
-    /// more, else the span / 50).
-    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(i64).range(1..))]
-    pub sample: Option<i64>,
     /// Print JSON: the summary, share attainment over time and every job's id, submit, start
     /// and end (streamed).
     #[arg(long, conflicts_with_all = ["csv", "attainment_csv"])]
@@ -74,6 +56,33 @@ pub struct Args {
     pub plot_waits: Option<PathBuf>,
 }
 
+/// How a trace is read and replayed, shared by `fairsort replay` and `fairsort plot
+/// attainment|waits`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Model {
+    /// Trace format: swf, pbs, sacct or flux (a flux-accounting database's jobs table; default:
+    /// detected from the first line, or the SQLite header).
+    #[arg(long, value_name = "FORMAT")]
+    pub trace_format: Option<String>,
+    /// Nodes of the cluster model (default: the SWF header's MaxNodes).
+    #[arg(long)]
+    pub nodes: Option<u64>,
+    /// Cores per node (default: MaxProcs / MaxNodes from the SWF header, else 1).
+    #[arg(long)]
+    pub cores_per_node: Option<u64>,
+    /// Backfill: easy (default) or none.
+    #[arg(long, default_value = "easy")]
+    pub backfill: String,
+    /// Usage half-life in seconds (default: the home's fairshare_decay_time and
+    /// fairshare_decay_factor as a continuous half-life, else 7 days).
+    #[arg(long, value_name = "SECONDS")]
+    pub half_life: Option<f64>,
+    /// Share attainment sampling interval in seconds (default: a day for traces of 20 days or
+    /// more, else the span / 50).
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(i64).range(1..))]
+    pub sample: Option<i64>,
+}
+
 fn compile(src: &str, json: bool) -> Result<Program, Failure> {
     formula::compile(src, &ResourceTable::builtin()).map_err(|e| formula_failure(src, &e, json))
 }
@@ -84,7 +93,7 @@ fn cluster(args: &Args, trace: &Trace) -> Result<Cluster, Failure> {
         (Some(n), Some(p)) if n > 0 => Some((p / n).max(1)),
         _ => None,
     };
-    let (nodes, cpn) = match (args.nodes, args.cores_per_node) {
+    let (nodes, cpn) = match (args.model.nodes, args.model.cores_per_node) {
         (Some(n), Some(c)) => (n, c),
         (Some(n), None) => match stated_cpn {
             Some(c) => (n, c),
@@ -118,7 +127,7 @@ fn cluster(args: &Args, trace: &Trace) -> Result<Cluster, Failure> {
 /// The formula and half-life: the flags, else the home's (if one exists), else an error for
 /// the formula and 7 days for the half-life.
 fn defaults(args: &Args, global: &Global) -> Result<(String, f64), Failure> {
-    let home = match (&args.formula, args.half_life) {
+    let home = match (&args.formula, args.model.half_life) {
         (Some(_), Some(_)) => None,
         _ => Home::find(global.home.as_deref()).map_err(|e| Failure::user(e.to_string()))?,
     };
@@ -137,7 +146,7 @@ fn defaults(args: &Args, global: &Global) -> Result<(String, f64), Failure> {
             ))
         }
     };
-    let half_life = match (args.half_life, &state) {
+    let half_life = match (args.model.half_life, &state) {
         (Some(h), _) => h,
         // PBS multiplies usage by f every T seconds: the continuous decay with the same
         // factor per period has the half-life T·ln 2 / −ln f.
@@ -176,11 +185,11 @@ struct Replays {
 
 /// Reads the trace and replays it under the formula (and `--against`'s).
 fn replays(args: &Args, global: &Global) -> Result<Replays, Failure> {
-    let format = match &args.trace_format {
+    let format = match &args.model.trace_format {
         Some(f) => Some(f.parse::<TraceFormat>().map_err(Failure::usage)?),
         None => None,
     };
-    let backfill: Backfill = args.backfill.parse().map_err(Failure::usage)?;
+    let backfill: Backfill = args.model.backfill.parse().map_err(Failure::usage)?;
     let (formula_a, half_life) = defaults(args, global)?;
     let a = compile(&formula_a, args.json)?;
     let b = match &args.against {
@@ -203,7 +212,7 @@ fn replays(args: &Args, global: &Global) -> Result<Replays, Failure> {
             label,
             formula: src.to_string(),
             report: summarize(&trace, &o, cluster),
-            attainment: attainment(&trace, &o, args.sample),
+            attainment: attainment(&trace, &o, args.model.sample),
             outcome: o,
         })
     };
@@ -353,7 +362,7 @@ fn print_json(
     };
     w.write_all(b"{\n")?;
     member(&mut w, "formula", &a.formula, true)?;
-    member(&mut w, "backfill", &args.backfill, false)?;
+    member(&mut w, "backfill", &args.model.backfill, false)?;
     member(&mut w, "nodes", &cluster.nodes, false)?;
     member(&mut w, "cores_per_node", &cluster.cores_per_node, false)?;
     member(&mut w, "half_life", &half_life, false)?;
@@ -437,7 +446,7 @@ fn print_text(
         cluster.nodes,
         cluster.cores_per_node,
         cluster.cores(),
-        args.backfill
+        args.model.backfill
     );
     for (reason, n) in &trace.left_out {
         crate::outln!("left out of the trace: {n} jobs ({reason})");
