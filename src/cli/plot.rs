@@ -183,6 +183,9 @@ fn replay_plot(args: Args, global: &Global) -> CliResult {
             nodes: args.nodes,
             cores_per_node: args.cores_per_node,
             formula: args.formula,
+            // `fairsort replay --slurm-conf` has no `plot` counterpart yet.
+            slurm_conf: None,
+            qos: None,
             against: args.against,
             backfill: args.backfill.unwrap_or_else(|| "easy".to_string()),
             half_life: args.half_life,

@@ -21,6 +21,7 @@ fn job(id: &str, submit: i64, run: i64, walltime: i64, cores: u64, user: &str) -
         user: user.to_string(),
         account: format!("g_{user}"),
         queue: "q".to_string(),
+        qos: String::new(),
     }
 }
 
