@@ -37,8 +37,11 @@ impl SlurmPolicy {
                 future: false,
             })
             .collect();
+        // The partitions' node lists only serve the TRES totals (O(nodes) per evaluation):
+        // without TRES weights they are left empty.
+        let tres = !conf.weight_tres.is_empty();
         for p in &mut conf.partitions {
-            p.nodes = (0..n).collect();
+            p.nodes = if tres { (0..n).collect() } else { Vec::new() };
         }
         let weights = Weights::of(&conf);
         SlurmPolicy { conf, weights, qos }
