@@ -199,11 +199,12 @@ pub fn replay_slurm(
     run(trace, &program, opts, progress, Some(policy))
 }
 
-/// Slurm's side of a pass: the policy, the time origin, each trace job as Slurm sees it.
+/// Slurm's side of a pass: the policy, the time origin, each pending trace job as Slurm sees
+/// it (built when it joins the queue, dropped when it starts: memory for the pending jobs only).
 struct SlurmCtx<'a> {
     policy: &'a SlurmPolicy,
     origin: i64,
-    jobs: Vec<SlurmJob>,
+    jobs: Vec<Option<SlurmJob>>,
 }
 
 fn run(
@@ -223,7 +224,7 @@ fn run(
         SlurmCtx {
             policy: p,
             origin,
-            jobs: trace.jobs.iter().map(|j| p.slurm_job(j, origin)).collect(),
+            jobs: vec![None; trace.jobs.len()],
         }
     });
     if let Some(k) = policy.and_then(SlurmPolicy::share_keyword) {
@@ -386,6 +387,9 @@ impl Sim<'_> {
             return;
         };
         let end = t.saturating_add(job.holds().max(0));
+        if let Some(sj) = self.slurm.as_mut().and_then(|c| c.jobs.get_mut(j)) {
+            *sj = None;
+        }
         self.free -= job.cores;
         self.running.push(Reverse((end, j)));
         self.planned
@@ -430,7 +434,7 @@ impl Sim<'_> {
                     Slot::AccrueType => 2.0,
                     Slot::Share(s) => shares.value(s, j),
                     Slot::Slurm => match &self.slurm {
-                        Some(c) => c.jobs.get(j).map_or(0.0, |sj| {
+                        Some(c) => c.jobs.get(j).and_then(Option::as_ref).map_or(0.0, |sj| {
                             let fs = if shares.in_use() {
                                 shares.value(0, j)
                             } else {
@@ -461,6 +465,13 @@ impl Sim<'_> {
     fn order(&mut self, t: i64, shares: &mut ShareModel, refreshed: bool) {
         let old = self.pending.len();
         let jobs = self.jobs;
+        if let Some(c) = &mut self.slurm {
+            for &j in &self.fresh {
+                if let (Some(slot), Some(job)) = (c.jobs.get_mut(j), jobs.get(j)) {
+                    *slot = Some(c.policy.slurm_job(job, c.origin));
+                }
+            }
+        }
         self.pending.extend(self.fresh.drain(..).map(|j| Entry {
             key: 0,
             submit: jobs.get(j).map_or(0, |x| x.submit),
