@@ -1098,3 +1098,57 @@ JobID|User|Account|Partition|QOS|Submit|Start|End|Timelimit|AllocCPUS
         .assert()
         .code(2);
 }
+
+#[test]
+fn slurm_heavy_users_wait_longer_under_fair_share_than_under_job_size() {
+    // The generated month of `heavy_users_wait_longer_under_fair_share_than_under_size_only`,
+    // ordered by Slurm's priority with only the fair-share weight, then only the job-size one.
+    let jobs = month();
+    let trace = Trace {
+        jobs: jobs.clone(),
+        ..Trace::default()
+    };
+    let cluster = Cluster {
+        nodes: 16,
+        cores_per_node: 8,
+    };
+    let mean_wait = |weights: &str, heavy: bool| {
+        let text = format!(
+            "PriorityType=priority/multifactor\nAccountingStorageType=accounting_storage/slurmdbd\n{weights}"
+        );
+        let conf = fairsort::formats::slurm::parse_slurm_conf(&text, "slurm.conf").unwrap();
+        let policy = SlurmPolicy::new(conf, Default::default(), cluster);
+        let opts = Options {
+            cluster,
+            backfill: Backfill::Easy,
+            half_life: 604_800.0,
+        };
+        let o = replay_slurm(&trace, &policy, &opts, &mut ()).unwrap();
+        let r = summarize(&trace, &o, cluster);
+        let (sum, n) = r
+            .users
+            .iter()
+            .filter(|u| u.name.starts_with("heavy") == heavy)
+            .fold((0.0, 0u64), |(s, n), u| {
+                (s + u.wait_mean * u.jobs as f64, n + u.jobs)
+            });
+        sum / n as f64
+    };
+    let (fs, size) = (
+        "PriorityWeightFairshare=100000\n",
+        "PriorityWeightJobSize=100000\n",
+    );
+    let heavy_fs = mean_wait(fs, true);
+    let heavy_size = mean_wait(size, true);
+    let light_fs = mean_wait(fs, false);
+    let light_size = mean_wait(size, false);
+    assert!(
+        heavy_fs > heavy_size,
+        "heavy users: fair share {heavy_fs} s vs job size {heavy_size} s"
+    );
+    assert!(
+        light_fs < light_size,
+        "light users: fair share {light_fs} s vs job size {light_size} s"
+    );
+    assert!(heavy_fs > light_fs);
+}
