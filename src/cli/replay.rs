@@ -225,7 +225,12 @@ fn replays(args: &Args, global: &Global) -> Result<Replays, Failure> {
         backfill,
         half_life,
     };
-    let policy = slurm.map(|(conf, qos)| SlurmPolicy::new(conf, qos, cluster));
+    let policy = match slurm {
+        Some((conf, qos)) => {
+            Some(SlurmPolicy::new(conf, qos, cluster).map_err(|e| Failure::user(e.to_string()))?)
+        }
+        None => None,
+    };
     let run_one = |label: &'static str, src: &str, p: Option<&Program>| -> Result<Run, Failure> {
         let mut progress = Progress::new(0, &format!("replay {label}"));
         let o = match (p, &policy) {

@@ -111,7 +111,8 @@ pub enum ReplayError {
     /// The share tree built from the trace's entities, or an algorithm over it, failed.
     #[error("fair share: {0}")]
     Shares(String),
-    /// The formula standing for Slurm's priority did not compile (a defect, not an input).
+    /// Slurm's priority cannot be replayed: a cluster model too large for slurm.conf's node
+    /// records (or, a defect, the formula standing for it did not compile).
     #[error("slurm priority: {0}")]
     Slurm(String),
 }

@@ -4,13 +4,17 @@
 //! fair-share factor of the replay's own usage added with `PriorityWeightFairshare`
 //! (docs/replay.md, "Slurm priority", says what is modelled and what is not).
 
-use super::sim::Cluster;
+use super::sim::{Cluster, ReplayError};
 use super::trace::TraceJob;
 use crate::fairshare::Algorithm;
 use crate::formats::slurm::conf::{Node, SlurmConf};
 use crate::queue::slurm_jobs::{SlurmJob, TimeLimit};
 use crate::queue::slurm_priority::{compute, slurmctld_priority, Site, Weights};
 use std::collections::BTreeMap;
+
+/// The most nodes a Slurm cluster model may have: slurm.conf's node records are built for them
+/// (Slurm itself counts nodes in a u32 and real clusters have tens of thousands).
+pub const MAX_SLURM_NODES: u64 = 1 << 20;
 
 /// The Slurm side of a replay: slurm.conf (its nodes replaced by the cluster model), its
 /// weights and the QOS priorities.
@@ -24,8 +28,19 @@ pub struct SlurmPolicy {
 impl SlurmPolicy {
     /// The policy of `conf` on `cluster`: slurm.conf's nodes are replaced by the cluster's
     /// (`nodes` × `cores_per_node` CPUs) and every partition spans them all, so job size and
-    /// TRES totals are relative to the replayed cluster.
-    pub fn new(mut conf: SlurmConf, qos: BTreeMap<String, u32>, cluster: Cluster) -> SlurmPolicy {
+    /// TRES totals are relative to the replayed cluster. More than [`MAX_SLURM_NODES`] nodes is
+    /// an error.
+    pub fn new(
+        mut conf: SlurmConf,
+        qos: BTreeMap<String, u32>,
+        cluster: Cluster,
+    ) -> Result<SlurmPolicy, ReplayError> {
+        if cluster.nodes > MAX_SLURM_NODES {
+            return Err(ReplayError::Slurm(format!(
+                "a cluster model of {} nodes is more than the {MAX_SLURM_NODES} the Slurm priority models",
+                cluster.nodes
+            )));
+        }
         let cpus = u32::try_from(cluster.cores_per_node).unwrap_or(u32::MAX);
         let n = usize::try_from(cluster.nodes).unwrap_or(usize::MAX);
         conf.nodes = (0..n)
@@ -44,7 +59,7 @@ impl SlurmPolicy {
             p.nodes = if tres { (0..n).collect() } else { Vec::new() };
         }
         let weights = Weights::of(&conf);
-        SlurmPolicy { conf, weights, qos }
+        Ok(SlurmPolicy { conf, weights, qos })
     }
 
     /// The weights in force (slurm.conf's; age and fair share are 0 without SlurmDBD).
@@ -185,6 +200,7 @@ mod tests {
                 cores_per_node: 8,
             },
         )
+        .unwrap()
     }
 
     #[test]
@@ -230,14 +246,16 @@ mod tests {
         assert_eq!(p.share_keyword(), Some("classic_factor"));
         // Without SlurmDBD slurmctld ignores the fair-share weight.
         let conf = parse_slurm_conf("PriorityWeightFairshare=5\n", "s").unwrap();
-        let p = SlurmPolicy::new(
-            conf,
-            BTreeMap::new(),
-            Cluster {
-                nodes: 1,
-                cores_per_node: 1,
-            },
-        );
+        let one = Cluster {
+            nodes: 1,
+            cores_per_node: 1,
+        };
+        let p = SlurmPolicy::new(conf.clone(), BTreeMap::new(), one).unwrap();
         assert_eq!(p.share_keyword(), None);
+        let huge = Cluster {
+            nodes: MAX_SLURM_NODES + 1,
+            cores_per_node: 1,
+        };
+        assert!(SlurmPolicy::new(conf, BTreeMap::new(), huge).is_err());
     }
 }

@@ -971,7 +971,7 @@ fn slurm_run(jobs: Vec<TraceJob>, nodes: u64, cpn: u64, conf: &str) -> Outcome {
         nodes,
         cores_per_node: cpn,
     };
-    let policy = SlurmPolicy::new(conf, Default::default(), cluster);
+    let policy = SlurmPolicy::new(conf, Default::default(), cluster).unwrap();
     let opts = Options {
         cluster,
         backfill: Backfill::None,
@@ -1117,7 +1117,7 @@ fn slurm_heavy_users_wait_longer_under_fair_share_than_under_job_size() {
             "PriorityType=priority/multifactor\nAccountingStorageType=accounting_storage/slurmdbd\n{weights}"
         );
         let conf = fairsort::formats::slurm::parse_slurm_conf(&text, "slurm.conf").unwrap();
-        let policy = SlurmPolicy::new(conf, Default::default(), cluster);
+        let policy = SlurmPolicy::new(conf, Default::default(), cluster).unwrap();
         let opts = Options {
             cluster,
             backfill: Backfill::Easy,
