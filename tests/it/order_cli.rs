@@ -435,15 +435,7 @@ fn example_slurm_is_the_multifactor_site() {
         .unwrap();
     assert!(slurm.status.success(), "{slurm:?}");
     let text = String::from_utf8_lossy(&slurm.stdout);
-    for column in [
-        "JOBID",
-        "PARTITION",
-        "PRIORITY",
-        "AGE",
-        "FAIRSHARE",
-        "JOBSIZE",
-        "QOS",
-    ] {
+    for column in ["JOBID", "PARTITION", "PRIORITY", "AGE", "FAIRSHARE", "JOBSIZE", "QOS"] {
         assert!(text.contains(column), "no {column} column:\n{text}");
     }
     let sprio = fairsort()
