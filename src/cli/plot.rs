@@ -166,6 +166,9 @@ fn replay_plot(args: Args, global: &Global) -> CliResult {
             trace,
             model: args.model,
             formula: args.formula,
+            // `fairsort replay --slurm-conf` has no `plot` counterpart yet.
+            slurm_conf: None,
+            qos: None,
             against: args.against,
             json: false,
             csv: false,

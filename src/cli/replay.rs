@@ -1,18 +1,20 @@
 //! `fairsort replay`: replay a workload trace (SWF, PBS accounting log, sacct -P) on a cluster
 //! model under a job_sort_formula, with EASY backfill and fair share evolving over time; print
 //! waits and shares per user and account, optionally against a second formula
-//! (docs/replay.md). A thin layer over `fairsort::replay`: the home's formula and decay as
+//! (docs/replay.md), or by Slurm's multifactor priority (`--slurm-conf`). A thin layer over `fairsort::replay`: the home's formula and decay as
 //! defaults, a progress bar, streamed JSON, CSV and the SVG plots.
 
 use super::eval::formula_failure;
 use super::progress::Progress;
 use super::table::{Align, Table};
 use super::{CliResult, Failure, Global};
+use fairsort::formats::slurm as fslurm;
 use fairsort::formula::{self, Program, ResourceTable};
 use fairsort::home::dir::Home;
 use fairsort::replay::{
-    attainment, attainment_svg, read_trace, replay_with, summarize, waits_svg, Attainment,
-    Backfill, Cluster, EntityStats, Options, Outcome, Report, Trace, TraceFormat,
+    attainment, attainment_svg, read_trace, replay_slurm, replay_with, summarize, waits_svg,
+    Attainment, Backfill, Cluster, EntityStats, Options, Outcome, Report, SlurmPolicy, Trace,
+    TraceFormat,
 };
 use serde::Serialize;
 use serde_json::json;
@@ -33,8 +35,16 @@ pub struct Args {
     #[command(flatten)]
     pub model: Model,
     /// The job_sort_formula to replay (default: the home's).
-    #[arg(long, value_name = "FORMULA")]
+    #[arg(long, value_name = "FORMULA", conflicts_with = "slurm_conf")]
     pub formula: Option<String>,
+    /// Order by Slurm's multifactor priority under this slurm.conf instead of a formula (its
+    /// weights, PriorityMaxAge, partitions, PriorityFlags; PriorityDecayHalfLife as the
+    /// half-life unless --half-life).
+    #[arg(long, value_name = "FILE")]
+    pub slurm_conf: Option<PathBuf>,
+    /// With --slurm-conf: `sacctmgr show qos -P` output (Name, Priority) for the QOS factor.
+    #[arg(long, value_name = "FILE", requires = "slurm_conf")]
+    pub qos: Option<PathBuf>,
     /// A second formula replayed on the same trace, shown side by side.
     #[arg(long, value_name = "FORMULA")]
     pub against: Option<String>,
@@ -190,8 +200,31 @@ fn replays(args: &Args, global: &Global) -> Result<Replays, Failure> {
         None => None,
     };
     let backfill: Backfill = args.model.backfill.parse().map_err(Failure::usage)?;
-    let (formula_a, half_life) = defaults(args, global)?;
-    let a = compile(&formula_a, args.json)?;
+    let slurm = match &args.slurm_conf {
+        Some(path) => Some(slurm_site(path, args.qos.as_deref())?),
+        None => None,
+    };
+    let (formula_a, half_life) = match &slurm {
+        // Slurm: PriorityDecayHalfLife (0: no decay, an infinite half-life).
+        Some((conf, _)) => (
+            format!(
+                "slurm multifactor ({})",
+                args.slurm_conf
+                    .as_deref()
+                    .unwrap_or(Path::new(""))
+                    .display()
+            ),
+            args.model.half_life.unwrap_or(match conf.decay_half_life {
+                0 => f64::MAX,
+                h => f64::from(h),
+            }),
+        ),
+        None => defaults(args, global)?,
+    };
+    let a = match &slurm {
+        Some(_) => None,
+        None => Some(compile(&formula_a, args.json)?),
+    };
     let b = match &args.against {
         Some(f) => Some(compile(f, args.json)?),
         None => None,
@@ -203,9 +236,19 @@ fn replays(args: &Args, global: &Global) -> Result<Replays, Failure> {
         backfill,
         half_life,
     };
-    let run_one = |label: &'static str, src: &str, p: &Program| -> Result<Run, Failure> {
+    let policy = match slurm {
+        Some((conf, qos)) => {
+            Some(SlurmPolicy::new(conf, qos, cluster).map_err(|e| Failure::user(e.to_string()))?)
+        }
+        None => None,
+    };
+    let run_one = |label: &'static str, src: &str, p: Option<&Program>| -> Result<Run, Failure> {
         let mut progress = Progress::new(0, &format!("replay {label}"));
-        let o = replay_with(&trace, p, &opts, &mut progress);
+        let o = match (p, &policy) {
+            (Some(p), _) => replay_with(&trace, p, &opts, &mut progress),
+            (None, Some(pol)) => replay_slurm(&trace, pol, &opts, &mut progress),
+            (None, None) => return Err(Failure::usage("give --formula or --slurm-conf")),
+        };
         progress.finish();
         let o = o.map_err(|e| Failure::user(e.to_string()))?;
         Ok(Run {
@@ -216,9 +259,9 @@ fn replays(args: &Args, global: &Global) -> Result<Replays, Failure> {
             outcome: o,
         })
     };
-    let mut runs = vec![run_one("A", &formula_a, &a)?];
+    let mut runs = vec![run_one("A", &formula_a, a.as_ref())?];
     if let (Some(p), Some(src)) = (&b, &args.against) {
-        runs.push(run_one("B", src, p)?);
+        runs.push(run_one("B", src, Some(p))?);
     }
     Ok(Replays {
         formula_a,
@@ -227,6 +270,25 @@ fn replays(args: &Args, global: &Global) -> Result<Replays, Failure> {
         cluster,
         runs,
     })
+}
+
+/// slurm.conf and the QOS priorities of `--slurm-conf` and `--qos`.
+fn slurm_site(
+    conf: &Path,
+    qos: Option<&Path>,
+) -> Result<(fslurm::SlurmConf, std::collections::BTreeMap<String, u32>), Failure> {
+    let read = |p: &Path| {
+        std::fs::read_to_string(p).map_err(|e| Failure::user(format!("{}: {e}", p.display())))
+    };
+    let name = conf.display().to_string();
+    let c =
+        fslurm::parse_slurm_conf(&read(conf)?, &name).map_err(|e| Failure::user(e.to_string()))?;
+    let q = match qos {
+        Some(p) => fslurm::parse_qos_priorities(&read(p)?, &p.display().to_string())
+            .map_err(|e| Failure::user(e.to_string()))?,
+        None => Default::default(),
+    };
+    Ok((c, q))
 }
 
 /// `fairsort plot attainment|waits`: replays as `run` does and writes only that picture

@@ -180,6 +180,7 @@ mod tests {
             user: user.into(),
             account: account.into(),
             queue: "q".into(),
+            qos: String::new(),
         }
     }
 

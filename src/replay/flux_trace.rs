@@ -106,6 +106,7 @@ pub fn read_flux_trace(db: &Path, trace: &mut Trace) -> Result<(), TraceError> {
                 .or_else(|| default_bank.clone())
                 .unwrap_or_default(),
             queue: String::new(),
+            qos: String::new(),
         });
     }
     Ok(())

@@ -11,6 +11,7 @@ pub mod plot;
 pub mod report;
 pub mod shares;
 pub mod sim;
+pub mod slurm;
 pub mod trace;
 
 pub use attainment::{attainment, Attainment, Series};
@@ -18,5 +19,8 @@ pub use plot::{attainment_svg, waits_svg, PlotError};
 pub use report::{summarize, EntityStats, Report};
 pub use shares::Entities;
 pub use sim::ReplayError;
-pub use sim::{replay, replay_with, Backfill, Cluster, Options, Outcome, Placement, Progress};
+pub use sim::{
+    replay, replay_slurm, replay_with, Backfill, Cluster, Options, Outcome, Placement, Progress,
+};
+pub use slurm::SlurmPolicy;
 pub use trace::{read_trace, Trace, TraceError, TraceFormat, TraceJob};

@@ -460,6 +460,7 @@ mod tests {
                 user: u.to_string(),
                 account: a.to_string(),
                 queue: "q".into(),
+                qos: String::new(),
             })
             .collect();
         Trace {

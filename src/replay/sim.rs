@@ -14,10 +14,12 @@
 
 use super::planned::Planned;
 use super::shares::ShareModel;
+use super::slurm::SlurmPolicy;
 use super::trace::{Trace, TraceJob};
 use crate::fairshare::keyword_source;
-use crate::formula::Program;
+use crate::formula::{Program, ResourceTable};
 use crate::pbs::Keyword;
+use crate::queue::slurm_jobs::SlurmJob;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -109,6 +111,10 @@ pub enum ReplayError {
     /// The share tree built from the trace's entities, or an algorithm over it, failed.
     #[error("fair share: {0}")]
     Shares(String),
+    /// Slurm's priority cannot be replayed: a cluster model too large for slurm.conf's node
+    /// records (or, a defect, the formula standing for it did not compile).
+    #[error("slurm priority: {0}")]
+    Slurm(String),
 }
 
 /// Where one formula slot's value comes from during the replay.
@@ -120,6 +126,8 @@ enum Slot {
     Nodect,
     AccrueType,
     Share(usize),
+    /// Slurm's multifactor priority (`replay_slurm`).
+    Slurm,
     Zero,
 }
 
@@ -176,15 +184,58 @@ pub fn replay_with(
     opts: &Options,
     progress: &mut dyn Progress,
 ) -> Result<Outcome, ReplayError> {
+    run(trace, program, opts, progress, None)
+}
+
+/// Runs `trace` ordered by Slurm's multifactor priority under `policy` (the fair-share factor
+/// from the replay's usage, decayed with `opts.half_life`), reporting progress to `progress`.
+pub fn replay_slurm(
+    trace: &Trace,
+    policy: &SlurmPolicy,
+    opts: &Options,
+    progress: &mut dyn Progress,
+) -> Result<Outcome, ReplayError> {
+    let program = crate::formula::compile("slurm_priority", &ResourceTable::builtin())
+        .map_err(|e| ReplayError::Slurm(e.to_string()))?;
+    run(trace, &program, opts, progress, Some(policy))
+}
+
+/// Slurm's side of a pass: the policy, the time origin, each pending trace job as Slurm sees
+/// it (built when it joins the queue, dropped when it starts: memory for the pending jobs only).
+struct SlurmCtx<'a> {
+    policy: &'a SlurmPolicy,
+    origin: i64,
+    jobs: Vec<Option<SlurmJob>>,
+}
+
+fn run(
+    trace: &Trace,
+    program: &Program,
+    opts: &Options,
+    progress: &mut dyn Progress,
+    policy: Option<&SlurmPolicy>,
+) -> Result<Outcome, ReplayError> {
     let total = opts.cluster.cores();
     if total == 0 {
         return Err(ReplayError::EmptyCluster);
     }
     let mut share_keywords = Vec::new();
+    let slurm = policy.map(|p| {
+        let origin = trace.jobs.iter().map(|j| j.submit).min().unwrap_or(0);
+        SlurmCtx {
+            policy: p,
+            origin,
+            jobs: vec![None; trace.jobs.len()],
+        }
+    });
+    if let Some(k) = policy.and_then(SlurmPolicy::share_keyword) {
+        share_keywords.push(k.to_string());
+    }
     let slots: Vec<Slot> = program
         .keywords()
         .iter()
         .map(|k| match k.parse::<Keyword>() {
+            Ok(Keyword::SlurmPriority) if slurm.is_some() => Slot::Slurm,
             Ok(Keyword::EligibleTime) => Slot::Eligible,
             Ok(Keyword::AccrueType) => Slot::AccrueType,
             Ok(Keyword::QueuePriority | Keyword::JobPriority) => Slot::Zero,
@@ -200,7 +251,7 @@ pub fn replay_with(
             },
         })
         .collect();
-    let reeval = if slots.contains(&Slot::Eligible) {
+    let reeval = if slots.contains(&Slot::Eligible) || slots.contains(&Slot::Slurm) {
         Reeval::EveryPass
     } else if share_keywords.is_empty() {
         Reeval::Never
@@ -232,6 +283,7 @@ pub fn replay_with(
         rows: Vec::new(),
         prio: Vec::new(),
         picked: Vec::new(),
+        slurm,
     };
     let mut subs: Vec<usize> = Vec::with_capacity(trace.jobs.len());
     for (i, j) in trace.jobs.iter().enumerate() {
@@ -307,6 +359,8 @@ struct Sim<'a> {
     prio: Vec<f64>,
     /// Scratch: positions in `pending` to evaluate.
     picked: Vec<usize>,
+    /// Slurm's priority, when the replay orders by it.
+    slurm: Option<SlurmCtx<'a>>,
 }
 
 impl Sim<'_> {
@@ -334,6 +388,9 @@ impl Sim<'_> {
             return;
         };
         let end = t.saturating_add(job.holds().max(0));
+        if let Some(sj) = self.slurm.as_mut().and_then(|c| c.jobs.get_mut(j)) {
+            *sj = None;
+        }
         self.free -= job.cores;
         self.running.push(Reverse((end, j)));
         self.planned
@@ -377,6 +434,17 @@ impl Sim<'_> {
                     Slot::Nodect => job.cores.div_ceil(self.cpn) as f64,
                     Slot::AccrueType => 2.0,
                     Slot::Share(s) => shares.value(s, j),
+                    Slot::Slurm => match &self.slurm {
+                        Some(c) => c.jobs.get(j).and_then(Option::as_ref).map_or(0.0, |sj| {
+                            let fs = if shares.in_use() {
+                                shares.value(0, j)
+                            } else {
+                                0.0
+                            };
+                            c.policy.priority(sj, t, c.origin, fs)
+                        }),
+                        None => 0.0,
+                    },
                     Slot::Zero => 0.0,
                 };
             }
@@ -398,6 +466,13 @@ impl Sim<'_> {
     fn order(&mut self, t: i64, shares: &mut ShareModel, refreshed: bool) {
         let old = self.pending.len();
         let jobs = self.jobs;
+        if let Some(c) = &mut self.slurm {
+            for &j in &self.fresh {
+                if let (Some(slot), Some(job)) = (c.jobs.get_mut(j), jobs.get(j)) {
+                    *slot = Some(c.policy.slurm_job(job, c.origin));
+                }
+            }
+        }
         self.pending.extend(self.fresh.drain(..).map(|j| Entry {
             key: 0,
             submit: jobs.get(j).map_or(0, |x| x.submit),

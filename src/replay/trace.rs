@@ -29,6 +29,8 @@ pub struct TraceJob {
     pub account: String,
     /// Queue or partition.
     pub queue: String,
+    /// Slurm QOS (sacct's `QOS`; empty when the trace has none).
+    pub qos: String,
 }
 
 impl TraceJob {
@@ -325,6 +327,7 @@ pub fn read_swf(text: &str, path: &Path, trace: &mut Trace) -> Result<(), TraceE
             user: format!("u{uid}"),
             account: format!("g{gid}"),
             queue: format!("q{queue}"),
+            qos: String::new(),
         });
     }
     Ok(())
@@ -359,6 +362,7 @@ pub fn read_sacct(text: &str, path: &Path, trace: &mut Trace) -> Result<(), Trac
     }
     let (limit_c, acct_c, group_c) = (col("Timelimit"), col("Account"), col("Group"));
     let part_c = col("Partition");
+    let qos_c = col("QOS");
     for (i, l) in lines {
         let line = i + 1;
         let f: Vec<&str> = l.split('|').collect();
@@ -423,6 +427,7 @@ pub fn read_sacct(text: &str, path: &Path, trace: &mut Trace) -> Result<(), Trac
                 account.to_string()
             },
             queue: part_c.map(get).unwrap_or("").to_string(),
+            qos: qos_c.map(get).unwrap_or("").to_string(),
         });
     }
     Ok(())
@@ -538,6 +543,7 @@ impl PbsTrace {
             user: name("user"),
             account,
             queue: name("queue"),
+            qos: String::new(),
         });
         Ok(())
     }

@@ -5,8 +5,8 @@
 use crate::common::{fairsort, json_of, write};
 use fairsort::formula::{compile, ResourceTable};
 use fairsort::replay::{
-    read_trace, replay, summarize, Backfill, Cluster, Options, Outcome, Trace, TraceError,
-    TraceFormat, TraceJob,
+    read_trace, replay, replay_slurm, summarize, Backfill, Cluster, Options, Outcome, SlurmPolicy,
+    Trace, TraceError, TraceFormat, TraceJob,
 };
 use proptest::prelude::*;
 use std::path::Path;
@@ -21,6 +21,7 @@ fn job(id: &str, submit: i64, run: i64, walltime: i64, cores: u64, user: &str) -
         user: user.to_string(),
         account: format!("g_{user}"),
         queue: "q".to_string(),
+        qos: String::new(),
     }
 }
 
@@ -418,6 +419,7 @@ JobID|User|Account|Partition|QOS|Submit|Start|End|Timelimit|AllocCPUS|ReqCPUS
         (j.submit, j.run, j.walltime, j.cores),
         (1_795_168_800, 3600, Some(7200), 8)
     );
+    assert_eq!((j.queue.as_str(), j.qos.as_str()), ("normal", "normal"));
     assert_eq!(t.left_out, [("never started".to_string(), 1)]);
     let e = read(
         "JobID|User|Submit|Start|End|AllocCPUS\n1|a|2026-11-20T10:00:00|yesterday|x|1\n",
@@ -1032,4 +1034,201 @@ fn reads_a_flux_accounting_jobs_table() {
             .contains("job 15: userid 999 has no association"),
         "{e}"
     );
+}
+
+/// Replays `jobs` without backfill, ordered by Slurm's multifactor priority under slurm.conf
+/// lines `conf` (multifactor, with SlurmDBD so that age and fair share count).
+fn slurm_run(jobs: Vec<TraceJob>, nodes: u64, cpn: u64, conf: &str) -> Outcome {
+    let trace = Trace {
+        jobs,
+        ..Trace::default()
+    };
+    let text = format!(
+        "PriorityType=priority/multifactor\nAccountingStorageType=accounting_storage/slurmdbd\n{conf}"
+    );
+    let conf = fairsort::formats::slurm::parse_slurm_conf(&text, "slurm.conf").unwrap();
+    let cluster = Cluster {
+        nodes,
+        cores_per_node: cpn,
+    };
+    let policy = SlurmPolicy::new(conf, Default::default(), cluster).unwrap();
+    let opts = Options {
+        cluster,
+        backfill: Backfill::None,
+        half_life: 604_800.0,
+    };
+    replay_slurm(&trace, &policy, &opts, &mut ()).unwrap()
+}
+
+#[test]
+fn slurm_age_weight_alone_is_first_come_first_served() {
+    // 1 node × 4 cores, no backfill. a (4 cores) runs 0..100; b (1 core), c (4), d (2) wait.
+    // Age only (PriorityMaxAge 20 min, weight 12000: one second of age is 10): at t=100 b, c, d
+    // are 900, 800, 700: b starts, c does not fit in the 3 free cores and the pass stops. At
+    // 150 b ends: c starts (to 160), d does not fit. At 160 d starts (to 170).
+    let jobs = vec![
+        job("a", 0, 100, 100, 4, "ua"),
+        job("b", 10, 50, 50, 1, "ub"),
+        job("c", 20, 10, 10, 4, "uc"),
+        job("d", 30, 10, 10, 2, "ud"),
+    ];
+    let age = "PriorityMaxAge=00:20:00\nPriorityWeightAge=12000\n";
+    let o = slurm_run(jobs.clone(), 1, 4, age);
+    let fcfs = [
+        Some((0, 100)),
+        Some((100, 150)),
+        Some((150, 160)),
+        Some((160, 170)),
+    ];
+    assert_eq!(times(&o), fcfs);
+    assert_eq!(
+        times(&run(jobs.clone(), 1, 4, "eligible_time", Backfill::None)),
+        fcfs
+    );
+    // The order is the priority's, not the tie rule's: job size alone (larger first) starts
+    // c (1000) at 100, then d (750) and b (625) together at 110.
+    let o = slurm_run(jobs, 1, 4, "PriorityWeightJobSize=1000\n");
+    assert_eq!(
+        times(&o),
+        [
+            Some((0, 100)),
+            Some((110, 160)),
+            Some((100, 110)),
+            Some((110, 120)),
+        ]
+    );
+}
+
+#[test]
+fn slurm_fair_share_starts_a_light_users_job_before_a_heavy_users() {
+    // 1 node × 2 cores, no backfill. heavy's h1 (2 cores) runs 0..1000 and charges 2000
+    // core-seconds to account g_heavy; h2 (heavy, submitted at 10) and l1 (light, at 20) wait.
+    // At 1000 the fair-tree factor of light (no usage) is above heavy's: with the fair-share
+    // weight l1 starts at 1000 and h2 at 1100, though h2 is older.
+    let jobs = vec![
+        job("h1", 0, 1000, 1000, 2, "heavy"),
+        job("h2", 10, 100, 100, 2, "heavy"),
+        job("l1", 20, 100, 100, 2, "light"),
+    ];
+    let conf = "PriorityWeightAge=1000\nPriorityWeightFairshare=10000\n";
+    let o = slurm_run(jobs.clone(), 1, 2, conf);
+    assert_eq!(
+        times(&o),
+        [Some((0, 1000)), Some((1100, 1200)), Some((1000, 1100))]
+    );
+    assert!(o.share_updates >= 1);
+    // Age alone: the older h2 first.
+    let o = slurm_run(jobs, 1, 2, "PriorityWeightAge=1000\n");
+    assert_eq!(
+        times(&o),
+        [Some((0, 1000)), Some((1000, 1100)), Some((1100, 1200))]
+    );
+}
+
+#[test]
+fn cli_slurm_partition_and_qos_from_an_sacct_trace() {
+    // 2 cores. Job 1 holds both for 100 s; 2 (partition lo) and 3 (partition hi, QOS high)
+    // wait. Partition and QOS weights put 3 first: 3 at +100, 2 when 3 ends (+200).
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write(
+        dir.path(),
+        "sacct.txt",
+        "\
+JobID|User|Account|Partition|QOS|Submit|Start|End|Timelimit|AllocCPUS
+1|ann|chem|lo|normal|2026-11-20T10:00:00|2026-11-20T10:00:00|2026-11-20T10:01:40|00:05:00|2
+2|bob|chem|lo|normal|2026-11-20T10:00:10|2026-11-20T10:01:40|2026-11-20T10:03:20|00:05:00|2
+3|eve|phys|hi|high|2026-11-20T10:00:20|2026-11-20T10:03:20|2026-11-20T10:05:00|00:05:00|2
+",
+    );
+    let conf = write(
+        dir.path(),
+        "slurm.conf",
+        "PriorityType=priority/multifactor\nPriorityWeightPartition=1000\nPriorityWeightQOS=1000\n\
+         PartitionName=lo PriorityJobFactor=1\nPartitionName=hi PriorityJobFactor=2\n",
+    );
+    let qos = write(dir.path(), "qos.psv", "Name|Priority\nnormal|0\nhigh|10\n");
+    let out = fairsort()
+        .args(["replay", "--nodes", "1", "--cores-per-node", "2"])
+        .args(["--backfill", "none", "--json", "--trace"])
+        .arg(&trace)
+        .arg("--slurm-conf")
+        .arg(&conf)
+        .arg("--qos")
+        .arg(&qos)
+        .assert()
+        .success();
+    let v = json_of(&out.get_output().stdout);
+    let starts: Vec<i64> = v["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["start"].as_i64().unwrap())
+        .collect();
+    let t0 = starts[0];
+    assert_eq!(
+        starts.iter().map(|s| s - t0).collect::<Vec<_>>(),
+        [0, 200, 100]
+    );
+    // --formula and --slurm-conf are two orderings: bad usage.
+    fairsort()
+        .args(["replay", "--formula", "ncpus", "--trace"])
+        .arg(&trace)
+        .arg("--slurm-conf")
+        .arg(&conf)
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn slurm_heavy_users_wait_longer_under_fair_share_than_under_job_size() {
+    // The generated month of `heavy_users_wait_longer_under_fair_share_than_under_size_only`,
+    // ordered by Slurm's priority with only the fair-share weight, then only the job-size one.
+    let jobs = month();
+    let trace = Trace {
+        jobs: jobs.clone(),
+        ..Trace::default()
+    };
+    let cluster = Cluster {
+        nodes: 16,
+        cores_per_node: 8,
+    };
+    let mean_wait = |weights: &str, heavy: bool| {
+        let text = format!(
+            "PriorityType=priority/multifactor\nAccountingStorageType=accounting_storage/slurmdbd\n{weights}"
+        );
+        let conf = fairsort::formats::slurm::parse_slurm_conf(&text, "slurm.conf").unwrap();
+        let policy = SlurmPolicy::new(conf, Default::default(), cluster).unwrap();
+        let opts = Options {
+            cluster,
+            backfill: Backfill::Easy,
+            half_life: 604_800.0,
+        };
+        let o = replay_slurm(&trace, &policy, &opts, &mut ()).unwrap();
+        let r = summarize(&trace, &o, cluster);
+        let (sum, n) = r
+            .users
+            .iter()
+            .filter(|u| u.name.starts_with("heavy") == heavy)
+            .fold((0.0, 0u64), |(s, n), u| {
+                (s + u.wait_mean * u.jobs as f64, n + u.jobs)
+            });
+        sum / n as f64
+    };
+    let (fs, size) = (
+        "PriorityWeightFairshare=100000\n",
+        "PriorityWeightJobSize=100000\n",
+    );
+    let heavy_fs = mean_wait(fs, true);
+    let heavy_size = mean_wait(size, true);
+    let light_fs = mean_wait(fs, false);
+    let light_size = mean_wait(size, false);
+    assert!(
+        heavy_fs > heavy_size,
+        "heavy users: fair share {heavy_fs} s vs job size {heavy_size} s"
+    );
+    assert!(
+        light_fs < light_size,
+        "light users: fair share {light_fs} s vs job size {light_size} s"
+    );
+    assert!(heavy_fs > light_fs);
 }

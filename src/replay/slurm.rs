@@ -1,0 +1,261 @@
+//! Slurm's multifactor priority as a replay's ordering (`fairsort replay --slurm-conf`): each
+//! pending job's priority at each pass through `queue::slurm_priority::compute` (age from the
+//! submit time, job size over the cluster model, partition and QOS from the trace), with the
+//! fair-share factor of the replay's own usage added with `PriorityWeightFairshare`
+//! (docs/replay.md, "Slurm priority", says what is modelled and what is not).
+
+use super::sim::{Cluster, ReplayError};
+use super::trace::TraceJob;
+use crate::fairshare::Algorithm;
+use crate::formats::slurm::conf::{Node, SlurmConf};
+use crate::queue::slurm_jobs::{SlurmJob, TimeLimit};
+use crate::queue::slurm_priority::{compute, slurmctld_priority, Site, Weights};
+use std::collections::BTreeMap;
+
+/// The most nodes a Slurm cluster model may have: slurm.conf's node records are built for them
+/// (Slurm itself counts nodes in a u32 and real clusters have tens of thousands).
+pub const MAX_SLURM_NODES: u64 = 1 << 20;
+
+/// The Slurm side of a replay: slurm.conf (its nodes replaced by the cluster model), its
+/// weights and the QOS priorities.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SlurmPolicy {
+    conf: SlurmConf,
+    weights: Weights,
+    qos: BTreeMap<String, u32>,
+}
+
+impl SlurmPolicy {
+    /// The policy of `conf` on `cluster`: slurm.conf's nodes are replaced by the cluster's
+    /// (`nodes` × `cores_per_node` CPUs) and every partition spans them all, so job size and
+    /// TRES totals are relative to the replayed cluster. More than [`MAX_SLURM_NODES`] nodes is
+    /// an error.
+    pub fn new(
+        mut conf: SlurmConf,
+        qos: BTreeMap<String, u32>,
+        cluster: Cluster,
+    ) -> Result<SlurmPolicy, ReplayError> {
+        if cluster.nodes > MAX_SLURM_NODES {
+            return Err(ReplayError::Slurm(format!(
+                "a cluster model of {} nodes is more than the {MAX_SLURM_NODES} the Slurm priority models",
+                cluster.nodes
+            )));
+        }
+        let cpus = u32::try_from(cluster.cores_per_node).unwrap_or(u32::MAX);
+        let n = usize::try_from(cluster.nodes).unwrap_or(usize::MAX);
+        conf.nodes = (0..n)
+            .map(|i| Node {
+                name: format!("n{i}"),
+                cpus,
+                memory: 1,
+                gres: Vec::new(),
+                future: false,
+            })
+            .collect();
+        // The partitions' node lists only serve the TRES totals (O(nodes) per evaluation):
+        // without TRES weights they are left empty.
+        let tres = !conf.weight_tres.is_empty();
+        for p in &mut conf.partitions {
+            p.nodes = if tres { (0..n).collect() } else { Vec::new() };
+        }
+        let weights = Weights::of(&conf);
+        Ok(SlurmPolicy { conf, weights, qos })
+    }
+
+    /// The weights in force (slurm.conf's; age and fair share are 0 without SlurmDBD).
+    pub fn weights(&self) -> &Weights {
+        &self.weights
+    }
+
+    /// The fair-share keyword whose value is Slurm's factor under slurm.conf's
+    /// `PriorityFlags` (`NO_FAIR_TREE`: classic, `DEPTH_OBLIVIOUS`, else fair tree), or none
+    /// when `PriorityWeightFairshare` is 0.
+    pub fn share_keyword(&self) -> Option<&'static str> {
+        if self.weights.fairshare == 0 {
+            return None;
+        }
+        Some(match self.algorithm() {
+            Algorithm::Classic => "classic_factor",
+            Algorithm::DepthOblivious => "depth_oblivious_factor",
+            _ => "fairtree_factor",
+        })
+    }
+
+    /// The fair-share algorithm slurm.conf selects.
+    pub fn algorithm(&self) -> Algorithm {
+        let f = self.conf.flags;
+        if f.depth_oblivious {
+            Algorithm::DepthOblivious
+        } else if f.no_fair_tree {
+            Algorithm::Classic
+        } else {
+            Algorithm::FairTree
+        }
+    }
+
+    /// `PriorityDecayHalfLife` in seconds (0: no decay).
+    pub fn decay_half_life(&self) -> u32 {
+        self.conf.decay_half_life
+    }
+
+    /// A trace job as Slurm's priority code sees it, pending since its submit time. Times are
+    /// shifted by `origin` so that they are positive (slurmctld reads an accrue time of 0 as
+    /// "no age"; SWF traces start at 0).
+    pub(crate) fn slurm_job(&self, job: &TraceJob, origin: i64) -> SlurmJob {
+        let cpn = self.conf.nodes.first().map_or(1, |n| n.cpus.max(1));
+        let cpus = u32::try_from(job.cores).unwrap_or(u32::MAX);
+        let nodes = cpus.div_ceil(cpn);
+        let accrue = shifted(job.submit, origin);
+        SlurmJob {
+            id: job.id.clone(),
+            user: job.user.clone(),
+            account: job.account.clone(),
+            partitions: job
+                .queue
+                .split(',')
+                .map(str::trim)
+                .filter(|p| !p.is_empty())
+                .map(String::from)
+                .collect(),
+            qos: job.qos.clone(),
+            state: "PENDING".into(),
+            held: false,
+            submit_time: accrue,
+            eligible_time: accrue,
+            accrue_time: Some(accrue),
+            nice: 0,
+            node_count: nodes,
+            cpus,
+            time_limit: match job.walltime {
+                // Slurm's limits are whole minutes.
+                Some(w) => {
+                    TimeLimit::Minutes(u32::try_from((w.max(0) + 59) / 60).unwrap_or(u32::MAX))
+                }
+                None => TimeLimit::Unset,
+            },
+            tres: vec![
+                ("cpu".into(), f64::from(cpus)),
+                ("node".into(), f64::from(nodes)),
+            ],
+        }
+    }
+
+    /// The priority slurmctld would give `job` at `t` (shifted by `origin` as in
+    /// [`Self::slurm_job`]) with fair-share factor `fairshare`: the largest over its partitions.
+    pub(crate) fn priority(&self, job: &SlurmJob, t: i64, origin: i64, fairshare: f64) -> f64 {
+        let site = Site {
+            conf: &self.conf,
+            weights: &self.weights,
+            qos: &self.qos,
+            assoc: None,
+            fairshare: None,
+            now: shifted(t, origin),
+        };
+        let multi = job.partitions.len() > 1;
+        compute(&site, std::slice::from_ref(job))
+            .into_iter()
+            .map(|mut r| {
+                r.weighted.fairshare = fairshare * f64::from(self.weights.fairshare);
+                f64::from(slurmctld_priority(&r.weighted, multi))
+            })
+            .fold(0.0, f64::max)
+    }
+}
+
+/// `t` on the replay's Slurm clock: seconds since `origin`, plus 1.
+fn shifted(t: i64, origin: i64) -> i64 {
+    t.saturating_sub(origin).saturating_add(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::slurm::parse_slurm_conf;
+
+    fn job(submit: i64, cores: u64, queue: &str, qos: &str) -> TraceJob {
+        TraceJob {
+            id: "1".into(),
+            submit,
+            run: 10,
+            walltime: Some(600),
+            cores,
+            user: "u".into(),
+            account: "a".into(),
+            queue: queue.into(),
+            qos: qos.into(),
+        }
+    }
+
+    fn policy(extra: &str, qos: &[(&str, u32)]) -> SlurmPolicy {
+        let text = format!(
+            "PriorityType=priority/multifactor\nAccountingStorageType=accounting_storage/slurmdbd\n{extra}"
+        );
+        let conf = parse_slurm_conf(&text, "slurm.conf").unwrap();
+        let qos = qos.iter().map(|(n, p)| (n.to_string(), *p)).collect();
+        SlurmPolicy::new(
+            conf,
+            qos,
+            Cluster {
+                nodes: 4,
+                cores_per_node: 8,
+            },
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn age_counts_from_the_submit_time_even_at_zero() {
+        // MaxAge 20 min (Slurm rounds it to minutes), weight 12000: 90 s of age is 900 (a
+        // submit at 0 still ages).
+        let p = policy("PriorityMaxAge=00:20:00\nPriorityWeightAge=12000\n", &[]);
+        let j = p.slurm_job(&job(0, 1, "", ""), 0);
+        assert_eq!(p.priority(&j, 90, 0, 0.0), 900.0);
+        assert_eq!(p.priority(&j, 5000, 0, 0.0), 12000.0);
+    }
+
+    #[test]
+    fn job_size_is_over_the_cluster_model_and_partition_qos_from_the_trace() {
+        // 16 of 32 cores on 2 of 4 nodes: (2/4 + 16/32) / 2 = 0.5 → 500.
+        let p = policy("PriorityWeightJobSize=1000\n", &[]);
+        assert_eq!(
+            p.priority(&p.slurm_job(&job(0, 16, "", ""), 0), 0, 0, 0.0),
+            500.0
+        );
+        let p = policy(
+            "PriorityWeightPartition=1000\nPriorityWeightQOS=100\n\
+             PartitionName=lo PriorityJobFactor=1\nPartitionName=hi PriorityJobFactor=4\n",
+            &[("normal", 1), ("high", 2)],
+        );
+        let prio = |q: &str, qos: &str| p.priority(&p.slurm_job(&job(0, 1, q, qos), 0), 0, 0, 0.0);
+        assert_eq!(prio("lo", "normal"), 250.0 + 50.0);
+        assert_eq!(prio("hi", "high"), 1000.0 + 100.0);
+    }
+
+    #[test]
+    fn fair_share_adds_with_its_weight_and_the_algorithm_follows_the_flags() {
+        let p = policy("PriorityWeightFairshare=2000\n", &[]);
+        assert_eq!(p.share_keyword(), Some("fairtree_factor"));
+        assert_eq!(
+            p.priority(&p.slurm_job(&job(0, 1, "", ""), 0), 0, 0, 0.25),
+            500.0
+        );
+        let p = policy(
+            "PriorityWeightFairshare=1\nPriorityFlags=NO_FAIR_TREE\n",
+            &[],
+        );
+        assert_eq!(p.share_keyword(), Some("classic_factor"));
+        // Without SlurmDBD slurmctld ignores the fair-share weight.
+        let conf = parse_slurm_conf("PriorityWeightFairshare=5\n", "s").unwrap();
+        let one = Cluster {
+            nodes: 1,
+            cores_per_node: 1,
+        };
+        let p = SlurmPolicy::new(conf.clone(), BTreeMap::new(), one).unwrap();
+        assert_eq!(p.share_keyword(), None);
+        let huge = Cluster {
+            nodes: MAX_SLURM_NODES + 1,
+            cores_per_node: 1,
+        };
+        assert!(SlurmPolicy::new(conf, BTreeMap::new(), huge).is_err());
+    }
+}
