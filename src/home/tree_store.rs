@@ -108,7 +108,9 @@ impl Home {
     /// unreadable, damaged, another key) is a miss.
     fn read_snapshot_file(&self, key: &snapshot_cache::Key) -> Option<(TreeSpec, UnmatchedUsage)> {
         let mut f = self.dir().open_read(files::SNAPSHOT).ok()??;
-        let mut bytes = Vec::new();
+        // Presized: growing a 6 MB buffer by doubling copies it several times.
+        let size = f.metadata().map_or(0, |m| m.len());
+        let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0).saturating_add(1));
         std::io::Read::read_to_end(&mut f, &mut bytes).ok()?;
         snapshot_cache::decode(&bytes, key)
     }
