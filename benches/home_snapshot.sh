@@ -16,6 +16,7 @@ if [ ! -f "$WORK/ready-$USERS" ]; then
     rm -rf "$WORK"
     mkdir -p "$WORK"
     python3 "$ROOT/benches/home_snapshot/gen.py" "$WORK" "$USERS" 100
+    "$FS" --home "$HOME_DIR" init >/dev/null
     "$FS" --home "$HOME_DIR" qmgr -c 'set server job_sort_formula = "pow(2, -(fairshare_tree_usage/fairshare_perc))"' >/dev/null
     "$FS" --home "$HOME_DIR" qmgr -c 'set sched fair_share = True' >/dev/null
     "$FS" --home "$HOME_DIR" tree import "$WORK/resource_group" --tree-format pbs >/dev/null

@@ -119,13 +119,9 @@ impl Tree {
             if s.name.trim().is_empty() {
                 return Err(TreeError::EmptyName { line: s.line });
             }
-            if s.name.chars().any(char::is_control)
-                || s.parent
-                    .as_deref()
-                    .is_some_and(|p| p.chars().any(char::is_control))
-            {
+            if has_control(&s.name) || s.parent.as_deref().is_some_and(has_control) {
                 let name = match &s.parent {
-                    Some(p) if p.chars().any(char::is_control) => p.clone(),
+                    Some(p) if has_control(p) => p.clone(),
                     _ => s.name.clone(),
                 };
                 return Err(TreeError::ControlInName { name, line: s.line });
@@ -200,14 +196,27 @@ impl Tree {
                 }
                 account_spec.insert(&s.name, i);
             }
+            // Siblings usually come together: the last parent found is tried before hashing.
+            let mut last: Option<(&str, usize)> = None;
             for (i, s) in specs.iter().enumerate() {
                 match s.parent.as_deref() {
                     None => {}
                     Some(p) if p == root_key => {}
-                    Some(p) => match account_spec.get(p) {
-                        Some(&j) => parent_of[i] = j,
-                        None => return Err(parent_error(&specs, s, p)),
-                    },
+                    Some(p) => {
+                        if let Some((lp, j)) = last {
+                            if lp == p {
+                                parent_of[i] = j;
+                                continue;
+                            }
+                        }
+                        match account_spec.get(p) {
+                            Some(&j) => {
+                                parent_of[i] = j;
+                                last = Some((p, j));
+                            }
+                            None => return Err(parent_error(&specs, s, p)),
+                        }
+                    }
                 }
             }
         }
@@ -515,6 +524,12 @@ impl Tree {
     }
 }
 
+/// Whether `s` holds a control character (printable ASCII, nearly every name, is checked
+/// byte-wise first).
+fn has_control(s: &str) -> bool {
+    !s.bytes().all(|b| (0x20..0x7f).contains(&b)) && s.chars().any(char::is_control)
+}
+
 /// Marks every descendant of spec `k` as reached (used for dropped inactive subtrees).
 fn mark_subtree<'a>(kids_of: &impl Fn(usize) -> &'a [usize], k: usize, reached: &mut [bool]) {
     let mut stack = vec![k];
@@ -676,6 +691,23 @@ mod tests {
         ]))
         .unwrap_err();
         assert!(matches!(e, TreeError::ControlInName { .. }), "{e}");
+    }
+
+    #[test]
+    fn control_check_covers_c0_del_and_c1() {
+        for bad in ["a\x00", "\x1fb", "a\x7f", "a\u{85}b", "\u{9f}"] {
+            assert!(has_control(bad), "{bad:?}");
+        }
+        for good in [
+            "",
+            "alice",
+            "a b~",
+            "j\u{e9}r\u{f4}me",
+            "\u{a0}x",
+            "\u{4e2d}",
+        ] {
+            assert!(!has_control(good), "{good:?}");
+        }
     }
 
     #[test]

@@ -5,8 +5,8 @@
 //! It is never trusted over the text. Its key is a BLAKE3 hash of the exact bytes it was built
 //! from (which tree file and its content, `usage.toml`'s content or its absence, the state's
 //! `unknown_shares`) and of fairsort's version and this layout's version; a reader hashes the
-//! text it has just read (inside `Home::with_shared`) and uses the snapshot only when the keys
-//! are equal. The file is also checked whole: magic, layout version, length, a BLAKE3 checksum of
+//! files as it reads them (inside `Home::with_shared`, in chunks, without keeping the text:
+//! [`key_of_files`]) and uses the snapshot only when the keys are equal. The file is also checked whole: magic, layout version, length, a BLAKE3 checksum of
 //! header and payload, every count bounded by the bytes left, every number finite (usage >= 0),
 //! nothing left over. Anything else is a miss: the text is read as before, and the snapshot is
 //! rewritten when this process may (see [`Home::snapshot`]).
@@ -54,6 +54,66 @@ pub fn key(tree: (&str, &[u8]), usage: Option<&[u8]>, unknown_shares: u64) -> Ke
     }
     h.update(&unknown_shares.to_le_bytes());
     *h.finalize().as_bytes()
+}
+
+/// [`key`] of the files themselves, read in 64 KiB chunks (the snapshot path keeps no copy of
+/// megabytes of text it only hashes); `None` when a file's length is not what `fstat` said
+/// (the caller then reads the text and uses [`key`]).
+pub fn key_of_files(
+    tree: (&str, &mut std::fs::File),
+    usage: Option<&mut std::fs::File>,
+    unknown_shares: u64,
+) -> std::io::Result<Option<Key>> {
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut h = blake3::Hasher::new();
+    h.update(b"fairsort home snapshot\0");
+    h.update(env!("CARGO_PKG_VERSION").as_bytes());
+    h.update(&LAYOUT.to_le_bytes());
+    h.update(&(tree.0.len() as u64).to_le_bytes());
+    h.update(tree.0.as_bytes());
+    if !hash_file(&mut h, tree.1, &mut buf)? {
+        return Ok(None);
+    }
+    match usage {
+        Some(f) => {
+            h.update(&[1]);
+            if !hash_file(&mut h, f, &mut buf)? {
+                return Ok(None);
+            }
+        }
+        None => {
+            h.update(&[0]);
+        }
+    }
+    h.update(&unknown_shares.to_le_bytes());
+    Ok(Some(*h.finalize().as_bytes()))
+}
+
+/// Feeds `f`'s length (from `fstat`) and then its bytes to `h`, as [`key`] feeds a part; false
+/// when the bytes read were not that many.
+fn hash_file(
+    h: &mut blake3::Hasher,
+    f: &mut std::fs::File,
+    buf: &mut [u8],
+) -> std::io::Result<bool> {
+    use std::io::Read;
+    let len = f.metadata()?.len();
+    h.update(&len.to_le_bytes());
+    let mut seen = 0u64;
+    loop {
+        let n = match f.read(buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        seen += n as u64;
+        if seen > len {
+            return Ok(false);
+        }
+        h.update(&buf[..n]);
+    }
+    Ok(seen == len)
 }
 
 /// The file's bytes for `spec` and `unmatched` under `key`.
@@ -296,6 +356,23 @@ mod tests {
             users: vec![("zed".into(), 3.0), ("ébé".into(), 0.25)],
         };
         (spec, unmatched)
+    }
+
+    #[test]
+    fn key_of_files_is_key_of_their_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let tree: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
+        let usage = b"[[entity]]\nname = \"a\"\n".to_vec();
+        std::fs::write(dir.path().join("t"), &tree).unwrap();
+        std::fs::write(dir.path().join("u"), &usage).unwrap();
+        let open = |n: &str| std::fs::File::open(dir.path().join(n)).unwrap();
+        let (mut t, mut u) = (open("t"), open("u"));
+        let got = key_of_files(("resource_group", &mut t), Some(&mut u), 7).unwrap();
+        assert_eq!(got, Some(key(("resource_group", &tree), Some(&usage), 7)));
+        let mut t = open("t");
+        let got = key_of_files(("resource_group", &mut t), None, 7).unwrap();
+        assert_eq!(got, Some(key(("resource_group", &tree), None, 7)));
+        assert_ne!(got, Some(key(("tree.toml", &tree), None, 7)));
     }
 
     #[test]
