@@ -80,6 +80,10 @@ pub struct Model {
     /// Cores per node (default: MaxProcs / MaxNodes from the SWF header, else 1).
     #[arg(long)]
     pub cores_per_node: Option<u64>,
+    /// Jobs get whole nodes: each job's cores are rounded up to a multiple of the cores per
+    /// node (a node runs one job at a time); by default jobs share nodes core by core.
+    #[arg(long)]
+    pub whole_nodes: bool,
     /// Backfill: easy (default) or none.
     #[arg(long, default_value = "easy")]
     pub backfill: String,
@@ -229,8 +233,11 @@ fn replays(args: &Args, global: &Global) -> Result<Replays, Failure> {
         Some(f) => Some(compile(f, args.json)?),
         None => None,
     };
-    let trace = read_trace(&args.trace, format).map_err(|e| Failure::user(e.to_string()))?;
+    let mut trace = read_trace(&args.trace, format).map_err(|e| Failure::user(e.to_string()))?;
     let cluster = cluster(args, &trace)?;
+    if args.model.whole_nodes {
+        trace.whole_nodes(cluster.cores_per_node);
+    }
     let opts = Options {
         cluster,
         backfill,

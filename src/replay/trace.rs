@@ -62,6 +62,16 @@ pub struct Trace {
 }
 
 impl Trace {
+    /// Whole-node allocation: every job's cores rounded up to a multiple of `cores_per_node`.
+    /// On a cluster of identical nodes where a node runs one job at a time, counting cores in
+    /// multiples of whole nodes is counting nodes, so the simulation needs nothing else.
+    pub fn whole_nodes(&mut self, cores_per_node: u64) {
+        let cpn = cores_per_node.max(1);
+        for j in &mut self.jobs {
+            j.cores = j.cores.div_ceil(cpn).saturating_mul(cpn);
+        }
+    }
+
     pub(crate) fn leave_out(&mut self, reason: &str) {
         match self.left_out.iter_mut().find(|(r, _)| r == reason) {
             Some((_, n)) => *n += 1,

@@ -1232,3 +1232,39 @@ fn slurm_heavy_users_wait_longer_under_fair_share_than_under_job_size() {
     );
     assert!(heavy_fs > light_fs);
 }
+
+#[test]
+fn whole_nodes_rounds_jobs_up_to_nodes() {
+    // 2 nodes × 4 cores; three 1-core jobs and a 5-core one, all at t=0 (FCFS, no backfill)
+    let jobs = || {
+        vec![
+            job("1", 0, 100, 100, 1, "a"),
+            job("2", 0, 100, 100, 1, "b"),
+            job("3", 0, 100, 100, 1, "c"),
+            job("4", 0, 100, 100, 5, "d"),
+        ]
+    };
+    let shared = run(jobs(), 2, 4, "-eligible_time", Backfill::None);
+    // core by core: 1 + 1 + 1 + 5 = the 8 cores, all start at once
+    assert_eq!(times(&shared), [Some((0, 100)); 4]);
+    let mut trace = Trace {
+        jobs: jobs(),
+        ..Trace::default()
+    };
+    trace.whole_nodes(4);
+    assert_eq!(
+        trace.jobs.iter().map(|j| j.cores).collect::<Vec<_>>(),
+        [4, 4, 4, 8]
+    );
+    let whole = run(trace.jobs, 2, 4, "-eligible_time", Backfill::None);
+    // a node each for jobs 1 and 2; job 3 waits for a node, job 4 for both
+    assert_eq!(
+        times(&whole),
+        [
+            Some((0, 100)),
+            Some((0, 100)),
+            Some((100, 200)),
+            Some((200, 300))
+        ]
+    );
+}
