@@ -77,6 +77,8 @@ SEDF=$OUT/tmp/normalise.sed
   printf 's#\\(or %s\\)#(or <HOST>)#g\n' "$(re "$HOST")"
   printf 's#(^|[^0-9])(%s)[0-9]{5}($|[^0-9])#\\1<NOW>\\3#g\n' "$NOW_RE"
   printf 's#(%s)T[0-9]{2}:[0-9]{2}:[0-9]{2}Z#<NOW-ISO>#g\n' "$DAYS_RE"
+  # local date-times as usage and audit print them (`2026-11-25 20:54:48 UTC`): the run's date
+  printf 's#(%s) [0-9]{2}:[0-9]{2}:[0-9]{2}( [A-Z+0-9-]+)?#<NOW-LOCAL>#g\n' "$DAYS_RE"
   printf 's#\\.record-[0-9]+#.record-<PID>#g\n'
 } >"$SEDF"
 

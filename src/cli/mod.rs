@@ -74,7 +74,8 @@ pub enum Command {
     Test(ftest::Args),
     /// Record, decay, set, reset and show fair-share usage.
     Usage(usage::Args),
-    /// Draw a picture as SVG: factors (per algorithm), tree (icicle) or against (two formulas' ranks).
+    /// Draw a picture as SVG: factors (per algorithm), tree (icicle), against (two formulas'
+    /// ranks), or a replay's attainment and waits.
     Plot(Box<plot::Args>),
     /// Replay a workload trace under a formula: waits and shares over time (docs/replay.md).
     Replay(replay::Args),
