@@ -781,12 +781,21 @@ fn print_against(
             )?;
         }
     }
+    correlation_line(out, cmp.spearman, cmp.kendall)
+}
+
+/// The last line of an `--against` report: both rank correlations (`n/a` when undefined).
+pub(super) fn correlation_line(
+    out: &mut impl Write,
+    spearman: Option<f64>,
+    kendall: Option<f64>,
+) -> CliResult {
     let num = |v: Option<f64>| v.map(|x| format!("{x:.4}")).unwrap_or_else(|| "n/a".into());
     writeln!(
         out,
         "rank correlation: Spearman {}, Kendall tau {} (1 = same order, -1 = reversed)",
-        num(cmp.spearman),
-        num(cmp.kendall)
+        num(spearman),
+        num(kendall)
     )?;
     Ok(())
 }

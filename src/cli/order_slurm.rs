@@ -762,12 +762,5 @@ fn print_against(
             )?;
         }
     }
-    let num = |v: Option<f64>| v.map(|x| format!("{x:.4}")).unwrap_or_else(|| "n/a".into());
-    writeln!(
-        out,
-        "rank correlation: Spearman {}, Kendall tau {} (1 = same order, -1 = reversed)",
-        num(cmp.spearman),
-        num(cmp.kendall)
-    )?;
-    Ok(())
+    super::order::correlation_line(out, cmp.spearman, cmp.kendall)
 }
