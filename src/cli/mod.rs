@@ -2,6 +2,7 @@
 //! file and is a thin layer over the library; output formats are table (default), `--json`, `--csv`.
 
 pub mod choices;
+mod chunks;
 pub mod dates;
 pub mod failure;
 pub mod ftest_report;

@@ -2,6 +2,7 @@
 //! (`--compare`) or explained for one user (`--explain`). Output: a table in the style of the
 //! algorithm's own system (sshare, pbsfs, `flux account view-bank -t`), `--json` or `--csv`.
 
+use super::chunks::write_chunks;
 use super::table::{text_width, Align, StreamTable, Table, TextCells};
 use super::{CliResult, Failure, Global};
 use fairsort::fairshare::{
@@ -384,36 +385,6 @@ fn cell<'a>(tree: &'a Tree, id: NodeId, row: &ShareRow, field: Field) -> Cell<'a
     }
 }
 
-/// `share --json`: `{"algorithm", "rows"}`, the rows serialized as they are produced.
-#[derive(Serialize)]
-struct JsonDoc<'a> {
-    algorithm: &'a str,
-    rows: JsonRows<'a>,
-}
-
-/// The rows of `share --json`: one per account and user association, in tree order.
-struct JsonRows<'a> {
-    tree: &'a Tree,
-    result: &'a ShareResult,
-    fields: &'a [Field],
-}
-
-impl Serialize for JsonRows<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let JsonRows {
-            tree,
-            result,
-            fields,
-        } = *self;
-        s.collect_seq(tree.preorder().into_iter().map(|id| JsonRow {
-            tree,
-            id,
-            row: result.row(id),
-            fields,
-        }))
-    }
-}
-
 struct JsonRow<'a> {
     tree: &'a Tree,
     id: NodeId,
@@ -431,36 +402,71 @@ impl Serialize for JsonRow<'_> {
     }
 }
 
+/// `share --json`: what `serde_json::to_writer_pretty` writes for a [`JsonDoc`], with the rows
+/// rendered on two threads ([`write_chunks`]): each row pretty-printed alone, its lines moved
+/// two levels in (rows hold no nested values, and strings no raw newlines).
 fn write_json(out: &mut impl Write, tree: &Tree, result: &ShareResult) -> CliResult {
     let fields = json_fields(result.algorithm);
-    let doc = JsonDoc {
-        algorithm: result.algorithm.name(),
-        rows: JsonRows {
-            tree,
-            result,
-            fields: &fields,
-        },
-    };
-    serde_json::to_writer_pretty(&mut *out, &doc).map_err(Failure::from)?;
-    writeln!(out)?;
+    out.write_all(b"{\n  \"algorithm\": ")?;
+    serde_json::to_writer(&mut *out, result.algorithm.name()).map_err(Failure::from)?;
+    out.write_all(b",\n  \"rows\": [")?;
+    let order = tree.preorder();
+    write_chunks(out, &order, |first, ids, buf| {
+        let mut one = Vec::new();
+        for (j, &id) in ids.iter().enumerate() {
+            buf.extend_from_slice(if first + j == 0 {
+                b"\n    "
+            } else {
+                b",\n    "
+            });
+            one.clear();
+            let row = JsonRow {
+                tree,
+                id,
+                row: result.row(id),
+                fields: &fields,
+            };
+            serde_json::to_writer_pretty(&mut one, &row).map_err(std::io::Error::other)?;
+            let mut from = 0;
+            for nl in memchr::memchr_iter(b'\n', &one) {
+                buf.extend_from_slice(&one[from..nl]);
+                buf.extend_from_slice(b"\n    ");
+                from = nl + 1;
+            }
+            buf.extend_from_slice(&one[from..]);
+        }
+        Ok(())
+    })?;
+    if order.is_empty() {
+        out.write_all(b"]\n}\n")?;
+    } else {
+        out.write_all(b"\n  ]\n}\n")?;
+    }
     Ok(())
 }
 
+/// `share --csv`: a header, then the rows rendered on two threads ([`write_chunks`]).
 fn write_csv(out: &mut impl Write, tree: &Tree, result: &ShareResult) -> CliResult {
     let fields = fields(result.algorithm);
-    let mut w = csv::Writer::from_writer(out);
+    let mut w = csv::Writer::from_writer(&mut *out);
     w.write_record(fields.iter().map(|f| f.name()))
         .map_err(Failure::from)?;
-    let mut cells: Vec<Vec<u8>> = vec![Vec::new(); fields.len()];
-    for id in tree.preorder() {
-        let row = result.row(id);
-        for (text, &f) in cells.iter_mut().zip(&fields) {
-            text.clear();
-            cell(tree, id, &row, f).write_text(text);
-        }
-        w.write_record(&cells).map_err(Failure::from)?;
-    }
     w.flush()?;
+    drop(w);
+    let order = tree.preorder();
+    write_chunks(out, &order, |_, ids, buf| {
+        let mut w = csv::Writer::from_writer(buf);
+        let mut cells: Vec<Vec<u8>> = vec![Vec::new(); fields.len()];
+        for &id in ids {
+            let row = result.row(id);
+            for (text, &f) in cells.iter_mut().zip(&fields) {
+                text.clear();
+                cell(tree, id, &row, f).write_text(text);
+            }
+            w.write_record(&cells).map_err(std::io::Error::other)?;
+        }
+        w.flush()
+    })?;
     Ok(())
 }
 
@@ -568,29 +574,35 @@ fn sshare_table(out: &mut impl Write, tree: &Tree, result: &ShareResult) -> CliR
         }
     }
     t.write_header(out)?;
-    let (mut account, mut usage) = (String::new(), String::new());
-    for (i, &id) in order.iter().enumerate() {
-        let n = tree.node(id);
-        let (name, user) = names(tree, id);
-        indented(&mut account, n.depth, name);
-        shares.clear();
-        shares_into(tree, id, &mut shares);
-        usage.clear();
-        let _ = write!(usage, "{}", raw_usage_count(n.raw_usage));
-        let f = |k: usize| floats.get(i * per_row + k);
-        let cells = [
-            account.as_str(),
-            user.unwrap_or(""),
-            shares.as_str(),
-            f(0),
-            usage.as_str(),
-            f(1),
-            f(2),
-            f(3),
-            f(4),
-        ];
-        t.write_row(out, &cells[..cols.len()])?;
-    }
+    let t = &t;
+    write_chunks(out, &order, |first, ids, buf| {
+        let mut t = t.clone();
+        let (mut account, mut usage, mut shares) = (String::new(), String::new(), String::new());
+        for (j, &id) in ids.iter().enumerate() {
+            let i = first + j;
+            let n = tree.node(id);
+            let (name, user) = names(tree, id);
+            indented(&mut account, n.depth, name);
+            shares.clear();
+            shares_into(tree, id, &mut shares);
+            usage.clear();
+            let _ = write!(usage, "{}", raw_usage_count(n.raw_usage));
+            let f = |k: usize| floats.get(i * per_row + k);
+            let cells = [
+                account.as_str(),
+                user.unwrap_or(""),
+                shares.as_str(),
+                f(0),
+                usage.as_str(),
+                f(1),
+                f(2),
+                f(3),
+                f(4),
+            ];
+            t.write_row(buf, &cells[..cols.len()])?;
+        }
+        Ok(())
+    })?;
     Ok(())
 }
 
@@ -668,16 +680,23 @@ fn pbs_table(out: &mut impl Write, tree: &Tree, result: &ShareResult) -> CliResu
         t.widen(8, floats.push(|s| f6_into(r.fairshare_factor, s)));
     }
     t.write_header(out)?;
-    let mut entity = String::new();
-    for (i, &id) in order.iter().enumerate() {
-        indented(&mut entity, tree.node(id).depth, name(id));
-        ints(id, &mut grp, &mut cgrp, &mut shares);
-        let f = |k: usize| floats.get(i * FLOATS + k);
-        t.write_row(
-            out,
-            &[&entity, &grp, &cgrp, &shares, f(0), f(1), f(2), f(3), f(4)],
-        )?;
-    }
+    let t = &t;
+    write_chunks(out, &order, |first, ids, buf| {
+        let mut t = t.clone();
+        let (mut entity, mut grp, mut cgrp, mut shares) =
+            (String::new(), String::new(), String::new(), String::new());
+        for (j, &id) in ids.iter().enumerate() {
+            let i = first + j;
+            indented(&mut entity, tree.node(id).depth, name(id));
+            ints(id, &mut grp, &mut cgrp, &mut shares);
+            let f = |k: usize| floats.get(i * FLOATS + k);
+            t.write_row(
+                buf,
+                &[&entity, &grp, &cgrp, &shares, f(0), f(1), f(2), f(3), f(4)],
+            )?;
+        }
+        Ok(())
+    })?;
     Ok(())
 }
 

@@ -147,6 +147,15 @@ pub fn detect_format(path: &Path, head: &[u8]) -> Option<TreeFormat> {
 /// Reads a tree file, detecting the format when `format` is `None`. Errors name the path. PBS
 /// trees get PBS's default `unknown_shares` 0.
 pub fn read_tree(path: &Path, format: Option<TreeFormat>) -> Result<TreeSpec, FormatError> {
+    read_tree_indexed(path, format).map(|(spec, _)| spec)
+}
+
+/// [`read_tree`], with the PBS `resource_group` reader's index of the nodes by name (`None`
+/// for the other formats), for applying a usage file without indexing the names again.
+pub fn read_tree_indexed(
+    path: &Path,
+    format: Option<TreeFormat>,
+) -> Result<(TreeSpec, Option<pbs::SpecNames>), FormatError> {
     let file = path.display().to_string();
     let format = match format {
         Some(f) => f,
@@ -170,7 +179,7 @@ pub fn read_tree(path: &Path, format: Option<TreeFormat>) -> Result<TreeSpec, Fo
                 source: std::io::Error::from(std::io::ErrorKind::NotFound),
             });
         }
-        return flux::read_db(path);
+        return flux::read_db(path).map(|spec| (spec, None));
     }
     // JSON may legitimately be one long line; the line-oriented formats bound a line.
     let bytes = if format == TreeFormat::Json {
@@ -182,7 +191,14 @@ pub fn read_tree(path: &Path, format: Option<TreeFormat>) -> Result<TreeSpec, Fo
         text::read_file(path, &file)?
     };
     let text = text::utf8(&bytes, &file)?;
-    read_tree_str(text, format).map_err(|e| e.with_file(&file))
+    if format == TreeFormat::Pbs {
+        return pbs::parse_resource_group_indexed(text, 0)
+            .map(|(spec, names)| (spec, Some(names)))
+            .map_err(|e| e.with_file(&file));
+    }
+    read_tree_str(text, format)
+        .map(|spec| (spec, None))
+        .map_err(|e| e.with_file(&file))
 }
 
 fn read_head(path: &Path) -> std::io::Result<Vec<u8>> {

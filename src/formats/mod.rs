@@ -16,5 +16,5 @@ pub(crate) mod text;
 pub mod toml_spans;
 
 pub use atomic::{write_atomic, WriteError};
-pub use detect::{detect_format, read_tree, read_tree_str, TreeFormat};
+pub use detect::{detect_format, read_tree, read_tree_indexed, read_tree_str, TreeFormat};
 pub use error::FormatError;

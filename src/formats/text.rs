@@ -43,38 +43,49 @@ pub fn lines<'a>(
 /// at most one chunk past the limit, never the whole file.
 pub fn read_file(path: &std::path::Path, file: &str) -> Result<Vec<u8>, FormatError> {
     use std::io::Read;
+    /// Bytes read (and checked) at a time.
+    const CHUNK: u64 = 1 << 20;
     let io = |source| FormatError::Io {
         file: file.to_string(),
         source,
     };
     let mut f = std::fs::File::open(path).map_err(io)?;
-    let mut out = Vec::new();
-    let mut chunk = vec![0u8; 1 << 16];
+    // Read straight into the result, sized once from the file's length (a regular file).
+    let size = f
+        .metadata()
+        .map_or(0, |m| if m.is_file() { m.len() } else { 0 });
+    let mut out = Vec::with_capacity(usize::try_from(size).unwrap_or(0).saturating_add(1));
+    let too_long = |line: usize| {
+        FormatError::line(
+            file,
+            line,
+            format!("line is longer than {MAX_LINE_BYTES} bytes"),
+        )
+    };
     let (mut line, mut line_len) = (1usize, 0usize);
     loop {
-        let n = match f.read(&mut chunk) {
+        let start = out.len();
+        let n = match (&mut f).take(CHUNK).read_to_end(&mut out) {
             Ok(0) => return Ok(out),
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(io(e)),
         };
-        let got = chunk.get(..n).unwrap_or(&[]);
-        for &b in got {
-            if b == b'\n' {
-                line += 1;
-                line_len = 0;
-            } else {
-                line_len += 1;
-                if line_len > MAX_LINE_BYTES {
-                    return Err(FormatError::line(
-                        file,
-                        line,
-                        format!("line is longer than {MAX_LINE_BYTES} bytes"),
-                    ));
-                }
+        let got = out.get(start..start + n).unwrap_or(&[]);
+        // Lines in order: the first one too long is named, without reading further.
+        let mut from = 0usize;
+        for nl in memchr::memchr_iter(b'\n', got) {
+            if line_len + (nl - from) > MAX_LINE_BYTES {
+                return Err(too_long(line));
             }
+            line += 1;
+            line_len = 0;
+            from = nl + 1;
         }
-        out.extend_from_slice(got);
+        line_len += got.len() - from;
+        if line_len > MAX_LINE_BYTES {
+            return Err(too_long(line));
+        }
     }
 }
 
@@ -164,6 +175,36 @@ mod tests {
     fn utf8_error_names_line() {
         let e = utf8(b"ok\nbad \xff\n", "f").unwrap_err();
         assert_eq!(e.to_string(), "f: line 2: not valid UTF-8 text");
+    }
+
+    #[test]
+    fn read_file_keeps_the_bytes_and_names_the_first_long_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("t");
+        // Lines across the 1 MiB reads, the last one without a newline.
+        let mut text = String::new();
+        for i in 0..200_000 {
+            text += &format!("line {i} {}\n", "x".repeat(i % 13));
+        }
+        text += "end";
+        std::fs::write(&p, &text).unwrap();
+        assert_eq!(read_file(&p, "t").unwrap(), text.as_bytes());
+        // A long line that straddles a read, after short ones; then one at the very end.
+        let long = "a".repeat(MAX_LINE_BYTES + 1);
+        for (body, want) in [
+            (
+                format!("{}\n{long}\nshort\n", "b".repeat(MAX_LINE_BYTES - 5)),
+                2,
+            ),
+            (format!("x\ny\n{long}"), 3),
+            (format!("{}\n", "c".repeat(MAX_LINE_BYTES)), 0),
+        ] {
+            std::fs::write(&p, &body).unwrap();
+            match read_file(&p, "t") {
+                Ok(b) => assert_eq!((want, b.len()), (0, body.len())),
+                Err(e) => assert_eq!(e.line_number(), Some(want)),
+            }
+        }
     }
 
     #[test]

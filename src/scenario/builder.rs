@@ -19,7 +19,7 @@ use crate::formula::ResourceTable;
 use crate::home::Home;
 use crate::pbs::{FairshareEntity, ResourceType};
 use crate::queue::{example, read_jobs_bytes, JobSet, JobsFormat, ResourceValue, Setup};
-use crate::usage::{apply_usage, pbs_records, UnmatchedUsage};
+use crate::usage::{apply_pbs_usage, UnmatchedUsage};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -367,12 +367,24 @@ impl ScenarioBuilder {
         base: Option<(Option<TreeSpec>, UnmatchedUsage)>,
     ) -> Result<(Option<Tree>, UnmatchedUsage), ScenarioError> {
         let mut unmatched = UnmatchedUsage::default();
+        // With a tree file, a usage file is read on a second thread while the tree is; the
+        // PBS reader's index of names is used again to apply it.
+        let (mut names, mut usage_read) = (None, None);
         let (mut spec, label) = match (&self.tree_spec, &self.tree) {
             (Some(spec), _) => (Some(spec.clone()), None),
-            (None, Some((path, format))) => (
-                Some(formats::read_tree(path, *format).map_err(input)?),
-                Some(path.display().to_string()),
-            ),
+            (None, Some((path, format))) => {
+                let read_tree = || formats::read_tree_indexed(path, *format);
+                let (tree, usage) = match &self.usage {
+                    Some(u) => {
+                        let (t, u) = crate::parallel::join(read_tree, || read_pbs_usage(u));
+                        (t, Some(u))
+                    }
+                    None => (read_tree(), None),
+                };
+                let (spec, index) = tree.map_err(input)?;
+                (names, usage_read) = (index, usage);
+                (Some(spec), Some(path.display().to_string()))
+            }
             (None, None) => {
                 let (tree, base_unmatched) = base.unwrap_or_default();
                 unmatched = base_unmatched;
@@ -385,10 +397,13 @@ impl ScenarioBuilder {
                     "--usage needs a share tree (--tree or --example)".into(),
                 ));
             };
-            let at = |e: &dyn std::fmt::Display| input(format!("{}: {e}", path.display()));
-            let bytes = std::fs::read(path).map_err(|e| at(&e))?;
-            let usage = formats::pbs::read_usage(&bytes).map_err(|e| at(&e))?;
-            unmatched.merge(apply_usage(s, pbs_records(&usage)).map_err(|e| at(&e))?);
+            let usage = usage_read
+                .take()
+                .unwrap_or_else(|| read_pbs_usage(path))
+                .map_err(input)?;
+            let applied = apply_pbs_usage(s, names.take(), &usage)
+                .map_err(|e| input(format!("{}: {e}", path.display())))?;
+            unmatched.merge(applied);
         }
         if let (Some(n), Some(s)) = (self.unknown_shares, spec.as_mut()) {
             s.unknown_shares = Some(n);
@@ -411,6 +426,13 @@ impl ScenarioBuilder {
             _ => None,
         }
     }
+}
+
+/// A PBS usage file (binary or text) read, or the message naming it.
+fn read_pbs_usage(path: &std::path::Path) -> Result<crate::formats::pbs::PbsUsage, String> {
+    let at = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    let bytes = std::fs::read(path).map_err(|e| at(&e))?;
+    formats::pbs::read_usage(&bytes).map_err(|e| at(&e))
 }
 
 /// A home's snapshot in the base's shape (no jobs: a home holds none); with `tree` false only

@@ -15,7 +15,9 @@ mod store_render;
 mod tally;
 pub mod units;
 
-pub use apply::{apply_usage, pbs_groups, pbs_records, UnmatchedUsage, UsageRecord};
+pub use apply::{
+    apply_pbs_usage, apply_usage, pbs_groups, pbs_records, UnmatchedUsage, UsageRecord,
+};
 pub use charge::{usage_res_charge, Charge, ResourceCharge};
 pub use error::{Malformed, UsageError};
 pub use job::{FinishedJob, Source};

@@ -6,8 +6,8 @@ use std::collections::{HashMap, HashSet};
 use crate::fairshare::spec::{NodeKind, NodeSpec, Shares, TreeSource, TreeSpec};
 use crate::formats::text;
 use crate::formats::FormatError;
-use hashbrown::HashTable;
-use std::hash::BuildHasher;
+
+pub use super::spec_names::SpecNames;
 
 /// Label used in messages when no path is known.
 pub const FILE: &str = "resource_group";
@@ -57,20 +57,23 @@ fn line_error(line: usize, detail: Option<&str>) -> FormatError {
 /// Differences, all refusals of input PBS would misread: lines over 255 characters (PBS splits
 /// them), negative shares and ids outside `int`.
 pub fn parse_resource_group(text: &str, unknown_shares: u64) -> Result<TreeSpec, FormatError> {
+    parse_resource_group_indexed(text, unknown_shares).map(|(spec, _)| spec)
+}
+
+/// [`parse_resource_group`], with the index of the nodes by name that the reader builds anyway
+/// (to check that names are unique and parents exist), for [`crate::usage`] to apply a usage
+/// file without indexing the names again.
+pub fn parse_resource_group_indexed(
+    text: &str,
+    unknown_shares: u64,
+) -> Result<(TreeSpec, SpecNames), FormatError> {
     let hint = text::line_count_hint(text);
     let mut nodes: Vec<NodeSpec> = Vec::with_capacity(hint);
-    // Every name in the tree so far: TREEROOT and unknown (`None`), and the nodes read, as
-    // their index in `nodes` by the hash of their name (8 bytes a name, the names not copied).
-    let mut known: HashTable<usize> = HashTable::with_capacity(hint);
-    let name_hash = |name: &str| rustc_hash::FxBuildHasher.hash_one(name);
-    let find =
-        |known: &HashTable<usize>, nodes: &[NodeSpec], name: &str| -> Option<Option<usize>> {
-            if name == ROOT_NAME || name == UNKNOWN_GROUP {
-                return Some(None);
-            }
-            let same = |&j: &usize| nodes.get(j).is_some_and(|n| n.name == name);
-            known.find(name_hash(name), same).map(|&j| Some(j))
-        };
+    // Every node read so far by name (TREEROOT and unknown are not nodes: they are names of
+    // the tree that no line may take).
+    let mut names = SpecNames::with_capacity(hint);
+    // Siblings come together in a generated file: the last parent found is tried first.
+    let mut last_parent: Option<(&str, usize)> = None;
 
     for item in text::lines(text, FILE) {
         let (n, line) = item?;
@@ -94,8 +97,13 @@ pub fn parse_resource_group(text: &str, unknown_shares: u64) -> Result<TreeSpec,
         } else {
             parent_tok
         };
-        let parent_found = find(&known, &nodes, parent_name);
-        if find(&known, &nodes, name).is_some() {
+        // `Some(None)`: the root or `unknown`; `Some(Some(i))`: node i; `None`: no such name.
+        let parent_found = match last_parent {
+            _ if parent_name == ROOT_NAME || parent_name == UNKNOWN_GROUP => Some(None),
+            Some((p, i)) if p == parent_name => Some(Some(i)),
+            _ => names.find(&nodes, parent_name).map(Some),
+        };
+        if name == ROOT_NAME || name == UNKNOWN_GROUP || names.insert_next(&nodes, name).is_err() {
             return Err(FormatError::line(
                 FILE,
                 n,
@@ -125,23 +133,25 @@ pub fn parse_resource_group(text: &str, unknown_shares: u64) -> Result<TreeSpec,
             .map_err(|_| line_error(n, Some(&format!("shares {shares} is negative"))))?;
         let parent = (parent_name != ROOT_NAME).then(|| parent_name.to_string());
         // A node with children is a group.
-        if let Some(p) = parent_idx.and_then(|i| nodes.get_mut(i)) {
-            p.kind = NodeKind::Account;
+        if let Some(i) = parent_idx {
+            if let Some(p) = nodes.get_mut(i) {
+                p.kind = NodeKind::Account;
+            }
+            last_parent = Some((parent_name, i));
         }
         let mut node = NodeSpec::new(name, parent, NodeKind::User, Shares::Count(shares));
         node.id = Some(id);
         node.line = Some(n);
         nodes.push(node);
-        let hash_of = |j: usize| nodes.get(j).map_or(0, |n| name_hash(&n.name));
-        known.insert_unique(name_hash(name), nodes.len() - 1, |&j| hash_of(j));
     }
-    Ok(TreeSpec {
+    let spec = TreeSpec {
         source: TreeSource::Pbs,
         root_name: ROOT_NAME.to_string(),
         root_usage: None,
         unknown_shares: Some(unknown_shares),
         nodes,
-    })
+    };
+    Ok((spec, names))
 }
 
 /// Writes `spec` as a `resource_group` file that [`parse_resource_group`] reads back to the same
