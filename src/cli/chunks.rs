@@ -3,8 +3,64 @@
 //! buffers are written in row order, so the output is byte for byte what one thread writes
 //! (issue #16: `share` of a million rows spent a fifth of its time formatting them).
 
+use super::table::{StreamTable, TextCells};
 use fairsort::parallel::{join, PARALLEL_MIN_JOBS};
 use std::io::{self, Write};
+
+/// The cells a table's first pass formatted, `per_row` a row, in two halves.
+pub struct SplitCells {
+    halves: [TextCells; 2],
+    /// The first row of the second half.
+    mid: usize,
+    per_row: usize,
+}
+
+impl SplitCells {
+    /// Cell `k` of row `row`.
+    pub fn get(&self, row: usize, k: usize) -> &str {
+        match row.checked_sub(self.mid) {
+            None => self.halves[0].get(row * self.per_row + k),
+            Some(r) => self.halves[1].get(r * self.per_row + k),
+        }
+    }
+}
+
+/// A table's first pass over `rows` on two threads (below [`PARALLEL_MIN_JOBS`] rows, one):
+/// `pass(part, table, cells)` widens its copy of `t` and formats `per_row` cells a row of
+/// `part`; the copies' widths are merged into `t`. `bytes` is about a cell's length.
+pub fn first_pass<T: Sync>(
+    t: &mut StreamTable,
+    rows: &[T],
+    per_row: usize,
+    bytes: usize,
+    pass: impl Fn(&[T], &mut StreamTable, &mut TextCells) + Sync,
+) -> SplitCells {
+    let mid = if rows.len() < PARALLEL_MIN_JOBS {
+        rows.len()
+    } else {
+        rows.len() / 2
+    };
+    let (a, b) = rows.split_at(mid);
+    let half = |part: &[T]| {
+        let mut copy = t.clone();
+        let mut cells =
+            TextCells::with_capacity(part.len() * per_row, part.len() * per_row * bytes);
+        pass(part, &mut copy, &mut cells);
+        (copy, cells)
+    };
+    let ((ta, ca), (tb, cb)) = if b.is_empty() {
+        (half(a), half(b))
+    } else {
+        join(|| half(a), || half(b))
+    };
+    t.widen_to(&ta);
+    t.widen_to(&tb);
+    SplitCells {
+        halves: [ca, cb],
+        mid,
+        per_row,
+    }
+}
 
 /// Rows rendered per chunk.
 const CHUNK: usize = 1 << 12;
@@ -87,6 +143,44 @@ mod tests {
             .unwrap();
             assert!(got == want, "{n} items");
         }
+    }
+
+    /// Two halves give the widths and cells of one pass over every row.
+    #[test]
+    fn first_pass_in_halves_is_one_pass() {
+        use super::super::table::Align;
+        let rows: Vec<u64> = (0..PARALLEL_MIN_JOBS as u64 + 7).collect();
+        let cols = [("a", Align::Left), ("b", Align::Right)];
+        let pass = |part: &[u64], t: &mut StreamTable, cells: &mut TextCells| {
+            for &r in part {
+                // The widest cell of each column is in a different half.
+                let a = if r == 3 { "x".repeat(9) } else { r.to_string() };
+                let b = if r == rows.len() as u64 - 2 {
+                    "y".repeat(12)
+                } else {
+                    "z".into()
+                };
+                t.widen(0, cells.push(|s| s.push_str(&a)));
+                t.widen(1, cells.push(|s| s.push_str(&b)));
+            }
+        };
+        let (mut one, mut halves) = (StreamTable::new(&cols), StreamTable::new(&cols));
+        let mut all = TextCells::default();
+        pass(&rows, &mut one, &mut all);
+        let split = first_pass(&mut halves, &rows, 2, 4, pass);
+        for i in 0..rows.len() {
+            for k in 0..2 {
+                assert_eq!(split.get(i, k), all.get(i * 2 + k), "row {i} cell {k}");
+            }
+        }
+        let header = |mut t: StreamTable| {
+            let mut v = Vec::new();
+            t.write_header(&mut v).unwrap();
+            String::from_utf8(v).unwrap()
+        };
+        let want = header(one);
+        assert!(want.contains(&"-".repeat(12)));
+        assert_eq!(header(halves), want);
     }
 
     #[test]

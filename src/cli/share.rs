@@ -2,8 +2,8 @@
 //! (`--compare`) or explained for one user (`--explain`). Output: a table in the style of the
 //! algorithm's own system (sshare, pbsfs, `flux account view-bank -t`), `--json` or `--csv`.
 
-use super::chunks::write_chunks;
-use super::table::{text_width, Align, StreamTable, Table, TextCells};
+use super::chunks::{first_pass, write_chunks};
+use super::table::{text_width, Align, StreamTable, Table};
 use super::{CliResult, Failure, Global};
 use fairsort::fairshare::{
     compute, explain, Algorithm, NodeId, Options, ShareError, ShareResult, ShareRow, Shares, Tree,
@@ -544,35 +544,37 @@ fn sshare_table(out: &mut impl Write, tree: &Tree, result: &ShareResult) -> CliR
     // First pass: the widths, from the names and integers; the floats are formatted once, into
     // one buffer (`per_row` cells a row).
     let per_row = cols.len() - 4;
-    let mut floats = TextCells::with_capacity(order.len() * per_row, order.len() * per_row * 9);
-    let mut shares = String::new();
-    for &id in &order {
-        let n = tree.node(id);
-        let r = result.row(id);
-        let (account, user) = names(tree, id);
-        t.widen(0, n.depth + text_width(account));
-        t.widen(1, user.map_or(0, text_width));
-        shares.clear();
-        shares_into(tree, id, &mut shares);
-        t.widen(2, shares.len());
-        t.widen(3, floats.push(|s| f6_into(r.norm_shares, s)));
-        t.widen(4, decimal_digits(raw_usage_count(n.raw_usage)));
-        t.widen(5, floats.push(|s| f6_into(r.norm_usage, s)));
-        t.widen(6, floats.push(|s| f6_into(r.effective_usage, s)));
-        t.widen(7, floats.push(|s| f6_into(r.fairshare, s)));
-        match result.algorithm {
-            Algorithm::FairTree => t.widen(8, floats.push(|s| f6_into(r.level_fs, s))),
-            Algorithm::Ticket => t.widen(
-                8,
-                floats.push(|s| {
-                    if let Some(x) = r.tickets {
-                        let _ = write!(s, "{x:.0}");
-                    }
-                }),
-            ),
-            _ => {}
+    let algorithm = result.algorithm;
+    let floats = first_pass(&mut t, &order, per_row, 9, |part, t, floats| {
+        let mut shares = String::new();
+        for &id in part {
+            let n = tree.node(id);
+            let r = result.row(id);
+            let (account, user) = names(tree, id);
+            t.widen(0, n.depth + text_width(account));
+            t.widen(1, user.map_or(0, text_width));
+            shares.clear();
+            shares_into(tree, id, &mut shares);
+            t.widen(2, shares.len());
+            t.widen(3, floats.push(|s| f6_into(r.norm_shares, s)));
+            t.widen(4, decimal_digits(raw_usage_count(n.raw_usage)));
+            t.widen(5, floats.push(|s| f6_into(r.norm_usage, s)));
+            t.widen(6, floats.push(|s| f6_into(r.effective_usage, s)));
+            t.widen(7, floats.push(|s| f6_into(r.fairshare, s)));
+            match algorithm {
+                Algorithm::FairTree => t.widen(8, floats.push(|s| f6_into(r.level_fs, s))),
+                Algorithm::Ticket => t.widen(
+                    8,
+                    floats.push(|s| {
+                        if let Some(x) = r.tickets {
+                            let _ = write!(s, "{x:.0}");
+                        }
+                    }),
+                ),
+                _ => {}
+            }
         }
-    }
+    });
     t.write_header(out)?;
     let t = &t;
     write_chunks(out, &order, |first, ids, buf| {
@@ -587,7 +589,7 @@ fn sshare_table(out: &mut impl Write, tree: &Tree, result: &ShareResult) -> CliR
             shares_into(tree, id, &mut shares);
             usage.clear();
             let _ = write!(usage, "{}", raw_usage_count(n.raw_usage));
-            let f = |k: usize| floats.get(i * per_row + k);
+            let f = |k: usize| floats.get(i, k);
             let cells = [
                 account.as_str(),
                 user.unwrap_or(""),
@@ -651,34 +653,35 @@ fn pbs_table(out: &mut impl Write, tree: &Tree, result: &ShareResult) -> CliResu
     };
     // First pass: widths of names and integers; the five float cells formatted once.
     const FLOATS: usize = 5;
-    let mut floats = TextCells::with_capacity(order.len() * FLOATS, order.len() * FLOATS * 9);
-    let (mut grp, mut cgrp, mut shares) = (String::new(), String::new(), String::new());
-    for &id in &order {
-        let n = tree.node(id);
-        let r = result.row(id);
-        t.widen(0, n.depth + text_width(name(id)));
-        ints(id, &mut grp, &mut cgrp, &mut shares);
-        t.widen(1, grp.len());
-        t.widen(2, cgrp.len());
-        t.widen(3, shares.len());
-        let usage = r.usage.unwrap_or(n.raw_usage);
-        t.widen(
-            4,
-            floats.push(|s| {
-                let _ = write!(s, "{usage:.0}");
-            }),
-        );
-        let perc = r.fairshare_perc.unwrap_or(0.0) as f32;
-        t.widen(
-            5,
-            floats.push(|s| {
-                let _ = write!(s, "{:.3}%", f64::from(perc * 100.0));
-            }),
-        );
-        t.widen(6, floats.push(|s| f6_into(r.fairshare_perc, s)));
-        t.widen(7, floats.push(|s| f6_into(r.fairshare_tree_usage, s)));
-        t.widen(8, floats.push(|s| f6_into(r.fairshare_factor, s)));
-    }
+    let floats = first_pass(&mut t, &order, FLOATS, 9, |part, t, floats| {
+        let (mut grp, mut cgrp, mut shares) = (String::new(), String::new(), String::new());
+        for &id in part {
+            let n = tree.node(id);
+            let r = result.row(id);
+            t.widen(0, n.depth + text_width(name(id)));
+            ints(id, &mut grp, &mut cgrp, &mut shares);
+            t.widen(1, grp.len());
+            t.widen(2, cgrp.len());
+            t.widen(3, shares.len());
+            let usage = r.usage.unwrap_or(n.raw_usage);
+            t.widen(
+                4,
+                floats.push(|s| {
+                    let _ = write!(s, "{usage:.0}");
+                }),
+            );
+            let perc = r.fairshare_perc.unwrap_or(0.0) as f32;
+            t.widen(
+                5,
+                floats.push(|s| {
+                    let _ = write!(s, "{:.3}%", f64::from(perc * 100.0));
+                }),
+            );
+            t.widen(6, floats.push(|s| f6_into(r.fairshare_perc, s)));
+            t.widen(7, floats.push(|s| f6_into(r.fairshare_tree_usage, s)));
+            t.widen(8, floats.push(|s| f6_into(r.fairshare_factor, s)));
+        }
+    });
     t.write_header(out)?;
     let t = &t;
     write_chunks(out, &order, |first, ids, buf| {
@@ -689,7 +692,7 @@ fn pbs_table(out: &mut impl Write, tree: &Tree, result: &ShareResult) -> CliResu
             let i = first + j;
             indented(&mut entity, tree.node(id).depth, name(id));
             ints(id, &mut grp, &mut cgrp, &mut shares);
-            let f = |k: usize| floats.get(i * FLOATS + k);
+            let f = |k: usize| floats.get(i, k);
             t.write_row(
                 buf,
                 &[&entity, &grp, &cgrp, &shares, f(0), f(1), f(2), f(3), f(4)],

@@ -166,6 +166,13 @@ impl StreamTable {
         }
     }
 
+    /// Widens every column to at least `other`'s width (widths found over parts of the rows).
+    pub fn widen_to(&mut self, other: &StreamTable) {
+        for (i, &w) in other.width.iter().enumerate() {
+            self.widen(i, w);
+        }
+    }
+
     /// Writes the header and a dashed rule.
     pub fn write_header(&mut self, out: &mut impl Write) -> io::Result<()> {
         let header = std::mem::take(&mut self.header);
