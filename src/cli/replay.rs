@@ -27,8 +27,8 @@ const DEFAULT_HALF_LIFE: f64 = 604_800.0;
 /// Arguments of `fairsort replay`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The trace: SWF, a PBS accounting log (or directory of daily logs), `sacct -P` output, or a
-    /// flux-accounting database (its jobs table).
+    /// The trace: SWF, a PBS accounting log (or directory of daily logs), `sacct -P` or
+    /// `sacct --json` output, or a flux-accounting database (its jobs table).
     #[arg(long, value_name = "FILE")]
     pub trace: PathBuf,
     /// The trace's format and the cluster model.
@@ -70,8 +70,8 @@ pub struct Args {
 /// attainment|waits`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct Model {
-    /// Trace format: swf, pbs, sacct or flux (a flux-accounting database's jobs table; default:
-    /// detected from the first line, or the SQLite header).
+    /// Trace format: swf, pbs, sacct (`-P` text or `--json`) or flux (a flux-accounting
+    /// database's jobs table; default: detected from the first line, or the SQLite header).
     #[arg(long, value_name = "FORMAT")]
     pub trace_format: Option<String>,
     /// Nodes of the cluster model (default: the SWF header's MaxNodes).

@@ -9,6 +9,7 @@ pub mod flux_trace;
 mod planned;
 pub mod plot;
 pub mod report;
+pub mod sacct_json;
 pub mod shares;
 pub mod sim;
 pub mod slurm;

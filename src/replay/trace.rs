@@ -2,7 +2,7 @@
 //! time (end − start), requested walltime, size in cores, user, group/account and queue. The
 //! recorded start is used only for the run time. Readers: the Standard Workload Format (SWF) of
 //! the Parallel Workloads Archive, PBS accounting logs (`E` records, with `Q` records for the
-//! submit time when `E` lacks `qtime`) and Slurm `sacct -P`.
+//! submit time when `E` lacks `qtime`), Slurm `sacct -P` and `sacct --json` (`sacct_json`).
 
 use crate::usage::decay::calendar::parse_iso;
 use crate::usage::units::{pbs_log_date, slurm_duration};
@@ -87,7 +87,8 @@ pub enum TraceFormat {
     Swf,
     /// PBS accounting log (file or directory of daily files).
     Pbs,
-    /// Slurm `sacct -P` (pipe-separated with a header line).
+    /// Slurm `sacct -P` (pipe-separated with a header line) or `sacct --json` (told apart by
+    /// the first character, `{`).
     Sacct,
     /// flux-accounting's database (its `jobs` table).
     Flux,
@@ -158,6 +159,14 @@ pub enum TraceError {
         /// What is wrong (the job it concerns).
         message: String,
     },
+    /// A `sacct --json` document that cannot be read as a trace.
+    #[error("{}: {message}", path.display())]
+    Json {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong (the job and field it concerns).
+        message: String,
+    },
     /// The format cannot be told from the file.
     #[error("{}: cannot tell the trace format; give --trace-format swf|pbs|sacct|flux", path.display())]
     Unknown {
@@ -177,6 +186,9 @@ fn line_err(path: &Path, line: usize, message: impl Into<String>) -> TraceError 
 /// Guesses a format from a file's first meaningful line.
 pub fn detect(text: &str) -> Option<TraceFormat> {
     let first = text.lines().find(|l| !l.trim().is_empty())?;
+    if first.trim_start().starts_with('{') {
+        return Some(TraceFormat::Sacct);
+    }
     if first.trim_start().starts_with(';') {
         return Some(TraceFormat::Swf);
     }
@@ -245,7 +257,11 @@ pub fn read_trace(path: &Path, format: Option<TraceFormat>) -> Result<Trace, Tra
         }
         TraceFormat::Sacct => {
             for (p, t) in &texts {
-                read_sacct(t, p, &mut trace)?;
+                if t.trim_start().starts_with('{') {
+                    super::sacct_json::read_sacct_json(t.as_bytes(), p, &mut trace)?;
+                } else {
+                    read_sacct(t, p, &mut trace)?;
+                }
             }
         }
         TraceFormat::Flux => unreachable_flux(path)?,

@@ -435,6 +435,102 @@ JobID|User|Account|Partition|QOS|Submit|Start|End|Timelimit|AllocCPUS|ReqCPUS
 }
 
 #[test]
+fn reads_sacct_json_of_both_schemas() {
+    // data_parser v0.0.38 (22.05): plain numbers; v0.0.41 (24.05): `{set, infinite, number}`
+    // and `state.current` a list. Steps are nested (`steps`), never jobs of their own.
+    let text = r#"{"meta": {"plugin": {"type": "openapi/dbv0.0.38"}}, "jobs": [
+      {"job_id": 100, "user": "bob", "account": "chem", "partition": "normal", "qos": "high",
+       "state": {"current": "COMPLETED"}, "required": {"CPUs": 8, "memory": 1000},
+       "time": {"submission": 1795168800, "start": 1795169400, "end": 1795173000, "limit": 120},
+       "tres": {"allocated": [{"type": "cpu", "name": null, "count": 8}],
+                "requested": [{"type": "cpu", "name": null, "count": 8}]},
+       "steps": [{"step": {"id": "100.batch"}}]},
+      {"job_id": 101, "user": "eve", "account": "", "group": "bio", "partition": "p1,p2",
+       "qos": "normal", "state": {"current": ["COMPLETED"]},
+       "required": {"CPUs": 0},
+       "time": {"submission": {"set": true, "infinite": false, "number": 1795168800},
+                "start": {"set": true, "infinite": false, "number": 1795168810},
+                "end": {"set": true, "infinite": false, "number": 1795168830},
+                "limit": {"set": false, "infinite": true, "number": 0}},
+       "tres": {"allocated": [{"type": "cpu", "count": 3}],
+                "requested": [{"type": "cpu", "count": 2}]}},
+      {"job_id": 102, "array": {"job_id": 90, "task_id": {"set": true, "number": 4}},
+       "user": "ann", "account": "phys", "partition": "normal", "qos": "normal",
+       "required": {"CPUs": 1},
+       "time": {"submission": 1795168800, "start": 0, "end": 0, "limit": 5}}
+    ]}"#;
+    // Detected from the `{`, and read the same with --trace-format sacct.
+    for format in [None, Some(TraceFormat::Sacct)] {
+        let t = read(text, "sacct.json", format).unwrap();
+        assert_eq!(t.jobs.len(), 2);
+        let j = &t.jobs[0];
+        assert_eq!(
+            (j.id.as_str(), j.submit, j.run, j.walltime, j.cores),
+            ("100", 1_795_168_800, 3600, Some(7200), 8)
+        );
+        assert_eq!(
+            (
+                j.user.as_str(),
+                j.account.as_str(),
+                j.queue.as_str(),
+                j.qos.as_str()
+            ),
+            ("bob", "chem", "normal", "high")
+        );
+        // No account: the group; allocated CPUs before the request; no limit: unknown.
+        let k = &t.jobs[1];
+        assert_eq!(
+            (k.account.as_str(), k.cores, k.run, k.walltime),
+            ("bio", 3, 20, None)
+        );
+        assert_eq!(k.queue, "p1,p2");
+        assert_eq!(t.left_out, [("never started".to_string(), 1)]);
+    }
+    let e = read(
+        r#"{"jobs": [{"job_id": 7, "time": {"submission": 5, "start": "soon"}}]}"#,
+        "s.json",
+        None,
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string().contains("s.json") && e.to_string().contains("job `7`: time.start"),
+        "{e}"
+    );
+    let e = read("{\"jobs\": 3}", "t.json", None).unwrap_err();
+    assert!(
+        e.to_string()
+            .ends_with("t.json: sacct --json: no `jobs` list"),
+        "{e}"
+    );
+}
+
+#[test]
+fn reads_a_real_sacct_json() {
+    // Slurm 22.05 (tests/data/slurm_priority/real_2205_dbd/README.md): jobs 1-3 completed on
+    // the one real node, 5 and 7 were cancelled after running 23 s, the rest never started.
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/slurm_priority/real_2205_dbd/sacct.json");
+    let t = read_trace(&p, None).unwrap();
+    let got: Vec<(&str, i64, u64, Option<i64>)> = t
+        .jobs
+        .iter()
+        .map(|j| (j.id.as_str(), j.run, j.cores, j.walltime))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("1", 70, 2, Some(300)),
+            ("2", 150, 1, Some(300)),
+            ("3", 70, 1, Some(300)),
+            ("5", 23, 8, Some(7200)),
+            ("7", 23, 12, Some(36000)),
+        ]
+    );
+    assert_eq!(t.jobs[3].qos, "high");
+    assert_eq!(t.left_out, [("never started".to_string(), 7)]);
+}
+
+#[test]
 fn cli_on_the_shipped_example() {
     let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/replay/small.swf");
     let out = fairsort()
