@@ -4,13 +4,17 @@
 //! (docs/replay.md), or by Slurm's multifactor priority (`--slurm-conf`). A thin layer over `fairsort::replay`: the home's formula and decay as
 //! defaults, a progress bar, streamed JSON, CSV and the SVG plots.
 
+use super::choices::parser;
 use super::eval::formula_failure;
 use super::progress::Progress;
 use super::table::{Align, Table};
 use super::{CliResult, Failure, Global};
+use fairsort::fairshare::TreeSpec;
 use fairsort::formats::slurm as fslurm;
+use fairsort::formats::{read_tree, TreeFormat};
 use fairsort::formula::{self, Program, ResourceTable};
 use fairsort::home::dir::Home;
+use fairsort::home::state::ServerState;
 use fairsort::replay::{
     attainment, attainment_svg, read_trace, replay_slurm, replay_with, summarize, waits_svg,
     Attainment, Backfill, Cluster, EntityStats, Options, Outcome, Report, SlurmPolicy, Trace,
@@ -45,6 +49,13 @@ pub struct Args {
     /// With --slurm-conf: `sacctmgr show qos -P` output (Name, Priority) for the QOS factor.
     #[arg(long, value_name = "FILE", requires = "slurm_conf")]
     pub qos: Option<PathBuf>,
+    /// The site's share tree for fair share (any format of `fairsort tree`; default: the server
+    /// home's tree, if one was imported), instead of accounts → users with 1 share each.
+    #[arg(long, value_name = "FILE")]
+    pub tree: Option<PathBuf>,
+    /// Format of --tree (default: detected).
+    #[arg(long, value_name = "FORMAT", value_parser = parser::<TreeFormat>(), requires = "tree")]
+    pub tree_format: Option<TreeFormat>,
     /// A second formula replayed on the same trace, shown side by side.
     #[arg(long, value_name = "FORMULA")]
     pub against: Option<String>,
@@ -138,18 +149,55 @@ fn cluster(args: &Args, trace: &Trace) -> Result<Cluster, Failure> {
     })
 }
 
+/// What the server home gives a replay (when one exists): its state and its share tree.
+#[derive(Default)]
+struct HomeInputs {
+    state: Option<ServerState>,
+    tree: Option<TreeSpec>,
+}
+
+/// Reads the server home, if one exists: its state, and its share tree unless `--tree` is
+/// given (PBS trees get the home's `unknown_shares`).
+fn home_inputs(args: &Args, global: &Global) -> Result<HomeInputs, Failure> {
+    let Some(home) =
+        Home::find(global.home.as_deref()).map_err(|e| Failure::user(e.to_string()))?
+    else {
+        return Ok(HomeInputs::default());
+    };
+    let state = home.load().map_err(|e| Failure::user(e.to_string()))?;
+    let tree = match &args.tree {
+        Some(_) => None,
+        None => home
+            .stored_tree()
+            .map_err(|e| Failure::user(e.to_string()))?
+            .filter(|t| !t.nodes.is_empty())
+            .map(|mut t| {
+                if t.follows_pbs() {
+                    t.unknown_shares = Some(state.sched.unknown_shares);
+                }
+                t
+            }),
+    };
+    Ok(HomeInputs {
+        state: Some(state),
+        tree,
+    })
+}
+
+/// The share tree of the replay: `--tree FILE`, else the home's, else none.
+fn site_tree(args: &Args, home: &HomeInputs) -> Result<Option<TreeSpec>, Failure> {
+    match &args.tree {
+        Some(p) => read_tree(p, args.tree_format)
+            .map(Some)
+            .map_err(|e| Failure::user(e.to_string())),
+        None => Ok(home.tree.clone()),
+    }
+}
+
 /// The formula and half-life: the flags, else the home's (if one exists), else an error for
 /// the formula and 7 days for the half-life.
-fn defaults(args: &Args, global: &Global) -> Result<(String, f64), Failure> {
-    let home = match (&args.formula, args.model.half_life) {
-        (Some(_), Some(_)) => None,
-        _ => Home::find(global.home.as_deref()).map_err(|e| Failure::user(e.to_string()))?,
-    };
-    let state = match &home {
-        Some(h) => Some(h.load().map_err(|e| Failure::user(e.to_string()))?),
-        None => None,
-    };
-    let formula = match (&args.formula, &state) {
+fn defaults(args: &Args, state: Option<&ServerState>) -> Result<(String, f64), Failure> {
+    let formula = match (&args.formula, state) {
         (Some(f), _) => f.clone(),
         (None, Some(s)) => s.server.job_sort_formula.clone().ok_or_else(|| {
             Failure::usage("give --formula: the home has no job_sort_formula set")
@@ -160,7 +208,7 @@ fn defaults(args: &Args, global: &Global) -> Result<(String, f64), Failure> {
             ))
         }
     };
-    let half_life = match (args.model.half_life, &state) {
+    let half_life = match (args.model.half_life, state) {
         (Some(h), _) => h,
         // PBS multiplies usage by f every T seconds: the continuous decay with the same
         // factor per period has the half-life T·ln 2 / −ln f.
@@ -208,6 +256,8 @@ fn replays(args: &Args, global: &Global) -> Result<Replays, Failure> {
         Some(path) => Some(slurm_site(path, args.qos.as_deref())?),
         None => None,
     };
+    let home = home_inputs(args, global)?;
+    let tree = site_tree(args, &home)?;
     let (formula_a, half_life) = match &slurm {
         // Slurm: PriorityDecayHalfLife (0: no decay, an infinite half-life).
         Some((conf, _)) => (
@@ -223,7 +273,7 @@ fn replays(args: &Args, global: &Global) -> Result<Replays, Failure> {
                 h => f64::from(h),
             }),
         ),
-        None => defaults(args, global)?,
+        None => defaults(args, home.state.as_ref())?,
     };
     let a = match &slurm {
         Some(_) => None,
@@ -242,6 +292,7 @@ fn replays(args: &Args, global: &Global) -> Result<Replays, Failure> {
         cluster,
         backfill,
         half_life,
+        tree,
     };
     let policy = match slurm {
         Some((conf, qos)) => {

@@ -12,6 +12,7 @@ pub mod report;
 pub mod sacct_json;
 pub mod shares;
 pub mod sim;
+mod site_tree;
 pub mod slurm;
 pub mod trace;
 

@@ -9,6 +9,7 @@
 //! The other algorithms' keywords rebuild the tree and run `fairshare::compute`.
 
 use super::sim::ReplayError;
+use super::site_tree::SiteTree;
 use super::trace::Trace;
 use crate::fairshare::pbs::MIN_USAGE;
 use crate::fairshare::{compute, keyword_source, Algorithm, NodeKind, NodeSpec, Options};
@@ -228,6 +229,8 @@ pub(crate) struct ShareModel {
     generation: u64,
     fresh: Vec<u64>,
     pub(crate) updates: u64,
+    /// The site's share tree, when the replay uses one (else accounts → users, 1 share each).
+    site: Option<SiteTree>,
 }
 
 impl ShareModel {
@@ -235,14 +238,20 @@ impl ShareModel {
         trace: &Trace,
         keywords: &[String],
         half_life: f64,
+        tree: Option<&TreeSpec>,
     ) -> Result<ShareModel, ReplayError> {
         let half_life =
             HalfLife::new(half_life).map_err(|e| ReplayError::HalfLife(e.to_string()))?;
         let entities = Entities::of(trace);
         let n = entities.assocs.len();
+        let site = match tree {
+            Some(spec) => Some(SiteTree::new(spec.clone(), &entities)?),
+            None => None,
+        };
         let columns: Option<Vec<PbsColumn>> = keywords.iter().map(|k| pbs_column(k)).collect();
         let pbs = match columns {
-            Some(c) if !c.is_empty() => Some((PbsFlat::new(&entities), c)),
+            // The flat path is the two-level tree of the trace's entities only.
+            Some(c) if !c.is_empty() && site.is_none() => Some((PbsFlat::new(&entities), c)),
             _ => None,
         };
         Ok(ShareModel {
@@ -259,7 +268,16 @@ impl ShareModel {
             generation: 0,
             fresh: vec![0; n],
             updates: 0,
+            site,
         })
+    }
+
+    /// Per association: its part of the site tree's shares (empty without a site tree: the
+    /// report then uses [`Entities::user_shares`]).
+    pub(crate) fn assoc_shares(&self) -> Vec<f64> {
+        self.site
+            .as_ref()
+            .map_or_else(Vec::new, |s| s.shares().to_vec())
     }
 
     /// The trace's entities.
@@ -358,7 +376,10 @@ impl ShareModel {
             Ok(())
         } else {
             self.changed.iter_mut().for_each(|c| *c = true);
-            tree_values(&self.entities, &self.keywords, &usage, &mut self.values)
+            match &self.site {
+                Some(site) => site.values(&self.keywords, &usage, &mut self.values),
+                None => tree_values(&self.entities, &self.keywords, &usage, &mut self.values),
+            }
         };
         self.usage = usage;
         result.map(|()| true)
@@ -526,7 +547,7 @@ mod tests {
     fn refresh_reports_what_changed() {
         let t = trace(&[("a", "x"), ("a", "y"), ("b", "z")]);
         let kws = vec!["fairshare_factor".to_string()];
-        let mut m = ShareModel::new(&t, &kws, 3600.0).unwrap();
+        let mut m = ShareModel::new(&t, &kws, 3600.0, None).unwrap();
         assert!(m.refresh(0).unwrap());
         (0..3).for_each(|a| m.prepare(a));
         assert!(!m.refresh(10).unwrap(), "no charge since: no refresh");

@@ -70,6 +70,8 @@ pub struct Options {
     pub backfill: Backfill,
     /// Usage half-life in seconds.
     pub half_life: f64,
+    /// The site's share tree (the home's or `--tree`); `None`: accounts → users, 1 share each.
+    pub tree: Option<crate::fairshare::TreeSpec>,
 }
 
 /// Where one job ran.
@@ -97,6 +99,9 @@ pub struct Outcome {
     pub formula_errors: u64,
     /// Jobs started by backfill (behind a reservation).
     pub backfilled: u64,
+    /// Per association (`Entities` order): its part of the site tree's shares (empty without
+    /// a site tree: accounts equal, users equal within their account).
+    pub shares: Vec<f64>,
 }
 
 /// A replay that cannot run.
@@ -258,7 +263,7 @@ fn run(
     } else {
         Reeval::OnShareChange
     };
-    let mut shares = ShareModel::new(trace, &share_keywords, opts.half_life)?;
+    let mut shares = ShareModel::new(trace, &share_keywords, opts.half_life, opts.tree.as_ref())?;
     let mut sim = Sim {
         jobs: &trace.jobs,
         program,
@@ -278,6 +283,7 @@ fn run(
             share_updates: 0,
             formula_errors: 0,
             backfilled: 0,
+            shares: shares.assoc_shares(),
         },
         slots,
         rows: Vec::new(),

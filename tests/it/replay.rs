@@ -38,6 +38,7 @@ fn run(jobs: Vec<TraceJob>, nodes: u64, cpn: u64, formula: &str, backfill: Backf
         },
         backfill,
         half_life: 604_800.0,
+        tree: None,
     };
     replay(&trace, &program, &opts).unwrap()
 }
@@ -1152,6 +1153,7 @@ fn slurm_run(jobs: Vec<TraceJob>, nodes: u64, cpn: u64, conf: &str) -> Outcome {
         cluster,
         backfill: Backfill::None,
         half_life: 604_800.0,
+        tree: None,
     };
     replay_slurm(&trace, &policy, &opts, &mut ()).unwrap()
 }
@@ -1265,6 +1267,52 @@ JobID|User|Account|Partition|QOS|Submit|Start|End|Timelimit|AllocCPUS
         starts.iter().map(|s| s - t0).collect::<Vec<_>>(),
         [0, 200, 100]
     );
+    // `plot waits --slurm-conf` draws the replay's picture (and not FCFS's: the waits differ).
+    let svg = dir.path().join("w.svg");
+    fairsort()
+        .args(["replay", "--nodes", "1", "--cores-per-node", "2"])
+        .args(["--backfill", "none", "--trace"])
+        .arg(&trace)
+        .arg("--slurm-conf")
+        .arg(&conf)
+        .arg("--qos")
+        .arg(&qos)
+        .arg("--plot-waits")
+        .arg(&svg)
+        .assert()
+        .success();
+    let plot = |policy: &[&str]| {
+        let out = fairsort()
+            .args([
+                "plot",
+                "waits",
+                "-o",
+                "-",
+                "--nodes",
+                "1",
+                "--cores-per-node",
+                "2",
+            ])
+            .args(["--backfill", "none", "--trace"])
+            .arg(&trace)
+            .args(policy)
+            .assert()
+            .success();
+        String::from_utf8(out.get_output().stdout.clone()).unwrap()
+    };
+    let (c, q) = (conf.to_str().unwrap(), qos.to_str().unwrap());
+    let slurm_svg = plot(&["--slurm-conf", c, "--qos", q]);
+    assert_eq!(slurm_svg, std::fs::read_to_string(&svg).unwrap());
+    // The lines drawn (the text, which names the policy, left out).
+    let lines = |svg: &str| -> Vec<String> {
+        svg.split("<polyline")
+            .skip(1)
+            .filter_map(|el| el.split_once("/>").map(|(l, _)| l.to_string()))
+            .collect()
+    };
+    let fcfs_svg = plot(&["--formula", "eligible_time"]);
+    assert_eq!(series_count(&slurm_svg), 1);
+    assert_ne!(lines(&slurm_svg), lines(&fcfs_svg));
     // --formula and --slurm-conf are two orderings: bad usage.
     fairsort()
         .args(["replay", "--formula", "ncpus", "--trace"])
@@ -1298,6 +1346,7 @@ fn slurm_heavy_users_wait_longer_under_fair_share_than_under_job_size() {
             cluster,
             backfill: Backfill::Easy,
             half_life: 604_800.0,
+            tree: None,
         };
         let o = replay_slurm(&trace, &policy, &opts, &mut ()).unwrap();
         let r = summarize(&trace, &o, cluster);
@@ -1363,4 +1412,175 @@ fn whole_nodes_rounds_jobs_up_to_nodes() {
             Some((200, 300))
         ]
     );
+}
+
+/// Two users in two accounts, 40 jobs each of 100 s on one core, all submitted at 0 and
+/// alternating in trace order: the order is fair share's alone.
+fn two_users() -> Vec<TraceJob> {
+    (0..80)
+        .map(|i| {
+            let u = if i % 2 == 0 { "ua" } else { "ub" };
+            job(&i.to_string(), 0, 100, 100, 1, u)
+        })
+        .collect()
+}
+
+fn native_tree(shares_a: u64, shares_b: u64) -> fairsort::fairshare::TreeSpec {
+    use fairsort::fairshare::{NodeKind, NodeSpec, Shares, TreeSource, TreeSpec};
+    let acct = |n: &str, s: u64| NodeSpec::new(n, None, NodeKind::Account, Shares::Count(s));
+    let user =
+        |n: &str, p: &str| NodeSpec::new(n, Some(p.to_string()), NodeKind::User, Shares::Count(1));
+    TreeSpec {
+        source: TreeSource::Native,
+        root_name: "root".into(),
+        root_usage: None,
+        unknown_shares: None,
+        nodes: vec![
+            acct("g_ua", shares_a),
+            acct("g_ub", shares_b),
+            user("ua", "g_ua"),
+            user("ub", "g_ub"),
+        ],
+    }
+}
+
+/// Mean wait per user ("ua", "ub") of a replay of `jobs` on one core under `formula`.
+fn waits_by_user(
+    jobs: Vec<TraceJob>,
+    formula: &str,
+    tree: Option<fairsort::fairshare::TreeSpec>,
+) -> (f64, f64, fairsort::replay::Report) {
+    let trace = Trace {
+        jobs,
+        ..Trace::default()
+    };
+    let cluster = Cluster {
+        nodes: 1,
+        cores_per_node: 1,
+    };
+    let opts = Options {
+        cluster,
+        backfill: Backfill::Easy,
+        half_life: 604_800.0,
+        tree,
+    };
+    let program = compile(formula, &ResourceTable::builtin()).unwrap();
+    let o = replay(&trace, &program, &opts).unwrap();
+    let r = summarize(&trace, &o, cluster);
+    let w = |n: &str| r.users.iter().find(|u| u.name == n).unwrap().wait_mean;
+    (w("ua"), w("ub"), r)
+}
+
+#[test]
+fn the_site_trees_shares_change_the_order() {
+    // Equal shares: fair share alternates the two users; their mean waits differ by at most
+    // one job's length (the first job goes to ua, in trace order).
+    for formula in ["fairshare_factor", "fairtree_factor"] {
+        let (a, b, _) = waits_by_user(two_users(), formula, None);
+        let (ta, tb, _) = waits_by_user(two_users(), formula, Some(native_tree(1, 1)));
+        assert!((a - b).abs() <= 100.0, "{formula}: {a} vs {b}");
+        assert!((ta - tb).abs() <= 100.0, "{formula}: {ta} vs {tb}");
+        // 9 shares to 1: ua's jobs go first far more often, so ua waits less and ub more.
+        let (na, nb, r) = waits_by_user(two_users(), formula, Some(native_tree(9, 1)));
+        assert!(na < a && nb > b, "{formula}: ua {a} → {na}, ub {b} → {nb}");
+        assert!(nb > na + 1000.0, "{formula}: ua {na}, ub {nb}");
+        // The report's shares are the tree's.
+        let share = |n: &str| r.accounts.iter().find(|x| x.name == n).unwrap().share;
+        approx::assert_relative_eq!(share("g_ua"), 0.9, max_relative = 1e-12);
+        approx::assert_relative_eq!(share("g_ub"), 0.1, max_relative = 1e-12);
+    }
+}
+
+#[test]
+fn cli_a_pbs_tree_puts_unknown_users_in_the_unknown_group() {
+    // PBS resource_group: ua under grp (10 shares); ub is not in the tree, so PBS puts it in
+    // the `unknown` group, whose unknown_shares default to 0: its fair-share factor is 0 and
+    // every one of ua's jobs goes first.
+    let dir = tempfile::tempdir().unwrap();
+    // SWF users are u<uid>: u1 is in the tree, u2 is not.
+    let rg = write(
+        dir.path(),
+        "resource_group",
+        "grp 10 root 10\nu1 11 grp 1\n",
+    );
+    let mut swf = String::from("; MaxNodes: 1\n; MaxProcs: 1\n");
+    for i in 0..20 {
+        let uid = if i % 2 == 0 { 1 } else { 2 };
+        swf.push_str(&format!(
+            "{} 0 -1 100 1 -1 -1 1 100 -1 1 {uid} {uid} -1 1 -1 -1 -1\n",
+            i + 1
+        ));
+    }
+    let trace = write(dir.path(), "t.swf", &swf);
+    let out = fairsort()
+        .args([
+            "replay",
+            "--formula",
+            "fairshare_factor",
+            "--json",
+            "--trace",
+        ])
+        .arg(&trace)
+        .arg("--tree")
+        .arg(&rg)
+        .assert()
+        .success();
+    let v = json_of(&out.get_output().stdout);
+    let starts = |user_odd: bool| -> Vec<i64> {
+        v["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|j| (j["id"].as_str().unwrap().parse::<u64>().unwrap() % 2 == 0) == user_odd)
+            .map(|j| j["start"].as_i64().unwrap())
+            .collect()
+    };
+    // Jobs with odd ids are u1's (trace positions 0, 2, …), even ids u2's.
+    let (u1, u2) = (starts(false), starts(true));
+    assert!(
+        u1.iter().max().unwrap() < u2.iter().min().unwrap(),
+        "u1 {u1:?} u2 {u2:?}"
+    );
+    let users = v["summary"]["users"].as_array().unwrap();
+    let share = |n: &str| {
+        users.iter().find(|u| u["name"] == n).unwrap()["share"]
+            .as_f64()
+            .unwrap()
+    };
+    approx::assert_relative_eq!(share("u1"), 1.0, max_relative = 1e-12);
+    assert_eq!(share("u2"), 0.0);
+    // The same tree imported into a server home is the replay's without --tree.
+    let home = tempfile::tempdir().unwrap();
+    crate::common::fairsort_home(home.path())
+        .args(["tree", "import"])
+        .arg(&rg)
+        .assert()
+        .success();
+    let out = crate::common::fairsort_home(home.path())
+        .args([
+            "replay",
+            "--formula",
+            "fairshare_factor",
+            "--json",
+            "--trace",
+        ])
+        .arg(&trace)
+        .assert()
+        .success();
+    let v3 = json_of(&out.get_output().stdout);
+    assert_eq!(v3["jobs"], v["jobs"]);
+    // Without the tree, the two alternate.
+    let out = fairsort()
+        .args([
+            "replay",
+            "--formula",
+            "fairshare_factor",
+            "--json",
+            "--trace",
+        ])
+        .arg(&trace)
+        .assert()
+        .success();
+    let v2 = json_of(&out.get_output().stdout);
+    assert_eq!(v2["jobs"][1]["start"], 100, "{}", v2["jobs"]);
 }
