@@ -14,7 +14,7 @@ use fairsort::formats::slurm as fslurm;
 use fairsort::formats::{read_tree, TreeFormat};
 use fairsort::formula::{self, Program, ResourceTable};
 use fairsort::home::dir::Home;
-use fairsort::home::state::ServerState;
+use fairsort::home::state::{replay_mem_kb, ServerState};
 use fairsort::replay::{
     attainment, attainment_svg, read_trace, replay_slurm, replay_with, summarize, waits_svg,
     Attainment, Backfill, Cluster, EntityStats, Options, Outcome, Report, SlurmPolicy, Trace,
@@ -85,12 +85,18 @@ pub struct Model {
     /// database's jobs table; default: detected from the first line, or the SQLite header).
     #[arg(long, value_name = "FORMAT")]
     pub trace_format: Option<String>,
-    /// Nodes of the cluster model (default: the SWF header's MaxNodes).
+    /// Nodes of the cluster model (default: the home's replay_nodes, else the SWF header's
+    /// MaxNodes).
     #[arg(long)]
     pub nodes: Option<u64>,
-    /// Cores per node (default: MaxProcs / MaxNodes from the SWF header, else 1).
+    /// Cores per node (default: the home's replay_cores_per_node, else MaxProcs / MaxNodes from
+    /// the SWF header, else 1).
     #[arg(long)]
     pub cores_per_node: Option<u64>,
+    /// Memory per node, a PBS size such as 192gb (default: the home's replay_mem_per_node;
+    /// without either, memory is not modelled). Jobs then need their requested memory too.
+    #[arg(long, value_name = "SIZE")]
+    pub mem_per_node: Option<String>,
     /// Jobs get whole nodes: each job's cores are rounded up to a multiple of the cores per
     /// node (a node runs one job at a time); by default jobs share nodes core by core.
     #[arg(long)]
@@ -112,19 +118,27 @@ fn compile(src: &str, json: bool) -> Result<Program, Failure> {
     formula::compile(src, &ResourceTable::builtin()).map_err(|e| formula_failure(src, &e, json))
 }
 
-fn cluster(args: &Args, trace: &Trace) -> Result<Cluster, Failure> {
+/// The cluster model: each size from the flags, else the home's `replay_*` settings, else the
+/// trace's own statement (SWF headers); a usage error names what is missing.
+fn cluster(args: &Args, trace: &Trace, state: Option<&ServerState>) -> Result<Cluster, Failure> {
+    let home = state.map(|s| &s.server);
+    let flag_nodes = args.model.nodes.or(home.and_then(|h| h.replay_nodes));
+    let flag_cpn = args
+        .model
+        .cores_per_node
+        .or(home.and_then(|h| h.replay_cores_per_node));
     // The trace's own size (SWF headers): MaxNodes, and MaxProcs / MaxNodes cores per node.
     let stated_cpn = match (trace.max_nodes, trace.max_procs) {
         (Some(n), Some(p)) if n > 0 => Some((p / n).max(1)),
         _ => None,
     };
-    let (nodes, cpn) = match (args.model.nodes, args.model.cores_per_node) {
+    let (nodes, cpn) = match (flag_nodes, flag_cpn) {
         (Some(n), Some(c)) => (n, c),
         (Some(n), None) => match stated_cpn {
             Some(c) => (n, c),
             None => {
                 return Err(Failure::usage(
-                    "give --cores-per-node: the trace does not state its cores per node",
+                    "give --cores-per-node (or set server replay_cores_per_node in the home): the trace does not state its cores per node",
                 ))
             }
         },
@@ -133,7 +147,7 @@ fn cluster(args: &Args, trace: &Trace) -> Result<Cluster, Failure> {
             (_, Some(p)) if c.is_none() => (p, 1),
             _ => {
                 return Err(Failure::usage(
-                    "give --nodes and --cores-per-node: the trace does not state its size",
+                    "give --nodes and --cores-per-node (or set server replay_nodes and replay_cores_per_node in the home): the trace does not state its size",
                 ))
             }
         },
@@ -143,9 +157,19 @@ fn cluster(args: &Args, trace: &Trace) -> Result<Cluster, Failure> {
             "--nodes and --cores-per-node must be at least 1",
         ));
     }
+    let mem_per_node = match (
+        &args.model.mem_per_node,
+        home.and_then(|h| h.replay_mem_per_node.as_deref()),
+    ) {
+        (Some(m), _) => replay_mem_kb(m)
+            .map_err(|e| Failure::usage(e.replace("replay_mem_per_node", "--mem-per-node")))?,
+        (None, Some(m)) => replay_mem_kb(m).map_err(Failure::user)?,
+        (None, None) => 0,
+    };
     Ok(Cluster {
         nodes,
         cores_per_node: cpn,
+        mem_per_node,
     })
 }
 
@@ -284,9 +308,9 @@ fn replays(args: &Args, global: &Global) -> Result<Replays, Failure> {
         None => None,
     };
     let mut trace = read_trace(&args.trace, format).map_err(|e| Failure::user(e.to_string()))?;
-    let cluster = cluster(args, &trace)?;
+    let cluster = cluster(args, &trace, home.state.as_ref())?;
     if args.model.whole_nodes {
-        trace.whole_nodes(cluster.cores_per_node);
+        trace.whole_nodes(cluster.cores_per_node, cluster.mem_per_node);
     }
     let opts = Options {
         cluster,
@@ -485,6 +509,7 @@ fn print_json(
     member(&mut w, "backfill", &args.model.backfill, false)?;
     member(&mut w, "nodes", &cluster.nodes, false)?;
     member(&mut w, "cores_per_node", &cluster.cores_per_node, false)?;
+    member(&mut w, "mem_per_node_kb", &cluster.mem_per_node, false)?;
     member(&mut w, "half_life", &half_life, false)?;
     let left_out: Vec<serde_json::Value> = trace
         .left_out
@@ -560,8 +585,13 @@ fn print_text(
     a: &Report,
     b: Option<&Report>,
 ) -> CliResult {
+    let mem = if cluster.mem_per_node > 0 {
+        format!(", {}kb memory per node", cluster.mem_per_node)
+    } else {
+        String::new()
+    };
     crate::outln!(
-        "replay of {} jobs on {} nodes x {} cores ({} cores), backfill {}",
+        "replay of {} jobs on {} nodes x {} cores ({} cores{mem}), backfill {}",
         a.jobs,
         cluster.nodes,
         cluster.cores_per_node,

@@ -192,6 +192,7 @@ mod tests {
             run: 0,
             walltime: None,
             cores,
+            mem: 0,
             user: user.into(),
             account: account.into(),
             queue: "q".into(),

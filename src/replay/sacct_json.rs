@@ -78,6 +78,14 @@ pub fn read_sacct_json(bytes: &[u8], path: &Path, trace: &mut Trace) -> Result<(
             TimeLimit::Minutes(m) => Some(i64::from(m) * 60),
             _ => None,
         };
+        // Memory: the requested TRES `mem` (MB, the job's total), else the allocated one.
+        let mem_mb = sj
+            .tres
+            .iter()
+            .find(|(n, _)| n == "mem")
+            .map(|t| t.1)
+            .or_else(|| tres_count(j, "allocated", "mem"))
+            .unwrap_or(0.0);
         let account = if sj.account.is_empty() {
             text(j.get("group"))
         } else {
@@ -88,6 +96,7 @@ pub fn read_sacct_json(bytes: &[u8], path: &Path, trace: &mut Trace) -> Result<(
             submit: sj.submit_time,
             walltime,
             cores,
+            mem: (mem_mb * 1024.0).ceil().max(0.0) as u64,
             account: if account.is_empty() {
                 "default".into()
             } else {

@@ -478,6 +478,7 @@ mod tests {
                 run: 1,
                 walltime: Some(1),
                 cores: 1,
+                mem: 0,
                 user: u.to_string(),
                 account: a.to_string(),
                 queue: "q".into(),

@@ -23,6 +23,8 @@ pub struct TraceJob {
     pub walltime: Option<i64>,
     /// Cores.
     pub cores: u64,
+    /// Requested memory in KB (PBS's size unit); 0: none requested (the job fits any memory).
+    pub mem: u64,
     /// User.
     pub user: String,
     /// Group, or account when the trace has one (the fair-share account of the job).
@@ -62,13 +64,19 @@ pub struct Trace {
 }
 
 impl Trace {
-    /// Whole-node allocation: every job's cores rounded up to a multiple of `cores_per_node`.
-    /// On a cluster of identical nodes where a node runs one job at a time, counting cores in
-    /// multiples of whole nodes is counting nodes, so the simulation needs nothing else.
-    pub fn whole_nodes(&mut self, cores_per_node: u64) {
+    /// Whole-node allocation: every job gets the nodes its cores (and, with `mem_per_node` KB
+    /// per node > 0, its memory) need, and holds all their cores (and memory). On a cluster of
+    /// identical nodes where a node runs one job at a time, counting cores in multiples of whole
+    /// nodes is counting nodes, so the simulation needs nothing else.
+    pub fn whole_nodes(&mut self, cores_per_node: u64, mem_per_node: u64) {
         let cpn = cores_per_node.max(1);
         for j in &mut self.jobs {
-            j.cores = j.cores.div_ceil(cpn).saturating_mul(cpn);
+            let mut nodes = j.cores.div_ceil(cpn);
+            if mem_per_node > 0 {
+                nodes = nodes.max(j.mem.div_ceil(mem_per_node));
+                j.mem = nodes.saturating_mul(mem_per_node);
+            }
+            j.cores = nodes.saturating_mul(cpn);
         }
     }
 
@@ -328,6 +336,7 @@ pub fn read_swf(text: &str, path: &Path, trace: &mut Trace) -> Result<(), TraceE
         let alloc = num(4, "allocated processors")?;
         let req = num(7, "requested processors")?;
         let req_time = num(8, "requested time")?;
+        let req_mem = num(9, "requested memory")?;
         let uid = num(11, "user id")?;
         let gid = num(12, "group id")?;
         let queue = num(14, "queue number")?;
@@ -350,6 +359,12 @@ pub fn read_swf(text: &str, path: &Path, trace: &mut Trace) -> Result<(), TraceE
             run,
             walltime: (req_time >= 0).then_some(req_time),
             cores: cores as u64,
+            // Field 10: requested memory in KB per processor.
+            mem: if req_mem > 0 {
+                (req_mem as u64).saturating_mul(cores as u64)
+            } else {
+                0
+            },
             user: format!("u{uid}"),
             account: format!("g{gid}"),
             queue: format!("q{queue}"),
@@ -389,6 +404,10 @@ pub fn read_sacct(text: &str, path: &Path, trace: &mut Trace) -> Result<(), Trac
     let (limit_c, acct_c, group_c) = (col("Timelimit"), col("Account"), col("Group"));
     let part_c = col("Partition");
     let qos_c = col("QOS");
+    let (req_tres_c, req_mem_c) = (col("ReqTRES"), col("ReqMem"));
+    let nodes_c = col("NNodes")
+        .or_else(|| col("ReqNodes"))
+        .or_else(|| col("AllocNodes"));
     for (i, l) in lines {
         let line = i + 1;
         let f: Vec<&str> = l.split('|').collect();
@@ -440,12 +459,16 @@ pub fn read_sacct(text: &str, path: &Path, trace: &mut Trace) -> Result<(), Trac
                 })? as i64),
             };
         let account = acct_c.or(group_c).map(get).unwrap_or("");
+        let nodes = count(nodes_c).unwrap_or(1);
+        let mem = sacct_mem(req_tres_c.map(get), req_mem_c.map(get), nodes, cores)
+            .map_err(|m| line_err(path, line, m))?;
         trace.jobs.push(TraceJob {
             id: id.to_string(),
             submit,
             run: end.saturating_sub(start).max(0),
             walltime,
             cores,
+            mem,
             user: get(user_c).to_string(),
             account: if account.is_empty() {
                 "default".into()
@@ -457,6 +480,52 @@ pub fn read_sacct(text: &str, path: &Path, trace: &mut Trace) -> Result<(), Trac
         });
     }
     Ok(())
+}
+
+/// A job's memory in KB from sacct's `ReqTRES` (`mem=` in MB units, the job's total), else
+/// `ReqMem` (`4000M`, or per node `4000Mn` × `nodes`, per CPU `4000Mc` × `cores`; K/M/G/T
+/// suffixes, MB without one); 0 when neither says.
+fn sacct_mem(
+    req_tres: Option<&str>,
+    req_mem: Option<&str>,
+    nodes: u64,
+    cores: u64,
+) -> Result<u64, String> {
+    let mb_to_kb = |mb: f64| (mb * 1024.0).ceil().max(0.0) as u64;
+    if let Some(t) = req_tres.filter(|t| !t.is_empty()) {
+        let tres = crate::queue::slurm_jobs::parse_tres_str(t)
+            .map_err(|m| format!("ReqTRES `{t}`: {m}"))?;
+        if let Some((_, mb)) = tres.iter().find(|(n, _)| n == "mem") {
+            return Ok(mb_to_kb(*mb));
+        }
+    }
+    let Some(m) = req_mem
+        .map(str::trim)
+        .filter(|m| !m.is_empty() && *m != "0")
+    else {
+        return Ok(0);
+    };
+    let (m, times) = match m.strip_suffix('n') {
+        Some(x) => (x, nodes),
+        None => match m.strip_suffix('c') {
+            Some(x) => (x, cores),
+            None => (m, 1),
+        },
+    };
+    let bad = || format!("ReqMem `{m}` is not a size");
+    let (digits, mb_per) = match m.chars().last() {
+        Some('K' | 'k') => (m.get(..m.len() - 1).ok_or_else(bad)?, 1.0 / 1024.0),
+        Some('M' | 'm') => (m.get(..m.len() - 1).ok_or_else(bad)?, 1.0),
+        Some('G' | 'g') => (m.get(..m.len() - 1).ok_or_else(bad)?, 1024.0),
+        Some('T' | 't') => (m.get(..m.len() - 1).ok_or_else(bad)?, 1024.0 * 1024.0),
+        _ => (m, 1.0),
+    };
+    let n: f64 = digits
+        .parse()
+        .ok()
+        .filter(|n: &f64| n.is_finite() && *n >= 0.0)
+        .ok_or_else(bad)?;
+    Ok(mb_to_kb(n * mb_per).saturating_mul(times))
 }
 
 /// PBS accounting logs across files: `Q` records give a submit time for jobs whose `E` record
@@ -554,6 +623,12 @@ impl PbsTrace {
             trace.leave_out("no size");
             return Ok(());
         }
+        let mem = match a.get("Resource_List.mem") {
+            None => 0,
+            Some(v) => crate::pbs::units::size_kb(v).ok_or_else(|| {
+                line_err(path, line, format!("Resource_List.mem=`{v}` is not a size"))
+            })?,
+        };
         let name = |k: &str| a.get(k).copied().unwrap_or("").to_string();
         let account = match (a.get("account"), a.get("group")) {
             (Some(acc), _) => acc.trim_matches('"').to_string(),
@@ -566,6 +641,7 @@ impl PbsTrace {
             run: end.saturating_sub(start).max(0),
             walltime,
             cores,
+            mem,
             user: name("user"),
             account,
             queue: name("queue"),

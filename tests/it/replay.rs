@@ -18,6 +18,7 @@ fn job(id: &str, submit: i64, run: i64, walltime: i64, cores: u64, user: &str) -
         run,
         walltime: Some(walltime),
         cores,
+        mem: 0,
         user: user.to_string(),
         account: format!("g_{user}"),
         queue: "q".to_string(),
@@ -35,6 +36,7 @@ fn run(jobs: Vec<TraceJob>, nodes: u64, cpn: u64, formula: &str, backfill: Backf
         cluster: Cluster {
             nodes,
             cores_per_node: cpn,
+            mem_per_node: 0,
         },
         backfill,
         half_life: 604_800.0,
@@ -290,6 +292,7 @@ fn heavy_users_wait_longer_under_fair_share_than_under_size_only() {
     let cluster = Cluster {
         nodes: 16,
         cores_per_node: 8,
+        mem_per_node: 0,
     };
     let mean_wait = |formula: &str, heavy: bool| {
         let o = run(jobs.clone(), 16, 8, formula, Backfill::Easy);
@@ -1147,6 +1150,7 @@ fn slurm_run(jobs: Vec<TraceJob>, nodes: u64, cpn: u64, conf: &str) -> Outcome {
     let cluster = Cluster {
         nodes,
         cores_per_node: cpn,
+        mem_per_node: 0,
     };
     let policy = SlurmPolicy::new(conf, Default::default(), cluster).unwrap();
     let opts = Options {
@@ -1335,6 +1339,7 @@ fn slurm_heavy_users_wait_longer_under_fair_share_than_under_job_size() {
     let cluster = Cluster {
         nodes: 16,
         cores_per_node: 8,
+        mem_per_node: 0,
     };
     let mean_wait = |weights: &str, heavy: bool| {
         let text = format!(
@@ -1396,7 +1401,7 @@ fn whole_nodes_rounds_jobs_up_to_nodes() {
         jobs: jobs(),
         ..Trace::default()
     };
-    trace.whole_nodes(4);
+    trace.whole_nodes(4, 0);
     assert_eq!(
         trace.jobs.iter().map(|j| j.cores).collect::<Vec<_>>(),
         [4, 4, 4, 8]
@@ -1457,6 +1462,7 @@ fn waits_by_user(
     let cluster = Cluster {
         nodes: 1,
         cores_per_node: 1,
+        mem_per_node: 0,
     };
     let opts = Options {
         cluster,
@@ -1583,4 +1589,320 @@ fn cli_a_pbs_tree_puts_unknown_users_in_the_unknown_group() {
         .success();
     let v2 = json_of(&out.get_output().stdout);
     assert_eq!(v2["jobs"][1]["start"], 100, "{}", v2["jobs"]);
+}
+
+const GB: u64 = 1024 * 1024;
+
+/// A replay of `jobs` (id, cores, KB) on one node of 4 cores and 8 GB, FCFS.
+fn run_mem(jobs: Vec<TraceJob>, mem_per_node: u64, backfill: Backfill) -> Outcome {
+    let trace = Trace {
+        jobs,
+        ..Trace::default()
+    };
+    let program = compile("eligible_time", &ResourceTable::builtin()).unwrap();
+    let opts = Options {
+        cluster: Cluster {
+            nodes: 1,
+            cores_per_node: 4,
+            mem_per_node,
+        },
+        backfill,
+        half_life: 604_800.0,
+        tree: None,
+    };
+    replay(&trace, &program, &opts).unwrap()
+}
+
+fn with_mem(mut j: TraceJob, gb: u64) -> TraceJob {
+    j.mem = gb * GB;
+    j
+}
+
+#[test]
+fn memory_not_cores_limits_the_schedule() {
+    // 1 node, 4 cores, 8 GB; all submitted at 0, FCFS (ties in trace order).
+    let jobs = || {
+        vec![
+            with_mem(job("1", 0, 100, 100, 1, "a"), 6),
+            with_mem(job("2", 0, 100, 100, 1, "b"), 4),
+            with_mem(job("3", 0, 50, 50, 1, "c"), 2),
+        ]
+    };
+    // Without memory the 3 cores fit at once.
+    assert_eq!(
+        times(&run_mem(jobs(), 0, Backfill::None)),
+        [Some((0, 100)), Some((0, 100)), Some((0, 50))]
+    );
+    // No backfill: t=0 1 starts (2 GB left); 2 needs 4 GB: the pass stops. t=100: 1 ends,
+    // 8 GB free: 2 (4 GB) and 3 (2 GB) start.
+    assert_eq!(
+        times(&run_mem(jobs(), 8 * GB, Backfill::None)),
+        [Some((0, 100)), Some((100, 200)), Some((100, 150))]
+    );
+    // EASY: 2's reservation is at 100 (1's planned end frees its 6 GB); 3 fits now (2 GB of
+    // 2 GB free) and ends at 50 ≤ 100: backfilled at 0. 2 starts at 100.
+    let o = run_mem(jobs(), 8 * GB, Backfill::Easy);
+    assert_eq!(times(&o), [Some((0, 100)), Some((100, 200)), Some((0, 50))]);
+    assert_eq!(o.backfilled, 1);
+}
+
+#[test]
+fn easy_reservations_hold_memory_too() {
+    // 1 node, 4 cores, 8 GB; all at 0, FCFS.
+    // t=0: 1 (6 GB) starts. 2 needs all 8 GB: reservation at 100 (1's planned end); then the
+    //      extra cores are 3 + 1 − 1 = 3 and the extra memory 2 + 6 − 8 = 0 GB.
+    //      3 (1 core, 1 GB, walltime 200) fits now but ends after 100 and needs memory the
+    //      reservation keeps: it waits. 4 (1 core, no memory, walltime 200) uses only extra
+    //      cores: backfilled, 0–200.
+    // t=100: 1 ends; 2 starts (8 GB) 100–200. 3 waits for memory until 2 ends: 200–400.
+    let jobs = vec![
+        with_mem(job("1", 0, 100, 100, 1, "a"), 6),
+        with_mem(job("2", 0, 100, 100, 1, "b"), 8),
+        with_mem(job("3", 0, 200, 200, 1, "c"), 1),
+        job("4", 0, 200, 200, 1, "d"),
+    ];
+    let o = run_mem(jobs.clone(), 8 * GB, Backfill::Easy);
+    assert_eq!(
+        times(&o),
+        [
+            Some((0, 100)),
+            Some((100, 200)),
+            Some((200, 400)),
+            Some((0, 200))
+        ]
+    );
+    // Counting cores only, 3 would have been backfilled at 0 with the 3 extra cores.
+    let o = run_mem(jobs, 0, Backfill::Easy);
+    assert_eq!(o.placements[2].map(|p| p.start), Some(0));
+    // A job needing more memory than the cluster has is skipped and reported.
+    let o = run_mem(
+        vec![with_mem(job("1", 0, 10, 10, 1, "a"), 9)],
+        8 * GB,
+        Backfill::Easy,
+    );
+    assert_eq!(
+        (o.too_large.as_slice(), o.placements[0]),
+        (&[0usize][..], None)
+    );
+}
+
+#[test]
+fn memory_invariants_hold_on_random_traces() {
+    // Random jobs with memory on 2 nodes × 4 cores × 8 GB: at every start, the memory and
+    // cores of the jobs running then stay within the cluster.
+    let mut seed: u64 = 11;
+    let mut next = |n: u64| {
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (seed >> 33) % n
+    };
+    for _ in 0..20 {
+        let jobs: Vec<TraceJob> = (0..60)
+            .map(|i| {
+                let mut j = job(
+                    &i.to_string(),
+                    next(500) as i64,
+                    next(100) as i64,
+                    1 + next(120) as i64,
+                    1 + next(4),
+                    "u",
+                );
+                j.mem = next(10 * GB);
+                j
+            })
+            .collect();
+        let trace = Trace {
+            jobs: jobs.clone(),
+            ..Trace::default()
+        };
+        let program = compile("eligible_time", &ResourceTable::builtin()).unwrap();
+        let opts = Options {
+            cluster: Cluster {
+                nodes: 2,
+                cores_per_node: 4,
+                mem_per_node: 8 * GB,
+            },
+            backfill: Backfill::Easy,
+            half_life: 604_800.0,
+            tree: None,
+        };
+        let o = replay(&trace, &program, &opts).unwrap();
+        for (i, p) in o.placements.iter().enumerate() {
+            let Some(p) = p else {
+                assert!(jobs[i].mem > 16 * GB, "job {i} skipped");
+                continue;
+            };
+            assert!(p.start >= jobs[i].submit);
+            let (mut cores, mut mem) = (0, 0);
+            for (k, q) in o.placements.iter().enumerate() {
+                if let Some(q) = q {
+                    if q.start <= p.start && p.start < q.end {
+                        cores += jobs[k].cores;
+                        mem += jobs[k].mem;
+                    }
+                }
+            }
+            assert!(
+                cores <= 8 && mem <= 16 * GB,
+                "at {}: {cores} cores, {mem} KB",
+                p.start
+            );
+        }
+    }
+}
+
+#[test]
+fn whole_nodes_with_memory_take_the_nodes_the_memory_needs() {
+    let mut trace = Trace {
+        jobs: vec![
+            with_mem(job("1", 0, 10, 10, 1, "a"), 12),
+            with_mem(job("2", 0, 10, 10, 5, "a"), 1),
+        ],
+        ..Trace::default()
+    };
+    trace.whole_nodes(4, 8 * GB);
+    // 12 GB needs 2 nodes of 8 GB: 8 cores and 16 GB; 5 cores need 2 nodes too.
+    assert_eq!((trace.jobs[0].cores, trace.jobs[0].mem), (8, 16 * GB));
+    assert_eq!((trace.jobs[1].cores, trace.jobs[1].mem), (8, 16 * GB));
+}
+
+#[test]
+fn reads_memory_from_every_trace_format() {
+    // SWF field 10: requested KB per processor × processors.
+    let t = read(
+        "1 0 -1 100 2 -1 -1 2 100 1000 1 1 1 -1 1 -1 -1 -1\n",
+        "m.swf",
+        None,
+    )
+    .unwrap();
+    assert_eq!(t.jobs[0].mem, 2000);
+    // PBS Resource_List.mem, a size in KB.
+    let t = read(
+        "11/20/2026 11:00:00;E;1.srv;user=a group=g start=1795169100 end=1795172400 Resource_List.ncpus=2 Resource_List.mem=3gb\n",
+        "20261120",
+        Some(TraceFormat::Pbs),
+    )
+    .unwrap();
+    assert_eq!(t.jobs[0].mem, 3 * GB);
+    let e = read(
+        "11/20/2026 11:00:00;E;1.srv;user=a start=1795169100 end=1795172400 Resource_List.mem=lots\n",
+        "log",
+        Some(TraceFormat::Pbs),
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string()
+            .ends_with("log:1: Resource_List.mem=`lots` is not a size"),
+        "{e}"
+    );
+    // sacct -P: ReqTRES's mem (the job's total), else ReqMem, per node (n) or per CPU (c).
+    let t = read(
+        "\
+JobID|User|Account|Submit|Start|End|AllocCPUS|NNodes|ReqMem|ReqTRES
+1|a|x|2026-11-20T10:00:00|2026-11-20T10:00:00|2026-11-20T10:01:00|4|2|1000Mn|billing=4,cpu=4,mem=3G,node=2
+2|a|x|2026-11-20T10:00:00|2026-11-20T10:00:00|2026-11-20T10:01:00|4|2|1000Mn|
+3|a|x|2026-11-20T10:00:00|2026-11-20T10:00:00|2026-11-20T10:01:00|4|2|500Mc|
+4|a|x|2026-11-20T10:00:00|2026-11-20T10:00:00|2026-11-20T10:01:00|4|2|2G|
+5|a|x|2026-11-20T10:00:00|2026-11-20T10:00:00|2026-11-20T10:01:00|4|2||
+",
+        "sacct.txt",
+        None,
+    )
+    .unwrap();
+    let mems: Vec<u64> = t.jobs.iter().map(|j| j.mem).collect();
+    assert_eq!(mems, [3 * GB, 2000 * 1024, 2000 * 1024, 2 * GB, 0]);
+    // sacct --json: tres.requested mem (MB, the job's total): job 5 asked 4000 MB per node on
+    // 2 nodes.
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/slurm_priority/real_2205_dbd/sacct.json");
+    let t = read_trace(&p, None).unwrap();
+    assert_eq!(t.jobs[0].mem, 500 * 1024);
+    assert_eq!(t.jobs[3].mem, 8000 * 1024);
+}
+
+#[test]
+fn cli_takes_the_cluster_model_from_the_home() {
+    use crate::common::{fairsort_home, qmgr};
+    let dir = tempfile::tempdir().unwrap();
+    // A PBS log states no cluster size. Job 2 asks for 3 GB of memory.
+    let log = write(
+        dir.path(),
+        "20261120",
+        "11/20/2026 11:00:00;E;1.srv;user=bob group=chem queue=workq qtime=1795168800 start=1795169100 end=1795172400 Resource_List.ncpus=2 Resource_List.mem=1gb\n\
+         11/20/2026 11:00:00;E;2.srv;user=bob group=chem queue=workq qtime=1795168800 start=1795169100 end=1795172400 Resource_List.ncpus=1 Resource_List.mem=3gb\n",
+    );
+    let home = tempfile::tempdir().unwrap();
+    let replay = |extra: &[&str]| {
+        let mut c = fairsort_home(home.path());
+        c.args(["replay", "--formula", "ncpus", "--json", "--trace"])
+            .arg(&log)
+            .args(extra);
+        c.assert()
+    };
+    replay(&[]).code(2).stderr(predicates::str::contains(
+        "give --nodes and --cores-per-node (or set server replay_nodes and replay_cores_per_node in the home)",
+    ));
+    qmgr(home.path(), "set server replay_nodes = 3").success();
+    qmgr(home.path(), "set server replay_cores_per_node = 2").success();
+    let v = json_of(&replay(&[]).success().get_output().stdout);
+    assert_eq!(
+        (v["nodes"].as_u64(), v["cores_per_node"].as_u64()),
+        (Some(3), Some(2))
+    );
+    assert_eq!(v["mem_per_node_kb"], 0);
+    assert_eq!(v["summary"]["too_large"].as_array().map(Vec::len), Some(0));
+    // Flags override the home.
+    let v = json_of(&replay(&["--nodes", "5"]).success().get_output().stdout);
+    assert_eq!(
+        (v["nodes"].as_u64(), v["cores_per_node"].as_u64()),
+        (Some(5), Some(2))
+    );
+    // Memory is pooled as cores are: 3 nodes × 2 GB = 6 GB, so job 2 (3 GB) runs; on 1 node
+    // (2 GB) it is larger than the cluster.
+    qmgr(home.path(), "set server replay_mem_per_node = 2gb").success();
+    let v = json_of(&replay(&[]).success().get_output().stdout);
+    assert_eq!(v["mem_per_node_kb"], 2 * GB);
+    assert_eq!(v["summary"]["too_large"].as_array().map(Vec::len), Some(0));
+    let v = json_of(&replay(&["--nodes", "1"]).success().get_output().stdout);
+    assert_eq!(v["summary"]["too_large"].as_array().map(Vec::len), Some(1));
+    // --mem-per-node overrides the home's; a bad size is a usage error.
+    let v = json_of(
+        &replay(&["--nodes", "1", "--mem-per-node", "4gb"])
+            .success()
+            .get_output()
+            .stdout,
+    );
+    assert_eq!(v["summary"]["too_large"].as_array().map(Vec::len), Some(0));
+    replay(&["--mem-per-node", "lots"])
+        .code(2)
+        .stderr(predicates::str::contains(
+            "--mem-per-node must be a PBS size",
+        ));
+    // Every setting has a range, checked by qmgr and on read.
+    qmgr(home.path(), "set server replay_nodes = 0")
+        .failure()
+        .stderr(predicates::str::contains(
+            "replay_nodes must be from 1 to 1048576, got 0",
+        ));
+    qmgr(home.path(), "set server replay_mem_per_node = 2pb")
+        .failure()
+        .stderr(predicates::str::contains(
+            "replay_mem_per_node must be a PBS size",
+        ));
+    let out = qmgr(home.path(), "print server").success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(
+        text.contains("set server replay_mem_per_node = 2gb"),
+        "{text}"
+    );
+    let toml = home.path().join("server.toml");
+    let edited = std::fs::read_to_string(&toml).unwrap().replace(
+        "replay_cores_per_node = 2",
+        "replay_cores_per_node = 100000",
+    );
+    std::fs::write(&toml, edited).unwrap();
+    replay(&[]).code(1).stderr(predicates::str::contains(
+        "replay_cores_per_node must be from 1 to 65536, got 100000",
+    ));
 }
