@@ -86,6 +86,10 @@ pub struct Args {
     /// of a formula (as `fairsort replay --slurm-conf`).
     #[arg(long, value_name = "FILE", conflicts_with = "formula")]
     pub slurm_conf: Option<PathBuf>,
+    /// attainment, waits: order by flux-accounting's priority under this database (as
+    /// `fairsort replay --flux-db`).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["formula", "slurm_conf"])]
+    pub flux_db: Option<PathBuf>,
     /// attainment, waits: with --slurm-conf, `sacctmgr show qos -P` output for the QOS factor.
     #[arg(long, value_name = "FILE", requires = "slurm_conf")]
     pub qos: Option<PathBuf>,
@@ -174,6 +178,7 @@ fn replay_plot(args: Args, global: &Global) -> CliResult {
             model: args.model,
             formula: args.formula,
             slurm_conf: args.slurm_conf,
+            flux_db: args.flux_db,
             qos: args.qos,
             tree: args.tree,
             tree_format: args.tree_format,

@@ -15,10 +15,11 @@ use fairsort::formats::{read_tree, TreeFormat};
 use fairsort::formula::{self, Program, ResourceTable};
 use fairsort::home::dir::Home;
 use fairsort::home::state::{replay_mem_kb, ServerState};
+use fairsort::queue::flux_site::read_site;
 use fairsort::replay::{
-    attainment, attainment_svg, read_trace, replay_slurm, replay_with, summarize, waits_svg,
-    Attainment, Backfill, Cluster, EntityStats, Options, Outcome, Report, SlurmPolicy, Trace,
-    TraceFormat,
+    attainment, attainment_svg, read_trace, replay_flux, replay_slurm, replay_with, summarize,
+    waits_svg, Attainment, Backfill, Cluster, EntityStats, FluxPolicy, Options, Outcome, Report,
+    SlurmPolicy, Trace, TraceFormat,
 };
 use serde::Serialize;
 use serde_json::json;
@@ -39,13 +40,18 @@ pub struct Args {
     #[command(flatten)]
     pub model: Model,
     /// The job_sort_formula to replay (default: the home's).
-    #[arg(long, value_name = "FORMULA", conflicts_with = "slurm_conf")]
+    #[arg(long, value_name = "FORMULA", conflicts_with_all = ["slurm_conf", "flux_db"])]
     pub formula: Option<String>,
     /// Order by Slurm's multifactor priority under this slurm.conf instead of a formula (its
     /// weights, PriorityMaxAge, partitions, PriorityFlags; PriorityDecayHalfLife as the
     /// half-life unless --half-life).
     #[arg(long, value_name = "FILE")]
     pub slurm_conf: Option<PathBuf>,
+    /// Order by flux-accounting's priority (the mf_priority plugin) under this
+    /// flux-accounting database instead of a formula: its weights, queue and bank priorities,
+    /// and its bank tree for fair share (unless --tree).
+    #[arg(long, value_name = "FILE", conflicts_with = "slurm_conf")]
+    pub flux_db: Option<PathBuf>,
     /// With --slurm-conf: `sacctmgr show qos -P` output (Name, Priority) for the QOS factor.
     #[arg(long, value_name = "FILE", requires = "slurm_conf")]
     pub qos: Option<PathBuf>,
@@ -280,8 +286,22 @@ fn replays(args: &Args, global: &Global) -> Result<Replays, Failure> {
         Some(path) => Some(slurm_site(path, args.qos.as_deref())?),
         None => None,
     };
+    let flux_site = match &args.flux_db {
+        Some(p) => Some(read_site(p).map_err(|e| Failure::user(e.to_string()))?),
+        None => None,
+    };
     let home = home_inputs(args, global)?;
-    let tree = site_tree(args, &home)?;
+    let tree = match (&args.flux_db, &args.tree) {
+        // flux: the database's bank tree, unless --tree.
+        (Some(db), None) => Some(
+            read_tree(db, Some(TreeFormat::FluxDb)).map_err(|e| Failure::user(e.to_string()))?,
+        ),
+        _ => site_tree(args, &home)?,
+    };
+    let flux_label = args
+        .flux_db
+        .as_deref()
+        .map(|p| format!("flux-accounting priority ({})", p.display()));
     let (formula_a, half_life) = match &slurm {
         // Slurm: PriorityDecayHalfLife (0: no decay, an infinite half-life).
         Some((conf, _)) => (
@@ -297,11 +317,14 @@ fn replays(args: &Args, global: &Global) -> Result<Replays, Failure> {
                 h => f64::from(h),
             }),
         ),
-        None => defaults(args, home.state.as_ref())?,
+        None => match &flux_label {
+            Some(l) => (l.clone(), args.model.half_life.unwrap_or(DEFAULT_HALF_LIFE)),
+            None => defaults(args, home.state.as_ref())?,
+        },
     };
-    let a = match &slurm {
-        Some(_) => None,
-        None => Some(compile(&formula_a, args.json)?),
+    let a = match (&slurm, &flux_site) {
+        (None, None) => Some(compile(&formula_a, args.json)?),
+        _ => None,
     };
     let b = match &args.against {
         Some(f) => Some(compile(f, args.json)?),
@@ -324,12 +347,16 @@ fn replays(args: &Args, global: &Global) -> Result<Replays, Failure> {
         }
         None => None,
     };
+    let flux = flux_site.as_ref().map(|s| FluxPolicy::new(s, &trace));
     let run_one = |label: &'static str, src: &str, p: Option<&Program>| -> Result<Run, Failure> {
         let mut progress = Progress::new(0, &format!("replay {label}"));
-        let o = match (p, &policy) {
-            (Some(p), _) => replay_with(&trace, p, &opts, &mut progress),
-            (None, Some(pol)) => replay_slurm(&trace, pol, &opts, &mut progress),
-            (None, None) => return Err(Failure::usage("give --formula or --slurm-conf")),
+        let o = match (p, &policy, &flux) {
+            (Some(p), _, _) => replay_with(&trace, p, &opts, &mut progress),
+            (None, Some(pol), _) => replay_slurm(&trace, pol, &opts, &mut progress),
+            (None, None, Some(f)) => replay_flux(&trace, f, &opts, &mut progress),
+            (None, None, None) => {
+                return Err(Failure::usage("give --formula, --slurm-conf or --flux-db"))
+            }
         };
         progress.finish();
         let o = o.map_err(|e| Failure::user(e.to_string()))?;

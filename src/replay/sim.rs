@@ -12,6 +12,7 @@
 //! evaluates each job once, when it joins the queue, and new jobs are merged into the order.
 //! The walk stops as soon as no core is free.
 
+use super::flux::FluxPolicy;
 use super::planned::Planned;
 use super::shares::ShareModel;
 use super::slurm::SlurmPolicy;
@@ -198,7 +199,7 @@ pub fn replay_with(
     opts: &Options,
     progress: &mut dyn Progress,
 ) -> Result<Outcome, ReplayError> {
-    run(trace, program, opts, progress, None)
+    run(trace, program, opts, progress, None, None)
 }
 
 /// Runs `trace` ordered by Slurm's multifactor priority under `policy` (the fair-share factor
@@ -211,7 +212,21 @@ pub fn replay_slurm(
 ) -> Result<Outcome, ReplayError> {
     let program = crate::formula::compile("slurm_priority", &ResourceTable::builtin())
         .map_err(|e| ReplayError::Slurm(e.to_string()))?;
-    run(trace, &program, opts, progress, Some(policy))
+    run(trace, &program, opts, progress, Some(policy), None)
+}
+
+/// Runs `trace` ordered by flux-accounting's priority under `policy` (the fair-share factor
+/// from the replay's usage over `opts.tree`, flux's bank tree), reporting progress.
+pub fn replay_flux(
+    trace: &Trace,
+    policy: &FluxPolicy,
+    opts: &Options,
+    progress: &mut dyn Progress,
+) -> Result<Outcome, ReplayError> {
+    // The Slurm keyword only carries the slot: `Slot::Slurm` asks the policy in force.
+    let program = crate::formula::compile("slurm_priority", &ResourceTable::builtin())
+        .map_err(|e| ReplayError::Slurm(e.to_string()))?;
+    run(trace, &program, opts, progress, None, Some(policy))
 }
 
 /// Slurm's side of a pass: the policy, the time origin, each pending trace job as Slurm sees
@@ -228,6 +243,7 @@ fn run(
     opts: &Options,
     progress: &mut dyn Progress,
     policy: Option<&SlurmPolicy>,
+    flux: Option<&FluxPolicy>,
 ) -> Result<Outcome, ReplayError> {
     let total = opts.cluster.cores();
     if total == 0 {
@@ -247,11 +263,14 @@ fn run(
     if let Some(k) = policy.and_then(SlurmPolicy::share_keyword) {
         share_keywords.push(k.to_string());
     }
+    if let Some(k) = flux.and_then(FluxPolicy::share_keyword) {
+        share_keywords.push(k.to_string());
+    }
     let slots: Vec<Slot> = program
         .keywords()
         .iter()
         .map(|k| match k.parse::<Keyword>() {
-            Ok(Keyword::SlurmPriority) if slurm.is_some() => Slot::Slurm,
+            Ok(Keyword::SlurmPriority) if slurm.is_some() || flux.is_some() => Slot::Slurm,
             Ok(Keyword::EligibleTime) => Slot::Eligible,
             Ok(Keyword::AccrueType) => Slot::AccrueType,
             Ok(Keyword::QueuePriority | Keyword::JobPriority) => Slot::Zero,
@@ -268,13 +287,15 @@ fn run(
             },
         })
         .collect();
-    let reeval = if slots.contains(&Slot::Eligible) || slots.contains(&Slot::Slurm) {
-        Reeval::EveryPass
-    } else if share_keywords.is_empty() {
-        Reeval::Never
-    } else {
-        Reeval::OnShareChange
-    };
+    // flux's priority has no age: it moves only with fair share.
+    let reeval =
+        if slots.contains(&Slot::Eligible) || (slots.contains(&Slot::Slurm) && flux.is_none()) {
+            Reeval::EveryPass
+        } else if share_keywords.is_empty() {
+            Reeval::Never
+        } else {
+            Reeval::OnShareChange
+        };
     let mut shares = ShareModel::new(trace, &share_keywords, opts.half_life, opts.tree.as_ref())?;
     let mut sim = Sim {
         jobs: &trace.jobs,
@@ -301,6 +322,7 @@ fn run(
             shares: shares.assoc_shares(),
         },
         slots,
+        flux,
         rows: Vec::new(),
         prio: Vec::new(),
         picked: Vec::new(),
@@ -387,6 +409,8 @@ struct Sim<'a> {
     picked: Vec<usize>,
     /// Slurm's priority, when the replay orders by it.
     slurm: Option<SlurmCtx<'a>>,
+    /// flux-accounting's priority, when the replay orders by it.
+    flux: Option<&'a FluxPolicy>,
 }
 
 impl Sim<'_> {
@@ -492,17 +516,22 @@ impl Sim<'_> {
                     Slot::Mem => job.mem as f64,
                     Slot::AccrueType => 2.0,
                     Slot::Share(s) => shares.value(s, j),
-                    Slot::Slurm => match &self.slurm {
-                        Some(c) => c.jobs.get(j).and_then(Option::as_ref).map_or(0.0, |sj| {
-                            let fs = if shares.in_use() {
-                                shares.value(0, j)
-                            } else {
-                                0.0
-                            };
-                            c.policy.priority(sj, t, c.origin, fs)
-                        }),
-                        None => 0.0,
-                    },
+                    Slot::Slurm => {
+                        let fs = if shares.in_use() {
+                            shares.value(0, j)
+                        } else {
+                            0.0
+                        };
+                        match (&self.slurm, self.flux) {
+                            (Some(c), _) => c
+                                .jobs
+                                .get(j)
+                                .and_then(Option::as_ref)
+                                .map_or(0.0, |sj| c.policy.priority(sj, t, c.origin, fs)),
+                            (None, Some(f)) => f.priority(j, fs),
+                            (None, None) => 0.0,
+                        }
+                    }
                     Slot::Zero => 0.0,
                 };
             }

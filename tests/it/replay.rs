@@ -1906,3 +1906,150 @@ fn cli_takes_the_cluster_model_from_the_home() {
         "replay_cores_per_node must be from 1 to 65536, got 100000",
     ));
 }
+
+#[test]
+fn flux_heavy_users_wait_longer_under_fair_share() {
+    // The generated month ordered by flux-accounting's priority: with the default weights
+    // (fair share 100000) heavy users wait longer and light users less than with the
+    // fair-share weight 0 (every priority 0: ties to the earlier submit, first come first served).
+    use fairsort::queue::flux_priority::Site;
+    use fairsort::replay::{replay_flux, FluxPolicy};
+    let jobs = month();
+    let trace = Trace {
+        jobs: jobs.clone(),
+        ..Trace::default()
+    };
+    let cluster = Cluster {
+        nodes: 16,
+        cores_per_node: 8,
+        mem_per_node: 0,
+    };
+    let opts = Options {
+        cluster,
+        backfill: Backfill::Easy,
+        half_life: 604_800.0,
+        tree: None,
+    };
+    let mean_wait = |fairshare_weight: i32, heavy: bool| {
+        let mut site = Site::default();
+        site.weights.fairshare = fairshare_weight;
+        let policy = FluxPolicy::new(&site, &trace);
+        let o = replay_flux(&trace, &policy, &opts, &mut ()).unwrap();
+        let r = summarize(&trace, &o, cluster);
+        let (sum, n) = r
+            .users
+            .iter()
+            .filter(|u| u.name.starts_with("heavy") == heavy)
+            .fold((0.0, 0u64), |(s, n), u| {
+                (s + u.wait_mean * u.jobs as f64, n + u.jobs)
+            });
+        sum / n as f64
+    };
+    let (heavy_fs, heavy_fcfs) = (mean_wait(100_000, true), mean_wait(0, true));
+    let (light_fs, light_fcfs) = (mean_wait(100_000, false), mean_wait(0, false));
+    assert!(heavy_fs > heavy_fcfs, "heavy: {heavy_fs} vs {heavy_fcfs}");
+    assert!(light_fs < light_fcfs, "light: {light_fs} vs {light_fcfs}");
+    // Weight 0 is first come, first served: the same schedule as `eligible_time`.
+    let mut site = Site::default();
+    site.weights.fairshare = 0;
+    let o = replay_flux(&trace, &FluxPolicy::new(&site, &trace), &opts, &mut ()).unwrap();
+    assert_eq!(
+        o.placements,
+        run(jobs, 16, 8, "eligible_time", Backfill::Easy).placements
+    );
+}
+
+#[test]
+fn cli_flux_db_bank_priorities_and_bank_tree() {
+    // Bank b has priority 5 and the database weighs banks 1000 and fair share 0: all of bob's
+    // jobs (bank b) go before ann's (bank a), where first come first served alternates them.
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("accounting.db");
+    let c = rusqlite::Connection::open(&db).unwrap();
+    let mut sql = String::from(
+        r#"CREATE TABLE bank_table (bank_id integer, bank text, active int, parent_bank text,
+               shares int, job_usage real, priority real);
+           INSERT INTO bank_table VALUES (1, 'root', 1, '', 1, 0, 0), (2, 'a', 1, 'root', 1, 0, 0),
+               (3, 'b', 1, 'root', 3, 0, 5);
+           CREATE TABLE association_table (username text, userid int, bank text,
+               default_bank text, shares int, job_usage real, fairshare real, active int,
+               queues text);
+           INSERT INTO association_table VALUES ('ann', 1, 'a', 'a', 1, 0, 0.5, 1, ''),
+               ('bob', 2, 'b', 'b', 1, 0, 0.5, 1, '');
+           CREATE TABLE priority_factor_weight_table (factor text, weight int);
+           INSERT INTO priority_factor_weight_table VALUES ('fairshare', 0), ('bank', 1000);
+           CREATE TABLE jobs (id int, userid int, t_submit real, t_run real, t_inactive real,
+               ranks text, R text, jobspec text, project text, bank text);
+"#,
+    );
+    for i in 0..6 {
+        let (uid, bank) = if i % 2 == 0 { (1, "a") } else { (2, "b") };
+        sql.push_str(&format!(
+            "INSERT INTO jobs VALUES ({}, {uid}, 100, 100, 200, '0', \
+             '{{\"execution\":{{\"R_lite\":[{{\"rank\":\"0\",\"children\":{{\"core\":\"0\"}}}}]}}}}', \
+             '{{\"attributes\":{{\"system\":{{\"duration\":100}}}}}}', '*', '{bank}');\n",
+            i + 1
+        ));
+    }
+    c.execute_batch(&sql).unwrap();
+    drop(c);
+    let replay = |policy: &[&str]| {
+        let out = fairsort()
+            .args([
+                "replay",
+                "--nodes",
+                "1",
+                "--cores-per-node",
+                "1",
+                "--json",
+                "--trace",
+            ])
+            .arg(&db)
+            .args(policy)
+            .assert()
+            .success();
+        json_of(&out.get_output().stdout)
+    };
+    let users_in_order = |v: &serde_json::Value| -> Vec<i64> {
+        let mut jobs: Vec<(i64, i64)> = v["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| {
+                let id: i64 = j["id"].as_str().unwrap().parse().unwrap();
+                (j["start"].as_i64().unwrap(), id % 2)
+            })
+            .collect();
+        jobs.sort();
+        jobs.into_iter().map(|(_, odd)| odd).collect()
+    };
+    let v = replay(&["--flux-db", db.to_str().unwrap()]);
+    assert!(v["formula"]
+        .as_str()
+        .unwrap()
+        .starts_with("flux-accounting priority"));
+    // ann's jobs have odd ids (1, 3, 5), bob's even.
+    assert_eq!(users_in_order(&v), [0, 0, 0, 1, 1, 1]);
+    // The database's bank tree is the replay's share tree: b has 3 shares of 4.
+    let share = |v: &serde_json::Value, bank: &str| {
+        v["summary"]["accounts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["name"] == bank)
+            .unwrap()["share"]
+            .as_f64()
+            .unwrap()
+    };
+    approx::assert_relative_eq!(share(&v, "b"), 0.75, max_relative = 1e-12);
+    let v = replay(&["--formula", "eligible_time"]);
+    assert_eq!(users_in_order(&v), [1, 0, 1, 0, 1, 0]);
+    approx::assert_relative_eq!(share(&v, "b"), 0.5, max_relative = 1e-12);
+    fairsort()
+        .args(["replay", "--formula", "ncpus", "--trace"])
+        .arg(&db)
+        .arg("--flux-db")
+        .arg(&db)
+        .assert()
+        .code(2);
+}
