@@ -16,11 +16,13 @@ use fairsort::formula::{self, Program, ResourceTable};
 use fairsort::home::dir::Home;
 use fairsort::home::state::{replay_mem_kb, ServerState};
 use fairsort::queue::flux_site::read_site;
+use fairsort::replay::Decay;
 use fairsort::replay::{
     attainment, attainment_svg, read_trace, replay_flux, replay_slurm, replay_with, summarize,
     waits_svg, Attainment, Backfill, Cluster, EntityStats, FluxPolicy, Options, Outcome, Report,
     SlurmPolicy, Trace, TraceFormat,
 };
+use fairsort::usage::decay::{FluxDecay, PbsDecay, ResetPeriod, SlurmDecay};
 use serde::Serialize;
 use serde_json::json;
 use std::io::{BufWriter, Write};
@@ -114,6 +116,19 @@ pub struct Model {
     /// fairshare_decay_factor as a continuous half-life, else 7 days).
     #[arg(long, value_name = "SECONDS")]
     pub half_life: Option<f64>,
+    /// Usage decay model: continuous (default; the half-life), pbs (× fairshare_decay_factor
+    /// every fairshare_decay_time, floor 1), slurm (δ^period every PriorityCalcPeriod) or flux
+    /// (half-life bins).
+    #[arg(long, value_name = "MODEL", default_value = "continuous")]
+    pub decay: String,
+    /// With --decay pbs: the period (fairshare_decay_time; default the home's, else 86400);
+    /// with --decay slurm: PriorityCalcPeriod (default slurm.conf's, else 300).
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(i64).range(1..))]
+    pub decay_period: Option<i64>,
+    /// With --decay pbs: fairshare_decay_factor (default the home's, else 0.5); with --decay
+    /// flux: decay_factor (default 0.5).
+    #[arg(long, value_name = "F")]
+    pub decay_factor: Option<f64>,
     /// Share attainment sampling interval in seconds (default: a day for traces of 20 days or
     /// more, else the span / 50).
     #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(i64).range(1..))]
@@ -335,11 +350,18 @@ fn replays(args: &Args, global: &Global) -> Result<Replays, Failure> {
     if args.model.whole_nodes {
         trace.whole_nodes(cluster.cores_per_node, cluster.mem_per_node);
     }
+    let decay = decay_model(
+        args,
+        home.state.as_ref(),
+        slurm.as_ref().map(|(c, _)| c),
+        half_life,
+    )?;
     let opts = Options {
         cluster,
         backfill,
         half_life,
         tree,
+        decay,
     };
     let policy = match slurm {
         Some((conf, qos)) => {
@@ -379,6 +401,91 @@ fn replays(args: &Args, global: &Global) -> Result<Replays, Failure> {
         cluster,
         runs,
     })
+}
+
+/// The decay model of `--decay`, with its settings from the flags, else the home (PBS) or
+/// slurm.conf (Slurm), else the scheduler's defaults.
+fn decay_model(
+    args: &Args,
+    state: Option<&ServerState>,
+    conf: Option<&fslurm::SlurmConf>,
+    half_life: f64,
+) -> Result<Decay, Failure> {
+    let m = &args.model;
+    let bad = |e: fairsort::usage::decay::DecayError| Failure::usage(e.to_string());
+    let unused = |flag: &str| {
+        Failure::usage(format!(
+            "{flag} does not apply to --decay {} (see docs/replay.md, \"Decay models\")",
+            m.decay
+        ))
+    };
+    let whole = |h: f64| -> i64 {
+        if h.is_finite() && h < 1e15 {
+            h.round().max(1.0) as i64
+        } else {
+            0
+        }
+    };
+    Ok(match m.decay.as_str() {
+        "continuous" => {
+            if m.decay_period.is_some() {
+                return Err(unused("--decay-period"));
+            }
+            if m.decay_factor.is_some() {
+                return Err(unused("--decay-factor"));
+            }
+            Decay::Continuous
+        }
+        "pbs" => {
+            let sched = state.map(|s| &s.sched);
+            let t = m
+                .decay_period
+                .or(sched.map(|s| s.fairshare_decay_time as i64))
+                .unwrap_or(86_400);
+            let f = m
+                .decay_factor
+                .or(sched.map(|s| s.fairshare_decay_factor))
+                .unwrap_or(0.5);
+            Decay::Pbs(PbsDecay::new(t, f).map_err(bad)?)
+        }
+        "slurm" => {
+            if m.decay_factor.is_some() {
+                return Err(unused("--decay-factor"));
+            }
+            let calc = match m.decay_period {
+                Some(p) => p,
+                None => match conf.and_then(|c| c.other_priority.get("PriorityCalcPeriod")) {
+                    Some(v) => slurm_minutes(v).ok_or_else(|| {
+                        Failure::user(format!("slurm.conf: PriorityCalcPeriod={v} is not a time"))
+                    })?,
+                    None => 300,
+                },
+            };
+            // Slurm's half-life: --half-life, slurm.conf's PriorityDecayHalfLife (0: none).
+            Decay::Slurm(SlurmDecay::new(whole(half_life), calc, ResetPeriod::None).map_err(bad)?)
+        }
+        "flux" => {
+            if m.decay_period.is_some() {
+                return Err(unused("--decay-period"));
+            }
+            let h = whole(half_life).max(1);
+            let f = m.decay_factor.unwrap_or(0.5);
+            // flux-accounting's defaults: 4 bins (a reset period of 4 half-lives).
+            Decay::Flux(FluxDecay::new(h, h.saturating_mul(4), f).map_err(bad)?)
+        }
+        other => {
+            return Err(Failure::usage(format!(
+                "unknown decay model `{other}` (expected continuous, pbs, slurm or flux)"
+            )))
+        }
+    })
+}
+
+/// A slurm.conf time in minutes (`5`, `00:05:00`, `1-0`) as seconds.
+fn slurm_minutes(v: &str) -> Option<i64> {
+    fairsort::formats::slurm::conf::time_minutes(v)
+        .filter(|&m| m > 0 && m != fairsort::formats::slurm::conf::INFINITE)
+        .map(|m| i64::from(m) * 60)
 }
 
 /// slurm.conf and the QOS priorities of `--slurm-conf` and `--qos`.
@@ -538,6 +645,7 @@ fn print_json(
     member(&mut w, "cores_per_node", &cluster.cores_per_node, false)?;
     member(&mut w, "mem_per_node_kb", &cluster.mem_per_node, false)?;
     member(&mut w, "half_life", &half_life, false)?;
+    member(&mut w, "decay", &args.model.decay, false)?;
     let left_out: Vec<serde_json::Value> = trace
         .left_out
         .iter()

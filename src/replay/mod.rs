@@ -5,6 +5,7 @@
 //! `attainment` samples each account's share of the usage over time, `plot` draws SVGs.
 
 pub mod attainment;
+pub mod decay;
 pub mod flux;
 pub mod flux_trace;
 mod planned;
@@ -18,6 +19,7 @@ pub mod slurm;
 pub mod trace;
 
 pub use attainment::{attainment, Attainment, Series};
+pub use decay::Decay;
 pub use flux::FluxPolicy;
 pub use plot::{attainment_svg, waits_svg, PlotError};
 pub use report::{summarize, EntityStats, Report};

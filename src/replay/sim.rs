@@ -81,6 +81,8 @@ pub struct Options {
     pub half_life: f64,
     /// The site's share tree (the home's or `--tree`); `None`: accounts → users, 1 share each.
     pub tree: Option<crate::fairshare::TreeSpec>,
+    /// How usage decays (continuous with `half_life`, or a scheduler's stepwise model).
+    pub decay: super::decay::Decay,
 }
 
 /// Where one job ran.
@@ -296,7 +298,13 @@ fn run(
         } else {
             Reeval::OnShareChange
         };
-    let mut shares = ShareModel::new(trace, &share_keywords, opts.half_life, opts.tree.as_ref())?;
+    let mut shares = ShareModel::new(
+        trace,
+        &share_keywords,
+        opts.half_life,
+        opts.tree.as_ref(),
+        opts.decay,
+    )?;
     let mut sim = Sim {
         jobs: &trace.jobs,
         program,

@@ -5,8 +5,8 @@
 use crate::common::{fairsort, json_of, write};
 use fairsort::formula::{compile, ResourceTable};
 use fairsort::replay::{
-    read_trace, replay, replay_slurm, summarize, Backfill, Cluster, Options, Outcome, SlurmPolicy,
-    Trace, TraceError, TraceFormat, TraceJob,
+    read_trace, replay, replay_slurm, summarize, Backfill, Cluster, Decay, Options, Outcome,
+    SlurmPolicy, Trace, TraceError, TraceFormat, TraceJob,
 };
 use proptest::prelude::*;
 use std::path::Path;
@@ -41,6 +41,7 @@ fn run(jobs: Vec<TraceJob>, nodes: u64, cpn: u64, formula: &str, backfill: Backf
         backfill,
         half_life: 604_800.0,
         tree: None,
+        decay: Decay::Continuous,
     };
     replay(&trace, &program, &opts).unwrap()
 }
@@ -1158,6 +1159,7 @@ fn slurm_run(jobs: Vec<TraceJob>, nodes: u64, cpn: u64, conf: &str) -> Outcome {
         backfill: Backfill::None,
         half_life: 604_800.0,
         tree: None,
+        decay: Decay::Continuous,
     };
     replay_slurm(&trace, &policy, &opts, &mut ()).unwrap()
 }
@@ -1352,6 +1354,7 @@ fn slurm_heavy_users_wait_longer_under_fair_share_than_under_job_size() {
             backfill: Backfill::Easy,
             half_life: 604_800.0,
             tree: None,
+            decay: Decay::Continuous,
         };
         let o = replay_slurm(&trace, &policy, &opts, &mut ()).unwrap();
         let r = summarize(&trace, &o, cluster);
@@ -1469,6 +1472,7 @@ fn waits_by_user(
         backfill: Backfill::Easy,
         half_life: 604_800.0,
         tree,
+        decay: Decay::Continuous,
     };
     let program = compile(formula, &ResourceTable::builtin()).unwrap();
     let o = replay(&trace, &program, &opts).unwrap();
@@ -1609,6 +1613,7 @@ fn run_mem(jobs: Vec<TraceJob>, mem_per_node: u64, backfill: Backfill) -> Outcom
         backfill,
         half_life: 604_800.0,
         tree: None,
+        decay: Decay::Continuous,
     };
     replay(&trace, &program, &opts).unwrap()
 }
@@ -1726,6 +1731,7 @@ fn memory_invariants_hold_on_random_traces() {
             backfill: Backfill::Easy,
             half_life: 604_800.0,
             tree: None,
+            decay: Decay::Continuous,
         };
         let o = replay(&trace, &program, &opts).unwrap();
         for (i, p) in o.placements.iter().enumerate() {
@@ -1929,6 +1935,7 @@ fn flux_heavy_users_wait_longer_under_fair_share() {
         backfill: Backfill::Easy,
         half_life: 604_800.0,
         tree: None,
+        decay: Decay::Continuous,
     };
     let mean_wait = |fairshare_weight: i32, heavy: bool| {
         let mut site = Site::default();
@@ -2052,4 +2059,131 @@ fn cli_flux_db_bank_priorities_and_bank_tree() {
         .arg(&db)
         .assert()
         .code(2);
+}
+
+/// Which of a2 and b2 starts first after b1 ends, under `decay` (half-life 1000 s).
+fn first_after_b1(b1_run: i64, decay: Decay) -> &'static str {
+    // 1 core, `fairshare_factor`, users a and b in their own accounts, all submitted at 0.
+    // t=0: a1 (1000 s) starts (no usage yet: trace order). t=1000: a1 ends and charges a 1000;
+    // b has no usage, so b1 starts. t=1000+r: b1 ends and charges b r; a2 and b2 wait: the one
+    // whose user has less decayed usage goes first.
+    let jobs = vec![
+        job("a1", 0, 1000, 1000, 1, "a"),
+        job("b1", 0, b1_run, b1_run, 1, "b"),
+        job("a2", 0, 10, 10, 1, "a"),
+        job("b2", 0, 10, 10, 1, "b"),
+    ];
+    let trace = Trace {
+        jobs,
+        ..Trace::default()
+    };
+    let opts = Options {
+        cluster: Cluster {
+            nodes: 1,
+            cores_per_node: 1,
+            mem_per_node: 0,
+        },
+        backfill: Backfill::None,
+        half_life: 1000.0,
+        tree: None,
+        decay,
+    };
+    let program = compile("fairshare_factor", &ResourceTable::builtin()).unwrap();
+    let o = replay(&trace, &program, &opts).unwrap();
+    let start = |i: usize| o.placements[i].unwrap().start;
+    assert_eq!((start(0), start(1)), (0, 1000));
+    assert_eq!(start(2).min(start(3)), 1000 + b1_run);
+    if start(2) < start(3) {
+        "a2"
+    } else {
+        "b2"
+    }
+}
+
+#[test]
+fn decay_models_step_as_their_schedulers() {
+    use fairsort::usage::decay::{FluxDecay, PbsDecay, SlurmDecay};
+    let pbs = Decay::Pbs(PbsDecay::new(1000, 0.5).unwrap());
+    let slurm = Decay::Slurm(SlurmDecay::new(1000, 300, Default::default()).unwrap());
+    let flux = Decay::Flux(FluxDecay::new(1000, 4000, 0.5).unwrap());
+    // b1 runs 600 s, so a2/b2 are ordered at t=1600:
+    // * continuous: a = 1000·2^(−0.6) = 659.8 > b = 600: b2 first;
+    // * PBS (×0.5 when more than 1000 s passed since the last decay, clock from 0): one decay
+    //   by 1600, after a's charge at 1000: a = (1 + 1000)·0.5 = 500.5 < b = 1 + 600: a2 first;
+    // * Slurm (δ = 1 − 0.693/1000 every 300 s): a decays over 900–1500 only, 1000·δ^600 =
+    //   656.8 > 600: b2 first;
+    // * flux (bins shifted at 1000, 2000, …): a's 1000 is in the current bin until 2000 and
+    //   undecayed; 1000 > 600: b2 first.
+    assert_eq!(first_after_b1(600, Decay::Continuous), "b2");
+    assert_eq!(first_after_b1(600, pbs), "a2");
+    assert_eq!(first_after_b1(600, slurm), "b2");
+    assert_eq!(first_after_b1(600, flux), "b2");
+    // b1 runs 900 s (t=1900): continuous a = 535.9 < 900, PBS 500.5 < 901, Slurm 1000·δ^900 =
+    // 532.3 < 900: a2 first; flux still holds a's 1000 > 900: b2 first.
+    assert_eq!(first_after_b1(900, Decay::Continuous), "a2");
+    assert_eq!(first_after_b1(900, pbs), "a2");
+    assert_eq!(first_after_b1(900, slurm), "a2");
+    assert_eq!(first_after_b1(900, flux), "b2");
+}
+
+#[test]
+fn cli_decay_models_and_their_settings() {
+    let dir = tempfile::tempdir().unwrap();
+    let swf = "; MaxNodes: 1\n; MaxProcs: 1\n\
+        1 0 -1 1000 1 -1 -1 1 1000 -1 1 1 1 -1 1 -1 -1 -1\n\
+        2 0 -1 600 1 -1 -1 1 600 -1 1 2 2 -1 1 -1 -1 -1\n\
+        3 0 -1 10 1 -1 -1 1 10 -1 1 1 1 -1 1 -1 -1 -1\n\
+        4 0 -1 10 1 -1 -1 1 10 -1 1 2 2 -1 1 -1 -1 -1\n";
+    let trace = write(dir.path(), "t.swf", swf);
+    let replay = |extra: &[&str]| {
+        let mut c = fairsort();
+        c.args([
+            "replay",
+            "--formula",
+            "fairshare_factor",
+            "--backfill",
+            "none",
+        ])
+        .args(["--half-life", "1000", "--json", "--trace"])
+        .arg(&trace)
+        .args(extra);
+        c.assert()
+    };
+    let start3 = |extra: &[&str]| {
+        let v = json_of(&replay(extra).success().get_output().stdout);
+        (
+            v["decay"].as_str().unwrap().to_string(),
+            v["jobs"][2]["start"].as_i64().unwrap(),
+        )
+    };
+    // As in `decay_models_step_as_their_schedulers`: job 3 (user 1) starts at 1600 under PBS
+    // decay, after job 4 (1610) under the continuous half-life.
+    assert_eq!(start3(&[]), ("continuous".to_string(), 1610));
+    assert_eq!(
+        start3(&[
+            "--decay",
+            "pbs",
+            "--decay-period",
+            "1000",
+            "--decay-factor",
+            "0.5"
+        ]),
+        ("pbs".to_string(), 1600)
+    );
+    assert_eq!(
+        start3(&["--decay", "slurm", "--decay-period", "300"]).1,
+        1610
+    );
+    assert_eq!(start3(&["--decay", "flux"]).1, 1610);
+    replay(&["--decay", "weekly"])
+        .code(2)
+        .stderr(predicates::str::contains("unknown decay model `weekly`"));
+    replay(&["--decay", "slurm", "--decay-factor", "0.5"])
+        .code(2)
+        .stderr(predicates::str::contains(
+            "--decay-factor does not apply to --decay slurm",
+        ));
+    replay(&["--decay", "pbs", "--decay-factor", "1.5"])
+        .code(2)
+        .stderr(predicates::str::contains("fairshare_decay_factor"));
 }
