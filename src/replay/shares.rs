@@ -350,7 +350,7 @@ impl ShareModel {
             Ok(())
         } else {
             self.changed.iter_mut().for_each(|c| *c = true);
-            match &self.site {
+            match &mut self.site {
                 Some(site) => site.values(&self.keywords, &usage, &mut self.values),
                 None => tree_values(&self.entities, &self.keywords, &usage, &mut self.values),
             }

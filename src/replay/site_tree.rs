@@ -17,7 +17,8 @@ use super::shares::Entities;
 use super::sim::ReplayError;
 use crate::fairshare::tree::PBS_UNKNOWN;
 use crate::fairshare::{compute, keyword_source, Algorithm, NodeKind, NodeSpec, Options};
-use crate::fairshare::{Shares, Tree, TreeSpec};
+use crate::fairshare::{pbs, Shares, Tree, TreeSpec};
+use crate::pbs::Keyword;
 use rustc_hash::FxHashMap;
 
 /// The site's tree with every trace association matched to a leaf.
@@ -32,6 +33,20 @@ pub(crate) struct SiteTree {
     /// Per association: its part of the tree's shares (its leaf's, split evenly among the
     /// associations matched to the same leaf).
     shares: Vec<f64>,
+    /// The tree built once (no usage), for PBS's keywords (`fairshare::pbs::keyword_values`).
+    tree: Tree,
+    /// Scratch: usage per node id.
+    leaf_usage: Vec<Option<f64>>,
+}
+
+/// The column of `fairshare::pbs::keyword_values` a PBS keyword reads.
+fn pbs_index(keyword: &str) -> Option<usize> {
+    match keyword.parse::<Keyword>().ok()? {
+        Keyword::FairsharePerc | Keyword::FairSharePerc => Some(0),
+        Keyword::FairshareTreeUsage => Some(1),
+        Keyword::FairshareFactor => Some(2),
+        _ => None,
+    }
 }
 
 fn shares_err(e: impl std::fmt::Display) -> ReplayError {
@@ -128,11 +143,14 @@ impl SiteTree {
                     / per_leaf.get(l).copied().unwrap_or(1).max(1) as f64
             })
             .collect();
+        let leaf_usage = vec![None; tree.len()];
         Ok(SiteTree {
             spec,
             leaf_of,
             ids,
             shares,
+            tree,
+            leaf_usage,
         })
     }
 
@@ -144,6 +162,34 @@ impl SiteTree {
     /// Every keyword's value per association, the tree built with the associations' `usage`
     /// on their leaves.
     pub(crate) fn values(
+        &mut self,
+        keywords: &[String],
+        usage: &[f64],
+        values: &mut [Vec<f64>],
+    ) -> Result<(), ReplayError> {
+        // PBS's keywords only: its arithmetic over the tree built once (bit-identical to the
+        // general path below, `pbs_fast_path_is_bit_identical`), O(nodes) per recomputation.
+        let cols: Option<Vec<usize>> = keywords.iter().map(|k| pbs_index(k)).collect();
+        if let Some(cols) = cols {
+            self.leaf_usage.iter_mut().for_each(|u| *u = None);
+            for (&id, &u) in self.ids.iter().zip(usage) {
+                if let Some(x) = self.leaf_usage.get_mut(id) {
+                    *x = Some(x.unwrap_or(0.0) + u);
+                }
+            }
+            let rows = pbs::keyword_values(&self.tree, &self.leaf_usage);
+            for (&c, out) in cols.iter().zip(values.iter_mut()) {
+                for (v, &id) in out.iter_mut().zip(&self.ids) {
+                    *v = rows.get(id).and_then(|r| r.get(c)).copied().unwrap_or(0.0);
+                }
+            }
+            return Ok(());
+        }
+        self.general_values(keywords, usage, values)
+    }
+
+    /// Every keyword's value through `fairshare::compute` on the tree built with `usage`.
+    fn general_values(
         &self,
         keywords: &[String],
         usage: &[f64],
@@ -205,4 +251,96 @@ fn fractions(tree: &Tree) -> Vec<f64> {
         }
     }
     frac
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fairshare::TreeSource;
+    use crate::replay::trace::{Trace, TraceJob};
+
+    #[test]
+    fn pbs_fast_path_is_bit_identical() {
+        // A three-level resource_group with an empty group, zero shares and users the tree
+        // does not name (they go to `unknown`, here with 2 shares).
+        let node = |n: &str, p: Option<&str>, kind, s| {
+            NodeSpec::new(n, p.map(String::from), kind, Shares::Count(s))
+        };
+        let spec = TreeSpec {
+            source: TreeSource::Pbs,
+            root_name: "root".into(),
+            root_usage: None,
+            unknown_shares: Some(2),
+            nodes: vec![
+                node("phys", None, NodeKind::Account, 30),
+                node("theory", Some("phys"), NodeKind::Account, 10),
+                node("exp", Some("phys"), NodeKind::Account, 20),
+                node("chem", None, NodeKind::Account, 0),
+                node("empty", None, NodeKind::Account, 5),
+                node("ann", Some("theory"), NodeKind::User, 1),
+                node("bob", Some("theory"), NodeKind::User, 3),
+                node("cy", Some("exp"), NodeKind::User, 1),
+                node("dee", Some("chem"), NodeKind::User, 1),
+            ],
+        };
+        let users = ["ann", "bob", "cy", "dee", "eve", "fay", "ann"];
+        let jobs = users
+            .iter()
+            .enumerate()
+            .map(|(i, u)| TraceJob {
+                id: i.to_string(),
+                submit: 0,
+                run: 1,
+                walltime: None,
+                cores: 1,
+                mem: 0,
+                user: u.to_string(),
+                // ann under two trace accounts: one PBS entity.
+                account: if i == 6 { "x".into() } else { "g".into() },
+                queue: String::new(),
+                qos: String::new(),
+            })
+            .collect();
+        let trace = Trace {
+            jobs,
+            ..Trace::default()
+        };
+        let e = Entities::of(&trace);
+        let mut site = SiteTree::new(spec, &e).unwrap();
+        let kws: Vec<String> = ["fairshare_perc", "fairshare_tree_usage", "fairshare_factor"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let mut seed: u64 = 5;
+        for round in 0..300 {
+            let usage: Vec<f64> = (0..e.assocs.len())
+                .map(|_| {
+                    seed = seed
+                        .wrapping_mul(6_364_136_223_846_793_005)
+                        .wrapping_add(1_442_695_040_888_963_407);
+                    match seed >> 61 {
+                        0 => 0.0,
+                        1 => 1.0,
+                        2 => 1e13,
+                        _ => (seed >> 30) as f64 * if round % 2 == 0 { 1e-3 } else { 1.0 },
+                    }
+                })
+                .collect();
+            let mut fast = vec![vec![0.0; e.assocs.len()]; 3];
+            let mut general = fast.clone();
+            site.values(&kws, &usage, &mut fast).unwrap();
+            site.general_values(&kws, &usage, &mut general).unwrap();
+            for k in 0..3 {
+                for a in 0..e.assocs.len() {
+                    assert_eq!(
+                        fast[k][a].to_bits(),
+                        general[k][a].to_bits(),
+                        "round {round} keyword {k} assoc {a}: {} vs {}",
+                        fast[k][a],
+                        general[k][a]
+                    );
+                }
+            }
+        }
+    }
 }
