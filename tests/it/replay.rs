@@ -2187,3 +2187,46 @@ fn cli_decay_models_and_their_settings() {
         .code(2)
         .stderr(predicates::str::contains("fairshare_decay_factor"));
 }
+
+#[test]
+fn slurm_fair_share_uses_the_site_association_tree() {
+    // Slurm's Fair Tree factor over a 9 : 1 association tree makes ua wait less and ub more
+    // than over 1 : 1 (the order of `two_users` is fair share's alone: all submitted at 0).
+    let conf = fairsort::formats::slurm::parse_slurm_conf(
+        "PriorityType=priority/multifactor\nAccountingStorageType=accounting_storage/slurmdbd\n\
+         PriorityWeightFairshare=10000\n",
+        "slurm.conf",
+    )
+    .unwrap();
+    let cluster = Cluster {
+        nodes: 1,
+        cores_per_node: 1,
+        mem_per_node: 0,
+    };
+    let policy = SlurmPolicy::new(conf, Default::default(), cluster).unwrap();
+    let waits = |tree| {
+        let trace = Trace {
+            jobs: two_users(),
+            ..Trace::default()
+        };
+        let opts = Options {
+            cluster,
+            backfill: Backfill::Easy,
+            half_life: 604_800.0,
+            tree,
+            decay: Decay::Continuous,
+        };
+        let o = replay_slurm(&trace, &policy, &opts, &mut ()).unwrap();
+        let r = summarize(&trace, &o, cluster);
+        let w = |n: &str| r.users.iter().find(|u| u.name == n).unwrap().wait_mean;
+        (w("ua"), w("ub"))
+    };
+    let mut even = native_tree(1, 1);
+    even.source = fairsort::fairshare::TreeSource::Slurm;
+    let mut skewed = native_tree(9, 1);
+    skewed.source = fairsort::fairshare::TreeSource::Slurm;
+    let (a, b) = waits(Some(even));
+    let (na, nb) = waits(Some(skewed));
+    assert!((a - b).abs() <= 100.0, "{a} vs {b}");
+    assert!(na < a && nb > b, "ua {a} → {na}, ub {b} → {nb}");
+}
