@@ -79,7 +79,7 @@ pub enum Command {
     /// ranks), or a replay's attainment and waits.
     Plot(Box<plot::Args>),
     /// Replay a workload trace under a formula: waits and shares over time (docs/replay.md).
-    Replay(replay::Args),
+    Replay(Box<replay::Args>),
     /// List the server home's audit log: who changed what, when (local time; --utc, --epoch).
     Audit(audit::Args),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
@@ -101,7 +101,7 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Order(args) => order::run(*args, &global),
         Command::Test(args) => ftest::run(args, &global),
         Command::Usage(args) => usage::run(args, &global),
-        Command::Replay(args) => replay::run(args, &global),
+        Command::Replay(args) => replay::run(*args, &global),
         Command::Plot(args) => plot::run(*args, &global),
         Command::Init(args) => init::run(args, &global),
         Command::Audit(args) => audit::run(args, &global),

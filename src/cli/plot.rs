@@ -82,6 +82,17 @@ pub struct Args {
     /// accounting log, sacct -P, flux-accounting database).
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
+    /// attainment, waits: order by Slurm's multifactor priority under this slurm.conf instead
+    /// of a formula (as `fairsort replay --slurm-conf`).
+    #[arg(long, value_name = "FILE", conflicts_with = "formula")]
+    pub slurm_conf: Option<PathBuf>,
+    /// attainment, waits: order by flux-accounting's priority under this database (as
+    /// `fairsort replay --flux-db`).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["formula", "slurm_conf"])]
+    pub flux_db: Option<PathBuf>,
+    /// attainment, waits: with --slurm-conf, `sacctmgr show qos -P` output for the QOS factor.
+    #[arg(long, value_name = "FILE", requires = "slurm_conf")]
+    pub qos: Option<PathBuf>,
     /// attainment, waits: the trace's format and the cluster model (as `fairsort replay`).
     #[command(flatten)]
     pub model: super::replay::Model,
@@ -166,9 +177,11 @@ fn replay_plot(args: Args, global: &Global) -> CliResult {
             trace,
             model: args.model,
             formula: args.formula,
-            // `fairsort replay --slurm-conf` has no `plot` counterpart yet.
-            slurm_conf: None,
-            qos: None,
+            slurm_conf: args.slurm_conf,
+            flux_db: args.flux_db,
+            qos: args.qos,
+            tree: args.tree,
+            tree_format: args.tree_format,
             against: args.against,
             json: false,
             csv: false,

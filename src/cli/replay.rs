@@ -4,18 +4,25 @@
 //! (docs/replay.md), or by Slurm's multifactor priority (`--slurm-conf`). A thin layer over `fairsort::replay`: the home's formula and decay as
 //! defaults, a progress bar, streamed JSON, CSV and the SVG plots.
 
+use super::choices::parser;
 use super::eval::formula_failure;
 use super::progress::Progress;
 use super::table::{Align, Table};
 use super::{CliResult, Failure, Global};
+use fairsort::fairshare::TreeSpec;
 use fairsort::formats::slurm as fslurm;
+use fairsort::formats::{read_tree, TreeFormat};
 use fairsort::formula::{self, Program, ResourceTable};
 use fairsort::home::dir::Home;
+use fairsort::home::state::{replay_mem_kb, ServerState};
+use fairsort::queue::flux_site::read_site;
+use fairsort::replay::Decay;
 use fairsort::replay::{
-    attainment, attainment_svg, read_trace, replay_slurm, replay_with, summarize, waits_svg,
-    Attainment, Backfill, Cluster, EntityStats, Options, Outcome, Report, SlurmPolicy, Trace,
-    TraceFormat,
+    attainment, attainment_svg, read_trace, replay_flux, replay_slurm, replay_with, summarize,
+    waits_svg, Attainment, Backfill, Cluster, EntityStats, FluxPolicy, Options, Outcome, Report,
+    SlurmPolicy, Trace, TraceFormat,
 };
+use fairsort::usage::decay::{FluxDecay, PbsDecay, ResetPeriod, SlurmDecay};
 use serde::Serialize;
 use serde_json::json;
 use std::io::{BufWriter, Write};
@@ -27,24 +34,36 @@ const DEFAULT_HALF_LIFE: f64 = 604_800.0;
 /// Arguments of `fairsort replay`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The trace: SWF, a PBS accounting log (or directory of daily logs), `sacct -P` output, or a
-    /// flux-accounting database (its jobs table).
+    /// The trace: SWF, a PBS accounting log (or directory of daily logs), `sacct -P` or
+    /// `sacct --json` output, or a flux-accounting database (its jobs table).
     #[arg(long, value_name = "FILE")]
     pub trace: PathBuf,
     /// The trace's format and the cluster model.
     #[command(flatten)]
     pub model: Model,
     /// The job_sort_formula to replay (default: the home's).
-    #[arg(long, value_name = "FORMULA", conflicts_with = "slurm_conf")]
+    #[arg(long, value_name = "FORMULA", conflicts_with_all = ["slurm_conf", "flux_db"])]
     pub formula: Option<String>,
     /// Order by Slurm's multifactor priority under this slurm.conf instead of a formula (its
     /// weights, PriorityMaxAge, partitions, PriorityFlags; PriorityDecayHalfLife as the
     /// half-life unless --half-life).
     #[arg(long, value_name = "FILE")]
     pub slurm_conf: Option<PathBuf>,
+    /// Order by flux-accounting's priority (the mf_priority plugin) under this
+    /// flux-accounting database instead of a formula: its weights, queue and bank priorities,
+    /// and its bank tree for fair share (unless --tree).
+    #[arg(long, value_name = "FILE", conflicts_with = "slurm_conf")]
+    pub flux_db: Option<PathBuf>,
     /// With --slurm-conf: `sacctmgr show qos -P` output (Name, Priority) for the QOS factor.
     #[arg(long, value_name = "FILE", requires = "slurm_conf")]
     pub qos: Option<PathBuf>,
+    /// The site's share tree for fair share (any format of `fairsort tree`; default: the server
+    /// home's tree, if one was imported), instead of accounts → users with 1 share each.
+    #[arg(long, value_name = "FILE")]
+    pub tree: Option<PathBuf>,
+    /// Format of --tree (default: detected).
+    #[arg(long, value_name = "FORMAT", value_parser = parser::<TreeFormat>(), requires = "tree")]
+    pub tree_format: Option<TreeFormat>,
     /// A second formula replayed on the same trace, shown side by side.
     #[arg(long, value_name = "FORMULA")]
     pub against: Option<String>,
@@ -70,16 +89,22 @@ pub struct Args {
 /// attainment|waits`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct Model {
-    /// Trace format: swf, pbs, sacct or flux (a flux-accounting database's jobs table; default:
-    /// detected from the first line, or the SQLite header).
+    /// Trace format: swf, pbs, sacct (`-P` text or `--json`) or flux (a flux-accounting
+    /// database's jobs table; default: detected from the first line, or the SQLite header).
     #[arg(long, value_name = "FORMAT")]
     pub trace_format: Option<String>,
-    /// Nodes of the cluster model (default: the SWF header's MaxNodes).
+    /// Nodes of the cluster model (default: the home's replay_nodes, else the SWF header's
+    /// MaxNodes).
     #[arg(long)]
     pub nodes: Option<u64>,
-    /// Cores per node (default: MaxProcs / MaxNodes from the SWF header, else 1).
+    /// Cores per node (default: the home's replay_cores_per_node, else MaxProcs / MaxNodes from
+    /// the SWF header, else 1).
     #[arg(long)]
     pub cores_per_node: Option<u64>,
+    /// Memory per node, a PBS size such as 192gb (default: the home's replay_mem_per_node;
+    /// without either, memory is not modelled). Jobs then need their requested memory too.
+    #[arg(long, value_name = "SIZE")]
+    pub mem_per_node: Option<String>,
     /// Jobs get whole nodes: each job's cores are rounded up to a multiple of the cores per
     /// node (a node runs one job at a time); by default jobs share nodes core by core.
     #[arg(long)]
@@ -91,6 +116,19 @@ pub struct Model {
     /// fairshare_decay_factor as a continuous half-life, else 7 days).
     #[arg(long, value_name = "SECONDS")]
     pub half_life: Option<f64>,
+    /// Usage decay model: continuous (default; the half-life), pbs (× fairshare_decay_factor
+    /// every fairshare_decay_time, floor 1), slurm (δ^period every PriorityCalcPeriod) or flux
+    /// (half-life bins).
+    #[arg(long, value_name = "MODEL", default_value = "continuous")]
+    pub decay: String,
+    /// With --decay pbs: the period (fairshare_decay_time; default the home's, else 86400);
+    /// with --decay slurm: PriorityCalcPeriod (default slurm.conf's, else 300).
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(i64).range(1..))]
+    pub decay_period: Option<i64>,
+    /// With --decay pbs: fairshare_decay_factor (default the home's, else 0.5); with --decay
+    /// flux: decay_factor (default 0.5).
+    #[arg(long, value_name = "F")]
+    pub decay_factor: Option<f64>,
     /// Share attainment sampling interval in seconds (default: a day for traces of 20 days or
     /// more, else the span / 50).
     #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(i64).range(1..))]
@@ -101,19 +139,27 @@ fn compile(src: &str, json: bool) -> Result<Program, Failure> {
     formula::compile(src, &ResourceTable::builtin()).map_err(|e| formula_failure(src, &e, json))
 }
 
-fn cluster(args: &Args, trace: &Trace) -> Result<Cluster, Failure> {
+/// The cluster model: each size from the flags, else the home's `replay_*` settings, else the
+/// trace's own statement (SWF headers); a usage error names what is missing.
+fn cluster(args: &Args, trace: &Trace, state: Option<&ServerState>) -> Result<Cluster, Failure> {
+    let home = state.map(|s| &s.server);
+    let flag_nodes = args.model.nodes.or(home.and_then(|h| h.replay_nodes));
+    let flag_cpn = args
+        .model
+        .cores_per_node
+        .or(home.and_then(|h| h.replay_cores_per_node));
     // The trace's own size (SWF headers): MaxNodes, and MaxProcs / MaxNodes cores per node.
     let stated_cpn = match (trace.max_nodes, trace.max_procs) {
         (Some(n), Some(p)) if n > 0 => Some((p / n).max(1)),
         _ => None,
     };
-    let (nodes, cpn) = match (args.model.nodes, args.model.cores_per_node) {
+    let (nodes, cpn) = match (flag_nodes, flag_cpn) {
         (Some(n), Some(c)) => (n, c),
         (Some(n), None) => match stated_cpn {
             Some(c) => (n, c),
             None => {
                 return Err(Failure::usage(
-                    "give --cores-per-node: the trace does not state its cores per node",
+                    "give --cores-per-node (or set server replay_cores_per_node in the home): the trace does not state its cores per node",
                 ))
             }
         },
@@ -122,7 +168,7 @@ fn cluster(args: &Args, trace: &Trace) -> Result<Cluster, Failure> {
             (_, Some(p)) if c.is_none() => (p, 1),
             _ => {
                 return Err(Failure::usage(
-                    "give --nodes and --cores-per-node: the trace does not state its size",
+                    "give --nodes and --cores-per-node (or set server replay_nodes and replay_cores_per_node in the home): the trace does not state its size",
                 ))
             }
         },
@@ -132,24 +178,71 @@ fn cluster(args: &Args, trace: &Trace) -> Result<Cluster, Failure> {
             "--nodes and --cores-per-node must be at least 1",
         ));
     }
+    let mem_per_node = match (
+        &args.model.mem_per_node,
+        home.and_then(|h| h.replay_mem_per_node.as_deref()),
+    ) {
+        (Some(m), _) => replay_mem_kb(m)
+            .map_err(|e| Failure::usage(e.replace("replay_mem_per_node", "--mem-per-node")))?,
+        (None, Some(m)) => replay_mem_kb(m).map_err(Failure::user)?,
+        (None, None) => 0,
+    };
     Ok(Cluster {
         nodes,
         cores_per_node: cpn,
+        mem_per_node,
     })
+}
+
+/// What the server home gives a replay (when one exists): its state and its share tree.
+#[derive(Default)]
+struct HomeInputs {
+    state: Option<ServerState>,
+    tree: Option<TreeSpec>,
+}
+
+/// Reads the server home, if one exists: its state, and its share tree unless `--tree` is
+/// given (PBS trees get the home's `unknown_shares`).
+fn home_inputs(args: &Args, global: &Global) -> Result<HomeInputs, Failure> {
+    let Some(home) =
+        Home::find(global.home.as_deref()).map_err(|e| Failure::user(e.to_string()))?
+    else {
+        return Ok(HomeInputs::default());
+    };
+    let state = home.load().map_err(|e| Failure::user(e.to_string()))?;
+    let tree = match &args.tree {
+        Some(_) => None,
+        None => home
+            .stored_tree()
+            .map_err(|e| Failure::user(e.to_string()))?
+            .filter(|t| !t.nodes.is_empty())
+            .map(|mut t| {
+                if t.follows_pbs() {
+                    t.unknown_shares = Some(state.sched.unknown_shares);
+                }
+                t
+            }),
+    };
+    Ok(HomeInputs {
+        state: Some(state),
+        tree,
+    })
+}
+
+/// The share tree of the replay: `--tree FILE`, else the home's, else none.
+fn site_tree(args: &Args, home: &HomeInputs) -> Result<Option<TreeSpec>, Failure> {
+    match &args.tree {
+        Some(p) => read_tree(p, args.tree_format)
+            .map(Some)
+            .map_err(|e| Failure::user(e.to_string())),
+        None => Ok(home.tree.clone()),
+    }
 }
 
 /// The formula and half-life: the flags, else the home's (if one exists), else an error for
 /// the formula and 7 days for the half-life.
-fn defaults(args: &Args, global: &Global) -> Result<(String, f64), Failure> {
-    let home = match (&args.formula, args.model.half_life) {
-        (Some(_), Some(_)) => None,
-        _ => Home::find(global.home.as_deref()).map_err(|e| Failure::user(e.to_string()))?,
-    };
-    let state = match &home {
-        Some(h) => Some(h.load().map_err(|e| Failure::user(e.to_string()))?),
-        None => None,
-    };
-    let formula = match (&args.formula, &state) {
+fn defaults(args: &Args, state: Option<&ServerState>) -> Result<(String, f64), Failure> {
+    let formula = match (&args.formula, state) {
         (Some(f), _) => f.clone(),
         (None, Some(s)) => s.server.job_sort_formula.clone().ok_or_else(|| {
             Failure::usage("give --formula: the home has no job_sort_formula set")
@@ -160,7 +253,7 @@ fn defaults(args: &Args, global: &Global) -> Result<(String, f64), Failure> {
             ))
         }
     };
-    let half_life = match (args.model.half_life, &state) {
+    let half_life = match (args.model.half_life, state) {
         (Some(h), _) => h,
         // PBS multiplies usage by f every T seconds: the continuous decay with the same
         // factor per period has the half-life T·ln 2 / −ln f.
@@ -208,6 +301,22 @@ fn replays(args: &Args, global: &Global) -> Result<Replays, Failure> {
         Some(path) => Some(slurm_site(path, args.qos.as_deref())?),
         None => None,
     };
+    let flux_site = match &args.flux_db {
+        Some(p) => Some(read_site(p).map_err(|e| Failure::user(e.to_string()))?),
+        None => None,
+    };
+    let home = home_inputs(args, global)?;
+    let tree = match (&args.flux_db, &args.tree) {
+        // flux: the database's bank tree, unless --tree.
+        (Some(db), None) => Some(
+            read_tree(db, Some(TreeFormat::FluxDb)).map_err(|e| Failure::user(e.to_string()))?,
+        ),
+        _ => site_tree(args, &home)?,
+    };
+    let flux_label = args
+        .flux_db
+        .as_deref()
+        .map(|p| format!("flux-accounting priority ({})", p.display()));
     let (formula_a, half_life) = match &slurm {
         // Slurm: PriorityDecayHalfLife (0: no decay, an infinite half-life).
         Some((conf, _)) => (
@@ -223,25 +332,36 @@ fn replays(args: &Args, global: &Global) -> Result<Replays, Failure> {
                 h => f64::from(h),
             }),
         ),
-        None => defaults(args, global)?,
+        None => match &flux_label {
+            Some(l) => (l.clone(), args.model.half_life.unwrap_or(DEFAULT_HALF_LIFE)),
+            None => defaults(args, home.state.as_ref())?,
+        },
     };
-    let a = match &slurm {
-        Some(_) => None,
-        None => Some(compile(&formula_a, args.json)?),
+    let a = match (&slurm, &flux_site) {
+        (None, None) => Some(compile(&formula_a, args.json)?),
+        _ => None,
     };
     let b = match &args.against {
         Some(f) => Some(compile(f, args.json)?),
         None => None,
     };
     let mut trace = read_trace(&args.trace, format).map_err(|e| Failure::user(e.to_string()))?;
-    let cluster = cluster(args, &trace)?;
+    let cluster = cluster(args, &trace, home.state.as_ref())?;
     if args.model.whole_nodes {
-        trace.whole_nodes(cluster.cores_per_node);
+        trace.whole_nodes(cluster.cores_per_node, cluster.mem_per_node);
     }
+    let decay = decay_model(
+        args,
+        home.state.as_ref(),
+        slurm.as_ref().map(|(c, _)| c),
+        half_life,
+    )?;
     let opts = Options {
         cluster,
         backfill,
         half_life,
+        tree,
+        decay,
     };
     let policy = match slurm {
         Some((conf, qos)) => {
@@ -249,12 +369,16 @@ fn replays(args: &Args, global: &Global) -> Result<Replays, Failure> {
         }
         None => None,
     };
+    let flux = flux_site.as_ref().map(|s| FluxPolicy::new(s, &trace));
     let run_one = |label: &'static str, src: &str, p: Option<&Program>| -> Result<Run, Failure> {
         let mut progress = Progress::new(0, &format!("replay {label}"));
-        let o = match (p, &policy) {
-            (Some(p), _) => replay_with(&trace, p, &opts, &mut progress),
-            (None, Some(pol)) => replay_slurm(&trace, pol, &opts, &mut progress),
-            (None, None) => return Err(Failure::usage("give --formula or --slurm-conf")),
+        let o = match (p, &policy, &flux) {
+            (Some(p), _, _) => replay_with(&trace, p, &opts, &mut progress),
+            (None, Some(pol), _) => replay_slurm(&trace, pol, &opts, &mut progress),
+            (None, None, Some(f)) => replay_flux(&trace, f, &opts, &mut progress),
+            (None, None, None) => {
+                return Err(Failure::usage("give --formula, --slurm-conf or --flux-db"))
+            }
         };
         progress.finish();
         let o = o.map_err(|e| Failure::user(e.to_string()))?;
@@ -277,6 +401,91 @@ fn replays(args: &Args, global: &Global) -> Result<Replays, Failure> {
         cluster,
         runs,
     })
+}
+
+/// The decay model of `--decay`, with its settings from the flags, else the home (PBS) or
+/// slurm.conf (Slurm), else the scheduler's defaults.
+fn decay_model(
+    args: &Args,
+    state: Option<&ServerState>,
+    conf: Option<&fslurm::SlurmConf>,
+    half_life: f64,
+) -> Result<Decay, Failure> {
+    let m = &args.model;
+    let bad = |e: fairsort::usage::decay::DecayError| Failure::usage(e.to_string());
+    let unused = |flag: &str| {
+        Failure::usage(format!(
+            "{flag} does not apply to --decay {} (see docs/replay.md, \"Decay models\")",
+            m.decay
+        ))
+    };
+    let whole = |h: f64| -> i64 {
+        if h.is_finite() && h < 1e15 {
+            h.round().max(1.0) as i64
+        } else {
+            0
+        }
+    };
+    Ok(match m.decay.as_str() {
+        "continuous" => {
+            if m.decay_period.is_some() {
+                return Err(unused("--decay-period"));
+            }
+            if m.decay_factor.is_some() {
+                return Err(unused("--decay-factor"));
+            }
+            Decay::Continuous
+        }
+        "pbs" => {
+            let sched = state.map(|s| &s.sched);
+            let t = m
+                .decay_period
+                .or(sched.map(|s| s.fairshare_decay_time as i64))
+                .unwrap_or(86_400);
+            let f = m
+                .decay_factor
+                .or(sched.map(|s| s.fairshare_decay_factor))
+                .unwrap_or(0.5);
+            Decay::Pbs(PbsDecay::new(t, f).map_err(bad)?)
+        }
+        "slurm" => {
+            if m.decay_factor.is_some() {
+                return Err(unused("--decay-factor"));
+            }
+            let calc = match m.decay_period {
+                Some(p) => p,
+                None => match conf.and_then(|c| c.other_priority.get("PriorityCalcPeriod")) {
+                    Some(v) => slurm_minutes(v).ok_or_else(|| {
+                        Failure::user(format!("slurm.conf: PriorityCalcPeriod={v} is not a time"))
+                    })?,
+                    None => 300,
+                },
+            };
+            // Slurm's half-life: --half-life, slurm.conf's PriorityDecayHalfLife (0: none).
+            Decay::Slurm(SlurmDecay::new(whole(half_life), calc, ResetPeriod::None).map_err(bad)?)
+        }
+        "flux" => {
+            if m.decay_period.is_some() {
+                return Err(unused("--decay-period"));
+            }
+            let h = whole(half_life).max(1);
+            let f = m.decay_factor.unwrap_or(0.5);
+            // flux-accounting's defaults: 4 bins (a reset period of 4 half-lives).
+            Decay::Flux(FluxDecay::new(h, h.saturating_mul(4), f).map_err(bad)?)
+        }
+        other => {
+            return Err(Failure::usage(format!(
+                "unknown decay model `{other}` (expected continuous, pbs, slurm or flux)"
+            )))
+        }
+    })
+}
+
+/// A slurm.conf time in minutes (`5`, `00:05:00`, `1-0`) as seconds.
+fn slurm_minutes(v: &str) -> Option<i64> {
+    fairsort::formats::slurm::conf::time_minutes(v)
+        .filter(|&m| m > 0 && m != fairsort::formats::slurm::conf::INFINITE)
+        .map(|m| i64::from(m) * 60)
 }
 
 /// slurm.conf and the QOS priorities of `--slurm-conf` and `--qos`.
@@ -434,7 +643,9 @@ fn print_json(
     member(&mut w, "backfill", &args.model.backfill, false)?;
     member(&mut w, "nodes", &cluster.nodes, false)?;
     member(&mut w, "cores_per_node", &cluster.cores_per_node, false)?;
+    member(&mut w, "mem_per_node_kb", &cluster.mem_per_node, false)?;
     member(&mut w, "half_life", &half_life, false)?;
+    member(&mut w, "decay", &args.model.decay, false)?;
     let left_out: Vec<serde_json::Value> = trace
         .left_out
         .iter()
@@ -509,8 +720,13 @@ fn print_text(
     a: &Report,
     b: Option<&Report>,
 ) -> CliResult {
+    let mem = if cluster.mem_per_node > 0 {
+        format!(", {}kb memory per node", cluster.mem_per_node)
+    } else {
+        String::new()
+    };
     crate::outln!(
-        "replay of {} jobs on {} nodes x {} cores ({} cores), backfill {}",
+        "replay of {} jobs on {} nodes x {} cores ({} cores{mem}), backfill {}",
         a.jobs,
         cluster.nodes,
         cluster.cores_per_node,

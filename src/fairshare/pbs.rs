@@ -115,6 +115,53 @@ fn values(tree: &Tree, usage: &[f64]) -> Vec<PbsValues> {
     v
 }
 
+/// PBS's (`fairshare_perc`, `fairshare_tree_usage`, `fairshare_factor`) of every node for the
+/// leaf usages `leaf` (by node id; `None`: the input states none, so 1), the arithmetic of
+/// [`compute`] (bit for bit) on a tree built once: a replay recomputes fair share thousands of
+/// times over the same tree with new usage (`replay::site_tree`). The root's row is
+/// (1, blank, blank) as in [`compute`].
+pub(crate) fn keyword_values(tree: &Tree, leaf: &[Option<f64>]) -> Vec<[f64; 3]> {
+    let mut sum = vec![0.0f64; tree.len()];
+    let mut usage = vec![MIN_USAGE; tree.len()];
+    for id in (0..tree.len()).rev() {
+        let n = tree.node(id);
+        if n.children.is_empty() && id != tree.root() {
+            let given = leaf.get(id).copied().flatten();
+            let u = match given {
+                Some(u) => u,
+                None if n.usage_given => n.raw_usage,
+                None => MIN_USAGE,
+            };
+            usage[id] = u;
+            sum[id] = if u == MIN_USAGE { 0.0 } else { u };
+        } else {
+            let s = if n.usage_given {
+                n.raw_usage
+            } else {
+                n.children.iter().map(|&c| sum[c]).sum()
+            };
+            sum[id] = s;
+            usage[id] = MIN_USAGE + s;
+        }
+    }
+    let root = tree.root();
+    values(tree, &usage)
+        .iter()
+        .enumerate()
+        .map(|(id, p)| {
+            if id == root {
+                [f64::from(p.tree_percentage), BLANK, BLANK]
+            } else {
+                [
+                    f64::from(p.tree_percentage),
+                    f64::from(p.usage_factor),
+                    factor(p),
+                ]
+            }
+        })
+        .collect()
+}
+
 /// `fairshare_factor`: 2^-(usage_factor / tree_percentage), 0 when the percentage is 0.
 fn factor(p: &PbsValues) -> f64 {
     if p.tree_percentage == 0.0 {

@@ -35,6 +35,16 @@ pub struct ServerAttrs {
     /// Path of the formula unit-test file that guards formula changes (issue #6); stored as given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub job_sort_formula_tests: Option<String>,
+    /// fairsort: nodes of `fairsort replay`'s cluster model (unset: the flags' or the trace's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replay_nodes: Option<u64>,
+    /// fairsort: cores per node of `fairsort replay`'s cluster model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replay_cores_per_node: Option<u64>,
+    /// fairsort: memory per node of `fairsort replay`'s cluster model, a PBS size (`192gb`);
+    /// unset: memory is not modelled.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replay_mem_per_node: Option<String>,
 }
 
 /// Scheduler attributes: the threshold, fair-share settings and fairsort's algorithm choice.
@@ -165,6 +175,29 @@ impl ServerState {
                 }
             }
         }
+        for (key, value, range) in [
+            (
+                "replay_nodes",
+                self.server.replay_nodes,
+                &REPLAY_NODES_RANGE,
+            ),
+            (
+                "replay_cores_per_node",
+                self.server.replay_cores_per_node,
+                &REPLAY_CORES_RANGE,
+            ),
+        ] {
+            if let Some(v) = value {
+                if let Err(msg) = check_replay_count(key, v, range) {
+                    return bad(&["server", key], msg);
+                }
+            }
+        }
+        if let Some(m) = &self.server.replay_mem_per_node {
+            if let Err(msg) = replay_mem_kb(m) {
+                return bad(&["server", "replay_mem_per_node"], msg);
+            }
+        }
         if let Some(f) = &self.server.job_sort_formula {
             if let Err(p) = super::engine::check_formula(f, self) {
                 return bad(
@@ -275,6 +308,40 @@ pub const QUEUE_PRIORITY_RANGE: std::ops::RangeInclusive<i64> = -1024..=1023;
 /// `fairshare_decay_time`: one second to 100 years (the usage store's `decay_time` range).
 pub const DECAY_TIME_RANGE: std::ops::RangeInclusive<u64> =
     1..=crate::usage::settings::MAX_PERIOD as u64;
+/// `replay_nodes`: 1 to 2^20 nodes (the Slurm priority's node records, `replay::slurm`).
+pub const REPLAY_NODES_RANGE: std::ops::RangeInclusive<u64> = 1..=1 << 20;
+/// `replay_cores_per_node`: 1 to 65 536 cores.
+pub const REPLAY_CORES_RANGE: std::ops::RangeInclusive<u64> = 1..=1 << 16;
+/// `replay_mem_per_node`: 1 KB to 1 PB (2^40 KB).
+pub const REPLAY_MEM_RANGE_KB: std::ops::RangeInclusive<u64> = 1..=1 << 40;
+
+/// A replay count setting within its range.
+pub fn check_replay_count(
+    key: &str,
+    v: u64,
+    range: &std::ops::RangeInclusive<u64>,
+) -> Result<(), String> {
+    if range.contains(&v) {
+        Ok(())
+    } else {
+        Err(format!(
+            "{key} must be from {} to {}, got {v}",
+            range.start(),
+            range.end()
+        ))
+    }
+}
+
+/// `replay_mem_per_node` (a PBS size such as `192gb`) in KB, within 1 KB to 1 PB.
+pub fn replay_mem_kb(v: &str) -> Result<u64, String> {
+    match crate::pbs::units::size_kb(v) {
+        Some(kb) if REPLAY_MEM_RANGE_KB.contains(&kb) => Ok(kb),
+        _ => Err(format!(
+            "replay_mem_per_node must be a PBS size from 1kb to 1024tb (e.g. 192gb), got `{v}`"
+        )),
+    }
+}
+
 /// Largest `unknown_shares`: PBS keeps shares in a C `int`.
 pub const MAX_SHARES: u64 = i32::MAX as u64;
 

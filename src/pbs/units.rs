@@ -96,6 +96,23 @@ pub fn typed_value(text: &str) -> Option<f64> {
         .or_else(|| resource_value(t.as_bytes()))
 }
 
+/// A size as PBS reads it for a `size` resource (`192gb`, `4096mb`, `1024b`, `8w`; a plain
+/// number is bytes), in whole kilobytes; `None` for anything else (a time, a string, a
+/// negative or fractional size). `Resource_List.mem` and `fairsort replay --mem-per-node`.
+pub fn size_kb(text: &str) -> Option<u64> {
+    let t = trim(text.as_bytes());
+    if !t.first().is_some_and(u8::is_ascii_digit) {
+        return None;
+    }
+    match res_to_num(t)? {
+        (v, Unit::Size) if v >= 0.0 && v.fract() == 0.0 && v < 2f64.powi(63) => Some(v as u64),
+        (v, Unit::Number) if v >= 0.0 && v.fract() == 0.0 && v < 2f64.powi(63) => {
+            Some((v / KILO).ceil() as u64)
+        }
+        _ => None,
+    }
+}
+
 /// A duration in seconds as [`res_to_num`] reads it (`HH:MM:SS`, `MM:SS` or a plain number,
 /// surrounding whitespace ignored); `None` for sizes and non-numbers. PBS's `eligible_time`.
 pub(crate) fn time_value(text: &[u8]) -> Option<f64> {
@@ -234,6 +251,21 @@ mod tests {
     //! Each rule pinned to OpenPBS's `res_to_num` and `is_num` (`src/scheduler/misc.cpp`);
     //! openpbs.md §1.2.
     use super::*;
+
+    #[test]
+    fn sizes_in_kilobytes() {
+        assert_eq!(size_kb("192gb"), Some(192 * 1024 * 1024));
+        assert_eq!(size_kb(" 4mb "), Some(4096));
+        assert_eq!(
+            size_kb("1025"),
+            Some(2),
+            "a plain number is bytes, rounded up"
+        );
+        assert_eq!(size_kb("2kw"), Some(16));
+        for bad in ["", "x", "-4gb", "1.5gb", "01:00:00", "2pb"] {
+            assert_eq!(size_kb(bad), None, "{bad:?}");
+        }
+    }
 
     #[test]
     fn typed_values_take_numbers_then_pbs_units() {

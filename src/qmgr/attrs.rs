@@ -28,7 +28,14 @@ pub(crate) fn parse_bool(s: &str) -> Option<bool> {
 }
 
 /// Canonical server attribute names fairsort stores.
-pub const SERVER_ATTRS: [&str; 3] = ["job_sort_formula", "job_sort_formula_tests", "managers"];
+pub const SERVER_ATTRS: [&str; 6] = [
+    "job_sort_formula",
+    "job_sort_formula_tests",
+    "managers",
+    "replay_nodes",
+    "replay_cores_per_node",
+    "replay_mem_per_node",
+];
 /// Canonical sched attribute names.
 pub const SCHED_ATTRS: [&str; 8] = [
     "job_sort_formula_threshold",
@@ -61,6 +68,15 @@ pub(crate) fn server_values(s: &ServerAttrs) -> Vec<(&'static str, Value)> {
     }
     if !s.managers.is_empty() {
         v.push(("managers", Value::List(s.managers.clone())));
+    }
+    if let Some(n) = s.replay_nodes {
+        v.push(("replay_nodes", Value::Single(n.to_string())));
+    }
+    if let Some(n) = s.replay_cores_per_node {
+        v.push(("replay_cores_per_node", Value::Single(n.to_string())));
+    }
+    if let Some(m) = &s.replay_mem_per_node {
+        v.push(("replay_mem_per_node", Value::Single(m.clone())));
     }
     v
 }

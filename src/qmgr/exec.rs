@@ -197,6 +197,38 @@ fn server_attr(st: &mut ServerState, a: &AttrOp) -> Result<(), Rejection> {
         "job_sort_formula_tests" => {
             st.server.job_sort_formula_tests = single(a, obj)?.map(str::to_string);
         }
+        "replay_nodes" | "replay_cores_per_node" => {
+            let range = if name == "replay_nodes" {
+                &crate::home::state::REPLAY_NODES_RANGE
+            } else {
+                &crate::home::state::REPLAY_CORES_RANGE
+            };
+            let v = match single(a, obj)? {
+                None => None,
+                Some(v) => {
+                    let n: u64 = v.trim().parse().map_err(|_| {
+                        bad_value(obj, format!("{name}: {v} is not a positive integer"))
+                    })?;
+                    crate::home::state::check_replay_count(name, n, range)
+                        .map_err(|m| bad_value(obj, m))?;
+                    Some(n)
+                }
+            };
+            if name == "replay_nodes" {
+                st.server.replay_nodes = v;
+            } else {
+                st.server.replay_cores_per_node = v;
+            }
+        }
+        "replay_mem_per_node" => {
+            st.server.replay_mem_per_node = match single(a, obj)? {
+                None => None,
+                Some(v) => {
+                    crate::home::state::replay_mem_kb(v).map_err(|m| bad_value(obj, m))?;
+                    Some(v.trim().to_string())
+                }
+            };
+        }
         _ => {
             // managers: a list of user@host patterns.
             let Some((op, v)) = &a.value else {

@@ -83,13 +83,13 @@ impl SlurmJob {
 }
 
 /// A number as squeue --json prints it: a plain number, `null`, or `{set, infinite, number}`.
-pub(super) enum Num {
+pub(crate) enum Num {
     Unset,
     Infinite,
     Value(f64),
 }
 
-pub(super) fn number(v: &Value) -> Result<Num, String> {
+pub(crate) fn number(v: &Value) -> Result<Num, String> {
     match v {
         Value::Null => Ok(Num::Unset),
         Value::Number(n) => n
@@ -118,7 +118,7 @@ pub(super) fn number(v: &Value) -> Result<Num, String> {
     }
 }
 
-pub(super) fn text(v: Option<&Value>) -> String {
+pub(crate) fn text(v: Option<&Value>) -> String {
     match v {
         Some(Value::String(s)) => s.clone(),
         Some(Value::Number(n)) => n.to_string(),

@@ -68,7 +68,7 @@ fn tres_list(job: &str, name: &str, v: Option<&Value>) -> Result<Vec<(String, f6
 }
 
 /// Reads job number `index` (0-based) of a `sacct --json` document named `name`.
-pub(super) fn sacct_job(name: &str, index: usize, j: &Value) -> Result<SlurmJob, JobsError> {
+pub(crate) fn sacct_job(name: &str, index: usize, j: &Value) -> Result<SlurmJob, JobsError> {
     let id = match j.get("job_id").map(number) {
         Some(Ok(Num::Value(v))) => {
             let array = j.get("array");

@@ -120,8 +120,22 @@ pub fn attainment(trace: &Trace, outcome: &Outcome, interval: Option<i64>) -> At
             k += 1;
         }
     }
-    let shares = e.user_shares();
+    let site = outcome.shares.len() == e.assocs.len() && !e.assocs.is_empty();
+    let shares = if site {
+        outcome.shares.clone()
+    } else {
+        e.user_shares()
+    };
     let na = e.accounts.len().max(1) as f64;
+    // An account's share: the sum of its associations' in the site tree, else 1 / accounts.
+    let mut account_share = vec![if site { 0.0 } else { 1.0 / na }; e.accounts.len()];
+    if site {
+        for ((a, _), s) in e.assocs.iter().zip(&shares) {
+            if let Some(x) = account_share.get_mut(*a) {
+                *x += s;
+            }
+        }
+    }
     let series = |name: String, account: Option<String>, share: f64, used: &[f64]| {
         let mut cum = 0.0;
         let mut cum_all = 0.0;
@@ -145,7 +159,8 @@ pub fn attainment(trace: &Trace, outcome: &Outcome, interval: Option<i64>) -> At
         .accounts
         .iter()
         .zip(&acc)
-        .map(|(name, used)| series(name.clone(), None, 1.0 / na, used))
+        .zip(&account_share)
+        .map(|((name, used), s)| series(name.clone(), None, *s, used))
         .collect();
     let users = usr
         .iter()
@@ -177,6 +192,7 @@ mod tests {
             run: 0,
             walltime: None,
             cores,
+            mem: 0,
             user: user.into(),
             account: account.into(),
             queue: "q".into(),
@@ -205,6 +221,7 @@ mod tests {
             share_updates: 0,
             formula_errors: 0,
             backfilled: 0,
+            shares: vec![],
         };
         let at = attainment(&trace, &outcome, Some(100));
         assert_eq!(at.ends, [100, 200]);
@@ -233,6 +250,7 @@ mod tests {
             share_updates: 0,
             formula_errors: 0,
             backfilled: 0,
+            shares: vec![],
         };
         // 1 s asked: 20 005 intervals; widened to 11 s, 1 819 intervals.
         let at = attainment(&trace, &outcome, Some(1));

@@ -100,6 +100,8 @@ pub fn read_flux_trace(db: &Path, trace: &mut Trace) -> Result<(), TraceError> {
             run: (t_inactive - t_run).round() as i64,
             walltime: jobspec.as_deref().and_then(jobspec_duration),
             cores: cores as u64,
+            // flux's R names no memory: memory is not modelled for a flux trace.
+            mem: 0,
             user: name.clone(),
             account: bank
                 .filter(|b| !b.is_empty())

@@ -5,22 +5,29 @@
 //! `attainment` samples each account's share of the usage over time, `plot` draws SVGs.
 
 pub mod attainment;
+pub mod decay;
+pub mod flux;
 pub mod flux_trace;
 mod planned;
 pub mod plot;
 pub mod report;
+pub mod sacct_json;
 pub mod shares;
 pub mod sim;
+mod site_tree;
 pub mod slurm;
 pub mod trace;
 
 pub use attainment::{attainment, Attainment, Series};
+pub use decay::Decay;
+pub use flux::FluxPolicy;
 pub use plot::{attainment_svg, waits_svg, PlotError};
 pub use report::{summarize, EntityStats, Report};
 pub use shares::Entities;
 pub use sim::ReplayError;
 pub use sim::{
-    replay, replay_slurm, replay_with, Backfill, Cluster, Options, Outcome, Placement, Progress,
+    replay, replay_flux, replay_slurm, replay_with, Backfill, Cluster, Options, Outcome, Placement,
+    Progress,
 };
 pub use slurm::SlurmPolicy;
 pub use trace::{read_trace, Trace, TraceError, TraceFormat, TraceJob};

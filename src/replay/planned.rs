@@ -211,7 +211,7 @@ impl Planned {
     }
 
     /// Cores of the jobs planned to end at or before `end`.
-    fn cores_by(&self, end: i64) -> u64 {
+    pub(crate) fn cores_by(&self, end: i64) -> u64 {
         let (mut t, mut acc) = (self.root(), 0);
         while let Some(n) = self.node(t) {
             if n.key.0 <= end {

@@ -202,8 +202,22 @@ pub fn summarize(trace: &Trace, outcome: &Outcome, cluster: Cluster) -> Report {
         waits.push((p.start.saturating_sub(job.submit), i));
     }
     let total = all.core_seconds;
-    let shares = e.user_shares();
+    let site = outcome.shares.len() == e.assocs.len() && !e.assocs.is_empty();
+    let shares = if site {
+        outcome.shares.clone()
+    } else {
+        e.user_shares()
+    };
     let na = e.accounts.len().max(1) as f64;
+    // An account's share: the sum of its associations' in the site tree, else 1 / accounts.
+    let mut account_share = vec![if site { 0.0 } else { 1.0 / na }; e.accounts.len()];
+    if site {
+        for ((a, _), s) in e.assocs.iter().zip(&shares) {
+            if let Some(x) = account_share.get_mut(*a) {
+                *x += s;
+            }
+        }
+    }
     let user_stats: Vec<EntityStats> = users
         .iter_mut()
         .zip(&e.assocs)
@@ -213,7 +227,8 @@ pub fn summarize(trace: &Trace, outcome: &Outcome, cluster: Cluster) -> Report {
     let account_stats: Vec<EntityStats> = accounts
         .iter_mut()
         .zip(&e.accounts)
-        .map(|(x, name)| x.stats(name.clone(), None, total, 1.0 / na))
+        .zip(&account_share)
+        .map(|((x, name), s)| x.stats(name.clone(), None, total, *s))
         .collect();
     let overall = all.stats(String::new(), None, total, 1.0);
     let slowdowns: Vec<f64> = user_stats

@@ -8,13 +8,14 @@
 //! arithmetic of `fairshare::pbs` (bit-identical, tested against it), without building a tree.
 //! The other algorithms' keywords rebuild the tree and run `fairshare::compute`.
 
+use super::decay::{Decay, DecayedUsage};
 use super::sim::ReplayError;
+use super::site_tree::SiteTree;
 use super::trace::Trace;
 use crate::fairshare::pbs::MIN_USAGE;
 use crate::fairshare::{compute, keyword_source, Algorithm, NodeKind, NodeSpec, Options};
 use crate::fairshare::{Shares, Tree, TreeSource, TreeSpec};
 use crate::pbs::Keyword;
-use crate::usage::decay::halflife::HalfLife;
 use rustc_hash::FxHashMap;
 
 /// Entities of a trace: accounts and (account, user) associations.
@@ -210,10 +211,8 @@ impl PbsFlat {
 pub(crate) struct ShareModel {
     entities: Entities,
     keywords: Vec<String>,
-    /// Usage per association, scaled to time `t0`: real usage at t = stored × 2^(−(t−t0)/H).
-    stored: Vec<f64>,
-    t0: Option<i64>,
-    half_life: HalfLife,
+    /// Usage per association under the decay model.
+    usage_store: DecayedUsage,
     dirty: bool,
     /// Per keyword, per association.
     values: Vec<Vec<f64>>,
@@ -228,6 +227,8 @@ pub(crate) struct ShareModel {
     generation: u64,
     fresh: Vec<u64>,
     pub(crate) updates: u64,
+    /// The site's share tree, when the replay uses one (else accounts → users, 1 share each).
+    site: Option<SiteTree>,
 }
 
 impl ShareModel {
@@ -235,22 +236,27 @@ impl ShareModel {
         trace: &Trace,
         keywords: &[String],
         half_life: f64,
+        tree: Option<&TreeSpec>,
+        decay: Decay,
     ) -> Result<ShareModel, ReplayError> {
-        let half_life =
-            HalfLife::new(half_life).map_err(|e| ReplayError::HalfLife(e.to_string()))?;
         let entities = Entities::of(trace);
         let n = entities.assocs.len();
+        let origin = trace.jobs.iter().map(|j| j.submit).min().unwrap_or(0);
+        let usage_store = DecayedUsage::new(decay, half_life, n, origin)?;
+        let site = match tree {
+            Some(spec) => Some(SiteTree::new(spec.clone(), &entities)?),
+            None => None,
+        };
         let columns: Option<Vec<PbsColumn>> = keywords.iter().map(|k| pbs_column(k)).collect();
         let pbs = match columns {
-            Some(c) if !c.is_empty() => Some((PbsFlat::new(&entities), c)),
+            // The flat path is the two-level tree of the trace's entities only.
+            Some(c) if !c.is_empty() && site.is_none() => Some((PbsFlat::new(&entities), c)),
             _ => None,
         };
         Ok(ShareModel {
             entities,
             keywords: keywords.to_vec(),
-            stored: vec![0.0; n],
-            t0: None,
-            half_life,
+            usage_store,
             dirty: true,
             values: vec![vec![0.0; n]; keywords.len()],
             changed: vec![true; n],
@@ -259,7 +265,16 @@ impl ShareModel {
             generation: 0,
             fresh: vec![0; n],
             updates: 0,
+            site,
         })
+    }
+
+    /// Per association: its part of the site tree's shares (empty without a site tree: the
+    /// report then uses [`Entities::user_shares`]).
+    pub(crate) fn assoc_shares(&self) -> Vec<f64> {
+        self.site
+            .as_ref()
+            .map_or_else(Vec::new, |s| s.shares().to_vec())
     }
 
     /// The trace's entities.
@@ -269,34 +284,11 @@ impl ShareModel {
 
     /// Charges job `j`'s association `amount` core-seconds at time `t`.
     pub(crate) fn charge(&mut self, j: usize, amount: f64, t: i64) {
-        let t0 = *self.t0.get_or_insert(t);
-        let mut scale = 1.0 / self.half_life.factor(t.saturating_sub(t0) as f64);
-        if !scale.is_finite() || scale > 1e150 {
-            // Rebase: bring every stored value to t.
-            let f = self.half_life.factor(t.saturating_sub(t0) as f64);
-            for u in &mut self.stored {
-                *u *= f;
-            }
-            self.t0 = Some(t);
-            scale = 1.0;
-        }
         let Some(a) = self.entities.job_assoc.get(j).copied() else {
             return;
         };
-        if let Some(u) = self.stored.get_mut(a) {
-            *u += amount * scale;
-            self.dirty = true;
-        }
-    }
-
-    /// Usage per association at time `t`, into `out`.
-    fn usage_into(&self, t: i64, out: &mut Vec<f64>) {
-        let f = match self.t0 {
-            Some(t0) => self.half_life.factor(t.saturating_sub(t0) as f64),
-            None => 1.0,
-        };
-        out.clear();
-        out.extend(self.stored.iter().map(|u| u * f));
+        self.usage_store.charge(a, amount, t);
+        self.dirty = true;
     }
 
     /// Whether the formula uses fair-share keywords.
@@ -344,13 +336,13 @@ impl ShareModel {
     /// Recomputes the fair-share values at `t` if the formula uses any and usage changed;
     /// returns whether it did.
     pub(crate) fn refresh(&mut self, t: i64) -> Result<bool, ReplayError> {
-        if self.keywords.is_empty() || !self.dirty {
+        if self.keywords.is_empty() || !(self.dirty || self.usage_store.due(t)) {
             return Ok(false);
         }
         self.dirty = false;
         self.updates += 1;
         let mut usage = std::mem::take(&mut self.usage);
-        self.usage_into(t, &mut usage);
+        self.usage_store.usage_into(t, &mut usage);
         let result = if let Some((flat, _)) = &mut self.pbs {
             // Only the sums now; each association's values when a job asks (`prepare`).
             flat.sums(&usage);
@@ -358,7 +350,10 @@ impl ShareModel {
             Ok(())
         } else {
             self.changed.iter_mut().for_each(|c| *c = true);
-            tree_values(&self.entities, &self.keywords, &usage, &mut self.values)
+            match &mut self.site {
+                Some(site) => site.values(&self.keywords, &usage, &mut self.values),
+                None => tree_values(&self.entities, &self.keywords, &usage, &mut self.values),
+            }
         };
         self.usage = usage;
         result.map(|()| true)
@@ -457,6 +452,7 @@ mod tests {
                 run: 1,
                 walltime: Some(1),
                 cores: 1,
+                mem: 0,
                 user: u.to_string(),
                 account: a.to_string(),
                 queue: "q".into(),
@@ -526,7 +522,7 @@ mod tests {
     fn refresh_reports_what_changed() {
         let t = trace(&[("a", "x"), ("a", "y"), ("b", "z")]);
         let kws = vec!["fairshare_factor".to_string()];
-        let mut m = ShareModel::new(&t, &kws, 3600.0).unwrap();
+        let mut m = ShareModel::new(&t, &kws, 3600.0, None, Decay::Continuous).unwrap();
         assert!(m.refresh(0).unwrap());
         (0..3).for_each(|a| m.prepare(a));
         assert!(!m.refresh(10).unwrap(), "no charge since: no refresh");

@@ -12,6 +12,7 @@
 //! evaluates each job once, when it joins the queue, and new jobs are merged into the order.
 //! The walk stops as soon as no core is free.
 
+use super::flux::FluxPolicy;
 use super::planned::Planned;
 use super::shares::ShareModel;
 use super::slurm::SlurmPolicy;
@@ -23,19 +24,27 @@ use crate::queue::slurm_jobs::SlurmJob;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-/// The cluster: nodes × cores per node; jobs need whole cores.
+/// The cluster: nodes × cores per node (and memory per node); jobs need whole cores (and their
+/// memory).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Cluster {
     /// Nodes.
     pub nodes: u64,
     /// Cores per node.
     pub cores_per_node: u64,
+    /// Memory per node in KB (PBS's size unit); 0: memory is not modelled.
+    pub mem_per_node: u64,
 }
 
 impl Cluster {
     /// Cores in all.
     pub fn cores(&self) -> u64 {
         self.nodes.saturating_mul(self.cores_per_node)
+    }
+
+    /// Memory in all, in KB (0: not modelled).
+    pub fn mem(&self) -> u64 {
+        self.nodes.saturating_mul(self.mem_per_node)
     }
 }
 
@@ -70,6 +79,10 @@ pub struct Options {
     pub backfill: Backfill,
     /// Usage half-life in seconds.
     pub half_life: f64,
+    /// The site's share tree (the home's or `--tree`); `None`: accounts → users, 1 share each.
+    pub tree: Option<crate::fairshare::TreeSpec>,
+    /// How usage decays (continuous with `half_life`, or a scheduler's stepwise model).
+    pub decay: super::decay::Decay,
 }
 
 /// Where one job ran.
@@ -97,6 +110,9 @@ pub struct Outcome {
     pub formula_errors: u64,
     /// Jobs started by backfill (behind a reservation).
     pub backfilled: u64,
+    /// Per association (`Entities` order): its part of the site tree's shares (empty without
+    /// a site tree: accounts equal, users equal within their account).
+    pub shares: Vec<f64>,
 }
 
 /// A replay that cannot run.
@@ -124,6 +140,7 @@ enum Slot {
     Ncpus,
     Walltime,
     Nodect,
+    Mem,
     AccrueType,
     Share(usize),
     /// Slurm's multifactor priority (`replay_slurm`).
@@ -184,7 +201,7 @@ pub fn replay_with(
     opts: &Options,
     progress: &mut dyn Progress,
 ) -> Result<Outcome, ReplayError> {
-    run(trace, program, opts, progress, None)
+    run(trace, program, opts, progress, None, None)
 }
 
 /// Runs `trace` ordered by Slurm's multifactor priority under `policy` (the fair-share factor
@@ -197,7 +214,21 @@ pub fn replay_slurm(
 ) -> Result<Outcome, ReplayError> {
     let program = crate::formula::compile("slurm_priority", &ResourceTable::builtin())
         .map_err(|e| ReplayError::Slurm(e.to_string()))?;
-    run(trace, &program, opts, progress, Some(policy))
+    run(trace, &program, opts, progress, Some(policy), None)
+}
+
+/// Runs `trace` ordered by flux-accounting's priority under `policy` (the fair-share factor
+/// from the replay's usage over `opts.tree`, flux's bank tree), reporting progress.
+pub fn replay_flux(
+    trace: &Trace,
+    policy: &FluxPolicy,
+    opts: &Options,
+    progress: &mut dyn Progress,
+) -> Result<Outcome, ReplayError> {
+    // The Slurm keyword only carries the slot: `Slot::Slurm` asks the policy in force.
+    let program = crate::formula::compile("slurm_priority", &ResourceTable::builtin())
+        .map_err(|e| ReplayError::Slurm(e.to_string()))?;
+    run(trace, &program, opts, progress, None, Some(policy))
 }
 
 /// Slurm's side of a pass: the policy, the time origin, each pending trace job as Slurm sees
@@ -214,11 +245,14 @@ fn run(
     opts: &Options,
     progress: &mut dyn Progress,
     policy: Option<&SlurmPolicy>,
+    flux: Option<&FluxPolicy>,
 ) -> Result<Outcome, ReplayError> {
     let total = opts.cluster.cores();
     if total == 0 {
         return Err(ReplayError::EmptyCluster);
     }
+    // Memory is modelled when the cluster has some (`Cluster::mem_per_node` > 0).
+    let mem_total = opts.cluster.mem();
     let mut share_keywords = Vec::new();
     let slurm = policy.map(|p| {
         let origin = trace.jobs.iter().map(|j| j.submit).min().unwrap_or(0);
@@ -231,11 +265,14 @@ fn run(
     if let Some(k) = policy.and_then(SlurmPolicy::share_keyword) {
         share_keywords.push(k.to_string());
     }
+    if let Some(k) = flux.and_then(FluxPolicy::share_keyword) {
+        share_keywords.push(k.to_string());
+    }
     let slots: Vec<Slot> = program
         .keywords()
         .iter()
         .map(|k| match k.parse::<Keyword>() {
-            Ok(Keyword::SlurmPriority) if slurm.is_some() => Slot::Slurm,
+            Ok(Keyword::SlurmPriority) if slurm.is_some() || flux.is_some() => Slot::Slurm,
             Ok(Keyword::EligibleTime) => Slot::Eligible,
             Ok(Keyword::AccrueType) => Slot::AccrueType,
             Ok(Keyword::QueuePriority | Keyword::JobPriority) => Slot::Zero,
@@ -247,24 +284,36 @@ fn run(
                 "ncpus" => Slot::Ncpus,
                 "walltime" => Slot::Walltime,
                 "nodect" => Slot::Nodect,
+                "mem" => Slot::Mem,
                 _ => Slot::Zero,
             },
         })
         .collect();
-    let reeval = if slots.contains(&Slot::Eligible) || slots.contains(&Slot::Slurm) {
-        Reeval::EveryPass
-    } else if share_keywords.is_empty() {
-        Reeval::Never
-    } else {
-        Reeval::OnShareChange
-    };
-    let mut shares = ShareModel::new(trace, &share_keywords, opts.half_life)?;
+    // flux's priority has no age: it moves only with fair share.
+    let reeval =
+        if slots.contains(&Slot::Eligible) || (slots.contains(&Slot::Slurm) && flux.is_none()) {
+            Reeval::EveryPass
+        } else if share_keywords.is_empty() {
+            Reeval::Never
+        } else {
+            Reeval::OnShareChange
+        };
+    let mut shares = ShareModel::new(
+        trace,
+        &share_keywords,
+        opts.half_life,
+        opts.tree.as_ref(),
+        opts.decay,
+    )?;
     let mut sim = Sim {
         jobs: &trace.jobs,
         program,
         cpn: opts.cluster.cores_per_node.max(1),
         backfill: opts.backfill,
         free: total,
+        mem_on: mem_total > 0,
+        free_mem: mem_total,
+        planned_mem: Planned::default(),
         running: BinaryHeap::new(),
         planned: Planned::default(),
         pending: Vec::new(),
@@ -278,8 +327,10 @@ fn run(
             share_updates: 0,
             formula_errors: 0,
             backfilled: 0,
+            shares: shares.assoc_shares(),
         },
         slots,
+        flux,
         rows: Vec::new(),
         prio: Vec::new(),
         picked: Vec::new(),
@@ -287,7 +338,7 @@ fn run(
     };
     let mut subs: Vec<usize> = Vec::with_capacity(trace.jobs.len());
     for (i, j) in trace.jobs.iter().enumerate() {
-        if j.cores > total {
+        if j.cores > total || (mem_total > 0 && j.mem > mem_total) {
             sim.out.too_large.push(i);
         } else {
             subs.push(i);
@@ -342,6 +393,11 @@ struct Sim<'a> {
     cpn: u64,
     backfill: Backfill,
     free: u64,
+    /// Whether memory is modelled; then the free memory (KB) and the running jobs' memory by
+    /// planned end (as `planned` holds their cores).
+    mem_on: bool,
+    free_mem: u64,
+    planned_mem: Planned,
     /// Running jobs by real end time.
     running: BinaryHeap<Reverse<(i64, usize)>>,
     /// Running jobs by planned end (start + requested walltime), with their cores.
@@ -361,6 +417,8 @@ struct Sim<'a> {
     picked: Vec<usize>,
     /// Slurm's priority, when the replay orders by it.
     slurm: Option<SlurmCtx<'a>>,
+    /// flux-accounting's priority, when the replay orders by it.
+    flux: Option<&'a FluxPolicy>,
 }
 
 impl Sim<'_> {
@@ -376,6 +434,11 @@ impl Sim<'_> {
         self.free += job.cores;
         self.planned
             .remove(p.start.saturating_add(job.planned()), j);
+        if self.mem_on {
+            self.free_mem += job.mem;
+            self.planned_mem
+                .remove(p.start.saturating_add(job.planned()), j);
+        }
         shares.charge(
             j,
             job.cores as f64 * p.end.saturating_sub(p.start) as f64,
@@ -395,15 +458,41 @@ impl Sim<'_> {
         self.running.push(Reverse((end, j)));
         self.planned
             .insert(t.saturating_add(job.planned()), j, job.cores);
+        if self.mem_on {
+            self.free_mem = self.free_mem.saturating_sub(job.mem);
+            self.planned_mem
+                .insert(t.saturating_add(job.planned()), j, job.mem);
+        }
         if let Some(p) = self.out.placements.get_mut(j) {
             *p = Some(Placement { start: t, end });
         }
     }
 
-    /// The reservation for a job of `need` cores: the earliest planned end by which enough
-    /// cores are free (every job planned to end by then counted), and the cores left over then.
-    fn reservation(&self, need: u64) -> (i64, u64) {
-        self.planned.reservation(self.free, need)
+    /// The reservation for a job of `need` cores and `mem` KB: the earliest planned end by
+    /// which enough cores (and memory) are free (every job planned to end by then counted), and
+    /// the cores and memory left over then.
+    fn reservation(&self, need: u64, mem: u64) -> (i64, u64, u64) {
+        if !self.mem_on {
+            let (shadow, extra) = self.planned.reservation(self.free, need);
+            return (shadow, extra, u64::MAX);
+        }
+        // Each resource's earliest time; the reservation is at the later of the two (free
+        // cores and memory only grow with the planned ends), with what is left of both then.
+        let at = |free: u64, need: u64, p: &Planned| {
+            if need <= free {
+                i64::MIN
+            } else {
+                p.reservation(free, need).0
+            }
+        };
+        let shadow =
+            at(self.free, need, &self.planned).max(at(self.free_mem, mem, &self.planned_mem));
+        if shadow == i64::MAX {
+            return (shadow, 0, 0);
+        }
+        let extra = (self.free + self.planned.cores_by(shadow)).saturating_sub(need);
+        let extra_mem = (self.free_mem + self.planned_mem.cores_by(shadow)).saturating_sub(mem);
+        (shadow, extra, extra_mem)
     }
 
     /// Evaluates the formula at `t` for the pending entries at positions `self.picked`,
@@ -432,19 +521,25 @@ impl Sim<'_> {
                     Slot::Ncpus => job.cores as f64,
                     Slot::Walltime => job.planned() as f64,
                     Slot::Nodect => job.cores.div_ceil(self.cpn) as f64,
+                    Slot::Mem => job.mem as f64,
                     Slot::AccrueType => 2.0,
                     Slot::Share(s) => shares.value(s, j),
-                    Slot::Slurm => match &self.slurm {
-                        Some(c) => c.jobs.get(j).and_then(Option::as_ref).map_or(0.0, |sj| {
-                            let fs = if shares.in_use() {
-                                shares.value(0, j)
-                            } else {
-                                0.0
-                            };
-                            c.policy.priority(sj, t, c.origin, fs)
-                        }),
-                        None => 0.0,
-                    },
+                    Slot::Slurm => {
+                        let fs = if shares.in_use() {
+                            shares.value(0, j)
+                        } else {
+                            0.0
+                        };
+                        match (&self.slurm, self.flux) {
+                            (Some(c), _) => c
+                                .jobs
+                                .get(j)
+                                .and_then(Option::as_ref)
+                                .map_or(0.0, |sj| c.policy.priority(sj, t, c.origin, fs)),
+                            (None, Some(f)) => f.priority(j, fs),
+                            (None, None) => 0.0,
+                        }
+                    }
                     Slot::Zero => 0.0,
                 };
             }
@@ -553,7 +648,7 @@ impl Sim<'_> {
         self.order(t, shares, refreshed);
         let mut pending = std::mem::take(&mut self.pending);
         let mut any_started = false;
-        let mut reservation: Option<(i64, u64)> = None;
+        let mut reservation: Option<(i64, u64, u64)> = None;
         for e in pending.iter_mut() {
             if self.free == 0 {
                 // Every job needs a core: nothing more can start.
@@ -562,25 +657,29 @@ impl Sim<'_> {
             let j = e.job;
             let Some(job) = self.job(j) else { continue };
             let (c, planned) = (job.cores, job.planned());
+            // Memory: a job's need is 0 when memory is not modelled.
+            let m = if self.mem_on { job.mem } else { 0 };
+            let fits = c <= self.free && m <= self.free_mem;
             match &mut reservation {
                 None => {
-                    if c <= self.free {
+                    if fits {
                         self.start(j, t);
                     } else if self.backfill == Backfill::None {
                         break;
                     } else {
-                        reservation = Some(self.reservation(c));
+                        reservation = Some(self.reservation(c, m));
                         continue;
                     }
                 }
-                Some((shadow, extra)) => {
-                    if c > self.free {
+                Some((shadow, extra, extra_mem)) => {
+                    if !fits {
                         continue;
                     }
                     if t.saturating_add(planned) <= *shadow {
                         // Ends (by its walltime) before the reserved job starts.
-                    } else if c <= *extra {
+                    } else if c <= *extra && m <= *extra_mem {
                         *extra -= c;
+                        *extra_mem -= m;
                     } else {
                         continue;
                     }

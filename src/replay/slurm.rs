@@ -179,6 +179,7 @@ mod tests {
             run: 10,
             walltime: Some(600),
             cores,
+            mem: 0,
             user: "u".into(),
             account: "a".into(),
             queue: queue.into(),
@@ -198,6 +199,7 @@ mod tests {
             Cluster {
                 nodes: 4,
                 cores_per_node: 8,
+                mem_per_node: 0,
             },
         )
         .unwrap()
@@ -249,12 +251,14 @@ mod tests {
         let one = Cluster {
             nodes: 1,
             cores_per_node: 1,
+            mem_per_node: 0,
         };
         let p = SlurmPolicy::new(conf.clone(), BTreeMap::new(), one).unwrap();
         assert_eq!(p.share_keyword(), None);
         let huge = Cluster {
             nodes: MAX_SLURM_NODES + 1,
             cores_per_node: 1,
+            mem_per_node: 0,
         };
         assert!(SlurmPolicy::new(conf, BTreeMap::new(), huge).is_err());
     }

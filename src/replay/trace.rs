@@ -2,7 +2,7 @@
 //! time (end − start), requested walltime, size in cores, user, group/account and queue. The
 //! recorded start is used only for the run time. Readers: the Standard Workload Format (SWF) of
 //! the Parallel Workloads Archive, PBS accounting logs (`E` records, with `Q` records for the
-//! submit time when `E` lacks `qtime`) and Slurm `sacct -P`.
+//! submit time when `E` lacks `qtime`), Slurm `sacct -P` and `sacct --json` (`sacct_json`).
 
 use crate::usage::decay::calendar::parse_iso;
 use crate::usage::units::{pbs_log_date, slurm_duration};
@@ -23,6 +23,8 @@ pub struct TraceJob {
     pub walltime: Option<i64>,
     /// Cores.
     pub cores: u64,
+    /// Requested memory in KB (PBS's size unit); 0: none requested (the job fits any memory).
+    pub mem: u64,
     /// User.
     pub user: String,
     /// Group, or account when the trace has one (the fair-share account of the job).
@@ -62,13 +64,19 @@ pub struct Trace {
 }
 
 impl Trace {
-    /// Whole-node allocation: every job's cores rounded up to a multiple of `cores_per_node`.
-    /// On a cluster of identical nodes where a node runs one job at a time, counting cores in
-    /// multiples of whole nodes is counting nodes, so the simulation needs nothing else.
-    pub fn whole_nodes(&mut self, cores_per_node: u64) {
+    /// Whole-node allocation: every job gets the nodes its cores (and, with `mem_per_node` KB
+    /// per node > 0, its memory) need, and holds all their cores (and memory). On a cluster of
+    /// identical nodes where a node runs one job at a time, counting cores in multiples of whole
+    /// nodes is counting nodes, so the simulation needs nothing else.
+    pub fn whole_nodes(&mut self, cores_per_node: u64, mem_per_node: u64) {
         let cpn = cores_per_node.max(1);
         for j in &mut self.jobs {
-            j.cores = j.cores.div_ceil(cpn).saturating_mul(cpn);
+            let mut nodes = j.cores.div_ceil(cpn);
+            if mem_per_node > 0 {
+                nodes = nodes.max(j.mem.div_ceil(mem_per_node));
+                j.mem = nodes.saturating_mul(mem_per_node);
+            }
+            j.cores = nodes.saturating_mul(cpn);
         }
     }
 
@@ -87,7 +95,8 @@ pub enum TraceFormat {
     Swf,
     /// PBS accounting log (file or directory of daily files).
     Pbs,
-    /// Slurm `sacct -P` (pipe-separated with a header line).
+    /// Slurm `sacct -P` (pipe-separated with a header line) or `sacct --json` (told apart by
+    /// the first character, `{`).
     Sacct,
     /// flux-accounting's database (its `jobs` table).
     Flux,
@@ -158,6 +167,14 @@ pub enum TraceError {
         /// What is wrong (the job it concerns).
         message: String,
     },
+    /// A `sacct --json` document that cannot be read as a trace.
+    #[error("{}: {message}", path.display())]
+    Json {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong (the job and field it concerns).
+        message: String,
+    },
     /// The format cannot be told from the file.
     #[error("{}: cannot tell the trace format; give --trace-format swf|pbs|sacct|flux", path.display())]
     Unknown {
@@ -177,6 +194,9 @@ fn line_err(path: &Path, line: usize, message: impl Into<String>) -> TraceError 
 /// Guesses a format from a file's first meaningful line.
 pub fn detect(text: &str) -> Option<TraceFormat> {
     let first = text.lines().find(|l| !l.trim().is_empty())?;
+    if first.trim_start().starts_with('{') {
+        return Some(TraceFormat::Sacct);
+    }
     if first.trim_start().starts_with(';') {
         return Some(TraceFormat::Swf);
     }
@@ -245,7 +265,11 @@ pub fn read_trace(path: &Path, format: Option<TraceFormat>) -> Result<Trace, Tra
         }
         TraceFormat::Sacct => {
             for (p, t) in &texts {
-                read_sacct(t, p, &mut trace)?;
+                if t.trim_start().starts_with('{') {
+                    super::sacct_json::read_sacct_json(t.as_bytes(), p, &mut trace)?;
+                } else {
+                    read_sacct(t, p, &mut trace)?;
+                }
             }
         }
         TraceFormat::Flux => unreachable_flux(path)?,
@@ -312,6 +336,7 @@ pub fn read_swf(text: &str, path: &Path, trace: &mut Trace) -> Result<(), TraceE
         let alloc = num(4, "allocated processors")?;
         let req = num(7, "requested processors")?;
         let req_time = num(8, "requested time")?;
+        let req_mem = num(9, "requested memory")?;
         let uid = num(11, "user id")?;
         let gid = num(12, "group id")?;
         let queue = num(14, "queue number")?;
@@ -334,6 +359,12 @@ pub fn read_swf(text: &str, path: &Path, trace: &mut Trace) -> Result<(), TraceE
             run,
             walltime: (req_time >= 0).then_some(req_time),
             cores: cores as u64,
+            // Field 10: requested memory in KB per processor.
+            mem: if req_mem > 0 {
+                (req_mem as u64).saturating_mul(cores as u64)
+            } else {
+                0
+            },
             user: format!("u{uid}"),
             account: format!("g{gid}"),
             queue: format!("q{queue}"),
@@ -373,6 +404,10 @@ pub fn read_sacct(text: &str, path: &Path, trace: &mut Trace) -> Result<(), Trac
     let (limit_c, acct_c, group_c) = (col("Timelimit"), col("Account"), col("Group"));
     let part_c = col("Partition");
     let qos_c = col("QOS");
+    let (req_tres_c, req_mem_c) = (col("ReqTRES"), col("ReqMem"));
+    let nodes_c = col("NNodes")
+        .or_else(|| col("ReqNodes"))
+        .or_else(|| col("AllocNodes"));
     for (i, l) in lines {
         let line = i + 1;
         let f: Vec<&str> = l.split('|').collect();
@@ -424,12 +459,16 @@ pub fn read_sacct(text: &str, path: &Path, trace: &mut Trace) -> Result<(), Trac
                 })? as i64),
             };
         let account = acct_c.or(group_c).map(get).unwrap_or("");
+        let nodes = count(nodes_c).unwrap_or(1);
+        let mem = sacct_mem(req_tres_c.map(get), req_mem_c.map(get), nodes, cores)
+            .map_err(|m| line_err(path, line, m))?;
         trace.jobs.push(TraceJob {
             id: id.to_string(),
             submit,
             run: end.saturating_sub(start).max(0),
             walltime,
             cores,
+            mem,
             user: get(user_c).to_string(),
             account: if account.is_empty() {
                 "default".into()
@@ -441,6 +480,52 @@ pub fn read_sacct(text: &str, path: &Path, trace: &mut Trace) -> Result<(), Trac
         });
     }
     Ok(())
+}
+
+/// A job's memory in KB from sacct's `ReqTRES` (`mem=` in MB units, the job's total), else
+/// `ReqMem` (`4000M`, or per node `4000Mn` × `nodes`, per CPU `4000Mc` × `cores`; K/M/G/T
+/// suffixes, MB without one); 0 when neither says.
+fn sacct_mem(
+    req_tres: Option<&str>,
+    req_mem: Option<&str>,
+    nodes: u64,
+    cores: u64,
+) -> Result<u64, String> {
+    let mb_to_kb = |mb: f64| (mb * 1024.0).ceil().max(0.0) as u64;
+    if let Some(t) = req_tres.filter(|t| !t.is_empty()) {
+        let tres = crate::queue::slurm_jobs::parse_tres_str(t)
+            .map_err(|m| format!("ReqTRES `{t}`: {m}"))?;
+        if let Some((_, mb)) = tres.iter().find(|(n, _)| n == "mem") {
+            return Ok(mb_to_kb(*mb));
+        }
+    }
+    let Some(m) = req_mem
+        .map(str::trim)
+        .filter(|m| !m.is_empty() && *m != "0")
+    else {
+        return Ok(0);
+    };
+    let (m, times) = match m.strip_suffix('n') {
+        Some(x) => (x, nodes),
+        None => match m.strip_suffix('c') {
+            Some(x) => (x, cores),
+            None => (m, 1),
+        },
+    };
+    let bad = || format!("ReqMem `{m}` is not a size");
+    let (digits, mb_per) = match m.chars().last() {
+        Some('K' | 'k') => (m.get(..m.len() - 1).ok_or_else(bad)?, 1.0 / 1024.0),
+        Some('M' | 'm') => (m.get(..m.len() - 1).ok_or_else(bad)?, 1.0),
+        Some('G' | 'g') => (m.get(..m.len() - 1).ok_or_else(bad)?, 1024.0),
+        Some('T' | 't') => (m.get(..m.len() - 1).ok_or_else(bad)?, 1024.0 * 1024.0),
+        _ => (m, 1.0),
+    };
+    let n: f64 = digits
+        .parse()
+        .ok()
+        .filter(|n: &f64| n.is_finite() && *n >= 0.0)
+        .ok_or_else(bad)?;
+    Ok(mb_to_kb(n * mb_per).saturating_mul(times))
 }
 
 /// PBS accounting logs across files: `Q` records give a submit time for jobs whose `E` record
@@ -538,6 +623,12 @@ impl PbsTrace {
             trace.leave_out("no size");
             return Ok(());
         }
+        let mem = match a.get("Resource_List.mem") {
+            None => 0,
+            Some(v) => crate::pbs::units::size_kb(v).ok_or_else(|| {
+                line_err(path, line, format!("Resource_List.mem=`{v}` is not a size"))
+            })?,
+        };
         let name = |k: &str| a.get(k).copied().unwrap_or("").to_string();
         let account = match (a.get("account"), a.get("group")) {
             (Some(acc), _) => acc.trim_matches('"').to_string(),
@@ -550,6 +641,7 @@ impl PbsTrace {
             run: end.saturating_sub(start).max(0),
             walltime,
             cores,
+            mem,
             user: name("user"),
             account,
             queue: name("queue"),

@@ -100,7 +100,7 @@ fn queue_and_resource_errors_use_pbs_codes() {
     fails(
         h,
         "set server color=blue",
-        "qmgr obj= svr=default: Unknown Attribute\nqmgr: Error (15002) returned from server\nset server color=blue\n           ^~~~~\nattributes: job_sort_formula, job_sort_formula_tests, managers\n",
+        "qmgr obj= svr=default: Unknown Attribute\nqmgr: Error (15002) returned from server\nset server color=blue\n           ^~~~~\nattributes: job_sort_formula, job_sort_formula_tests, managers, replay_nodes, replay_cores_per_node, replay_mem_per_node\n",
     );
     fails(
         h,

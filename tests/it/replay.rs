@@ -5,8 +5,8 @@
 use crate::common::{fairsort, json_of, write};
 use fairsort::formula::{compile, ResourceTable};
 use fairsort::replay::{
-    read_trace, replay, replay_slurm, summarize, Backfill, Cluster, Options, Outcome, SlurmPolicy,
-    Trace, TraceError, TraceFormat, TraceJob,
+    read_trace, replay, replay_slurm, summarize, Backfill, Cluster, Decay, Options, Outcome,
+    SlurmPolicy, Trace, TraceError, TraceFormat, TraceJob,
 };
 use proptest::prelude::*;
 use std::path::Path;
@@ -18,6 +18,7 @@ fn job(id: &str, submit: i64, run: i64, walltime: i64, cores: u64, user: &str) -
         run,
         walltime: Some(walltime),
         cores,
+        mem: 0,
         user: user.to_string(),
         account: format!("g_{user}"),
         queue: "q".to_string(),
@@ -35,9 +36,12 @@ fn run(jobs: Vec<TraceJob>, nodes: u64, cpn: u64, formula: &str, backfill: Backf
         cluster: Cluster {
             nodes,
             cores_per_node: cpn,
+            mem_per_node: 0,
         },
         backfill,
         half_life: 604_800.0,
+        tree: None,
+        decay: Decay::Continuous,
     };
     replay(&trace, &program, &opts).unwrap()
 }
@@ -289,6 +293,7 @@ fn heavy_users_wait_longer_under_fair_share_than_under_size_only() {
     let cluster = Cluster {
         nodes: 16,
         cores_per_node: 8,
+        mem_per_node: 0,
     };
     let mean_wait = |formula: &str, heavy: bool| {
         let o = run(jobs.clone(), 16, 8, formula, Backfill::Easy);
@@ -432,6 +437,102 @@ JobID|User|Account|Partition|QOS|Submit|Start|End|Timelimit|AllocCPUS|ReqCPUS
             .ends_with("s.txt:2: Start `yesterday` is not a date"),
         "{e}"
     );
+}
+
+#[test]
+fn reads_sacct_json_of_both_schemas() {
+    // data_parser v0.0.38 (22.05): plain numbers; v0.0.41 (24.05): `{set, infinite, number}`
+    // and `state.current` a list. Steps are nested (`steps`), never jobs of their own.
+    let text = r#"{"meta": {"plugin": {"type": "openapi/dbv0.0.38"}}, "jobs": [
+      {"job_id": 100, "user": "bob", "account": "chem", "partition": "normal", "qos": "high",
+       "state": {"current": "COMPLETED"}, "required": {"CPUs": 8, "memory": 1000},
+       "time": {"submission": 1795168800, "start": 1795169400, "end": 1795173000, "limit": 120},
+       "tres": {"allocated": [{"type": "cpu", "name": null, "count": 8}],
+                "requested": [{"type": "cpu", "name": null, "count": 8}]},
+       "steps": [{"step": {"id": "100.batch"}}]},
+      {"job_id": 101, "user": "eve", "account": "", "group": "bio", "partition": "p1,p2",
+       "qos": "normal", "state": {"current": ["COMPLETED"]},
+       "required": {"CPUs": 0},
+       "time": {"submission": {"set": true, "infinite": false, "number": 1795168800},
+                "start": {"set": true, "infinite": false, "number": 1795168810},
+                "end": {"set": true, "infinite": false, "number": 1795168830},
+                "limit": {"set": false, "infinite": true, "number": 0}},
+       "tres": {"allocated": [{"type": "cpu", "count": 3}],
+                "requested": [{"type": "cpu", "count": 2}]}},
+      {"job_id": 102, "array": {"job_id": 90, "task_id": {"set": true, "number": 4}},
+       "user": "ann", "account": "phys", "partition": "normal", "qos": "normal",
+       "required": {"CPUs": 1},
+       "time": {"submission": 1795168800, "start": 0, "end": 0, "limit": 5}}
+    ]}"#;
+    // Detected from the `{`, and read the same with --trace-format sacct.
+    for format in [None, Some(TraceFormat::Sacct)] {
+        let t = read(text, "sacct.json", format).unwrap();
+        assert_eq!(t.jobs.len(), 2);
+        let j = &t.jobs[0];
+        assert_eq!(
+            (j.id.as_str(), j.submit, j.run, j.walltime, j.cores),
+            ("100", 1_795_168_800, 3600, Some(7200), 8)
+        );
+        assert_eq!(
+            (
+                j.user.as_str(),
+                j.account.as_str(),
+                j.queue.as_str(),
+                j.qos.as_str()
+            ),
+            ("bob", "chem", "normal", "high")
+        );
+        // No account: the group; allocated CPUs before the request; no limit: unknown.
+        let k = &t.jobs[1];
+        assert_eq!(
+            (k.account.as_str(), k.cores, k.run, k.walltime),
+            ("bio", 3, 20, None)
+        );
+        assert_eq!(k.queue, "p1,p2");
+        assert_eq!(t.left_out, [("never started".to_string(), 1)]);
+    }
+    let e = read(
+        r#"{"jobs": [{"job_id": 7, "time": {"submission": 5, "start": "soon"}}]}"#,
+        "s.json",
+        None,
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string().contains("s.json") && e.to_string().contains("job `7`: time.start"),
+        "{e}"
+    );
+    let e = read("{\"jobs\": 3}", "t.json", None).unwrap_err();
+    assert!(
+        e.to_string()
+            .ends_with("t.json: sacct --json: no `jobs` list"),
+        "{e}"
+    );
+}
+
+#[test]
+fn reads_a_real_sacct_json() {
+    // Slurm 22.05 (tests/data/slurm_priority/real_2205_dbd/README.md): jobs 1-3 completed on
+    // the one real node, 5 and 7 were cancelled after running 23 s, the rest never started.
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/slurm_priority/real_2205_dbd/sacct.json");
+    let t = read_trace(&p, None).unwrap();
+    let got: Vec<(&str, i64, u64, Option<i64>)> = t
+        .jobs
+        .iter()
+        .map(|j| (j.id.as_str(), j.run, j.cores, j.walltime))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("1", 70, 2, Some(300)),
+            ("2", 150, 1, Some(300)),
+            ("3", 70, 1, Some(300)),
+            ("5", 23, 8, Some(7200)),
+            ("7", 23, 12, Some(36000)),
+        ]
+    );
+    assert_eq!(t.jobs[3].qos, "high");
+    assert_eq!(t.left_out, [("never started".to_string(), 7)]);
 }
 
 #[test]
@@ -1050,12 +1151,15 @@ fn slurm_run(jobs: Vec<TraceJob>, nodes: u64, cpn: u64, conf: &str) -> Outcome {
     let cluster = Cluster {
         nodes,
         cores_per_node: cpn,
+        mem_per_node: 0,
     };
     let policy = SlurmPolicy::new(conf, Default::default(), cluster).unwrap();
     let opts = Options {
         cluster,
         backfill: Backfill::None,
         half_life: 604_800.0,
+        tree: None,
+        decay: Decay::Continuous,
     };
     replay_slurm(&trace, &policy, &opts, &mut ()).unwrap()
 }
@@ -1169,6 +1273,52 @@ JobID|User|Account|Partition|QOS|Submit|Start|End|Timelimit|AllocCPUS
         starts.iter().map(|s| s - t0).collect::<Vec<_>>(),
         [0, 200, 100]
     );
+    // `plot waits --slurm-conf` draws the replay's picture (and not FCFS's: the waits differ).
+    let svg = dir.path().join("w.svg");
+    fairsort()
+        .args(["replay", "--nodes", "1", "--cores-per-node", "2"])
+        .args(["--backfill", "none", "--trace"])
+        .arg(&trace)
+        .arg("--slurm-conf")
+        .arg(&conf)
+        .arg("--qos")
+        .arg(&qos)
+        .arg("--plot-waits")
+        .arg(&svg)
+        .assert()
+        .success();
+    let plot = |policy: &[&str]| {
+        let out = fairsort()
+            .args([
+                "plot",
+                "waits",
+                "-o",
+                "-",
+                "--nodes",
+                "1",
+                "--cores-per-node",
+                "2",
+            ])
+            .args(["--backfill", "none", "--trace"])
+            .arg(&trace)
+            .args(policy)
+            .assert()
+            .success();
+        String::from_utf8(out.get_output().stdout.clone()).unwrap()
+    };
+    let (c, q) = (conf.to_str().unwrap(), qos.to_str().unwrap());
+    let slurm_svg = plot(&["--slurm-conf", c, "--qos", q]);
+    assert_eq!(slurm_svg, std::fs::read_to_string(&svg).unwrap());
+    // The lines drawn (the text, which names the policy, left out).
+    let lines = |svg: &str| -> Vec<String> {
+        svg.split("<polyline")
+            .skip(1)
+            .filter_map(|el| el.split_once("/>").map(|(l, _)| l.to_string()))
+            .collect()
+    };
+    let fcfs_svg = plot(&["--formula", "eligible_time"]);
+    assert_eq!(series_count(&slurm_svg), 1);
+    assert_ne!(lines(&slurm_svg), lines(&fcfs_svg));
     // --formula and --slurm-conf are two orderings: bad usage.
     fairsort()
         .args(["replay", "--formula", "ncpus", "--trace"])
@@ -1191,6 +1341,7 @@ fn slurm_heavy_users_wait_longer_under_fair_share_than_under_job_size() {
     let cluster = Cluster {
         nodes: 16,
         cores_per_node: 8,
+        mem_per_node: 0,
     };
     let mean_wait = |weights: &str, heavy: bool| {
         let text = format!(
@@ -1202,6 +1353,8 @@ fn slurm_heavy_users_wait_longer_under_fair_share_than_under_job_size() {
             cluster,
             backfill: Backfill::Easy,
             half_life: 604_800.0,
+            tree: None,
+            decay: Decay::Continuous,
         };
         let o = replay_slurm(&trace, &policy, &opts, &mut ()).unwrap();
         let r = summarize(&trace, &o, cluster);
@@ -1251,7 +1404,7 @@ fn whole_nodes_rounds_jobs_up_to_nodes() {
         jobs: jobs(),
         ..Trace::default()
     };
-    trace.whole_nodes(4);
+    trace.whole_nodes(4, 0);
     assert_eq!(
         trace.jobs.iter().map(|j| j.cores).collect::<Vec<_>>(),
         [4, 4, 4, 8]
@@ -1267,4 +1420,813 @@ fn whole_nodes_rounds_jobs_up_to_nodes() {
             Some((200, 300))
         ]
     );
+}
+
+/// Two users in two accounts, 40 jobs each of 100 s on one core, all submitted at 0 and
+/// alternating in trace order: the order is fair share's alone.
+fn two_users() -> Vec<TraceJob> {
+    (0..80)
+        .map(|i| {
+            let u = if i % 2 == 0 { "ua" } else { "ub" };
+            job(&i.to_string(), 0, 100, 100, 1, u)
+        })
+        .collect()
+}
+
+fn native_tree(shares_a: u64, shares_b: u64) -> fairsort::fairshare::TreeSpec {
+    use fairsort::fairshare::{NodeKind, NodeSpec, Shares, TreeSource, TreeSpec};
+    let acct = |n: &str, s: u64| NodeSpec::new(n, None, NodeKind::Account, Shares::Count(s));
+    let user =
+        |n: &str, p: &str| NodeSpec::new(n, Some(p.to_string()), NodeKind::User, Shares::Count(1));
+    TreeSpec {
+        source: TreeSource::Native,
+        root_name: "root".into(),
+        root_usage: None,
+        unknown_shares: None,
+        nodes: vec![
+            acct("g_ua", shares_a),
+            acct("g_ub", shares_b),
+            user("ua", "g_ua"),
+            user("ub", "g_ub"),
+        ],
+    }
+}
+
+/// Mean wait per user ("ua", "ub") of a replay of `jobs` on one core under `formula`.
+fn waits_by_user(
+    jobs: Vec<TraceJob>,
+    formula: &str,
+    tree: Option<fairsort::fairshare::TreeSpec>,
+) -> (f64, f64, fairsort::replay::Report) {
+    let trace = Trace {
+        jobs,
+        ..Trace::default()
+    };
+    let cluster = Cluster {
+        nodes: 1,
+        cores_per_node: 1,
+        mem_per_node: 0,
+    };
+    let opts = Options {
+        cluster,
+        backfill: Backfill::Easy,
+        half_life: 604_800.0,
+        tree,
+        decay: Decay::Continuous,
+    };
+    let program = compile(formula, &ResourceTable::builtin()).unwrap();
+    let o = replay(&trace, &program, &opts).unwrap();
+    let r = summarize(&trace, &o, cluster);
+    let w = |n: &str| r.users.iter().find(|u| u.name == n).unwrap().wait_mean;
+    (w("ua"), w("ub"), r)
+}
+
+#[test]
+fn the_site_trees_shares_change_the_order() {
+    // Equal shares: fair share alternates the two users; their mean waits differ by at most
+    // one job's length (the first job goes to ua, in trace order).
+    for formula in ["fairshare_factor", "fairtree_factor"] {
+        let (a, b, _) = waits_by_user(two_users(), formula, None);
+        let (ta, tb, _) = waits_by_user(two_users(), formula, Some(native_tree(1, 1)));
+        assert!((a - b).abs() <= 100.0, "{formula}: {a} vs {b}");
+        assert!((ta - tb).abs() <= 100.0, "{formula}: {ta} vs {tb}");
+        // 9 shares to 1: ua's jobs go first far more often, so ua waits less and ub more.
+        let (na, nb, r) = waits_by_user(two_users(), formula, Some(native_tree(9, 1)));
+        assert!(na < a && nb > b, "{formula}: ua {a} → {na}, ub {b} → {nb}");
+        assert!(nb > na + 1000.0, "{formula}: ua {na}, ub {nb}");
+        // The report's shares are the tree's.
+        let share = |n: &str| r.accounts.iter().find(|x| x.name == n).unwrap().share;
+        approx::assert_relative_eq!(share("g_ua"), 0.9, max_relative = 1e-12);
+        approx::assert_relative_eq!(share("g_ub"), 0.1, max_relative = 1e-12);
+    }
+}
+
+#[test]
+fn cli_a_pbs_tree_puts_unknown_users_in_the_unknown_group() {
+    // PBS resource_group: ua under grp (10 shares); ub is not in the tree, so PBS puts it in
+    // the `unknown` group, whose unknown_shares default to 0: its fair-share factor is 0 and
+    // every one of ua's jobs goes first.
+    let dir = tempfile::tempdir().unwrap();
+    // SWF users are u<uid>: u1 is in the tree, u2 is not.
+    let rg = write(
+        dir.path(),
+        "resource_group",
+        "grp 10 root 10\nu1 11 grp 1\n",
+    );
+    let mut swf = String::from("; MaxNodes: 1\n; MaxProcs: 1\n");
+    for i in 0..20 {
+        let uid = if i % 2 == 0 { 1 } else { 2 };
+        swf.push_str(&format!(
+            "{} 0 -1 100 1 -1 -1 1 100 -1 1 {uid} {uid} -1 1 -1 -1 -1\n",
+            i + 1
+        ));
+    }
+    let trace = write(dir.path(), "t.swf", &swf);
+    let out = fairsort()
+        .args([
+            "replay",
+            "--formula",
+            "fairshare_factor",
+            "--json",
+            "--trace",
+        ])
+        .arg(&trace)
+        .arg("--tree")
+        .arg(&rg)
+        .assert()
+        .success();
+    let v = json_of(&out.get_output().stdout);
+    let starts = |user_odd: bool| -> Vec<i64> {
+        v["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|j| (j["id"].as_str().unwrap().parse::<u64>().unwrap() % 2 == 0) == user_odd)
+            .map(|j| j["start"].as_i64().unwrap())
+            .collect()
+    };
+    // Jobs with odd ids are u1's (trace positions 0, 2, …), even ids u2's.
+    let (u1, u2) = (starts(false), starts(true));
+    assert!(
+        u1.iter().max().unwrap() < u2.iter().min().unwrap(),
+        "u1 {u1:?} u2 {u2:?}"
+    );
+    let users = v["summary"]["users"].as_array().unwrap();
+    let share = |n: &str| {
+        users.iter().find(|u| u["name"] == n).unwrap()["share"]
+            .as_f64()
+            .unwrap()
+    };
+    approx::assert_relative_eq!(share("u1"), 1.0, max_relative = 1e-12);
+    assert_eq!(share("u2"), 0.0);
+    // The same tree imported into a server home is the replay's without --tree.
+    let home = tempfile::tempdir().unwrap();
+    crate::common::fairsort_home(home.path())
+        .args(["tree", "import"])
+        .arg(&rg)
+        .assert()
+        .success();
+    let out = crate::common::fairsort_home(home.path())
+        .args([
+            "replay",
+            "--formula",
+            "fairshare_factor",
+            "--json",
+            "--trace",
+        ])
+        .arg(&trace)
+        .assert()
+        .success();
+    let v3 = json_of(&out.get_output().stdout);
+    assert_eq!(v3["jobs"], v["jobs"]);
+    // Without the tree, the two alternate.
+    let out = fairsort()
+        .args([
+            "replay",
+            "--formula",
+            "fairshare_factor",
+            "--json",
+            "--trace",
+        ])
+        .arg(&trace)
+        .assert()
+        .success();
+    let v2 = json_of(&out.get_output().stdout);
+    assert_eq!(v2["jobs"][1]["start"], 100, "{}", v2["jobs"]);
+}
+
+const GB: u64 = 1024 * 1024;
+
+/// A replay of `jobs` (id, cores, KB) on one node of 4 cores and 8 GB, FCFS.
+fn run_mem(jobs: Vec<TraceJob>, mem_per_node: u64, backfill: Backfill) -> Outcome {
+    let trace = Trace {
+        jobs,
+        ..Trace::default()
+    };
+    let program = compile("eligible_time", &ResourceTable::builtin()).unwrap();
+    let opts = Options {
+        cluster: Cluster {
+            nodes: 1,
+            cores_per_node: 4,
+            mem_per_node,
+        },
+        backfill,
+        half_life: 604_800.0,
+        tree: None,
+        decay: Decay::Continuous,
+    };
+    replay(&trace, &program, &opts).unwrap()
+}
+
+fn with_mem(mut j: TraceJob, gb: u64) -> TraceJob {
+    j.mem = gb * GB;
+    j
+}
+
+#[test]
+fn memory_not_cores_limits_the_schedule() {
+    // 1 node, 4 cores, 8 GB; all submitted at 0, FCFS (ties in trace order).
+    let jobs = || {
+        vec![
+            with_mem(job("1", 0, 100, 100, 1, "a"), 6),
+            with_mem(job("2", 0, 100, 100, 1, "b"), 4),
+            with_mem(job("3", 0, 50, 50, 1, "c"), 2),
+        ]
+    };
+    // Without memory the 3 cores fit at once.
+    assert_eq!(
+        times(&run_mem(jobs(), 0, Backfill::None)),
+        [Some((0, 100)), Some((0, 100)), Some((0, 50))]
+    );
+    // No backfill: t=0 1 starts (2 GB left); 2 needs 4 GB: the pass stops. t=100: 1 ends,
+    // 8 GB free: 2 (4 GB) and 3 (2 GB) start.
+    assert_eq!(
+        times(&run_mem(jobs(), 8 * GB, Backfill::None)),
+        [Some((0, 100)), Some((100, 200)), Some((100, 150))]
+    );
+    // EASY: 2's reservation is at 100 (1's planned end frees its 6 GB); 3 fits now (2 GB of
+    // 2 GB free) and ends at 50 ≤ 100: backfilled at 0. 2 starts at 100.
+    let o = run_mem(jobs(), 8 * GB, Backfill::Easy);
+    assert_eq!(times(&o), [Some((0, 100)), Some((100, 200)), Some((0, 50))]);
+    assert_eq!(o.backfilled, 1);
+}
+
+#[test]
+fn easy_reservations_hold_memory_too() {
+    // 1 node, 4 cores, 8 GB; all at 0, FCFS.
+    // t=0: 1 (6 GB) starts. 2 needs all 8 GB: reservation at 100 (1's planned end); then the
+    //      extra cores are 3 + 1 − 1 = 3 and the extra memory 2 + 6 − 8 = 0 GB.
+    //      3 (1 core, 1 GB, walltime 200) fits now but ends after 100 and needs memory the
+    //      reservation keeps: it waits. 4 (1 core, no memory, walltime 200) uses only extra
+    //      cores: backfilled, 0–200.
+    // t=100: 1 ends; 2 starts (8 GB) 100–200. 3 waits for memory until 2 ends: 200–400.
+    let jobs = vec![
+        with_mem(job("1", 0, 100, 100, 1, "a"), 6),
+        with_mem(job("2", 0, 100, 100, 1, "b"), 8),
+        with_mem(job("3", 0, 200, 200, 1, "c"), 1),
+        job("4", 0, 200, 200, 1, "d"),
+    ];
+    let o = run_mem(jobs.clone(), 8 * GB, Backfill::Easy);
+    assert_eq!(
+        times(&o),
+        [
+            Some((0, 100)),
+            Some((100, 200)),
+            Some((200, 400)),
+            Some((0, 200))
+        ]
+    );
+    // Counting cores only, 3 would have been backfilled at 0 with the 3 extra cores.
+    let o = run_mem(jobs, 0, Backfill::Easy);
+    assert_eq!(o.placements[2].map(|p| p.start), Some(0));
+    // A job needing more memory than the cluster has is skipped and reported.
+    let o = run_mem(
+        vec![with_mem(job("1", 0, 10, 10, 1, "a"), 9)],
+        8 * GB,
+        Backfill::Easy,
+    );
+    assert_eq!(
+        (o.too_large.as_slice(), o.placements[0]),
+        (&[0usize][..], None)
+    );
+}
+
+#[test]
+fn memory_invariants_hold_on_random_traces() {
+    // Random jobs with memory on 2 nodes × 4 cores × 8 GB: at every start, the memory and
+    // cores of the jobs running then stay within the cluster.
+    let mut seed: u64 = 11;
+    let mut next = |n: u64| {
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (seed >> 33) % n
+    };
+    for _ in 0..20 {
+        let jobs: Vec<TraceJob> = (0..60)
+            .map(|i| {
+                let mut j = job(
+                    &i.to_string(),
+                    next(500) as i64,
+                    next(100) as i64,
+                    1 + next(120) as i64,
+                    1 + next(4),
+                    "u",
+                );
+                j.mem = next(10 * GB);
+                j
+            })
+            .collect();
+        let trace = Trace {
+            jobs: jobs.clone(),
+            ..Trace::default()
+        };
+        let program = compile("eligible_time", &ResourceTable::builtin()).unwrap();
+        let opts = Options {
+            cluster: Cluster {
+                nodes: 2,
+                cores_per_node: 4,
+                mem_per_node: 8 * GB,
+            },
+            backfill: Backfill::Easy,
+            half_life: 604_800.0,
+            tree: None,
+            decay: Decay::Continuous,
+        };
+        let o = replay(&trace, &program, &opts).unwrap();
+        for (i, p) in o.placements.iter().enumerate() {
+            let Some(p) = p else {
+                assert!(jobs[i].mem > 16 * GB, "job {i} skipped");
+                continue;
+            };
+            assert!(p.start >= jobs[i].submit);
+            let (mut cores, mut mem) = (0, 0);
+            for (k, q) in o.placements.iter().enumerate() {
+                if let Some(q) = q {
+                    if q.start <= p.start && p.start < q.end {
+                        cores += jobs[k].cores;
+                        mem += jobs[k].mem;
+                    }
+                }
+            }
+            assert!(
+                cores <= 8 && mem <= 16 * GB,
+                "at {}: {cores} cores, {mem} KB",
+                p.start
+            );
+        }
+    }
+}
+
+#[test]
+fn whole_nodes_with_memory_take_the_nodes_the_memory_needs() {
+    let mut trace = Trace {
+        jobs: vec![
+            with_mem(job("1", 0, 10, 10, 1, "a"), 12),
+            with_mem(job("2", 0, 10, 10, 5, "a"), 1),
+        ],
+        ..Trace::default()
+    };
+    trace.whole_nodes(4, 8 * GB);
+    // 12 GB needs 2 nodes of 8 GB: 8 cores and 16 GB; 5 cores need 2 nodes too.
+    assert_eq!((trace.jobs[0].cores, trace.jobs[0].mem), (8, 16 * GB));
+    assert_eq!((trace.jobs[1].cores, trace.jobs[1].mem), (8, 16 * GB));
+}
+
+#[test]
+fn reads_memory_from_every_trace_format() {
+    // SWF field 10: requested KB per processor × processors.
+    let t = read(
+        "1 0 -1 100 2 -1 -1 2 100 1000 1 1 1 -1 1 -1 -1 -1\n",
+        "m.swf",
+        None,
+    )
+    .unwrap();
+    assert_eq!(t.jobs[0].mem, 2000);
+    // PBS Resource_List.mem, a size in KB.
+    let t = read(
+        "11/20/2026 11:00:00;E;1.srv;user=a group=g start=1795169100 end=1795172400 Resource_List.ncpus=2 Resource_List.mem=3gb\n",
+        "20261120",
+        Some(TraceFormat::Pbs),
+    )
+    .unwrap();
+    assert_eq!(t.jobs[0].mem, 3 * GB);
+    let e = read(
+        "11/20/2026 11:00:00;E;1.srv;user=a start=1795169100 end=1795172400 Resource_List.mem=lots\n",
+        "log",
+        Some(TraceFormat::Pbs),
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string()
+            .ends_with("log:1: Resource_List.mem=`lots` is not a size"),
+        "{e}"
+    );
+    // sacct -P: ReqTRES's mem (the job's total), else ReqMem, per node (n) or per CPU (c).
+    let t = read(
+        "\
+JobID|User|Account|Submit|Start|End|AllocCPUS|NNodes|ReqMem|ReqTRES
+1|a|x|2026-11-20T10:00:00|2026-11-20T10:00:00|2026-11-20T10:01:00|4|2|1000Mn|billing=4,cpu=4,mem=3G,node=2
+2|a|x|2026-11-20T10:00:00|2026-11-20T10:00:00|2026-11-20T10:01:00|4|2|1000Mn|
+3|a|x|2026-11-20T10:00:00|2026-11-20T10:00:00|2026-11-20T10:01:00|4|2|500Mc|
+4|a|x|2026-11-20T10:00:00|2026-11-20T10:00:00|2026-11-20T10:01:00|4|2|2G|
+5|a|x|2026-11-20T10:00:00|2026-11-20T10:00:00|2026-11-20T10:01:00|4|2||
+",
+        "sacct.txt",
+        None,
+    )
+    .unwrap();
+    let mems: Vec<u64> = t.jobs.iter().map(|j| j.mem).collect();
+    assert_eq!(mems, [3 * GB, 2000 * 1024, 2000 * 1024, 2 * GB, 0]);
+    // sacct --json: tres.requested mem (MB, the job's total): job 5 asked 4000 MB per node on
+    // 2 nodes.
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/slurm_priority/real_2205_dbd/sacct.json");
+    let t = read_trace(&p, None).unwrap();
+    assert_eq!(t.jobs[0].mem, 500 * 1024);
+    assert_eq!(t.jobs[3].mem, 8000 * 1024);
+}
+
+#[test]
+fn cli_takes_the_cluster_model_from_the_home() {
+    use crate::common::{fairsort_home, qmgr};
+    let dir = tempfile::tempdir().unwrap();
+    // A PBS log states no cluster size. Job 2 asks for 3 GB of memory.
+    let log = write(
+        dir.path(),
+        "20261120",
+        "11/20/2026 11:00:00;E;1.srv;user=bob group=chem queue=workq qtime=1795168800 start=1795169100 end=1795172400 Resource_List.ncpus=2 Resource_List.mem=1gb\n\
+         11/20/2026 11:00:00;E;2.srv;user=bob group=chem queue=workq qtime=1795168800 start=1795169100 end=1795172400 Resource_List.ncpus=1 Resource_List.mem=3gb\n",
+    );
+    let home = tempfile::tempdir().unwrap();
+    let replay = |extra: &[&str]| {
+        let mut c = fairsort_home(home.path());
+        c.args(["replay", "--formula", "ncpus", "--json", "--trace"])
+            .arg(&log)
+            .args(extra);
+        c.assert()
+    };
+    replay(&[]).code(2).stderr(predicates::str::contains(
+        "give --nodes and --cores-per-node (or set server replay_nodes and replay_cores_per_node in the home)",
+    ));
+    qmgr(home.path(), "set server replay_nodes = 3").success();
+    qmgr(home.path(), "set server replay_cores_per_node = 2").success();
+    let v = json_of(&replay(&[]).success().get_output().stdout);
+    assert_eq!(
+        (v["nodes"].as_u64(), v["cores_per_node"].as_u64()),
+        (Some(3), Some(2))
+    );
+    assert_eq!(v["mem_per_node_kb"], 0);
+    assert_eq!(v["summary"]["too_large"].as_array().map(Vec::len), Some(0));
+    // Flags override the home.
+    let v = json_of(&replay(&["--nodes", "5"]).success().get_output().stdout);
+    assert_eq!(
+        (v["nodes"].as_u64(), v["cores_per_node"].as_u64()),
+        (Some(5), Some(2))
+    );
+    // Memory is pooled as cores are: 3 nodes × 2 GB = 6 GB, so job 2 (3 GB) runs; on 1 node
+    // (2 GB) it is larger than the cluster.
+    qmgr(home.path(), "set server replay_mem_per_node = 2gb").success();
+    let v = json_of(&replay(&[]).success().get_output().stdout);
+    assert_eq!(v["mem_per_node_kb"], 2 * GB);
+    assert_eq!(v["summary"]["too_large"].as_array().map(Vec::len), Some(0));
+    let v = json_of(&replay(&["--nodes", "1"]).success().get_output().stdout);
+    assert_eq!(v["summary"]["too_large"].as_array().map(Vec::len), Some(1));
+    // --mem-per-node overrides the home's; a bad size is a usage error.
+    let v = json_of(
+        &replay(&["--nodes", "1", "--mem-per-node", "4gb"])
+            .success()
+            .get_output()
+            .stdout,
+    );
+    assert_eq!(v["summary"]["too_large"].as_array().map(Vec::len), Some(0));
+    replay(&["--mem-per-node", "lots"])
+        .code(2)
+        .stderr(predicates::str::contains(
+            "--mem-per-node must be a PBS size",
+        ));
+    // Every setting has a range, checked by qmgr and on read.
+    qmgr(home.path(), "set server replay_nodes = 0")
+        .failure()
+        .stderr(predicates::str::contains(
+            "replay_nodes must be from 1 to 1048576, got 0",
+        ));
+    qmgr(home.path(), "set server replay_mem_per_node = 2pb")
+        .failure()
+        .stderr(predicates::str::contains(
+            "replay_mem_per_node must be a PBS size",
+        ));
+    let out = qmgr(home.path(), "print server").success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(
+        text.contains("set server replay_mem_per_node = 2gb"),
+        "{text}"
+    );
+    let toml = home.path().join("server.toml");
+    let edited = std::fs::read_to_string(&toml).unwrap().replace(
+        "replay_cores_per_node = 2",
+        "replay_cores_per_node = 100000",
+    );
+    std::fs::write(&toml, edited).unwrap();
+    replay(&[]).code(1).stderr(predicates::str::contains(
+        "replay_cores_per_node must be from 1 to 65536, got 100000",
+    ));
+}
+
+#[test]
+fn flux_heavy_users_wait_longer_under_fair_share() {
+    // The generated month ordered by flux-accounting's priority: with the default weights
+    // (fair share 100000) heavy users wait longer and light users less than with the
+    // fair-share weight 0 (every priority 0: ties to the earlier submit, first come first served).
+    use fairsort::queue::flux_priority::Site;
+    use fairsort::replay::{replay_flux, FluxPolicy};
+    let jobs = month();
+    let trace = Trace {
+        jobs: jobs.clone(),
+        ..Trace::default()
+    };
+    let cluster = Cluster {
+        nodes: 16,
+        cores_per_node: 8,
+        mem_per_node: 0,
+    };
+    let opts = Options {
+        cluster,
+        backfill: Backfill::Easy,
+        half_life: 604_800.0,
+        tree: None,
+        decay: Decay::Continuous,
+    };
+    let mean_wait = |fairshare_weight: i32, heavy: bool| {
+        let mut site = Site::default();
+        site.weights.fairshare = fairshare_weight;
+        let policy = FluxPolicy::new(&site, &trace);
+        let o = replay_flux(&trace, &policy, &opts, &mut ()).unwrap();
+        let r = summarize(&trace, &o, cluster);
+        let (sum, n) = r
+            .users
+            .iter()
+            .filter(|u| u.name.starts_with("heavy") == heavy)
+            .fold((0.0, 0u64), |(s, n), u| {
+                (s + u.wait_mean * u.jobs as f64, n + u.jobs)
+            });
+        sum / n as f64
+    };
+    let (heavy_fs, heavy_fcfs) = (mean_wait(100_000, true), mean_wait(0, true));
+    let (light_fs, light_fcfs) = (mean_wait(100_000, false), mean_wait(0, false));
+    assert!(heavy_fs > heavy_fcfs, "heavy: {heavy_fs} vs {heavy_fcfs}");
+    assert!(light_fs < light_fcfs, "light: {light_fs} vs {light_fcfs}");
+    // Weight 0 is first come, first served: the same schedule as `eligible_time`.
+    let mut site = Site::default();
+    site.weights.fairshare = 0;
+    let o = replay_flux(&trace, &FluxPolicy::new(&site, &trace), &opts, &mut ()).unwrap();
+    assert_eq!(
+        o.placements,
+        run(jobs, 16, 8, "eligible_time", Backfill::Easy).placements
+    );
+}
+
+#[test]
+fn cli_flux_db_bank_priorities_and_bank_tree() {
+    // Bank b has priority 5 and the database weighs banks 1000 and fair share 0: all of bob's
+    // jobs (bank b) go before ann's (bank a), where first come first served alternates them.
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("accounting.db");
+    let c = rusqlite::Connection::open(&db).unwrap();
+    let mut sql = String::from(
+        r#"CREATE TABLE bank_table (bank_id integer, bank text, active int, parent_bank text,
+               shares int, job_usage real, priority real);
+           INSERT INTO bank_table VALUES (1, 'root', 1, '', 1, 0, 0), (2, 'a', 1, 'root', 1, 0, 0),
+               (3, 'b', 1, 'root', 3, 0, 5);
+           CREATE TABLE association_table (username text, userid int, bank text,
+               default_bank text, shares int, job_usage real, fairshare real, active int,
+               queues text);
+           INSERT INTO association_table VALUES ('ann', 1, 'a', 'a', 1, 0, 0.5, 1, ''),
+               ('bob', 2, 'b', 'b', 1, 0, 0.5, 1, '');
+           CREATE TABLE priority_factor_weight_table (factor text, weight int);
+           INSERT INTO priority_factor_weight_table VALUES ('fairshare', 0), ('bank', 1000);
+           CREATE TABLE jobs (id int, userid int, t_submit real, t_run real, t_inactive real,
+               ranks text, R text, jobspec text, project text, bank text);
+"#,
+    );
+    for i in 0..6 {
+        let (uid, bank) = if i % 2 == 0 { (1, "a") } else { (2, "b") };
+        sql.push_str(&format!(
+            "INSERT INTO jobs VALUES ({}, {uid}, 100, 100, 200, '0', \
+             '{{\"execution\":{{\"R_lite\":[{{\"rank\":\"0\",\"children\":{{\"core\":\"0\"}}}}]}}}}', \
+             '{{\"attributes\":{{\"system\":{{\"duration\":100}}}}}}', '*', '{bank}');\n",
+            i + 1
+        ));
+    }
+    c.execute_batch(&sql).unwrap();
+    drop(c);
+    let replay = |policy: &[&str]| {
+        let out = fairsort()
+            .args([
+                "replay",
+                "--nodes",
+                "1",
+                "--cores-per-node",
+                "1",
+                "--json",
+                "--trace",
+            ])
+            .arg(&db)
+            .args(policy)
+            .assert()
+            .success();
+        json_of(&out.get_output().stdout)
+    };
+    let users_in_order = |v: &serde_json::Value| -> Vec<i64> {
+        let mut jobs: Vec<(i64, i64)> = v["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| {
+                let id: i64 = j["id"].as_str().unwrap().parse().unwrap();
+                (j["start"].as_i64().unwrap(), id % 2)
+            })
+            .collect();
+        jobs.sort();
+        jobs.into_iter().map(|(_, odd)| odd).collect()
+    };
+    let v = replay(&["--flux-db", db.to_str().unwrap()]);
+    assert!(v["formula"]
+        .as_str()
+        .unwrap()
+        .starts_with("flux-accounting priority"));
+    // ann's jobs have odd ids (1, 3, 5), bob's even.
+    assert_eq!(users_in_order(&v), [0, 0, 0, 1, 1, 1]);
+    // The database's bank tree is the replay's share tree: b has 3 shares of 4.
+    let share = |v: &serde_json::Value, bank: &str| {
+        v["summary"]["accounts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["name"] == bank)
+            .unwrap()["share"]
+            .as_f64()
+            .unwrap()
+    };
+    approx::assert_relative_eq!(share(&v, "b"), 0.75, max_relative = 1e-12);
+    let v = replay(&["--formula", "eligible_time"]);
+    assert_eq!(users_in_order(&v), [1, 0, 1, 0, 1, 0]);
+    approx::assert_relative_eq!(share(&v, "b"), 0.5, max_relative = 1e-12);
+    fairsort()
+        .args(["replay", "--formula", "ncpus", "--trace"])
+        .arg(&db)
+        .arg("--flux-db")
+        .arg(&db)
+        .assert()
+        .code(2);
+}
+
+/// Which of a2 and b2 starts first after b1 ends, under `decay` (half-life 1000 s).
+fn first_after_b1(b1_run: i64, decay: Decay) -> &'static str {
+    // 1 core, `fairshare_factor`, users a and b in their own accounts, all submitted at 0.
+    // t=0: a1 (1000 s) starts (no usage yet: trace order). t=1000: a1 ends and charges a 1000;
+    // b has no usage, so b1 starts. t=1000+r: b1 ends and charges b r; a2 and b2 wait: the one
+    // whose user has less decayed usage goes first.
+    let jobs = vec![
+        job("a1", 0, 1000, 1000, 1, "a"),
+        job("b1", 0, b1_run, b1_run, 1, "b"),
+        job("a2", 0, 10, 10, 1, "a"),
+        job("b2", 0, 10, 10, 1, "b"),
+    ];
+    let trace = Trace {
+        jobs,
+        ..Trace::default()
+    };
+    let opts = Options {
+        cluster: Cluster {
+            nodes: 1,
+            cores_per_node: 1,
+            mem_per_node: 0,
+        },
+        backfill: Backfill::None,
+        half_life: 1000.0,
+        tree: None,
+        decay,
+    };
+    let program = compile("fairshare_factor", &ResourceTable::builtin()).unwrap();
+    let o = replay(&trace, &program, &opts).unwrap();
+    let start = |i: usize| o.placements[i].unwrap().start;
+    assert_eq!((start(0), start(1)), (0, 1000));
+    assert_eq!(start(2).min(start(3)), 1000 + b1_run);
+    if start(2) < start(3) {
+        "a2"
+    } else {
+        "b2"
+    }
+}
+
+#[test]
+fn decay_models_step_as_their_schedulers() {
+    use fairsort::usage::decay::{FluxDecay, PbsDecay, SlurmDecay};
+    let pbs = Decay::Pbs(PbsDecay::new(1000, 0.5).unwrap());
+    let slurm = Decay::Slurm(SlurmDecay::new(1000, 300, Default::default()).unwrap());
+    let flux = Decay::Flux(FluxDecay::new(1000, 4000, 0.5).unwrap());
+    // b1 runs 600 s, so a2/b2 are ordered at t=1600:
+    // * continuous: a = 1000·2^(−0.6) = 659.8 > b = 600: b2 first;
+    // * PBS (×0.5 when more than 1000 s passed since the last decay, clock from 0): one decay
+    //   by 1600, after a's charge at 1000: a = (1 + 1000)·0.5 = 500.5 < b = 1 + 600: a2 first;
+    // * Slurm (δ = 1 − 0.693/1000 every 300 s): a decays over 900–1500 only, 1000·δ^600 =
+    //   656.8 > 600: b2 first;
+    // * flux (bins shifted at 1000, 2000, …): a's 1000 is in the current bin until 2000 and
+    //   undecayed; 1000 > 600: b2 first.
+    assert_eq!(first_after_b1(600, Decay::Continuous), "b2");
+    assert_eq!(first_after_b1(600, pbs), "a2");
+    assert_eq!(first_after_b1(600, slurm), "b2");
+    assert_eq!(first_after_b1(600, flux), "b2");
+    // b1 runs 900 s (t=1900): continuous a = 535.9 < 900, PBS 500.5 < 901, Slurm 1000·δ^900 =
+    // 532.3 < 900: a2 first; flux still holds a's 1000 > 900: b2 first.
+    assert_eq!(first_after_b1(900, Decay::Continuous), "a2");
+    assert_eq!(first_after_b1(900, pbs), "a2");
+    assert_eq!(first_after_b1(900, slurm), "a2");
+    assert_eq!(first_after_b1(900, flux), "b2");
+}
+
+#[test]
+fn cli_decay_models_and_their_settings() {
+    let dir = tempfile::tempdir().unwrap();
+    let swf = "; MaxNodes: 1\n; MaxProcs: 1\n\
+        1 0 -1 1000 1 -1 -1 1 1000 -1 1 1 1 -1 1 -1 -1 -1\n\
+        2 0 -1 600 1 -1 -1 1 600 -1 1 2 2 -1 1 -1 -1 -1\n\
+        3 0 -1 10 1 -1 -1 1 10 -1 1 1 1 -1 1 -1 -1 -1\n\
+        4 0 -1 10 1 -1 -1 1 10 -1 1 2 2 -1 1 -1 -1 -1\n";
+    let trace = write(dir.path(), "t.swf", swf);
+    let replay = |extra: &[&str]| {
+        let mut c = fairsort();
+        c.args([
+            "replay",
+            "--formula",
+            "fairshare_factor",
+            "--backfill",
+            "none",
+        ])
+        .args(["--half-life", "1000", "--json", "--trace"])
+        .arg(&trace)
+        .args(extra);
+        c.assert()
+    };
+    let start3 = |extra: &[&str]| {
+        let v = json_of(&replay(extra).success().get_output().stdout);
+        (
+            v["decay"].as_str().unwrap().to_string(),
+            v["jobs"][2]["start"].as_i64().unwrap(),
+        )
+    };
+    // As in `decay_models_step_as_their_schedulers`: job 3 (user 1) starts at 1600 under PBS
+    // decay, after job 4 (1610) under the continuous half-life.
+    assert_eq!(start3(&[]), ("continuous".to_string(), 1610));
+    assert_eq!(
+        start3(&[
+            "--decay",
+            "pbs",
+            "--decay-period",
+            "1000",
+            "--decay-factor",
+            "0.5"
+        ]),
+        ("pbs".to_string(), 1600)
+    );
+    assert_eq!(
+        start3(&["--decay", "slurm", "--decay-period", "300"]).1,
+        1610
+    );
+    assert_eq!(start3(&["--decay", "flux"]).1, 1610);
+    replay(&["--decay", "weekly"])
+        .code(2)
+        .stderr(predicates::str::contains("unknown decay model `weekly`"));
+    replay(&["--decay", "slurm", "--decay-factor", "0.5"])
+        .code(2)
+        .stderr(predicates::str::contains(
+            "--decay-factor does not apply to --decay slurm",
+        ));
+    replay(&["--decay", "pbs", "--decay-factor", "1.5"])
+        .code(2)
+        .stderr(predicates::str::contains("fairshare_decay_factor"));
+}
+
+#[test]
+fn slurm_fair_share_uses_the_site_association_tree() {
+    // Slurm's Fair Tree factor over a 9 : 1 association tree makes ua wait less and ub more
+    // than over 1 : 1 (the order of `two_users` is fair share's alone: all submitted at 0).
+    let conf = fairsort::formats::slurm::parse_slurm_conf(
+        "PriorityType=priority/multifactor\nAccountingStorageType=accounting_storage/slurmdbd\n\
+         PriorityWeightFairshare=10000\n",
+        "slurm.conf",
+    )
+    .unwrap();
+    let cluster = Cluster {
+        nodes: 1,
+        cores_per_node: 1,
+        mem_per_node: 0,
+    };
+    let policy = SlurmPolicy::new(conf, Default::default(), cluster).unwrap();
+    let waits = |tree| {
+        let trace = Trace {
+            jobs: two_users(),
+            ..Trace::default()
+        };
+        let opts = Options {
+            cluster,
+            backfill: Backfill::Easy,
+            half_life: 604_800.0,
+            tree,
+            decay: Decay::Continuous,
+        };
+        let o = replay_slurm(&trace, &policy, &opts, &mut ()).unwrap();
+        let r = summarize(&trace, &o, cluster);
+        let w = |n: &str| r.users.iter().find(|u| u.name == n).unwrap().wait_mean;
+        (w("ua"), w("ub"))
+    };
+    let mut even = native_tree(1, 1);
+    even.source = fairsort::fairshare::TreeSource::Slurm;
+    let mut skewed = native_tree(9, 1);
+    skewed.source = fairsort::fairshare::TreeSource::Slurm;
+    let (a, b) = waits(Some(even));
+    let (na, nb) = waits(Some(skewed));
+    assert!((a - b).abs() <= 100.0, "{a} vs {b}");
+    assert!(na < a && nb > b, "ua {a} → {na}, ub {b} → {nb}");
 }
