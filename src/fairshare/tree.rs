@@ -316,6 +316,64 @@ impl Tree {
         Ok(tree)
     }
 
+    /// A tree from nodes that a previous [`Tree::build`] made, in id order (the home's
+    /// `snapshot.bin` keeps them so a read skips the spec and the build): only `children` and
+    /// `depth` are recomputed. `None` unless the nodes have the shape every built tree has: the
+    /// root first (an account with no parent), every other node's parent an account with a
+    /// smaller id, account names unique and not the root's, usage finite and >= 0. What the
+    /// build checked on the text (names, duplicate users under one account) is not checked again.
+    pub(crate) fn from_nodes(
+        mut nodes: Vec<Node>,
+        source: TreeSource,
+        unknown_shares: Option<u64>,
+    ) -> Option<Tree> {
+        let root = nodes.first()?;
+        if root.parent.is_some() || root.kind != NodeKind::Account {
+            return None;
+        }
+        let mut kids = vec![0usize; nodes.len()];
+        for (id, n) in nodes.iter().enumerate() {
+            if !n.raw_usage.is_finite() || n.raw_usage < 0.0 {
+                return None;
+            }
+            if id == 0 {
+                continue;
+            }
+            let p = n.parent.filter(|&p| p < id)?;
+            if nodes[p].kind != NodeKind::Account {
+                return None;
+            }
+            kids[p] += 1;
+        }
+        for id in 0..nodes.len() {
+            let parent = nodes[id].parent;
+            nodes[id].depth = parent.map_or(0, |p| nodes[p].depth + 1);
+            nodes[id].children = Vec::with_capacity(kids[id]);
+            if let Some(p) = parent {
+                nodes[p].children.push(id);
+            }
+        }
+        drop(kids);
+        let mut accounts = NameIndex::default();
+        for id in 1..nodes.len() {
+            if nodes[id].kind == NodeKind::Account
+                && (nodes[id].name == nodes[0].name
+                    || accounts.insert_unless(&nodes, id, |_| true).is_err())
+            {
+                return None;
+            }
+        }
+        let cols = NodeColumns::of(&nodes);
+        Some(Tree {
+            nodes,
+            source,
+            unknown_shares,
+            accounts,
+            users: OnceLock::new(),
+            cols,
+        })
+    }
+
     /// Appends a node built from `s` under `parent` after the build (`add_user`, the PBS
     /// `unknown` group), keeping the user index if it was built.
     fn push(&mut self, s: &NodeSpec, parent: NodeId) -> NodeId {
@@ -811,6 +869,53 @@ mod tests {
         }
         let empty = Tree::build(spec(vec![])).unwrap();
         assert!(empty.node(empty.root()).raw_usage.is_sign_positive());
+    }
+
+    #[test]
+    fn from_nodes_rebuilds_a_built_tree_and_refuses_other_shapes() {
+        let mut s = spec(vec![
+            acct("a", None, 1),
+            user("u", Some("a"), 2, 3.0),
+            acct("b", Some("a"), 1),
+            user("u", Some("b"), 1, 5.0),
+            user("v", None, 1, 1.5),
+        ]);
+        s.unknown_shares = Some(2);
+        let t = Tree::build(s).unwrap();
+        let again = |nodes: Vec<Node>| Tree::from_nodes(nodes, t.source(), t.unknown_shares());
+        // Children and depth are recomputed from the parents.
+        let mut bare = t.nodes().to_vec();
+        for n in &mut bare {
+            n.children.clear();
+            n.depth = 7;
+        }
+        let back = again(bare).unwrap();
+        assert_eq!(back.nodes(), t.nodes());
+        assert_eq!(back.columns(), t.columns());
+        assert_eq!(back.users_named("u"), t.users_named("u"));
+        assert_eq!(back.find_account("b"), t.find_account("b"));
+        assert_eq!(back.find_account(PBS_UNKNOWN), t.find_account(PBS_UNKNOWN));
+        let b = t.find_account("b").unwrap();
+        let v = t.find_user(None, "v").unwrap();
+        let u = t.find_user(Some("a"), "u").unwrap();
+        let broken: [&dyn Fn(&mut Vec<Node>); 8] = [
+            &|n| n.clear(),
+            &|n| n[0].parent = Some(0),
+            &|n| n[0].kind = NodeKind::User,
+            &|n| n[b].parent = Some(b),
+            &|n| n[b].parent = Some(n.len()),
+            &|n| n[b].parent = Some(v.min(u)),
+            &|n| n[b].name = "a".into(),
+            &|n| n[b].name = "root".into(),
+        ];
+        for (i, breaks) in broken.iter().enumerate() {
+            let mut nodes = t.nodes().to_vec();
+            breaks(&mut nodes);
+            assert!(again(nodes).is_none(), "case {i}");
+        }
+        let mut nodes = t.nodes().to_vec();
+        nodes[v].raw_usage = f64::INFINITY;
+        assert!(again(nodes).is_none());
     }
 
     #[test]
