@@ -18,7 +18,8 @@
 //! (32 bytes), payload, BLAKE3 of everything before it (32 bytes). The payload: the tree's
 //! source, `unknown_shares`, then every node in id order (name, parent id or `u64::MAX` for the
 //! root, kind, whether its usage was given, shares, raw usage, PBS id, input line; children and
-//! depth follow from the parents), then the unmatched usage. Strings are a u32 length and UTF-8
+//! depth follow from the parents), the user associations' ids sorted by (name, id) (u32 each:
+//! user lookups binary-search them), then the unmatched usage. Strings are a u32 length and UTF-8
 //! bytes; options a 0/1 byte then the value; floats their IEEE bits, so a value read back is the
 //! value written, bit for bit.
 
@@ -158,6 +159,12 @@ pub fn encode(key: &Key, tree: &Tree, unmatched: &UnmatchedUsage) -> Vec<u8> {
         w.opt(n.id, |w, v| w.u64(v as u64));
         w.opt(n.line, |w, v| w.u64(v as u64));
     }
+    let sorted = tree.users_by_name();
+    w.u64(sorted.len() as u64);
+    for id in sorted {
+        // Ids beyond u32 (no real tree) do not decode: a miss, never a wrong tree.
+        w.0.extend_from_slice(&u32::try_from(id).unwrap_or(u32::MAX).to_le_bytes());
+    }
     w.u64(unmatched.records as u64);
     w.u64(unmatched.total.to_bits());
     w.u64(unmatched.users.len() as u64);
@@ -235,6 +242,11 @@ pub fn decode(bytes: &[u8], key: &Key) -> Option<(Tree, UnmatchedUsage)> {
             line,
         });
     }
+    let n = r.count(4)?;
+    let mut sorted = Vec::with_capacity(n);
+    for _ in 0..n {
+        sorted.push(r.u32()? as usize);
+    }
     let records = usize::try_from(r.u64()?).ok()?;
     let total = r.usage()?;
     let n = r.count(12)?;
@@ -245,7 +257,7 @@ pub fn decode(bytes: &[u8], key: &Key) -> Option<(Tree, UnmatchedUsage)> {
     if !r.0.is_empty() {
         return None;
     }
-    let tree = Tree::from_nodes(nodes, source, unknown_shares)?;
+    let tree = Tree::from_nodes(nodes, source, unknown_shares)?.with_sorted_users(sorted)?;
     let unmatched = UnmatchedUsage {
         records,
         total,
