@@ -943,7 +943,8 @@ mod tests {
         let b = t.find_account("b").unwrap();
         let v = t.find_user(None, "v").unwrap();
         let u = t.find_user(Some("a"), "u").unwrap();
-        let broken: [&dyn Fn(&mut Vec<Node>); 8] = [
+        type Break<'a> = dyn Fn(&mut Vec<Node>) + 'a;
+        let broken: [&Break; 8] = [
             &|n| n.clear(),
             &|n| n[0].parent = Some(0),
             &|n| n[0].kind = NodeKind::User,

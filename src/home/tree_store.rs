@@ -33,6 +33,8 @@ pub struct Snapshot {
 
 /// The home's share tree in a [`Snapshot`], in the form the caller asked for.
 #[derive(Debug, Clone)]
+// One per read of the home: boxing the tree would only add an indirection.
+#[allow(clippy::large_enum_variant)]
 pub enum HomeTree {
     /// As read, for a caller that changes it before building it (a usage file over it).
     Spec(TreeSpec),
