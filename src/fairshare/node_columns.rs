@@ -20,14 +20,19 @@ pub struct NodeColumns {
 }
 
 impl NodeColumns {
+    /// Empty columns with room for `n` nodes.
+    pub(crate) fn with_capacity(n: usize) -> NodeColumns {
+        NodeColumns {
+            raw_usage: Vec::with_capacity(n),
+            parent: Vec::with_capacity(n),
+            shares: Vec::with_capacity(n),
+            is_user: Vec::with_capacity(n),
+        }
+    }
+
     /// The columns of `nodes`.
     pub(crate) fn of(nodes: &[Node]) -> NodeColumns {
-        let mut cols = NodeColumns {
-            raw_usage: Vec::with_capacity(nodes.len()),
-            parent: Vec::with_capacity(nodes.len()),
-            shares: Vec::with_capacity(nodes.len()),
-            is_user: Vec::with_capacity(nodes.len()),
-        };
+        let mut cols = NodeColumns::with_capacity(nodes.len());
         for node in nodes {
             cols.push(node);
         }

@@ -321,63 +321,21 @@ impl Tree {
         Ok(tree)
     }
 
-    /// A tree from nodes that a previous [`Tree::build`] made, in id order (the home's
-    /// `snapshot.bin` keeps them so a read skips the spec and the build): only `children` and
-    /// `depth` are recomputed. `None` unless the nodes have the shape every built tree has: the
-    /// root first (an account with no parent), every other node's parent an account with a
-    /// smaller id, account names unique and not the root's, usage finite and >= 0. What the
-    /// build checked on the text (names, duplicate users under one account) is not checked again.
+    /// A tree from nodes that a previous [`Tree::build`] made, in id order (see
+    /// [`Assembler`]).
+    #[cfg(test)]
     pub(crate) fn from_nodes(
-        mut nodes: Vec<Node>,
+        nodes: Vec<Node>,
         source: TreeSource,
         unknown_shares: Option<u64>,
     ) -> Option<Tree> {
-        let root = nodes.first()?;
-        if root.parent.is_some() || root.kind != NodeKind::Account {
-            return None;
-        }
-        let mut kids = vec![0usize; nodes.len()];
-        for (id, n) in nodes.iter().enumerate() {
-            if !n.raw_usage.is_finite() || n.raw_usage < 0.0 {
-                return None;
-            }
-            if id == 0 {
-                continue;
-            }
-            let p = n.parent.filter(|&p| p < id)?;
-            if nodes[p].kind != NodeKind::Account {
-                return None;
-            }
-            kids[p] += 1;
-        }
-        for id in 0..nodes.len() {
-            let parent = nodes[id].parent;
-            nodes[id].depth = parent.map_or(0, |p| nodes[p].depth + 1);
-            nodes[id].children = Vec::with_capacity(kids[id]);
-            if let Some(p) = parent {
-                nodes[p].children.push(id);
-            }
-        }
-        drop(kids);
-        let mut accounts = NameIndex::default();
-        for id in 1..nodes.len() {
-            if nodes[id].kind == NodeKind::Account
-                && (nodes[id].name == nodes[0].name
-                    || accounts.insert_unless(&nodes, id, |_| true).is_err())
-            {
+        let mut asm = Assembler::new(source, unknown_shares, nodes.len());
+        for n in nodes {
+            if !asm.push(n) {
                 return None;
             }
         }
-        let cols = NodeColumns::of(&nodes);
-        Some(Tree {
-            nodes,
-            source,
-            unknown_shares,
-            accounts,
-            users: OnceLock::new(),
-            sorted_users: None,
-            cols,
-        })
+        asm.finish()
     }
 
     /// Appends a node built from `s` under `parent` after the build (`add_user`, the PBS
@@ -624,6 +582,66 @@ impl Tree {
             (NodeKind::User, Some(p)) => format!("{}/{}", self.nodes[p].name, n.name),
             _ => n.name.clone(),
         }
+    }
+}
+
+/// A tree from the nodes a previous [`Tree::build`] made, given one at a time in id order
+/// (the home's `snapshot.bin` keeps them so a read skips the spec and the build), in one pass:
+/// only `children` and `depth` are recomputed. Refuses (see [`Assembler::push`]) any node that
+/// breaks the shape every built tree has: the root first (an account with no parent), every
+/// other node's parent an account with a smaller id, account names unique and not the root's,
+/// usage finite and >= 0. What the build checked on the text (names, duplicate users under one
+/// account) is not checked again.
+pub(crate) struct Assembler {
+    tree: Tree,
+}
+
+impl Assembler {
+    /// An empty tree for about `capacity` nodes.
+    pub(crate) fn new(source: TreeSource, unknown_shares: Option<u64>, capacity: usize) -> Self {
+        let mut nodes = Vec::with_capacity(capacity);
+        super::huge_pages::advise(&mut nodes);
+        Assembler {
+            tree: Tree {
+                nodes,
+                source,
+                unknown_shares,
+                accounts: NameIndex::default(),
+                users: OnceLock::new(),
+                sorted_users: None,
+                cols: NodeColumns::with_capacity(capacity),
+            },
+        }
+    }
+
+    /// Adds the next node (its `children` and `depth` are ignored); false when it breaks the
+    /// shape of a built tree (the assembler is then of no further use).
+    pub(crate) fn push(&mut self, mut node: Node) -> bool {
+        let t = &mut self.tree;
+        let id = t.nodes.len();
+        if !node.raw_usage.is_finite() || node.raw_usage < 0.0 {
+            return false;
+        }
+        match node.parent {
+            None if id == 0 && node.kind == NodeKind::Account => node.depth = 0,
+            Some(p) if p < id && t.nodes[p].kind == NodeKind::Account => {
+                node.depth = t.nodes[p].depth + 1;
+                t.nodes[p].children.push(id);
+            }
+            _ => return false,
+        }
+        node.children = Vec::new();
+        t.cols.push(&node);
+        let account = id > 0 && node.kind == NodeKind::Account;
+        t.nodes.push(node);
+        !account
+            || (t.nodes[id].name != t.nodes[0].name
+                && t.accounts.insert_unless(&t.nodes, id, |_| true).is_ok())
+    }
+
+    /// The tree; `None` when no node (not even the root) was given.
+    pub(crate) fn finish(self) -> Option<Tree> {
+        (!self.tree.nodes.is_empty()).then_some(self.tree)
     }
 }
 

@@ -10,7 +10,7 @@
 //! [`key_of_files`]) and uses the snapshot only when the keys are equal. The file is also
 //! checked whole: magic, layout version, length, a BLAKE3 checksum of header and payload, every
 //! count bounded by the bytes left, every number finite (usage >= 0), every tag known, nothing
-//! left over, and the nodes shaped as a built tree's (`Tree::from_nodes`). Anything else is a
+//! left over, and the nodes shaped as a built tree's (`fairshare::tree::Assembler`). Anything else is a
 //! miss: the text is read as before, and the snapshot is rewritten when this process may (see
 //! `Home::snapshot`).
 //!
@@ -23,6 +23,7 @@
 //! bytes; options a 0/1 byte then the value; floats their IEEE bits, so a value read back is the
 //! value written, bit for bit.
 
+use crate::fairshare::tree::Assembler;
 use crate::fairshare::{Node, NodeKind, Shares, Tree, TreeSource};
 use crate::usage::UnmatchedUsage;
 
@@ -208,7 +209,7 @@ pub fn decode(bytes: &[u8], key: &Key) -> Option<(Tree, UnmatchedUsage)> {
     let unknown_shares = r.opt(|r| r.u64())?;
     // A node takes at least 25 bytes: the count cannot ask for more memory than the file holds.
     let count = r.count(25)?;
-    let mut nodes = Vec::with_capacity(count);
+    let mut tree = Assembler::new(source, unknown_shares, count);
     for _ in 0..count {
         let name = r.string()?;
         let parent = match r.u64()? {
@@ -229,7 +230,7 @@ pub fn decode(bytes: &[u8], key: &Key) -> Option<(Tree, UnmatchedUsage)> {
         let raw_usage = r.usage()?;
         let id = r.opt(|r| r.u64().map(|v| v as i64))?;
         let line = r.opt(|r| r.u64().and_then(|v| usize::try_from(v).ok()))?;
-        nodes.push(Node {
+        let node = Node {
             name,
             kind,
             parent,
@@ -240,7 +241,10 @@ pub fn decode(bytes: &[u8], key: &Key) -> Option<(Tree, UnmatchedUsage)> {
             depth: 0,
             id,
             line,
-        });
+        };
+        if !tree.push(node) {
+            return None;
+        }
     }
     let n = r.count(4)?;
     let mut sorted = Vec::with_capacity(n);
@@ -257,7 +261,7 @@ pub fn decode(bytes: &[u8], key: &Key) -> Option<(Tree, UnmatchedUsage)> {
     if !r.0.is_empty() {
         return None;
     }
-    let tree = Tree::from_nodes(nodes, source, unknown_shares)?.with_sorted_users(sorted)?;
+    let tree = tree.finish()?.with_sorted_users(sorted)?;
     let unmatched = UnmatchedUsage {
         records,
         total,

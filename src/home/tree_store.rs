@@ -167,6 +167,7 @@ impl Home {
         // Presized: growing a 6 MB buffer by doubling copies it several times.
         let size = f.metadata().map_or(0, |m| m.len());
         let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0).saturating_add(1));
+        crate::fairshare::huge_pages::advise(&mut bytes);
         std::io::Read::read_to_end(&mut f, &mut bytes).ok()?;
         snapshot_cache::decode(&bytes, key)
     }
