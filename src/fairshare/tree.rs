@@ -331,7 +331,7 @@ impl Tree {
     ) -> Option<Tree> {
         let mut asm = Assembler::new(source, unknown_shares, nodes.len());
         for n in nodes {
-            if !asm.push(n) {
+            if !asm.push(n, 0) {
                 return None;
             }
         }
@@ -614,9 +614,10 @@ impl Assembler {
         }
     }
 
-    /// Adds the next node (its `children` and `depth` are ignored); false when it breaks the
-    /// shape of a built tree (the assembler is then of no further use).
-    pub(crate) fn push(&mut self, mut node: Node) -> bool {
+    /// Adds the next node (its `children` and `depth` are ignored; `kids` is room for the
+    /// children to come, a hint); false when it breaks the shape of a built tree (the
+    /// assembler is then of no further use).
+    pub(crate) fn push(&mut self, mut node: Node, kids: usize) -> bool {
         let t = &mut self.tree;
         let id = t.nodes.len();
         if !node.raw_usage.is_finite() || node.raw_usage < 0.0 {
@@ -630,7 +631,7 @@ impl Assembler {
             }
             _ => return false,
         }
-        node.children = Vec::new();
+        node.children = Vec::with_capacity(kids);
         t.cols.push(&node);
         let account = id > 0 && node.kind == NodeKind::Account;
         t.nodes.push(node);

@@ -17,9 +17,10 @@
 //! Layout (little-endian): `MAGIC` (8 bytes), layout version (u32), payload length (u64), key
 //! (32 bytes), payload, BLAKE3 of everything before it (32 bytes). The payload: the tree's
 //! source, `unknown_shares`, then every node in id order (name, parent id or `u64::MAX` for the
-//! root, kind, whether its usage was given, shares, raw usage, PBS id, input line; children and
-//! depth follow from the parents), the user associations' ids sorted by (name, id) (u32 each:
-//! user lookups binary-search them), then the unmatched usage. Strings are a u32 length and UTF-8
+//! root, kind, whether its usage was given, shares, raw usage, PBS id, input line, how many
+//! children as a u32 hint for their room; the children and depth follow from the parents), the
+//! user associations' ids sorted by (name, id) (u32 each: lookups binary-search them), then
+//! the unmatched usage. Strings are a u32 length and UTF-8
 //! bytes; options a 0/1 byte then the value; floats their IEEE bits, so a value read back is the
 //! value written, bit for bit.
 
@@ -159,6 +160,7 @@ pub fn encode(key: &Key, tree: &Tree, unmatched: &UnmatchedUsage) -> Vec<u8> {
         w.u64(n.raw_usage.to_bits());
         w.opt(n.id, |w, v| w.u64(v as u64));
         w.opt(n.line, |w, v| w.u64(v as u64));
+        w.0.extend_from_slice(&u32::try_from(n.children.len()).unwrap_or(0).to_le_bytes());
     }
     let sorted = tree.users_by_name();
     w.u64(sorted.len() as u64);
@@ -207,9 +209,10 @@ pub fn decode(bytes: &[u8], key: &Key) -> Option<(Tree, UnmatchedUsage)> {
         _ => return None,
     };
     let unknown_shares = r.opt(|r| r.u64())?;
-    // A node takes at least 25 bytes: the count cannot ask for more memory than the file holds.
-    let count = r.count(25)?;
+    // A node takes at least 29 bytes: the count cannot ask for more memory than the file holds.
+    let count = r.count(29)?;
     let mut tree = Assembler::new(source, unknown_shares, count);
+    let mut room = count;
     for _ in 0..count {
         let name = r.string()?;
         let parent = match r.u64()? {
@@ -230,6 +233,10 @@ pub fn decode(bytes: &[u8], key: &Key) -> Option<(Tree, UnmatchedUsage)> {
         let raw_usage = r.usage()?;
         let id = r.opt(|r| r.u64().map(|v| v as i64))?;
         let line = r.opt(|r| r.u64().and_then(|v| usize::try_from(v).ok()))?;
+        // Room for the children: a hint, bounded so all the hints together never ask for
+        // more than one slot per node.
+        let kids = (r.u32()? as usize).min(room);
+        room -= kids;
         let node = Node {
             name,
             kind,
@@ -242,7 +249,7 @@ pub fn decode(bytes: &[u8], key: &Key) -> Option<(Tree, UnmatchedUsage)> {
             id,
             line,
         };
-        if !tree.push(node) {
+        if !tree.push(node, kids) {
             return None;
         }
     }
@@ -510,13 +517,17 @@ mod tests {
         p.push(0);
         assert!(decode(&seal(&p), &k).is_none());
         assert!(decode(&seal(&[]), &k).is_none());
-        // The first node after the root ("g", an account, after the root's usage, id Some(0)
-        // and line None): its parent itself or beyond.
-        let g = usage + 8 + 9 + 1;
+        // The first node after the root ("g", an account, after the root's usage, id Some(0),
+        // line None and child count): its parent itself or beyond.
+        let g = usage + 8 + 9 + 1 + 4;
         let g_parent = g + 4 + 1;
         assert_eq!(&payload[g + 4..g + 5], b"g");
         assert!(decode(&patched(g_parent, &5u64.to_le_bytes()), &k).is_none());
         assert!(decode(&patched(g_parent, &1u64.to_le_bytes()), &k).is_none());
         assert!(decode(&patched(g_parent, &0u64.to_le_bytes()), &k).is_some());
+        // A child count is only a hint for room, bounded by the nodes: a huge one reads the
+        // same tree.
+        let (t, _) = decode(&patched(g - 4, &u32::MAX.to_le_bytes()), &k).unwrap();
+        assert_eq!(t.nodes(), tree.nodes());
     }
 }

@@ -163,13 +163,16 @@ impl Home {
     /// `snapshot.bin` if it is a whole, valid snapshot for `key`; any problem (missing, a link,
     /// unreadable, damaged, another key) is a miss.
     fn read_snapshot_file(&self, key: &snapshot_cache::Key) -> Option<(Tree, UnmatchedUsage)> {
-        let mut f = self.dir().open_read(files::SNAPSHOT).ok()??;
-        // Presized: growing a 6 MB buffer by doubling copies it several times.
-        let size = f.metadata().map_or(0, |m| m.len());
-        let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0).saturating_add(1));
-        crate::fairshare::huge_pages::advise(&mut bytes);
-        std::io::Read::read_to_end(&mut f, &mut bytes).ok()?;
-        snapshot_cache::decode(&bytes, key)
+        let f = self.dir().open_read(files::SNAPSHOT).ok()??;
+        // Mapped, not read: the file's pages are already in the page cache, so a mapping costs
+        // neither fresh memory to zero nor a copy (a quarter of the page faults of a small
+        // `order` from a 100 000-user home). An empty file cannot be mapped: a miss.
+        // SAFETY: a read-only private mapping of a regular file of the home. Its one hazard is
+        // another program shrinking the file while it is read (SIGBUS): fairsort never changes
+        // `snapshot.bin` in place (a new one is renamed over it, and the mapped one stays whole)
+        // and only the home's owner or root may write it.
+        let map = unsafe { memmap2::MmapOptions::new().populate().map(&f) }.ok()?;
+        snapshot_cache::decode(&map, key)
     }
 
     /// Rewrites `snapshot.bin` when this process is root or the home's owner (anyone else could
