@@ -1,7 +1,7 @@
 //! `NodeColumns`: the node fields every fair-share pass reads for every node, as parallel
 //! arrays. A `Node` is about 136 bytes, so a pass that reads one field of each of a million
 //! nodes through `Tree::nodes` pulls 136 MB through the cache; the same pass over a column
-//! reads 8 MB. Built by `Tree::build` and kept in step by `Tree::add_user`.
+//! reads 8 MB. Built on a tree's first `Tree::columns` and kept in step by `Tree::add_user`.
 
 use super::node::{Node, NodeId};
 use super::spec::Shares;

@@ -100,8 +100,10 @@ pub struct Tree {
     /// `snapshot.bin`): lookups then binary-search them instead of building `users` (a tenth
     /// of a one-job `order` from a 100 000-user home). Dropped when a user is added.
     sorted_users: Option<Vec<NodeId>>,
-    /// The hot fields of `nodes` as parallel arrays (always the same length as `nodes`).
-    cols: NodeColumns,
+    /// The hot fields of `nodes` as parallel arrays (the same length as `nodes` once built),
+    /// built on the first `columns()`: PBS's pass reads the nodes, and filling 3.3 MB of
+    /// columns was an eighth of a one-job `order` from a 100 000-user home.
+    cols: OnceLock<NodeColumns>,
 }
 
 /// Name of PBS's pre-created group for entities missing from `resource_group`.
@@ -249,7 +251,7 @@ impl Tree {
             accounts: NameIndex::default(),
             users: OnceLock::new(),
             sorted_users: None,
-            cols: NodeColumns::default(),
+            cols: OnceLock::new(),
         };
         tree.nodes.push(Node {
             name: root_key,
@@ -317,7 +319,6 @@ impl Tree {
             }
         }
         tree.sum_usage(root_usage);
-        tree.cols = NodeColumns::of(&tree.nodes);
         Ok(tree)
     }
 
@@ -390,8 +391,14 @@ impl Tree {
     /// The tree with its users sorted by name given ([`Tree::users_by_name`] of the same
     /// tree, kept by `snapshot.bin`), so looking a user up needs no index build; `None` unless
     /// `sorted` is exactly every user association in (name, id) order.
-    pub(crate) fn with_sorted_users(mut self, sorted: Vec<NodeId>) -> Option<Tree> {
-        let users = self.cols.is_user.iter().filter(|&&u| u).count();
+    #[cfg(test)]
+    pub(crate) fn with_sorted_users(self, sorted: Vec<NodeId>) -> Option<Tree> {
+        let users = self.nodes.iter().filter(|n| n.is_user()).count();
+        self.with_sorted_users_of(sorted, users)
+    }
+
+    /// [`Tree::with_sorted_users`] for a tree with `users` user associations.
+    fn with_sorted_users_of(mut self, sorted: Vec<NodeId>, users: usize) -> Option<Tree> {
         if sorted.len() != users {
             return None;
         }
@@ -450,8 +457,10 @@ impl Tree {
         }
         let spec = NodeSpec::new(name, None, NodeKind::User, shares);
         let id = self.push(&spec, parent);
-        if let Some(node) = self.nodes.get(self.cols.len()) {
-            self.cols.push(node);
+        if let Some(cols) = self.cols.get_mut() {
+            if let Some(node) = self.nodes.get(cols.len()) {
+                cols.push(node);
+            }
         }
         id
     }
@@ -478,7 +487,7 @@ impl Tree {
 
     /// The fields every algorithm pass reads, as parallel arrays indexed by id.
     pub fn columns(&self) -> &NodeColumns {
-        &self.cols
+        self.cols.get_or_init(|| NodeColumns::of(&self.nodes))
     }
 
     /// All nodes, indexed by id.
@@ -594,6 +603,8 @@ impl Tree {
 /// account) is not checked again.
 pub(crate) struct Assembler {
     tree: Tree,
+    /// User associations pushed so far.
+    users: usize,
 }
 
 impl Assembler {
@@ -609,8 +620,9 @@ impl Assembler {
                 accounts: NameIndex::default(),
                 users: OnceLock::new(),
                 sorted_users: None,
-                cols: NodeColumns::with_capacity(capacity),
+                cols: OnceLock::new(),
             },
+            users: 0,
         }
     }
 
@@ -632,7 +644,7 @@ impl Assembler {
             _ => return false,
         }
         node.children = Vec::with_capacity(kids);
-        t.cols.push(&node);
+        self.users += usize::from(node.is_user());
         let account = id > 0 && node.kind == NodeKind::Account;
         t.nodes.push(node);
         !account
@@ -643,6 +655,13 @@ impl Assembler {
     /// The tree; `None` when no node (not even the root) was given.
     pub(crate) fn finish(self) -> Option<Tree> {
         (!self.tree.nodes.is_empty()).then_some(self.tree)
+    }
+
+    /// [`Assembler::finish`] with the users sorted by name ([`Tree::users_by_name`] of the
+    /// tree given), checked as [`Tree::with_sorted_users`] does.
+    pub(crate) fn finish_with_sorted_users(self, sorted: Vec<NodeId>) -> Option<Tree> {
+        let users = self.users;
+        self.finish()?.with_sorted_users_of(sorted, users)
     }
 }
 
@@ -1010,6 +1029,12 @@ mod tests {
         assert!(s.sorted_users.is_none());
         assert_eq!(s.users_named("u2"), &[x]);
         assert_eq!(s.users_named("u").len(), 2);
+        // The columns, built lazily, cover the added user whether built before or after.
+        assert!(s.cols.get().is_none());
+        assert_eq!(s.columns(), &NodeColumns::of(s.nodes()));
+        let y = s.add_user(b, "u3", Shares::Count(2));
+        assert_eq!(s.columns().len(), y + 1);
+        assert_eq!(s.columns(), &NodeColumns::of(s.nodes()));
         // Anything but every user in (name, id) order is refused.
         let mut swapped = sorted.clone();
         swapped.swap(1, 2);

@@ -268,7 +268,7 @@ pub fn decode(bytes: &[u8], key: &Key) -> Option<(Tree, UnmatchedUsage)> {
     if !r.0.is_empty() {
         return None;
     }
-    let tree = tree.finish()?.with_sorted_users(sorted)?;
+    let tree = tree.finish_with_sorted_users(sorted)?;
     let unmatched = UnmatchedUsage {
         records,
         total,
