@@ -1,7 +1,7 @@
 //! `NodeColumns`: the node fields every fair-share pass reads for every node, as parallel
 //! arrays. A `Node` is about 136 bytes, so a pass that reads one field of each of a million
 //! nodes through `Tree::nodes` pulls 136 MB through the cache; the same pass over a column
-//! reads 8 MB. Built by `Tree::build` and kept in step by `Tree::add_user`.
+//! reads 8 MB. Built on a tree's first `Tree::columns` and kept in step by `Tree::add_user`.
 
 use super::node::{Node, NodeId};
 use super::spec::Shares;
@@ -20,14 +20,19 @@ pub struct NodeColumns {
 }
 
 impl NodeColumns {
+    /// Empty columns with room for `n` nodes.
+    pub(crate) fn with_capacity(n: usize) -> NodeColumns {
+        NodeColumns {
+            raw_usage: Vec::with_capacity(n),
+            parent: Vec::with_capacity(n),
+            shares: Vec::with_capacity(n),
+            is_user: Vec::with_capacity(n),
+        }
+    }
+
     /// The columns of `nodes`.
     pub(crate) fn of(nodes: &[Node]) -> NodeColumns {
-        let mut cols = NodeColumns {
-            raw_usage: Vec::with_capacity(nodes.len()),
-            parent: Vec::with_capacity(nodes.len()),
-            shares: Vec::with_capacity(nodes.len()),
-            is_user: Vec::with_capacity(nodes.len()),
-        };
+        let mut cols = NodeColumns::with_capacity(nodes.len());
         for node in nodes {
             cols.push(node);
         }

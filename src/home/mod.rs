@@ -22,5 +22,5 @@ pub use error::{Rejection, ServerError};
 pub use permissions::{current_host, current_user};
 pub use slurm_store::SlurmSite;
 pub use state::{Queue, ResourceDef, SchedAttrs, ServerAttrs, ServerState};
-pub use tree_store::Snapshot;
+pub use tree_store::{HomeTree, Snapshot};
 pub use usage_files::{load_store, UsageChangeError, UsageHome};

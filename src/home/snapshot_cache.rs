@@ -1,22 +1,31 @@
 //! `snapshot.bin`: a compact binary copy of what reading the home's share tree and usage gives
-//! (the tree with usage applied, and the usage that met no association), so a small `order` does
-//! not parse megabytes of text each run (docs/server.md, "The binary snapshot").
+//! (the *built* tree with usage applied, and the usage that met no association), so a small
+//! `order` neither parses megabytes of text nor rebuilds the tree each run (docs/server.md,
+//! "The binary snapshot").
 //!
 //! It is never trusted over the text. Its key is a BLAKE3 hash of the exact bytes it was built
 //! from (which tree file and its content, `usage.toml`'s content or its absence, the state's
 //! `unknown_shares`) and of fairsort's version and this layout's version; a reader hashes the
 //! files as it reads them (inside `Home::with_shared`, in chunks, without keeping the text:
-//! [`key_of_files`]) and uses the snapshot only when the keys are equal. The file is also checked whole: magic, layout version, length, a BLAKE3 checksum of
-//! header and payload, every count bounded by the bytes left, every number finite (usage >= 0),
-//! nothing left over. Anything else is a miss: the text is read as before, and the snapshot is
-//! rewritten when this process may (see [`Home::snapshot`]).
+//! [`key_of_files`]) and uses the snapshot only when the keys are equal. The file is also
+//! checked whole: magic, layout version, length, a BLAKE3 checksum of header and payload, every
+//! count bounded by the bytes left, every number finite (usage >= 0), every tag known, nothing
+//! left over, and the nodes shaped as a built tree's (`fairshare::tree::Assembler`). Anything else is a
+//! miss: the text is read as before, and the snapshot is rewritten when this process may (see
+//! `Home::snapshot`).
 //!
 //! Layout (little-endian): `MAGIC` (8 bytes), layout version (u32), payload length (u64), key
-//! (32 bytes), payload, BLAKE3 of everything before it (32 bytes). Strings are a u32 length and
-//! UTF-8 bytes; options a 0/1 byte then the value; floats their IEEE bits, so a value read back is
-//! the value written, bit for bit.
+//! (32 bytes), payload, BLAKE3 of everything before it (32 bytes). The payload: the tree's
+//! source, `unknown_shares`, then every node in id order (name, parent id or `u64::MAX` for the
+//! root, kind, whether its usage was given, shares, raw usage, PBS id, input line, how many
+//! children as a u32 hint for their room; the children and depth follow from the parents), the
+//! user associations' ids sorted by (name, id) (u32 each: lookups binary-search them), then
+//! the unmatched usage. Strings are a u32 length and UTF-8
+//! bytes; options a 0/1 byte then the value; floats their IEEE bits, so a value read back is the
+//! value written, bit for bit.
 
-use crate::fairshare::{NodeKind, NodeSpec, Shares, TreeSource, TreeSpec};
+use crate::fairshare::tree::Assembler;
+use crate::fairshare::{Node, NodeKind, Shares, Tree, TreeSource};
 use crate::usage::UnmatchedUsage;
 
 /// The file's name in the home.
@@ -24,7 +33,7 @@ pub const FILE: &str = "snapshot.bin";
 
 const MAGIC: &[u8; 8] = b"FSSNAP\r\n";
 /// Bump when the payload's layout or the meaning of what is cached changes.
-const LAYOUT: u32 = 1;
+const LAYOUT: u32 = 2;
 const HEADER: usize = 8 + 4 + 8 + 32;
 const CHECKSUM: usize = 32;
 
@@ -116,30 +125,31 @@ fn hash_file(
     Ok(seen == len)
 }
 
-/// The file's bytes for `spec` and `unmatched` under `key`.
-pub fn encode(key: &Key, spec: &TreeSpec, unmatched: &UnmatchedUsage) -> Vec<u8> {
-    let mut w = Writer(Vec::with_capacity(64 + spec.nodes.len() * 48));
+/// The file's bytes for `tree` and `unmatched` under `key`.
+pub fn encode(key: &Key, tree: &Tree, unmatched: &UnmatchedUsage) -> Vec<u8> {
+    let nodes = tree.nodes();
+    let names: usize = nodes.iter().map(|n| n.name.len()).sum();
+    let mut w = Writer(Vec::with_capacity(128 + nodes.len() * 40 + names));
     w.0.extend_from_slice(MAGIC);
     w.0.extend_from_slice(&LAYOUT.to_le_bytes());
     w.0.extend_from_slice(&0u64.to_le_bytes());
     w.0.extend_from_slice(key);
-    w.u8(match spec.source {
+    w.u8(match tree.source() {
         TreeSource::Pbs => 0,
         TreeSource::Slurm => 1,
         TreeSource::Flux => 2,
         TreeSource::Native => 3,
     });
-    w.str(&spec.root_name);
-    w.opt_f64(spec.root_usage);
-    w.opt(spec.unknown_shares, |w, v| w.u64(v));
-    w.u64(spec.nodes.len() as u64);
-    for n in &spec.nodes {
+    w.opt(tree.unknown_shares(), |w, v| w.u64(v));
+    w.u64(nodes.len() as u64);
+    for n in nodes {
         w.str(&n.name);
-        w.opt(n.parent.as_deref(), |w, p| w.str(p));
+        w.u64(n.parent.map_or(u64::MAX, |p| p as u64));
         w.u8(match n.kind {
             NodeKind::Account => 0,
             NodeKind::User => 1,
         });
+        w.u8(u8::from(n.usage_given));
         match n.shares {
             Shares::Count(c) => {
                 w.u8(0);
@@ -147,10 +157,16 @@ pub fn encode(key: &Key, spec: &TreeSpec, unmatched: &UnmatchedUsage) -> Vec<u8>
             }
             Shares::Parent => w.u8(1),
         }
-        w.opt_f64(n.usage);
-        w.u8(u8::from(n.active));
+        w.u64(n.raw_usage.to_bits());
         w.opt(n.id, |w, v| w.u64(v as u64));
         w.opt(n.line, |w, v| w.u64(v as u64));
+        w.0.extend_from_slice(&u32::try_from(n.children.len()).unwrap_or(0).to_le_bytes());
+    }
+    let sorted = tree.users_by_name();
+    w.u64(sorted.len() as u64);
+    for id in sorted {
+        // Ids beyond u32 (no real tree) do not decode: a miss, never a wrong tree.
+        w.0.extend_from_slice(&u32::try_from(id).unwrap_or(u32::MAX).to_le_bytes());
     }
     w.u64(unmatched.records as u64);
     w.u64(unmatched.total.to_bits());
@@ -168,7 +184,7 @@ pub fn encode(key: &Key, spec: &TreeSpec, unmatched: &UnmatchedUsage) -> Vec<u8>
 
 /// The tree and unmatched usage in `bytes` if they are a whole, valid snapshot for `key`;
 /// `None` for anything else (another key, another version, damaged, truncated, foreign).
-pub fn decode(bytes: &[u8], key: &Key) -> Option<(TreeSpec, UnmatchedUsage)> {
+pub fn decode(bytes: &[u8], key: &Key) -> Option<(Tree, UnmatchedUsage)> {
     if bytes.len() < HEADER + CHECKSUM || &bytes[..8] != MAGIC {
         return None;
     }
@@ -192,43 +208,55 @@ pub fn decode(bytes: &[u8], key: &Key) -> Option<(TreeSpec, UnmatchedUsage)> {
         3 => TreeSource::Native,
         _ => return None,
     };
-    let root_name = r.string()?;
-    let root_usage = r.opt_usage()?;
     let unknown_shares = r.opt(|r| r.u64())?;
-    // A node takes at least 10 bytes: the count cannot ask for more memory than the file holds.
-    let count = r.count(10)?;
-    let mut nodes = Vec::with_capacity(count);
+    // A node takes at least 29 bytes: the count cannot ask for more memory than the file holds.
+    let count = r.count(29)?;
+    let mut tree = Assembler::new(source, unknown_shares, count);
+    let mut room = count;
     for _ in 0..count {
         let name = r.string()?;
-        let parent = r.opt(|r| r.string())?;
+        let parent = match r.u64()? {
+            u64::MAX => None,
+            p => Some(usize::try_from(p).ok()?),
+        };
         let kind = match r.u8()? {
             0 => NodeKind::Account,
             1 => NodeKind::User,
             _ => return None,
         };
+        let usage_given = r.flag()?;
         let shares = match r.u8()? {
             0 => Shares::Count(r.u64()?),
             1 => Shares::Parent,
             _ => return None,
         };
-        let usage = r.opt_usage()?;
-        let active = match r.u8()? {
-            0 => false,
-            1 => true,
-            _ => return None,
-        };
+        let raw_usage = r.usage()?;
         let id = r.opt(|r| r.u64().map(|v| v as i64))?;
         let line = r.opt(|r| r.u64().and_then(|v| usize::try_from(v).ok()))?;
-        nodes.push(NodeSpec {
+        // Room for the children: a hint, bounded so all the hints together never ask for
+        // more than one slot per node.
+        let kids = (r.u32()? as usize).min(room);
+        room -= kids;
+        let node = Node {
             name,
-            parent,
             kind,
+            parent,
+            children: Vec::new(),
             shares,
-            usage,
-            active,
+            raw_usage,
+            usage_given,
+            depth: 0,
             id,
             line,
-        });
+        };
+        if !tree.push(node, kids) {
+            return None;
+        }
+    }
+    let n = r.count(4)?;
+    let mut sorted = Vec::with_capacity(n);
+    for _ in 0..n {
+        sorted.push(r.u32()? as usize);
     }
     let records = usize::try_from(r.u64()?).ok()?;
     let total = r.usage()?;
@@ -240,19 +268,13 @@ pub fn decode(bytes: &[u8], key: &Key) -> Option<(TreeSpec, UnmatchedUsage)> {
     if !r.0.is_empty() {
         return None;
     }
-    let spec = TreeSpec {
-        source,
-        root_name,
-        root_usage,
-        unknown_shares,
-        nodes,
-    };
+    let tree = tree.finish_with_sorted_users(sorted)?;
     let unmatched = UnmatchedUsage {
         records,
         total,
         users,
     };
-    Some((spec, unmatched))
+    Some((tree, unmatched))
 }
 
 struct Writer(Vec<u8>);
@@ -278,9 +300,6 @@ impl Writer {
             }
             None => self.u8(0),
         }
-    }
-    fn opt_f64(&mut self, v: Option<f64>) {
-        self.opt(v, |w, v| w.u64(v.to_bits()));
     }
 }
 
@@ -327,35 +346,56 @@ impl<'a> Reader<'a> {
         let v = f64::from_bits(self.u64()?);
         (v.is_finite() && v >= 0.0).then_some(v)
     }
-    fn opt_usage(&mut self) -> Option<Option<f64>> {
-        self.opt(|r| r.usage())
+    /// A boolean: 0 or 1.
+    fn flag(&mut self) -> Option<bool> {
+        match self.u8()? {
+            0 => Some(false),
+            1 => Some(true),
+            _ => None,
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fairshare::{NodeSpec, TreeSpec};
 
-    fn sample() -> (TreeSpec, UnmatchedUsage) {
-        let mut u = NodeSpec::new("alice", Some("g".into()), NodeKind::User, Shares::Count(5));
+    /// A tree with what a snapshot must carry: a user under two accounts, `parent` shares,
+    /// stated and summed account usage, PBS ids and lines, the `unknown` group made by the
+    /// build, and a name with non-ASCII letters.
+    fn sample() -> (Tree, UnmatchedUsage) {
+        let node = |name: &str, parent: Option<&str>, kind, shares| {
+            NodeSpec::new(name, parent.map(str::to_string), kind, shares)
+        };
+        let mut u = node("alice", Some("g"), NodeKind::User, Shares::Count(5));
         u.usage = Some(0.1 + 0.2);
         u.id = Some(-3);
         u.line = Some(7);
-        let mut a = NodeSpec::new("g", None, NodeKind::Account, Shares::Parent);
-        a.active = false;
+        let mut h = node("h", None, NodeKind::Account, Shares::Parent);
+        h.usage = Some(12.5);
+        let mut a2 = node("alice", Some("h"), NodeKind::User, Shares::Count(0));
+        a2.usage = Some(1.0);
+        let e = node("ébé", Some("g"), NodeKind::User, Shares::Count(2));
         let spec = TreeSpec {
-            source: TreeSource::Slurm,
-            root_name: "root".into(),
-            root_usage: Some(12.5),
-            unknown_shares: Some(0),
-            nodes: vec![a, u],
+            source: TreeSource::Pbs,
+            root_name: "TREEROOT".into(),
+            root_usage: None,
+            unknown_shares: Some(4),
+            nodes: vec![
+                node("g", None, NodeKind::Account, Shares::Count(3)),
+                u,
+                h,
+                a2,
+                e,
+            ],
         };
         let unmatched = UnmatchedUsage {
             records: 2,
             total: 3.25,
             users: vec![("zed".into(), 3.0), ("ébé".into(), 0.25)],
         };
-        (spec, unmatched)
+        (Tree::build(spec).unwrap(), unmatched)
     }
 
     #[test]
@@ -377,16 +417,22 @@ mod tests {
 
     #[test]
     fn round_trip_is_exact() {
-        let (spec, unmatched) = sample();
+        let (tree, unmatched) = sample();
         let k = key(("tree.toml", b"x"), None, 0);
-        let bytes = encode(&k, &spec, &unmatched);
-        let (s, u) = decode(&bytes, &k).unwrap();
-        assert_eq!(s, spec);
+        let bytes = encode(&k, &tree, &unmatched);
+        let (t, u) = decode(&bytes, &k).unwrap();
+        // Every field of every node, children and depth included (`Node: PartialEq`).
+        assert_eq!(t.nodes(), tree.nodes());
+        assert_eq!(t.columns(), tree.columns());
+        assert_eq!(t.source(), tree.source());
+        assert_eq!(t.unknown_shares(), Some(4));
         assert_eq!(u, unmatched);
-        assert_eq!(
-            s.nodes[1].usage.map(f64::to_bits),
-            Some((0.1f64 + 0.2).to_bits())
-        );
+        let alice = t.find_user(Some("g"), "alice").unwrap();
+        assert_eq!(t.node(alice).raw_usage.to_bits(), (0.1f64 + 0.2).to_bits());
+        assert_eq!(t.users_named("alice").len(), 2);
+        assert_eq!(t.find_account("unknown"), tree.find_account("unknown"));
+        assert_eq!(t.find_account("TREEROOT"), Some(0));
+        assert_eq!(t.preorder(), tree.preorder());
     }
 
     #[test]
@@ -409,9 +455,9 @@ mod tests {
 
     #[test]
     fn anything_but_a_whole_valid_file_is_a_miss() {
-        let (spec, unmatched) = sample();
+        let (tree, unmatched) = sample();
         let k = key(("tree.toml", b"x"), None, 0);
-        let bytes = encode(&k, &spec, &unmatched);
+        let bytes = encode(&k, &tree, &unmatched);
         assert!(decode(&bytes, &key(("tree.toml", b"y"), None, 0)).is_none());
         for cut in 0..bytes.len() {
             assert!(decode(&bytes[..cut], &k).is_none(), "cut at {cut}");
@@ -429,7 +475,8 @@ mod tests {
     }
 
     /// A payload that passes the checksum (as a forger with the key could write) is still
-    /// checked: bad numbers, tags, counts and trailing bytes are refused without a panic.
+    /// checked: bad numbers, tags, counts, parents and trailing bytes are refused without a
+    /// panic.
     #[test]
     fn a_well_summed_but_invalid_payload_is_refused() {
         let k = key(("t", b""), None, 0);
@@ -444,26 +491,43 @@ mod tests {
             b.extend_from_slice(sum.as_bytes());
             b
         };
-        let (spec, unmatched) = sample();
-        let good = encode(&k, &spec, &unmatched);
+        let (tree, unmatched) = sample();
+        let good = encode(&k, &tree, &unmatched);
         let payload = &good[HEADER..good.len() - CHECKSUM];
         assert!(decode(&seal(payload), &k).is_some());
-        // root_usage NaN: source(1) + "root"(4+4) + Some(1) + bits(8).
-        let mut p = payload.to_vec();
-        p[10..18].copy_from_slice(&f64::NAN.to_bits().to_le_bytes());
-        assert!(decode(&seal(&p), &k).is_none());
-        p[10..18].copy_from_slice(&(-1.0f64).to_bits().to_le_bytes());
-        assert!(decode(&seal(&p), &k).is_none());
-        let mut p = payload.to_vec();
-        p[0] = 9;
-        assert!(decode(&seal(&p), &k).is_none());
+        // source(1) + unknown_shares Some(1 + 8) + count(8), then the root: name(4 +
+        // "TREEROOT" 8), parent(8), kind(1), usage given(1), shares(1 + 8), usage(8).
+        let root = 18;
+        let (parent, kind, usage) = (root + 12, root + 20, root + 31);
+        let patched = |at: usize, bytes: &[u8]| {
+            let mut p = payload.to_vec();
+            p[at..at + bytes.len()].copy_from_slice(bytes);
+            seal(&p)
+        };
+        assert!(decode(&patched(usage, &f64::NAN.to_bits().to_le_bytes()), &k).is_none());
+        assert!(decode(&patched(usage, &(-1.0f64).to_bits().to_le_bytes()), &k).is_none());
+        assert!(decode(&patched(0, &[9]), &k).is_none());
+        // The root with a parent, or a user.
+        assert!(decode(&patched(parent, &0u64.to_le_bytes()), &k).is_none());
+        assert!(decode(&patched(kind, &[1]), &k).is_none());
+        assert!(decode(&patched(kind, &[7]), &k).is_none());
         // A node count far beyond the bytes.
-        let mut p = payload.to_vec();
-        p[27..35].copy_from_slice(&u64::MAX.to_le_bytes());
-        assert!(decode(&seal(&p), &k).is_none());
+        assert!(decode(&patched(10, &u64::MAX.to_le_bytes()), &k).is_none());
         let mut p = payload.to_vec();
         p.push(0);
         assert!(decode(&seal(&p), &k).is_none());
         assert!(decode(&seal(&[]), &k).is_none());
+        // The first node after the root ("g", an account, after the root's usage, id Some(0),
+        // line None and child count): its parent itself or beyond.
+        let g = usage + 8 + 9 + 1 + 4;
+        let g_parent = g + 4 + 1;
+        assert_eq!(&payload[g + 4..g + 5], b"g");
+        assert!(decode(&patched(g_parent, &5u64.to_le_bytes()), &k).is_none());
+        assert!(decode(&patched(g_parent, &1u64.to_le_bytes()), &k).is_none());
+        assert!(decode(&patched(g_parent, &0u64.to_le_bytes()), &k).is_some());
+        // A child count is only a hint for room, bounded by the nodes: a huge one reads the
+        // same tree.
+        let (t, _) = decode(&patched(g - 4, &u32::MAX.to_le_bytes()), &k).unwrap();
+        assert_eq!(t.nodes(), tree.nodes());
     }
 }

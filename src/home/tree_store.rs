@@ -10,7 +10,7 @@ use super::fsio::modes;
 use super::permissions::{current_host, is_manager, unauthorized};
 use super::snapshot_cache;
 use super::state::ServerState;
-use crate::fairshare::{Tree, TreeSource, TreeSpec};
+use crate::fairshare::{Tree, TreeError, TreeSource, TreeSpec};
 use crate::formats::{native, pbs};
 use crate::usage::{apply_usage, UnmatchedUsage, UsageRecord, UsageStore};
 use std::path::Path;
@@ -24,10 +24,31 @@ pub const NATIVE_TREE: &str = files::NATIVE_TREE;
 pub struct Snapshot {
     /// Attributes, queues and custom resources.
     pub state: ServerState,
-    /// The share tree with usage applied; `None` before `fairsort tree import`.
-    pub tree: Option<TreeSpec>,
+    /// The share tree with usage applied; `None` before `fairsort tree import` (or when the
+    /// tree has no node).
+    pub tree: Option<HomeTree>,
     /// The home's usage that met no association of the tree (not counted).
     pub unmatched: UnmatchedUsage,
+}
+
+/// The home's share tree in a [`Snapshot`], in the form the caller asked for.
+#[derive(Debug, Clone)]
+// One per read of the home: boxing the tree would only add an indirection.
+#[allow(clippy::large_enum_variant)]
+pub enum HomeTree {
+    /// As read, for a caller that changes it before building it (a usage file over it).
+    Spec(TreeSpec),
+    /// Built (from `snapshot.bin` when valid, else from the text), or why the text does not
+    /// build: what `order` and `share` use as is.
+    Built(Result<Tree, TreeError>),
+}
+
+/// What the lock-free read of [`Home::snapshot`] found for the tree.
+enum Read {
+    /// A valid `snapshot.bin`.
+    Cached(Tree),
+    /// The text, with the key to write the snapshot under (when one is wanted).
+    Text(TreeSpec, Option<snapshot_cache::Key>),
 }
 
 impl Home {
@@ -53,69 +74,67 @@ impl Home {
     }
 
     /// One consistent snapshot of everything an evaluation reads from the home: the state and
-    /// the share tree with usage applied, read together without a lock (`Home::with_shared`).
+    /// the share tree with usage applied, read together without a lock (`Home::with_shared`);
+    /// with `built`, the tree built ([`HomeTree::Built`]), else as read ([`HomeTree::Spec`]).
     ///
-    /// The tree with usage comes from the binary snapshot `snapshot.bin` when it was built from
-    /// exactly the text just read (its key is a hash of those bytes, see `snapshot_cache`);
-    /// otherwise from the text, and then the snapshot is rewritten if this process owns the
-    /// home (or is root): atomically, through the home's handle, never following a link, and
-    /// ignoring any failure (it is only a cache; the text is what counts).
-    pub(crate) fn snapshot(&self) -> Result<Snapshot, ServerError> {
-        let (snap, rebuilt) = self.with_shared(|state| {
-            let empty = |tree| Snapshot {
-                tree,
-                unmatched: UnmatchedUsage::default(),
-                state: state.clone(),
-            };
+    /// A built tree comes from the binary snapshot `snapshot.bin` when it was made from exactly
+    /// the text just read (its key is a hash of those bytes, see `snapshot_cache`); otherwise
+    /// from the text, and then the snapshot is rewritten if this process owns the home (or is
+    /// root): atomically, through the home's handle, never following a link, and ignoring any
+    /// failure (it is only a cache; the text is what counts). A spec is always read from the
+    /// text.
+    pub(crate) fn snapshot(&self, built: bool) -> Result<Snapshot, ServerError> {
+        let (state, read, unmatched) = self.with_shared(|state| {
             // The snapshot is tried first on a key hashed from the files in chunks; on a miss
             // the text is read (and hashed again) as before.
-            if let Some(key) = self.key_of_files(state)? {
-                if let Some((spec, unmatched)) = self.read_snapshot_file(&key) {
-                    return Ok((
-                        Snapshot {
-                            tree: Some(spec),
-                            unmatched,
-                            state: state.clone(),
-                        },
-                        None,
-                    ));
+            if built {
+                if let Some(key) = self.key_of_files(state)? {
+                    if let Some((tree, unmatched)) = self.read_snapshot_file(&key) {
+                        return Ok((state.clone(), Some(Read::Cached(tree)), unmatched));
+                    }
                 }
             }
             let Some((tree_name, tree_text)) = self.read_tree_text()? else {
-                return Ok((empty(None), None));
+                return Ok((state.clone(), None, UnmatchedUsage::default()));
             };
             let usage_text = self.read_text(files::USAGE)?;
-            let key = snapshot_cache::key(
-                (tree_name, tree_text.as_bytes()),
-                usage_text.as_deref().map(str::as_bytes),
-                state.sched.unknown_shares,
-            );
-            if let Some((spec, unmatched)) = self.read_snapshot_file(&key) {
-                return Ok((
-                    Snapshot {
-                        tree: Some(spec),
-                        unmatched,
-                        state: state.clone(),
-                    },
-                    None,
-                ));
+            let key = built.then(|| {
+                snapshot_cache::key(
+                    (tree_name, tree_text.as_bytes()),
+                    usage_text.as_deref().map(str::as_bytes),
+                    state.sched.unknown_shares,
+                )
+            });
+            if let Some(key) = &key {
+                if let Some((tree, unmatched)) = self.read_snapshot_file(key) {
+                    return Ok((state.clone(), Some(Read::Cached(tree)), unmatched));
+                }
             }
             let mut spec = self.parse_stored(state, tree_name, &tree_text)?;
             drop(tree_text);
             let unmatched = apply_home_usage(&mut spec, usage_text, &self.usage_path())?;
-            Ok((
-                Snapshot {
-                    tree: Some(spec),
-                    unmatched,
-                    state: state.clone(),
-                },
-                Some(key),
-            ))
+            // A tree without a node counts as none (and is not worth a snapshot).
+            let read = (!spec.nodes.is_empty()).then(|| Read::Text(spec, key));
+            Ok((state.clone(), read, unmatched))
         })?;
-        if let (Some(key), Some(spec)) = (rebuilt, &snap.tree) {
-            self.write_snapshot_file(&key, spec, &snap.unmatched);
-        }
-        Ok(snap)
+        // Built outside the lock-free read, so a writer meanwhile does not make it retry.
+        let tree = match read {
+            None => None,
+            Some(Read::Cached(tree)) => Some(HomeTree::Built(Ok(tree))),
+            Some(Read::Text(spec, None)) => Some(HomeTree::Spec(spec)),
+            Some(Read::Text(spec, Some(key))) => {
+                let tree = Tree::build(spec);
+                if let Ok(tree) = &tree {
+                    self.write_snapshot_file(&key, tree, &unmatched);
+                }
+                Some(HomeTree::Built(tree))
+            }
+        };
+        Ok(Snapshot {
+            state,
+            tree,
+            unmatched,
+        })
     }
 
     /// The snapshot key of the tree file and `usage.toml` as they are now, hashed from the
@@ -143,13 +162,17 @@ impl Home {
 
     /// `snapshot.bin` if it is a whole, valid snapshot for `key`; any problem (missing, a link,
     /// unreadable, damaged, another key) is a miss.
-    fn read_snapshot_file(&self, key: &snapshot_cache::Key) -> Option<(TreeSpec, UnmatchedUsage)> {
-        let mut f = self.dir().open_read(files::SNAPSHOT).ok()??;
-        // Presized: growing a 6 MB buffer by doubling copies it several times.
-        let size = f.metadata().map_or(0, |m| m.len());
-        let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0).saturating_add(1));
-        std::io::Read::read_to_end(&mut f, &mut bytes).ok()?;
-        snapshot_cache::decode(&bytes, key)
+    fn read_snapshot_file(&self, key: &snapshot_cache::Key) -> Option<(Tree, UnmatchedUsage)> {
+        let f = self.dir().open_read(files::SNAPSHOT).ok()??;
+        // Mapped, not read: the file's pages are already in the page cache, so a mapping costs
+        // neither fresh memory to zero nor a copy (a quarter of the page faults of a small
+        // `order` from a 100 000-user home). An empty file cannot be mapped: a miss.
+        // SAFETY: a read-only private mapping of a regular file of the home. Its one hazard is
+        // another program shrinking the file while it is read (SIGBUS): fairsort never changes
+        // `snapshot.bin` in place (a new one is renamed over it, and the mapped one stays whole)
+        // and only the home's owner or root may write it.
+        let map = unsafe { memmap2::MmapOptions::new().populate().map(&f) }.ok()?;
+        snapshot_cache::decode(&map, key)
     }
 
     /// Rewrites `snapshot.bin` when this process is root or the home's owner (anyone else could
@@ -157,14 +180,14 @@ impl Home {
     fn write_snapshot_file(
         &self,
         key: &snapshot_cache::Key,
-        spec: &TreeSpec,
+        tree: &Tree,
         unmatched: &UnmatchedUsage,
     ) {
         let me = rustix::process::geteuid().as_raw();
         if me != 0 && me != self.dir().owner() {
             return;
         }
-        let bytes = snapshot_cache::encode(key, spec, unmatched);
+        let bytes = snapshot_cache::encode(key, tree, unmatched);
         let _ = self.dir().write(files::SNAPSHOT, &bytes, modes::PUBLIC);
     }
 

@@ -16,7 +16,7 @@ use super::{Scenario, ScenarioError};
 use crate::fairshare::{Algorithm, Options, Tree, TreeSpec};
 use crate::formats::{self, TreeFormat};
 use crate::formula::ResourceTable;
-use crate::home::Home;
+use crate::home::{Home, HomeTree};
 use crate::pbs::{FairshareEntity, ResourceType};
 use crate::queue::{example, read_jobs_bytes, JobSet, JobsFormat, ResourceValue, Setup};
 use crate::usage::{apply_pbs_usage, UnmatchedUsage};
@@ -97,7 +97,9 @@ struct BaseInputs {
     entity: FairshareEntity,
     algorithm: Algorithm,
     queues: BTreeMap<String, i64>,
-    tree: Option<TreeSpec>,
+    /// A home's tree comes built when nothing changes it before the build (see
+    /// [`ScenarioBuilder::base_tree_as_is`]).
+    tree: Option<HomeTree>,
     /// The base's usage that met no association of its tree.
     unmatched: UnmatchedUsage,
     jobs: Option<JobSet>,
@@ -346,25 +348,36 @@ impl ScenarioBuilder {
                     entity: ex.entity,
                     algorithm: ex.algorithm,
                     queues: ex.settings.queues,
-                    tree: Some(ex.tree),
+                    tree: Some(HomeTree::Spec(ex.tree)),
                     unmatched: UnmatchedUsage::default(),
                     jobs: Some(ex.jobs),
                     resources: None,
                 }))
             }
-            Base::Home(home) => home_base(home, !self.without_tree).map(Some),
+            Base::Home(home) => home_base(home, self.base_tree_wanted()).map(Some),
             Base::FindHome(dir) => match Home::find(dir.as_deref()).map_err(input)? {
-                Some(home) => home_base(&home, !self.without_tree).map(Some),
+                Some(home) => home_base(&home, self.base_tree_wanted()).map(Some),
                 None => Ok(None),
             },
         }
+    }
+
+    /// Whether a home base's tree is read (not `without_tree`), and in which form: built when
+    /// it is used as is (no tree given over it, no usage file, no `unknown_shares` flag), so
+    /// it can come from the home's `snapshot.bin`; else as a spec to change before the build.
+    fn base_tree_wanted(&self) -> Option<bool> {
+        let as_is = self.tree_spec.is_none()
+            && self.tree.is_none()
+            && self.usage.is_none()
+            && self.unknown_shares.is_none();
+        (!self.without_tree).then_some(as_is)
     }
 
     /// The tree: `tree_file` or the base's, `usage_file` over it, `unknown_shares`, built; with
     /// the usage that met no association of it (the base's only when its tree is used).
     fn tree(
         &self,
-        base: Option<(Option<TreeSpec>, UnmatchedUsage)>,
+        base: Option<(Option<HomeTree>, UnmatchedUsage)>,
     ) -> Result<(Option<Tree>, UnmatchedUsage), ScenarioError> {
         let mut unmatched = UnmatchedUsage::default();
         // With a tree file, a usage file is read on a second thread while the tree is; the
@@ -388,7 +401,18 @@ impl ScenarioBuilder {
             (None, None) => {
                 let (tree, base_unmatched) = base.unwrap_or_default();
                 unmatched = base_unmatched;
-                (tree, self.home_label())
+                match tree {
+                    // Read built only when nothing below changes it (`base_tree_wanted`).
+                    Some(HomeTree::Built(built)) => {
+                        let tree = built.map_err(|e| match self.home_label() {
+                            Some(l) => input(format!("{l}: {e}")),
+                            None => input(e),
+                        })?;
+                        return Ok((Some(tree), unmatched));
+                    }
+                    Some(HomeTree::Spec(spec)) => (Some(spec), self.home_label()),
+                    None => (None, self.home_label()),
+                }
             }
         };
         if let Some(path) = &self.usage {
@@ -435,11 +459,12 @@ fn read_pbs_usage(path: &std::path::Path) -> Result<crate::formats::pbs::PbsUsag
     formats::pbs::read_usage(&bytes).map_err(|e| at(&e))
 }
 
-/// A home's snapshot in the base's shape (no jobs: a home holds none); with `tree` false only
-/// the state is read (a lock-free read), not the share tree and usage.
-fn home_base(home: &Home, tree: bool) -> Result<BaseInputs, ScenarioError> {
-    let snap = if tree {
-        home.snapshot().map_err(input)?
+/// A home's snapshot in the base's shape (no jobs: a home holds none); with `tree` `None` only
+/// the state is read (a lock-free read), not the share tree and usage; `Some(true)` reads the
+/// tree built, `Some(false)` as a spec.
+fn home_base(home: &Home, tree: Option<bool>) -> Result<BaseInputs, ScenarioError> {
+    let snap = if let Some(built) = tree {
+        home.snapshot(built).map_err(input)?
     } else {
         crate::home::Snapshot {
             state: home.load().map_err(input)?,
@@ -465,7 +490,8 @@ fn home_base(home: &Home, tree: bool) -> Result<BaseInputs, ScenarioError> {
             .keys()
             .map(|q| (q.clone(), state.queue_priority(q)))
             .collect(),
-        tree: snap.tree.filter(|t| !t.nodes.is_empty()),
+        // `Home::snapshot` gives no tree for one without nodes.
+        tree: snap.tree,
         unmatched: snap.unmatched,
         jobs: None,
         resources: Some(state.resource_table()),
