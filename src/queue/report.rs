@@ -7,6 +7,7 @@ use super::job_record::JobState;
 use super::order::{QueueOrder, Ranked, THRESHOLD_COMMENT};
 use serde::{Serialize, Serializer};
 use std::fmt;
+use std::ops::Range;
 
 /// A job's status as printed: why the scheduler would (not) consider it this cycle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,6 +43,17 @@ impl Serialize for Status {
 }
 
 impl Status {
+    /// Its text when it is a fixed one (all but `state X`), without formatting.
+    pub fn as_static(self) -> Option<&'static str> {
+        match self {
+            Status::Eligible => Some("eligible"),
+            Status::BelowThreshold => Some("below threshold"),
+            Status::Running => Some("running"),
+            Status::Held => Some("held"),
+            Status::State(_) => None,
+        }
+    }
+
     /// Its length in characters as printed (for column widths, without formatting it).
     pub fn width(self) -> usize {
         match self {
@@ -145,9 +157,19 @@ impl<'a> Rows<'a> {
     /// The rows in order. Rank order visits the jobs at random, so the jobs a few rows ahead
     /// are prefetched (their record, then their id and user name) to overlap the cache misses.
     pub fn iter(&self) -> impl Iterator<Item = JobRow<'a>> + 'a {
+        self.iter_range(0..self.len)
+    }
+
+    /// The rows at positions `range` (0-based; cut to the rows there are), in order, as
+    /// [`Rows::iter`] gives them: for output formatted in chunks.
+    pub fn iter_range(&self, range: Range<usize>) -> impl Iterator<Item = JobRow<'a>> + 'a {
         let Rows { jobs, order, len } = *self;
         let ranked = self.ranked();
-        (ranked.iter().enumerate()).filter_map(move |(pos, r)| {
+        let end = range.end.min(ranked.len());
+        let start = range.start.min(end);
+        let part = ranked.get(start..end).unwrap_or(&[]);
+        (part.iter().enumerate()).filter_map(move |(i, r)| {
+            let pos = start + i;
             if let Some(ahead) = ranked.get(pos + 16) {
                 prefetch(jobs.jobs.get(ahead.job as usize));
             }
@@ -228,6 +250,10 @@ const ERROR_NOTE_CHARS: usize = " (error, 0 used: )".len();
 /// The status cell of the table and CSV: the status, and the error when evaluation failed.
 pub fn status_cell(row: &JobRow, out: &mut String) {
     use std::fmt::Write;
+    if let (None, Some(text)) = (row.error, row.status.as_static()) {
+        out.push_str(text);
+        return;
+    }
     let _ = match row.error {
         Some(e) => write!(out, "{} (error, 0 used: {e})", row.status),
         None => write!(out, "{}", row.status),
