@@ -455,7 +455,7 @@ fn print_order(
         t.widen(i, w);
     }
     t.write_header(out)?;
-    super::order_rows::write_table(out, &t, &rows)?;
+    super::order_rows::write_table(out, &t, jobs, &rows)?;
     if rows.len() < result.order.summary.total {
         writeln!(
             out,

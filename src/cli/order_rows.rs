@@ -3,12 +3,12 @@
 //! formatted in chunks — two at a time, one per thread — and written in rank order. The bytes
 //! are those of formatting row after row on one thread (issue #16).
 
-use super::table::{text_width, StreamTable};
+use super::table::{text_width, Align, StreamTable};
 use fairsort::parallel::{join, PARALLEL_MIN_JOBS};
 use fairsort::queue::explain::fmt_into;
 use fairsort::queue::fixed::push_integer;
-use fairsort::queue::report::{status_cell, JobRow, Rows};
-use fairsort::queue::{JobSet, Ranked};
+use fairsort::queue::report::{prefetch, push_status, status_cell, JobRow, Rows};
+use fairsort::queue::{Job, JobSet, Ranked};
 use std::io::{self, Write};
 use std::ops::Range;
 
@@ -24,7 +24,7 @@ pub fn widths(jobs: &JobSet, rows: &Rows) -> [usize; 6] {
     // Names: in memory order when the rows are every job (the same jobs, read faster).
     let name_widths = if rows.is_every_job() {
         let (front, back) = jobs.jobs.split_at(jobs.jobs.len() / 2);
-        let part = |part: &[fairsort::queue::Job]| {
+        let part = |part: &[Job]| {
             part.iter().fold([0; 3], |m, job| {
                 let w = [
                     text_width(&job.id),
@@ -63,13 +63,131 @@ pub fn widths(jobs: &JobSet, rows: &Rows) -> [usize; 6] {
 }
 
 /// Writes the table lines of every row (the header is the caller's).
-pub fn write_table(out: &mut impl Write, table: &StreamTable, rows: &Rows) -> io::Result<()> {
+pub fn write_table(
+    out: &mut impl Write,
+    table: &StreamTable,
+    jobs: &JobSet,
+    rows: &Rows,
+) -> io::Result<()> {
+    if rows.is_every_job() {
+        if let Some(names) = NameCells::new(jobs, [table.width(1), table.width(2), table.width(3)])
+        {
+            return write_table_with(out, table, rows, &names);
+        }
+    }
     write_chunks(out, rows.len(), &|range| {
         let mut text = String::with_capacity(range.len() * 64);
         let (mut rank, mut value, mut status) = (String::new(), String::new(), String::new());
         for r in rows.iter_range(range) {
             cells(&r, &mut rank, &mut value, &mut status);
             table.push_row(&mut text, &[&rank, r.id, r.owner, r.queue, &value, &status]);
+        }
+        Ok(text.into_bytes())
+    })
+}
+
+/// The job id, owner and queue cells of every job as the table prints them (each padded to its
+/// column, two spaces between), job after job at one stride, in the jobs' memory order: built
+/// in one sequential pass (two halves on two threads), so the rows, written in rank order,
+/// read one place per job instead of its record, its id and its user's name (issue #16).
+struct NameCells {
+    text: String,
+    stride: usize,
+}
+
+impl NameCells {
+    /// The cells for columns of these widths; `None` when a name is not ASCII (its width in
+    /// characters is not its length, so the stride would not be fixed).
+    fn new(jobs: &JobSet, widths: [usize; 3]) -> Option<NameCells> {
+        let [w1, w2, w3] = widths;
+        let stride = w1 + 2 + w2 + 2 + w3;
+        let mut text = vec![b' '; jobs.len().checked_mul(stride)?];
+        let half = jobs.len() / 2;
+        let (front, back) = text.split_at_mut(half * stride);
+        let (first, second) = jobs.jobs.split_at(half);
+        let fill = |out: &mut [u8], part: &[Job]| {
+            let mut ascii = true;
+            for (slot, job) in out.chunks_exact_mut(stride).zip(part) {
+                let (id, user, queue) = (job.id.as_str(), jobs.user(job), jobs.queue(job));
+                ascii &= id.is_ascii() && user.is_ascii() && queue.is_ascii();
+                put(slot, 0, id);
+                put(slot, w1 + 2, user);
+                put(slot, w1 + 2 + w2 + 2, queue);
+            }
+            ascii
+        };
+        let (a, b) = two(jobs.len(), || fill(front, first), || fill(back, second));
+        if !(a && b) {
+            return None;
+        }
+        let text = String::from_utf8(text).ok()?;
+        Some(NameCells { text, stride })
+    }
+
+    /// Job `job`'s cells.
+    fn get(&self, job: usize) -> &str {
+        let start = job * self.stride;
+        self.text.get(start..start + self.stride).unwrap_or("")
+    }
+
+    /// Prefetches job `job`'s cells.
+    fn prefetch(&self, job: usize) {
+        prefetch(self.text.as_bytes().get(job * self.stride));
+    }
+}
+
+/// Copies `text` into `slot` at `at` (cut to the slot).
+fn put(slot: &mut [u8], at: usize, text: &str) {
+    if let Some(dst) = slot.get_mut(at..) {
+        let n = dst.len().min(text.len());
+        if let (Some(d), Some(s)) = (dst.get_mut(..n), text.as_bytes().get(..n)) {
+            d.copy_from_slice(s);
+        }
+    }
+}
+
+/// [`write_table`] with the name cells prepared: rank, names, value and status columns.
+fn write_table_with(
+    out: &mut impl Write,
+    table: &StreamTable,
+    rows: &Rows,
+    names: &NameCells,
+) -> io::Result<()> {
+    let mut narrow = StreamTable::new(&[
+        ("", Align::Right),
+        ("", Align::Left),
+        ("", Align::Right),
+        ("", Align::Left),
+    ]);
+    for (i, w) in [table.width(0), names.stride, table.width(4), table.width(5)]
+        .into_iter()
+        .enumerate()
+    {
+        narrow.widen(i, w);
+    }
+    let ranked = rows.ranked();
+    write_chunks(out, ranked.len(), &|range| {
+        let mut text = String::with_capacity(range.len() * 64);
+        let (mut rank, mut value, mut status) = (String::new(), String::new(), String::new());
+        let start = range.start;
+        let part = ranked.get(range).unwrap_or(&[]);
+        for (i, r) in part.iter().enumerate() {
+            if let Some(ahead) = part.get(i + 16) {
+                names.prefetch(ahead.job as usize);
+            }
+            let Some(st) = rows.status_of(r) else {
+                continue;
+            };
+            rank.clear();
+            push_integer(&mut rank, (start + i + 1) as u64);
+            value.clear();
+            fmt_into(r.value, &mut value);
+            status.clear();
+            push_status(st, rows.error_of(r), &mut status);
+            narrow.push_row(
+                &mut text,
+                &[&rank, names.get(r.job as usize), &value, &status],
+            );
         }
         Ok(text.into_bytes())
     })
@@ -157,18 +275,17 @@ fn decimal_digits(n: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::table::Align;
     use fairsort::queue::order::Evaluations;
     use fairsort::queue::report::rows;
     use fairsort::queue::{order, read_job_list_json, OrderOptions};
 
     /// More rows than one thread formats (several chunk pairs and a partial one), with ties,
     /// errors, every status and names of different widths (one not ASCII).
-    fn queue(n: usize) -> (JobSet, fairsort::queue::QueueOrder) {
+    fn queue(n: usize, ascii: bool) -> (JobSet, fairsort::queue::QueueOrder) {
         let list: Vec<String> = (0..n)
             .map(|i| {
                 let state = ["Q", "Q", "R", "H", "E"][i % 5];
-                let user = if i % 1000 == 3 { "zoë" } else { "u" };
+                let user = if !ascii && i % 1000 == 3 { "zoë" } else { "u" };
                 format!(
                     r#"{{"id":"{i}.s","user":"{user}{}","queue":"q{}","qtime":{i},"state":"{state}"}}"#,
                     i % 97,
@@ -195,8 +312,11 @@ mod tests {
     #[test]
     fn chunked_rows_are_the_rows_written_one_by_one() {
         let n = PARALLEL_MIN_JOBS + 2 * CHUNK + 123;
-        let (jobs, o) = queue(n);
-        for top in [None, Some(CHUNK + 5)] {
+        // ASCII names take the prepared name cells, others the rows; --top the rows.
+        let cases = [(true, None), (false, None), (true, Some(CHUNK + 5))];
+        for (ascii, top) in cases {
+            let (jobs, o) = queue(n, ascii);
+            assert_eq!(NameCells::new(&jobs, [9, 9, 9]).is_some(), ascii);
             let rows = rows(&jobs, &o, top);
             // The table: widths from every cell, then each row on its own.
             let columns = [
@@ -238,9 +358,12 @@ mod tests {
                 t.widen(i, w);
             }
             let mut got = Vec::new();
-            write_table(&mut got, &t, &rows).unwrap();
-            assert_eq!(got.len(), want.len(), "top {top:?}");
-            assert!(got == want, "top {top:?}: the chunked table differs");
+            write_table(&mut got, &t, &jobs, &rows).unwrap();
+            assert_eq!(got.len(), want.len(), "ascii {ascii}, top {top:?}");
+            assert!(
+                got == want,
+                "ascii {ascii}, top {top:?}: the chunked table differs"
+            );
             // The CSV: one writer, record after record.
             let mut w = csv::Writer::from_writer(Vec::new());
             for (r, cells) in rows.iter().zip(&all) {
@@ -259,7 +382,10 @@ mod tests {
             let want = w.into_inner().unwrap();
             let mut got = Vec::new();
             write_csv(&mut got, &rows).unwrap();
-            assert!(got == want, "top {top:?}: the chunked CSV differs");
+            assert!(
+                got == want,
+                "ascii {ascii}, top {top:?}: the chunked CSV differs"
+            );
         }
     }
 }

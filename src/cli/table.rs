@@ -166,6 +166,11 @@ impl StreamTable {
         }
     }
 
+    /// The width of column `i` (0 past the last).
+    pub fn width(&self, i: usize) -> usize {
+        self.width.get(i).copied().unwrap_or(0)
+    }
+
     /// Writes the header and a dashed rule.
     pub fn write_header(&mut self, out: &mut impl Write) -> io::Result<()> {
         let header = std::mem::take(&mut self.header);
