@@ -247,7 +247,7 @@ fn bind_eval_sort(c: &mut Criterion) {
     };
     let engine = ShareEngine {
         compute: &fairshare::compute,
-        compare_path: Some(&fairshare::pbs::compare_path),
+        path_order: Some(&fairshare::path_order::prepare),
     };
     let shares = match prepare_shares(&setup, &[&program], &engine) {
         Ok(s) => s,

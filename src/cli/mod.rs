@@ -16,6 +16,7 @@ pub mod ftest;
 pub mod init;
 pub mod order;
 pub mod order_flux;
+mod order_rows;
 pub mod order_slurm;
 pub mod plot;
 pub mod progress;

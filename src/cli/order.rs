@@ -3,15 +3,15 @@
 //! A thin layer over `fairsort::queue`: it gathers the inputs (built-in example or flags), runs the
 //! dry run and prints a table (default), `--json` or `--csv`.
 
-use super::table::{text_width, Align, StreamTable, Table};
+use super::table::{Align, StreamTable, Table};
 use super::{CliResult, Failure, Global};
 use fairsort::fairshare::{self, Algorithm, Tree};
 use fairsort::formats;
 use fairsort::formula::Program;
 use fairsort::pbs::{FairshareEntity, ResourceType};
 use fairsort::queue::dry_run::DryRun;
-use fairsort::queue::explain::{fmt, fmt_into};
-use fairsort::queue::report::{rows, status_cell, OrderDocument, HEADERS};
+use fairsort::queue::explain::fmt;
+use fairsort::queue::report::{rows, OrderDocument, HEADERS};
 use fairsort::queue::JobsFormat;
 use fairsort::scenario::{
     AgainstRow, Base, Comparison, JobsInput, OrderExplanation, Scenario, ScenarioBuilder,
@@ -428,31 +428,14 @@ fn print_order(
         writeln!(out)?;
         return Ok(());
     }
-    let mut values = ValueCells::default();
     if args.csv {
         let mut w = csv::Writer::from_writer(&mut *out);
         w.write_record([
             "rank", "job_id", "owner", "queue", "value", "status", "error",
         ])?;
-        let (mut rank, mut status) = (String::new(), String::new());
-        for r in rows.iter() {
-            rank.clear();
-            write_usize(&mut rank, r.rank);
-            values.clear();
-            fmt_into(r.value, &mut values.text);
-            status.clear();
-            write_display(&mut status, &r.status);
-            w.write_record([
-                rank.as_str(),
-                r.id,
-                r.owner,
-                r.queue,
-                values.text.as_str(),
-                status.as_str(),
-                r.error.unwrap_or_default(),
-            ])?;
-        }
         w.flush()?;
+        drop(w);
+        super::order_rows::write_csv(out, &rows)?;
         return Ok(());
     }
     write!(out, "{}", header(sc, program, result))?;
@@ -465,39 +448,14 @@ fn print_order(
         (HEADERS[4], Align::Right),
         (HEADERS[5], Align::Left),
     ]);
-    // First pass: the widths, from the numbers and the jobs' names, in memory order where the
-    // rows are every job; the values are formatted once, into one buffer.
-    t.widen(0, decimal_digits(rows.len()));
-    let mut names = |id: &str, owner: &str, queue: &str| {
-        t.widen(1, text_width(id));
-        t.widen(2, text_width(owner));
-        t.widen(3, text_width(queue));
-    };
-    if rows.is_every_job() {
-        for job in &jobs.jobs {
-            names(&job.id, jobs.user(job), jobs.queue(job));
-        }
-    } else {
-        for r in rows.iter() {
-            names(r.id, r.owner, r.queue);
-        }
-    }
-    for r in rows.ranked() {
-        t.widen(4, values.push(r.value));
-        t.widen(5, rows.status_width(r));
+    for (i, w) in super::order_rows::widths(jobs, &rows)
+        .into_iter()
+        .enumerate()
+    {
+        t.widen(i, w);
     }
     t.write_header(out)?;
-    let (mut rank, mut status) = (String::new(), String::new());
-    for (i, r) in rows.iter().enumerate() {
-        rank.clear();
-        write_usize(&mut rank, r.rank);
-        status.clear();
-        status_cell(&r, &mut status);
-        t.write_row(
-            out,
-            &[&rank, r.id, r.owner, r.queue, values.get(i), &status],
-        )?;
-    }
+    super::order_rows::write_table(out, &t, jobs, &rows)?;
     if rows.len() < result.order.summary.total {
         writeln!(
             out,
@@ -507,50 +465,6 @@ fn print_order(
         )?;
     }
     Ok(())
-}
-
-/// Formatted values kept in one buffer (one allocation for a million rows, not a million).
-#[derive(Default)]
-struct ValueCells {
-    text: String,
-    ends: Vec<u32>,
-}
-
-impl ValueCells {
-    fn clear(&mut self) {
-        self.text.clear();
-        self.ends.clear();
-    }
-
-    /// Appends `v` as printed; returns its width.
-    fn push(&mut self, v: f64) -> usize {
-        let start = self.text.len();
-        fmt_into(v, &mut self.text);
-        self.ends.push(self.text.len() as u32);
-        self.text.len() - start
-    }
-
-    fn get(&self, i: usize) -> &str {
-        let start = match i {
-            0 => 0,
-            _ => self.ends.get(i - 1).copied().unwrap_or(0) as usize,
-        };
-        let end = self.ends.get(i).copied().unwrap_or(0) as usize;
-        self.text.get(start..end).unwrap_or("")
-    }
-}
-
-fn decimal_digits(n: usize) -> usize {
-    n.checked_ilog10().map_or(1, |d| d as usize + 1)
-}
-
-fn write_usize(out: &mut String, n: usize) {
-    write_display(out, &n);
-}
-
-fn write_display(out: &mut String, v: &impl std::fmt::Display) {
-    use std::fmt::Write;
-    let _ = write!(out, "{v}");
 }
 
 fn print_explain(

@@ -173,6 +173,11 @@ impl StreamTable {
         }
     }
 
+    /// The width of column `i` (0 past the last).
+    pub fn width(&self, i: usize) -> usize {
+        self.width.get(i).copied().unwrap_or(0)
+    }
+
     /// Writes the header and a dashed rule.
     pub fn write_header(&mut self, out: &mut impl Write) -> io::Result<()> {
         let header = std::mem::take(&mut self.header);
@@ -188,29 +193,49 @@ impl StreamTable {
     /// Writes one row, padded to the widths; missing cells are empty, extra cells ignored;
     /// trailing spaces are trimmed.
     pub fn write_row(&mut self, out: &mut impl Write, cells: &[&str]) -> io::Result<()> {
-        let s = &mut self.line;
-        s.clear();
+        let mut line = std::mem::take(&mut self.line);
+        line.clear();
+        self.push_row(&mut line, cells);
+        let written = out.write_all(line.as_bytes());
+        self.line = line;
+        written
+    }
+
+    /// Appends one row to `out` as [`StreamTable::write_row`] writes it (for rows formatted
+    /// apart, e.g. in chunks on several threads, and written in order later).
+    pub fn push_row(&self, out: &mut String, cells: &[&str]) {
+        let start = out.len();
         for (i, (w, align)) in self.width.iter().zip(&self.align).enumerate() {
             let c = cells.get(i).copied().unwrap_or("");
             let pad = w.saturating_sub(text_width(c));
             if i > 0 {
-                s.push_str("  ");
+                out.push_str("  ");
             }
             match align {
                 Align::Left => {
-                    s.push_str(c);
-                    s.extend(std::iter::repeat_n(' ', pad));
+                    out.push_str(c);
+                    push_spaces(out, pad);
                 }
                 Align::Right => {
-                    s.extend(std::iter::repeat_n(' ', pad));
-                    s.push_str(c);
+                    push_spaces(out, pad);
+                    out.push_str(c);
                 }
             }
         }
-        let kept = s.trim_end().len();
-        s.truncate(kept);
-        s.push('\n');
-        out.write_all(s.as_bytes())
+        let kept = out.get(start..).map_or(0, |line| line.trim_end().len());
+        out.truncate(start + kept);
+        out.push('\n');
+    }
+}
+
+/// Appends `n` spaces.
+fn push_spaces(out: &mut String, n: usize) {
+    const SPACES: &str = "                                                                ";
+    let mut left = n;
+    while left > 0 {
+        let k = left.min(SPACES.len());
+        out.push_str(SPACES.get(..k).unwrap_or(""));
+        left -= k;
     }
 }
 
@@ -239,6 +264,23 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn long_padding_and_blank_rows_are_written_as_before() {
+        let wide = "x".repeat(150);
+        let mut t = Table::new(&[("a", Align::Right), ("b", Align::Left)]);
+        t.row(vec![wide.clone(), "y".into()]);
+        t.row(vec!["1".into(), wide.clone()]);
+        t.row(vec![String::new(), String::new()]);
+        let want = format!(
+            "{}a  b\n{}  {}\n{wide}  y\n{}1  {wide}\n\n",
+            " ".repeat(149),
+            "-".repeat(150),
+            "-".repeat(150),
+            " ".repeat(149)
+        );
+        assert_eq!(t.render(), want);
+    }
 
     #[test]
     fn pads_columns_to_widest_cell() {

@@ -6,24 +6,24 @@ use super::bind::{Binder, MissingShares};
 use super::error::BindError;
 use super::formula_api::SortFormula;
 use super::job::JobSet;
-use super::order::{fair_share_ranks, run, OrderOptions, QueueOrder};
+use super::order::{entity_nodes, ranks_of_nodes, run, OrderOptions, QueueOrder};
 use super::shares::{active_users, algorithms_needed, ShareContext};
-use crate::fairshare::{Algorithm, NodeId, Options, ShareError, ShareResult, Tree};
+use crate::fairshare::{Algorithm, NodeId, Options, PathOrder, ShareError, ShareResult, Tree};
 use crate::pbs::FairshareEntity;
-use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
 /// Computes one algorithm over a tree (`fairshare::compute`).
 pub type ComputeFn = dyn Fn(&Tree, Algorithm, &Options) -> Result<ShareResult, ShareError>;
-/// PBS's fair-share path comparison of two entity nodes (`fairshare::pbs::compare_path`).
-pub type ComparePathFn = dyn Fn(&Tree, &ShareResult, NodeId, NodeId) -> Ordering;
+/// PBS's fair-share path comparison (`fairshare::pbs::compare_path`) prepared for a set of entity
+/// nodes (`fairshare::PathOrder::new`).
+pub type PathOrderFn = dyn for<'t> Fn(&'t Tree, &'t ShareResult, &[NodeId]) -> PathOrder<'t>;
 
 /// The fair-share engine functions the dry run calls.
 pub struct ShareEngine<'a> {
     /// Runs an algorithm.
     pub compute: &'a ComputeFn,
     /// Compares entities' paths (needed only with `fair_share` on).
-    pub compare_path: Option<&'a ComparePathFn>,
+    pub path_order: Option<&'a PathOrderFn>,
 }
 
 /// Everything a dry run reads besides the formula.
@@ -111,7 +111,10 @@ pub fn prepare_shares_with(
         }
     }
     let mut options = setup.options.clone();
-    options.active_users = Some(active_users(&setup.jobs));
+    // Only ticket-based fair share reads the active users (a million jobs' names otherwise).
+    if needed.contains(&Algorithm::Ticket) {
+        options.active_users = Some(active_users(&setup.jobs));
+    }
     options.extra_entities = ctx.unknown_entities.clone();
     for a in needed {
         let result = (engine.compute)(&ctx.tree, a, &options)?;
@@ -126,10 +129,12 @@ pub fn order_options(
     shares: Option<&ShareContext>,
     engine: &ShareEngine,
 ) -> OrderOptions {
-    let fair_share_rank = match (setup.fair_share, shares, engine.compare_path) {
-        (true, Some(ctx), Some(cmp)) => ctx
-            .result(Algorithm::Pbs)
-            .map(|result| fair_share_ranks(&ctx.job_nodes, &|a, b| cmp(&ctx.tree, result, a, b))),
+    let fair_share_rank = match (setup.fair_share, shares, engine.path_order) {
+        (true, Some(ctx), Some(prepare)) => ctx.result(Algorithm::Pbs).map(|result| {
+            let nodes = entity_nodes(&ctx.job_nodes);
+            let paths = prepare(&ctx.tree, result, &nodes);
+            ranks_of_nodes(&ctx.job_nodes, nodes, &|a, b| paths.compare(a, b))
+        }),
         _ => None,
     };
     OrderOptions {

@@ -170,7 +170,7 @@ pub fn fmt_into(v: f64, out: &mut String) {
         let _ = write!(out, "{v}");
         return;
     }
-    let _ = write!(out, "{v:.4}");
+    super::fixed::push_fixed(out, v, 4);
     let kept = out[start..]
         .trim_end_matches('0')
         .trim_end_matches('.')

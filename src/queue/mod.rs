@@ -41,6 +41,7 @@ pub mod example;
 pub(crate) mod testing;
 pub use compare::{compare, Comparison, Move};
 pub mod explain;
+pub mod fixed;
 pub use explain::{explain_job, JobExplanation};
 pub mod dry_run;
 pub use dry_run::{dry_run, DryRun, DryRunError, Setup, ShareEngine};

@@ -350,11 +350,28 @@ pub fn fair_share_ranks(
     job_nodes: &[Option<NodeId>],
     cmp: &dyn Fn(NodeId, NodeId) -> Ordering,
 ) -> Vec<u32> {
+    ranks_of_nodes(job_nodes, entity_nodes(job_nodes), cmp)
+}
+
+/// The distinct nodes of the jobs, in id order.
+pub fn entity_nodes(job_nodes: &[Option<NodeId>]) -> Vec<NodeId> {
     let mut nodes: Vec<NodeId> = job_nodes.iter().flatten().copied().collect();
     nodes.sort_unstable();
     nodes.dedup();
+    nodes
+}
+
+/// [`fair_share_ranks`] with the jobs' distinct nodes given ([`entity_nodes`]): they are sorted
+/// by `cmp` (a stable sort from id order, so a comparison that is not a strict weak order still
+/// gives the same ranks every time), and each job's rank is read from a table indexed by node.
+pub fn ranks_of_nodes(
+    job_nodes: &[Option<NodeId>],
+    mut nodes: Vec<NodeId>,
+    cmp: &dyn Fn(NodeId, NodeId) -> Ordering,
+) -> Vec<u32> {
+    let size = nodes.iter().max().map_or(0, |&n| n + 1);
     nodes.sort_by(|a, b| cmp(*a, *b));
-    let mut rank_of: HashMap<NodeId, u32> = HashMap::with_capacity(nodes.len());
+    let mut rank_of = vec![u32::MAX; size];
     let mut rank = 0u32;
     for (i, &n) in nodes.iter().enumerate() {
         if i > 0
@@ -364,11 +381,13 @@ pub fn fair_share_ranks(
         {
             rank += 1;
         }
-        rank_of.insert(n, rank);
+        if let Some(slot) = rank_of.get_mut(n) {
+            *slot = rank;
+        }
     }
     job_nodes
         .iter()
-        .map(|n| n.and_then(|n| rank_of.get(&n).copied()).unwrap_or(u32::MAX))
+        .map(|n| n.and_then(|n| rank_of.get(n).copied()).unwrap_or(u32::MAX))
         .collect()
 }
 

@@ -7,6 +7,7 @@ use super::job_record::JobState;
 use super::order::{QueueOrder, Ranked, THRESHOLD_COMMENT};
 use serde::{Serialize, Serializer};
 use std::fmt;
+use std::ops::Range;
 
 /// A job's status as printed: why the scheduler would (not) consider it this cycle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,6 +43,17 @@ impl Serialize for Status {
 }
 
 impl Status {
+    /// Its text when it is a fixed one (all but `state X`), without formatting.
+    pub fn as_static(self) -> Option<&'static str> {
+        match self {
+            Status::Eligible => Some("eligible"),
+            Status::BelowThreshold => Some("below threshold"),
+            Status::Running => Some("running"),
+            Status::Held => Some("held"),
+            Status::State(_) => None,
+        }
+    }
+
     /// Its length in characters as printed (for column widths, without formatting it).
     pub fn width(self) -> usize {
         match self {
@@ -126,28 +138,49 @@ impl<'a> Rows<'a> {
     /// The width of a ranked entry's status cell (the status and the error, if any), looking at
     /// the job only when its status depends on its state.
     pub fn status_width(&self, r: &Ranked) -> usize {
-        let status = if r.below_threshold {
-            Status::BelowThreshold
-        } else if r.eligible {
-            Status::Eligible
-        } else {
-            match self.jobs.jobs.get(r.job as usize) {
-                Some(job) => status(r, job.state),
-                None => Status::State('?'),
-            }
-        };
+        let status = self.status_of(r).unwrap_or(Status::State('?'));
         match self.order.error(r.job) {
             Some(e) => status.width() + ERROR_NOTE_CHARS + e.chars().count(),
             None => status.width(),
         }
     }
 
+    /// A ranked entry's status, looking at the job only when its status depends on its state
+    /// (`None` for an entry whose job is not in the set: it has no row).
+    pub fn status_of(&self, r: &Ranked) -> Option<Status> {
+        let job = || self.jobs.jobs.get(r.job as usize);
+        if r.job as usize >= self.jobs.len() {
+            None
+        } else if r.below_threshold {
+            Some(Status::BelowThreshold)
+        } else if r.eligible {
+            Some(Status::Eligible)
+        } else {
+            job().map(|job| status(r, job.state))
+        }
+    }
+
+    /// A ranked entry's evaluation error, if any.
+    pub fn error_of(&self, r: &Ranked) -> Option<&'a str> {
+        self.order.error(r.job)
+    }
+
     /// The rows in order. Rank order visits the jobs at random, so the jobs a few rows ahead
     /// are prefetched (their record, then their id and user name) to overlap the cache misses.
     pub fn iter(&self) -> impl Iterator<Item = JobRow<'a>> + 'a {
+        self.iter_range(0..self.len)
+    }
+
+    /// The rows at positions `range` (0-based; cut to the rows there are), in order, as
+    /// [`Rows::iter`] gives them: for output formatted in chunks.
+    pub fn iter_range(&self, range: Range<usize>) -> impl Iterator<Item = JobRow<'a>> + 'a {
         let Rows { jobs, order, len } = *self;
         let ranked = self.ranked();
-        (ranked.iter().enumerate()).filter_map(move |(pos, r)| {
+        let end = range.end.min(ranked.len());
+        let start = range.start.min(end);
+        let part = ranked.get(start..end).unwrap_or(&[]);
+        (part.iter().enumerate()).filter_map(move |(i, r)| {
+            let pos = start + i;
             if let Some(ahead) = ranked.get(pos + 16) {
                 prefetch(jobs.jobs.get(ahead.job as usize));
             }
@@ -199,9 +232,10 @@ fn row<'a>(jobs: &'a JobSet, order: &'a QueueOrder, pos: usize, r: &Ranked) -> O
     })
 }
 
-/// Asks the CPU to bring `x`'s cache line in (a hint: no effect on results).
+/// Asks the CPU to bring `x`'s cache line in (a hint: no effect on results), for passes that
+/// visit memory in rank order.
 #[inline(always)]
-fn prefetch<T>(x: Option<&T>) {
+pub fn prefetch<T>(x: Option<&T>) {
     #[cfg(target_arch = "x86_64")]
     if let Some(x) = x {
         // SAFETY: a prefetch never faults and reads nothing the program sees; SSE is part of
@@ -227,10 +261,19 @@ const ERROR_NOTE_CHARS: usize = " (error, 0 used: )".len();
 
 /// The status cell of the table and CSV: the status, and the error when evaluation failed.
 pub fn status_cell(row: &JobRow, out: &mut String) {
+    push_status(row.status, row.error, out);
+}
+
+/// [`status_cell`] from a status and an error.
+pub fn push_status(status: Status, error: Option<&str>, out: &mut String) {
     use std::fmt::Write;
-    let _ = match row.error {
-        Some(e) => write!(out, "{} (error, 0 used: {e})", row.status),
-        None => write!(out, "{}", row.status),
+    if let (None, Some(text)) = (error, status.as_static()) {
+        out.push_str(text);
+        return;
+    }
+    let _ = match error {
+        Some(e) => write!(out, "{status} (error, 0 used: {e})"),
+        None => write!(out, "{status}"),
     };
 }
 

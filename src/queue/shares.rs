@@ -9,7 +9,8 @@ use super::job::JobSet;
 use super::names::Sym;
 use crate::fairshare::{keyword_source, Algorithm, NodeId, ShareResult, Shares, Tree, TreeSource};
 use crate::pbs::FairshareEntity;
-use std::collections::{BTreeSet, HashMap, HashSet};
+use rustc_hash::FxHashMap;
+use std::collections::{BTreeSet, HashSet};
 
 /// The share tree, each job's node in it, and the computed results.
 #[derive(Debug, Clone)]
@@ -40,7 +41,7 @@ impl ShareContext {
     /// Resolves every job's entity, adding PBS's unknown entities to the tree.
     pub fn resolve(mut tree: Tree, jobs: &JobSet, entity: FairshareEntity) -> ShareContext {
         let pbs = is_pbs_tree(&tree);
-        let mut cache: HashMap<(Sym, Option<Sym>), Option<NodeId>> = HashMap::new();
+        let mut cache = EntityCache::default();
         let mut unknown = Vec::new();
         let mut unmatched = Vec::new();
         let mut job_nodes = Vec::with_capacity(jobs.len());
@@ -56,7 +57,7 @@ impl ShareContext {
             } else {
                 (job.euser, Some(job.account.unwrap_or(u32::MAX)))
             };
-            let node = *cache.entry(key).or_insert_with(|| {
+            let node = *cache.entry(key, || {
                 if pbs {
                     let name = entity.name_of(jobs, job);
                     let found = tree
@@ -100,6 +101,38 @@ impl ShareContext {
     }
 }
 
+/// Each distinct entity key's node, looked up in the tree once: one-name keys (PBS entities but
+/// `egroup:euser`) in a table indexed by symbol, pairs in a hash map (a million jobs' look-ups
+/// without hashing in the common case).
+#[derive(Default)]
+struct EntityCache {
+    single: Vec<Option<Option<NodeId>>>,
+    pairs: FxHashMap<(Sym, Option<Sym>), Option<NodeId>>,
+}
+
+impl EntityCache {
+    /// The node of `key`, found with `find` the first time.
+    fn entry(
+        &mut self,
+        key: (Sym, Option<Sym>),
+        find: impl FnOnce() -> Option<NodeId>,
+    ) -> &Option<NodeId> {
+        match key {
+            (sym, None) if sym != Sym::MAX => {
+                let i = sym as usize;
+                if self.single.len() <= i {
+                    self.single.resize(i + 1, None);
+                }
+                match self.single.get_mut(i) {
+                    Some(slot) => slot.get_or_insert_with(find),
+                    None => self.pairs.entry(key).or_insert_with(find),
+                }
+            }
+            _ => self.pairs.entry(key).or_insert_with(find),
+        }
+    }
+}
+
 /// The algorithms a formula's keywords need (plus PBS's when `fair_share` sorting is on).
 pub(crate) fn algorithms_needed(formula: &dyn SortFormula, fair_share: bool) -> Vec<Algorithm> {
     let mut set: BTreeSet<usize> = BTreeSet::new();
@@ -116,13 +149,24 @@ pub(crate) fn algorithms_needed(formula: &dyn SortFormula, fair_share: bool) -> 
         .collect()
 }
 
-/// Users with at least one runnable job: ticket-based fair-share's active users.
+/// Users with at least one runnable job: ticket-based fair-share's active users. Each user's
+/// name is copied once (marked by symbol first), not once per job.
 pub fn active_users(jobs: &JobSet) -> HashSet<String> {
-    jobs.jobs
-        .iter()
-        .filter(|j| j.state.is_runnable())
-        .map(|j| jobs.names.name(j.euser).to_string())
-        .collect()
+    let mut seen = vec![false; jobs.names.len()];
+    let mut users = HashSet::new();
+    for j in jobs.jobs.iter().filter(|j| j.state.is_runnable()) {
+        match seen.get_mut(j.euser as usize) {
+            Some(true) => {}
+            Some(slot) => {
+                *slot = true;
+                users.insert(jobs.names.name(j.euser).to_string());
+            }
+            None => {
+                users.insert(jobs.names.name(j.euser).to_string());
+            }
+        }
+    }
+    users
 }
 
 #[cfg(test)]

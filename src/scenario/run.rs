@@ -13,7 +13,7 @@ use serde::Serialize;
 
 const ENGINE: ShareEngine = ShareEngine {
     compute: &fairshare::compute,
-    compare_path: Some(&fairshare::pbs::compare_path),
+    path_order: Some(&fairshare::path_order::prepare),
 };
 
 /// One additive term's value for the explained job.
