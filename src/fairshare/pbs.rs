@@ -167,8 +167,15 @@ fn factor(p: &PbsValues) -> f64 {
     if p.tree_percentage == 0.0 {
         0.0
     } else {
-        2f64.powf(-f64::from(p.usage_factor / p.tree_percentage))
+        c_pow2(-f64::from(p.usage_factor / p.tree_percentage))
     }
+}
+
+/// `pow(2, x)` as PBS's C code computes it. A literal base 2 lets LLVM turn `powf` into
+/// `exp2` in optimised builds only, and glibc's `exp2` can differ from its `pow` in the last
+/// bit; the opaque base keeps release and debug builds on `pow`, as PBS and Python are.
+pub fn c_pow2(x: f64) -> f64 {
+    std::hint::black_box(2f64).powf(x)
 }
 
 /// The PBS algorithm over `tree`. Rows: `fairshare_perc`, `fairshare_tree_usage`,
@@ -414,6 +421,21 @@ pub fn pbsfs_entity(tree: &Tree, result: &ShareResult, id: NodeId, usage_res: &s
 
 #[cfg(test)]
 mod tests {
+    /// `c_pow2` is the C library's `pow`, never `exp2` (run `cargo test --release` to see the
+    /// optimiser's rewrite of a literal base).
+    #[test]
+    fn c_pow2_is_pow_not_exp2() {
+        extern "C" {
+            fn pow(x: f64, y: f64) -> f64;
+        }
+        for i in 0..200_000 {
+            let x = -(i as f64) * 1.37e-4;
+            // SAFETY: a pure C function of two doubles.
+            let want = unsafe { pow(std::hint::black_box(2.0), x) };
+            assert_eq!(c_pow2(x).to_bits(), want.to_bits(), "x = {x}");
+        }
+    }
+
     use super::*;
     use crate::fairshare::spec::{NodeKind, NodeSpec, TreeSource, TreeSpec};
     use approx::assert_abs_diff_eq;

@@ -34,7 +34,7 @@ pub fn fairshare_factor(perc: f64, tree_usage: f64) -> f64 {
     if p == 0.0 {
         return 0.0;
     }
-    round_decimals(2f64.powf(-((u / p) as f64)), 6)
+    round_decimals(crate::fairshare::pbs::c_pow2(-((u / p) as f64)), 6)
 }
 
 /// The formula value as the scheduler keeps it (`float formula_value`).
