@@ -31,16 +31,21 @@ const UNSPECIFIED: i64 = -1;
 /// file, and a reread adds each to its ancestors); an account whose input states its usage
 /// (Slurm) 1 + that usage.
 pub fn usages(tree: &Tree) -> Vec<f64> {
+    usages_with(tree, &[])
+}
+
+/// [`usages`] with leaf usages `leaf` (by node id) in place of the tree's where given.
+fn usages_with(tree: &Tree, leaf: &[Option<f64>]) -> Vec<f64> {
     // Σ of counted leaf usage per subtree, bottom-up (children have larger ids than parents).
     let mut sum = vec![0.0f64; tree.len()];
     let mut out = vec![MIN_USAGE; tree.len()];
     for id in (0..tree.len()).rev() {
         let n = tree.node(id);
         if n.children.is_empty() && id != tree.root() {
-            let u = if n.usage_given {
-                n.raw_usage
-            } else {
-                MIN_USAGE
+            let u = match leaf.get(id).copied().flatten() {
+                Some(u) => u,
+                None if n.usage_given => n.raw_usage,
+                None => MIN_USAGE,
             };
             out[id] = u;
             sum[id] = if u == MIN_USAGE { 0.0 } else { u };
@@ -121,29 +126,7 @@ fn values(tree: &Tree, usage: &[f64]) -> Vec<PbsValues> {
 /// times over the same tree with new usage (`replay::site_tree`). The root's row is
 /// (1, blank, blank) as in [`compute`].
 pub(crate) fn keyword_values(tree: &Tree, leaf: &[Option<f64>]) -> Vec<[f64; 3]> {
-    let mut sum = vec![0.0f64; tree.len()];
-    let mut usage = vec![MIN_USAGE; tree.len()];
-    for id in (0..tree.len()).rev() {
-        let n = tree.node(id);
-        if n.children.is_empty() && id != tree.root() {
-            let given = leaf.get(id).copied().flatten();
-            let u = match given {
-                Some(u) => u,
-                None if n.usage_given => n.raw_usage,
-                None => MIN_USAGE,
-            };
-            usage[id] = u;
-            sum[id] = if u == MIN_USAGE { 0.0 } else { u };
-        } else {
-            let s = if n.usage_given {
-                n.raw_usage
-            } else {
-                n.children.iter().map(|&c| sum[c]).sum()
-            };
-            sum[id] = s;
-            usage[id] = MIN_USAGE + s;
-        }
-    }
+    let usage = usages_with(tree, leaf);
     let root = tree.root();
     values(tree, &usage)
         .iter()

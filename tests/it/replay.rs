@@ -283,8 +283,8 @@ fn month() -> Vec<TraceJob> {
     jobs
 }
 
-#[test]
-fn heavy_users_wait_longer_under_fair_share_than_under_size_only() {
+/// The generated month, as a trace, on the 16 × 8-core cluster it is sized for.
+fn month_on_16x8() -> (Vec<TraceJob>, Trace, Cluster) {
     let jobs = month();
     let trace = Trace {
         jobs: jobs.clone(),
@@ -295,6 +295,12 @@ fn heavy_users_wait_longer_under_fair_share_than_under_size_only() {
         cores_per_node: 8,
         mem_per_node: 0,
     };
+    (jobs, trace, cluster)
+}
+
+#[test]
+fn heavy_users_wait_longer_under_fair_share_than_under_size_only() {
+    let (jobs, trace, cluster) = month_on_16x8();
     let mean_wait = |formula: &str, heavy: bool| {
         let o = run(jobs.clone(), 16, 8, formula, Backfill::Easy);
         let r = summarize(&trace, &o, cluster);
@@ -1333,16 +1339,7 @@ JobID|User|Account|Partition|QOS|Submit|Start|End|Timelimit|AllocCPUS
 fn slurm_heavy_users_wait_longer_under_fair_share_than_under_job_size() {
     // The generated month of `heavy_users_wait_longer_under_fair_share_than_under_size_only`,
     // ordered by Slurm's priority with only the fair-share weight, then only the job-size one.
-    let jobs = month();
-    let trace = Trace {
-        jobs: jobs.clone(),
-        ..Trace::default()
-    };
-    let cluster = Cluster {
-        nodes: 16,
-        cores_per_node: 8,
-        mem_per_node: 0,
-    };
+    let (_, trace, cluster) = month_on_16x8();
     let mean_wait = |weights: &str, heavy: bool| {
         let text = format!(
             "PriorityType=priority/multifactor\nAccountingStorageType=accounting_storage/slurmdbd\n{weights}"
@@ -1920,16 +1917,7 @@ fn flux_heavy_users_wait_longer_under_fair_share() {
     // fair-share weight 0 (every priority 0: ties to the earlier submit, first come first served).
     use fairsort::queue::flux_priority::Site;
     use fairsort::replay::{replay_flux, FluxPolicy};
-    let jobs = month();
-    let trace = Trace {
-        jobs: jobs.clone(),
-        ..Trace::default()
-    };
-    let cluster = Cluster {
-        nodes: 16,
-        cores_per_node: 8,
-        mem_per_node: 0,
-    };
+    let (jobs, trace, cluster) = month_on_16x8();
     let opts = Options {
         cluster,
         backfill: Backfill::Easy,
