@@ -244,8 +244,10 @@ impl Tree {
         drop(fill);
         let kids_of = |p: usize| &child_list[child_start[p]..child_start[p + 1]];
 
+        let mut nodes = Vec::with_capacity(n_specs + 2);
+        super::huge_pages::advise(&mut nodes);
         let mut tree = Tree {
-            nodes: Vec::with_capacity(n_specs + 2),
+            nodes,
             source,
             unknown_shares,
             accounts: NameIndex::default(),

@@ -69,6 +69,7 @@ pub fn parse_resource_group_indexed(
 ) -> Result<(TreeSpec, SpecNames), FormatError> {
     let hint = text::line_count_hint(text);
     let mut nodes: Vec<NodeSpec> = Vec::with_capacity(hint);
+    crate::fairshare::huge_pages::advise(&mut nodes);
     // Every node read so far by name (TREEROOT and unknown are not nodes: they are names of
     // the tree that no line may take).
     let mut names = SpecNames::with_capacity(hint);
