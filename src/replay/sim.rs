@@ -14,12 +14,11 @@
 
 use super::planned::Planned;
 use super::shares::ShareModel;
-use super::slurm::SlurmPolicy;
+use super::slurm::{Fixed, FixedCache, SlurmPolicy};
 use super::trace::{Trace, TraceJob};
 use crate::fairshare::keyword_source;
 use crate::formula::{Program, ResourceTable};
 use crate::pbs::Keyword;
-use crate::queue::slurm_jobs::SlurmJob;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -200,12 +199,13 @@ pub fn replay_slurm(
     run(trace, &program, opts, progress, Some(policy))
 }
 
-/// Slurm's side of a pass: the policy, the time origin, each pending trace job as Slurm sees
-/// it (built when it joins the queue, dropped when it starts: memory for the pending jobs only).
+/// Slurm's side of a pass: the policy, the time origin, each pending trace job's fixed
+/// priority terms (a class shared by the jobs of the same shape, set when it joins the queue).
 struct SlurmCtx<'a> {
     policy: &'a SlurmPolicy,
     origin: i64,
-    jobs: Vec<Option<SlurmJob>>,
+    cache: FixedCache<'a>,
+    jobs: Vec<Option<Fixed>>,
 }
 
 fn run(
@@ -225,6 +225,7 @@ fn run(
         SlurmCtx {
             policy: p,
             origin,
+            cache: FixedCache::default(),
             jobs: vec![None; trace.jobs.len()],
         }
     });
@@ -283,7 +284,9 @@ fn run(
         rows: Vec::new(),
         prio: Vec::new(),
         picked: Vec::new(),
+        order_free: slurm.is_some(),
         slurm,
+        queued_cores: 0,
     };
     let mut subs: Vec<usize> = Vec::with_capacity(trace.jobs.len());
     for (i, j) in trace.jobs.iter().enumerate() {
@@ -326,6 +329,7 @@ fn run(
                 break;
             }
             sim.fresh.push(i);
+            sim.queued_cores += trace.jobs.get(i).map_or(0, |j| j.cores);
             next += 1;
             events += 1;
         }
@@ -361,6 +365,11 @@ struct Sim<'a> {
     picked: Vec<usize>,
     /// Slurm's priority, when the replay orders by it.
     slurm: Option<SlurmCtx<'a>>,
+    /// Cores of the pending and new jobs.
+    queued_cores: u64,
+    /// Whether a pass where every queued job fits may skip the order: true when the order has
+    /// no other effect (Slurm's priority never raises, so `formula_errors` cannot depend on it).
+    order_free: bool,
 }
 
 impl Sim<'_> {
@@ -392,6 +401,7 @@ impl Sim<'_> {
             *sj = None;
         }
         self.free -= job.cores;
+        self.queued_cores = self.queued_cores.saturating_sub(job.cores);
         self.running.push(Reverse((end, j)));
         self.planned
             .insert(t.saturating_add(job.planned()), j, job.cores);
@@ -435,13 +445,13 @@ impl Sim<'_> {
                     Slot::AccrueType => 2.0,
                     Slot::Share(s) => shares.value(s, j),
                     Slot::Slurm => match &self.slurm {
-                        Some(c) => c.jobs.get(j).and_then(Option::as_ref).map_or(0.0, |sj| {
+                        Some(c) => c.jobs.get(j).copied().flatten().map_or(0.0, |fx| {
                             let fs = if shares.in_use() {
                                 shares.value(0, j)
                             } else {
                                 0.0
                             };
-                            c.policy.priority(sj, t, c.origin, fs)
+                            c.policy.priority_fixed(&c.cache, fx, t, c.origin, fs)
                         }),
                         None => 0.0,
                     },
@@ -469,7 +479,7 @@ impl Sim<'_> {
         if let Some(c) = &mut self.slurm {
             for &j in &self.fresh {
                 if let (Some(slot), Some(job)) = (c.jobs.get_mut(j), jobs.get(j)) {
-                    *slot = Some(c.policy.slurm_job(job, c.origin));
+                    *slot = Some(c.policy.fixed(&mut c.cache, job, c.origin));
                 }
             }
         }
@@ -510,7 +520,12 @@ impl Sim<'_> {
         }
         self.evaluate(t, shares);
         if all {
-            self.pending.sort_unstable();
+            // Most passes change few places: a sorted queue is checked in one scan, and the
+            // stable sort merges the runs of a nearly sorted one (keys are unique: the same
+            // order as any sort).
+            if !self.pending.is_sorted() {
+                self.pending.sort();
+            }
             return;
         }
         // Only the new jobs have keys to place: sort them and merge.
@@ -542,6 +557,22 @@ impl Sim<'_> {
         std::mem::swap(&mut self.pending, &mut self.merged);
     }
 
+    /// Starts every pending and new job at `t` (the caller checked that they all fit).
+    fn start_all(&mut self, t: i64) {
+        let pending = std::mem::take(&mut self.pending);
+        for e in &pending {
+            self.start(e.job, t);
+        }
+        self.pending = pending;
+        self.pending.clear();
+        let fresh = std::mem::take(&mut self.fresh);
+        for &j in &fresh {
+            self.start(j, t);
+        }
+        self.fresh = fresh;
+        self.fresh.clear();
+    }
+
     fn pass(&mut self, t: i64, shares: &mut ShareModel) -> Result<(), ReplayError> {
         // Every job needs at least one core: with none free the pass can start nothing, and the
         // order it would compute is not kept, so it is skipped (same schedule, less work).
@@ -550,6 +581,14 @@ impl Sim<'_> {
         }
         self.out.passes += 1;
         let refreshed = shares.refresh(t)?;
+        if self.order_free && self.queued_cores < self.free {
+            // Every queued job fits, with a core to spare after the last (so the walk never
+            // stops on no free core): in any order they all start now, with no reservation.
+            // The order need not be computed, nor the fair share behind it.
+            self.start_all(t);
+            return Ok(());
+        }
+        shares.ensure()?;
         self.order(t, shares, refreshed);
         let mut pending = std::mem::take(&mut self.pending);
         let mut any_started = false;
