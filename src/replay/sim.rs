@@ -5,12 +5,15 @@
 //! formula and starts them in order while they fit, with EASY backfill behind the first job that
 //! does not fit. Jobs that start with run time 0 end at t, which makes another event at t.
 //!
-//! Work per pass (docs/replay.md, "Speed"): the pending queue is kept sorted between passes.
-//! A formula with `eligible_time` is evaluated for every pending job at every pass (its values
-//! move with t); one whose only changing inputs are fair-share values re-evaluates the jobs of
-//! the associations whose values changed, only at passes after a finish; any other formula
+//! Work per pass (docs/replay.md, "What a pass evaluates"): a formula with `eligible_time`
+//! (or Slurm's priority) is evaluated for every pending job at every pass (its values move with
+//! t) and the queue re-sorted if out of order; one whose only changing inputs are fair-share
+//! values keeps the queue in classes (`classes.rs`: association × fixed inputs), each evaluated
+//! once when it gets jobs or its association's values changed, walked merged by order, with
+//! EASY's scan finding each class's next startable job in a min-tree; any other formula
 //! evaluates each job once, when it joins the queue, and new jobs are merged into the order.
-//! The walk stops as soon as no core is free.
+//! The walk stops as soon as no core is free. Under Slurm's priority a pass where every queued
+//! job fits starts them all without computing the order.
 
 use super::classes::{Class, Member, GONE};
 use super::planned::Planned;

@@ -1,5 +1,6 @@
 //! Slurm's multifactor priority as a replay's ordering (`fairsort replay --slurm-conf`): each
-//! pending job's priority at each pass through `queue::slurm_priority::compute` (age from the
+//! pending job's priority at each pass with the arithmetic of `queue::slurm_priority::compute`
+//! (its fixed terms computed by it once per job shape, the age added per pass; age from the
 //! submit time, job size over the cluster model, partition and QOS from the trace), with the
 //! fair-share factor of the replay's own usage added with `PriorityWeightFairshare`
 //! (docs/replay.md, "Slurm priority", says what is modelled and what is not).

@@ -698,7 +698,6 @@ proptest! {
     }
 }
 
-/// The `<polyline` elements drawn 2 px wide: the plots' data series (axes and ticks are 1 px).
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
     /// Overloaded traces: up to 120 jobs submitted in 40 s on 8 cores, so a long queue builds
@@ -729,6 +728,7 @@ proptest! {
     }
 }
 
+/// The `<polyline` elements drawn 2 px wide: the plots' data series (axes and ticks are 1 px).
 fn series_count(svg: &str) -> usize {
     svg.split("<polyline")
         .skip(1)
