@@ -192,12 +192,10 @@ impl Class {
         self.leaves.get(i).copied().unwrap_or((GONE, i64::MAX))
     }
 
-    /// The first pending member's position.
+    /// The first pending member's position ([`Self::take`] keeps `head` on it: members before
+    /// it are started, and it moves past started ones when its own member starts).
     pub(crate) fn head(&self) -> Option<usize> {
-        if self.live == 0 {
-            return None;
-        }
-        self.find(self.head, &|c, _| c != GONE)
+        (self.live > 0).then_some(self.head)
     }
 
     /// The first member at or after `from` whose (cores, planned) satisfy the monotone `ok`.

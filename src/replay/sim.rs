@@ -15,7 +15,7 @@
 //! The walk stops as soon as no core is free. Under Slurm's priority a pass where every queued
 //! job fits starts them all without computing the order.
 
-use super::classes::{Class, Member, GONE};
+use super::classes::{Class, Member};
 use super::planned::Planned;
 use super::shares::ShareModel;
 use super::slurm::{Fixed, FixedCache, SlurmPolicy};
@@ -544,6 +544,21 @@ impl Sim<'_> {
     /// and ends by the shadow time or fits in the extra cores), checked again when its turn
     /// comes (starts only make the condition harder).
     fn walk_classes(&mut self, q: &mut Classes, t: i64) {
+        if self.queued_cores < self.free {
+            // Every pending job fits with a core to spare: in any order they all start, with
+            // no reservation (the classes were still evaluated, for `formula_errors`).
+            for &c in &q.active {
+                let Some(class) = q.all.get_mut(c as usize) else {
+                    continue;
+                };
+                while let Some(h) = class.head() {
+                    let Some(m) = class.member(h) else { break };
+                    class.take(h);
+                    self.start(m.job, t);
+                }
+            }
+            return;
+        }
         q.heap.clear();
         for &c in &q.active {
             let Some(class) = q.all.get(c as usize) else {
@@ -566,7 +581,7 @@ impl Sim<'_> {
             let (cores, _) = class.leaf(i);
             if cores <= self.free {
                 class.take(i);
-                if let Some(h) = class.find(i + 1, &|k, _| k != GONE) {
+                if let Some(h) = class.head() {
                     if let Some(m) = class.member(h) {
                         q.heap.push(Reverse((class.key, m.submit, m.job, c, h)));
                     }
