@@ -5,6 +5,7 @@
 //! `attainment` samples each account's share of the usage over time, `plot` draws SVGs.
 
 pub mod attainment;
+mod classes;
 pub mod decay;
 pub mod flux;
 pub mod flux_trace;

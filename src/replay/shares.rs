@@ -214,6 +214,8 @@ pub(crate) struct ShareModel {
     /// Usage per association under the decay model.
     usage_store: DecayedUsage,
     dirty: bool,
+    /// The time of a refresh whose values are not computed yet ([`Self::ensure`]).
+    due: Option<i64>,
     /// Per keyword, per association.
     values: Vec<Vec<f64>>,
     /// Per association: whether a value changed at the last refresh.
@@ -253,11 +255,17 @@ impl ShareModel {
             Some(c) if !c.is_empty() && site.is_none() => Some((PbsFlat::new(&entities), c)),
             _ => None,
         };
+        if pbs.is_none() && !keywords.is_empty() {
+            // The tree path's errors (a name the tree refuses) at the start, whether or not a
+            // pass ever needs the values.
+            build_tree(&entities, &vec![0.0; n])?;
+        }
         Ok(ShareModel {
             entities,
             keywords: keywords.to_vec(),
             usage_store,
             dirty: true,
+            due: None,
             values: vec![vec![0.0; n]; keywords.len()],
             changed: vec![true; n],
             pbs,
@@ -333,14 +341,25 @@ impl ShareModel {
         self.changed.get(a).copied().unwrap_or(true)
     }
 
-    /// Recomputes the fair-share values at `t` if the formula uses any and usage changed;
-    /// returns whether it did.
+    /// Renews the fair-share values as of `t` if the formula uses any and usage changed;
+    /// returns whether it did. The values are computed by [`Self::ensure`], when a pass needs
+    /// them (a pass whose order cannot matter never asks): until the next charge the stored
+    /// usage stays as it is at `t`, so computing later gives the values of `t`.
     pub(crate) fn refresh(&mut self, t: i64) -> Result<bool, ReplayError> {
         if self.keywords.is_empty() || !(self.dirty || self.usage_store.due(t)) {
             return Ok(false);
         }
         self.dirty = false;
         self.updates += 1;
+        self.due = Some(t);
+        Ok(true)
+    }
+
+    /// Computes the values renewed by the last [`Self::refresh`], if not done yet.
+    pub(crate) fn ensure(&mut self) -> Result<(), ReplayError> {
+        let Some(t) = self.due.take() else {
+            return Ok(());
+        };
         let mut usage = std::mem::take(&mut self.usage);
         self.usage_store.usage_into(t, &mut usage);
         let result = if let Some((flat, _)) = &mut self.pbs {
@@ -356,7 +375,7 @@ impl ShareModel {
             }
         };
         self.usage = usage;
-        result.map(|()| true)
+        result
     }
 
     /// Fair-share keyword `s`'s value for trace job `j`.
@@ -524,10 +543,12 @@ mod tests {
         let kws = vec!["fairshare_factor".to_string()];
         let mut m = ShareModel::new(&t, &kws, 3600.0, None, Decay::Continuous).unwrap();
         assert!(m.refresh(0).unwrap());
+        m.ensure().unwrap();
         (0..3).for_each(|a| m.prepare(a));
         assert!(!m.refresh(10).unwrap(), "no charge since: no refresh");
         m.charge(0, 100.0, 10);
         assert!(m.refresh(10).unwrap());
+        m.ensure().unwrap();
         (0..3).for_each(|a| m.prepare(a));
         // x's usage moved; z's group went from all of the (unit) root usage to 1/101 of it;
         // y's tree usage is its group's, which holds all the usage before and after.

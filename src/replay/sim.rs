@@ -5,22 +5,26 @@
 //! formula and starts them in order while they fit, with EASY backfill behind the first job that
 //! does not fit. Jobs that start with run time 0 end at t, which makes another event at t.
 //!
-//! Work per pass (docs/replay.md, "Speed"): the pending queue is kept sorted between passes.
-//! A formula with `eligible_time` is evaluated for every pending job at every pass (its values
-//! move with t); one whose only changing inputs are fair-share values re-evaluates the jobs of
-//! the associations whose values changed, only at passes after a finish; any other formula
+//! Work per pass (docs/replay.md, "What a pass evaluates"): a formula with `eligible_time`
+//! (or Slurm's priority) is evaluated for every pending job at every pass (its values move with
+//! t) and the queue re-sorted if out of order; one whose only changing inputs are fair-share
+//! values keeps the queue in classes (`classes.rs`: association × fixed inputs), each evaluated
+//! once when it gets jobs or its association's values changed, walked merged by order, with
+//! EASY's scan finding each class's next startable job in a min-tree; any other formula
 //! evaluates each job once, when it joins the queue, and new jobs are merged into the order.
-//! The walk stops as soon as no core is free.
+//! The walk stops as soon as no core is free. Under Slurm's priority a pass where every queued
+//! job fits starts them all without computing the order.
 
+use super::classes::{Class, Member};
 use super::flux::FluxPolicy;
 use super::planned::Planned;
 use super::shares::ShareModel;
-use super::slurm::SlurmPolicy;
+use super::slurm::{Fixed, FixedCache, SlurmPolicy};
 use super::trace::{Trace, TraceJob};
 use crate::fairshare::keyword_source;
 use crate::formula::{Program, ResourceTable};
 use crate::pbs::Keyword;
-use crate::queue::slurm_jobs::SlurmJob;
+use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -231,12 +235,13 @@ pub fn replay_flux(
     run(trace, &program, opts, progress, None, Some(policy))
 }
 
-/// Slurm's side of a pass: the policy, the time origin, each pending trace job as Slurm sees
-/// it (built when it joins the queue, dropped when it starts: memory for the pending jobs only).
+/// Slurm's side of a pass: the policy, the time origin, each pending trace job's fixed
+/// priority terms (a class shared by the jobs of the same shape, set when it joins the queue).
 struct SlurmCtx<'a> {
     policy: &'a SlurmPolicy,
     origin: i64,
-    jobs: Vec<Option<SlurmJob>>,
+    cache: FixedCache<'a>,
+    jobs: Vec<Option<Fixed>>,
 }
 
 fn run(
@@ -259,6 +264,7 @@ fn run(
         SlurmCtx {
             policy: p,
             origin,
+            cache: FixedCache::default(),
             jobs: vec![None; trace.jobs.len()],
         }
     });
@@ -334,7 +340,17 @@ fn run(
         rows: Vec::new(),
         prio: Vec::new(),
         picked: Vec::new(),
+        order_free: slurm.is_some(),
+        // flux's priority reads each job's queue and bank, which a class does not key; the
+        // classes' min-tree holds cores and walltimes, not memory.
+        classes: (reeval == Reeval::OnShareChange
+            && slurm.is_none()
+            && flux.is_none()
+            && mem_total == 0)
+            .then(Classes::default),
         slurm,
+        queued_cores: 0,
+        queued: 0,
     };
     let mut subs: Vec<usize> = Vec::with_capacity(trace.jobs.len());
     for (i, j) in trace.jobs.iter().enumerate() {
@@ -377,6 +393,8 @@ fn run(
                 break;
             }
             sim.fresh.push(i);
+            sim.queued_cores += trace.jobs.get(i).map_or(0, |j| j.cores);
+            sim.queued += 1;
             next += 1;
             events += 1;
         }
@@ -419,9 +437,282 @@ struct Sim<'a> {
     slurm: Option<SlurmCtx<'a>>,
     /// flux-accounting's priority, when the replay orders by it.
     flux: Option<&'a FluxPolicy>,
+    /// Cores of the pending and new jobs.
+    queued_cores: u64,
+    /// Pending and new jobs.
+    queued: usize,
+    /// The pending queue in classes, for a formula re-evaluated only on fair-share changes
+    /// (then `pending` stays empty).
+    classes: Option<Classes>,
+    /// Whether a pass where every queued job fits may skip the order: true when the order has
+    /// no other effect (Slurm's priority never raises, so `formula_errors` cannot depend on it).
+    order_free: bool,
+}
+
+/// A class's candidate in a pass's merge: (value key, submit, trace index, class, position).
+type Head = (u64, i64, usize, u32, usize);
+
+/// The pending queue in classes (`classes.rs`): the classes, their index by (association,
+/// fixed inputs), those with pending jobs, and scratch for a pass.
+#[derive(Debug, Default)]
+struct Classes {
+    all: Vec<Class>,
+    index: FxHashMap<Vec<u64>, u32>,
+    /// Classes with pending jobs (and, until the end of a pass, some that just emptied).
+    active: Vec<u32>,
+    listed: Vec<bool>,
+    key: Vec<u64>,
+    /// Scratch: classes to evaluate and how many job evaluations each stands for.
+    eval: Vec<(u32, u64)>,
+    /// Scratch: the merge of the classes by (value key, submit, trace index, class, position).
+    heap: BinaryHeap<Reverse<Head>>,
+}
+
+impl Classes {
+    /// After a pass: drops the emptied classes from `active` and compacts the others.
+    fn tidy(&mut self) {
+        let (all, listed) = (&mut self.all, &mut self.listed);
+        self.active.retain(|&c| {
+            let Some(class) = all.get_mut(c as usize) else {
+                return false;
+            };
+            if class.live() == 0 {
+                if let Some(l) = listed.get_mut(c as usize) {
+                    *l = false;
+                }
+                return false;
+            }
+            class.compact();
+            true
+        });
+    }
 }
 
 impl Sim<'_> {
+    /// A fixed (not fair-share) slot's value for `job`.
+    fn fixed_slot(&self, s: Slot, job: &TraceJob) -> f64 {
+        match s {
+            Slot::Ncpus => job.cores as f64,
+            Slot::Walltime => job.planned() as f64,
+            Slot::Nodect => job.cores.div_ceil(self.cpn) as f64,
+            Slot::Mem => job.mem as f64,
+            Slot::AccrueType => 2.0,
+            _ => 0.0,
+        }
+    }
+
+    /// Puts the new jobs in their classes and evaluates the classes whose value may have
+    /// changed: those with new jobs, and after a refresh those whose association's values
+    /// changed. Each class evaluation counts for every job it stands for (the jobs the vector
+    /// path would evaluate), so `formula_errors` is the same.
+    fn order_classes(&mut self, q: &mut Classes, shares: &mut ShareModel, refreshed: bool) {
+        let fresh = std::mem::take(&mut self.fresh);
+        for &j in &fresh {
+            let Some(job) = self.jobs.get(j) else {
+                continue;
+            };
+            let assoc = shares.entities().job_assoc.get(j).copied().unwrap_or(0);
+            q.key.clear();
+            q.key.push(assoc as u64);
+            for &s in &self.slots {
+                if !matches!(s, Slot::Share(_)) {
+                    q.key.push(self.fixed_slot(s, job).to_bits());
+                }
+            }
+            let c = match q.index.get(q.key.as_slice()) {
+                Some(&c) => c,
+                None => {
+                    let row = self
+                        .slots
+                        .iter()
+                        .map(|&s| self.fixed_slot(s, job))
+                        .collect();
+                    q.all.push(Class::new(assoc, j, row));
+                    q.listed.push(false);
+                    let c = (q.all.len() - 1) as u32;
+                    q.index.insert(q.key.clone(), c);
+                    c
+                }
+            };
+            if let Some(class) = q.all.get_mut(c as usize) {
+                class.push(
+                    Member {
+                        submit: job.submit,
+                        job: j,
+                    },
+                    job.cores,
+                    job.planned(),
+                );
+            }
+            if let Some(l) = q.listed.get_mut(c as usize) {
+                if !*l {
+                    *l = true;
+                    q.active.push(c);
+                }
+            }
+        }
+        self.fresh = fresh;
+        self.fresh.clear();
+        q.eval.clear();
+        for &c in &q.active {
+            let Some(class) = q.all.get_mut(c as usize) else {
+                continue;
+            };
+            if class.live() == 0 {
+                continue;
+            }
+            if refreshed || class.new > 0 {
+                shares.prepare(class.assoc);
+            }
+            let old = class.live() - class.new;
+            let mut n = class.new;
+            if refreshed && shares.changed(class.assoc) {
+                n += old;
+            }
+            class.new = 0;
+            if n > 0 || !class.evaluated {
+                q.eval.push((c, n as u64));
+            }
+        }
+        let w = self.slots.len();
+        self.rows.clear();
+        for &(c, _) in &q.eval {
+            let Some(class) = q.all.get(c as usize) else {
+                continue;
+            };
+            for (&s, &v) in self.slots.iter().zip(&class.row) {
+                self.rows.push(match s {
+                    Slot::Share(k) => shares.value(k, class.rep),
+                    _ => v,
+                });
+            }
+        }
+        self.prio.clear();
+        self.prio.resize(q.eval.len(), 0.0);
+        debug_assert_eq!(self.rows.len(), q.eval.len() * w);
+        let errors = self.program.eval_rows(&self.rows, &mut self.prio);
+        for (i, _) in &errors {
+            if let Some(&(_, n)) = q.eval.get(*i) {
+                self.out.formula_errors += n;
+            }
+        }
+        for (&(c, _), &v) in q.eval.iter().zip(&self.prio) {
+            if let Some(class) = q.all.get_mut(c as usize) {
+                class.key = desc_key(v);
+                class.evaluated = true;
+            }
+        }
+    }
+
+    /// The pass's walk over the classes merged in pass order: jobs start while they fit; with
+    /// EASY, after the reservation, each class offers its next job that may start (fits now,
+    /// and ends by the shadow time or fits in the extra cores), checked again when its turn
+    /// comes (starts only make the condition harder).
+    fn walk_classes(&mut self, q: &mut Classes, t: i64) {
+        if self.queued_cores < self.free {
+            // Every pending job fits with a core to spare: in any order they all start, with
+            // no reservation (the classes were still evaluated, for `formula_errors`).
+            for &c in &q.active {
+                let Some(class) = q.all.get_mut(c as usize) else {
+                    continue;
+                };
+                while let Some(h) = class.head() {
+                    let Some(m) = class.member(h) else { break };
+                    class.take(h);
+                    self.start(m.job, t);
+                }
+            }
+            return;
+        }
+        q.heap.clear();
+        for &c in &q.active {
+            let Some(class) = q.all.get(c as usize) else {
+                continue;
+            };
+            if let Some(h) = class.head() {
+                if let Some(m) = class.member(h) {
+                    q.heap.push(Reverse((class.key, m.submit, m.job, c, h)));
+                }
+            }
+        }
+        let mut reservation = None;
+        while let Some(Reverse((_, _, j, c, i))) = q.heap.pop() {
+            if self.free == 0 {
+                return;
+            }
+            let Some(class) = q.all.get_mut(c as usize) else {
+                continue;
+            };
+            let (cores, _) = class.leaf(i);
+            if cores <= self.free {
+                class.take(i);
+                if let Some(h) = class.head() {
+                    if let Some(m) = class.member(h) {
+                        q.heap.push(Reverse((class.key, m.submit, m.job, c, h)));
+                    }
+                }
+                self.start(j, t);
+            } else if self.backfill == Backfill::None {
+                return;
+            } else {
+                // Classes are used only without memory in the model (see `run`).
+                let (shadow, extra, _) = self.reservation(cores, 0);
+                reservation = Some((shadow, extra));
+                break;
+            }
+        }
+        let Some((shadow, mut extra)) = reservation else {
+            return;
+        };
+        q.heap.clear();
+        let fits = |free: u64, extra: u64| {
+            move |k: u64, p: i64| k <= free && (t.saturating_add(p) <= shadow || k <= extra)
+        };
+        for &c in &q.active {
+            let Some(class) = q.all.get(c as usize) else {
+                continue;
+            };
+            let Some(h) = class.head() else { continue };
+            if let Some(i) = class.find(h, &fits(self.free, extra)) {
+                if let Some(m) = class.member(i) {
+                    q.heap.push(Reverse((class.key, m.submit, m.job, c, i)));
+                }
+            }
+        }
+        while let Some(Reverse((_, _, j, c, i))) = q.heap.pop() {
+            if self.free == 0 {
+                return;
+            }
+            let Some(class) = q.all.get_mut(c as usize) else {
+                continue;
+            };
+            let (cores, planned) = class.leaf(i);
+            if cores <= self.free {
+                let ok = if t.saturating_add(planned) <= shadow {
+                    true
+                } else if cores <= extra {
+                    extra -= cores;
+                    true
+                } else {
+                    false
+                };
+                if ok {
+                    class.take(i);
+                    self.start(j, t);
+                    self.out.backfilled += 1;
+                }
+            }
+            let Some(class) = q.all.get(c as usize) else {
+                continue;
+            };
+            if let Some(n) = class.find(i + 1, &fits(self.free, extra)) {
+                if let Some(m) = class.member(n) {
+                    q.heap.push(Reverse((class.key, m.submit, m.job, c, n)));
+                }
+            }
+        }
+    }
+
     fn job(&self, j: usize) -> Option<&TraceJob> {
         self.jobs.get(j)
     }
@@ -455,6 +746,8 @@ impl Sim<'_> {
             *sj = None;
         }
         self.free -= job.cores;
+        self.queued_cores = self.queued_cores.saturating_sub(job.cores);
+        self.queued = self.queued.saturating_sub(1);
         self.running.push(Reverse((end, j)));
         self.planned
             .insert(t.saturating_add(job.planned()), j, job.cores);
@@ -531,11 +824,9 @@ impl Sim<'_> {
                             0.0
                         };
                         match (&self.slurm, self.flux) {
-                            (Some(c), _) => c
-                                .jobs
-                                .get(j)
-                                .and_then(Option::as_ref)
-                                .map_or(0.0, |sj| c.policy.priority(sj, t, c.origin, fs)),
+                            (Some(c), _) => c.jobs.get(j).copied().flatten().map_or(0.0, |fx| {
+                                c.policy.priority_fixed(&c.cache, fx, t, c.origin, fs)
+                            }),
                             (None, Some(f)) => f.priority(j, fs),
                             (None, None) => 0.0,
                         }
@@ -564,7 +855,7 @@ impl Sim<'_> {
         if let Some(c) = &mut self.slurm {
             for &j in &self.fresh {
                 if let (Some(slot), Some(job)) = (c.jobs.get_mut(j), jobs.get(j)) {
-                    *slot = Some(c.policy.slurm_job(job, c.origin));
+                    *slot = Some(c.policy.fixed(&mut c.cache, job, c.origin));
                 }
             }
         }
@@ -605,7 +896,12 @@ impl Sim<'_> {
         }
         self.evaluate(t, shares);
         if all {
-            self.pending.sort_unstable();
+            // Most passes change few places: a sorted queue is checked in one scan, and the
+            // stable sort merges the runs of a nearly sorted one (keys are unique: the same
+            // order as any sort).
+            if !self.pending.is_sorted() {
+                self.pending.sort();
+            }
             return;
         }
         // Only the new jobs have keys to place: sort them and merge.
@@ -637,14 +933,45 @@ impl Sim<'_> {
         std::mem::swap(&mut self.pending, &mut self.merged);
     }
 
+    /// Starts every pending and new job at `t` (the caller checked that they all fit).
+    fn start_all(&mut self, t: i64) {
+        let pending = std::mem::take(&mut self.pending);
+        for e in &pending {
+            self.start(e.job, t);
+        }
+        self.pending = pending;
+        self.pending.clear();
+        let fresh = std::mem::take(&mut self.fresh);
+        for &j in &fresh {
+            self.start(j, t);
+        }
+        self.fresh = fresh;
+        self.fresh.clear();
+    }
+
     fn pass(&mut self, t: i64, shares: &mut ShareModel) -> Result<(), ReplayError> {
         // Every job needs at least one core: with none free the pass can start nothing, and the
         // order it would compute is not kept, so it is skipped (same schedule, less work).
-        if (self.pending.is_empty() && self.fresh.is_empty()) || self.free == 0 {
+        if self.queued == 0 || self.free == 0 {
             return Ok(());
         }
         self.out.passes += 1;
         let refreshed = shares.refresh(t)?;
+        if self.order_free && self.queued_cores < self.free {
+            // Every queued job fits, with a core to spare after the last (so the walk never
+            // stops on no free core): in any order they all start now, with no reservation.
+            // The order need not be computed, nor the fair share behind it.
+            self.start_all(t);
+            return Ok(());
+        }
+        shares.ensure()?;
+        if let Some(mut q) = self.classes.take() {
+            self.order_classes(&mut q, shares, refreshed);
+            self.walk_classes(&mut q, t);
+            q.tidy();
+            self.classes = Some(q);
+            return Ok(());
+        }
         self.order(t, shares, refreshed);
         let mut pending = std::mem::take(&mut self.pending);
         let mut any_started = false;

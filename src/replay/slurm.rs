@@ -1,5 +1,6 @@
 //! Slurm's multifactor priority as a replay's ordering (`fairsort replay --slurm-conf`): each
-//! pending job's priority at each pass through `queue::slurm_priority::compute` (age from the
+//! pending job's priority at each pass with the arithmetic of `queue::slurm_priority::compute`
+//! (its fixed terms computed by it once per job shape, the age added per pass; age from the
 //! submit time, job size over the cluster model, partition and QOS from the trace), with the
 //! fair-share factor of the replay's own usage added with `PriorityWeightFairshare`
 //! (docs/replay.md, "Slurm priority", says what is modelled and what is not).
@@ -9,7 +10,8 @@ use super::trace::TraceJob;
 use crate::fairshare::Algorithm;
 use crate::formats::slurm::conf::{Node, SlurmConf};
 use crate::queue::slurm_jobs::{SlurmJob, TimeLimit};
-use crate::queue::slurm_priority::{compute, slurmctld_priority, Site, Weights};
+use crate::queue::slurm_priority::{compute, Site, Weights};
+use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 
 /// The most nodes a Slurm cluster model may have: slurm.conf's node records are built for them
@@ -141,7 +143,9 @@ impl SlurmPolicy {
     }
 
     /// The priority slurmctld would give `job` at `t` (shifted by `origin` as in
-    /// [`Self::slurm_job`]) with fair-share factor `fairshare`: the largest over its partitions.
+    /// [`Self::slurm_job`]) with fair-share factor `fairshare`: the largest over its partitions
+    /// (the reference [`Self::priority_fixed`] is tested against).
+    #[cfg(test)]
     pub(crate) fn priority(&self, job: &SlurmJob, t: i64, origin: i64, fairshare: f64) -> f64 {
         let site = Site {
             conf: &self.conf,
@@ -156,9 +160,162 @@ impl SlurmPolicy {
             .into_iter()
             .map(|mut r| {
                 r.weighted.fairshare = fairshare * f64::from(self.weights.fairshare);
-                f64::from(slurmctld_priority(&r.weighted, multi))
+                f64::from(crate::queue::slurm_priority::slurmctld_priority(
+                    &r.weighted,
+                    multi,
+                ))
             })
             .fold(0.0, f64::max)
+    }
+}
+
+/// One partition's terms of a job's priority that do not move with time (weighted, as
+/// `queue::slurm_priority` computes them), kept so that a pass adds only the age and the fair
+/// share: the same additions in the same order as [`crate::queue::slurm_priority::slurmctld_priority`], bit for bit.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct FixedTerms {
+    assoc: f64,
+    jobsize: f64,
+    partition: f64,
+    qos: f64,
+    tres: f64,
+    site: f64,
+    nice: f64,
+    multi: bool,
+}
+
+impl FixedTerms {
+    /// slurmctld's stored value with this age and fair-share term (weighted).
+    fn priority(&self, age: f64, fairshare: f64) -> f64 {
+        let mut p = if self.multi {
+            self.partition
+                + (age + self.assoc + fairshare + self.jobsize + self.qos + self.tres + self.site
+                    - self.nice)
+        } else {
+            age + self.assoc
+                + fairshare
+                + self.jobsize
+                + self.partition
+                + self.qos
+                + self.tres
+                + self.site
+                - self.nice
+        };
+        if p < 1.0 {
+            p = 1.0;
+        }
+        if p >= 4294967295.0 {
+            return f64::from(u32::MAX);
+        }
+        f64::from(p as u32)
+    }
+}
+
+/// The fixed terms of the replay's pending jobs: a job's terms depend only on its cores, queue,
+/// QOS and (with `SMALL_RELATIVE_TO_TIME`) time limit, so they are computed once per distinct
+/// combination (`queue::slurm_priority::compute` scans slurm.conf's node records, O(nodes)) and
+/// each job keeps its class and accrue time. A pass then computes a priority in O(partitions)
+/// with no allocation.
+#[derive(Debug, Default)]
+pub(crate) struct FixedCache<'t> {
+    classes: FxHashMap<(u64, u32, &'t str, &'t str), u32>,
+    /// Per class: its rows (one per partition; none: the job has no priority row, value 0).
+    terms: Vec<Vec<FixedTerms>>,
+}
+
+/// A pending job's Slurm priority inputs: its class in a [`FixedCache`] and accrue time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Fixed {
+    class: u32,
+    accrue: i64,
+}
+
+impl SlurmPolicy {
+    /// `job`'s class and accrue time (on the shifted clock), its class's terms computed on
+    /// first sight.
+    pub(crate) fn fixed<'t>(
+        &self,
+        cache: &mut FixedCache<'t>,
+        job: &'t TraceJob,
+        origin: i64,
+    ) -> Fixed {
+        let limit = if self.conf.flags.small_relative_to_time {
+            job.walltime.map_or(u32::MAX, |w| {
+                u32::try_from((w.max(0) + 59) / 60).unwrap_or(u32::MAX - 1)
+            })
+        } else {
+            0
+        };
+        let key = (job.cores, limit, job.queue.as_str(), job.qos.as_str());
+        let accrue = shifted(job.submit, origin);
+        if let Some(&class) = cache.classes.get(&key) {
+            return Fixed { class, accrue };
+        }
+        let sj = self.slurm_job(job, origin);
+        let site = Site {
+            conf: &self.conf,
+            weights: &self.weights,
+            qos: &self.qos,
+            assoc: None,
+            fairshare: None,
+            now: accrue,
+        };
+        let multi = sj.partitions.len() > 1;
+        let rows = compute(&site, std::slice::from_ref(&sj))
+            .into_iter()
+            .map(|r| FixedTerms {
+                assoc: r.weighted.assoc,
+                jobsize: r.weighted.jobsize,
+                partition: r.weighted.partition,
+                qos: r.weighted.qos,
+                tres: r.weighted.tres_total(),
+                site: r.weighted.site,
+                nice: r.weighted.nice,
+                multi,
+            })
+            .collect();
+        let class = u32::try_from(cache.terms.len()).unwrap_or(u32::MAX);
+        cache.terms.push(rows);
+        cache.classes.insert(key, class);
+        Fixed { class, accrue }
+    }
+
+    /// The priority slurmctld would give a job with inputs `fixed` at `t` (shifted by `origin`)
+    /// with fair-share factor `fairshare`: the same value as [`Self::priority`], computed from
+    /// the fixed terms plus the age (`min(age, max_age) / max_age` × weight, as slurmctld).
+    pub(crate) fn priority_fixed(
+        &self,
+        cache: &FixedCache,
+        fixed: Fixed,
+        t: i64,
+        origin: i64,
+        fairshare: f64,
+    ) -> f64 {
+        let Some(rows) = cache.terms.get(fixed.class as usize) else {
+            return 0.0;
+        };
+        let now = shifted(t, origin);
+        if fixed.accrue > now {
+            // Not yet eligible: no priority row.
+            return 0.0;
+        }
+        let mut age = 0.0;
+        if self.weights.age != 0 && fixed.accrue != 0 {
+            let diff: u32 = if now > fixed.accrue {
+                (now - fixed.accrue) as u32
+            } else {
+                0
+            };
+            let max_age = self.conf.max_age;
+            age = if diff < max_age {
+                f64::from(diff) / f64::from(max_age)
+            } else {
+                1.0
+            };
+        }
+        let age = age * f64::from(self.weights.age);
+        let fs = fairshare * f64::from(self.weights.fairshare);
+        rows.iter().map(|r| r.priority(age, fs)).fold(0.0, f64::max)
     }
 }
 
@@ -231,6 +388,60 @@ mod tests {
         let prio = |q: &str, qos: &str| p.priority(&p.slurm_job(&job(0, 1, q, qos), 0), 0, 0, 0.0);
         assert_eq!(prio("lo", "normal"), 250.0 + 50.0);
         assert_eq!(prio("hi", "high"), 1000.0 + 100.0);
+    }
+
+    #[test]
+    fn fixed_terms_give_the_priority_bit_for_bit() {
+        let confs = [
+            "PriorityMaxAge=00:20:00\nPriorityWeightAge=12000\nPriorityWeightJobSize=1000\n\
+             PriorityWeightFairshare=7777\n",
+            "PriorityMaxAge=0\nPriorityWeightAge=3\nPriorityWeightJobSize=999\n\
+             PriorityFavorSmall=YES\nPriorityWeightTRES=CPU=1000,Node=77\n\
+             PriorityWeightPartition=1000\nPriorityWeightQOS=100\n\
+             PartitionName=lo PriorityJobFactor=1\nPartitionName=hi PriorityJobFactor=4 PriorityTier=2\n",
+            "PriorityMaxAge=1-0\nPriorityWeightAge=1000\nPriorityWeightJobSize=5000\n\
+             PriorityFlags=SMALL_RELATIVE_TO_TIME\nPriorityWeightFairshare=10000\n\
+             PartitionName=lo MaxTime=60\n",
+        ];
+        let mut seed: u64 = 7;
+        let mut next = |n: u64| {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 33) % n
+        };
+        let queues = ["", "lo", "hi", "lo,hi", "other"];
+        let qoses = ["", "normal", "high"];
+        for conf in confs {
+            let p = policy(conf, &[("normal", 1), ("high", 2)]);
+            let mut cache = FixedCache::default();
+            let jobs: Vec<TraceJob> = (0..300)
+                .map(|_| {
+                    let mut j = job(
+                        next(100_000) as i64,
+                        1 + next(32),
+                        queues[next(5) as usize],
+                        qoses[next(3) as usize],
+                    );
+                    j.walltime = [None, Some(next(10_000) as i64)][next(2) as usize];
+                    j
+                })
+                .collect();
+            for j in &jobs {
+                let origin = next(3) as i64;
+                let fx = p.fixed(&mut cache, j, origin);
+                let sj = p.slurm_job(j, origin);
+                for _ in 0..5 {
+                    let t = j.submit - 2 + next(200_000) as i64;
+                    let fs = next(1001) as f64 / 1000.0;
+                    let want = p.priority(&sj, t, origin, fs);
+                    let got = p.priority_fixed(&cache, fx, t, origin, fs);
+                    assert_eq!(got.to_bits(), want.to_bits(), "{conf} {j:?} at {t}");
+                }
+            }
+            // Jobs of one shape share a class.
+            assert!(cache.terms.len() < jobs.len());
+        }
     }
 
     #[test]

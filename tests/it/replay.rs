@@ -805,6 +805,36 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    /// Overloaded traces: up to 120 jobs submitted in 40 s on 8 cores, so a long queue builds
+    /// and every pass orders and backfills through it (the classes' merge and the backfill
+    /// scan that skips what cannot start).
+    #[test]
+    fn an_overloaded_replay_gives_the_reference_schedule(
+        raw in prop::collection::vec((0i64..40, 0i64..120, 1i64..150, 1u64..10, 0usize..5, 0usize..3), 20..120),
+        formula in prop::sample::select(vec![
+            "eligible_time", "ncpus", "fairshare_factor", "fairshare_factor * 100 + ncpus",
+            "fairshare_tree_usage - fairshare_perc", "level_fs", "classic_factor * nodect",
+            "fairshare_perc * walltime",
+        ]),
+        easy in any::<bool>(),
+    ) {
+        let jobs: Vec<TraceJob> = raw
+            .iter()
+            .enumerate()
+            .map(|(i, &(s, r, w, c, u, a))| {
+                let mut j = job(&i.to_string(), s, r, w, c, &format!("u{u}"));
+                j.account = format!("g{a}");
+                j
+            })
+            .collect();
+        let backfill = if easy { Backfill::Easy } else { Backfill::None };
+        let o = run(jobs.clone(), 2, 4, formula, backfill);
+        prop_assert_eq!(times(&o), reference(&jobs, 8, 4, formula, easy));
+    }
+}
+
 /// The `<polyline` elements drawn 2 px wide: the plots' data series (axes and ticks are 1 px).
 fn series_count(svg: &str) -> usize {
     svg.split("<polyline")
