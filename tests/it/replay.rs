@@ -710,6 +710,7 @@ fn reference(
                         "ncpus" => job.cores as f64,
                         "walltime" => job.planned() as f64,
                         "nodect" => job.cores.div_ceil(cpn) as f64,
+                        "mem" => job.mem as f64,
                         "accrue_type" => 2.0,
                         _ if keyword_source(k).is_some() => share_vals[s][ent.job_assoc[j]],
                         _ => 0.0,
@@ -816,7 +817,7 @@ proptest! {
         formula in prop::sample::select(vec![
             "eligible_time", "ncpus", "fairshare_factor", "fairshare_factor * 100 + ncpus",
             "fairshare_tree_usage - fairshare_perc", "level_fs", "classic_factor * nodect",
-            "fairshare_perc * walltime",
+            "fairshare_perc * walltime", "fairshare_factor + mem / 1048576",
         ]),
         easy in any::<bool>(),
     ) {
@@ -826,6 +827,8 @@ proptest! {
             .map(|(i, &(s, r, w, c, u, a))| {
                 let mut j = job(&i.to_string(), s, r, w, c, &format!("u{u}"));
                 j.account = format!("g{a}");
+                // A memory request the formula may read (no memory in the model: it binds only).
+                j.mem = (s as u64 * 7 + r as u64) % 3 * 1_048_576;
                 j
             })
             .collect();
