@@ -125,7 +125,8 @@ impl<'c> Part<'c> {
             *eligible = j.eligible_time;
             *accrue = j.accrue_type as f64;
             *runnable = j.state.is_runnable();
-            for &(sym, v) in set.requests(j) {
+            for r in set.requests(j) {
+                let (sym, v) = (r.sym(), r.value());
                 match v {
                     ResourceValue::Number(x) => {
                         let column = self.resources.get_mut(sym as usize);
@@ -204,7 +205,8 @@ mod tests {
             for c in &mut cols.resources {
                 c.values.push(0.0);
             }
-            for &(sym, v) in set.requests(j) {
+            for r in set.requests(j) {
+                let (sym, v) = (r.sym(), r.value());
                 let c = &mut cols.resources[sym as usize];
                 match v {
                     ResourceValue::Number(x) => c.values[i] = x,

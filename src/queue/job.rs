@@ -80,6 +80,33 @@ fn first_duplicate_id(jobs: &[Job]) -> Option<&str> {
     best.map(|i| jobs[i].id.as_str())
 }
 
+/// From this many jobs on, [`JobSet::sort_submission`] sorts keys and moves each job once.
+const KEY_SORT_MIN_JOBS: usize = 1 << 12;
+
+/// Submission order: qtime, then the id's sequence number and array index, then the id.
+fn submission_cmp(a: &Job, b: &Job) -> std::cmp::Ordering {
+    (a.qtime, a.seq, a.array_index, &a.id).cmp(&(b.qtime, b.seq, b.array_index, &b.id))
+}
+
+/// Reorders `items` so that position `k` holds the item that was at `order[k]` (`order` is a
+/// permutation of `0..items.len()`, all below `u32::MAX`; it is used up), following each cycle
+/// with swaps: no second vector of items.
+fn permute<T>(items: &mut [T], order: &mut [u32]) {
+    const DONE: u32 = u32::MAX;
+    for start in 0..order.len() {
+        let mut k = start;
+        while let Some(src) = order.get(k).copied().filter(|&s| s != DONE) {
+            order[k] = DONE;
+            let src = src as usize;
+            if src == start {
+                break;
+            }
+            items.swap(k, src);
+            k = src;
+        }
+    }
+}
+
 /// A set of jobs with their interned names, kept in submission order (qtime, then the id's
 /// sequence number and array index, then the id), as PBS's server lists them.
 #[derive(Debug, Clone, Default)]
@@ -112,14 +139,51 @@ impl JobSet {
     /// Sorts the jobs into submission order and rejects a job id seen twice. Readers call it
     /// once after the last job.
     pub fn finish(&mut self) -> Result<(), JobsError> {
-        self.jobs.sort_by(|a, b| {
-            (a.qtime, a.seq, a.array_index, &a.id).cmp(&(b.qtime, b.seq, b.array_index, &b.id))
-        });
+        self.sort_submission();
         if let Some(dup) = first_duplicate_id(&self.jobs) {
             return Err(JobsError::DuplicateJob(dup.to_string()));
         }
         self.columns = self.build_columns();
         Ok(())
+    }
+
+    /// Sorts the jobs into submission order (stable: jobs with equal keys keep their order).
+    /// A reader that parses a large file in parts sorts each part on its own thread; `finish`
+    /// then finds the parts' sorted runs and only merges them.
+    pub(crate) fn sort_submission(&mut self) {
+        let n = self.jobs.len();
+        if n < KEY_SORT_MIN_JOBS || n >= u32::MAX as usize {
+            self.jobs.sort_by(submission_cmp);
+            return;
+        }
+        // A large set: sort small keys, then move each job once. A stable sort of the jobs
+        // themselves (128 bytes each) moved them some twenty times over.
+        let mut keys: Vec<(i64, u64, Option<u64>, u32)> = (self.jobs.iter())
+            .enumerate()
+            .map(|(i, j)| (j.qtime, j.seq, j.array_index, i as u32))
+            .collect();
+        if !keys.is_sorted() {
+            keys.sort_unstable();
+        }
+        let mut order: Vec<u32> = keys.iter().map(|k| k.3).collect();
+        // Equal (qtime, seq, index) keys are ordered by id, then input position (stable).
+        let mut start = 0;
+        while start < keys.len() {
+            let key = &keys[start];
+            let same = keys[start..]
+                .iter()
+                .take_while(|k| (k.0, k.1, k.2) == (key.0, key.1, key.2))
+                .count();
+            if same > 1 {
+                let jobs = &self.jobs;
+                order[start..start + same]
+                    .sort_by(|&a, &b| (&jobs[a as usize].id, a).cmp(&(&jobs[b as usize].id, b)));
+            }
+            start += same;
+        }
+        if order.iter().enumerate().any(|(k, &i)| k != i as usize) {
+            permute(&mut self.jobs, &mut order);
+        }
     }
 
     /// Builds the column view of the jobs (`finish` keeps it in `columns`), in two halves on two
@@ -146,8 +210,8 @@ impl JobSet {
     pub fn resource(&self, job: &Job, sym: Sym) -> Option<ResourceValue> {
         self.requests(job)
             .iter()
-            .find(|(s, _)| *s == sym)
-            .map(|(_, v)| *v)
+            .find(|r| r.sym() == sym)
+            .map(|r| r.value())
     }
 
     /// One line per job, in order, with every field a reader sets — names resolved, numbers as
@@ -159,7 +223,8 @@ impl JobSet {
             .iter()
             .map(|j| {
                 let requests: Vec<String> = (self.requests(j).iter())
-                    .map(|&(sym, v)| {
+                    .map(|r| {
+                        let (sym, v) = (r.sym(), r.value());
                         let value = match v {
                             ResourceValue::Number(n) => bits(n),
                             ResourceValue::Text(_) => format!("{:?}", self.text(v)),
@@ -214,15 +279,15 @@ impl JobSet {
         let parallel = other_jobs.len() >= PARALLEL_MIN_JOBS;
         let (jobs, requests) = (&mut self.jobs, &mut self.requests);
         let move_requests = move || {
-            requests.extend(other_requests.into_iter().map(|(sym, value)| {
-                let sym = resources.get(sym as usize).copied().unwrap_or(sym);
-                let value = match value {
+            requests.extend(other_requests.into_iter().map(|r| {
+                let sym = resources.get(r.sym() as usize).copied().unwrap_or(r.sym());
+                let value = match r.value() {
                     ResourceValue::Text(t) => {
                         ResourceValue::Text(texts.get(t as usize).copied().unwrap_or(t))
                     }
                     number => number,
                 };
-                (sym, value)
+                Request::new(sym, value)
             }))
         };
         let move_jobs = move || {
@@ -316,6 +381,51 @@ mod tests {
     }
 
     #[test]
+    fn the_key_sort_is_the_stable_sort_by_submission_order() {
+        let job = |i: usize| Job {
+            id: format!("{}.s{}", i % 5, i % 3),
+            seq: (i % 7) as u64,
+            array_index: [None, Some(0), Some(3)][i % 3],
+            euser: i as Sym,
+            egroup: 0,
+            account: None,
+            queue: 0,
+            state: JobState::Queued,
+            priority: 0,
+            qtime: (i * 7919 % 13) as i64 - 6,
+            eligible_time: 0.0,
+            accrue_type: 0,
+            requests: 0..0,
+        };
+        for n in [KEY_SORT_MIN_JOBS - 1, KEY_SORT_MIN_JOBS + 333] {
+            let mut set = JobSet {
+                jobs: (0..n).map(job).collect(),
+                ..JobSet::default()
+            };
+            let mut want = set.jobs.clone();
+            want.sort_by(submission_cmp);
+            set.sort_submission();
+            assert!(set.jobs == want, "{n} jobs");
+            set.sort_submission();
+            assert!(set.jobs == want, "{n} jobs, sorted already");
+            // In key order already, but two jobs of equal keys are out of id order.
+            set.jobs.swap(0, 1);
+            set.jobs[0].id = "b".into();
+            set.jobs[1].id = "a".into();
+            (set.jobs[0].qtime, set.jobs[0].seq, set.jobs[0].array_index) =
+                (set.jobs[1].qtime, set.jobs[1].seq, set.jobs[1].array_index);
+            set.jobs[1].euser = 0;
+            let mut want = set.jobs.clone();
+            want.sort_by(submission_cmp);
+            set.sort_submission();
+            assert!(set.jobs == want, "{n} jobs, a tie out of id order");
+        }
+        let mut items = vec!['a', 'b', 'c', 'd', 'e'];
+        permute(&mut items, &mut [3, 0, 4, 1, 2]);
+        assert_eq!(items, ['d', 'a', 'e', 'b', 'c']);
+    }
+
+    #[test]
     fn append_reinterns_names_and_resources() {
         let make = |id: &str, user: Sym, start: usize| Job {
             id: id.into(),
@@ -334,7 +444,7 @@ mod tests {
         };
         let job = |set: &mut JobSet, id: &str, user: Sym, res: Sym, value: ResourceValue| {
             let start = set.requests.len();
-            set.requests.push((res, value));
+            set.requests.push(Request::new(res, value));
             set.jobs.push(make(id, user, start));
         };
         let mut a = JobSet::default();
@@ -353,8 +463,8 @@ mod tests {
         assert_eq!(a.user(&a.jobs[1]), "carol");
         assert_eq!(a.names.name(a.jobs[1].account.unwrap()), "carol");
         assert_eq!(a.jobs[2].euser, bob);
-        assert_eq!(a.requests(&a.jobs[2]), [(mem, free)]);
-        assert_eq!(a.resources.name(a.requests(&a.jobs[1])[0].0), "ncpus");
+        assert_eq!(a.requests(&a.jobs[2]), [Request::new(mem, free)]);
+        assert_eq!(a.resources.name(a.requests(&a.jobs[1])[0].sym()), "ncpus");
         let ncpus_a = a.resources.get("ncpus").unwrap();
         assert_ne!(ncpus_a, ncpus, "b's symbol is not a's");
         assert_eq!(

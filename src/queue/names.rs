@@ -29,6 +29,24 @@ pub struct Names {
     index: HashTable<Slot>,
 }
 
+/// Entries of a [`NameCache`].
+const CACHED: usize = 1024;
+
+/// A direct-mapped cache of a [`Names`] pool's short names, for
+/// [`Names::intern_cached`] (32 KB: it stays in the CPU's cache).
+#[derive(Debug, Clone)]
+pub(crate) struct NameCache {
+    slots: Vec<Option<Slot>>,
+}
+
+impl Default for NameCache {
+    fn default() -> Self {
+        NameCache {
+            slots: vec![None; CACHED],
+        }
+    }
+}
+
 /// Names up to this many bytes are compared within their index slot.
 const INLINE: usize = 16;
 
@@ -44,6 +62,7 @@ struct Slot {
 }
 
 impl Slot {
+    #[inline]
     fn inline(name: &str) -> [u8; INLINE] {
         let mut head = [0u8; INLINE];
         let n = name.len().min(INLINE);
@@ -53,13 +72,15 @@ impl Slot {
 }
 
 impl Names {
-    /// Whether `slot` holds `name` (whose hash is `hash`).
-    fn same(&self, slot: &Slot, hash: u64, name: &str) -> bool {
+    /// Whether `slot` holds `name` (whose hash is `hash` and zero-padded head `head`): for a
+    /// short name, equal lengths and equal 16-byte heads (two word compares, no `memcmp` call).
+    #[inline]
+    fn same(&self, slot: &Slot, hash: u64, head: &[u8; INLINE], name: &str) -> bool {
         if slot.hash != hash || slot.len as usize != name.len().min(u32::MAX as usize) {
             return false;
         }
         if name.len() <= INLINE {
-            return slot.head[..name.len()] == *name.as_bytes();
+            return slot.head == *head;
         }
         self.name(slot.sym) == name
     }
@@ -67,7 +88,39 @@ impl Names {
     /// The symbol of `name`, adding it on first sight.
     pub(crate) fn intern(&mut self, name: &str) -> Sym {
         let hash = name_hash(name);
-        if let Some(slot) = self.index.find(hash, |s| self.same(s, hash, name)) {
+        let head = Slot::inline(name);
+        self.intern_hashed(name, hash, head)
+    }
+
+    /// [`intern`](Self::intern) through `cache`, a few hundred of this pool's recent names: a
+    /// million-job reader interns each job's group and queue against a pool that also holds
+    /// 100 000 users, whose index does not stay in the CPU's cache, while the groups and queues
+    /// are a few hundred names that do. `cache` must only ever be used with this pool.
+    #[inline]
+    pub(crate) fn intern_cached(&mut self, cache: &mut NameCache, name: &str) -> Sym {
+        let hash = name_hash(name);
+        let head = Slot::inline(name);
+        let short = name.len() <= INLINE;
+        let at = (hash >> 32) as usize % CACHED;
+        if let Some(Some(slot)) = cache.slots.get(at) {
+            if short && slot.hash == hash && slot.len as usize == name.len() && slot.head == head {
+                return slot.sym;
+            }
+        }
+        let sym = self.intern_hashed(name, hash, head);
+        if let (true, Some(entry)) = (short, cache.slots.get_mut(at)) {
+            *entry = Some(Slot {
+                hash,
+                sym,
+                len: name.len() as u32,
+                head,
+            });
+        }
+        sym
+    }
+
+    fn intern_hashed(&mut self, name: &str, hash: u64, head: [u8; INLINE]) -> Sym {
+        if let Some(slot) = self.index.find(hash, |s| self.same(s, hash, &head, name)) {
             return slot.sym;
         }
         let sym = self.spans.len() as Sym;
@@ -78,7 +131,7 @@ impl Names {
             hash,
             sym,
             len: name.len().min(u32::MAX as usize) as u32,
-            head: Slot::inline(name),
+            head,
         };
         self.index.insert_unique(hash, slot, |s| s.hash);
         sym
@@ -97,8 +150,9 @@ impl Names {
     /// The symbol of `name` if it was ever interned.
     pub fn get(&self, name: &str) -> Option<Sym> {
         let hash = name_hash(name);
+        let head = Slot::inline(name);
         self.index
-            .find(hash, |s| self.same(s, hash, name))
+            .find(hash, |s| self.same(s, hash, &head, name))
             .map(|s| s.sym)
     }
 
@@ -161,5 +215,29 @@ mod tests {
             "a symbol of no name is not a guess"
         );
         assert_eq!(n.intern_guess("new", None), 3);
+    }
+
+    #[test]
+    fn a_cache_gives_the_pools_symbols() {
+        let mut n = Names::default();
+        let mut cache = NameCache::default();
+        let long = "a-group-name-longer-than-sixteen-bytes";
+        let names: Vec<String> = (0..5000).map(|i| format!("g{i}")).collect();
+        for round in 0..2 {
+            for (i, name) in names.iter().enumerate() {
+                let sym = n.intern_cached(&mut cache, name);
+                assert_eq!(n.name(sym), name, "round {round}");
+                assert_eq!(n.get(name), Some(sym));
+                if i % 100 == 0 {
+                    let l = n.intern_cached(&mut cache, long);
+                    assert_eq!(n.name(l), long);
+                    assert_eq!(n.intern(long), l);
+                }
+            }
+        }
+        assert_eq!(n.len(), 5001);
+        let e = n.intern_cached(&mut cache, "");
+        assert_eq!(n.name(e), "");
+        assert_eq!(n.intern_cached(&mut cache, ""), e);
     }
 }

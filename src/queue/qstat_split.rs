@@ -12,10 +12,9 @@
 
 use super::job::JobSet;
 use super::json_scan::Scan;
-use super::raw::{add_job_later, RawJob, RawResources, QSTAT_FIELDS};
+use super::raw::{add_job_later, Pending, RawJob, RawResources, QSTAT_FIELDS};
 use super::read_file::{Pages, PAGE_WINDOW};
 use crate::parallel::{join, PARALLEL_MIN_BYTES};
-use std::borrow::Cow;
 
 /// How many `},"` spots after the middle are tried as the cut.
 const CUT_TRIES: usize = 256;
@@ -151,18 +150,18 @@ fn entries(
     // Users are interned in batches, one per window, before the window's text is dropped
     // (see `add_job_later`).
     let mut first = set.jobs.len();
-    let mut users = Vec::new();
+    let mut pending = Pending::default();
     let mut window = Window::new(pages, pos);
     let stop = entries_of(
         bytes,
         pos,
         stop_at,
         set,
-        &mut users,
+        &mut pending,
         &mut first,
         &mut window,
     );
-    set.intern_users(first, &users);
+    set.intern_users(first, &pending.users);
     window.finish();
     stop
 }
@@ -211,13 +210,13 @@ impl<'m> Window<'m> {
     }
 }
 
-/// [`entries`] with the user names left in `users`.
+/// [`entries`] with the user names left in `pending`.
 fn entries_of<'a>(
     bytes: &'a [u8],
     pos: usize,
     stop_at: usize,
     set: &mut JobSet,
-    users: &mut Vec<Cow<'a, str>>,
+    pending: &mut Pending<'a>,
     first: &mut usize,
     window: &mut Window,
 ) -> Option<Stop> {
@@ -228,8 +227,8 @@ fn entries_of<'a>(
     }
     loop {
         if window.due(s.pos()) {
-            set.intern_users(*first, users);
-            users.clear();
+            set.intern_users(*first, &pending.users);
+            pending.users.clear();
             *first = set.jobs.len();
             window.step(s.pos());
         }
@@ -240,7 +239,7 @@ fn entries_of<'a>(
         s.ws_eat(b':')?;
         s.ws();
         let job = job(&mut s)?;
-        add_job_later(set, &id, job, &QSTAT_FIELDS, users).ok()?;
+        add_job_later(set, &id, job, &QSTAT_FIELDS, pending).ok()?;
         if !s.next_or_close(b'}')? {
             return Some(Stop::End(s.pos()));
         }
@@ -305,13 +304,22 @@ fn jobs_object(bytes: &[u8], start: usize, pages: Pages) -> Option<(JobSet, usiz
             Stop::Boundary(_) => None,
         };
     };
+    // Each half is sorted into submission order on its own thread: `finish` then only merges
+    // the two sorted runs.
     let mut first = JobSet::default();
     let (stop, second) = join(
-        || entries(bytes, start, cut, &mut first, pages),
+        || {
+            let stop = entries(bytes, start, cut, &mut first, pages);
+            first.sort_submission();
+            stop
+        },
         || {
             let mut set = JobSet::default();
             match entries(bytes, cut, usize::MAX, &mut set, pages) {
-                Some(Stop::End(end)) => Some((set, end)),
+                Some(Stop::End(end)) => {
+                    set.sort_submission();
+                    Some((set, end))
+                }
                 _ => None,
             }
         },

@@ -5,8 +5,8 @@
 use super::dates::parse_ctime;
 use super::error::JobsError;
 use super::job::JobSet;
-use super::job_record::{id_sequence, Job, JobState, ResourceValue};
-use super::names::Sym;
+use super::job_record::{id_sequence, Job, JobState, Request, ResourceValue};
+use super::names::{NameCache, Sym};
 use crate::pbs::units::{resource_value, time_value};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
@@ -271,9 +271,19 @@ pub(crate) fn add_job_later<'a>(
     id: &str,
     raw: RawJob<'a>,
     names: &FieldNames,
-    users: &mut Vec<Cow<'a, str>>,
+    pending: &mut Pending<'a>,
 ) -> Result<(), JobsError> {
-    add_job_with(set, id, raw, names, Some(users))
+    add_job_with(set, id, raw, names, Some(pending))
+}
+
+/// What a large reader carries from job to job (see [`add_job_later`]): the user names still
+/// to intern, and a cache of the set's recent group, account and queue names.
+#[derive(Debug, Default)]
+pub(crate) struct Pending<'a> {
+    /// One user name per job added since the last batch, in order.
+    pub(crate) users: Vec<Cow<'a, str>>,
+    /// Recent names of the set's `names` pool (used with that pool only).
+    cache: NameCache,
 }
 
 fn add_job_with<'a>(
@@ -281,7 +291,7 @@ fn add_job_with<'a>(
     id: &str,
     mut raw: RawJob<'a>,
     names: &FieldNames,
-    later: Option<&mut Vec<Cow<'a, str>>>,
+    mut later: Option<&mut Pending<'a>>,
 ) -> Result<(), JobsError> {
     let owner = into_text(id, "Job_Owner", raw.owner.take())?;
     let euser = match into_text(id, names.euser, raw.euser.take())? {
@@ -361,9 +371,9 @@ fn add_job_with<'a>(
         };
         let guess = (set.requests.get(previous.clone()))
             .and_then(|p| p.get(k))
-            .map(|r| r.0);
+            .map(|r| r.sym());
         let sym = set.resources.intern_guess(&name, guess);
-        if (set.requests.get(start..).unwrap_or(&[]).iter()).any(|(s, _)| *s == sym) {
+        if (set.requests.get(start..).unwrap_or(&[]).iter()).any(|r| r.sym() == sym) {
             set.requests.truncate(start);
             return Err(bad(
                 id,
@@ -371,10 +381,19 @@ fn add_job_with<'a>(
                 "given twice",
             ));
         }
-        set.requests.push((sym, v));
+        set.requests.push(Request::new(sym, v));
     }
     let requests = start..set.requests.len();
     let (seq, array_index) = id_sequence(id);
+    let mut intern = |name: &str| match later.as_deref_mut() {
+        Some(p) => set.names.intern_cached(&mut p.cache, name),
+        None => set.names.intern(name),
+    };
+    let (egroup, account, queue) = (
+        intern(&egroup),
+        account.as_deref().map(&mut intern),
+        intern(&queue),
+    );
     let job = Job {
         id: id.to_string(),
         seq,
@@ -383,9 +402,9 @@ fn add_job_with<'a>(
             Some(_) => Sym::MAX,
             None => set.names.intern(&euser),
         },
-        egroup: set.names.intern(&egroup),
-        account: account.as_deref().map(|a| set.names.intern(a)),
-        queue: set.names.intern(&queue),
+        egroup,
+        account,
+        queue,
         state,
         priority,
         qtime,
@@ -394,8 +413,8 @@ fn add_job_with<'a>(
         requests,
     };
     set.jobs.push(job);
-    if let Some(users) = later {
-        users.push(euser);
+    if let Some(pending) = later {
+        pending.users.push(euser);
     }
     Ok(())
 }
