@@ -50,12 +50,25 @@ fn first_duplicate_id(jobs: &[Job]) -> Option<&str> {
     if !may_have_duplicate_ids(jobs) {
         return None;
     }
-    let mut keys: Vec<(u64, usize)> = jobs
-        .iter()
-        .enumerate()
-        .map(|(i, j)| (name_hash(&j.id), i))
-        .collect();
-    keys.sort_unstable();
+    // Each half hashed and sorted on its own thread (a million ids: the hashing reads every
+    // id's heap bytes); the two sorted runs are then merged (keys are distinct: a stable sort
+    // gives the unstable one's order, merging runs in linear time).
+    let sorted = |from: usize, part: &[Job]| {
+        let mut keys: Vec<(u64, usize)> = (part.iter().enumerate())
+            .map(|(i, j)| (name_hash(&j.id), from + i))
+            .collect();
+        keys.sort_unstable();
+        keys
+    };
+    let mid = if jobs.len() >= crate::parallel::PARALLEL_MIN_JOBS {
+        jobs.len() / 2
+    } else {
+        jobs.len()
+    };
+    let (head, tail) = jobs.split_at(mid);
+    let (mut keys, mut rest) = crate::parallel::join(|| sorted(0, head), || sorted(mid, tail));
+    keys.append(&mut rest);
+    keys.sort();
     let mut best: Option<usize> = None;
     let mut start = 0;
     while start < keys.len() {
@@ -162,8 +175,10 @@ impl JobSet {
             .enumerate()
             .map(|(i, j)| (j.qtime, j.seq, j.array_index, i as u32))
             .collect();
+        // The keys are distinct (the position is last), so a stable sort gives the unstable
+        // one's order; it finds the parts' sorted runs and merges them in linear time.
         if !keys.is_sorted() {
-            keys.sort_unstable();
+            keys.sort();
         }
         let mut order: Vec<u32> = keys.iter().map(|k| k.3).collect();
         // Equal (qtime, seq, index) keys are ordered by id, then input position (stable).
