@@ -219,6 +219,7 @@ case_home() {
     gen home-log --users "$users" --groups "$HOME_GROUPS"
     gen qstat --jobs 1 --users "$users" --groups "$HOME_GROUPS"
     rm -rf "$h"
+    "$FAIRSORT" init --home "$h" >/dev/null
     "$FAIRSORT" tree import --home "$h" "$DIR/tree_$users.resource_group" >/dev/null
     "$FAIRSORT" usage record --home "$h" "$DIR/homelog_$users.log" >/dev/null
     "$FAIRSORT" qmgr --home "$h" >/dev/null <<EOF
