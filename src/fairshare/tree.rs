@@ -110,6 +110,21 @@ pub struct Tree {
 pub const PBS_UNKNOWN: &str = "unknown";
 
 impl Tree {
+    /// A tree with no nodes yet, room for `capacity` (backed by huge pages when large).
+    fn empty(source: TreeSource, unknown_shares: Option<u64>, capacity: usize) -> Tree {
+        let mut nodes = Vec::with_capacity(capacity);
+        super::huge_pages::advise(&mut nodes);
+        Tree {
+            nodes,
+            source,
+            unknown_shares,
+            accounts: NameIndex::default(),
+            users: OnceLock::new(),
+            sorted_users: None,
+            cols: OnceLock::new(),
+        }
+    }
+
     /// Validates `spec` and builds the tree. Inactive nodes (flux `active = 0`) are dropped with
     /// their subtrees, as flux-accounting does. For a PBS tree (`unknown_shares` is set) the
     /// `unknown` group is created under the root unless the input has it.
@@ -244,17 +259,7 @@ impl Tree {
         drop(fill);
         let kids_of = |p: usize| &child_list[child_start[p]..child_start[p + 1]];
 
-        let mut nodes = Vec::with_capacity(n_specs + 2);
-        super::huge_pages::advise(&mut nodes);
-        let mut tree = Tree {
-            nodes,
-            source,
-            unknown_shares,
-            accounts: NameIndex::default(),
-            users: OnceLock::new(),
-            sorted_users: None,
-            cols: OnceLock::new(),
-        };
+        let mut tree = Tree::empty(source, unknown_shares, n_specs + 2);
         tree.nodes.push(Node {
             name: root_key,
             kind: NodeKind::Account,
@@ -612,18 +617,8 @@ pub(crate) struct Assembler {
 impl Assembler {
     /// An empty tree for about `capacity` nodes.
     pub(crate) fn new(source: TreeSource, unknown_shares: Option<u64>, capacity: usize) -> Self {
-        let mut nodes = Vec::with_capacity(capacity);
-        super::huge_pages::advise(&mut nodes);
         Assembler {
-            tree: Tree {
-                nodes,
-                source,
-                unknown_shares,
-                accounts: NameIndex::default(),
-                users: OnceLock::new(),
-                sorted_users: None,
-                cols: OnceLock::new(),
-            },
+            tree: Tree::empty(source, unknown_shares, capacity),
             users: 0,
         }
     }

@@ -100,6 +100,19 @@ impl SlurmPolicy {
         self.conf.decay_half_life
     }
 
+    /// The site as Slurm's priority code reads it at `now` (no association, no fair share:
+    /// the replay adds its own factor).
+    fn site(&self, now: i64) -> Site<'_> {
+        Site {
+            conf: &self.conf,
+            weights: &self.weights,
+            qos: &self.qos,
+            assoc: None,
+            fairshare: None,
+            now,
+        }
+    }
+
     /// A trace job as Slurm's priority code sees it, pending since its submit time. Times are
     /// shifted by `origin` so that they are positive (slurmctld reads an accrue time of 0 as
     /// "no age"; SWF traces start at 0).
@@ -147,14 +160,7 @@ impl SlurmPolicy {
     /// (the reference [`Self::priority_fixed`] is tested against).
     #[cfg(test)]
     pub(crate) fn priority(&self, job: &SlurmJob, t: i64, origin: i64, fairshare: f64) -> f64 {
-        let site = Site {
-            conf: &self.conf,
-            weights: &self.weights,
-            qos: &self.qos,
-            assoc: None,
-            fairshare: None,
-            now: shifted(t, origin),
-        };
+        let site = self.site(shifted(t, origin));
         let multi = job.partitions.len() > 1;
         compute(&site, std::slice::from_ref(job))
             .into_iter()
@@ -252,14 +258,7 @@ impl SlurmPolicy {
             return Fixed { class, accrue };
         }
         let sj = self.slurm_job(job, origin);
-        let site = Site {
-            conf: &self.conf,
-            weights: &self.weights,
-            qos: &self.qos,
-            assoc: None,
-            fairshare: None,
-            now: accrue,
-        };
+        let site = self.site(accrue);
         let multi = sj.partitions.len() > 1;
         let rows = compute(&site, std::slice::from_ref(&sj))
             .into_iter()
