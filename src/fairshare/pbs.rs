@@ -80,6 +80,26 @@ struct PbsValues {
 
 /// Runs PBS's `calc_fair_share_perc` and `calc_usage_factor` over the whole tree.
 fn values(tree: &Tree, usage: &[f64]) -> Vec<PbsValues> {
+    values_with(tree, usage, |id| {
+        (tree.children(id).iter()).fold(0u64, |s, &c| s.wrapping_add(shares(tree.node(c).shares)))
+    })
+}
+
+/// The shares of each node's children summed, as PBS's `calc_fair_share_perc` sums them per
+/// group (by node id; 0 for a leaf): with [`usages`], what [`compute_with`] needs of the tree
+/// beyond a node's own fields.
+pub fn child_share_sums(tree: &Tree) -> Vec<u64> {
+    (0..tree.len())
+        .map(|id| {
+            (tree.children(id).iter())
+                .fold(0u64, |s, &c| s.wrapping_add(shares(tree.node(c).shares)))
+        })
+        .collect()
+}
+
+/// [`values`] with each group's children's share sum given by `child_sum` (by node id): the
+/// whole tree's sums when `tree` is a part of it (see [`compute_with`]).
+fn values_with(tree: &Tree, usage: &[f64], child_sum: impl Fn(NodeId) -> u64) -> Vec<PbsValues> {
     let mut v = vec![PbsValues::default(); tree.len()];
     let root = tree.root();
     v[root].tree_percentage = 1.0;
@@ -91,7 +111,7 @@ fn values(tree: &Tree, usage: &[f64]) -> Vec<PbsValues> {
         if kids.is_empty() {
             continue;
         }
-        let sum: u64 = kids.iter().map(|&c| shares(tree.node(c).shares)).sum();
+        let sum = child_sum(id);
         let parent = v[id];
         for &c in kids {
             let (gp, tp) = if sum as f32 * parent.tree_percentage == 0.0 {
@@ -174,6 +194,27 @@ pub fn compute(tree: &Tree, opts: &Options) -> Result<ShareResult, ShareError> {
     let tree = tree.as_ref();
     let usage = usages(tree);
     let vals = values(tree, &usage);
+    Ok(result_of(tree, &vals, usage))
+}
+
+/// [`compute`] over `part`, a part of a larger tree that holds every ancestor of each of its
+/// nodes (a node's parent in `part` is its parent in the whole), given what the whole tree
+/// says of each node of `part` (by `part`'s ids): its PBS usage ([`usages`] of the whole; the
+/// root's is the whole tree's) and its children's share sum ([`child_share_sums`] of the
+/// whole). Each row is the whole tree's row of that node, bit for bit: PBS's values of a node
+/// depend only on its path, its siblings' shares and the root's usage (a one-job `order` from
+/// a 100 000-user home computes three rows instead of 101 002; issue #16).
+/// `opts.extra_entities` are not added here: the caller adds them to `part` and counts them
+/// in `child_shares`.
+pub fn compute_with(part: &Tree, usage: Vec<f64>, child_shares: &[u64]) -> ShareResult {
+    let vals = values_with(part, &usage, |id| {
+        child_shares.get(id).copied().unwrap_or(0)
+    });
+    result_of(part, &vals, usage)
+}
+
+/// The PBS result of `tree` from its values and usages.
+fn result_of(tree: &Tree, vals: &[PbsValues], usage: Vec<f64>) -> ShareResult {
     let root = tree.root();
     let root_usage = usage[root];
     let n = tree.len();
@@ -205,7 +246,7 @@ pub fn compute(tree: &Tree, opts: &Options) -> Result<ShareResult, ShareError> {
     result.alias(Column::NormShares, Column::FairsharePerc);
     result.alias(Column::EffectiveUsage, Column::FairshareTreeUsage);
     result.alias(Column::Fairshare, Column::FairshareFactor);
-    Ok(result)
+    result
 }
 
 /// The tree with `names` that it lacks added under `unknown` (1 share each), or the tree itself
@@ -614,6 +655,152 @@ pbsuser3  :    22       1000 / 0.240 = 4167
                 node("pbsuser", 11, "group1", 50, Some(100.0)),
             ],
         }
+    }
+
+    /// Every field of two rows, bit for bit (a NaN equals the same NaN).
+    fn row_bits(r: &ShareResult, id: NodeId) -> Vec<Option<u64>> {
+        Column::ALL
+            .iter()
+            .map(|&c| r.get(c, id).map(f64::to_bits))
+            .collect()
+    }
+
+    /// The part of `full` that holds `keep` and their ancestors, built from a spec (its own
+    /// ids), with each part node's id in `full`.
+    fn part_of(full: &Tree, keep: &[NodeId]) -> (Tree, Vec<NodeId>) {
+        let mut wanted = vec![false; full.len()];
+        for &k in keep {
+            for p in full.path(k) {
+                wanted[p] = true;
+            }
+        }
+        let nodes = (1..full.len())
+            .filter(|&id| wanted[id])
+            .map(|id| {
+                let n = full.node(id);
+                let parent = n
+                    .parent
+                    .filter(|&p| p != 0)
+                    .map(|p| full.node(p).name.clone());
+                NodeSpec::new(n.name.clone(), parent, n.kind, n.shares)
+            })
+            .collect();
+        let part = Tree::build(TreeSpec {
+            source: TreeSource::Pbs,
+            root_name: full.node(0).name.clone(),
+            nodes,
+            ..TreeSpec::default()
+        })
+        .unwrap();
+        let ids = (0..part.len())
+            .map(|p| {
+                let name = &part.node(p).name;
+                (0..full.len())
+                    .find(|&f| &full.node(f).name == name)
+                    .unwrap()
+            })
+            .collect();
+        (part, ids)
+    }
+
+    /// A tree from generated nodes: each an account or a user (unique names) under the root
+    /// or an earlier account, with 0-4 shares and a usage (or none; 1.0 sometimes, the value
+    /// PBS counts as no usage).
+    fn generated(nodes: &[(usize, bool, u64, Option<u32>)]) -> Tree {
+        let mut accounts: Vec<String> = Vec::new();
+        let mut specs = Vec::new();
+        for (i, &(pick, account, share, usage)) in nodes.iter().enumerate() {
+            let parent = match pick % (accounts.len() + 1) {
+                0 => None,
+                k => Some(accounts[k - 1].clone()),
+            };
+            let (name, kind) = if account {
+                (format!("a{i}"), NodeKind::Account)
+            } else {
+                (format!("u{i}"), NodeKind::User)
+            };
+            let mut n = NodeSpec::new(name.clone(), parent, kind, Shares::Count(share));
+            if !account {
+                n.usage = usage.map(|u| if u % 5 == 0 { 1.0 } else { f64::from(u) / 7.0 });
+            }
+            if account {
+                accounts.push(name);
+            }
+            specs.push(n);
+        }
+        Tree::build(TreeSpec {
+            source: TreeSource::Pbs,
+            root_name: "root".into(),
+            nodes: specs,
+            ..TreeSpec::default()
+        })
+        .unwrap()
+    }
+
+    proptest::proptest! {
+        /// `compute_with` over any part of a tree gives the whole tree's rows, bit for bit.
+        #[test]
+        fn a_part_computes_the_rows_of_the_whole(
+            nodes in proptest::collection::vec(
+                (0usize..50, proptest::bool::weighted(0.3), 0u64..5,
+                 proptest::option::of(0u32..3000)),
+                1..60,
+            ),
+            picks in proptest::collection::vec(0usize..1000, 1..6),
+        ) {
+            let full = generated(&nodes);
+            let whole = compute(&full, &Options::default()).unwrap();
+            let keep: Vec<NodeId> = picks.iter().map(|p| p % full.len()).collect();
+            let (part, ids) = part_of(&full, &keep);
+            let usage_all = usages(&full);
+            let sums = child_share_sums(&full);
+            let usage = ids.iter().map(|&f| usage_all[f]).collect();
+            let child: Vec<u64> = ids.iter().map(|&f| sums[f]).collect();
+            let got = compute_with(&part, usage, &child);
+            proptest::prop_assert_eq!(got.len(), part.len());
+            for (p, &f) in ids.iter().enumerate() {
+                proptest::prop_assert_eq!(row_bits(&got, p), row_bits(&whole, f), "node {}", f);
+            }
+        }
+    }
+
+    /// Entities added under `unknown` (as the dry run adds them to a part) give the rows
+    /// `compute` gives them with `extra_entities`, when the part counts them in `unknown`'s
+    /// share sum.
+    #[test]
+    fn a_part_with_entities_added_under_unknown() {
+        let mut s = section_4_1_spec_with_unknown_shares(10);
+        s.nodes.push(node("pbsuser9", 12, "unknown", 3, Some(40.0)));
+        let full = Tree::build(s).unwrap();
+        let opts = Options {
+            extra_entities: vec!["stranger".into(), "other".into()],
+            ..Options::default()
+        };
+        let whole = compute(&full, &opts).unwrap();
+        let unknown = full.find_account(PBS_UNKNOWN).unwrap();
+        let (mut part, ids) = part_of(&full, &[id(&full, "pbsuser"), unknown]);
+        let usage_all = usages(&full);
+        let sums = child_share_sums(&full);
+        let pu = part.find_account(PBS_UNKNOWN).unwrap();
+        let mut usage: Vec<f64> = ids.iter().map(|&f| usage_all[f]).collect();
+        let mut child: Vec<u64> = ids.iter().map(|&f| sums[f]).collect();
+        for name in &opts.extra_entities {
+            part.add_user(pu, name, Shares::Count(1));
+            usage.push(MIN_USAGE);
+            child.push(0);
+            child[pu] += 1;
+        }
+        let got = compute_with(&part, usage, &child);
+        for (p, &f) in ids.iter().enumerate() {
+            assert_eq!(row_bits(&got, p), row_bits(&whole, f), "node {f}");
+        }
+        for k in 0..2 {
+            assert_eq!(
+                row_bits(&got, ids.len() + k),
+                row_bits(&whole, full.len() + k)
+            );
+        }
+        assert!(got.get(Column::FairsharePerc, ids.len()).unwrap() > 0.0);
     }
 
     #[test]
