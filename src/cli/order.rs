@@ -182,6 +182,11 @@ fn scenario(args: &Args, global: &Global) -> Result<Scenario, Failure> {
             None
         })
         .pbs_compat(args.pbs_compat);
+    // A plain order runs `order_once` and nothing else over the tree: a home's tree may stay
+    // in its snapshot until then, and only the part the jobs need be built (issue #16).
+    if args.explain.is_none() && args.against.is_none() {
+        b = b.lazy_home_tree();
+    }
     if let Some(path) = &args.jobs {
         let input = if path.as_os_str() == "-" {
             let mut bytes = Vec::new();
@@ -335,7 +340,7 @@ fn header(sc: &Scenario, program: &Program, result: &DryRun) -> String {
         let mut line = format!(
             "fair share: {} tree, {} nodes; {}; values from {}",
             tree_kind(&ctx.tree),
-            ctx.tree.len(),
+            sc.share_tree_len(ctx.tree.len()),
             if fairsort::queue::shares::is_pbs_tree(&ctx.tree) {
                 format!("entity {}", s.entity)
             } else {

@@ -7,35 +7,75 @@
 //! from (which tree file and its content, `usage.toml`'s content or its absence, the state's
 //! `unknown_shares`) and of fairsort's version and this layout's version; a reader hashes the
 //! files as it reads them (inside `Home::with_shared`, in chunks, without keeping the text:
-//! [`key_of_files`]) and uses the snapshot only when the keys are equal. The file is also
-//! checked whole: magic, layout version, length, a BLAKE3 checksum of header and payload, every
-//! count bounded by the bytes left, every number finite (usage >= 0), every tag known, nothing
-//! left over, and the nodes shaped as a built tree's (`fairshare::tree::Assembler`). Anything else is a
-//! miss: the text is read as before, and the snapshot is rewritten when this process may (see
-//! `Home::snapshot`).
+//! [`key_of_files`]) and uses the snapshot only when the keys are equal.
 //!
-//! Layout (little-endian): `MAGIC` (8 bytes), layout version (u32), payload length (u64), key
-//! (32 bytes), payload, BLAKE3 of everything before it (32 bytes). The payload: the tree's
-//! source, `unknown_shares`, then every node in id order (name, parent id or `u64::MAX` for the
-//! root, kind, whether its usage was given, shares, raw usage, PBS id, input line, how many
-//! children as a u32 hint for their room; the children and depth follow from the parents), the
-//! user associations' ids sorted by (name, id) (u32 each: lookups binary-search them), then
-//! the unmatched usage. Strings are a u32 length and UTF-8
-//! bytes; options a 0/1 byte then the value; floats their IEEE bits, so a value read back is the
-//! value written, bit for bit.
+//! Layout 3 is made to be read in place (`snapshot_view`): a fixed header, a table of BLAKE3
+//! hashes of the body's 4 KiB blocks, then the body as fixed-width columns (one value per node
+//! at a computable offset, names as end offsets into one byte string), so a one-job `order`
+//! reads and checks the few blocks it needs instead of decoding 100 000 nodes. Little-endian:
+//!
+//! * header ([`HEADER`] bytes): `MAGIC`, layout (u32), block size's log2 (u32), file length
+//!   (u64), key (32), tree source (u8), whether `unknown_shares` is set (u8), 6 bytes of 0,
+//!   `unknown_shares` (u64), counts of nodes, users and accounts (u64 each), then for each of
+//!   [`SECTIONS`] sections its offset from the file's start and its length (u64 each), the
+//!   BLAKE3 of the block table (32), and the BLAKE3 of everything before it (32);
+//! * the block table: the BLAKE3 of each 4 KiB block of the body (the last one shorter);
+//! * the body's sections, in [`Section`] order: per node (in id order) its parent's id (u32,
+//!   `u32::MAX` for the root), flags (u8: user, usage given, `parent` shares, PBS id set, line
+//!   set), shares (u64), raw usage (f64 bits), PBS id (i64), input line (u64), how many
+//!   children (u32, a hint for their room), where its name ends in the names (u32); the
+//!   names' UTF-8 bytes; the user associations' ids sorted by (name, id) and the accounts' but
+//!   the root's sorted by name (u32 each: lookups binary-search them); PBS's usage of each node
+//!   (`fairshare::pbs::usages`, f64) and its children's share sum
+//!   (`fairshare::pbs::child_share_sums`, u64), so PBS's values of a node follow from its path
+//!   alone; the unmatched usage (records u64, total f64, count u64, then per user a u32
+//!   length, the name, the usage f64).
+//!
+//! Floats are stored as their IEEE bits, so a value read back is the value written, bit for bit.
 
-use crate::fairshare::tree::Assembler;
-use crate::fairshare::{Node, NodeKind, Shares, Tree, TreeSource};
+use super::snapshot_view::SnapshotView;
+use crate::fairshare::{pbs, NodeKind, Shares, Tree, TreeSource};
 use crate::usage::UnmatchedUsage;
 
 /// The file's name in the home.
 pub const FILE: &str = "snapshot.bin";
 
-const MAGIC: &[u8; 8] = b"FSSNAP\r\n";
+pub(crate) const MAGIC: &[u8; 8] = b"FSSNAP\r\n";
 /// Bump when the payload's layout or the meaning of what is cached changes.
-const LAYOUT: u32 = 2;
-const HEADER: usize = 8 + 4 + 8 + 32;
-const CHECKSUM: usize = 32;
+pub(crate) const LAYOUT: u32 = 3;
+/// log2 of the body's block size: each block has its own checksum in the table.
+pub(crate) const BLOCK_LOG: u32 = 12;
+/// The body's sections, in file order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Section {
+    Parent,
+    Flags,
+    Shares,
+    RawUsage,
+    PbsId,
+    Line,
+    Kids,
+    NameEnd,
+    Names,
+    Users,
+    Accounts,
+    PbsUsage,
+    ChildShares,
+    Unmatched,
+}
+/// How many sections the body has.
+pub(crate) const SECTIONS: usize = 14;
+/// Where the section table starts in the header.
+pub(crate) const TABLE_AT: usize = 8 + 4 + 4 + 8 + 32 + 8 + 8 + 3 * 8;
+/// The header's length.
+pub(crate) const HEADER: usize = TABLE_AT + SECTIONS * 16 + 32 + 32;
+
+/// Node flags.
+pub(crate) const F_USER: u8 = 1;
+pub(crate) const F_USAGE_GIVEN: u8 = 2;
+pub(crate) const F_PARENT_SHARES: u8 = 4;
+pub(crate) const F_ID: u8 = 8;
+pub(crate) const F_LINE: u8 = 16;
 
 /// What the snapshot is keyed by.
 pub type Key = [u8; 32];
@@ -128,232 +168,139 @@ fn hash_file(
 /// The file's bytes for `tree` and `unmatched` under `key`.
 pub fn encode(key: &Key, tree: &Tree, unmatched: &UnmatchedUsage) -> Vec<u8> {
     let nodes = tree.nodes();
-    let names: usize = nodes.iter().map(|n| n.name.len()).sum();
-    let mut w = Writer(Vec::with_capacity(128 + nodes.len() * 40 + names));
-    w.0.extend_from_slice(MAGIC);
-    w.0.extend_from_slice(&LAYOUT.to_le_bytes());
-    w.0.extend_from_slice(&0u64.to_le_bytes());
-    w.0.extend_from_slice(key);
-    w.u8(match tree.source() {
+    let n = nodes.len();
+    let mut sections: Vec<Vec<u8>> = vec![Vec::new(); SECTIONS];
+    let mut put = |s: Section, bytes: &[u8]| sections[s as usize].extend_from_slice(bytes);
+    let mut name_end = 0u32;
+    for node in nodes {
+        put(
+            Section::Parent,
+            &(node
+                .parent
+                .map_or(u32::MAX, |p| u32::try_from(p).unwrap_or(u32::MAX)))
+            .to_le_bytes(),
+        );
+        let mut flags = 0u8;
+        if node.kind == NodeKind::User {
+            flags |= F_USER;
+        }
+        if node.usage_given {
+            flags |= F_USAGE_GIVEN;
+        }
+        let shares = match node.shares {
+            Shares::Count(c) => c,
+            Shares::Parent => {
+                flags |= F_PARENT_SHARES;
+                0
+            }
+        };
+        if node.id.is_some() {
+            flags |= F_ID;
+        }
+        if node.line.is_some() {
+            flags |= F_LINE;
+        }
+        put(Section::Flags, &[flags]);
+        put(Section::Shares, &shares.to_le_bytes());
+        put(Section::RawUsage, &node.raw_usage.to_bits().to_le_bytes());
+        put(Section::PbsId, &node.id.unwrap_or(0).to_le_bytes());
+        put(
+            Section::Line,
+            &(node.line.unwrap_or(0) as u64).to_le_bytes(),
+        );
+        let kids = u32::try_from(node.children.len()).unwrap_or(0);
+        put(Section::Kids, &kids.to_le_bytes());
+        // Names are bounded far below 4 GiB by every reader; a longer total does not decode
+        // (the ends stop increasing): a miss, never a wrong tree.
+        name_end = name_end.saturating_add(u32::try_from(node.name.len()).unwrap_or(u32::MAX));
+        put(Section::NameEnd, &name_end.to_le_bytes());
+        put(Section::Names, node.name.as_bytes());
+    }
+    // Ids beyond u32 (no real tree) do not decode: a miss, never a wrong tree.
+    let id32 = |id: usize| u32::try_from(id).unwrap_or(u32::MAX).to_le_bytes();
+    let users = tree.users_by_name();
+    for &id in &users {
+        put(Section::Users, &id32(id));
+    }
+    let mut accounts: Vec<usize> = (1..n)
+        .filter(|&id| nodes[id].kind == NodeKind::Account)
+        .collect();
+    accounts.sort_unstable_by(|&a, &b| nodes[a].name.cmp(&nodes[b].name));
+    for &id in &accounts {
+        put(Section::Accounts, &id32(id));
+    }
+    for u in pbs::usages(tree) {
+        put(Section::PbsUsage, &u.to_bits().to_le_bytes());
+    }
+    for s in pbs::child_share_sums(tree) {
+        put(Section::ChildShares, &s.to_le_bytes());
+    }
+    put(
+        Section::Unmatched,
+        &(unmatched.records as u64).to_le_bytes(),
+    );
+    put(Section::Unmatched, &unmatched.total.to_bits().to_le_bytes());
+    put(
+        Section::Unmatched,
+        &(unmatched.users.len() as u64).to_le_bytes(),
+    );
+    for (name, usage) in &unmatched.users {
+        let len = u32::try_from(name.len()).unwrap_or(u32::MAX);
+        put(Section::Unmatched, &len.to_le_bytes());
+        put(Section::Unmatched, &name.as_bytes()[..len as usize]);
+        put(Section::Unmatched, &usage.to_bits().to_le_bytes());
+    }
+    let body_len: usize = sections.iter().map(Vec::len).sum();
+    let block = 1usize << BLOCK_LOG;
+    let blocks = body_len.div_ceil(block);
+    let body_at = HEADER + blocks * 32;
+    let mut out = Vec::with_capacity(body_at + body_len);
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&LAYOUT.to_le_bytes());
+    out.extend_from_slice(&BLOCK_LOG.to_le_bytes());
+    out.extend_from_slice(&((body_at + body_len) as u64).to_le_bytes());
+    out.extend_from_slice(key);
+    out.push(match tree.source() {
         TreeSource::Pbs => 0,
         TreeSource::Slurm => 1,
         TreeSource::Flux => 2,
         TreeSource::Native => 3,
     });
-    w.opt(tree.unknown_shares(), |w, v| w.u64(v));
-    w.u64(nodes.len() as u64);
-    for n in nodes {
-        w.str(&n.name);
-        w.u64(n.parent.map_or(u64::MAX, |p| p as u64));
-        w.u8(match n.kind {
-            NodeKind::Account => 0,
-            NodeKind::User => 1,
-        });
-        w.u8(u8::from(n.usage_given));
-        match n.shares {
-            Shares::Count(c) => {
-                w.u8(0);
-                w.u64(c);
-            }
-            Shares::Parent => w.u8(1),
-        }
-        w.u64(n.raw_usage.to_bits());
-        w.opt(n.id, |w, v| w.u64(v as u64));
-        w.opt(n.line, |w, v| w.u64(v as u64));
-        w.0.extend_from_slice(&u32::try_from(n.children.len()).unwrap_or(0).to_le_bytes());
+    out.push(u8::from(tree.unknown_shares().is_some()));
+    out.extend_from_slice(&[0; 6]);
+    out.extend_from_slice(&tree.unknown_shares().unwrap_or(0).to_le_bytes());
+    for count in [n, users.len(), accounts.len()] {
+        out.extend_from_slice(&(count as u64).to_le_bytes());
     }
-    let sorted = tree.users_by_name();
-    w.u64(sorted.len() as u64);
-    for id in sorted {
-        // Ids beyond u32 (no real tree) do not decode: a miss, never a wrong tree.
-        w.0.extend_from_slice(&u32::try_from(id).unwrap_or(u32::MAX).to_le_bytes());
+    let mut at = body_at;
+    for s in &sections {
+        out.extend_from_slice(&(at as u64).to_le_bytes());
+        out.extend_from_slice(&(s.len() as u64).to_le_bytes());
+        at += s.len();
     }
-    w.u64(unmatched.records as u64);
-    w.u64(unmatched.total.to_bits());
-    w.u64(unmatched.users.len() as u64);
-    for (name, usage) in &unmatched.users {
-        w.str(name);
-        w.u64(usage.to_bits());
+    let mut body = Vec::with_capacity(body_len);
+    for s in &sections {
+        body.extend_from_slice(s);
     }
-    let payload = (w.0.len() - HEADER) as u64;
-    w.0[12..20].copy_from_slice(&payload.to_le_bytes());
-    let sum = blake3::hash(&w.0);
-    w.0.extend_from_slice(sum.as_bytes());
-    w.0
+    let mut table = Vec::with_capacity(blocks * 32);
+    for chunk in body.chunks(block) {
+        table.extend_from_slice(blake3::hash(chunk).as_bytes());
+    }
+    out.extend_from_slice(blake3::hash(&table).as_bytes());
+    let sum = blake3::hash(&out);
+    out.extend_from_slice(sum.as_bytes());
+    debug_assert_eq!(out.len(), HEADER);
+    out.extend_from_slice(&table);
+    out.extend_from_slice(&body);
+    out
 }
 
 /// The tree and unmatched usage in `bytes` if they are a whole, valid snapshot for `key`;
 /// `None` for anything else (another key, another version, damaged, truncated, foreign).
 pub fn decode(bytes: &[u8], key: &Key) -> Option<(Tree, UnmatchedUsage)> {
-    if bytes.len() < HEADER + CHECKSUM || &bytes[..8] != MAGIC {
-        return None;
-    }
-    let mut r = Reader(&bytes[8..HEADER]);
-    if r.u32()? != LAYOUT {
-        return None;
-    }
-    let payload = usize::try_from(r.u64()?).ok()?;
-    if r.take(32)? != key.as_slice() || bytes.len() - HEADER - CHECKSUM != payload {
-        return None;
-    }
-    let (body, sum) = bytes.split_at(HEADER + payload);
-    if blake3::hash(body).as_bytes().as_slice() != sum {
-        return None;
-    }
-    let mut r = Reader(&body[HEADER..]);
-    let source = match r.u8()? {
-        0 => TreeSource::Pbs,
-        1 => TreeSource::Slurm,
-        2 => TreeSource::Flux,
-        3 => TreeSource::Native,
-        _ => return None,
-    };
-    let unknown_shares = r.opt(|r| r.u64())?;
-    // A node takes at least 29 bytes: the count cannot ask for more memory than the file holds.
-    let count = r.count(29)?;
-    let mut tree = Assembler::new(source, unknown_shares, count);
-    let mut room = count;
-    for _ in 0..count {
-        let name = r.string()?;
-        let parent = match r.u64()? {
-            u64::MAX => None,
-            p => Some(usize::try_from(p).ok()?),
-        };
-        let kind = match r.u8()? {
-            0 => NodeKind::Account,
-            1 => NodeKind::User,
-            _ => return None,
-        };
-        let usage_given = r.flag()?;
-        let shares = match r.u8()? {
-            0 => Shares::Count(r.u64()?),
-            1 => Shares::Parent,
-            _ => return None,
-        };
-        let raw_usage = r.usage()?;
-        let id = r.opt(|r| r.u64().map(|v| v as i64))?;
-        let line = r.opt(|r| r.u64().and_then(|v| usize::try_from(v).ok()))?;
-        // Room for the children: a hint, bounded so all the hints together never ask for
-        // more than one slot per node.
-        let kids = (r.u32()? as usize).min(room);
-        room -= kids;
-        let node = Node {
-            name,
-            kind,
-            parent,
-            children: Vec::new(),
-            shares,
-            raw_usage,
-            usage_given,
-            depth: 0,
-            id,
-            line,
-        };
-        if !tree.push(node, kids) {
-            return None;
-        }
-    }
-    let n = r.count(4)?;
-    let mut sorted = Vec::with_capacity(n);
-    for _ in 0..n {
-        sorted.push(r.u32()? as usize);
-    }
-    let records = usize::try_from(r.u64()?).ok()?;
-    let total = r.usage()?;
-    let n = r.count(12)?;
-    let mut users = Vec::with_capacity(n);
-    for _ in 0..n {
-        users.push((r.string()?, r.usage()?));
-    }
-    if !r.0.is_empty() {
-        return None;
-    }
-    let tree = tree.finish_with_sorted_users(sorted)?;
-    let unmatched = UnmatchedUsage {
-        records,
-        total,
-        users,
-    };
-    Some((tree, unmatched))
-}
-
-struct Writer(Vec<u8>);
-
-impl Writer {
-    fn u8(&mut self, v: u8) {
-        self.0.push(v);
-    }
-    fn u64(&mut self, v: u64) {
-        self.0.extend_from_slice(&v.to_le_bytes());
-    }
-    fn str(&mut self, s: &str) {
-        // Names are bounded far below 4 GiB by every reader; a longer one would not round-trip.
-        let len = u32::try_from(s.len()).unwrap_or(u32::MAX);
-        self.0.extend_from_slice(&len.to_le_bytes());
-        self.0.extend_from_slice(&s.as_bytes()[..len as usize]);
-    }
-    fn opt<T>(&mut self, v: Option<T>, f: impl FnOnce(&mut Self, T)) {
-        match v {
-            Some(v) => {
-                self.u8(1);
-                f(self, v);
-            }
-            None => self.u8(0),
-        }
-    }
-}
-
-struct Reader<'a>(&'a [u8]);
-
-impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
-        if self.0.len() < n {
-            return None;
-        }
-        let (head, rest) = self.0.split_at(n);
-        self.0 = rest;
-        Some(head)
-    }
-    fn u8(&mut self) -> Option<u8> {
-        self.take(1).map(|b| b[0])
-    }
-    fn u32(&mut self) -> Option<u32> {
-        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
-    }
-    fn u64(&mut self) -> Option<u64> {
-        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
-    }
-    /// A count of items of at least `min` bytes each, no more than the bytes left allow.
-    fn count(&mut self, min: usize) -> Option<usize> {
-        let n = usize::try_from(self.u64()?).ok()?;
-        (n <= self.0.len() / min).then_some(n)
-    }
-    fn string(&mut self) -> Option<String> {
-        let len = self.u32()? as usize;
-        std::str::from_utf8(self.take(len)?)
-            .ok()
-            .map(str::to_string)
-    }
-    fn opt<T>(&mut self, f: impl FnOnce(&mut Self) -> Option<T>) -> Option<Option<T>> {
-        match self.u8()? {
-            0 => Some(None),
-            1 => f(self).map(Some),
-            _ => None,
-        }
-    }
-    /// A usage: finite and >= 0 (what the tree builder accepts).
-    fn usage(&mut self) -> Option<f64> {
-        let v = f64::from_bits(self.u64()?);
-        (v.is_finite() && v >= 0.0).then_some(v)
-    }
-    /// A boolean: 0 or 1.
-    fn flag(&mut self) -> Option<bool> {
-        match self.u8()? {
-            0 => Some(false),
-            1 => Some(true),
-            _ => None,
-        }
-    }
+    let view = SnapshotView::open(std::sync::Arc::new(bytes.to_vec()), key)?;
+    let unmatched = view.unmatched().clone();
+    Some((view.full_tree()?, unmatched))
 }
 
 #[cfg(test)]
@@ -474,60 +421,120 @@ mod tests {
         assert!(decode(&[0xff; 200], &k).is_none());
     }
 
-    /// A payload that passes the checksum (as a forger with the key could write) is still
-    /// checked: bad numbers, tags, counts, parents and trailing bytes are refused without a
-    /// panic.
+    /// `bytes` with its block table and header checksums made right again after an edit of
+    /// the body (what a forger with the key could write).
+    fn reseal(bytes: &mut [u8]) {
+        let body = u64::from_le_bytes(bytes[TABLE_AT..TABLE_AT + 8].try_into().unwrap()) as usize;
+        let mut table = Vec::new();
+        for chunk in bytes[body..].chunks(1 << BLOCK_LOG) {
+            table.extend_from_slice(blake3::hash(chunk).as_bytes());
+        }
+        bytes[HEADER..body].copy_from_slice(&table);
+        let t = blake3::hash(&table);
+        bytes[HEADER - 64..HEADER - 32].copy_from_slice(t.as_bytes());
+        let h = blake3::hash(&bytes[..HEADER - 32]);
+        bytes[HEADER - 32..HEADER].copy_from_slice(h.as_bytes());
+    }
+
+    /// Where section `s` starts.
+    fn section(bytes: &[u8], s: Section) -> usize {
+        let at = TABLE_AT + s as usize * 16;
+        u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap()) as usize
+    }
+
+    /// A file whose checksums are right (as a forger with the key could write) is still
+    /// checked: bad numbers, tags, flags, parents and name ends are refused without a panic.
     #[test]
-    fn a_well_summed_but_invalid_payload_is_refused() {
+    fn a_well_summed_but_invalid_file_is_refused() {
+        let (tree, unmatched) = sample();
         let k = key(("t", b""), None, 0);
-        let seal = |payload: &[u8]| {
-            let mut b = Vec::new();
-            b.extend_from_slice(MAGIC);
-            b.extend_from_slice(&LAYOUT.to_le_bytes());
-            b.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-            b.extend_from_slice(&k);
-            b.extend_from_slice(payload);
-            let sum = blake3::hash(&b);
-            b.extend_from_slice(sum.as_bytes());
+        let good = encode(&k, &tree, &unmatched);
+        let mut resealed = good.clone();
+        reseal(&mut resealed);
+        assert_eq!(resealed, good);
+        let patched = |s: Section, at: usize, bytes: &[u8]| {
+            let mut b = good.clone();
+            let from = section(&b, s) + at;
+            b[from..from + bytes.len()].copy_from_slice(bytes);
+            reseal(&mut b);
             b
         };
-        let (tree, unmatched) = sample();
-        let good = encode(&k, &tree, &unmatched);
-        let payload = &good[HEADER..good.len() - CHECKSUM];
-        assert!(decode(&seal(payload), &k).is_some());
-        // source(1) + unknown_shares Some(1 + 8) + count(8), then the root: name(4 +
-        // "TREEROOT" 8), parent(8), kind(1), usage given(1), shares(1 + 8), usage(8).
-        let root = 18;
-        let (parent, kind, usage) = (root + 12, root + 20, root + 31);
-        let patched = |at: usize, bytes: &[u8]| {
-            let mut p = payload.to_vec();
-            p[at..at + bytes.len()].copy_from_slice(bytes);
-            seal(&p)
+        let refused = |b: Vec<u8>| {
+            let whole = decode(&b, &k).is_none();
+            let view = SnapshotView::open(std::sync::Arc::new(b), &k);
+            let part = view.and_then(|v| v.part(["alice", "ébé", "zed"]));
+            whole && part.is_none()
         };
-        assert!(decode(&patched(usage, &f64::NAN.to_bits().to_le_bytes()), &k).is_none());
-        assert!(decode(&patched(usage, &(-1.0f64).to_bits().to_le_bytes()), &k).is_none());
-        assert!(decode(&patched(0, &[9]), &k).is_none());
-        // The root with a parent, or a user.
-        assert!(decode(&patched(parent, &0u64.to_le_bytes()), &k).is_none());
-        assert!(decode(&patched(kind, &[1]), &k).is_none());
-        assert!(decode(&patched(kind, &[7]), &k).is_none());
-        // A node count far beyond the bytes.
-        assert!(decode(&patched(10, &u64::MAX.to_le_bytes()), &k).is_none());
-        let mut p = payload.to_vec();
-        p.push(0);
-        assert!(decode(&seal(&p), &k).is_none());
-        assert!(decode(&seal(&[]), &k).is_none());
-        // The first node after the root ("g", an account, after the root's usage, id Some(0),
-        // line None and child count): its parent itself or beyond.
-        let g = usage + 8 + 9 + 1 + 4;
-        let g_parent = g + 4 + 1;
-        assert_eq!(&payload[g + 4..g + 5], b"g");
-        assert!(decode(&patched(g_parent, &5u64.to_le_bytes()), &k).is_none());
-        assert!(decode(&patched(g_parent, &1u64.to_le_bytes()), &k).is_none());
-        assert!(decode(&patched(g_parent, &0u64.to_le_bytes()), &k).is_some());
+        assert!(!refused(good.clone()));
+        assert!(refused(patched(
+            Section::RawUsage,
+            0,
+            &f64::NAN.to_bits().to_le_bytes()
+        )));
+        assert!(refused(patched(
+            Section::RawUsage,
+            0,
+            &(-1.0f64).to_bits().to_le_bytes()
+        )));
+        // PBS's usages are read by a part only.
+        let b = patched(Section::PbsUsage, 0, &f64::NAN.to_bits().to_le_bytes());
+        let view = SnapshotView::open(std::sync::Arc::new(b), &k).unwrap();
+        assert!(view.part(["alice"]).is_none() && view.full_tree().is_some());
+        // The root with a parent, or a user; a flag no layout has.
+        assert!(refused(patched(Section::Parent, 0, &0u32.to_le_bytes())));
+        assert!(refused(patched(Section::Flags, 0, &[F_USER])));
+        assert!(refused(patched(Section::Flags, 0, &[0x80])));
+        // Node 1's parent itself, or beyond it.
+        assert!(refused(patched(Section::Parent, 4, &1u32.to_le_bytes())));
+        assert!(refused(patched(Section::Parent, 4, &7u32.to_le_bytes())));
+        // The root's name ending beyond the names.
+        assert!(refused(patched(
+            Section::NameEnd,
+            0,
+            &u32::MAX.to_le_bytes()
+        )));
+        // A user id beyond the nodes in the sorted users.
+        assert!(refused(patched(Section::Users, 0, &u32::MAX.to_le_bytes())));
+        // A tag no tree source has (in the header: its checksum is made right too).
+        let mut b = good.clone();
+        b[56] = 9;
+        reseal(&mut b);
+        assert!(decode(&b, &k).is_none());
         // A child count is only a hint for room, bounded by the nodes: a huge one reads the
         // same tree.
-        let (t, _) = decode(&patched(g - 4, &u32::MAX.to_le_bytes()), &k).unwrap();
+        let t = decode(&patched(Section::Kids, 4, &u32::MAX.to_le_bytes()), &k)
+            .unwrap()
+            .0;
         assert_eq!(t.nodes(), tree.nodes());
+    }
+
+    /// The part for a few entities holds them and their ancestors, with the whole tree's PBS
+    /// usages and share sums, and `unknown` when an entity is not in the tree.
+    #[test]
+    fn a_part_holds_the_entities_paths() {
+        let (tree, unmatched) = sample();
+        let k = key(("t", b""), None, 0);
+        let view =
+            SnapshotView::open(std::sync::Arc::new(encode(&k, &tree, &unmatched)), &k).unwrap();
+        assert_eq!(view.unmatched(), &unmatched);
+        assert_eq!(view.len(), tree.len());
+        let alice = tree.users_named("alice")[0];
+        assert_eq!(view.find_entity("alice"), Some(Some(alice)));
+        assert_eq!(view.find_entity("g"), Some(tree.find_account("g")));
+        assert_eq!(view.find_entity("TREEROOT"), Some(None));
+        assert_eq!(view.find_entity("nobody"), Some(None));
+        let part = view.part(["alice"]).unwrap();
+        assert_eq!(part.ids, tree.path(alice));
+        let usages = pbs::usages(&tree);
+        let sums = pbs::child_share_sums(&tree);
+        for (p, &id) in part.ids.iter().enumerate() {
+            assert_eq!(part.tree.node(p).name, tree.node(id).name);
+            assert_eq!(part.usage[p].to_bits(), usages[id].to_bits());
+            assert_eq!(part.child_shares[p], sums[id]);
+        }
+        let with_unknown = view.part(["alice", "zed"]).unwrap();
+        let unknown = tree.find_account("unknown").unwrap();
+        assert!(with_unknown.ids.contains(&unknown));
+        assert_eq!(with_unknown.whole_len, tree.len());
     }
 }

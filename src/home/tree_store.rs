@@ -9,6 +9,7 @@ use super::error::ServerError;
 use super::fsio::modes;
 use super::permissions::{current_host, is_manager, unauthorized};
 use super::snapshot_cache;
+use super::snapshot_view::SnapshotView;
 use super::state::ServerState;
 use crate::fairshare::{Tree, TreeError, TreeSource, TreeSpec};
 use crate::formats::{native, pbs};
@@ -41,12 +42,53 @@ pub enum HomeTree {
     /// Built (from `snapshot.bin` when valid, else from the text), or why the text does not
     /// build: what `order` and `share` use as is.
     Built(Result<Tree, TreeError>),
+    /// A valid `snapshot.bin` read in place, to build whole or in part later.
+    Lazy(LazyTree),
+}
+
+/// The form a caller wants the home's tree in ([`Home::snapshot`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TreeForm {
+    /// As read from the text ([`HomeTree::Spec`]).
+    Spec,
+    /// Built ([`HomeTree::Built`]).
+    Built,
+    /// In place from `snapshot.bin` when it is valid ([`HomeTree::Lazy`]), else built.
+    Lazy,
+}
+
+/// The home's tree as a valid `snapshot.bin` holds it, read in place ([`HomeTree::Lazy`]):
+/// the caller builds the whole tree, or only the part a few jobs need.
+#[derive(Debug, Clone)]
+pub struct LazyTree {
+    /// The snapshot.
+    pub view: SnapshotView,
+    home: Home,
+}
+
+impl LazyTree {
+    /// The whole tree; if a block of the snapshot turns out damaged, the home's tree read
+    /// again (from the text, which rewrites the snapshot).
+    pub fn into_tree(self) -> Result<Tree, ServerError> {
+        if let Some(tree) = self.view.full_tree() {
+            return Ok(tree);
+        }
+        match self.home.snapshot(TreeForm::Built)?.tree {
+            Some(HomeTree::Built(Ok(tree))) => Ok(tree),
+            Some(HomeTree::Built(Err(e))) => Err(ServerError::Tree(e.to_string())),
+            _ => Err(ServerError::Tree(
+                "the home's share tree changed while it was read; try again".into(),
+            )),
+        }
+    }
 }
 
 /// What the lock-free read of [`Home::snapshot`] found for the tree.
 enum Read {
     /// A valid `snapshot.bin`.
     Cached(Tree),
+    /// A valid `snapshot.bin`, read in place.
+    View(SnapshotView),
     /// The text, with the key to write the snapshot under (when one is wanted).
     Text(TreeSpec, Option<snapshot_cache::Key>),
 }
@@ -74,8 +116,8 @@ impl Home {
     }
 
     /// One consistent snapshot of everything an evaluation reads from the home: the state and
-    /// the share tree with usage applied, read together without a lock (`Home::with_shared`);
-    /// with `built`, the tree built ([`HomeTree::Built`]), else as read ([`HomeTree::Spec`]).
+    /// the share tree with usage applied, read together without a lock (`Home::with_shared`),
+    /// in the form asked for ([`TreeForm`]).
     ///
     /// A built tree comes from the binary snapshot `snapshot.bin` when it was made from exactly
     /// the text just read (its key is a hash of those bytes, see `snapshot_cache`); otherwise
@@ -83,14 +125,24 @@ impl Home {
     /// root): atomically, through the home's handle, never following a link, and ignoring any
     /// failure (it is only a cache; the text is what counts). A spec is always read from the
     /// text.
-    pub(crate) fn snapshot(&self, built: bool) -> Result<Snapshot, ServerError> {
+    pub(crate) fn snapshot(&self, form: TreeForm) -> Result<Snapshot, ServerError> {
+        let built = form != TreeForm::Spec;
+        // A valid snapshot for `key`, in the form asked for (`None`: a miss).
+        let cached = |key: &snapshot_cache::Key| {
+            let view = self.read_snapshot_file(key, form == TreeForm::Built)?;
+            let unmatched = view.unmatched().clone();
+            match form {
+                TreeForm::Lazy => Some((Read::View(view), unmatched)),
+                _ => Some((Read::Cached(view.full_tree()?), unmatched)),
+            }
+        };
         let (state, read, unmatched) = self.with_shared(|state| {
             // The snapshot is tried first on a key hashed from the files in chunks; on a miss
             // the text is read (and hashed again) as before.
             if built {
                 if let Some(key) = self.key_of_files(state)? {
-                    if let Some((tree, unmatched)) = self.read_snapshot_file(&key) {
-                        return Ok((state.clone(), Some(Read::Cached(tree)), unmatched));
+                    if let Some((read, unmatched)) = cached(&key) {
+                        return Ok((state.clone(), Some(read), unmatched));
                     }
                 }
             }
@@ -106,8 +158,8 @@ impl Home {
                 )
             });
             if let Some(key) = &key {
-                if let Some((tree, unmatched)) = self.read_snapshot_file(key) {
-                    return Ok((state.clone(), Some(Read::Cached(tree)), unmatched));
+                if let Some((read, unmatched)) = cached(key) {
+                    return Ok((state.clone(), Some(read), unmatched));
                 }
             }
             let mut spec = self.parse_stored(state, tree_name, &tree_text)?;
@@ -121,6 +173,10 @@ impl Home {
         let tree = match read {
             None => None,
             Some(Read::Cached(tree)) => Some(HomeTree::Built(Ok(tree))),
+            Some(Read::View(view)) => Some(HomeTree::Lazy(LazyTree {
+                view,
+                home: self.clone(),
+            })),
             Some(Read::Text(spec, None)) => Some(HomeTree::Spec(spec)),
             Some(Read::Text(spec, Some(key))) => {
                 let tree = Tree::build(spec);
@@ -162,17 +218,22 @@ impl Home {
 
     /// `snapshot.bin` if it is a whole, valid snapshot for `key`; any problem (missing, a link,
     /// unreadable, damaged, another key) is a miss.
-    fn read_snapshot_file(&self, key: &snapshot_cache::Key) -> Option<(Tree, UnmatchedUsage)> {
+    fn read_snapshot_file(&self, key: &snapshot_cache::Key, whole: bool) -> Option<SnapshotView> {
         let f = self.dir().open_read(files::SNAPSHOT).ok()??;
-        // Mapped, not read: the file's pages are already in the page cache, so a mapping costs
-        // neither fresh memory to zero nor a copy (a quarter of the page faults of a small
-        // `order` from a 100 000-user home). An empty file cannot be mapped: a miss.
+        // Mapped, not read: the file's pages are in the page cache already, so a mapping costs
+        // neither fresh memory to zero nor a copy, and a small `order` touches only the pages
+        // it reads (the view checks each 4 KiB block it reads against its checksum); a reader
+        // of the whole tree has it populated at once. An empty file cannot be mapped: a miss.
         // SAFETY: a read-only private mapping of a regular file of the home. Its one hazard is
         // another program shrinking the file while it is read (SIGBUS): fairsort never changes
         // `snapshot.bin` in place (a new one is renamed over it, and the mapped one stays whole)
         // and only the home's owner or root may write it.
-        let map = unsafe { memmap2::MmapOptions::new().populate().map(&f) }.ok()?;
-        snapshot_cache::decode(&map, key)
+        let mut options = memmap2::MmapOptions::new();
+        if whole {
+            options.populate();
+        }
+        let map = unsafe { options.map(&f) }.ok()?;
+        SnapshotView::open(std::sync::Arc::new(map), key)
     }
 
     /// Rewrites `snapshot.bin` when this process is root or the home's owner (anyone else could

@@ -16,7 +16,7 @@ use super::{Scenario, ScenarioError};
 use crate::fairshare::{Algorithm, Options, Tree, TreeSpec};
 use crate::formats::{self, TreeFormat};
 use crate::formula::ResourceTable;
-use crate::home::{Home, HomeTree};
+use crate::home::{Home, HomeTree, LazyTree, TreeForm};
 use crate::pbs::{FairshareEntity, ResourceType};
 use crate::queue::{example, read_jobs_bytes, JobSet, JobsFormat, ResourceValue, Setup};
 use crate::usage::{apply_pbs_usage, UnmatchedUsage};
@@ -86,6 +86,7 @@ pub struct ScenarioBuilder {
     resources: Vec<(String, ResourceType)>,
     resource_table: Option<ResourceTable>,
     pbs_compat: bool,
+    lazy_tree: bool,
 }
 
 /// The base's contribution, in one shape for examples and homes.
@@ -134,7 +135,17 @@ impl ScenarioBuilder {
             resources: Vec::new(),
             resource_table: None,
             pbs_compat: false,
+            lazy_tree: false,
         }
+    }
+
+    /// Leaves a home's tree in its `snapshot.bin`, read in place, when it is used as is and the
+    /// snapshot is valid: [`Scenario::order_once`] then builds only the part of it that the
+    /// jobs need when that is enough (issue #16). The caller must run `order_once` (or
+    /// [`Scenario::build_tree`]) before anything else that reads the tree.
+    pub fn lazy_home_tree(mut self) -> Self {
+        self.lazy_tree = true;
+        self
     }
 
     /// The jobs (`--jobs`), in `format` or detected.
@@ -279,7 +290,7 @@ impl ScenarioBuilder {
                 "no formula: give --formula, or set job_sort_formula with `fairsort qmgr`".into(),
             ));
         }
-        let (tree, unmatched_usage) = self.tree(
+        let (tree, unmatched_usage, lazy_tree) = self.tree(
             base.as_mut()
                 .map(|b| (b.tree.take(), std::mem::take(&mut b.unmatched))),
         )?;
@@ -332,6 +343,8 @@ impl ScenarioBuilder {
             algorithm,
             resources,
             unmatched_usage,
+            lazy_tree,
+            part: None,
         })
     }
 
@@ -365,12 +378,17 @@ impl ScenarioBuilder {
     /// Whether a home base's tree is read (not `without_tree`), and in which form: built when
     /// it is used as is (no tree given over it, no usage file, no `unknown_shares` flag), so
     /// it can come from the home's `snapshot.bin`; else as a spec to change before the build.
-    fn base_tree_wanted(&self) -> Option<bool> {
+    fn base_tree_wanted(&self) -> Option<TreeForm> {
         let as_is = self.tree_spec.is_none()
             && self.tree.is_none()
             && self.usage.is_none()
             && self.unknown_shares.is_none();
-        (!self.without_tree).then_some(as_is)
+        let form = match (as_is, self.lazy_tree) {
+            (false, _) => TreeForm::Spec,
+            (true, false) => TreeForm::Built,
+            (true, true) => TreeForm::Lazy,
+        };
+        (!self.without_tree).then_some(form)
     }
 
     /// The tree: `tree_file` or the base's, `usage_file` over it, `unknown_shares`, built; with
@@ -378,7 +396,7 @@ impl ScenarioBuilder {
     fn tree(
         &self,
         base: Option<(Option<HomeTree>, UnmatchedUsage)>,
-    ) -> Result<(Option<Tree>, UnmatchedUsage), ScenarioError> {
+    ) -> Result<(Option<Tree>, UnmatchedUsage, Option<LazyTree>), ScenarioError> {
         let mut unmatched = UnmatchedUsage::default();
         // With a tree file, a usage file is read on a second thread while the tree is; the
         // PBS reader's index of names is used again to apply it.
@@ -408,8 +426,9 @@ impl ScenarioBuilder {
                             Some(l) => input(format!("{l}: {e}")),
                             None => input(e),
                         })?;
-                        return Ok((Some(tree), unmatched));
+                        return Ok((Some(tree), unmatched, None));
                     }
+                    Some(HomeTree::Lazy(lazy)) => return Ok((None, unmatched, Some(lazy))),
                     Some(HomeTree::Spec(spec)) => (Some(spec), self.home_label()),
                     None => (None, self.home_label()),
                 }
@@ -440,7 +459,7 @@ impl ScenarioBuilder {
                 })
             })
             .transpose()?;
-        Ok((tree, unmatched))
+        Ok((tree, unmatched, None))
     }
 
     /// The home's directory when the base is a home (it names the home's tree in errors).
@@ -460,11 +479,11 @@ fn read_pbs_usage(path: &std::path::Path) -> Result<crate::formats::pbs::PbsUsag
 }
 
 /// A home's snapshot in the base's shape (no jobs: a home holds none); with `tree` `None` only
-/// the state is read (a lock-free read), not the share tree and usage; `Some(true)` reads the
-/// tree built, `Some(false)` as a spec.
-fn home_base(home: &Home, tree: Option<bool>) -> Result<BaseInputs, ScenarioError> {
-    let snap = if let Some(built) = tree {
-        home.snapshot(built).map_err(input)?
+/// the state is read (a lock-free read), not the share tree and usage; else the tree in that
+/// form.
+fn home_base(home: &Home, tree: Option<TreeForm>) -> Result<BaseInputs, ScenarioError> {
+    let snap = if let Some(form) = tree {
+        home.snapshot(form).map_err(input)?
     } else {
         crate::home::Snapshot {
             state: home.load().map_err(input)?,

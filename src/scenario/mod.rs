@@ -5,6 +5,7 @@
 
 mod builder;
 mod error;
+mod part;
 mod run;
 
 pub use builder::{Base, JobsInput, ScenarioBuilder, Threshold};
@@ -13,7 +14,7 @@ pub use run::{AgainstRow, Comparison, OrderExplanation, TermValue};
 
 use crate::fairshare::Algorithm;
 use crate::formula::ResourceTable;
-use crate::home::Home;
+use crate::home::{Home, LazyTree};
 use crate::queue::Setup;
 use crate::usage::UnmatchedUsage;
 
@@ -34,6 +35,11 @@ pub struct Scenario {
     /// Usage of the home or the usage file that met no association of the tree and was not
     /// counted (the command line warns about it).
     pub unmatched_usage: UnmatchedUsage,
+    /// The home's tree left in its snapshot (`ScenarioBuilder::lazy_home_tree`), until
+    /// `order_once` builds the part of it the jobs need, or the whole.
+    lazy_tree: Option<LazyTree>,
+    /// When `order_once` ordered over a part of the tree: the sizes of the whole and the part.
+    part: Option<part::PartSize>,
 }
 
 impl Scenario {

@@ -113,6 +113,12 @@ impl Scenario {
         program: &Program,
         top: Option<usize>,
     ) -> Result<DryRun, ScenarioError> {
+        if let Some(lazy) = self.lazy_tree.take() {
+            if let Some(run) = self.order_part(&lazy, program, top)? {
+                return Ok(run);
+            }
+            self.setup.tree = Some(lazy.into_tree().map_err(ScenarioError::input)?);
+        }
         let tree = self.setup.tree.take();
         let all: [&dyn SortFormula; 1] = [program];
         let shares =
