@@ -214,3 +214,102 @@ fn a_reader_who_does_not_own_the_home_does_not_write_it() {
     assert_eq!(out.stdout, owner[0]);
     assert_eq!(snapshot_id(&h), None);
 }
+
+/// A PBS home of 4 groups of 15 users with usage (one user under `unknown` when `member`), its
+/// snapshot written, and 6 jobs: users of every group, one user twice, one not in the tree.
+fn larger_home(dir: &Path, member: bool) -> std::path::PathBuf {
+    let h = dir.join("home");
+    qmgr(&h, "set sched fair_share = True").success();
+    qmgr(&h, "set sched unknown_shares = 10").success();
+    qmgr(&h, "set server job_sort_formula = fairshare_factor").success();
+    let mut rg = String::new();
+    let mut usage = String::from("version = 1\n");
+    for g in 0..4 {
+        rg.push_str(&format!("grp{g} {} root {}\n", 10 + g, 5 + 7 * g));
+        for u in 0..15 {
+            let id = 100 + g * 15 + u;
+            rg.push_str(&format!("u{id} {id} grp{g} {}\n", 1 + (u * 3) % 7));
+            if u % 4 != 0 {
+                let cput = ((id * 37) % 101) as f64 * 12.5;
+                usage.push_str(&format!("[[entity]]\nname = \"u{id}\"\nusage = {cput:?}\n"));
+            }
+        }
+    }
+    if member {
+        rg.push_str("ux 99 unknown 3\n");
+    }
+    let tree = write(dir, "rg", &rg);
+    fairsort_home(&h)
+        .args(["tree", "import"])
+        .arg(&tree)
+        .assert()
+        .success();
+    std::fs::write(h.join("usage.toml"), usage).unwrap();
+    let jobs = r#"[{"id":"1","user":"u101","group":"grp0","qtime":1},
+     {"id":"2","user":"u130","group":"grp2","qtime":2},
+     {"id":"3","user":"u150","group":"grp3","qtime":3},
+     {"id":"4","user":"stranger","group":"g9","qtime":4},
+     {"id":"5","user":"u101","group":"grp0","qtime":5},
+     {"id":"6","user":"u117","group":"grp1","qtime":6}]"#;
+    // The first order reads the text and writes the snapshot.
+    write(dir, "jobs.json", jobs);
+    fairsort_home(&h)
+        .args(["order", "--jobs"])
+        .arg(dir.join("jobs.json"))
+        .assert()
+        .success();
+    assert!(snapshot_id(&h).is_some());
+    h
+}
+
+/// An order over the part of the snapshot's tree that its jobs need (few jobs, a large tree)
+/// gives what the whole tree gives, bit for bit: values, order and fair-share ranks.
+#[test]
+fn an_order_over_a_part_of_the_tree_is_the_order_over_the_whole() {
+    use fairsort::scenario::{Base, JobsInput, ScenarioBuilder};
+    for member in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let h = larger_home(dir.path(), member);
+        let jobs = dir.path().join("jobs.json");
+        let home = fairsort::home::Home::find(Some(&h)).unwrap().unwrap();
+        for formula in [
+            "fairshare_factor",
+            "fairshare_perc * 100 + fairshare_tree_usage",
+            "1",
+            "ncpus",
+        ] {
+            let run = |lazy: bool| {
+                let mut b = ScenarioBuilder::new(Base::Home(home.clone()))
+                    .jobs(JobsInput::File(jobs.clone()), None)
+                    .formula(Some(formula.to_string()));
+                if lazy {
+                    b = b.lazy_home_tree();
+                }
+                let mut sc = b.build().unwrap();
+                let program = sc.compile(formula).unwrap();
+                let run = sc.order_once(&program, None).unwrap();
+                let ctx = run.shares.as_ref().unwrap();
+                let len = (ctx.tree.len(), sc.share_tree_len(ctx.tree.len()));
+                (run, len)
+            };
+            let (whole, (n, shown)) = run(false);
+            let (part, (pn, pshown)) = run(true);
+            assert_eq!(n, shown);
+            assert!(pn < n, "{formula}: a part ({pn} of {n} nodes) was used");
+            assert_eq!(pshown, n, "{formula}: the header counts the whole tree");
+            assert_eq!(part.order.ranked.len(), 6);
+            for (a, b) in whole.order.ranked.iter().zip(&part.order.ranked) {
+                assert_eq!(a.job, b.job, "{formula}, member {member}");
+                assert_eq!(a.value.to_bits(), b.value.to_bits(), "{formula}");
+                assert_eq!(
+                    (a.eligible, a.below_threshold),
+                    (b.eligible, b.below_threshold)
+                );
+            }
+            assert_eq!(whole.options.fair_share_rank, part.options.fair_share_rank);
+            let (w, p) = (whole.shares.unwrap(), part.shares.unwrap());
+            assert_eq!(w.unknown_entities, p.unknown_entities);
+            assert_eq!(w.unknown_entities, ["stranger"]);
+        }
+    }
+}
