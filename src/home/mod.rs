@@ -11,6 +11,7 @@ pub mod journal;
 pub mod permissions;
 pub mod slurm_store;
 pub mod snapshot_cache;
+pub mod snapshot_ident;
 pub mod snapshot_view;
 pub mod state;
 pub mod state_file;

@@ -18,7 +18,9 @@
 //!   (u64), key (32), tree source (u8), whether `unknown_shares` is set (u8), 6 bytes of 0,
 //!   `unknown_shares` (u64), counts of nodes, users and accounts (u64 each), then for each of
 //!   [`SECTIONS`] sections its offset from the file's start and its length (u64 each), the
-//!   BLAKE3 of the block table (32), and the BLAKE3 of everything before it (32);
+//!   text files' identity (32, `snapshot_ident`) and whether it is settled (u8, then 7 bytes
+//!   of 0: [`settle`], [`settled_key`]), the BLAKE3 of the block table (32), and the BLAKE3
+//!   of everything before it (32);
 //! * the block table: the BLAKE3 of each 4 KiB block of the body (the last one shorter);
 //! * the body's sections, in [`Section`] order: per node (in id order) its parent's id (u32,
 //!   `u32::MAX` for the root), flags (u8: user, usage given, `parent` shares, PBS id set, line
@@ -67,8 +69,12 @@ pub(crate) enum Section {
 pub(crate) const SECTIONS: usize = 14;
 /// Where the section table starts in the header.
 pub(crate) const TABLE_AT: usize = 8 + 4 + 4 + 8 + 32 + 8 + 8 + 3 * 8;
-/// The header's length.
-pub(crate) const HEADER: usize = TABLE_AT + SECTIONS * 16 + 32 + 32;
+/// Where the text files' identity (`snapshot_ident`) starts in the header, then whether it
+/// is settled (u8, then 7 bytes of 0).
+pub(crate) const IDENT_AT: usize = TABLE_AT + SECTIONS * 16;
+const SETTLED_AT: usize = IDENT_AT + 32;
+/// The header's length (the block table and the body follow).
+pub const HEADER: usize = SETTLED_AT + 8 + 32 + 32;
 
 /// Node flags.
 pub(crate) const F_USER: u8 = 1;
@@ -278,6 +284,8 @@ pub fn encode(key: &Key, tree: &Tree, unmatched: &UnmatchedUsage) -> Vec<u8> {
         out.extend_from_slice(&(s.len() as u64).to_le_bytes());
         at += s.len();
     }
+    // No identity until `settle` records one.
+    out.extend_from_slice(&[0; 40]);
     let mut body = Vec::with_capacity(body_len);
     for s in &sections {
         body.extend_from_slice(s);
@@ -293,6 +301,41 @@ pub fn encode(key: &Key, tree: &Tree, unmatched: &UnmatchedUsage) -> Vec<u8> {
     out.extend_from_slice(&table);
     out.extend_from_slice(&body);
     out
+}
+
+/// Records in `bytes` (a snapshot from [`encode`]) that its text files have the settled
+/// identity `ident` (`snapshot_ident::of`): readers that find the files with that identity then
+/// skip hashing them. Call only when the files' content, read after `ident` was taken, hashes
+/// to the snapshot's key.
+pub fn settle(bytes: &mut [u8], ident: &super::snapshot_ident::Ident) {
+    if bytes.len() < HEADER {
+        return;
+    }
+    bytes[IDENT_AT..IDENT_AT + 32].copy_from_slice(ident);
+    bytes[SETTLED_AT] = 1;
+    let sum = blake3::hash(&bytes[..HEADER - 32]);
+    bytes[HEADER - 32..HEADER].copy_from_slice(sum.as_bytes());
+}
+
+/// The key of the snapshot in `bytes` when its header is valid and records `ident` as its
+/// text files' settled identity ([`settle`]): the text it stands for is then the text now
+/// (see `snapshot_ident`), without hashing it. `None` otherwise.
+pub fn settled_key(bytes: &[u8], ident: &super::snapshot_ident::Ident) -> Option<Key> {
+    if bytes.len() < HEADER || &bytes[..8] != MAGIC || bytes[8..12] != LAYOUT.to_le_bytes() {
+        return None;
+    }
+    if bytes[SETTLED_AT] != 1 || &bytes[IDENT_AT..IDENT_AT + 32] != ident.as_slice() {
+        return None;
+    }
+    if blake3::hash(&bytes[..HEADER - 32]).as_bytes() != &bytes[HEADER - 32..HEADER] {
+        return None;
+    }
+    bytes[24..56].try_into().ok()
+}
+
+/// Whether the snapshot in `bytes` records a settled identity.
+pub fn is_settled(bytes: &[u8]) -> bool {
+    bytes.len() >= HEADER && bytes[SETTLED_AT] == 1
 }
 
 /// The tree and unmatched usage in `bytes` if they are a whole, valid snapshot for `key`;
@@ -506,6 +549,26 @@ mod tests {
             .unwrap()
             .0;
         assert_eq!(t.nodes(), tree.nodes());
+    }
+
+    #[test]
+    fn a_settled_identity_gives_the_key() {
+        let (tree, unmatched) = sample();
+        let k = key(("t", b""), None, 0);
+        let mut bytes = encode(&k, &tree, &unmatched);
+        let ident = [7u8; 32];
+        assert_eq!(settled_key(&bytes, &ident), None);
+        assert!(!is_settled(&bytes));
+        settle(&mut bytes, &ident);
+        assert!(is_settled(&bytes));
+        assert_eq!(settled_key(&bytes, &ident), Some(k));
+        assert_eq!(settled_key(&bytes, &[8u8; 32]), None);
+        // Still a whole, valid snapshot for its key.
+        assert!(decode(&bytes, &k).is_some());
+        let mut forged = bytes.clone();
+        forged[IDENT_AT] ^= 1;
+        assert_eq!(settled_key(&forged, &ident), None);
+        assert!(decode(&forged, &k).is_none());
     }
 
     /// The part for a few entities holds them and their ancestors, with the whole tree's PBS

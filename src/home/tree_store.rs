@@ -9,12 +9,15 @@ use super::error::ServerError;
 use super::fsio::modes;
 use super::permissions::{current_host, is_manager, unauthorized};
 use super::snapshot_cache;
+use super::snapshot_ident;
 use super::snapshot_view::SnapshotView;
 use super::state::ServerState;
 use crate::fairshare::{Tree, TreeError, TreeSource, TreeSpec};
 use crate::formats::{native, pbs};
 use crate::usage::{apply_usage, UnmatchedUsage, UsageRecord, UsageStore};
+use std::fs::File;
 use std::path::Path;
+use std::sync::Arc;
 
 /// The file of a Slurm, flux or fairsort tree (fairsort's TOML tree format). When present it is
 /// the home's tree, whatever `resource_group` holds.
@@ -93,6 +96,23 @@ enum Read {
     Text(TreeSpec, Option<snapshot_cache::Key>),
 }
 
+/// The tree file's name, the tree file and `usage.toml` if it exists, open.
+type TextFiles = (&'static str, File, Option<File>);
+
+/// The snapshot `map` in `form` if it is a whole, valid snapshot for `key` (`None`: a miss).
+fn use_snapshot(
+    map: Arc<memmap2::Mmap>,
+    key: &snapshot_cache::Key,
+    form: TreeForm,
+) -> Option<(Read, UnmatchedUsage)> {
+    let view = SnapshotView::open(map, key)?;
+    let unmatched = view.unmatched().clone();
+    match form {
+        TreeForm::Lazy => Some((Read::View(view), unmatched)),
+        _ => Some((Read::Cached(view.full_tree()?), unmatched)),
+    }
+}
+
 impl Home {
     /// The stored share tree with usage applied, or `None` when no tree was imported yet.
     pub fn tree_spec(&self) -> Result<Option<TreeSpec>, ServerError> {
@@ -127,23 +147,12 @@ impl Home {
     /// text.
     pub(crate) fn snapshot(&self, form: TreeForm) -> Result<Snapshot, ServerError> {
         let built = form != TreeForm::Spec;
-        // A valid snapshot for `key`, in the form asked for (`None`: a miss).
-        let cached = |key: &snapshot_cache::Key| {
-            let view = self.read_snapshot_file(key, form == TreeForm::Built)?;
-            let unmatched = view.unmatched().clone();
-            match form {
-                TreeForm::Lazy => Some((Read::View(view), unmatched)),
-                _ => Some((Read::Cached(view.full_tree()?), unmatched)),
-            }
-        };
         let (state, read, unmatched) = self.with_shared(|state| {
-            // The snapshot is tried first on a key hashed from the files in chunks; on a miss
-            // the text is read (and hashed again) as before.
+            // The snapshot is tried first (its key from the files' identity when settled, else
+            // hashed from the files in chunks); on a miss the text is read (and hashed again).
             if built {
-                if let Some(key) = self.key_of_files(state)? {
-                    if let Some((read, unmatched)) = cached(&key) {
-                        return Ok((state.clone(), Some(read), unmatched));
-                    }
+                if let Some((read, unmatched)) = self.snapshot_hit(state, form)? {
+                    return Ok((state.clone(), Some(read), unmatched));
                 }
             }
             let Some((tree_name, tree_text)) = self.read_tree_text()? else {
@@ -158,7 +167,8 @@ impl Home {
                 )
             });
             if let Some(key) = &key {
-                if let Some((read, unmatched)) = cached(key) {
+                let map = self.map_snapshot(form == TreeForm::Built);
+                if let Some((read, unmatched)) = map.and_then(|m| use_snapshot(m, key, form)) {
                     return Ok((state.clone(), Some(read), unmatched));
                 }
             }
@@ -181,7 +191,7 @@ impl Home {
             Some(Read::Text(spec, Some(key))) => {
                 let tree = Tree::build(spec);
                 if let Ok(tree) = &tree {
-                    self.write_snapshot_file(&key, tree, &unmatched);
+                    self.write_snapshot_file(&key, tree, &unmatched, state.sched.unknown_shares);
                 }
                 Some(HomeTree::Built(tree))
             }
@@ -193,32 +203,64 @@ impl Home {
         })
     }
 
-    /// The snapshot key of the tree file and `usage.toml` as they are now, hashed from the
-    /// open files; `None` when there is no tree or a file's length changed while read.
-    fn key_of_files(
-        &self,
-        state: &ServerState,
-    ) -> Result<Option<snapshot_cache::Key>, ServerError> {
-        let (name, mut tree) = match self.dir().open_read(NATIVE_TREE)? {
+    /// The tree file (`tree.toml` or `resource_group`: its name and the open file) and
+    /// `usage.toml` if it exists; `None` when there is no tree file.
+    fn open_text_files(&self) -> Result<Option<TextFiles>, ServerError> {
+        let (name, tree) = match self.dir().open_read(NATIVE_TREE)? {
             Some(f) => (NATIVE_TREE, f),
             None => match self.dir().open_read(files::TREE)? {
                 Some(f) => (files::TREE, f),
                 None => return Ok(None),
             },
         };
-        let mut usage = self.dir().open_read(files::USAGE)?;
-        let key = snapshot_cache::key_of_files(
-            (name, &mut tree),
-            usage.as_mut(),
-            state.sched.unknown_shares,
-        );
-        // A read error is a miss: the text path reads the files again and reports it.
-        Ok(key.ok().flatten())
+        Ok(Some((name, tree, self.dir().open_read(files::USAGE)?)))
     }
 
-    /// `snapshot.bin` if it is a whole, valid snapshot for `key`; any problem (missing, a link,
-    /// unreadable, damaged, another key) is a miss.
-    fn read_snapshot_file(&self, key: &snapshot_cache::Key, whole: bool) -> Option<SnapshotView> {
+    /// `snapshot.bin` in `form` if it stands for the text files as they are now: known from
+    /// their settled identity (`snapshot_ident`), else from their content's hash (read in
+    /// chunks, the text not kept). A hit by hash on files whose identity has settled since the
+    /// snapshot was written records that identity in it, so the next reader skips the hash.
+    /// `None`: a miss (no snapshot, another key, damaged; a read error of the text too: the
+    /// text path reads the files again and reports it).
+    fn snapshot_hit(
+        &self,
+        state: &ServerState,
+        form: TreeForm,
+    ) -> Result<Option<(Read, UnmatchedUsage)>, ServerError> {
+        let Some((name, mut tree, mut usage)) = self.open_text_files()? else {
+            return Ok(None);
+        };
+        let Some(map) = self.map_snapshot(form == TreeForm::Built) else {
+            return Ok(None);
+        };
+        let unknown_shares = state.sched.unknown_shares;
+        let ident = snapshot_ident::of((name, &tree), usage.as_ref(), unknown_shares).ok();
+        if let Some((ident, _)) = &ident {
+            if let Some(key) = snapshot_cache::settled_key(&map[..], ident) {
+                if let Some(hit) = use_snapshot(map.clone(), &key, form) {
+                    return Ok(Some(hit));
+                }
+            }
+        }
+        let key = snapshot_cache::key_of_files((name, &mut tree), usage.as_mut(), unknown_shares);
+        let Some(key) = key.ok().flatten() else {
+            return Ok(None);
+        };
+        let settled = snapshot_cache::is_settled(&map[..]);
+        let hit = use_snapshot(map.clone(), &key, form);
+        if let (Some(_), false, Some((ident, true))) = (&hit, settled, ident) {
+            if self.may_write_snapshot() {
+                let mut bytes = map[..].to_vec();
+                snapshot_cache::settle(&mut bytes, &ident);
+                let _ = self.dir().write(files::SNAPSHOT, &bytes, modes::PUBLIC);
+            }
+        }
+        Ok(hit)
+    }
+
+    /// `snapshot.bin` mapped (populated at once for a reader of the whole tree); `None` when
+    /// missing, a link or unreadable.
+    fn map_snapshot(&self, whole: bool) -> Option<Arc<memmap2::Mmap>> {
         let f = self.dir().open_read(files::SNAPSHOT).ok()??;
         // Mapped, not read: the file's pages are in the page cache already, so a mapping costs
         // neither fresh memory to zero nor a copy, and a small `order` touches only the pages
@@ -232,23 +274,38 @@ impl Home {
         if whole {
             options.populate();
         }
-        let map = unsafe { options.map(&f) }.ok()?;
-        SnapshotView::open(std::sync::Arc::new(map), key)
+        unsafe { options.map(&f) }.ok().map(Arc::new)
     }
 
-    /// Rewrites `snapshot.bin` when this process is root or the home's owner (anyone else could
-    /// not, and must not try); best effort.
+    /// Whether this process may write `snapshot.bin`: root or the home's owner (anyone else
+    /// could not, and must not try).
+    fn may_write_snapshot(&self) -> bool {
+        let me = rustix::process::geteuid().as_raw();
+        me == 0 || me == self.dir().owner()
+    }
+
+    /// Rewrites `snapshot.bin` when this process is root or the home's owner; best effort. The
+    /// text files' identity is recorded as settled when it is (`snapshot_ident`) and their
+    /// content, read again after it was taken, is still the text the snapshot was built from.
     fn write_snapshot_file(
         &self,
         key: &snapshot_cache::Key,
         tree: &Tree,
         unmatched: &UnmatchedUsage,
+        unknown_shares: u64,
     ) {
-        let me = rustix::process::geteuid().as_raw();
-        if me != 0 && me != self.dir().owner() {
+        if !self.may_write_snapshot() {
             return;
         }
-        let bytes = snapshot_cache::encode(key, tree, unmatched);
+        let mut bytes = snapshot_cache::encode(key, tree, unmatched);
+        if let Ok(Some((name, mut t, mut u))) = self.open_text_files() {
+            if let Ok((ident, true)) = snapshot_ident::of((name, &t), u.as_ref(), unknown_shares) {
+                let now = snapshot_cache::key_of_files((name, &mut t), u.as_mut(), unknown_shares);
+                if now.ok().flatten().as_ref() == Some(key) {
+                    snapshot_cache::settle(&mut bytes, &ident);
+                }
+            }
+        }
         let _ = self.dir().write(files::SNAPSHOT, &bytes, modes::PUBLIC);
     }
 

@@ -141,11 +141,17 @@ fn a_damaged_truncated_or_foreign_snapshot_is_ignored_and_replaced() {
     for (what, bytes) in cases {
         std::fs::write(h.join("snapshot.bin"), &bytes).unwrap();
         assert_eq!(outputs(&h, dir.path()), good, "{what}");
+        // The same snapshot, but for the text files' identity in the header (recorded once
+        // they have settled: see `home::snapshot_ident`).
+        let now = std::fs::read(h.join("snapshot.bin")).unwrap();
+        let header = fairsort::home::snapshot_cache::HEADER;
+        assert_eq!(now.len(), valid.len(), "{what}: replaced by a valid one");
         assert_eq!(
-            std::fs::read(h.join("snapshot.bin")).unwrap(),
-            valid,
+            now[header..],
+            valid[header..],
             "{what}: replaced by a valid one"
         );
+        assert_eq!(now[..56], valid[..56], "{what}: its key");
     }
 }
 
@@ -312,4 +318,44 @@ fn an_order_over_a_part_of_the_tree_is_the_order_over_the_whole() {
             assert_eq!(w.unknown_entities, ["stranger"]);
         }
     }
+}
+
+/// Once the text files are older than the timestamp margin, a reader records their identity
+/// in the snapshot (one rewrite), later readers use it without hashing the text, and a
+/// same-size edit with the old mtime put back is still seen (its ctime changed).
+#[test]
+fn a_settled_identity_is_recorded_once_and_an_edit_still_rebuilds() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = home(dir.path());
+    let first = outputs(&h, dir.path());
+    // Past the margin (2 s where timestamps are whole seconds).
+    let coarse = std::fs::metadata(h.join("usage.toml"))
+        .unwrap()
+        .ctime_nsec()
+        == 0;
+    std::thread::sleep(std::time::Duration::from_millis(if coarse {
+        2100
+    } else {
+        120
+    }));
+    let written = snapshot_id(&h);
+    assert_eq!(outputs(&h, dir.path()), first);
+    let settled = snapshot_id(&h);
+    assert_ne!(settled, written, "rewritten once, with the identity");
+    assert_eq!(outputs(&h, dir.path()), first);
+    assert_eq!(snapshot_id(&h), settled, "then used as is");
+    let path = h.join("usage.toml");
+    let meta = std::fs::metadata(&path).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let edited = text.replacen("usage = 1000.0", "usage = 9000.0", 1);
+    assert_eq!(edited.len(), text.len());
+    std::fs::write(&path, &edited).unwrap();
+    let f = std::fs::File::options().write(true).open(&path).unwrap();
+    f.set_modified(meta.modified().unwrap()).unwrap();
+    drop(f);
+    assert_ne!(
+        outputs(&h, dir.path())[0],
+        first[0],
+        "the new usage is seen"
+    );
 }
