@@ -81,6 +81,20 @@ fn u64_at(b: &[u8], at: usize) -> Option<u64> {
     Some(u64::from_le_bytes(b.get(at..at + 8)?.try_into().ok()?))
 }
 
+/// The `i`th u32 of a column.
+fn le32(col: &[u8], i: usize) -> Option<u32> {
+    Some(u32::from_le_bytes(
+        col.get(i * 4..i * 4 + 4)?.try_into().ok()?,
+    ))
+}
+
+/// The `i`th u64 of a column.
+fn le64(col: &[u8], i: usize) -> Option<u64> {
+    Some(u64::from_le_bytes(
+        col.get(i * 8..i * 8 + 8)?.try_into().ok()?,
+    ))
+}
+
 fn u32_at(b: &[u8], at: usize) -> Option<u32> {
     Some(u32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?))
 }
@@ -317,29 +331,81 @@ impl SnapshotView {
         })
     }
 
-    /// The whole tree, every block checked first; `None` when anything is invalid.
+    /// The whole tree, every block checked first (then read straight from the columns);
+    /// `None` when anything is invalid.
     pub fn full_tree(&self) -> Option<Tree> {
         let b = self.all();
         if !self.check(self.body, b.len()) {
             return None;
         }
+        let col = |s: Section| {
+            let (at, len) = self.sections[s as usize];
+            b.get(at..at + len)
+        };
+        let (parents, flags, shares) = (
+            col(Section::Parent)?,
+            col(Section::Flags)?,
+            col(Section::Shares)?,
+        );
+        let (usages, ids, lines) = (
+            col(Section::RawUsage)?,
+            col(Section::PbsId)?,
+            col(Section::Line)?,
+        );
+        let (kids, ends, names) = (
+            col(Section::Kids)?,
+            col(Section::NameEnd)?,
+            col(Section::Names)?,
+        );
         let mut tree = Assembler::new(self.source, self.unknown_shares, self.nodes);
         // Room for the children: a hint, bounded so all the hints together never ask for more
         // than one slot per node.
         let mut room = self.nodes;
+        let mut start = 0usize;
         for id in 0..self.nodes {
-            let parent = match self.u32(Section::Parent, id)? {
-                u32::MAX => None,
-                p => Some(p as usize),
+            let f = *flags.get(id)?;
+            if f & !(F_USER | F_USAGE_GIVEN | F_PARENT_SHARES | F_ID | F_LINE) != 0 {
+                return None;
+            }
+            let end = le32(ends, id)? as usize;
+            let name = std::str::from_utf8(names.get(start..end)?)
+                .ok()?
+                .to_string();
+            start = end;
+            let node = Node {
+                name,
+                kind: if f & F_USER != 0 {
+                    NodeKind::User
+                } else {
+                    NodeKind::Account
+                },
+                parent: match le32(parents, id)? {
+                    u32::MAX => None,
+                    p => Some(p as usize),
+                },
+                children: Vec::new(),
+                shares: match f & F_PARENT_SHARES {
+                    0 => Shares::Count(le64(shares, id)?),
+                    _ => Shares::Parent,
+                },
+                raw_usage: f64::from_bits(le64(usages, id)?),
+                usage_given: f & F_USAGE_GIVEN != 0,
+                depth: 0,
+                id: (f & F_ID != 0).then_some(le64(ids, id)? as i64),
+                line: match f & F_LINE {
+                    0 => None,
+                    _ => Some(usize::try_from(le64(lines, id)?).ok()?),
+                },
             };
-            let kids = (self.u32(Section::Kids, id)? as usize).min(room);
-            room -= kids;
-            if !tree.push(self.node(id, parent)?, kids) {
+            let k = (le32(kids, id)? as usize).min(room);
+            room -= k;
+            if !tree.push(node, k) {
                 return None;
             }
         }
+        let users = col(Section::Users)?;
         let sorted = (0..self.users)
-            .map(|i| self.u32(Section::Users, i).map(|v| v as usize))
+            .map(|i| le32(users, i).map(|v| v as usize))
             .collect::<Option<Vec<_>>>()?;
         tree.finish_with_sorted_users(sorted)
     }
