@@ -17,6 +17,7 @@ use super::snapshot_cache::{
 use crate::fairshare::tree::{Assembler, PBS_UNKNOWN};
 use crate::fairshare::{Node, NodeId, NodeKind, Shares, Tree, TreeSource};
 use crate::usage::UnmatchedUsage;
+use rustc_hash::FxHashSet;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -494,19 +495,21 @@ impl SnapshotView {
                 ids.push(u);
             }
         }
-        let mut i = 0;
-        while i < ids.len() {
-            if let Some(p) = self.parent(ids[i])? {
-                ids.push(p);
-            }
-            i += 1;
-            // Each walk ends at the root: no more than one entry per node and per path step.
-            if ids.len() > self.nodes.saturating_mul(2) + 2 {
-                return None;
+        // Each node once: a walk up stops at a node already in the part (parents have smaller
+        // ids, so every walk ends, at the root at the latest).
+        let mut seen: FxHashSet<NodeId> = FxHashSet::default();
+        let mut walk = std::mem::take(&mut ids);
+        for start in walk.drain(..) {
+            let mut cur = Some(start);
+            while let Some(id) = cur {
+                if !seen.insert(id) {
+                    break;
+                }
+                ids.push(id);
+                cur = self.parent(id)?;
             }
         }
         ids.sort_unstable();
-        ids.dedup();
         let mut asm = Assembler::new(self.source, self.unknown_shares, ids.len());
         let mut usage = Vec::with_capacity(ids.len());
         let mut child_shares = Vec::with_capacity(ids.len());
