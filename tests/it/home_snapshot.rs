@@ -47,6 +47,19 @@ fn outputs(h: &Path, dir: &Path) -> Vec<Vec<u8>> {
     vec![order.stdout, order.stderr, share.stdout, share.stderr]
 }
 
+/// `a` and `b` are the same snapshot, but for the text files' identity in the header (recorded
+/// once they have settled: see `home::snapshot_ident`).
+fn assert_same_snapshot(a: &[u8], b: &[u8], what: &str) {
+    let header = fairsort::home::snapshot_cache::HEADER;
+    assert_eq!(
+        a.len(),
+        b.len(),
+        "{what}: a valid snapshot of the same length"
+    );
+    assert_eq!(a[..56], b[..56], "{what}: the same layout and key");
+    assert_eq!(a[header..], b[header..], "{what}: the same blocks");
+}
+
 fn snapshot_id(h: &Path) -> Option<(u64, i64, i64)> {
     std::fs::symlink_metadata(h.join("snapshot.bin"))
         .ok()
@@ -146,17 +159,8 @@ fn a_damaged_truncated_or_foreign_snapshot_is_ignored_and_replaced() {
     for (what, bytes) in cases {
         std::fs::write(h.join("snapshot.bin"), &bytes).unwrap();
         assert_eq!(outputs(&h, dir.path()), good, "{what}");
-        // The same snapshot, but for the text files' identity in the header (recorded once
-        // they have settled: see `home::snapshot_ident`).
         let now = std::fs::read(h.join("snapshot.bin")).unwrap();
-        let header = fairsort::home::snapshot_cache::HEADER;
-        assert_eq!(now.len(), valid.len(), "{what}: replaced by a valid one");
-        assert_eq!(
-            now[header..],
-            valid[header..],
-            "{what}: replaced by a valid one"
-        );
-        assert_eq!(now[..56], valid[..56], "{what}: its key");
+        assert_same_snapshot(&now, &valid, what);
     }
 }
 
@@ -195,7 +199,8 @@ fn a_link_at_the_snapshot_is_never_followed() {
     assert_eq!(std::fs::read(&target).unwrap(), b"precious");
     let meta = std::fs::symlink_metadata(h.join("snapshot.bin")).unwrap();
     assert!(meta.file_type().is_file(), "the link was replaced");
-    assert_eq!(std::fs::read(h.join("snapshot.bin")).unwrap(), valid);
+    let now = std::fs::read(h.join("snapshot.bin")).unwrap();
+    assert_same_snapshot(&now, &valid, "rewritten");
 }
 
 /// A user who does not own the home reads the text (same results) and writes nothing there.
@@ -348,10 +353,12 @@ fn a_settled_identity_is_recorded_once_and_an_edit_still_rebuilds() {
     let h = home(dir.path());
     let first = outputs(&h, dir.path());
     past_the_margin(&h);
-    let written = snapshot_id(&h);
+    // Written settled already when the text was old enough at the first read, else
+    // rewritten once now, with the identity.
     assert_eq!(outputs(&h, dir.path()), first);
+    let snapshot = std::fs::read(h.join("snapshot.bin")).unwrap();
+    assert!(fairsort::home::snapshot_cache::is_settled(&snapshot));
     let settled = snapshot_id(&h);
-    assert_ne!(settled, written, "rewritten once, with the identity");
     assert_eq!(outputs(&h, dir.path()), first);
     assert_eq!(snapshot_id(&h), settled, "then used as is");
     let path = h.join("usage.toml");
