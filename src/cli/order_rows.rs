@@ -110,9 +110,12 @@ impl NameCells {
         let half = jobs.len() / 2;
         let (front, back) = text.split_at_mut(half * stride);
         let (first, second) = jobs.jobs.split_at(half);
-        let fill = |out: &mut [u8], part: &[Job]| {
+        let mut states = vec![JobState::Queued; jobs.len()];
+        let (states_front, states_back) = states.split_at_mut(half);
+        let fill = |out: &mut [u8], part: &[Job], states: &mut [JobState]| {
             let mut ascii = true;
-            for (slot, job) in out.chunks_exact_mut(stride).zip(part) {
+            for ((slot, job), state) in out.chunks_exact_mut(stride).zip(part).zip(states) {
+                *state = job.state;
                 let (id, user, queue) = (job.id.as_str(), jobs.user(job), jobs.queue(job));
                 ascii &= id.is_ascii() && user.is_ascii() && queue.is_ascii();
                 put(slot, 0, id);
@@ -121,12 +124,15 @@ impl NameCells {
             }
             ascii
         };
-        let (a, b) = two(jobs.len(), || fill(front, first), || fill(back, second));
+        let (a, b) = two(
+            jobs.len(),
+            || fill(front, first, states_front),
+            || fill(back, second, states_back),
+        );
         if !(a && b) {
             return None;
         }
         let text = String::from_utf8(text).ok()?;
-        let states = jobs.jobs.iter().map(|j| j.state).collect();
         Some(NameCells {
             text,
             stride,
