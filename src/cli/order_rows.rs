@@ -3,12 +3,14 @@
 //! formatted in chunks — two at a time, one per thread — and written in rank order. The bytes
 //! are those of formatting row after row on one thread (issue #16).
 
-use super::table::{text_width, Align, StreamTable};
+use super::table::{text_width, StreamTable};
 use fairsort::parallel::{join, PARALLEL_MIN_JOBS};
 use fairsort::queue::explain::fmt_into;
 use fairsort::queue::fixed::push_integer;
-use fairsort::queue::report::{prefetch, push_status, status_cell, JobRow, Rows};
-use fairsort::queue::{Job, JobSet, Ranked};
+use fairsort::queue::report::{
+    prefetch, push_status, status as status_for, status_cell, JobRow, Rows,
+};
+use fairsort::queue::{Job, JobSet, JobState, Ranked};
 use std::io::{self, Write};
 use std::ops::Range;
 
@@ -93,6 +95,9 @@ pub fn write_table(
 struct NameCells {
     text: String,
     stride: usize,
+    /// Each job's state, in the same order (a row's status needs it; the job's record is a
+    /// cache miss in rank order).
+    states: Vec<JobState>,
 }
 
 impl NameCells {
@@ -105,9 +110,12 @@ impl NameCells {
         let half = jobs.len() / 2;
         let (front, back) = text.split_at_mut(half * stride);
         let (first, second) = jobs.jobs.split_at(half);
-        let fill = |out: &mut [u8], part: &[Job]| {
+        let mut states = vec![JobState::Queued; jobs.len()];
+        let (states_front, states_back) = states.split_at_mut(half);
+        let fill = |out: &mut [u8], part: &[Job], states: &mut [JobState]| {
             let mut ascii = true;
-            for (slot, job) in out.chunks_exact_mut(stride).zip(part) {
+            for ((slot, job), state) in out.chunks_exact_mut(stride).zip(part).zip(states) {
+                *state = job.state;
                 let (id, user, queue) = (job.id.as_str(), jobs.user(job), jobs.queue(job));
                 ascii &= id.is_ascii() && user.is_ascii() && queue.is_ascii();
                 put(slot, 0, id);
@@ -116,18 +124,26 @@ impl NameCells {
             }
             ascii
         };
-        let (a, b) = two(jobs.len(), || fill(front, first), || fill(back, second));
+        let (a, b) = two(
+            jobs.len(),
+            || fill(front, first, states_front),
+            || fill(back, second, states_back),
+        );
         if !(a && b) {
             return None;
         }
         let text = String::from_utf8(text).ok()?;
-        Some(NameCells { text, stride })
+        Some(NameCells {
+            text,
+            stride,
+            states,
+        })
     }
 
-    /// Job `job`'s cells.
-    fn get(&self, job: usize) -> &str {
-        let start = job * self.stride;
-        self.text.get(start..start + self.stride).unwrap_or("")
+    /// Job `job`'s cells (`None` for a job not in the set).
+    fn get(&self, job: usize) -> Option<&[u8]> {
+        let start = job.checked_mul(self.stride)?;
+        self.text.as_bytes().get(start..start + self.stride)
     }
 
     /// Prefetches job `job`'s cells.
@@ -146,28 +162,20 @@ fn put(slot: &mut [u8], at: usize, text: &str) {
     }
 }
 
-/// [`write_table`] with the name cells prepared: rank, names, value and status columns.
+/// [`write_table`] with the name cells prepared: rank, names, value and status columns, each
+/// row written as bytes straight into its chunk (the bytes of `StreamTable::push_row`: cells
+/// padded to the widths, two spaces between, trailing whitespace trimmed).
 fn write_table_with(
     out: &mut impl Write,
     table: &StreamTable,
     rows: &Rows,
     names: &NameCells,
 ) -> io::Result<()> {
-    let mut narrow = StreamTable::new(&[
-        ("", Align::Right),
-        ("", Align::Left),
-        ("", Align::Right),
-        ("", Align::Left),
-    ]);
-    for (i, w) in [table.width(0), names.stride, table.width(4), table.width(5)]
-        .into_iter()
-        .enumerate()
-    {
-        narrow.widen(i, w);
-    }
+    let (rank_width, value_width) = (table.width(0), table.width(4));
+    let line = rank_width + 2 + names.stride + 2 + value_width + 2 + table.width(5) + 1;
     let ranked = rows.ranked();
     write_chunks(out, ranked.len(), &|range| {
-        let mut text = String::with_capacity(range.len() * 64);
+        let mut text: Vec<u8> = Vec::with_capacity(range.len() * line);
         let (mut rank, mut value, mut status) = (String::new(), String::new(), String::new());
         let start = range.start;
         let part = ranked.get(range).unwrap_or(&[]);
@@ -175,22 +183,58 @@ fn write_table_with(
             if let Some(ahead) = part.get(i + 16) {
                 names.prefetch(ahead.job as usize);
             }
-            let Some(st) = rows.status_of(r) else {
+            let Some(cells) = names.get(r.job as usize) else {
                 continue;
             };
+            // The state only matters for a job that is neither eligible nor below the
+            // threshold (`status` looks at it last).
+            let state = match (
+                r.eligible || r.below_threshold,
+                names.states.get(r.job as usize),
+            ) {
+                (true, _) => JobState::Queued,
+                (false, Some(&state)) => state,
+                (false, None) => continue,
+            };
+            let begin = text.len();
             rank.clear();
             push_integer(&mut rank, (start + i + 1) as u64);
+            push_spaces(&mut text, rank_width.saturating_sub(rank.len()));
+            text.extend_from_slice(rank.as_bytes());
+            text.extend_from_slice(b"  ");
+            text.extend_from_slice(cells);
+            text.extend_from_slice(b"  ");
             value.clear();
             fmt_into(r.value, &mut value);
+            push_spaces(&mut text, value_width.saturating_sub(text_width(&value)));
+            text.extend_from_slice(value.as_bytes());
+            text.extend_from_slice(b"  ");
             status.clear();
-            push_status(st, rows.error_of(r), &mut status);
-            narrow.push_row(
-                &mut text,
-                &[&rank, names.get(r.job as usize), &value, &status],
-            );
+            push_status(status_for(r, state), rows.error_of(r), &mut status);
+            text.extend_from_slice(status.as_bytes());
+            trim_line_end(&mut text, begin);
+            text.push(b'\n');
         }
-        Ok(text.into_bytes())
+        Ok(text)
     })
+}
+
+/// Appends `n` spaces.
+fn push_spaces(text: &mut Vec<u8>, n: usize) {
+    text.resize(text.len() + n, b' ');
+}
+
+/// Trims trailing whitespace (as `str::trim_end`) from the line that starts at `begin`.
+fn trim_line_end(text: &mut Vec<u8>, begin: usize) {
+    match text.last() {
+        // The usual end: a status, ASCII and not whitespace.
+        Some(&b) if b.is_ascii() && !b.is_ascii_whitespace() && b != 0x0b => {}
+        _ => {
+            let kept = std::str::from_utf8(text.get(begin..).unwrap_or(&[]))
+                .map_or(0, |line| line.trim_end().len());
+            text.truncate(begin + kept);
+        }
+    }
 }
 
 /// Writes the CSV records of every row (the header record is the caller's), as one
@@ -275,6 +319,7 @@ fn decimal_digits(n: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::table::Align;
     use fairsort::queue::order::Evaluations;
     use fairsort::queue::report::rows;
     use fairsort::queue::{order, read_job_list_json, OrderOptions};
@@ -307,6 +352,25 @@ mod tests {
         };
         let o = order(&jobs, Evaluations { values, errors }, &opts);
         (jobs, o)
+    }
+
+    #[test]
+    fn a_line_is_trimmed_as_str_trim_end_trims() {
+        for line in [
+            "  1  a  eligible",
+            "  1  a  state Q (error, 0 used: x) ",
+            "  1  a  \u{b}",
+            "  1  a  zoë\u{a0}",
+            "  1  a  \t\r\u{c}",
+            "",
+            "   ",
+        ] {
+            let mut text = b"kept\n".to_vec();
+            text.extend_from_slice(line.as_bytes());
+            trim_line_end(&mut text, 5);
+            assert_eq!(&text[5..], line.trim_end().as_bytes(), "{line:?}");
+            assert_eq!(&text[..5], b"kept\n");
+        }
     }
 
     #[test]

@@ -101,6 +101,81 @@ fn submission_cmp(a: &Job, b: &Job) -> std::cmp::Ordering {
     (a.qtime, a.seq, a.array_index, &a.id).cmp(&(b.qtime, b.seq, b.array_index, &b.id))
 }
 
+/// The submission keys of `jobs` packed one per `u128`: (qtime, seq, array index) less their
+/// minimums in the top 96 bits, the job's position in the low 32, so integer order is the
+/// tuple order and every key is distinct. `None` when the three ranges need more than 96 bits
+/// (the caller then sorts tuples). A quarter of the tuples' memory to write and sort.
+fn packed_keys(jobs: &[Job]) -> Option<Vec<u128>> {
+    let index = |j: &Job| match j.array_index {
+        None => Some(0),
+        Some(x) => x.checked_add(1),
+    };
+    let (mut qmin, mut qmax, mut smin, mut smax, mut amax) = (i64::MAX, i64::MIN, u64::MAX, 0, 0);
+    for j in jobs {
+        (qmin, qmax) = (qmin.min(j.qtime), qmax.max(j.qtime));
+        (smin, smax) = (smin.min(j.seq), smax.max(j.seq));
+        amax = amax.max(index(j)?);
+    }
+    if jobs.is_empty() || jobs.len() > u32::MAX as usize {
+        return None;
+    }
+    let bits = |span: u64| 64 - span.leading_zeros();
+    let (bq, bs, ba) = (bits(qmax.abs_diff(qmin)), bits(smax - smin), bits(amax));
+    if bq + bs + ba > 96 {
+        return None;
+    }
+    let keys = jobs.iter().enumerate().map(|(i, j)| {
+        let q = u128::from(j.qtime.abs_diff(qmin));
+        let s = u128::from(j.seq - smin);
+        let a = u128::from(index(j).unwrap_or(0));
+        ((q << (bs + ba)) | (s << ba) | a) << 32 | i as u128
+    });
+    Some(keys.collect())
+}
+
+/// Sorts distinct keys: nothing when sorted already, a merge when they are two sorted runs (the
+/// two halves of a file, each sorted on its thread: the stable sort merges runs in linear
+/// time), otherwise the unstable sort (the same order: the keys are distinct).
+fn sort_keys<T: Ord>(keys: &mut [T]) {
+    match keys.windows(2).position(|w| w[0] > w[1]) {
+        None => {}
+        Some(p) if keys[p + 1..].is_sorted() => keys.sort(),
+        Some(_) => keys.sort_unstable(),
+    }
+}
+
+/// Merges `b` into `a`, both in submission order, into submission order, stably (`a`'s jobs
+/// first among equal keys): from the back, in place, each job moved once and no second buffer
+/// of jobs (for a million jobs that would be 128 MB more at the peak).
+fn merge_into(a: &mut Vec<Job>, mut b: Vec<Job>) {
+    let mut i = a.len();
+    a.resize_with(a.len() + b.len(), || Job {
+        id: String::new(),
+        seq: 0,
+        array_index: None,
+        euser: 0,
+        egroup: 0,
+        account: None,
+        queue: 0,
+        state: JobState::Queued,
+        priority: 0,
+        qtime: 0,
+        eligible_time: 0.0,
+        accrue_type: 0,
+        requests: 0..0,
+    });
+    let mut k = a.len();
+    while let Some(last) = b.last() {
+        k -= 1;
+        if i > 0 && submission_cmp(&a[i - 1], last) == std::cmp::Ordering::Greater {
+            i -= 1;
+            a.swap(i, k);
+        } else if let Some(job) = b.pop() {
+            a[k] = job;
+        }
+    }
+}
+
 /// Reorders `items` so that position `k` holds the item that was at `order[k]` (`order` is a
 /// permutation of `0..items.len()`, all below `u32::MAX`; it is used up), following each cycle
 /// with swaps: no second vector of items.
@@ -169,35 +244,54 @@ impl JobSet {
             self.jobs.sort_by(submission_cmp);
             return;
         }
+        if self
+            .jobs
+            .is_sorted_by(|a, b| submission_cmp(a, b) != std::cmp::Ordering::Greater)
+        {
+            return; // as the halves of a large file are, once merged
+        }
         // A large set: sort small keys, then move each job once. A stable sort of the jobs
         // themselves (128 bytes each) moved them some twenty times over.
-        let mut keys: Vec<(i64, u64, Option<u64>, u32)> = (self.jobs.iter())
-            .enumerate()
-            .map(|(i, j)| (j.qtime, j.seq, j.array_index, i as u32))
-            .collect();
-        // The keys are distinct (the position is last), so a stable sort gives the unstable
-        // one's order; it finds the parts' sorted runs and merges them in linear time.
-        if !keys.is_sorted() {
-            keys.sort();
-        }
-        let mut order: Vec<u32> = keys.iter().map(|k| k.3).collect();
-        // Equal (qtime, seq, index) keys are ordered by id, then input position (stable).
-        let mut start = 0;
-        while start < keys.len() {
-            let key = &keys[start];
-            let same = keys[start..]
-                .iter()
-                .take_while(|k| (k.0, k.1, k.2) == (key.0, key.1, key.2))
-                .count();
-            if same > 1 {
-                let jobs = &self.jobs;
-                order[start..start + same]
-                    .sort_by(|&a, &b| (&jobs[a as usize].id, a).cmp(&(&jobs[b as usize].id, b)));
+        let mut order = match packed_keys(&self.jobs) {
+            Some(mut keys) => {
+                sort_keys(&mut keys);
+                let mut order: Vec<u32> = keys.iter().map(|&k| k as u32).collect();
+                self.order_ties(&mut order, |a, b| keys[a] >> 32 == keys[b] >> 32);
+                order
             }
-            start += same;
-        }
+            None => {
+                let mut keys: Vec<(i64, u64, Option<u64>, u32)> = (self.jobs.iter())
+                    .enumerate()
+                    .map(|(i, j)| (j.qtime, j.seq, j.array_index, i as u32))
+                    .collect();
+                sort_keys(&mut keys);
+                let mut order: Vec<u32> = keys.iter().map(|k| k.3).collect();
+                self.order_ties(&mut order, |a, b| {
+                    (keys[a].0, keys[a].1, keys[a].2) == (keys[b].0, keys[b].1, keys[b].2)
+                });
+                order
+            }
+        };
         if order.iter().enumerate().any(|(k, &i)| k != i as usize) {
             permute(&mut self.jobs, &mut order);
+        }
+    }
+
+    /// Orders each run of jobs with equal (qtime, seq, index) keys in `order` (positions
+    /// `a`, `b` of `order` are in one run when `same(a, b)`) by id, then input position: the
+    /// stable sort's order.
+    fn order_ties(&self, order: &mut [u32], same: impl Fn(usize, usize) -> bool) {
+        let mut start = 0;
+        while start < order.len() {
+            let end = (start + 1..order.len())
+                .find(|&k| !same(start, k))
+                .unwrap_or(order.len());
+            if end - start > 1 {
+                let jobs = &self.jobs;
+                order[start..end]
+                    .sort_by(|&a, &b| (&jobs[a as usize].id, a).cmp(&(&jobs[b as usize].id, b)));
+            }
+            start = end;
         }
     }
 
@@ -279,6 +373,19 @@ impl JobSet {
     /// Moves the jobs of `other` (read separately, with its own name pools) after these,
     /// re-interning its names; `finish` then sorts and checks the whole set.
     pub fn append(&mut self, other: JobSet) {
+        self.take_jobs(other, false);
+    }
+
+    /// [`append`](Self::append) for two sets each in submission order already (the halves of
+    /// a large file, sorted on their threads): `other`'s jobs are merged in among these, so
+    /// `finish` finds the whole set sorted and moves no job (it permuted a million 128-byte
+    /// jobs at random before).
+    pub(crate) fn merge_sorted(&mut self, other: JobSet) {
+        self.take_jobs(other, true);
+    }
+
+    /// [`append`](Self::append) (`merge` false) or [`merge_sorted`](Self::merge_sorted).
+    fn take_jobs(&mut self, other: JobSet, merge: bool) {
         let names: Vec<Sym> = other.names.iter().map(|n| self.names.intern(n)).collect();
         let resources: Vec<Sym> = (other.resources.iter())
             .map(|n| self.resources.intern(n))
@@ -306,14 +413,19 @@ impl JobSet {
             }))
         };
         let move_jobs = move || {
-            jobs.extend(other_jobs.into_iter().map(|mut job| {
+            let mut other_jobs = other_jobs;
+            for job in &mut other_jobs {
                 job.euser = name(job.euser);
                 job.egroup = name(job.egroup);
                 job.account = job.account.map(name);
                 job.queue = name(job.queue);
                 job.requests = job.requests.start + offset..job.requests.end + offset;
-                job
-            }))
+            }
+            if merge {
+                merge_into(jobs, other_jobs);
+            } else {
+                jobs.append(&mut other_jobs);
+            }
         };
         // The two moves are independent: for a large set (the two halves of a million-job
         // file) they run at once.
@@ -440,6 +552,92 @@ mod tests {
         assert_eq!(items, ['d', 'a', 'e', 'b', 'c']);
     }
 
+    /// Jobs whose keys need more than 96 bits packed (the tuple sort) or fit (packed), with
+    /// ties on (qtime, seq, index) broken by id, then position, as the stable sort does.
+    #[test]
+    fn packed_and_tuple_keys_sort_as_the_stable_sort() {
+        let job = |i: usize, wide: bool| Job {
+            id: format!("{}.s", i % 11),
+            seq: if wide && i.is_multiple_of(2) {
+                u64::MAX - (i % 5) as u64
+            } else {
+                (i % 5) as u64
+            },
+            array_index: match i % 4 {
+                0 => None,
+                1 if wide => Some(u64::MAX - 1),
+                _ => Some((i % 3) as u64),
+            },
+            euser: i as Sym,
+            egroup: 0,
+            account: None,
+            queue: 0,
+            state: JobState::Queued,
+            priority: 0,
+            qtime: if wide && i.is_multiple_of(3) {
+                i64::MIN + (i % 7) as i64
+            } else {
+                (i % 7) as i64
+            },
+            eligible_time: 0.0,
+            accrue_type: 0,
+            requests: 0..0,
+        };
+        for wide in [false, true] {
+            let jobs: Vec<Job> = (0..KEY_SORT_MIN_JOBS + 77).map(|i| job(i, wide)).collect();
+            assert_eq!(packed_keys(&jobs).is_none(), wide);
+            let mut want = jobs.clone();
+            want.sort_by(submission_cmp);
+            let mut set = JobSet {
+                jobs,
+                ..JobSet::default()
+            };
+            set.sort_submission();
+            assert!(set.jobs == want, "wide {wide}");
+        }
+        // An array index of u64::MAX cannot be packed (None takes 0, Some(x) x + 1).
+        let mut jobs: Vec<Job> = (0..10).map(|i| job(i, false)).collect();
+        jobs[3].array_index = Some(u64::MAX);
+        assert!(packed_keys(&jobs).is_none());
+        let mut keys = vec![5u128, 7, 9, 1, 2, 8];
+        sort_keys(&mut keys);
+        assert_eq!(keys, [1, 2, 5, 7, 8, 9]);
+        let mut keys = vec![5u128, 1, 9, 2];
+        sort_keys(&mut keys);
+        assert_eq!(keys, [1, 2, 5, 9]);
+    }
+
+    /// Merging two sorted halves gives the stable sort of the whole, with the first half's
+    /// jobs first among equal keys, for halves of any lengths (either one empty).
+    #[test]
+    fn merging_sorted_halves_is_the_stable_sort_of_both() {
+        let job = |i: usize, half: u32| Job {
+            id: format!("{}.s", i % 4),
+            seq: (i % 3) as u64,
+            array_index: None,
+            euser: half,
+            egroup: i as Sym,
+            account: None,
+            queue: 0,
+            state: JobState::Queued,
+            priority: 0,
+            qtime: (i * 7 % 5) as i64,
+            eligible_time: 0.0,
+            accrue_type: 0,
+            requests: 0..0,
+        };
+        for (na, nb) in [(0, 0), (0, 5), (5, 0), (1, 1), (17, 40), (40, 17), (64, 64)] {
+            let mut a: Vec<Job> = (0..na).map(|i| job(i, 0)).collect();
+            let mut b: Vec<Job> = (0..nb).map(|i| job(i * 3, 1)).collect();
+            a.sort_by(submission_cmp);
+            b.sort_by(submission_cmp);
+            let mut want: Vec<Job> = a.iter().chain(&b).cloned().collect();
+            want.sort_by(submission_cmp);
+            merge_into(&mut a, b);
+            assert!(a == want, "{na} + {nb}");
+        }
+    }
+
     #[test]
     fn append_reinterns_names_and_resources() {
         let make = |id: &str, user: Sym, start: usize| Job {
@@ -531,8 +729,15 @@ mod tests {
             .as_bytes(),
         )
         .unwrap();
+        let mut merged = front.clone();
+        let mut sorted_back = back.clone();
+        merged.sort_submission();
+        sorted_back.sort_submission();
+        merged.merge_sorted(sorted_back);
         front.append(back);
         front.finish().unwrap();
+        merged.finish().unwrap();
+        assert_eq!(merged.describe(), front.describe(), "merged halves");
         assert_eq!(front.len(), 2 * n);
         let view = |set: &JobSet| -> Vec<(String, String, String, String, String)> {
             let (ncpus, place) = (set.resources.get("ncpus"), set.resources.get("place"));

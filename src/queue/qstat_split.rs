@@ -225,7 +225,9 @@ fn entries_of<'a>(
     if s.eat(b'}').is_some() {
         return Some(Stop::End(s.pos()));
     }
+    let mut ahead = ReadAhead::new(pos);
     loop {
+        ahead.fetch(bytes, s.pos());
         if window.due(s.pos()) {
             set.intern_users(*first, &pending.users);
             pending.users.clear();
@@ -242,6 +244,35 @@ fn entries_of<'a>(
         add_job_later(set, &id, job, &QSTAT_FIELDS, pending).ok()?;
         if !s.next_or_close(b'}')? {
             return Some(Stop::End(s.pos()));
+        }
+    }
+}
+
+/// How far ahead of the scanner its text is prefetched into the CPU cache.
+const READ_AHEAD: usize = 4096;
+
+/// Prefetches the text a few kilobytes ahead of the scanner. The file's pages are in memory
+/// (the page cache), not in the CPU cache, and the hardware prefetcher stops at every 4 KiB
+/// page: without this, about half the scanner's time was the first load of each cache line
+/// (the `movdqu` of `string_stop`, the word loads of `ws`).
+struct ReadAhead {
+    /// The first byte not prefetched yet.
+    next: usize,
+}
+
+impl ReadAhead {
+    fn new(pos: usize) -> Self {
+        ReadAhead { next: pos }
+    }
+
+    /// The scanner is at `pos`: prefetch every cache line up to `pos + READ_AHEAD`.
+    #[inline]
+    fn fetch(&mut self, bytes: &[u8], pos: usize) {
+        let to = (pos + READ_AHEAD).min(bytes.len());
+        self.next = self.next.max(pos);
+        while self.next < to {
+            super::report::prefetch(bytes.get(self.next));
+            self.next += 64;
         }
     }
 }
@@ -328,7 +359,7 @@ fn jobs_object(bytes: &[u8], start: usize, pages: Pages) -> Option<(JobSet, usiz
         Stop::End(end) => Some((first, end)), // the cut was past the end of `Jobs`
         Stop::Boundary(at) if at == cut => {
             let (second, end) = second?;
-            first.append(second);
+            first.merge_sorted(second);
             Some((first, end))
         }
         Stop::Boundary(at) => match entries(bytes, at, usize::MAX, &mut first, pages)? {
@@ -406,6 +437,19 @@ mod tests {
         whole.finish().unwrap();
         assert_eq!(paged.len(), 20_000);
         assert_eq!(paged.describe(), whole.describe());
+    }
+
+    #[test]
+    fn read_ahead_covers_the_text_ahead_and_stops_at_its_end() {
+        let bytes = vec![b' '; 10_000];
+        let mut ahead = ReadAhead::new(100);
+        ahead.fetch(&bytes, 100);
+        assert_eq!(ahead.next, 100 + READ_AHEAD.next_multiple_of(64));
+        ahead.fetch(&bytes, 9_000);
+        assert!(ahead.next >= bytes.len() && ahead.next < bytes.len() + 64);
+        let before = ahead.next;
+        ahead.fetch(&bytes, 50);
+        assert_eq!(ahead.next, before, "never moves back");
     }
 
     #[test]

@@ -203,7 +203,9 @@ impl Serialize for Rows<'_> {
     }
 }
 
-fn status(r: &Ranked, state: JobState) -> Status {
+/// A ranked entry's status given its job's state (for a writer that keeps the states apart
+/// from the job records).
+pub fn status(r: &Ranked, state: JobState) -> Status {
     if r.below_threshold {
         Status::BelowThreshold
     } else if r.eligible {
