@@ -112,6 +112,10 @@ pub fn run(args: Args, global: &Global) -> CliResult {
         }
     }
     out.flush()?;
+    // The process ends with the command: freeing a million nodes' names one by one first took
+    // 5 % of `share` over a million users (the memory goes back to the system at exit).
+    std::mem::forget(tree);
+    std::mem::forget(result);
     Ok(())
 }
 

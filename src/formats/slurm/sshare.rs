@@ -239,46 +239,130 @@ pub fn association_name(user: &str, partition: Option<&str>) -> String {
 /// level up), RawShares become shares (`parent` kept), RawUsage becomes usage on users and
 /// accounts (Slurm accounts can hold usage of deleted children) and the root's RawUsage the
 /// tree's `root_usage`.
+///
+/// A large capture is read in two stages at once (`parallel::join`): this thread splits and
+/// checks the rows and sends them on in chunks, a pool thread adds them to the tree; the
+/// errors are those of one thread doing both (see [`SpecBuilder`]).
 pub fn parse_sshare(text: &str) -> Result<TreeSpec, FormatError> {
+    parse_sshare_from(text, PIPELINE_MIN_BYTES)
+}
+
+/// [`parse_sshare`], in two stages from `pipeline_min` bytes of text up.
+fn parse_sshare_from(text: &str, pipeline_min: usize) -> Result<TreeSpec, FormatError> {
     let mut rows = PipeRows::new(text, FILE)?;
     let cols = match Cols::of(&rows) {
         Ok(c) => c,
         Err(e) => return Err(rows.first_layout_error().unwrap_or(e)),
     };
-    let mut spec = TreeSpec {
-        source: TreeSource::Slurm,
-        root_name: "root".to_string(),
-        nodes: Vec::with_capacity(text::line_count_hint(text)),
-        ..TreeSpec::default()
-    };
-    // stack[d] = account at depth d.
-    let mut stack: Vec<&str> = Vec::new();
-    let mut seen_root = false;
-    // The first error of the tree's shape: reported after the whole file is read, unless a
-    // row of it is unreadable (as when every row was read before the tree was built).
-    let mut shape_error: Option<FormatError> = None;
+    let mut builder = SpecBuilder::new(text::line_count_hint(text));
+    if text.len() < pipeline_min {
+        read_rows(&mut rows, &cols, |row| builder.add(row))?;
+        return builder.finish();
+    }
+    let (send, receive) = std::sync::mpsc::channel::<Vec<RowRef<'_>>>();
+    // The reader never waits for the builder (the channel is unbounded), so the builder may
+    // run after it on this very thread when the pool is busy: same result, one thread.
+    let (read, builder) = crate::parallel::join(
+        move || {
+            let mut chunk = Vec::with_capacity(PIPELINE_CHUNK);
+            let read = read_rows(&mut rows, &cols, |row| {
+                chunk.push(row);
+                if chunk.len() == PIPELINE_CHUNK {
+                    let full = std::mem::replace(&mut chunk, Vec::with_capacity(PIPELINE_CHUNK));
+                    // The builder only stops receiving once this side has hung up.
+                    let _ = send.send(full);
+                }
+            });
+            if read.is_ok() && !chunk.is_empty() {
+                let _ = send.send(chunk);
+            }
+            read
+        },
+        move || {
+            for chunk in receive {
+                for row in chunk {
+                    builder.add(row);
+                }
+            }
+            builder
+        },
+    );
+    read?;
+    builder.finish()
+}
+
+/// Captures from this size up are read in two stages on two threads ([`parse_sshare`]).
+const PIPELINE_MIN_BYTES: usize = 1 << 20;
+
+/// Rows handed from the reading stage to the building stage at a time.
+const PIPELINE_CHUNK: usize = 4096;
+
+/// Every row of the capture, split and checked, to `sink` in order; the first layout error of
+/// the file, else the first bad value, as a reader of the whole table reports them.
+fn read_rows<'a>(
+    rows: &mut PipeRows<'a>,
+    cols: &Cols,
+    mut sink: impl FnMut(RowRef<'a>),
+) -> Result<(), FormatError> {
     while let Some(row) = rows.next_row() {
         let (line, fields) = row?;
-        let row = match row_of(fields, line, &cols, false) {
-            Ok(r) => r,
+        match row_of(fields, line, cols, false) {
+            Ok(r) => sink(r),
             Err(e) => return Err(rows.first_layout_error().unwrap_or(e)),
-        };
-        if shape_error.is_none() {
-            if let Err(e) = add_row(&mut spec, &mut stack, &mut seen_root, row) {
-                shape_error = Some(e);
+        }
+    }
+    Ok(())
+}
+
+/// The tree of a capture as its rows come, in order. The first error of the tree's shape is
+/// kept and reported once the whole file has been read, unless a row of it is unreadable (as
+/// when every row was read before the tree was built).
+struct SpecBuilder<'a> {
+    spec: TreeSpec,
+    /// `stack[d]` = the account at depth `d`.
+    stack: Vec<&'a str>,
+    seen_root: bool,
+    shape_error: Option<FormatError>,
+}
+
+impl<'a> SpecBuilder<'a> {
+    /// A builder for about `rows` rows.
+    fn new(rows: usize) -> Self {
+        SpecBuilder {
+            spec: TreeSpec {
+                source: TreeSource::Slurm,
+                root_name: "root".to_string(),
+                nodes: Vec::with_capacity(rows),
+                ..TreeSpec::default()
+            },
+            stack: Vec::new(),
+            seen_root: false,
+            shape_error: None,
+        }
+    }
+
+    /// Adds the next row (nothing once the shape is known to be wrong).
+    fn add(&mut self, row: RowRef<'a>) {
+        if self.shape_error.is_none() {
+            if let Err(e) = add_row(&mut self.spec, &mut self.stack, &mut self.seen_root, row) {
+                self.shape_error = Some(e);
             }
         }
     }
-    if let Some(e) = shape_error {
-        return Err(e);
+
+    /// The tree, or its first shape error.
+    fn finish(self) -> Result<TreeSpec, FormatError> {
+        if let Some(e) = self.shape_error {
+            return Err(e);
+        }
+        if !self.seen_root {
+            return Err(FormatError::file(
+                FILE,
+                "no root row (use sshare -a so the root is listed)",
+            ));
+        }
+        Ok(self.spec)
     }
-    if !seen_root {
-        return Err(FormatError::file(
-            FILE,
-            "no root row (use sshare -a so the root is listed)",
-        ));
-    }
-    Ok(spec)
 }
 
 /// Adds one row to the tree being read: `stack[d]` is the account at depth `d`.
@@ -354,7 +438,65 @@ fn add_row<'a>(
 
 #[cfg(test)]
 mod tests {
-    use super::plain_decimal;
+    use super::{parse_sshare_from, plain_decimal, PIPELINE_CHUNK};
+
+    /// A capture of `accounts` accounts of `users` users each, with `edit` applied to its lines.
+    fn capture(accounts: usize, users: usize, edit: impl Fn(&mut Vec<String>)) -> String {
+        let mut lines = vec![
+            "Account|User|RawShares|NormShares|RawUsage|FairShare".to_string(),
+            "root|||1.000000|1000|".to_string(),
+        ];
+        for a in 0..accounts {
+            lines.push(format!(" a{a}||1|0.5|10|"));
+            for u in 0..users {
+                lines.push(format!("  a{a}|u{u}|2|0.25|{u}|0.5"));
+            }
+        }
+        edit(&mut lines);
+        lines.join("\n") + "\n"
+    }
+
+    /// The two-stage reader gives what one thread gives: the tree, or the same first error
+    /// (a layout error anywhere beats a bad value or a wrong shape before it; a bad value
+    /// beats a wrong shape before it), with the errors on either side of a chunk's edge.
+    #[test]
+    fn two_stages_read_as_one() {
+        let n = 3 * PIPELINE_CHUNK;
+        type Edit<'a> = Box<dyn Fn(&mut Vec<String>) + 'a>;
+        let edits: Vec<Edit> = vec![
+            Box::new(|_| {}),
+            Box::new(move |l| l[PIPELINE_CHUNK + 7] = "  a1|u3|x|0.25|1|0.5".into()),
+            Box::new(move |l| l[PIPELINE_CHUNK - 1] = "  a9|u3|2|0.25|1|0.5".into()),
+            Box::new(move |l| {
+                l[20] = "  a9|u3|2|0.25|1|0.5".into();
+                l[n] = "  a1|u3|2|0.25|1".into();
+            }),
+            Box::new(move |l| {
+                l[20] = "  a9|u3|2|0.25|1|0.5".into();
+                l[n] = "  a1|u3|2|0.25|1|y".into();
+            }),
+            Box::new(move |l| {
+                l[30] = "  a0|u3|2|zz|1|0.5".into();
+                l[n + 1] = "  a1|u3|2|0.25|1".into();
+            }),
+            Box::new(move |l| l[2 * PIPELINE_CHUNK] = "other|||1.0|1|".into()),
+            Box::new(move |l| l[PIPELINE_CHUNK] = "   a1||1|0.5|10|".into()),
+            Box::new(move |l| {
+                l.remove(1);
+            }),
+        ];
+        for (i, edit) in edits.iter().enumerate() {
+            let text = capture(4, n / 4, edit);
+            let one = parse_sshare_from(&text, usize::MAX);
+            let two = parse_sshare_from(&text, 0);
+            assert_eq!(
+                one.as_ref().map_err(ToString::to_string),
+                two.as_ref().map_err(ToString::to_string),
+                "edit {i}"
+            );
+            assert_eq!(one.is_ok(), i == 0, "edit {i}: {one:?}");
+        }
+    }
 
     #[test]
     fn plain_decimals_are_exactly_what_parse_accepts_in_that_shape() {
