@@ -4,8 +4,8 @@
 
 use super::columns::PipeRows;
 use crate::fairshare::spec::{NodeKind, NodeSpec, Shares, TreeSource, TreeSpec};
-use crate::formats::text;
 use crate::formats::FormatError;
+use crate::formats::{stages, text};
 
 /// Label used in messages when no path is known.
 pub const FILE: &str = "sshare";
@@ -240,79 +240,44 @@ pub fn association_name(user: &str, partition: Option<&str>) -> String {
 /// accounts (Slurm accounts can hold usage of deleted children) and the root's RawUsage the
 /// tree's `root_usage`.
 ///
-/// A large capture is read in two stages at once (`parallel::join`): this thread splits and
-/// checks the rows and sends them on in chunks, a pool thread adds them to the tree; the
-/// errors are those of one thread doing both (see [`SpecBuilder`]).
+/// A large capture is read in two stages at once ([`stages`]): this thread splits and checks
+/// the rows, a pool thread adds them to the tree; the errors are those of one thread doing
+/// both (see [`SpecBuilder`]).
 pub fn parse_sshare(text: &str) -> Result<TreeSpec, FormatError> {
     parse_sshare_from(text, PIPELINE_MIN_BYTES)
 }
 
 /// [`parse_sshare`], in two stages from `pipeline_min` bytes of text up.
-fn parse_sshare_from(text: &str, pipeline_min: usize) -> Result<TreeSpec, FormatError> {
+fn parse_sshare_from<'t>(text: &'t str, pipeline_min: usize) -> Result<TreeSpec, FormatError> {
     let mut rows = PipeRows::new(text, FILE)?;
     let cols = match Cols::of(&rows) {
         Ok(c) => c,
         Err(e) => return Err(rows.first_layout_error().unwrap_or(e)),
     };
     let mut builder = SpecBuilder::new(text::line_count_hint(text));
-    if text.len() < pipeline_min {
-        read_rows(&mut rows, &cols, |row| builder.add(row))?;
-        return builder.finish();
-    }
-    let (send, receive) = std::sync::mpsc::channel::<Vec<RowRef<'_>>>();
-    // The reader never waits for the builder (the channel is unbounded), so the builder may
-    // run after it on this very thread when the pool is busy: same result, one thread.
-    let (read, builder) = crate::parallel::join(
-        move || {
-            let mut chunk = Vec::with_capacity(PIPELINE_CHUNK);
-            let read = read_rows(&mut rows, &cols, |row| {
-                chunk.push(row);
-                if chunk.len() == PIPELINE_CHUNK {
-                    let full = std::mem::replace(&mut chunk, Vec::with_capacity(PIPELINE_CHUNK));
-                    // The builder only stops receiving once this side has hung up.
-                    let _ = send.send(full);
-                }
-            });
-            if read.is_ok() && !chunk.is_empty() {
-                let _ = send.send(chunk);
+    let make = |buf: &mut Vec<RowRef<'t>>| {
+        while buf.len() < stages::ROUND {
+            let Some(row) = rows.next_row() else {
+                return Ok(false);
+            };
+            let (line, fields) = row?;
+            match row_of(fields, line, &cols, false) {
+                Ok(r) => buf.push(r),
+                Err(e) => return Err(rows.first_layout_error().unwrap_or(e)),
             }
-            read
-        },
-        move || {
-            for chunk in receive {
-                for row in chunk {
-                    builder.add(row);
-                }
-            }
-            builder
-        },
-    );
-    read?;
+        }
+        Ok(true)
+    };
+    // The building stage never fails: a wrong shape is reported after every row was read.
+    stages::run(text.len() >= pipeline_min, make, |row| {
+        builder.add(row);
+        Ok(())
+    })?;
     builder.finish()
 }
 
 /// Captures from this size up are read in two stages on two threads ([`parse_sshare`]).
 const PIPELINE_MIN_BYTES: usize = 1 << 20;
-
-/// Rows handed from the reading stage to the building stage at a time.
-const PIPELINE_CHUNK: usize = 4096;
-
-/// Every row of the capture, split and checked, to `sink` in order; the first layout error of
-/// the file, else the first bad value, as a reader of the whole table reports them.
-fn read_rows<'a>(
-    rows: &mut PipeRows<'a>,
-    cols: &Cols,
-    mut sink: impl FnMut(RowRef<'a>),
-) -> Result<(), FormatError> {
-    while let Some(row) = rows.next_row() {
-        let (line, fields) = row?;
-        match row_of(fields, line, cols, false) {
-            Ok(r) => sink(r),
-            Err(e) => return Err(rows.first_layout_error().unwrap_or(e)),
-        }
-    }
-    Ok(())
-}
 
 /// The tree of a capture as its rows come, in order. The first error of the tree's shape is
 /// kept and reported once the whole file has been read, unless a row of it is unreadable (as
@@ -438,7 +403,8 @@ fn add_row<'a>(
 
 #[cfg(test)]
 mod tests {
-    use super::{parse_sshare_from, plain_decimal, PIPELINE_CHUNK};
+    use super::{parse_sshare_from, plain_decimal};
+    use crate::formats::stages::ROUND as PIPELINE_CHUNK;
 
     /// A capture of `accounts` accounts of `users` users each, with `edit` applied to its lines.
     fn capture(accounts: usize, users: usize, edit: impl Fn(&mut Vec<String>)) -> String {
