@@ -142,8 +142,17 @@ impl Tree {
         let mut tree = Tree::empty(source, unknown_shares, specs.len() + 3);
         let link = || links(&mut specs, root_name, root_usage, unknown_shares);
         let links = if tree.nodes.capacity() >= PARALLEL_MIN_JOBS {
+            // This thread takes the last part once the links are made (they take less time).
             let spare = tree.nodes.spare_capacity_mut();
-            crate::parallel::join(link, || fault_in(spare)).0
+            let (front, back) = spare.split_at_mut(spare.len() * 3 / 5);
+            let links = || {
+                let links = link();
+                if links.is_ok() {
+                    fault_in(back);
+                }
+                links
+            };
+            crate::parallel::join(links, || fault_in(front)).0
         } else {
             link()
         };

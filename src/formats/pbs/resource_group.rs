@@ -84,8 +84,19 @@ fn parse_indexed_from<'t>(
     pipeline_min: usize,
 ) -> Result<(TreeSpec, SpecNames), FormatError> {
     let mut linker = Linker::new(text::line_count_hint(text));
+    let parallel = text.len() >= pipeline_min;
     let mut lines = text::lines(text, FILE);
+    // The first stage waits for the second most of the time; meanwhile it faults in the
+    // memory of the second's next rounds of nodes (the faults were most of its time).
+    let spare = crate::fairshare::huge_pages::spare_of(&mut linker.nodes);
+    let ahead = 2 * stages::ROUND * std::mem::size_of::<NodeSpec>();
+    let mut populated = 0;
     let make = |buf: &mut Vec<Line<'t>>| {
+        if parallel && populated < spare.len() {
+            let to = (populated + ahead).max(2 * ahead);
+            spare.populate(populated, to);
+            populated = to;
+        }
         while buf.len() < stages::ROUND {
             let Some(item) = lines.next() else {
                 return Ok(false);
@@ -102,7 +113,7 @@ fn parse_indexed_from<'t>(
         }
         Ok(true)
     };
-    stages::run(text.len() >= pipeline_min, make, |line| linker.add(line))?;
+    stages::run(parallel, make, |line| linker.add(line))?;
     let spec = TreeSpec {
         source: TreeSource::Pbs,
         root_name: ROOT_NAME.to_string(),
