@@ -32,9 +32,11 @@ impl NameIndex {
     }
 
     /// Empties the index for about `n` names: a fresh table when the old one is much larger
-    /// (clearing costs the table's capacity, not its length).
+    /// (clearing costs the table's capacity, not its length) or too small (growing it rehashes
+    /// every name again).
     pub(crate) fn reset(&mut self, n: usize) {
-        if self.first.capacity() > 2 * n + 64 {
+        let capacity = self.first.capacity();
+        if capacity > 2 * n + 64 || capacity < n {
             *self = NameIndex::with_capacity(n);
         } else {
             self.first.clear();

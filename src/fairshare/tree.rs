@@ -5,6 +5,7 @@
 use super::name_index::NameIndex;
 use super::node_columns::NodeColumns;
 use super::spec::{NodeKind, NodeSpec, Shares, TreeSource, TreeSpec};
+use crate::parallel::PARALLEL_MIN_JOBS;
 use rustc_hash::FxHashMap;
 use std::sync::OnceLock;
 use thiserror::Error;
@@ -136,130 +137,33 @@ impl Tree {
             unknown_shares,
             nodes: mut specs,
         } = spec;
-        for s in &specs {
-            if s.name.trim().is_empty() {
-                return Err(TreeError::EmptyName { line: s.line });
-            }
-            if has_control(&s.name) || s.parent.as_deref().is_some_and(has_control) {
-                let name = match &s.parent {
-                    Some(p) if has_control(p) => p.clone(),
-                    _ => s.name.clone(),
-                };
-                return Err(TreeError::ControlInName { name, line: s.line });
-            }
-            if let Some(u) = s.usage {
-                if !u.is_finite() || u < 0.0 {
-                    return Err(TreeError::BadUsage {
-                        name: s.name.clone(),
-                        value: u,
-                        line: s.line,
-                    });
+        // The nodes' memory (136 bytes a node) is faulted in on a pool thread while this one
+        // checks and links the specs: the faults were two fifths of building a large tree.
+        let mut tree = Tree::empty(source, unknown_shares, specs.len() + 3);
+        let link = || links(&mut specs, root_name, root_usage, unknown_shares);
+        let links = if tree.nodes.capacity() >= PARALLEL_MIN_JOBS {
+            // This thread takes the last part once the links are made (they take less time).
+            let spare = tree.nodes.spare_capacity_mut();
+            let (front, back) = spare.split_at_mut(spare.len() * 3 / 5);
+            let links = || {
+                let links = link();
+                if links.is_ok() {
+                    fault_in(back);
                 }
-            }
-        }
-        if let Some(u) = root_usage {
-            if !u.is_finite() || u < 0.0 {
-                return Err(TreeError::BadUsage {
-                    name: root_name.clone(),
-                    value: u,
-                    line: None,
-                });
-            }
-        }
-        // PBS creates its `unknown` group before reading `resource_group`, so entities may be
-        // placed under it (by a `resource_group` line, or by usage of a name not in the file):
-        // then the group is made here, as the root's last child; otherwise after the walk.
-        if let Some(shares) = unknown_shares {
-            let has_group = specs.iter().any(|s| s.name == PBS_UNKNOWN);
-            if !has_group
-                && specs
-                    .iter()
-                    .any(|s| s.parent.as_deref() == Some(PBS_UNKNOWN))
-            {
-                specs.push(NodeSpec::new(
-                    PBS_UNKNOWN,
-                    None,
-                    NodeKind::Account,
-                    Shares::Count(shares),
-                ));
-            }
-        }
-        // Accounts by name (the root's name included).
-        let root_key = if root_name.is_empty() {
-            "root".to_string()
+                links
+            };
+            crate::parallel::join(links, || fault_in(front)).0
         } else {
-            root_name
+            link()
         };
+        let Links {
+            root_key,
+            child_start,
+            child_list,
+        } = links?;
         let n_specs = specs.len();
-        // Each spec's parent as a spec index; `n_specs` stands for the root.
-        let mut parent_of = vec![n_specs; n_specs];
-        {
-            let mut account_spec: FxHashMap<&str, usize> = FxHashMap::default();
-            for (i, s) in specs.iter().enumerate() {
-                if s.kind != NodeKind::Account {
-                    continue;
-                }
-                if s.name == root_key {
-                    return Err(TreeError::Duplicate {
-                        what: "account",
-                        name: s.name.clone(),
-                        line: s.line,
-                        first: None,
-                    });
-                }
-                if let Some(&j) = account_spec.get(s.name.as_str()) {
-                    return Err(TreeError::Duplicate {
-                        what: "account",
-                        name: s.name.clone(),
-                        line: s.line,
-                        first: specs[j].line,
-                    });
-                }
-                account_spec.insert(&s.name, i);
-            }
-            // Siblings usually come together: the last parent found is tried before hashing.
-            let mut last: Option<(&str, usize)> = None;
-            for (i, s) in specs.iter().enumerate() {
-                match s.parent.as_deref() {
-                    None => {}
-                    Some(p) if p == root_key => {}
-                    Some(p) => {
-                        if let Some((lp, j)) = last {
-                            if lp == p {
-                                parent_of[i] = j;
-                                continue;
-                            }
-                        }
-                        match account_spec.get(p) {
-                            Some(&j) => {
-                                parent_of[i] = j;
-                                last = Some((p, j));
-                            }
-                            None => return Err(parent_error(&specs, s, p)),
-                        }
-                    }
-                }
-            }
-        }
-        // Children of each spec (and of the root, at `n_specs`) as contiguous ranges of
-        // `child_list`, in input order.
-        let mut child_start = vec![0usize; n_specs + 2];
-        for &p in &parent_of {
-            child_start[p + 1] += 1;
-        }
-        for i in 1..child_start.len() {
-            child_start[i] += child_start[i - 1];
-        }
-        let mut fill = child_start.clone();
-        let mut child_list = vec![0usize; n_specs];
-        for (i, &p) in parent_of.iter().enumerate() {
-            child_list[fill[p]] = i;
-            fill[p] += 1;
-        }
-        drop(fill);
         let kids_of = |p: usize| &child_list[child_start[p]..child_start[p + 1]];
 
-        let mut tree = Tree::empty(source, unknown_shares, n_specs + 2);
         tree.nodes.push(Node {
             name: root_key,
             kind: NodeKind::Account,
@@ -280,6 +184,8 @@ impl Tree {
         // The user children of the node being filled, for the duplicate check (a small table
         // per account stays in cache where one of a million names would not).
         let mut siblings = NameIndex::default();
+        // Whether a user is named like PBS's `unknown` group (then the group is not made).
+        let mut user_named_unknown = false;
         while let Some((spec_idx, id)) = stack.pop() {
             let kids = kids_of(spec_idx);
             siblings.reset(kids.len());
@@ -293,6 +199,7 @@ impl Tree {
                 let name = std::mem::take(&mut s.name);
                 let child = tree.push_named(name, s, id, kids_of(k).len());
                 if s.kind == NodeKind::User {
+                    user_named_unknown |= tree.nodes[child].name == PBS_UNKNOWN;
                     if let Err(first) = siblings.insert_unless(&tree.nodes, child, |_| true) {
                         return Err(TreeError::Duplicate {
                             what: "user",
@@ -311,21 +218,23 @@ impl Tree {
         if let Some(k) = reached.iter().position(|r| !r) {
             return Err(cycle_error(&specs, k));
         }
-        // The specs' vectors and parent names go before the columns grow (peak memory).
-        drop(specs);
         drop(child_list);
         drop(reached);
         if let Some(shares) = unknown_shares {
-            // A scan, not `users_named`: that would build the user index for one name.
-            let user_named_unknown =
-                (tree.nodes.iter()).any(|n| n.is_user() && n.name == PBS_UNKNOWN);
             if tree.find_account(PBS_UNKNOWN).is_none() && !user_named_unknown {
                 let spec =
                     NodeSpec::new(PBS_UNKNOWN, None, NodeKind::Account, Shares::Count(shares));
                 tree.push(&spec, 0);
             }
         }
-        tree.sum_usage(root_usage);
+        // The specs' vectors and parent names go before the columns grow (peak memory): freed
+        // on a pool thread (a million small frees) while this one sums the usage.
+        if n_specs >= PARALLEL_MIN_JOBS {
+            crate::parallel::join(|| tree.sum_usage(root_usage), move || drop(specs));
+        } else {
+            drop(specs);
+            tree.sum_usage(root_usage);
+        }
         Ok(tree)
     }
 
@@ -659,6 +568,163 @@ impl Assembler {
     pub(crate) fn finish_with_sorted_users(self, sorted: Vec<NodeId>) -> Option<Tree> {
         let users = self.users;
         self.finish()?.with_sorted_users_of(sorted, users)
+    }
+}
+
+/// The specs checked (names, usage, duplicate accounts, parents) and linked: each spec's
+/// parent and the children of each as ranges of one list (PBS's `unknown` group added to the
+/// specs when entities are placed under it).
+fn links(
+    specs: &mut Vec<NodeSpec>,
+    root_name: String,
+    root_usage: Option<f64>,
+    unknown_shares: Option<u64>,
+) -> Result<Links, TreeError> {
+    // PBS's `unknown` group: whether the input has it, and whether it places entities under it.
+    let (mut has_group, mut placed_under) = (false, false);
+    for s in specs.iter() {
+        if unknown_shares.is_some() {
+            has_group |= s.name == PBS_UNKNOWN;
+            placed_under |= s.parent.as_deref() == Some(PBS_UNKNOWN);
+        }
+        if s.name.trim().is_empty() {
+            return Err(TreeError::EmptyName { line: s.line });
+        }
+        if has_control(&s.name) || s.parent.as_deref().is_some_and(has_control) {
+            let name = match &s.parent {
+                Some(p) if has_control(p) => p.clone(),
+                _ => s.name.clone(),
+            };
+            return Err(TreeError::ControlInName { name, line: s.line });
+        }
+        if let Some(u) = s.usage {
+            if !u.is_finite() || u < 0.0 {
+                return Err(TreeError::BadUsage {
+                    name: s.name.clone(),
+                    value: u,
+                    line: s.line,
+                });
+            }
+        }
+    }
+    if let Some(u) = root_usage {
+        if !u.is_finite() || u < 0.0 {
+            return Err(TreeError::BadUsage {
+                name: root_name.clone(),
+                value: u,
+                line: None,
+            });
+        }
+    }
+    // PBS creates its `unknown` group before reading `resource_group`, so entities may be
+    // placed under it (by a `resource_group` line, or by usage of a name not in the file):
+    // then the group is made here, as the root's last child; otherwise after the walk.
+    if let Some(shares) = unknown_shares {
+        if !has_group && placed_under {
+            specs.push(NodeSpec::new(
+                PBS_UNKNOWN,
+                None,
+                NodeKind::Account,
+                Shares::Count(shares),
+            ));
+        }
+    }
+    // Accounts by name (the root's name included).
+    let root_key = if root_name.is_empty() {
+        "root".to_string()
+    } else {
+        root_name
+    };
+    let n_specs = specs.len();
+    // Each spec's parent as a spec index; `n_specs` stands for the root.
+    let mut parent_of = vec![n_specs; n_specs];
+    {
+        let mut account_spec: FxHashMap<&str, usize> = FxHashMap::default();
+        for (i, s) in specs.iter().enumerate() {
+            if s.kind != NodeKind::Account {
+                continue;
+            }
+            if s.name == root_key {
+                return Err(TreeError::Duplicate {
+                    what: "account",
+                    name: s.name.clone(),
+                    line: s.line,
+                    first: None,
+                });
+            }
+            if let Some(&j) = account_spec.get(s.name.as_str()) {
+                return Err(TreeError::Duplicate {
+                    what: "account",
+                    name: s.name.clone(),
+                    line: s.line,
+                    first: specs[j].line,
+                });
+            }
+            account_spec.insert(&s.name, i);
+        }
+        // Siblings usually come together: the last parent found is tried before hashing.
+        let mut last: Option<(&str, usize)> = None;
+        for (i, s) in specs.iter().enumerate() {
+            match s.parent.as_deref() {
+                None => {}
+                Some(p) if p == root_key => {}
+                Some(p) => {
+                    if let Some((lp, j)) = last {
+                        if lp == p {
+                            parent_of[i] = j;
+                            continue;
+                        }
+                    }
+                    match account_spec.get(p) {
+                        Some(&j) => {
+                            parent_of[i] = j;
+                            last = Some((p, j));
+                        }
+                        None => return Err(parent_error(specs, s, p)),
+                    }
+                }
+            }
+        }
+    }
+    // Children of each spec (and of the root, at `n_specs`) as contiguous ranges of
+    // `child_list`, in input order.
+    let mut child_start = vec![0usize; n_specs + 2];
+    for &p in &parent_of {
+        child_start[p + 1] += 1;
+    }
+    for i in 1..child_start.len() {
+        child_start[i] += child_start[i - 1];
+    }
+    let mut fill = child_start.clone();
+    let mut child_list = vec![0usize; n_specs];
+    for (i, &p) in parent_of.iter().enumerate() {
+        child_list[fill[p]] = i;
+        fill[p] += 1;
+    }
+    Ok(Links {
+        root_key,
+        child_start,
+        child_list,
+    })
+}
+
+/// What [`links`] gives [`Tree::build`].
+struct Links {
+    /// The root's name.
+    root_key: String,
+    /// The children of spec `p` (and of the root, at `specs.len()`) are
+    /// `child_list[child_start[p]..child_start[p + 1]]`, in input order.
+    child_start: Vec<usize>,
+    child_list: Vec<usize>,
+}
+
+/// Writes one value into each 4 KiB page of `spare` so that the kernel maps its pages now
+/// (each is overwritten later; only the page faults matter).
+fn fault_in<T>(spare: &mut [std::mem::MaybeUninit<T>]) {
+    let step = (4096 / std::mem::size_of::<T>().max(1)).max(1);
+    for slot in spare.iter_mut().step_by(step) {
+        *slot = std::mem::MaybeUninit::zeroed();
+        std::hint::black_box(slot);
     }
 }
 

@@ -183,10 +183,11 @@ pub fn read_tree_indexed(
     }
     // JSON may legitimately be one long line; the line-oriented formats bound a line.
     let bytes = if format == TreeFormat::Json {
-        std::fs::read(path).map_err(|source| FormatError::Io {
+        let bytes = std::fs::read(path).map_err(|source| FormatError::Io {
             file: file.clone(),
             source,
-        })?
+        })?;
+        text::FileText::Read(bytes)
     } else {
         text::read_file(path, &file)?
     };

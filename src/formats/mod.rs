@@ -12,6 +12,7 @@ pub mod lines;
 pub mod native;
 pub mod pbs;
 pub mod slurm;
+mod stages;
 pub(crate) mod text;
 pub mod toml_spans;
 

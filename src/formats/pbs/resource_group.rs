@@ -4,8 +4,8 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::fairshare::spec::{NodeKind, NodeSpec, Shares, TreeSource, TreeSpec};
-use crate::formats::text;
 use crate::formats::FormatError;
+use crate::formats::{stages, text};
 
 pub use super::spec_names::SpecNames;
 
@@ -63,61 +63,119 @@ pub fn parse_resource_group(text: &str, unknown_shares: u64) -> Result<TreeSpec,
 /// [`parse_resource_group`], with the index of the nodes by name that the reader builds anyway
 /// (to check that names are unique and parents exist), for [`crate::usage`] to apply a usage
 /// file without indexing the names again.
+///
+/// A large file is read in two stages at once ([`stages`]): this thread splits the lines and
+/// makes their nodes, a pool thread indexes them by name and links them to their parents; the
+/// first error is the one a single pass over the lines meets (see [`Linker::add`]).
 pub fn parse_resource_group_indexed(
     text: &str,
     unknown_shares: u64,
 ) -> Result<(TreeSpec, SpecNames), FormatError> {
-    let hint = text::line_count_hint(text);
-    let mut nodes: Vec<NodeSpec> = Vec::with_capacity(hint);
-    crate::fairshare::huge_pages::advise(&mut nodes);
-    // Every node read so far by name (TREEROOT and unknown are not nodes: they are names of
-    // the tree that no line may take).
-    let mut names = SpecNames::with_capacity(hint);
-    // Siblings come together in a generated file: the last parent found is tried first.
-    let mut last_parent: Option<(&str, usize)> = None;
+    parse_indexed_from(text, unknown_shares, PIPELINE_MIN_BYTES)
+}
 
-    for item in text::lines(text, FILE) {
-        let (n, line) = item?;
-        if skip_line(line) {
-            continue;
+/// Files from this size up are read in two stages on two threads.
+const PIPELINE_MIN_BYTES: usize = 1 << 20;
+
+/// [`parse_resource_group_indexed`], in two stages from `pipeline_min` bytes of text up.
+fn parse_indexed_from<'t>(
+    text: &'t str,
+    unknown_shares: u64,
+    pipeline_min: usize,
+) -> Result<(TreeSpec, SpecNames), FormatError> {
+    let mut linker = Linker::new(text::line_count_hint(text));
+    let parallel = text.len() >= pipeline_min;
+    let mut lines = text::lines(text, FILE);
+    // The first stage waits for the second most of the time; meanwhile it faults in the
+    // memory of the second's next rounds of nodes (the faults were most of its time).
+    let spare = crate::fairshare::huge_pages::spare_of(&mut linker.nodes);
+    let ahead = 2 * stages::ROUND * std::mem::size_of::<NodeSpec>();
+    let mut populated = 0;
+    let make = |buf: &mut Vec<Line<'t>>| {
+        if parallel && populated < spare.len() {
+            let to = (populated + ahead).max(2 * ahead);
+            spare.populate(populated, to);
+            populated = to;
         }
-        if line.len() > MAX_LINE {
-            return Err(line_error(
-                n,
-                Some("longer than 255 characters, PBS reads lines in 255-character pieces"),
-            ));
+        while buf.len() < stages::ROUND {
+            let Some(item) = lines.next() else {
+                return Ok(false);
+            };
+            let Some(line) = read_line(item) else {
+                continue;
+            };
+            // The second stage stops at this line or before: nothing after it counts.
+            let last = line.fails();
+            buf.push(line);
+            if last {
+                return Ok(false);
+            }
         }
-        let mut toks = line.split([' ', '\t']).filter(|t| !t.is_empty());
-        let (Some(name), Some(id_tok), Some(parent_tok), Some(shares_tok)) =
-            (toks.next(), toks.next(), toks.next(), toks.next())
-        else {
-            return Err(line_error(n, Some("expected `name id parent shares`")));
-        };
-        let parent_name = if parent_tok == "root" {
-            ROOT_NAME
-        } else {
-            parent_tok
-        };
-        // `Some(None)`: the root or `unknown`; `Some(Some(i))`: node i; `None`: no such name.
-        let parent_found = match last_parent {
-            _ if parent_name == ROOT_NAME || parent_name == UNKNOWN_GROUP => Some(None),
-            Some((p, i)) if p == parent_name => Some(Some(i)),
-            _ => names.find(&nodes, parent_name).map(Some),
-        };
-        if name == ROOT_NAME || name == UNKNOWN_GROUP || names.insert_next(&nodes, name).is_err() {
-            return Err(FormatError::line(
-                FILE,
-                n,
-                format!("entity {name} is not unique"),
-            ));
-        }
-        let Some(parent_idx) = parent_found else {
-            return Err(FormatError::line(
-                FILE,
-                n,
-                format!("Parent ginfo of {name} doesnt exist."),
-            ));
-        };
+        Ok(true)
+    };
+    stages::run(parallel, make, |line| linker.add(line))?;
+    let spec = TreeSpec {
+        source: TreeSource::Pbs,
+        root_name: ROOT_NAME.to_string(),
+        root_usage: None,
+        unknown_shares: Some(unknown_shares),
+        nodes: linker.nodes,
+    };
+    Ok((spec, linker.names))
+}
+
+/// One line of the file as the first stage reads it: split, its numbers checked, its node made.
+enum Line<'a> {
+    /// A node line. The node, or its first bad number (reported only if the names are right).
+    Node {
+        name: &'a str,
+        /// The parent's name, `root` read as `TREEROOT`.
+        parent: &'a str,
+        line: usize,
+        node: Result<NodeSpec, FormatError>,
+    },
+    /// A line that fails before its names are looked at (too long, too few fields).
+    Bad(FormatError),
+}
+
+impl Line<'_> {
+    /// Whether the second stage fails on this line if on no earlier one.
+    fn fails(&self) -> bool {
+        matches!(self, Line::Bad(_) | Line::Node { node: Err(_), .. })
+    }
+}
+
+/// The first stage's reading of one numbered line of the file (`None` for a blank or comment
+/// line), with `parse_group()`'s checks in its order.
+fn read_line(item: Result<(usize, &str), FormatError>) -> Option<Line<'_>> {
+    let (n, line) = match item {
+        Ok(l) => l,
+        Err(e) => return Some(Line::Bad(e)),
+    };
+    if skip_line(line) {
+        return None;
+    }
+    if line.len() > MAX_LINE {
+        return Some(Line::Bad(line_error(
+            n,
+            Some("longer than 255 characters, PBS reads lines in 255-character pieces"),
+        )));
+    }
+    let mut toks = line.split([' ', '\t']).filter(|t| !t.is_empty());
+    let (Some(name), Some(id_tok), Some(parent_tok), Some(shares_tok)) =
+        (toks.next(), toks.next(), toks.next(), toks.next())
+    else {
+        return Some(Line::Bad(line_error(
+            n,
+            Some("expected `name id parent shares`"),
+        )));
+    };
+    let parent = if parent_tok == "root" {
+        ROOT_NAME
+    } else {
+        parent_tok
+    };
+    let node = (|| {
         let Some(shares) = strtol_int(shares_tok) else {
             return Err(line_error(
                 n,
@@ -132,27 +190,89 @@ pub fn parse_resource_group_indexed(
         };
         let shares = u64::try_from(shares)
             .map_err(|_| line_error(n, Some(&format!("shares {shares} is negative"))))?;
-        let parent = (parent_name != ROOT_NAME).then(|| parent_name.to_string());
-        // A node with children is a group.
-        if let Some(i) = parent_idx {
-            if let Some(p) = nodes.get_mut(i) {
-                p.kind = NodeKind::Account;
-            }
-            last_parent = Some((parent_name, i));
-        }
+        let parent = (parent != ROOT_NAME).then(|| parent.to_string());
         let mut node = NodeSpec::new(name, parent, NodeKind::User, Shares::Count(shares));
         node.id = Some(id);
         node.line = Some(n);
-        nodes.push(node);
+        Ok(node)
+    })();
+    Some(Line::Node {
+        name,
+        parent,
+        line: n,
+        node,
+    })
+}
+
+/// The second stage: the nodes in file order, indexed by name, each parent found among the
+/// nodes before it and marked a group.
+struct Linker<'a> {
+    nodes: Vec<NodeSpec>,
+    /// Every node read so far by name (TREEROOT and unknown are not nodes: they are names of
+    /// the tree that no line may take).
+    names: SpecNames,
+    /// Siblings come together in a generated file: the last parent found is tried first.
+    last_parent: Option<(&'a str, usize)>,
+}
+
+impl<'a> Linker<'a> {
+    /// A linker for about `lines` lines.
+    fn new(lines: usize) -> Self {
+        let mut nodes: Vec<NodeSpec> = Vec::with_capacity(lines);
+        crate::fairshare::huge_pages::advise(&mut nodes);
+        Linker {
+            nodes,
+            names: SpecNames::with_capacity(lines),
+            last_parent: None,
+        }
     }
-    let spec = TreeSpec {
-        source: TreeSource::Pbs,
-        root_name: ROOT_NAME.to_string(),
-        root_usage: None,
-        unknown_shares: Some(unknown_shares),
-        nodes,
-    };
-    Ok((spec, names))
+
+    /// Adds the next line's node, or fails as PBS does on it: a name used before, then a
+    /// parent not read before, then a bad number.
+    fn add(&mut self, line: Line<'a>) -> Result<(), FormatError> {
+        let (name, parent_name, n, node) = match line {
+            Line::Bad(e) => return Err(e),
+            Line::Node {
+                name,
+                parent,
+                line,
+                node,
+            } => (name, parent, line, node),
+        };
+        // `Some(None)`: the root or `unknown`; `Some(Some(i))`: node i; `None`: no such name.
+        let parent_found = match self.last_parent {
+            _ if parent_name == ROOT_NAME || parent_name == UNKNOWN_GROUP => Some(None),
+            Some((p, i)) if p == parent_name => Some(Some(i)),
+            _ => self.names.find(&self.nodes, parent_name).map(Some),
+        };
+        if name == ROOT_NAME
+            || name == UNKNOWN_GROUP
+            || self.names.insert_next(&self.nodes, name).is_err()
+        {
+            return Err(FormatError::line(
+                FILE,
+                n,
+                format!("entity {name} is not unique"),
+            ));
+        }
+        let Some(parent_idx) = parent_found else {
+            return Err(FormatError::line(
+                FILE,
+                n,
+                format!("Parent ginfo of {name} doesnt exist."),
+            ));
+        };
+        let node = node?;
+        // A node with children is a group.
+        if let Some(i) = parent_idx {
+            if let Some(p) = self.nodes.get_mut(i) {
+                p.kind = NodeKind::Account;
+            }
+            self.last_parent = Some((parent_name, i));
+        }
+        self.nodes.push(node);
+        Ok(())
+    }
 }
 
 /// Writes `spec` as a `resource_group` file that [`parse_resource_group`] reads back to the same
@@ -276,6 +396,58 @@ pub fn write_resource_group(spec: &TreeSpec) -> Result<String, FormatError> {
 
 #[cfg(test)]
 mod tests {
+
+    /// The two-stage reader gives what one pass gives: the tree, or the same first error, with
+    /// the bad lines on either side of a round's edge.
+    #[test]
+    fn two_stages_read_as_one() {
+        use crate::formats::stages::ROUND;
+        let users = 3 * ROUND;
+        let base = |edit: &dyn Fn(&mut Vec<String>)| {
+            let mut lines = vec![
+                "# comment".to_string(),
+                "g0 10 root 5".into(),
+                "g1 11 g0 3".into(),
+            ];
+            for u in 0..users {
+                lines.push(format!("u{u} {} g{} 2", 20 + u, u % 2));
+            }
+            edit(&mut lines);
+            lines.join("\n") + "\n"
+        };
+        let at = |i: usize, l: &'static str| move |v: &mut Vec<String>| v[i] = l.to_string();
+        type Edit = Box<dyn Fn(&mut Vec<String>)>;
+        let edits: Vec<Edit> = vec![
+            Box::new(|_| {}),
+            Box::new(at(ROUND + 3, "u7 9 g0 1")),
+            Box::new(at(ROUND - 1, "x 9 nope 1")),
+            Box::new(at(2 * ROUND, "x 9 g0 one")),
+            Box::new(at(ROUND, "x nine g0 1")),
+            Box::new(at(ROUND + 1, "x 9 g0 -1")),
+            Box::new(at(5, "x 9 g0")),
+            Box::new(|v| {
+                v[ROUND + 9] = "x 9 g0 one".into();
+                v[ROUND + 10] = "u3 9 g0 1".into();
+            }),
+            Box::new(|v| {
+                v[40] = "u3 9 nope 1".into();
+                v[2 * ROUND] = "y".repeat(300);
+            }),
+            Box::new(|v| v[3 * ROUND] = "z".repeat(300)),
+            Box::new(at(7, "TREEROOT 9 g0 1")),
+        ];
+        for (i, edit) in edits.iter().enumerate() {
+            let text = base(edit.as_ref());
+            let one = parse_indexed_from(&text, 0, usize::MAX);
+            let two = parse_indexed_from(&text, 0, 0);
+            assert_eq!(
+                one.as_ref().map(|(s, _)| s).map_err(ToString::to_string),
+                two.as_ref().map(|(s, _)| s).map_err(ToString::to_string),
+                "edit {i}"
+            );
+            assert_eq!(one.is_ok(), i == 0, "edit {i}");
+        }
+    }
     use super::*;
 
     const TREE: &str = "# §4.1\ngroup1 10 root 40\ngroup2 20 root 60\npbsuser 11 group1 50\n\

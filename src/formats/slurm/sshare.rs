@@ -4,8 +4,8 @@
 
 use super::columns::PipeRows;
 use crate::fairshare::spec::{NodeKind, NodeSpec, Shares, TreeSource, TreeSpec};
-use crate::formats::text;
 use crate::formats::FormatError;
+use crate::formats::{stages, text};
 
 /// Label used in messages when no path is known.
 pub const FILE: &str = "sshare";
@@ -239,46 +239,95 @@ pub fn association_name(user: &str, partition: Option<&str>) -> String {
 /// level up), RawShares become shares (`parent` kept), RawUsage becomes usage on users and
 /// accounts (Slurm accounts can hold usage of deleted children) and the root's RawUsage the
 /// tree's `root_usage`.
+///
+/// A large capture is read in two stages at once ([`stages`]): this thread splits and checks
+/// the rows, a pool thread adds them to the tree; the errors are those of one thread doing
+/// both (see [`SpecBuilder`]).
 pub fn parse_sshare(text: &str) -> Result<TreeSpec, FormatError> {
+    parse_sshare_from(text, PIPELINE_MIN_BYTES)
+}
+
+/// [`parse_sshare`], in two stages from `pipeline_min` bytes of text up.
+fn parse_sshare_from<'t>(text: &'t str, pipeline_min: usize) -> Result<TreeSpec, FormatError> {
     let mut rows = PipeRows::new(text, FILE)?;
     let cols = match Cols::of(&rows) {
         Ok(c) => c,
         Err(e) => return Err(rows.first_layout_error().unwrap_or(e)),
     };
-    let mut spec = TreeSpec {
-        source: TreeSource::Slurm,
-        root_name: "root".to_string(),
-        nodes: Vec::with_capacity(text::line_count_hint(text)),
-        ..TreeSpec::default()
+    let mut builder = SpecBuilder::new(text::line_count_hint(text));
+    let make = |buf: &mut Vec<RowRef<'t>>| {
+        while buf.len() < stages::ROUND {
+            let Some(row) = rows.next_row() else {
+                return Ok(false);
+            };
+            let (line, fields) = row?;
+            match row_of(fields, line, &cols, false) {
+                Ok(r) => buf.push(r),
+                Err(e) => return Err(rows.first_layout_error().unwrap_or(e)),
+            }
+        }
+        Ok(true)
     };
-    // stack[d] = account at depth d.
-    let mut stack: Vec<&str> = Vec::new();
-    let mut seen_root = false;
-    // The first error of the tree's shape: reported after the whole file is read, unless a
-    // row of it is unreadable (as when every row was read before the tree was built).
-    let mut shape_error: Option<FormatError> = None;
-    while let Some(row) = rows.next_row() {
-        let (line, fields) = row?;
-        let row = match row_of(fields, line, &cols, false) {
-            Ok(r) => r,
-            Err(e) => return Err(rows.first_layout_error().unwrap_or(e)),
-        };
-        if shape_error.is_none() {
-            if let Err(e) = add_row(&mut spec, &mut stack, &mut seen_root, row) {
-                shape_error = Some(e);
+    // The building stage never fails: a wrong shape is reported after every row was read.
+    stages::run(text.len() >= pipeline_min, make, |row| {
+        builder.add(row);
+        Ok(())
+    })?;
+    builder.finish()
+}
+
+/// Captures from this size up are read in two stages on two threads ([`parse_sshare`]).
+const PIPELINE_MIN_BYTES: usize = 1 << 20;
+
+/// The tree of a capture as its rows come, in order. The first error of the tree's shape is
+/// kept and reported once the whole file has been read, unless a row of it is unreadable (as
+/// when every row was read before the tree was built).
+struct SpecBuilder<'a> {
+    spec: TreeSpec,
+    /// `stack[d]` = the account at depth `d`.
+    stack: Vec<&'a str>,
+    seen_root: bool,
+    shape_error: Option<FormatError>,
+}
+
+impl<'a> SpecBuilder<'a> {
+    /// A builder for about `rows` rows.
+    fn new(rows: usize) -> Self {
+        SpecBuilder {
+            spec: TreeSpec {
+                source: TreeSource::Slurm,
+                root_name: "root".to_string(),
+                nodes: Vec::with_capacity(rows),
+                ..TreeSpec::default()
+            },
+            stack: Vec::new(),
+            seen_root: false,
+            shape_error: None,
+        }
+    }
+
+    /// Adds the next row (nothing once the shape is known to be wrong).
+    fn add(&mut self, row: RowRef<'a>) {
+        if self.shape_error.is_none() {
+            if let Err(e) = add_row(&mut self.spec, &mut self.stack, &mut self.seen_root, row) {
+                self.shape_error = Some(e);
             }
         }
     }
-    if let Some(e) = shape_error {
-        return Err(e);
+
+    /// The tree, or its first shape error.
+    fn finish(self) -> Result<TreeSpec, FormatError> {
+        if let Some(e) = self.shape_error {
+            return Err(e);
+        }
+        if !self.seen_root {
+            return Err(FormatError::file(
+                FILE,
+                "no root row (use sshare -a so the root is listed)",
+            ));
+        }
+        Ok(self.spec)
     }
-    if !seen_root {
-        return Err(FormatError::file(
-            FILE,
-            "no root row (use sshare -a so the root is listed)",
-        ));
-    }
-    Ok(spec)
 }
 
 /// Adds one row to the tree being read: `stack[d]` is the account at depth `d`.
@@ -354,7 +403,66 @@ fn add_row<'a>(
 
 #[cfg(test)]
 mod tests {
-    use super::plain_decimal;
+    use super::{parse_sshare_from, plain_decimal};
+    use crate::formats::stages::ROUND as PIPELINE_CHUNK;
+
+    /// A capture of `accounts` accounts of `users` users each, with `edit` applied to its lines.
+    fn capture(accounts: usize, users: usize, edit: impl Fn(&mut Vec<String>)) -> String {
+        let mut lines = vec![
+            "Account|User|RawShares|NormShares|RawUsage|FairShare".to_string(),
+            "root|||1.000000|1000|".to_string(),
+        ];
+        for a in 0..accounts {
+            lines.push(format!(" a{a}||1|0.5|10|"));
+            for u in 0..users {
+                lines.push(format!("  a{a}|u{u}|2|0.25|{u}|0.5"));
+            }
+        }
+        edit(&mut lines);
+        lines.join("\n") + "\n"
+    }
+
+    /// The two-stage reader gives what one thread gives: the tree, or the same first error
+    /// (a layout error anywhere beats a bad value or a wrong shape before it; a bad value
+    /// beats a wrong shape before it), with the errors on either side of a chunk's edge.
+    #[test]
+    fn two_stages_read_as_one() {
+        let n = 3 * PIPELINE_CHUNK;
+        type Edit<'a> = Box<dyn Fn(&mut Vec<String>) + 'a>;
+        let edits: Vec<Edit> = vec![
+            Box::new(|_| {}),
+            Box::new(move |l| l[PIPELINE_CHUNK + 7] = "  a1|u3|x|0.25|1|0.5".into()),
+            Box::new(move |l| l[PIPELINE_CHUNK - 1] = "  a9|u3|2|0.25|1|0.5".into()),
+            Box::new(move |l| {
+                l[20] = "  a9|u3|2|0.25|1|0.5".into();
+                l[n] = "  a1|u3|2|0.25|1".into();
+            }),
+            Box::new(move |l| {
+                l[20] = "  a9|u3|2|0.25|1|0.5".into();
+                l[n] = "  a1|u3|2|0.25|1|y".into();
+            }),
+            Box::new(move |l| {
+                l[30] = "  a0|u3|2|zz|1|0.5".into();
+                l[n + 1] = "  a1|u3|2|0.25|1".into();
+            }),
+            Box::new(move |l| l[2 * PIPELINE_CHUNK] = "other|||1.0|1|".into()),
+            Box::new(move |l| l[PIPELINE_CHUNK] = "   a1||1|0.5|10|".into()),
+            Box::new(move |l| {
+                l.remove(1);
+            }),
+        ];
+        for (i, edit) in edits.iter().enumerate() {
+            let text = capture(4, n / 4, edit);
+            let one = parse_sshare_from(&text, usize::MAX);
+            let two = parse_sshare_from(&text, 0);
+            assert_eq!(
+                one.as_ref().map_err(ToString::to_string),
+                two.as_ref().map_err(ToString::to_string),
+                "edit {i}"
+            );
+            assert_eq!(one.is_ok(), i == 0, "edit {i}: {one:?}");
+        }
+    }
 
     #[test]
     fn plain_decimals_are_exactly_what_parse_accepts_in_that_shape() {
