@@ -9,6 +9,7 @@ pub mod error;
 pub mod job;
 pub mod marks;
 pub mod pbs_log;
+mod pbs_queue;
 mod pbs_record;
 mod pbs_span;
 mod store_render;
