@@ -265,7 +265,9 @@ impl Usage {
     /// Entries in (account, name) order.
     pub fn entries(&self) -> impl Iterator<Item = &Entry> {
         let mut v: Vec<&Entry> = self.entries.values().collect();
-        v.sort_by(|a, b| (&a.account, &a.name).cmp(&(&b.account, &b.name)));
+        // The keys are distinct (a name has no control character, the map key joins them with
+        // U+001F), so an unstable sort gives the same order.
+        v.sort_unstable_by(|a, b| (&a.account, &a.name).cmp(&(&b.account, &b.name)));
         v.into_iter()
     }
 
@@ -576,6 +578,8 @@ impl PbsCharging {
 
     /// Writes the charged entities' usage (and first bins) back into `usage`.
     pub(crate) fn finish(self, usage: &mut Usage) {
+        let new = self.existed.iter().filter(|e| !**e).count();
+        usage.entries.reserve(new);
         for i in 0..self.at.len() {
             if !self.touched.get(i).copied().unwrap_or(false) {
                 continue;
