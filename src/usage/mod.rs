@@ -3,6 +3,7 @@
 //! per-entity usage in the server home exactly once per job, and decay it as each scheduler does.
 
 pub mod apply;
+mod attr_scan;
 pub mod charge;
 pub mod decay;
 pub mod error;
