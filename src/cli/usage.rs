@@ -394,6 +394,11 @@ fn run_record(
             report.malformed.len()
         );
     }
+    // The store's entities and the ledger's set (a fingerprint per job ever charged) go with
+    // the process, which ends now, rather than one allocation at a time (~4 ms for 50 000
+    // entities and 444 672 jobs).
+    std::mem::forget(u);
+    std::mem::forget(ledger);
     Ok(())
 }
 

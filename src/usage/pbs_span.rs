@@ -171,7 +171,7 @@ impl PbsSpan {
 }
 
 /// Appends `v` as `Display` writes it.
-fn push_int(buf: &mut String, v: i64) {
+pub(super) fn push_int(buf: &mut String, v: i64) {
     let mut digits = [0u8; 20];
     let mut n = v.unsigned_abs();
     let mut i = digits.len();
