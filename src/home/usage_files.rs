@@ -66,6 +66,12 @@ impl UsageHome {
     /// Loads the store (a missing file is an empty PBS-model store): from its binary copy when
     /// that was made for this exact text, else parsed (and the copy rewritten).
     pub fn load(&self) -> Result<Usage, UsageError> {
+        self.load_store().map(Usage::from_store)
+    }
+
+    /// [`UsageHome::load`] without indexing the entries (for a look at the settings or the
+    /// charged marks: a re-record of charged logs needs no more).
+    pub fn load_store(&self) -> Result<UsageStore, UsageError> {
         let text = self
             .dir
             .read(files::USAGE)
@@ -84,7 +90,7 @@ impl UsageHome {
             }
             None => UsageStore::default(),
         };
-        Ok(Usage::from_store(store))
+        Ok(store)
     }
 
     /// Loads the ledger's committed part.

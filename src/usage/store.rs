@@ -228,6 +228,13 @@ pub struct Usage {
     pub(crate) marks: Vec<Mark>,
 }
 
+impl From<UsageStore> for Usage {
+    /// A store loaded for changes (its entries indexed).
+    fn from(s: UsageStore) -> Usage {
+        Usage::from_store(s)
+    }
+}
+
 impl Usage {
     /// From the file form.
     pub(crate) fn from_store(s: UsageStore) -> Usage {
