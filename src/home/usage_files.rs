@@ -177,7 +177,9 @@ fn rendered(store: UsageStore, path: &Path) -> Result<(UsageStore, String), Usag
 fn cached(dir: &HomeDir, key: &usage_cache::Key) -> Option<UsageStore> {
     use std::io::Read;
     let mut f = dir.open_read(usage_cache::FILE).ok()??;
-    let mut bytes = Vec::new();
+    let size = f.metadata().map_or(0, |m| m.len());
+    // Read in one go (no doubling of a 1.3 MB buffer for 50 000 entities).
+    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0).saturating_add(1));
     f.read_to_end(&mut bytes).ok()?;
     usage_cache::decode(&bytes, key)
 }

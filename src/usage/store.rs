@@ -94,8 +94,8 @@ impl UsageStore {
         let mut seen = rustc_hash::FxHashSet::default();
         seen.reserve(self.entries.len());
         for (i, e) in self.entries.iter().enumerate() {
-            let i = i.to_string();
-            let here = |k: &str| at(&["entity", &i, k]);
+            // The entry's index is formatted only for a complaint (not 50 000 times).
+            let here = |k: &str| at(&["entity", &i.to_string(), k]);
             check_name(&e.name).map_err(|m| (here("name"), m))?;
             if let Some(a) = &e.account {
                 check_name(a).map_err(|m| (here("account"), m))?;
