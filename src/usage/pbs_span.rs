@@ -186,9 +186,8 @@ pub(super) fn push_int(buf: &mut String, v: i64) {
     if v < 0 {
         buf.push('-');
     }
-    for d in digits.get(i..).unwrap_or_default() {
-        buf.push(char::from(*d));
-    }
+    // ASCII digits: one copy instead of a `char` push per digit.
+    buf.push_str(std::str::from_utf8(digits.get(i..).unwrap_or_default()).unwrap_or_default());
 }
 
 /// Appends a charge as `Display` writes an `f64`: an integral value from 1 to 2^53 prints as the
