@@ -8,7 +8,7 @@ use fairsort::formula::ResourceTable;
 use fairsort::home::UsageHome;
 use fairsort::pbs::FairshareEntity;
 use fairsort::usage::{
-    already_charged, record, usage_res_charge, BillingWeights, InputFormat, RecordOptions,
+    already_charged, record, usage_res_charge, BillingWeights, InputFormat, RecordOptions, Usage,
 };
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -74,7 +74,7 @@ fn rerecord_once(home: &Path, log: &Path) -> Duration {
     let charge = usage_res_charge("cput", &ResourceTable::builtin()).expect("formula");
     let start = Instant::now();
     let h = UsageHome::lock_dir(home).expect("lock");
-    let mut u = h.load().expect("load");
+    let store = h.load_store().expect("load");
     let opts = RecordOptions {
         format: Some(InputFormat::Pbs),
         entity: FairshareEntity::Euser,
@@ -84,9 +84,10 @@ fn rerecord_once(home: &Path, log: &Path) -> Duration {
         progress: None,
     };
     let inputs = [PathBuf::from(log)];
-    let report = match already_charged(&inputs, &opts, &u).expect("marks") {
+    let report = match already_charged(&inputs, &opts, &store).expect("marks") {
         Some(report) => report,
         None => {
+            let mut u = Usage::from(store);
             let mut ledger = h.ledger(&u).expect("ledger");
             let report = record(&inputs, &opts, &mut u, &mut ledger).expect("record");
             h.commit(&mut u, Some(&mut ledger)).expect("commit");

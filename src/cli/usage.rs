@@ -14,7 +14,7 @@ use fairsort::usage::decay::ModelKind;
 use fairsort::usage::settings::check_time;
 use fairsort::usage::{
     already_charged, pbs_groups, record, usage_res_charge, write_flux_usage, write_pbs_usage,
-    BillingWeights, InputFormat, ModelOverrides, RecordOptions, UnmatchedUsage, UsageError,
+    BillingWeights, InputFormat, ModelOverrides, RecordOptions, UnmatchedUsage, Usage, UsageError,
 };
 use std::path::PathBuf;
 
@@ -328,7 +328,8 @@ fn run_record(
         Some(w) => w.parse().map_err(Failure::user)?,
         None => BillingWeights::default(),
     };
-    let mut u = lock.load().map_err(user)?;
+    // The store as loaded: its entities are indexed (`Usage`) only when something is charged.
+    let store = lock.load_store().map_err(user)?;
     let bar = std::cell::RefCell::new(super::progress::Progress::new(0, "usage record"));
     let progress = |done: u64, total: u64| {
         let mut bar = bar.borrow_mut();
@@ -344,14 +345,16 @@ fn run_record(
         progress: Some(&progress),
     };
     // Logs charged to their end (their charged marks match) need neither the ledger nor a parse.
-    let (report, mut ledger) = match already_charged(&a.files, &opts, &u).map_err(user)? {
-        Some(report) => (report, None),
-        None => {
-            let mut ledger = lock.ledger(&u).map_err(user)?;
-            let report = record(&a.files, &opts, &mut u, &mut ledger).map_err(user)?;
-            (report, Some(ledger))
-        }
-    };
+    let (report, mut ledger, mut u) =
+        match already_charged(&a.files, &opts, &store).map_err(user)? {
+            Some(report) => (report, None, Err(store)),
+            None => {
+                let mut u = Usage::from(store);
+                let mut ledger = lock.ledger(&u).map_err(user)?;
+                let report = record(&a.files, &opts, &mut u, &mut ledger).map_err(user)?;
+                (report, Some(ledger), Ok(u))
+            }
+        };
     drop(opts);
     bar.into_inner().finish();
     for m in &report.malformed {
@@ -364,11 +367,20 @@ fn run_record(
         )));
     }
     // Nothing to change when everything was charged before: the audit record alone is written.
-    if ledger.is_some() || u.last_decay.is_none() {
-        if u.last_decay.is_none() {
-            u.last_decay = Some(now());
+    let last_decay = match &u {
+        Ok(u) => u.last_decay,
+        Err(store) => store.last_decay,
+    };
+    if ledger.is_some() || last_decay.is_none() {
+        let mut changed = match u {
+            Ok(u) => u,
+            Err(store) => Usage::from(store),
+        };
+        if changed.last_decay.is_none() {
+            changed.last_decay = Some(now());
         }
-        lock.commit(&mut u, ledger.as_mut()).map_err(user)?;
+        lock.commit(&mut changed, ledger.as_mut()).map_err(user)?;
+        u = Ok(changed);
     }
     warn_unmatched(&report.unmatched);
     if !report.unknown_entities.is_empty() {
@@ -394,6 +406,11 @@ fn run_record(
             report.malformed.len()
         );
     }
+    // The store's entities and the ledger's set (a fingerprint per job ever charged) go with
+    // the process, which ends now, rather than one allocation at a time (~4 ms for 50 000
+    // entities and 444 672 jobs).
+    std::mem::forget(u);
+    std::mem::forget(ledger);
     Ok(())
 }
 

@@ -125,6 +125,16 @@ impl Ledger {
         self.seen.is_empty()
     }
 
+    /// Bytes of pending lines (what [`Ledger::append`] writes).
+    pub fn pending_bytes(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// The committed length after [`Ledger::append`] at `committed` succeeds.
+    pub fn length_after(&self, committed: u64) -> u64 {
+        committed + self.pending.len() as u64
+    }
+
     /// Jobs admitted since load.
     pub fn pending_jobs(&self) -> u64 {
         self.pending_jobs

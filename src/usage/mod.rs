@@ -3,12 +3,14 @@
 //! per-entity usage in the server home exactly once per job, and decay it as each scheduler does.
 
 pub mod apply;
+mod attr_scan;
 pub mod charge;
 pub mod decay;
 pub mod error;
 pub mod job;
 pub mod marks;
 pub mod pbs_log;
+mod pbs_queue;
 mod pbs_record;
 mod pbs_span;
 mod store_render;

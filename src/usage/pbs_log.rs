@@ -2,6 +2,7 @@
 //! directory of daily files. Streaming over bytes with one reused buffer; only the entity, `end`,
 //! and the resources the charge reads are converted.
 
+use super::attr_scan::{for_each_attr, Masks};
 use super::charge::{clamp_charge, Charge};
 use super::error::{Malformed, UsageError};
 use super::job::FinishedJob;
@@ -45,70 +46,13 @@ pub struct PbsLogReader<'c> {
     values: Vec<f64>,
     /// The last record date read and its value: consecutive records mostly share it.
     last_date: Option<([u8; 19], i64)>,
+    /// Scratch space of the attribute splitter.
+    masks: Masks,
 }
 
 /// `key == lit`, compared as a fixed-size array (no call to `memcmp` for a short key).
 fn is<const N: usize>(key: &[u8], lit: &[u8; N]) -> bool {
     <&[u8; N]>::try_from(key).is_ok_and(|k| k == lit)
-}
-
-/// Calls `f` with each `key=value` or `key="quoted value"` of an `E` record's message, in
-/// order (the attributes are separated by spaces, found in one vectorised pass); the first
-/// complaint (an attribute without `=`, an unterminated quote, or `f`'s) ends it.
-fn for_each_attr<'a>(
-    msg: &'a [u8],
-    mut f: impl FnMut(&'a [u8], &'a [u8]) -> Result<(), String>,
-) -> Result<(), String> {
-    let mut spaces = memchr::memchr_iter(b' ', msg);
-    let mut last = None;
-    // The first space at or after `from` (the message's end if none). `from` only grows.
-    let mut space_from = |from: usize| {
-        if let Some(p) = last.filter(|p| *p >= from) {
-            return p;
-        }
-        let p = loop {
-            match spaces.next() {
-                Some(i) if i >= from => break i,
-                Some(_) => {}
-                None => break msg.len(),
-            }
-        };
-        last = Some(p);
-        p
-    };
-    let mut from = 0usize;
-    loop {
-        // skip separators
-        while msg.get(from) == Some(&b' ') {
-            from += 1;
-        }
-        if from >= msg.len() {
-            return Ok(());
-        }
-        let end = space_from(from);
-        let token = msg.get(from..end).unwrap_or_default();
-        let Some(eq) = token.iter().position(|c| *c == b'=') else {
-            return Err(format!(
-                "attribute `{}` has no value",
-                String::from_utf8_lossy(token)
-            ));
-        };
-        let key = token.get(..eq).unwrap_or_default();
-        let at = from + eq + 1;
-        let after = msg.get(at..).unwrap_or_default();
-        let value = if after.first() == Some(&b'"') {
-            let inner = after.get(1..).unwrap_or_default();
-            let close = memchr::memchr(b'"', inner).ok_or_else(|| {
-                format!("unterminated quote in `{}`", String::from_utf8_lossy(key))
-            })?;
-            from = at + (close + 2).min(after.len());
-            inner.get(..close).unwrap_or_default()
-        } else {
-            from = end;
-            msg.get(at..end).unwrap_or_default()
-        };
-        f(key, value)?;
-    }
 }
 
 /// Per-record attributes of interest, borrowed from the line.
@@ -132,6 +76,7 @@ impl<'c> PbsLogReader<'c> {
             req: vec![None; n],
             values: vec![0.0; n],
             last_date: None,
+            masks: Masks::default(),
         }
     }
 
@@ -263,7 +208,10 @@ impl<'c> PbsLogReader<'c> {
     /// The attributes of an `E` record's message.
     fn attrs<'a>(&mut self, msg: &'a [u8]) -> Result<Attrs<'a>, String> {
         let mut a = Attrs::default();
-        for_each_attr(msg, |key, value| self.take(key, value, &mut a))?;
+        let mut masks = std::mem::take(&mut self.masks);
+        let split = for_each_attr(msg, &mut masks, |key, value| self.take(key, value, &mut a));
+        self.masks = masks;
+        split?;
         Ok(a)
     }
 
@@ -497,59 +445,6 @@ garbage without separators
             "user".parse::<FairshareEntity>(),
             Err("fairshare_entity user is erroneous (or deprecated).".into())
         );
-    }
-
-    /// The attribute splitting as it was first written (byte by byte), to compare with.
-    type Pairs = Vec<(Vec<u8>, Vec<u8>)>;
-
-    fn attrs_reference(msg: &[u8]) -> Result<Pairs, String> {
-        let mut out = Vec::new();
-        let mut rest = msg;
-        while !rest.is_empty() {
-            let start = rest.iter().position(|c| *c != b' ').unwrap_or(rest.len());
-            rest = &rest[start..];
-            if rest.is_empty() {
-                break;
-            }
-            let eq = rest.iter().position(|c| *c == b'=' || *c == b' ');
-            let Some(eq) = eq.filter(|i| rest[*i] == b'=') else {
-                let end = rest.iter().position(|c| *c == b' ').unwrap_or(rest.len());
-                return Err(format!(
-                    "attribute `{}` has no value",
-                    String::from_utf8_lossy(&rest[..end])
-                ));
-            };
-            let key = &rest[..eq];
-            let after = &rest[eq + 1..];
-            let (value, next) = if after.first() == Some(&b'"') {
-                let close = after[1..].iter().position(|c| *c == b'"').ok_or_else(|| {
-                    format!("unterminated quote in `{}`", String::from_utf8_lossy(key))
-                })?;
-                (&after[1..1 + close], &after[(close + 2).min(after.len())..])
-            } else {
-                let end = after.iter().position(|c| *c == b' ').unwrap_or(after.len());
-                (&after[..end], &after[end..])
-            };
-            rest = next;
-            out.push((key.to_vec(), value.to_vec()));
-        }
-        Ok(out)
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn attributes_split_as_byte_by_byte(msg in "[ab= \"]{0,40}") {
-            let mut got = Vec::new();
-            let r = for_each_attr(msg.as_bytes(), |k, v| {
-                got.push((k.to_vec(), v.to_vec()));
-                Ok(())
-            });
-            let want = attrs_reference(msg.as_bytes());
-            match want {
-                Ok(w) => proptest::prop_assert_eq!((r, got), (Ok(()), w)),
-                Err(e) => proptest::prop_assert_eq!(r, Err(e)),
-            }
-        }
     }
 
     #[test]

@@ -1,14 +1,15 @@
 //! `usage record` of PBS accounting logs: each file is mapped, its charged prefix skipped when
-//! its charged mark still matches ([`super::marks`]), and the rest parsed in blocks of whole
-//! lines, each block's two halves on the two threads of [`crate::parallel::join`]. Charging stays
-//! on the calling thread and in file order (the previous block's records are charged while the
-//! next block is parsed), so usage totals, the ledger and the malformed-record reports (file and
+//! its charged mark still matches ([`super::marks`]), and the rest cut into small chunks of whole
+//! lines that both threads parse as they come free ([`super::pbs_queue`]). Charging stays on the
+//! calling thread and in file order (it charges each chunk once parsed, and parses the next
+//! itself while it waits), so usage totals, the ledger and the malformed-record reports (file and
 //! line) are exactly those of reading the file line by line.
 
 use super::charge::Charge;
 use super::error::{Malformed, UsageError};
 use super::marks::{check_text, prefix_check, set_mark, Mark};
 use super::pbs_log::{expand_inputs, PbsLogReader, ReadStats};
+use super::pbs_queue::{Chunks, Next, Queue};
 use super::pbs_span::{JobAt, PbsJob, PbsSpan};
 use crate::parallel::{join, PARALLEL_MIN_BYTES};
 use crate::pbs::FairshareEntity;
@@ -16,8 +17,22 @@ use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
-/// Bytes parsed per round (two halves in parallel) before they are charged.
-const BLOCK: usize = 32 << 20;
+/// Bytes per chunk: small enough that the two threads finish together (the last chunk is the
+/// only wait), large enough that taking one costs nothing next to parsing it (~1 ms).
+const CHUNK: usize = 1 << 20;
+
+/// Chunks parsed at most ahead of the one being charged (spans and mapped pages in flight).
+const AHEAD: usize = 32;
+
+/// The ledger is presized for the whole file once this many bytes are charged.
+const PRESIZE_AFTER: usize = 16 << 20;
+
+/// Charged pages of the mapping are dropped (and progress reported) in steps of this many bytes.
+const RELEASE_BYTES: usize = 8 << 20;
+
+/// The page size the mapping's releases are aligned to (a larger real page only drops a page
+/// that is faulted in again).
+const PAGE: usize = 4096;
 
 /// Below this size a file is read into memory rather than mapped.
 const MAP_MIN_BYTES: u64 = 1 << 20;
@@ -79,14 +94,6 @@ impl Bytes {
                 };
             }
         }
-    }
-}
-
-/// The offset just past the end of the line holding `at` (`text.len()` at the end).
-fn line_end_after(text: &[u8], at: usize) -> usize {
-    match text.get(at..).and_then(|r| memchr::memchr(b'\n', r)) {
-        Some(i) => at + i + 1,
-        None => text.len(),
     }
 }
 
@@ -182,7 +189,8 @@ pub(crate) fn read_pbs(
 }
 
 impl<'c> Files<'c> {
-    /// How `usage record` reads PBS logs: rounds of [`BLOCK`] bytes.
+    /// How `usage record` reads PBS logs: chunks of [`CHUNK`] bytes, on two threads from
+    /// [`PARALLEL_MIN_BYTES`] on.
     pub(crate) fn new(
         entity: FairshareEntity,
         charge: &'c dyn Charge,
@@ -191,17 +199,20 @@ impl<'c> Files<'c> {
         Files {
             entity,
             charge,
-            block: BLOCK,
+            chunk: CHUNK,
+            parallel_min: PARALLEL_MIN_BYTES,
             progress,
         }
     }
 }
 
-/// How a file is read: the reader's settings and the bytes per parallel round.
+/// How a file is read: the reader's settings, the bytes per chunk, and from how many bytes to
+/// read on two threads.
 pub(crate) struct Files<'c> {
     entity: FairshareEntity,
     charge: &'c dyn Charge,
-    block: usize,
+    chunk: usize,
+    parallel_min: usize,
     /// (bytes read, file size) after each round.
     progress: Option<&'c dyn Fn(u64, u64)>,
 }
@@ -251,72 +262,66 @@ fn read_file(
         run.eval_before = m.eval_errors;
         *skipped += m.jobs;
     }
-    // Spans are reused round after round: two being charged while two are parsed.
-    let mut pool: Vec<PbsSpan> = Vec::new();
-    let mut pending: Vec<(PbsSpan, usize)> = Vec::new();
     let first = pos;
-    let mut presized = false;
-    while pos < text.len() {
-        let end = line_end_after(text, pos.saturating_add(how.block).min(text.len()));
-        let block = text.get(pos..end).unwrap_or_default();
-        let parsed = std::mem::take(&mut pending);
-        let mut sa = pool.pop().unwrap_or_default();
-        if block.len() < PARALLEL_MIN_BYTES {
-            for (mut span, base) in parsed {
-                run.charge(&mut span, base, sink, malformed);
-                pool.push(span);
-            }
-            sa.parse(&mut ra, block);
-            pending.push((sa, pos));
-        } else {
-            let mut sb = pool.pop().unwrap_or_default();
-            // The caller's part also charges the previous block, which takes about as long as
-            // parsing 40 % of one (perf, 525 MB log): it parses 30 %, the other thread 70 %.
-            let mid = line_end_after(block, block.len() * 3 / 10);
-            let (left, right) = block.split_at(mid);
-            let (b, run_ref, ra_ref, rb_ref, pool_ref) =
-                (&bytes, &mut run, &mut ra, &mut rb, &mut pool);
-            let sink_ref = &mut *sink;
-            let malformed_ref = &mut *malformed;
-            let (sl, sr) = join(
-                move || {
-                    for (mut span, base) in parsed {
-                        run_ref.charge(&mut span, base, sink_ref, malformed_ref);
-                        pool_ref.push(span);
+    let chunks = Chunks::new(text, pos, how.chunk);
+    let queue: Queue<PbsSpan> = Queue::new(chunks.len(), AHEAD);
+    let parse = |reader: &mut PbsLogReader<'_>, i: usize, mut span: PbsSpan| {
+        let r = chunks.range(i);
+        bytes.populate(r.clone());
+        span.parse(reader, text.get(r).unwrap_or_default());
+        span
+    };
+    // The calling thread: charges the chunks in file order, parsing whenever the next one is
+    // not parsed yet.
+    let mut consume = || {
+        let _gone = queue.leaving(false);
+        let (mut i, mut released) = (0usize, first);
+        let (mut jobs, mut line_bytes, mut presized) = (0usize, 0usize, false);
+        loop {
+            match queue.next() {
+                Next::Consume(mut span) => {
+                    let r = chunks.range(i);
+                    if !presized {
+                        jobs += span.recs.len();
+                        line_bytes += span.buf.len();
                     }
-                    b.populate(pos..pos + mid);
-                    sa.parse(ra_ref, left);
-                    sa
-                },
-                move || {
-                    b.populate(pos + mid..end);
-                    sb.parse(rb_ref, right);
-                    sb
-                },
-            );
-            pending.push((sl, pos));
-            pending.push((sr, pos + mid));
+                    run.charge(&mut span, r.start, sink, malformed);
+                    queue.consumed(span);
+                    i += 1;
+                    let done = r.end - first;
+                    if !presized && (done >= PRESIZE_AFTER || r.end == text.len()) {
+                        // The rest of the file, from what is charged so far.
+                        presized = true;
+                        let scale = (text.len() - r.end) as f64 / done.max(1) as f64 * 1.02;
+                        sink.reserve(
+                            (jobs as f64 * scale) as usize,
+                            (line_bytes as f64 * scale) as usize,
+                        );
+                    }
+                    let upto = r.end - r.end % PAGE;
+                    if upto >= released + RELEASE_BYTES || r.end == text.len() {
+                        bytes.release(released..upto);
+                        released = upto;
+                        if let Some(report) = how.progress {
+                            report(r.end as u64, text.len() as u64);
+                        }
+                    }
+                }
+                Next::Produce(j, span) => queue.publish(j, parse(&mut ra, j, span)),
+                Next::Done => break,
+            }
         }
-        if !presized {
-            // The whole rest of the file, from what the first round holds.
-            presized = true;
-            let (jobs, line_bytes) = pending
-                .iter()
-                .fold((0, 0), |(j, b), (s, _)| (j + s.recs.len(), b + s.buf.len()));
-            let scale = (text.len() - first) as f64 / (end - first).max(1) as f64;
-            sink.reserve(
-                (jobs as f64 * scale * 1.02) as usize,
-                (line_bytes as f64 * scale * 1.02) as usize,
-            );
-        }
-        bytes.release(pos..end);
-        if let Some(report) = how.progress {
-            report(end as u64, text.len() as u64);
-        }
-        pos = end;
-    }
-    for (mut span, base) in pending {
-        run.charge(&mut span, base, sink, malformed);
+    };
+    if text.len() - first < how.parallel_min {
+        consume();
+    } else {
+        let helper = || {
+            let _gone = queue.leaving(true);
+            while let Some((j, span)) = queue.claim_for_helper() {
+                queue.publish(j, parse(&mut rb, j, span));
+            }
+        };
+        join(consume, helper);
     }
     if let Some(k) = key {
         let (offset, lines, jobs, eval_errors) = run.cut.unwrap_or_else(|| {
@@ -448,9 +453,9 @@ mod tests {
         (Usage::from_store(UsageStore::default()), Ledger::default())
     }
 
-    /// Records `path` into `usage`/`ledger`: through the marks and the parallel reader with
-    /// `block`-byte rounds, or line by line with [`PbsLogReader::read`].
-    fn run(path: &Path, block: Option<usize>, (mut usage, mut ledger): (Usage, Ledger)) -> Run {
+    /// Records `path` into `usage`/`ledger`: through the marks and the two-thread reader with
+    /// `chunk`-byte chunks, or line by line with [`PbsLogReader::read`].
+    fn run(path: &Path, chunk: Option<usize>, (mut usage, mut ledger): (Usage, Ledger)) -> Run {
         let c = ResourceCharge::new("cput");
         let (mut charged, mut repeated, mut skipped) = (0, 0, 0);
         let mut bad = Vec::new();
@@ -463,12 +468,13 @@ mod tests {
             }
             Ok(())
         };
-        let stats = match block {
-            Some(block) => {
+        let stats = match chunk {
+            Some(chunk) => {
                 let how = Files {
                     entity: FairshareEntity::Euser,
                     charge: &c,
-                    block,
+                    chunk,
+                    parallel_min: 0,
                     progress: None,
                 };
                 let mut fast = Fast {
@@ -537,9 +543,60 @@ mod tests {
             "{}",
             seq.report.len()
         );
-        for block in [PARALLEL_MIN_BYTES, 2 * PARALLEL_MIN_BYTES + 12345, BLOCK] {
-            let mut par = run(&path, Some(block), fresh());
+        for chunk in [
+            4096 + 13,
+            PARALLEL_MIN_BYTES,
+            2 * PARALLEL_MIN_BYTES + 12345,
+            CHUNK,
+        ] {
+            let mut par = run(&path, Some(chunk), fresh());
             same(&mut seq, &mut par, dir.path());
+        }
+    }
+
+    /// Chunks of every small size cut records anywhere (inside a record, a `\r\n`, a line
+    /// longer than several chunks); whichever thread parses a record, the result is the
+    /// line-by-line reader's: with CRLF line ends, with and without a final newline.
+    #[test]
+    fn any_chunk_size_equals_sequential() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut text = log(1, 40, true);
+        text += &format!(
+            "04/13/2024 11:00:00;E;long.srv;user=u1 group=g end=1713000000 resources_used.cput=00:00:07 padding={}\n",
+            "z".repeat(3000)
+        );
+        text += &log(41, 20, true);
+        for (name, body) in [
+            ("lf", text.clone()),
+            (
+                "lf-open",
+                text.clone() + "04/13/2024 11:00:00;E;last.srv;user=zz end=17",
+            ),
+            ("crlf", text.replace('\n', "\r\n")),
+            (
+                "crlf-open",
+                text.replace('\n', "\r\n") + "04/13/2024 11:00:00;E;x.srv;user=q\r",
+            ),
+        ] {
+            let path = dir.path().join(name);
+            std::fs::write(&path, &body).unwrap();
+            let mut seq = run(&path, None, fresh());
+            assert!(seq.charged > 50 && !seq.report.is_empty(), "{name}");
+            for chunk in [
+                1,
+                2,
+                3,
+                7,
+                64,
+                333,
+                1000,
+                4099,
+                body.len() - 1,
+                body.len() + 1,
+            ] {
+                let mut par = run(&path, Some(chunk), fresh());
+                same(&mut seq, &mut par, dir.path());
+            }
         }
     }
 

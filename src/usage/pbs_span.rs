@@ -171,7 +171,7 @@ impl PbsSpan {
 }
 
 /// Appends `v` as `Display` writes it.
-fn push_int(buf: &mut String, v: i64) {
+pub(super) fn push_int(buf: &mut String, v: i64) {
     let mut digits = [0u8; 20];
     let mut n = v.unsigned_abs();
     let mut i = digits.len();
@@ -186,9 +186,8 @@ fn push_int(buf: &mut String, v: i64) {
     if v < 0 {
         buf.push('-');
     }
-    for d in digits.get(i..).unwrap_or_default() {
-        buf.push(char::from(*d));
-    }
+    // ASCII digits: one copy instead of a `char` push per digit.
+    buf.push_str(std::str::from_utf8(digits.get(i..).unwrap_or_default()).unwrap_or_default());
 }
 
 /// Appends a charge as `Display` writes an `f64`: an integral value from 1 to 2^53 prints as the

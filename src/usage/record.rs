@@ -169,11 +169,12 @@ pub fn record(
 
 /// The report of recording `inputs` when they are PBS logs already charged to their end by
 /// charged marks that still match (docs/usage.md, "Charged marks"): what [`record`] would report,
-/// found without the ledger and without parsing. `None` when anything is left to read.
+/// found without the ledger, without parsing, and from the store's file form (`store.marks`: no
+/// entity index is built). `None` when anything is left to read.
 pub fn already_charged(
     inputs: &[PathBuf],
     opts: &RecordOptions<'_>,
-    usage: &Usage,
+    store: &super::UsageStore,
 ) -> Result<Option<RecordReport>, UsageError> {
     for input in inputs {
         let format = match opts.format {
@@ -184,7 +185,7 @@ pub fn already_charged(
             return Ok(None);
         }
     }
-    let done = fully_charged(inputs, opts.entity, opts.charge, &usage.marks)?;
+    let done = fully_charged(inputs, opts.entity, opts.charge, &store.marks)?;
     Ok(done.map(|(stats, jobs)| RecordReport {
         stats,
         repeated: jobs,

@@ -94,8 +94,8 @@ impl UsageStore {
         let mut seen = rustc_hash::FxHashSet::default();
         seen.reserve(self.entries.len());
         for (i, e) in self.entries.iter().enumerate() {
-            let i = i.to_string();
-            let here = |k: &str| at(&["entity", &i, k]);
+            // The entry's index is formatted only for a complaint (not 50 000 times).
+            let here = |k: &str| at(&["entity", &i.to_string(), k]);
             check_name(&e.name).map_err(|m| (here("name"), m))?;
             if let Some(a) = &e.account {
                 check_name(a).map_err(|m| (here("account"), m))?;
@@ -228,6 +228,13 @@ pub struct Usage {
     pub(crate) marks: Vec<Mark>,
 }
 
+impl From<UsageStore> for Usage {
+    /// A store loaded for changes (its entries indexed).
+    fn from(s: UsageStore) -> Usage {
+        Usage::from_store(s)
+    }
+}
+
 impl Usage {
     /// From the file form.
     pub(crate) fn from_store(s: UsageStore) -> Usage {
@@ -265,7 +272,9 @@ impl Usage {
     /// Entries in (account, name) order.
     pub fn entries(&self) -> impl Iterator<Item = &Entry> {
         let mut v: Vec<&Entry> = self.entries.values().collect();
-        v.sort_by(|a, b| (&a.account, &a.name).cmp(&(&b.account, &b.name)));
+        // The keys are distinct (a name has no control character, the map key joins them with
+        // U+001F), so an unstable sort gives the same order.
+        v.sort_unstable_by(|a, b| (&a.account, &a.name).cmp(&(&b.account, &b.name)));
         v.into_iter()
     }
 
@@ -461,18 +470,27 @@ impl Usage {
 #[derive(Debug)]
 pub(crate) struct PbsCharging {
     names: String,
-    /// Entity i's name is `names[at[i].0..at[i].1]`.
-    at: Vec<(usize, usize)>,
+    /// Entity i, everything charging reads and writes of it in one place (one cache line
+    /// or two, instead of one per array).
+    slots: Vec<Slot>,
     table: hashbrown::HashTable<u32>,
-    usage: Vec<f64>,
-    /// The first flux bin of entity i (None: the entry has no bins).
-    bin0: Vec<Option<f64>>,
-    /// Entity i was in the store before (else it is new) and was charged since.
-    existed: Vec<bool>,
-    touched: Vec<bool>,
     base: f64,
     /// New entries get bins (flux model).
     new_bins: bool,
+}
+
+/// One entity of [`PbsCharging`].
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    /// Its name is `names[at.0..at.1]`.
+    at: (usize, usize),
+    usage: f64,
+    /// The first flux bin (None: the entry has no bins).
+    bin0: Option<f64>,
+    /// It was in the store before (else it is new).
+    existed: bool,
+    /// It was charged since (or is new).
+    touched: bool,
 }
 
 impl PbsCharging {
@@ -481,12 +499,8 @@ impl PbsCharging {
         let n = usage.entries.len();
         let mut c = PbsCharging {
             names: String::with_capacity(n * 8),
-            at: Vec::with_capacity(n),
+            slots: Vec::with_capacity(n),
             table: hashbrown::HashTable::with_capacity(n),
-            usage: Vec::with_capacity(n),
-            bin0: Vec::with_capacity(n),
-            existed: Vec::with_capacity(n),
-            touched: Vec::with_capacity(n),
             base: usage.settings.model.base_usage(),
             new_bins: usage.settings.model == ModelKind::Flux,
         };
@@ -496,9 +510,13 @@ impl PbsCharging {
         c
     }
 
+    fn name_at(names: &str, at: (usize, usize)) -> &str {
+        names.get(at.0..at.1).unwrap_or_default()
+    }
+
     fn name(&self, i: u32) -> &str {
-        let (a, b) = self.at.get(i as usize).copied().unwrap_or_default();
-        self.names.get(a..b).unwrap_or_default()
+        let at = self.slots.get(i as usize).map_or((0, 0), |s| s.at);
+        Self::name_at(&self.names, at)
     }
 
     fn hash(name: &str) -> u64 {
@@ -507,20 +525,25 @@ impl PbsCharging {
     }
 
     fn push(&mut self, name: &str, usage: f64, bin0: Option<f64>, existed: bool) -> usize {
-        let i = self.at.len();
+        let i = self.slots.len();
         let a = self.names.len();
         self.names.push_str(name);
-        self.at.push((a, self.names.len()));
-        self.usage.push(usage);
-        self.bin0.push(bin0);
-        self.existed.push(existed);
-        self.touched.push(!existed);
+        self.slots.push(Slot {
+            at: (a, self.names.len()),
+            usage,
+            bin0,
+            existed,
+            touched: !existed,
+        });
         let Self {
-            table, names, at, ..
+            table,
+            names,
+            slots,
+            ..
         } = self;
         let key = |j: &u32| {
-            let (a, b) = at.get(*j as usize).copied().unwrap_or_default();
-            Self::hash(names.get(a..b).unwrap_or_default())
+            let at = slots.get(*j as usize).map_or((0, 0), |s| s.at);
+            Self::hash(Self::name_at(names, at))
         };
         table.insert_unique(Self::hash(name), i as u32, key);
         i
@@ -538,11 +561,8 @@ impl PbsCharging {
             .table
             .find(h, |i| self.name(*i) == job.entity)
             .map(|i| *i as usize);
-        let (now, bin) = match found {
-            Some(i) => (
-                self.usage.get(i).copied().unwrap_or(self.base),
-                self.bin0.get(i).copied().flatten().unwrap_or(0.0),
-            ),
+        let (now, bin) = match found.and_then(|i| self.slots.get(i)) {
+            Some(s) => (s.usage, s.bin0.unwrap_or(0.0)),
             None => (self.base, 0.0),
         };
         if !(now + job.charge).is_finite() || !(bin + job.charge).is_finite() {
@@ -554,17 +574,13 @@ impl PbsCharging {
         if !ledger.admit_line(job.fp, job.line) {
             return Ok(false);
         }
-        match found {
-            Some(i) => {
-                if let Some(u) = self.usage.get_mut(i) {
-                    *u += job.charge;
-                }
-                if let Some(Some(b)) = self.bin0.get_mut(i) {
+        match found.and_then(|i| self.slots.get_mut(i)) {
+            Some(s) => {
+                s.usage += job.charge;
+                if let Some(b) = &mut s.bin0 {
                     *b += job.charge;
                 }
-                if let Some(t) = self.touched.get_mut(i) {
-                    *t = true;
-                }
+                s.touched = true;
             }
             None => {
                 let bin0 = self.new_bins.then_some(0.0 + job.charge);
@@ -576,12 +592,11 @@ impl PbsCharging {
 
     /// Writes the charged entities' usage (and first bins) back into `usage`.
     pub(crate) fn finish(self, usage: &mut Usage) {
-        for i in 0..self.at.len() {
-            if !self.touched.get(i).copied().unwrap_or(false) {
-                continue;
-            }
-            let name = self.name(i as u32);
-            let e = if self.existed.get(i).copied().unwrap_or(false) {
+        let new = self.slots.iter().filter(|s| !s.existed).count();
+        usage.entries.reserve(new);
+        for s in self.slots.iter().filter(|s| s.touched) {
+            let name = Self::name_at(&self.names, s.at);
+            let e = if s.existed {
                 match usage.entries.get_mut(name) {
                     Some(e) => e,
                     None => continue,
@@ -589,11 +604,9 @@ impl PbsCharging {
             } else {
                 usage.entry(None, name)
             };
-            if let Some(u) = self.usage.get(i) {
-                e.usage = *u;
-            }
-            if let (Some(b0), Some(Some(b))) = (e.bins.first_mut(), self.bin0.get(i)) {
-                *b0 = *b;
+            e.usage = s.usage;
+            if let (Some(b0), Some(b)) = (e.bins.first_mut(), s.bin0) {
+                *b0 = b;
             }
         }
     }

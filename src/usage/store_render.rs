@@ -4,6 +4,7 @@
 //! without quotes or backslashes, which TOML writes as they are between `"`); any other store is
 //! left to the `toml` crate. The tests compare both on generated stores.
 
+use super::pbs_span::push_int;
 use super::store::UsageStore;
 use std::fmt::Write as _;
 
@@ -84,7 +85,11 @@ fn float(o: &mut String, v: f64) {
         (true, false, true) => o.push_str("-0.0"),
         (false, false, true) => o.push_str("0.0"),
         (_, false, false) => {
-            if v % 1.0 == 0.0 {
+            if (1.0..9_007_199_254_740_992.0).contains(&v) && v.fract() == 0.0 {
+                // `Display` of an integral value below 2^53 is its integer (no exponent).
+                push_int(o, v as i64);
+                o.push_str(".0");
+            } else if v % 1.0 == 0.0 {
                 let _ = write!(o, "{v}.0");
             } else {
                 let _ = write!(o, "{v}");
@@ -118,6 +123,9 @@ mod tests {
             Just(-0.0),
             Just(f64::MAX),
             Just(5e-324),
+            (1u64..1u64 << 53).prop_map(|v| v as f64 + 1.0),
+            Just(9_007_199_254_740_991.0),
+            Just(9_007_199_254_740_992.0),
         ]
     }
 
