@@ -87,7 +87,19 @@ pub fn run(args: Args, global: &Global) -> CliResult {
         .algorithm
         .or(home_algorithm)
         .ok_or_else(|| Failure::usage("--algorithm is required with --tree (or use --compare)"))?;
-    let result = compute(&tree, algorithm, &opts).map_err(share_failure)?;
+    // The pbsfs table's order is a walk of the tree alone: made on the other thread while the
+    // values are computed.
+    let pbs_rows = algorithm == Algorithm::Pbs && !args.json && !args.csv && args.explain.is_none();
+    let (result, pbs_order) = if pbs_rows && tree.len() >= fairsort::parallel::PARALLEL_MIN_JOBS {
+        let (r, o) = fairsort::parallel::join(
+            || compute(&tree, algorithm, &opts),
+            || fairsort::fairshare::pbs::pbsfs_order(&tree),
+        );
+        (r, Some(o))
+    } else {
+        (compute(&tree, algorithm, &opts), None)
+    };
+    let result = result.map_err(share_failure)?;
     if let Some(who) = &args.explain {
         let id = find_user(&tree, who)?;
         let e = explain::explain(&tree, &result, id);
@@ -107,7 +119,7 @@ pub fn run(args: Args, global: &Global) -> CliResult {
         write_csv(&mut out, &tree, &result)?;
     } else {
         match algorithm {
-            Algorithm::Pbs => pbs_table(&mut out, &tree, &result)?,
+            Algorithm::Pbs => pbs_table(&mut out, &tree, &result, pbs_order)?,
             Algorithm::Flux => flux_table(&mut out, &tree, &result)?,
             _ => sshare_table(&mut out, &tree, &result)?,
         }
@@ -622,8 +634,14 @@ fn decimal_digits(n: u64) -> usize {
     n.checked_ilog10().map_or(1, |d| d as usize + 1)
 }
 
-/// pbsfs -p style, with the three formula keywords.
-fn pbs_table(out: &mut impl Write, tree: &Tree, result: &ShareResult) -> CliResult {
+/// pbsfs -p style, with the three formula keywords; `order`: the tree's pbsfs order when made
+/// already.
+fn pbs_table(
+    out: &mut impl Write,
+    tree: &Tree,
+    result: &ShareResult,
+    order: Option<Vec<NodeId>>,
+) -> CliResult {
     use fairsort::fairshare::pbs;
     let mut t = StreamTable::new(&[
         ("Entity", Align::Left),
@@ -636,7 +654,7 @@ fn pbs_table(out: &mut impl Write, tree: &Tree, result: &ShareResult) -> CliResu
         ("fairshare_tree_usage", Align::Right),
         ("fairshare_factor", Align::Right),
     ]);
-    let order = pbs::pbsfs_order(tree);
+    let order = order.unwrap_or_else(|| pbs::pbsfs_order(tree));
     let name = |id: NodeId| {
         if id == tree.root() {
             "TREEROOT"

@@ -218,24 +218,25 @@ fn result_of(tree: &Tree, vals: &[PbsValues], usage: Vec<f64>) -> ShareResult {
     let root = tree.root();
     let root_usage = usage[root];
     let n = tree.len();
-    let mut perc = Vec::with_capacity(n);
-    let mut tree_usage = Vec::with_capacity(n);
-    let mut fairshare = Vec::with_capacity(n);
-    for (id, p) in vals.iter().enumerate() {
-        perc.push(f64::from(p.tree_percentage));
-        if id == root {
-            tree_usage.push(BLANK);
-            fairshare.push(BLANK);
-        } else {
-            tree_usage.push(f64::from(p.usage_factor));
-            fairshare.push(factor(p));
-        }
+    let (mut perc, mut tree_usage) = (vec![0.0; n], vec![0.0; n]);
+    let (mut fairshare, mut norm_usage) = (vec![0.0; n], vec![0.0; n]);
+    let cols = RowCols {
+        perc: &mut perc,
+        tree_usage: &mut tree_usage,
+        fairshare: &mut fairshare,
+        norm_usage: &mut norm_usage,
+    };
+    // Each row depends only on its own values (a `pow` each): over a million nodes the two
+    // halves are filled on two threads, the same arithmetic per row.
+    if n >= crate::parallel::PARALLEL_MIN_JOBS {
+        let (front, back) = cols.split_at(n / 2);
+        crate::parallel::join(
+            || front.fill(0, root, root_usage, &vals[..n / 2], &usage[..n / 2]),
+            || back.fill(n / 2, root, root_usage, &vals[n / 2..], &usage[n / 2..]),
+        );
+    } else {
+        cols.fill(0, root, root_usage, vals, &usage);
     }
-    let norm_usage: Vec<f64> = usage
-        .iter()
-        .enumerate()
-        .map(|(id, &u)| if id == root { 1.0 } else { u / root_usage })
-        .collect();
     let mut result = ShareResult::new(Algorithm::Pbs, n);
     result.set_column(Column::FairsharePerc, perc);
     result.set_column(Column::FairshareTreeUsage, tree_usage);
@@ -247,6 +248,54 @@ fn result_of(tree: &Tree, vals: &[PbsValues], usage: Vec<f64>) -> ShareResult {
     result.alias(Column::EffectiveUsage, Column::FairshareTreeUsage);
     result.alias(Column::Fairshare, Column::FairshareFactor);
     result
+}
+
+/// The four computed columns of [`result_of`] (or a range of their rows).
+struct RowCols<'a> {
+    perc: &'a mut [f64],
+    tree_usage: &'a mut [f64],
+    fairshare: &'a mut [f64],
+    norm_usage: &'a mut [f64],
+}
+
+impl<'a> RowCols<'a> {
+    /// The rows before `mid` and those from `mid` on.
+    fn split_at(self, mid: usize) -> (RowCols<'a>, RowCols<'a>) {
+        let (p0, p1) = self.perc.split_at_mut(mid);
+        let (t0, t1) = self.tree_usage.split_at_mut(mid);
+        let (f0, f1) = self.fairshare.split_at_mut(mid);
+        let (n0, n1) = self.norm_usage.split_at_mut(mid);
+        (
+            RowCols {
+                perc: p0,
+                tree_usage: t0,
+                fairshare: f0,
+                norm_usage: n0,
+            },
+            RowCols {
+                perc: p1,
+                tree_usage: t1,
+                fairshare: f1,
+                norm_usage: n1,
+            },
+        )
+    }
+
+    /// Fills the rows of ids `first..` from their values and usages.
+    fn fill(self, first: usize, root: NodeId, root_usage: f64, vals: &[PbsValues], usage: &[f64]) {
+        for (i, (p, &u)) in vals.iter().zip(usage).enumerate() {
+            self.perc[i] = f64::from(p.tree_percentage);
+            if first + i == root {
+                self.tree_usage[i] = BLANK;
+                self.fairshare[i] = BLANK;
+                self.norm_usage[i] = 1.0;
+            } else {
+                self.tree_usage[i] = f64::from(p.usage_factor);
+                self.fairshare[i] = factor(p);
+                self.norm_usage[i] = u / root_usage;
+            }
+        }
+    }
 }
 
 /// The tree with `names` that it lacks added under `unknown` (1 share each), or the tree itself
@@ -340,17 +389,19 @@ fn printed_shares(tree: &Tree, id: NodeId) -> i64 {
 /// reverse input order, except that the root's pre-created `unknown` group comes last.
 pub fn pbsfs_order(tree: &Tree) -> Vec<NodeId> {
     let mut out = Vec::with_capacity(tree.len());
-    let mut stack = vec![tree.root()];
+    let root = tree.root();
+    out.push(root);
+    // The root's children: reversed, `unknown` moved last; then below each, depth first.
+    let mut top: Vec<NodeId> = tree.children(root).iter().rev().copied().collect();
+    if let Some(pos) = top.iter().position(|&k| tree.node(k).name == PBS_UNKNOWN) {
+        let u = top.remove(pos);
+        top.push(u);
+    }
+    let mut stack: Vec<NodeId> = top.into_iter().rev().collect();
     while let Some(id) = stack.pop() {
         out.push(id);
-        let mut kids: Vec<NodeId> = tree.children(id).iter().rev().copied().collect();
-        if id == tree.root() {
-            if let Some(pos) = kids.iter().position(|&k| tree.node(k).name == PBS_UNKNOWN) {
-                let u = kids.remove(pos);
-                kids.push(u);
-            }
-        }
-        stack.extend(kids.into_iter().rev());
+        // Pushed in input order, popped reversed (no list per node).
+        stack.extend_from_slice(tree.children(id));
     }
     out
 }
