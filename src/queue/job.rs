@@ -149,21 +149,7 @@ fn sort_keys<T: Ord>(keys: &mut [T]) {
 /// of jobs (for a million jobs that would be 128 MB more at the peak).
 fn merge_into(a: &mut Vec<Job>, mut b: Vec<Job>) {
     let mut i = a.len();
-    a.resize_with(a.len() + b.len(), || Job {
-        id: String::new(),
-        seq: 0,
-        array_index: None,
-        euser: 0,
-        egroup: 0,
-        account: None,
-        queue: 0,
-        state: JobState::Queued,
-        priority: 0,
-        qtime: 0,
-        eligible_time: 0.0,
-        accrue_type: 0,
-        requests: 0..0,
-    });
+    a.resize_with(a.len() + b.len(), Job::blank);
     let mut k = a.len();
     while let Some(last) = b.last() {
         k -= 1;
@@ -466,17 +452,7 @@ mod tests {
         let job = |id: &str| Job {
             id: id.into(),
             seq: 1,
-            array_index: None,
-            euser: 0,
-            egroup: 0,
-            account: None,
-            queue: 0,
-            state: JobState::Queued,
-            priority: 0,
-            qtime: 0,
-            eligible_time: 0.0,
-            accrue_type: 0,
-            requests: 0..0,
+            ..Job::blank()
         };
         let jobs: Vec<Job> = ["a", "b", "c", "b", "a", "c", "b"]
             .into_iter()
@@ -514,15 +490,8 @@ mod tests {
             seq: (i % 7) as u64,
             array_index: [None, Some(0), Some(3)][i % 3],
             euser: i as Sym,
-            egroup: 0,
-            account: None,
-            queue: 0,
-            state: JobState::Queued,
-            priority: 0,
             qtime: (i * 7919 % 13) as i64 - 6,
-            eligible_time: 0.0,
-            accrue_type: 0,
-            requests: 0..0,
+            ..Job::blank()
         };
         for n in [KEY_SORT_MIN_JOBS - 1, KEY_SORT_MIN_JOBS + 333] {
             let mut set = JobSet {
@@ -569,19 +538,12 @@ mod tests {
                 _ => Some((i % 3) as u64),
             },
             euser: i as Sym,
-            egroup: 0,
-            account: None,
-            queue: 0,
-            state: JobState::Queued,
-            priority: 0,
             qtime: if wide && i.is_multiple_of(3) {
                 i64::MIN + (i % 7) as i64
             } else {
                 (i % 7) as i64
             },
-            eligible_time: 0.0,
-            accrue_type: 0,
-            requests: 0..0,
+            ..Job::blank()
         };
         for wide in [false, true] {
             let jobs: Vec<Job> = (0..KEY_SORT_MIN_JOBS + 77).map(|i| job(i, wide)).collect();
@@ -614,17 +576,10 @@ mod tests {
         let job = |i: usize, half: u32| Job {
             id: format!("{}.s", i % 4),
             seq: (i % 3) as u64,
-            array_index: None,
             euser: half,
             egroup: i as Sym,
-            account: None,
-            queue: 0,
-            state: JobState::Queued,
-            priority: 0,
             qtime: (i * 7 % 5) as i64,
-            eligible_time: 0.0,
-            accrue_type: 0,
-            requests: 0..0,
+            ..Job::blank()
         };
         for (na, nb) in [(0, 0), (0, 5), (5, 0), (1, 1), (17, 40), (40, 17), (64, 64)] {
             let mut a: Vec<Job> = (0..na).map(|i| job(i, 0)).collect();
@@ -643,17 +598,12 @@ mod tests {
         let make = |id: &str, user: Sym, start: usize| Job {
             id: id.into(),
             seq: 1,
-            array_index: None,
             euser: user,
             egroup: user,
             account: Some(user),
             queue: user,
-            state: JobState::Queued,
-            priority: 0,
-            qtime: 0,
-            eligible_time: 0.0,
-            accrue_type: 0,
             requests: start..start + 1,
+            ..Job::blank()
         };
         let job = |set: &mut JobSet, id: &str, user: Sym, res: Sym, value: ResourceValue| {
             let start = set.requests.len();

@@ -137,6 +137,28 @@ pub struct Job {
     pub requests: std::ops::Range<usize>,
 }
 
+impl Job {
+    /// A job with no id, no names and no requests: the filler a merge moves jobs over, and the
+    /// base tests build their jobs from.
+    pub fn blank() -> Job {
+        Job {
+            id: String::new(),
+            seq: 0,
+            array_index: None,
+            euser: 0,
+            egroup: 0,
+            account: None,
+            queue: 0,
+            state: JobState::Queued,
+            priority: 0,
+            qtime: 0,
+            eligible_time: 0.0,
+            accrue_type: 0,
+            requests: 0..0,
+        }
+    }
+}
+
 /// The sequence number and array index of a PBS job id: `123.srv` → (123, None),
 /// `124[7].srv` → (124, Some(7)); an id without a leading number gets `u64::MAX`.
 pub fn id_sequence(id: &str) -> (u64, Option<u64>) {

@@ -98,16 +98,7 @@ fn any_change_of_the_text_rebuilds_it() {
     let h = home(dir.path());
     let before = outputs(&h, dir.path());
     // A same-size edit of usage.toml with its old mtime: only the content tells.
-    let path = h.join("usage.toml");
-    let meta = std::fs::metadata(&path).unwrap();
-    let text = std::fs::read_to_string(&path).unwrap();
-    let edited = text.replacen("usage = 1000.0", "usage = 9000.0", 1);
-    assert_eq!(edited.len(), text.len());
-    std::fs::write(&path, &edited).unwrap();
-    let f = std::fs::File::options().write(true).open(&path).unwrap();
-    f.set_modified(meta.modified().unwrap()).unwrap();
-    drop(f);
-    assert_eq!(std::fs::metadata(&path).unwrap().len(), meta.len());
+    let (path, text) = edit_usage_keeping_size_and_mtime(&h);
     let id = snapshot_id(&h);
     let after_usage = outputs(&h, dir.path());
     assert_ne!(after_usage[0], before[0], "the new usage is seen");
@@ -361,6 +352,17 @@ fn a_settled_identity_is_recorded_once_and_an_edit_still_rebuilds() {
     let settled = snapshot_id(&h);
     assert_eq!(outputs(&h, dir.path()), first);
     assert_eq!(snapshot_id(&h), settled, "then used as is");
+    edit_usage_keeping_size_and_mtime(&h);
+    assert_ne!(
+        outputs(&h, dir.path())[0],
+        first[0],
+        "the new usage is seen"
+    );
+}
+
+/// Edits one usage in `usage.toml` to a value of the same length and puts its old mtime back:
+/// only the content (or the ctime) tells that it changed. Gives the file and its old text.
+fn edit_usage_keeping_size_and_mtime(h: &std::path::Path) -> (std::path::PathBuf, String) {
     let path = h.join("usage.toml");
     let meta = std::fs::metadata(&path).unwrap();
     let text = std::fs::read_to_string(&path).unwrap();
@@ -370,9 +372,5 @@ fn a_settled_identity_is_recorded_once_and_an_edit_still_rebuilds() {
     let f = std::fs::File::options().write(true).open(&path).unwrap();
     f.set_modified(meta.modified().unwrap()).unwrap();
     drop(f);
-    assert_ne!(
-        outputs(&h, dir.path())[0],
-        first[0],
-        "the new usage is seen"
-    );
+    (path, text)
 }
