@@ -1596,32 +1596,24 @@ fn cli_a_pbs_tree_puts_unknown_users_in_the_unknown_group() {
         .arg(&rg)
         .assert()
         .success();
-    let out = crate::common::fairsort_home(home.path())
-        .args([
-            "replay",
-            "--formula",
-            "fairshare_factor",
-            "--json",
-            "--trace",
-        ])
-        .arg(&trace)
-        .assert()
-        .success();
-    let v3 = json_of(&out.get_output().stdout);
+    let replay = |mut c: assert_cmd::Command| {
+        let out = c
+            .args([
+                "replay",
+                "--formula",
+                "fairshare_factor",
+                "--json",
+                "--trace",
+            ])
+            .arg(&trace)
+            .assert()
+            .success();
+        json_of(&out.get_output().stdout)
+    };
+    let v3 = replay(crate::common::fairsort_home(home.path()));
     assert_eq!(v3["jobs"], v["jobs"]);
     // Without the tree, the two alternate.
-    let out = fairsort()
-        .args([
-            "replay",
-            "--formula",
-            "fairshare_factor",
-            "--json",
-            "--trace",
-        ])
-        .arg(&trace)
-        .assert()
-        .success();
-    let v2 = json_of(&out.get_output().stdout);
+    let v2 = replay(fairsort());
     assert_eq!(v2["jobs"][1]["start"], 100, "{}", v2["jobs"]);
 }
 
