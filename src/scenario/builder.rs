@@ -268,18 +268,22 @@ impl ScenarioBuilder {
     /// Assembles the Scenario: base, then files, then flags (module doc).
     pub fn build(self) -> Result<Scenario, ScenarioError> {
         let mut base = self.read_base()?;
-        let base_jobs = base.as_ref().and_then(|b| b.jobs.as_ref());
-        let jobs =
-            match (&self.job_set, &self.jobs, base_jobs) {
-                (Some(jobs), _, _) => jobs.clone(),
-                (None, Some(input), _) => read_jobs(input, self.jobs_format)?,
-                (None, None, Some(jobs)) => jobs.clone(),
-                (None, None, None) if self.jobs_optional => JobSet::default(),
-                (None, None, None) => return Err(ScenarioError::Request(
-                    "no jobs: give --jobs FILE (qstat -f -F json, JSON or CSV list) or --example"
-                        .into(),
-                )),
-            };
+        // A jobs file and a tree file are read at once: the tree file (with its usage) on a
+        // worker while the jobs are read, instead of alone after a million jobs. The tree's
+        // error, if any, is reported only when the jobs and the formula are right, as before.
+        let mut early_tree = None;
+        let jobs = match (&self.job_set, &self.jobs, &self.tree) {
+            (None, Some(input), Some(_)) => {
+                let (jobs, tree) = crate::parallel::join(
+                    || read_jobs(input, self.jobs_format),
+                    // A tree file replaces the base's: `tree` ignores the base then.
+                    || self.tree(None),
+                );
+                early_tree = Some(tree);
+                jobs?
+            }
+            _ => self.jobs_of(base.as_ref())?,
+        };
         let formula = match (&self.formula, &base) {
             (Some(f), _) => Some(f.clone()),
             (None, Some(b)) if !b.formula.is_empty() => Some(b.formula.clone()),
@@ -290,10 +294,13 @@ impl ScenarioBuilder {
                 "no formula: give --formula, or set job_sort_formula with `fairsort qmgr`".into(),
             ));
         }
-        let (tree, unmatched_usage, lazy_tree) = self.tree(
-            base.as_mut()
-                .map(|b| (b.tree.take(), std::mem::take(&mut b.unmatched))),
-        )?;
+        let (tree, unmatched_usage, lazy_tree) = match early_tree {
+            Some(tree) => tree?,
+            None => self.tree(
+                base.as_mut()
+                    .map(|b| (b.tree.take(), std::mem::take(&mut b.unmatched))),
+            )?,
+        };
         let mut queues = base.as_ref().map(|b| b.queues.clone()).unwrap_or_default();
         for (q, p) in &self.queues {
             queues.insert(q.clone(), *p);
@@ -346,6 +353,21 @@ impl ScenarioBuilder {
             lazy_tree,
             part: None,
         })
+    }
+
+    /// The jobs: a job set given, the jobs file, the base's jobs, or none if they are optional.
+    fn jobs_of(&self, base: Option<&BaseInputs>) -> Result<JobSet, ScenarioError> {
+        let base_jobs = base.and_then(|b| b.jobs.as_ref());
+        match (&self.job_set, &self.jobs, base_jobs) {
+            (Some(jobs), _, _) => Ok(jobs.clone()),
+            (None, Some(input), _) => read_jobs(input, self.jobs_format),
+            (None, None, Some(jobs)) => Ok(jobs.clone()),
+            (None, None, None) if self.jobs_optional => Ok(JobSet::default()),
+            (None, None, None) => Err(ScenarioError::Request(
+                "no jobs: give --jobs FILE (qstat -f -F json, JSON or CSV list) or --example"
+                    .into(),
+            )),
+        }
     }
 
     fn read_base(&self) -> Result<Option<BaseInputs>, ScenarioError> {
