@@ -291,9 +291,13 @@ impl JobSet {
     /// per job, in order), in one batch.
     pub fn intern_users<S: AsRef<str>>(&mut self, first: usize, users: &[S]) {
         let jobs = self.jobs.get_mut(first..).unwrap_or(&mut []);
-        for (job, user) in jobs.iter_mut().zip(users) {
-            job.euser = self.names.intern(user.as_ref());
-        }
+        let users = users.get(..jobs.len()).unwrap_or(users);
+        // One batch: the look-ups into a pool of 100 000 users overlap their cache misses.
+        self.names.intern_each(users, |i, sym| {
+            if let Some(job) = jobs.get_mut(i) {
+                job.euser = sym;
+            }
+        });
     }
 
     /// The resources a job requests, in the order its record gave them.
@@ -372,7 +376,12 @@ impl JobSet {
 
     /// [`append`](Self::append) (`merge` false) or [`merge_sorted`](Self::merge_sorted).
     fn take_jobs(&mut self, other: JobSet, merge: bool) {
-        let names: Vec<Sym> = other.names.iter().map(|n| self.names.intern(n)).collect();
+        // The other half's 100 000 user names, in one batch (serial: it overlaps the misses).
+        let other_names: Vec<&str> = other.names.iter().collect();
+        let mut names: Vec<Sym> = Vec::with_capacity(other_names.len());
+        self.names
+            .intern_each(&other_names, |_, sym| names.push(sym));
+        drop(other_names);
         let resources: Vec<Sym> = (other.resources.iter())
             .map(|n| self.resources.intern(n))
             .collect();

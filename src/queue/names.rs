@@ -18,7 +18,9 @@ pub(crate) fn name_hash(name: &str) -> u64 {
 /// few hundred thousand: the names live end to end in one `arena`, and each index slot holds the
 /// symbol, the hash and — for a name of up to [`INLINE`] bytes, which is nearly every user, group
 /// and queue name — the name itself, so a lookup touches the slot and nothing else (a
-/// `HashMap<String, Sym>` missed the cache three or four times a lookup).
+/// `HashMap<String, Sym>` missed the cache three or four times a lookup). The index is an open
+/// table whose slot for a hash is known before the look-up, so a batch of look-ups
+/// ([`intern_each`](Names::intern_each)) prefetches the slots of the names ahead.
 #[derive(Debug, Clone, Default)]
 pub struct Names {
     /// Every name, end to end.
@@ -26,7 +28,7 @@ pub struct Names {
     /// `arena` range of each `Sym`: (start, end).
     spans: Vec<(usize, usize)>,
     /// `Sym`s by the hash of their name.
-    index: HashTable<Slot>,
+    index: Index,
 }
 
 /// Most names a [`NameCache`] holds (256 KB of slots: it stays in the CPU's L2 cache).
@@ -42,6 +44,9 @@ const CACHED: usize = 8192;
 pub(crate) struct NameCache {
     slots: HashTable<Slot>,
 }
+/// How many names ahead [`Names::intern_each`] prefetches an index slot.
+const AHEAD: usize = 8;
+
 /// Names up to this many bytes are compared within their index slot.
 const INLINE: usize = 16;
 
@@ -63,6 +68,90 @@ impl Slot {
         let n = name.len().min(INLINE);
         head[..n].copy_from_slice(&name.as_bytes()[..n]);
         head
+    }
+}
+
+/// What an unused [`Index`] slot holds as its symbol (a pool never holds four billion names).
+const EMPTY: Sym = Sym::MAX;
+
+/// The index of a [`Names`] pool: an open-addressing table of [`Slot`]s with linear probing,
+/// at most half full, whose capacity is a power of two. Unlike a `hashbrown` table, the first
+/// slot a hash probes is known from outside ([`prefetch`](Index::prefetch)).
+#[derive(Debug, Clone, Default)]
+struct Index {
+    /// The slots (`sym == EMPTY` when unused); empty or a power of two long.
+    slots: Vec<Slot>,
+    /// Slots in use.
+    len: usize,
+}
+
+impl Index {
+    /// An unused slot.
+    const UNUSED: Slot = Slot {
+        hash: 0,
+        sym: EMPTY,
+        len: 0,
+        head: [0; INLINE],
+    };
+
+    /// The first slot that `hash` probes (the table is not empty).
+    #[inline]
+    fn home(&self, hash: u64) -> usize {
+        // FxHash's `finish` rotates the product: its low bits are as good as its high ones.
+        hash as usize & (self.slots.len() - 1)
+    }
+
+    /// The slot of `hash` that `same` accepts.
+    #[inline]
+    fn find(&self, hash: u64, same: impl Fn(&Slot) -> bool) -> Option<&Slot> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let mask = self.slots.len() - 1;
+        let mut at = self.home(hash);
+        // At most half the slots are used: the probe meets an unused one.
+        while let Some(slot) = self.slots.get(at).filter(|s| s.sym != EMPTY) {
+            if same(slot) {
+                return Some(slot);
+            }
+            at = (at + 1) & mask;
+        }
+        None
+    }
+
+    /// Adds `slot` (whose name is not in the table), growing the table first when it would be
+    /// more than half full.
+    fn insert(&mut self, slot: Slot) {
+        if (self.len + 1) * 2 > self.slots.len() {
+            let size = (self.slots.len() * 2).max(16);
+            let old = std::mem::replace(&mut self.slots, vec![Index::UNUSED; size]);
+            for s in old.into_iter().filter(|s| s.sym != EMPTY) {
+                self.place(s);
+            }
+        }
+        self.place(slot);
+        self.len += 1;
+    }
+
+    /// Puts `slot` in the first unused slot of its probe (there is one: the table is at most
+    /// half full).
+    fn place(&mut self, slot: Slot) {
+        let mask = self.slots.len() - 1;
+        let mut at = self.home(slot.hash);
+        while self.slots.get(at).is_some_and(|s| s.sym != EMPTY) {
+            at = (at + 1) & mask;
+        }
+        if let Some(free) = self.slots.get_mut(at) {
+            *free = slot;
+        }
+    }
+
+    /// Asks the CPU for the first slot `hash` probes (a hint: no effect on results).
+    #[inline]
+    fn prefetch(&self, hash: u64) {
+        if !self.slots.is_empty() {
+            super::report::prefetch(self.slots.get(self.home(hash)));
+        }
     }
 }
 
@@ -126,8 +215,29 @@ impl Names {
             len: name.len().min(u32::MAX as usize) as u32,
             head,
         };
-        self.index.insert_unique(hash, slot, |s| s.hash);
+        self.index.insert(slot);
         sym
+    }
+
+    /// Interns `names` in order, giving each one's position and symbol to `each`: [`intern`]
+    /// of each, with the hashes computed first and the index slot of the name [`AHEAD`] places
+    /// on prefetched, so the cache misses of a large pool's cold index overlap (a million-job
+    /// reader interns each window's users so, and the second half's names into the first's).
+    ///
+    /// [`intern`]: Self::intern
+    pub(crate) fn intern_each<S: AsRef<str>>(
+        &mut self,
+        names: &[S],
+        mut each: impl FnMut(usize, Sym),
+    ) {
+        let hashes: Vec<u64> = names.iter().map(|n| name_hash(n.as_ref())).collect();
+        for (i, (name, &hash)) in names.iter().zip(&hashes).enumerate() {
+            if let Some(&ahead) = hashes.get(i + AHEAD) {
+                self.index.prefetch(ahead);
+            }
+            let name = name.as_ref();
+            each(i, self.intern_hashed(name, hash, Slot::inline(name)));
+        }
     }
 
     /// The symbol of `name`, trying `guess` first: readers pass the symbol found at the same
@@ -232,6 +342,55 @@ mod tests {
         let e = n.intern_cached(&mut cache, "");
         assert_eq!(n.name(e), "");
         assert_eq!(n.intern_cached(&mut cache, ""), e);
+    }
+
+    #[test]
+    fn the_index_grows_and_finds_every_name() {
+        // Names whose hashes share their low bits probe past each other; the table doubles
+        // from 16 slots and stays at most half full.
+        let mut n = Names::default();
+        let names: Vec<String> = (0..20_000).map(|i| format!("user{i}")).collect();
+        for (i, name) in names.iter().enumerate() {
+            assert_eq!(n.intern(name), i as Sym);
+            assert!(n.index.len * 2 <= n.index.slots.len());
+            assert!(n.index.slots.len().is_power_of_two());
+        }
+        for (i, name) in names.iter().enumerate() {
+            assert_eq!(n.get(name), Some(i as Sym));
+            assert_eq!(n.intern(name), i as Sym);
+        }
+        assert_eq!(n.index.len, names.len());
+        assert_eq!(n.get("user20000"), None);
+        assert_eq!(Names::default().get("x"), None);
+    }
+
+    #[test]
+    fn interning_in_a_batch_gives_the_same_symbols_as_one_by_one() {
+        let list: Vec<String> = (0..3000)
+            .map(|i| match i % 4 {
+                0 => format!("u{}", i % 700),
+                1 => format!("a-name-longer-than-sixteen-bytes-{}", i % 50),
+                2 => String::new(),
+                _ => format!("g{i}"),
+            })
+            .collect();
+        let mut one = Names::default();
+        let want: Vec<Sym> = list.iter().map(|s| one.intern(s)).collect();
+        for split in [0, 1, 7, 8, 9, 1500, 3000] {
+            let mut batch = Names::default();
+            let mut got = Vec::new();
+            let (a, b) = list.split_at(split);
+            batch.intern_each(a, |i, s| got.push((i, s)));
+            batch.intern_each(b, |i, s| got.push((i + split, s)));
+            let positions: Vec<usize> = got.iter().map(|g| g.0).collect();
+            assert_eq!(positions, (0..list.len()).collect::<Vec<_>>());
+            let syms: Vec<Sym> = got.iter().map(|g| g.1).collect();
+            assert_eq!(syms, want, "split at {split}");
+            assert_eq!(
+                batch.iter().collect::<Vec<_>>(),
+                one.iter().collect::<Vec<_>>()
+            );
+        }
     }
 
     #[test]
