@@ -44,8 +44,11 @@ const CACHED: usize = 8192;
 pub(crate) struct NameCache {
     slots: HashTable<Slot>,
 }
+/// From this many slots (4 MiB) on, an [`Index`] asks for transparent huge pages.
+const HUGE_INDEX: usize = 1 << 17;
+
 /// How many names ahead [`Names::intern_each`] prefetches an index slot.
-const AHEAD: usize = 8;
+const AHEAD: usize = 32;
 
 /// Names up to this many bytes are compared within their index slot.
 const INLINE: usize = 16;
@@ -124,7 +127,15 @@ impl Index {
     fn insert(&mut self, slot: Slot) {
         if (self.len + 1) * 2 > self.slots.len() {
             let size = (self.slots.len() * 2).max(16);
-            let old = std::mem::replace(&mut self.slots, vec![Index::UNUSED; size]);
+            let mut slots = Vec::with_capacity(size);
+            if size >= HUGE_INDEX {
+                // Look-ups land on random pages: with 4 KiB pages nearly each one also missed
+                // the TLB (a nested page walk on a virtual machine), and a prefetch did not
+                // hide it.
+                crate::fairshare::huge_pages::advise(&mut slots);
+            }
+            slots.resize(size, Index::UNUSED);
+            let old = std::mem::replace(&mut self.slots, slots);
             for s in old.into_iter().filter(|s| s.sym != EMPTY) {
                 self.place(s);
             }
