@@ -37,9 +37,10 @@ const CACHED: usize = 8192;
 /// A reader's own table of the names it interned in a [`Names`] pool, for
 /// [`Names::intern_cached`]: a small table that stays in the CPU's cache, in front of a pool
 /// whose index (100 000 users) does not. It keeps every name it is given up to [`CACHED`]
-/// names, then stops growing (later names go to the pool): a direct-mapped cache of 1024 slots
-/// missed about a third of the group look-ups of a 1000-group file (two groups sharing a slot
-/// evict each other), and each miss waited on the pool's cold index.
+/// names, then stops growing (later names go to the pool). It replaced a direct-mapped cache
+/// of 1024 slots, where two of a 1000-group file's groups sharing a slot evicted each other
+/// (about a third of the look-ups, by the birthday count) and each miss waited on the pool's
+/// cold index: 4.2 % of the 1M order's samples, gone from the profile since.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct NameCache {
     slots: HashTable<Slot>,
