@@ -682,3 +682,51 @@ fn slurm_at_takes_epoch_seconds_or_iso_8601() {
         .assert()
         .code(2);
 }
+
+#[test]
+fn with_jobs_and_tree_files_read_at_once_the_jobs_error_comes_first() {
+    // The tree file is read while the jobs are (session 9): a bad jobs file is still the error
+    // reported when the tree and usage files are bad too, and a bad tree file is reported when
+    // the jobs are right.
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("tree");
+    std::fs::write(&tree, "grp1 10 root 10\ngrp1 11 root 10\n").unwrap();
+    let usage = dir.path().join("usage.txt");
+    std::fs::write(&usage, "not a usage file\n").unwrap();
+    let good_tree = data_str("order/resource_group");
+    let run = |jobs: &str, tree: &str, usage: Option<&str>| {
+        let mut cmd = fairsort();
+        cmd.args([
+            "order",
+            "--jobs",
+            jobs,
+            "--formula",
+            "ncpus",
+            "--tree",
+            tree,
+        ]);
+        if let Some(u) = usage {
+            cmd.args(["--usage", u]);
+        }
+        cmd.output().unwrap()
+    };
+    let tree = tree.to_string_lossy().into_owned();
+    let usage = usage.to_string_lossy().into_owned();
+    let jobs = data_str("order/formula3_qstat.json");
+    for u in [None, Some(usage.as_str())] {
+        let out = run("/nonexistent/jobs.json", &tree, u);
+        assert_eq!(out.status.code(), Some(1));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("cannot read /nonexistent/jobs.json"), "{err}");
+        assert!(!err.contains(&tree), "{err}");
+        let out = run(&jobs, &tree, u);
+        assert_eq!(out.status.code(), Some(1));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(&tree), "the tree file is named: {err}");
+    }
+    let out = run(&jobs, &good_tree, Some(&usage));
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(&usage), "the usage file is named: {err}");
+    assert!(run(&jobs, &good_tree, None).status.success());
+}
