@@ -107,7 +107,7 @@ impl<'a> Scan<'a> {
 
     /// After a member or element: skips whitespace and consumes `,` (`Some(true)`: another
     /// follows) or `close` (`Some(false)`).
-    #[inline]
+    #[inline(always)]
     pub(super) fn next_or_close(&mut self, close: u8) -> Option<bool> {
         self.ws();
         match self.peek()? {
