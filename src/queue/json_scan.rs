@@ -1,5 +1,5 @@
 //! A strict JSON scanner over bytes in memory, for the fast path of the `qstat -f -F json`
-//! reader: eight bytes at a time through whitespace and strings.
+//! reader: through whitespace and strings by the 64-byte blocks' bitmasks of `json_blocks`.
 //!
 //! Why not serde_json alone: `qstat -f -F json` indents every line (38 % of a real file's bytes
 //! are spaces), and serde_json steps through whitespace one byte at a time and pays a visitor
@@ -12,64 +12,54 @@
 //! So every text is read either by serde_json or as serde_json would read it; the differential
 //! tests in `qstat_split` and the `jobs` fuzz target compare the two readers.
 
+use super::json_blocks::Blocks;
+#[cfg(test)]
+use super::json_blocks::Level;
 use super::raw::Raw;
 use std::borrow::Cow;
 
-/// Deepest nesting a skipped value may have; deeper values are left to serde_json.
+/// A string as [`Scan::string_parts`] finds it.
+struct StringParts<'a> {
+    /// The bytes between the quotes, escapes not decoded.
+    raw: &'a [u8],
+    /// Whether `raw` holds a backslash escape.
+    escaped: bool,
+    /// Whether every byte of `raw` is ASCII (so it is UTF-8 without a check).
+    ascii: bool,
+}
+
+/// Deepest nesting a skipped value may have; deeper values are left to serde_json. (64: one
+/// bit per level in `skip_nested`.)
 pub(super) const MAX_DEPTH: usize = 64;
-
-const ONES: u64 = 0x0101_0101_0101_0101;
-const HIGHS: u64 = 0x8080_8080_8080_8080;
-
-/// Bytes of `w` that are below `n` (n ≤ 128), flagged in their high bit. Only the lowest flag
-/// is exact (a borrow may flag bytes above it), which is all a scan for the first one needs.
-#[inline]
-fn below(w: u64, n: u8) -> u64 {
-    w.wrapping_sub(ONES * u64::from(n)) & !w & HIGHS
-}
-
-/// Bytes of `w` equal to `b`, flagged in their high bit (lowest flag exact, as [`below`]).
-#[inline]
-fn equal(w: u64, b: u8) -> u64 {
-    below(w ^ (ONES * u64::from(b)), 1)
-}
-
-/// Sixteen bytes at a time with SSE2 (part of every x86-64 CPU, so no run-time detection):
-/// twice the stride of the eight-byte words above, with exact flags for every byte.
-#[cfg(target_arch = "x86_64")]
-mod sse2 {
-    use std::arch::x86_64::{
-        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
-        _mm_set1_epi8,
-    };
-
-    /// Bit `i` set when byte `i` of `chunk` is `"`, a backslash or a control byte (below 0x20).
-    #[inline]
-    pub(super) fn string_stops(chunk: &[u8; 16]) -> u32 {
-        // SAFETY: SSE2 is part of the x86-64 baseline (every x86-64 CPU has it, and the
-        // target enables it); `chunk` is 16 readable bytes and the load is unaligned.
-        unsafe {
-            let v = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
-            let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
-            let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
-            // Unsigned `v < 0x20` is `min(v, 0x1f) == v`.
-            let control = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v);
-            _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), control)) as u32
-        }
-    }
-}
 
 /// A cursor over JSON text. Every method either consumes exactly one JSON token (or value) and
 /// returns `Some`, or returns `None` for anything it will not vouch for.
 pub(super) struct Scan<'a> {
     bytes: &'a [u8],
     pos: usize,
+    /// The bitmasks of the text around `pos` (`json_blocks`).
+    blocks: Blocks,
 }
 
 impl<'a> Scan<'a> {
     /// A scanner at `pos` of `bytes`.
     pub(super) fn new(bytes: &'a [u8], pos: usize) -> Scan<'a> {
-        Scan { bytes, pos }
+        Scan {
+            bytes,
+            pos,
+            blocks: Blocks::new(),
+        }
+    }
+
+    /// [`new`](Self::new) with the masks computed by the kernel `level` (for the tests that
+    /// run every kernel).
+    #[cfg(test)]
+    pub(super) fn with_level(bytes: &'a [u8], pos: usize, level: Level) -> Scan<'a> {
+        Scan {
+            bytes,
+            pos,
+            blocks: Blocks::with_level(level),
+        }
     }
 
     /// The position of the next byte.
@@ -83,41 +73,22 @@ impl<'a> Scan<'a> {
         self.bytes.get(self.pos).copied()
     }
 
-    /// The eight bytes at `at` as a little-endian word, if there are eight.
-    #[inline]
-    fn word(&self, at: usize) -> Option<u64> {
-        let chunk = self.bytes.get(at..at + 8)?;
-        let mut w = [0u8; 8];
-        w.copy_from_slice(chunk);
-        Some(u64::from_le_bytes(w))
-    }
-
-    /// Skips JSON whitespace (space, tab, line feed, carriage return).
+    /// Skips JSON whitespace (space, tab, line feed, carriage return): to the next bit of the
+    /// blocks' non-whitespace mask.
     #[inline]
     pub(super) fn ws(&mut self) {
+        if !matches!(self.peek(), Some(b' ' | b'\n' | b'\r' | b'\t')) {
+            return;
+        }
         loop {
-            match self.peek() {
-                Some(b' ') => {}
-                Some(b'\n' | b'\r' | b'\t') => {
-                    self.pos += 1;
-                    continue;
-                }
-                _ => return,
+            let shift = self.pos % 64;
+            // Bits shifted in from the top are zeros, read as whitespace: the next block decides.
+            let other = !self.blocks.at(self.bytes, self.pos).ws >> shift;
+            if other != 0 {
+                self.pos += other.trailing_zeros() as usize;
+                return;
             }
-            // A run of spaces (indentation): eight at a time. The first non-space byte is the
-            // lowest non-zero byte of the word xor eight spaces.
-            while let Some(w) = self.word(self.pos) {
-                let other = w ^ (ONES * u64::from(b' '));
-                if other == 0 {
-                    self.pos += 8;
-                    continue;
-                }
-                self.pos += (other.trailing_zeros() / 8) as usize;
-                break;
-            }
-            while self.peek() == Some(b' ') {
-                self.pos += 1;
-            }
+            self.pos += 64 - shift;
         }
     }
 
@@ -136,7 +107,7 @@ impl<'a> Scan<'a> {
 
     /// After a member or element: skips whitespace and consumes `,` (`Some(true)`: another
     /// follows) or `close` (`Some(false)`).
-    #[inline]
+    #[inline(always)]
     pub(super) fn next_or_close(&mut self, close: u8) -> Option<bool> {
         self.ws();
         match self.peek()? {
@@ -153,31 +124,24 @@ impl<'a> Scan<'a> {
         }
     }
 
-    /// The position of the first `"`, `\` or control byte at or after `from`.
+    /// The position of the first `"`, `\` or control byte at or after `from` (the text's end
+    /// if there is none), and whether the bytes before it are all ASCII.
     #[inline]
-    fn string_stop(&self, mut from: usize) -> usize {
-        #[cfg(target_arch = "x86_64")]
-        while let Some(chunk) = self.bytes.get(from..).and_then(<[u8]>::first_chunk) {
-            let flags = sse2::string_stops(chunk);
-            if flags != 0 {
-                return from + flags.trailing_zeros() as usize;
+    fn string_stop(&mut self, from: usize) -> (usize, bool) {
+        let mut at = from;
+        let mut high = 0u64;
+        loop {
+            let m = self.blocks.at(self.bytes, at);
+            let shift = at % 64;
+            let stops = m.stops >> shift;
+            if stops != 0 {
+                let n = stops.trailing_zeros();
+                high |= (m.high >> shift) & ((1u64 << n) - 1);
+                return (at + n as usize, high == 0);
             }
-            from += 16;
+            high |= m.high >> shift;
+            at += 64 - shift;
         }
-        while let Some(w) = self.word(from) {
-            let flags = equal(w, b'"') | equal(w, b'\\') | below(w, 0x20);
-            if flags != 0 {
-                return from + (flags.trailing_zeros() / 8) as usize;
-            }
-            from += 8;
-        }
-        while let Some(&c) = self.bytes.get(from) {
-            if c == b'"' || c == b'\\' || c < 0x20 {
-                break;
-            }
-            from += 1;
-        }
-        from
     }
 
     /// A string's raw bytes between the quotes (the cursor is on the opening quote), and
@@ -185,15 +149,28 @@ impl<'a> Scan<'a> {
     /// serde_json does; UTF-8 is not checked here.
     #[inline]
     pub(super) fn string_raw(&mut self) -> Option<(&'a [u8], bool)> {
+        self.string_parts().map(|s| (s.raw, s.escaped))
+    }
+
+    /// [`string_raw`](Self::string_raw), with whether the raw bytes are all ASCII.
+    #[inline(always)]
+    fn string_parts(&mut self) -> Option<StringParts<'a>> {
         self.eat(b'"')?;
         let start = self.pos;
         let mut escaped = false;
+        let mut ascii = true;
         loop {
-            let stop = self.string_stop(self.pos);
+            let (stop, plain) = self.string_stop(self.pos);
+            ascii &= plain;
             match self.bytes.get(stop)? {
                 b'"' => {
                     self.pos = stop + 1;
-                    return Some((self.bytes.get(start..stop)?, escaped));
+                    let raw = self.bytes.get(start..stop)?;
+                    return Some(StringParts {
+                        raw,
+                        escaped,
+                        ascii,
+                    });
                 }
                 b'\\' => {
                     escaped = true;
@@ -217,11 +194,19 @@ impl<'a> Scan<'a> {
 
     /// A string, decoded and checked to be UTF-8 (borrowed when it has no escapes).
     pub(super) fn string(&mut self) -> Option<Cow<'a, str>> {
-        let (raw, escaped) = self.string_raw()?;
-        if escaped {
-            return unescape(raw).map(Cow::Owned);
+        let parts = self.string_parts()?;
+        if parts.escaped {
+            return unescape(parts.raw).map(Cow::Owned);
         }
-        std::str::from_utf8(raw).ok().map(Cow::Borrowed)
+        if parts.ascii {
+            debug_assert!(parts.raw.is_ascii());
+            // SAFETY: every byte of `raw` is below 0x80 (the blocks' `high` mask is clear over
+            // it), and ASCII text is valid UTF-8.
+            return Some(Cow::Borrowed(unsafe {
+                std::str::from_utf8_unchecked(parts.raw)
+            }));
+        }
+        std::str::from_utf8(parts.raw).ok().map(Cow::Borrowed)
     }
 
     /// A string's bytes with escapes decoded but UTF-8 unchecked (how serde_json reads a key
@@ -343,8 +328,20 @@ impl<'a> Scan<'a> {
 
     /// Skips one value of any kind (the cursor on its first byte).
     pub(super) fn skip(&mut self) -> Option<()> {
-        // The open containers, innermost last: `true` for an object.
-        let mut open = [false; MAX_DEPTH];
+        // Most skipped values are strings or numbers: no container bookkeeping for them.
+        match self.peek()? {
+            b'"' => return self.string_raw().map(drop),
+            b'-' | b'0'..=b'9' => return self.number_text().map(drop),
+            _ => {}
+        }
+        self.skip_nested()
+    }
+
+    /// [`skip`](Self::skip) for any value, containers included.
+    fn skip_nested(&mut self) -> Option<()> {
+        // The open containers, innermost highest: bit `d` set when the container at depth `d`
+        // is an object (MAX_DEPTH is 64, one bit each).
+        let mut open = 0u64;
         let mut depth = 0usize;
         loop {
             // One value.
@@ -360,12 +357,16 @@ impl<'a> Scan<'a> {
                 }
                 c @ (b'{' | b'[') => {
                     self.pos += 1;
-                    *open.get_mut(depth)? = c == b'{';
+                    if depth >= MAX_DEPTH {
+                        return None;
+                    }
+                    let object = c == b'{';
+                    open = (open & !(1u64 << depth)) | (u64::from(object) << depth);
                     depth += 1;
                     self.ws();
-                    let close = if c == b'{' { b'}' } else { b']' };
+                    let close = if object { b'}' } else { b']' };
                     if self.eat(close).is_none() {
-                        if c == b'{' {
+                        if object {
                             self.string_raw()?;
                             self.ws_eat(b':')?;
                             self.ws();
@@ -381,7 +382,7 @@ impl<'a> Scan<'a> {
                 if depth == 0 {
                     return Some(());
                 }
-                let object = *open.get(depth - 1)?;
+                let object = open & (1u64 << (depth - 1)) != 0;
                 if self.next_or_close(if object { b'}' } else { b']' })? {
                     if object {
                         self.string_raw()?;
@@ -456,6 +457,7 @@ fn unescape(raw: &[u8]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::{any, prop_oneof, Strategy, TestCaseError};
     use serde::de::IgnoredAny;
 
     /// What serde_json makes of `text` as one value: the value and the position after it.
@@ -629,5 +631,282 @@ mod tests {
         }
         assert_eq!(raw("2.5"), Some(Raw::Num(2.5)));
         assert_eq!(raw("x"), None);
+    }
+
+    /// What the scanner makes of `text` as one whole value, skipped (`skip`) or read (`raw`),
+    /// with the masks of kernel `level`: `Some` only when the value is followed by whitespace
+    /// alone, like `serde_json::from_slice`.
+    fn scan_whole(text: &[u8], level: Level, read: bool) -> Option<Option<Raw<'_>>> {
+        let mut s = Scan::with_level(text, 0, level);
+        s.ws();
+        let raw = if read {
+            Some(s.raw()?)
+        } else {
+            s.skip().map(|()| None)?
+        };
+        s.ws();
+        (s.pos() == text.len()).then_some(raw)
+    }
+
+    /// Numbers compared by their bits (`-0` is not `0`).
+    fn bits(raw: Option<Raw>) -> Option<Result<u64, Raw>> {
+        raw.map(|r| match r {
+            Raw::Num(n) => Ok(n.to_bits()),
+            other => Err(other),
+        })
+    }
+
+    /// The scanner and serde_json agree on `text` with every kernel: skipped, both accept or
+    /// both refuse (`IgnoredAny`); read as `Raw`, both accept with the same value or both
+    /// refuse. `value` is placed after `pad` bytes of whitespace, so that its tokens cross the
+    /// 64-byte blocks and the 1 KiB batches at every offset.
+    fn agree(value: &[u8], pad: usize) -> Result<(), String> {
+        let mut text = vec![b' '; pad];
+        if pad > 2 {
+            text[pad / 2] = b'\n';
+        }
+        text.extend_from_slice(value);
+        text.extend_from_slice(b" \n");
+        let show = || format!("pad {pad}: {}", String::from_utf8_lossy(value));
+        let serde_skip = serde_json::from_slice::<IgnoredAny>(&text).is_ok();
+        let serde_raw = serde_json::from_slice::<Raw>(&text).ok();
+        for level in Level::all() {
+            let skip = scan_whole(&text, level, false).is_some();
+            if skip != serde_skip {
+                return Err(format!(
+                    "{level:?} skip {skip}, serde {serde_skip}: {}",
+                    show()
+                ));
+            }
+            let raw = scan_whole(&text, level, true).map(|r| r.expect("read"));
+            if bits(raw.clone()) != bits(serde_raw.clone()) {
+                return Err(format!(
+                    "{level:?} raw {raw:?}, serde {serde_raw:?}: {}",
+                    show()
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Hand-made cases: escapes, surrogates, control bytes, UTF-8, numbers, truncations, a BOM,
+    /// nesting, and strings long enough to cross blocks and batches.
+    #[test]
+    fn hand_made_cases_agree_with_serde_json() {
+        let long = |n: usize| format!("\"{}\"", "a".repeat(n)).into_bytes();
+        let mut cases: Vec<Vec<u8>> = [
+            &br#""\u00e9""#[..],
+            br#""caf\u00E9 \ud83d\ude00""#,
+            br#""\ud800""#,
+            br#""\udc00""#,
+            br#""\ud800\u0041""#,
+            br#""\ud83d\ude00\ud83d""#,
+            br#""\u12""#,
+            br#""\x""#,
+            b"\"a\x01b\"",
+            b"\"a\x1fb\"",
+            b"\"a\x7fb\"",
+            b"\"tab\there\"",
+            "\"caf\u{e9}\"".as_bytes(),
+            "\"\u{1F600}\"".as_bytes(),
+            b"\"\xff\"",
+            b"\"\xc3\"",
+            b"\"\xc3\xa9\"",
+            b"\"\xc0\x80\"",
+            b"\"\xed\xa0\x80\"",
+            b"\"\xf4\x90\x80\x80\"",
+            b"0",
+            b"-0",
+            b"-0.0",
+            b"1e400",
+            b"-1e400",
+            b"1e-400",
+            b"01",
+            b"-01",
+            b"1.",
+            b"1.e5",
+            b"1e",
+            b"1e+",
+            b"-",
+            b".5",
+            b"+1",
+            b"18446744073709551616",
+            b"4.9e-324",
+            b"\"abc",
+            b"\"abc\\",
+            b"\"abc\\u00",
+            b"{\"a\":",
+            b"{\"a\":1",
+            b"[1,2",
+            b"[1,2,]",
+            b"{\"a\":1,}",
+            b"\xef\xbb\xbf1",
+            b"\xef\xbb\xbf{}",
+            b"{\"a\":[[1,[2]],{\"b\":[]}],\"c\":{\"d\":{\"e\":[true,false,null]}}}",
+            b"[[[[[[[[[[]]]]]]]]]]",
+            b"[[[[]]]",
+            b"[{]",
+            b"{\"\xff\":1}",
+            br#"{"\ud800":1}"#,
+            br#"{"a":{"\ud800":1,"\xff":2}}"#,
+            b"{\"a\":{\"b\x01\":1}}",
+            b"{\"a\":[\"\xff\",\"\\ud800\",1e400]}",
+            b"{\"a\":[\"\x01\"]}",
+            b"{\"a\":[01]}",
+            b"tru",
+            b"nulll",
+            b"true",
+            b"null",
+            b"",
+            b"}",
+        ]
+        .iter()
+        .map(|c| c.to_vec())
+        .collect();
+        for n in [62, 63, 64, 65, 127, 128, 1023, 1024, 1025, 3000] {
+            cases.push(long(n));
+            let mut escaped = long(n);
+            escaped.splice(n / 2..n / 2, br#"\u00e9\ud83d\ude00\n"#.iter().copied());
+            cases.push(escaped);
+            let mut wide = long(n);
+            wide.splice(n / 2..n / 2, "\u{e9}\u{1F600}".bytes());
+            cases.push(wide);
+            let mut bad = long(n);
+            bad.insert(n / 2, 0xff);
+            cases.push(bad);
+            let mut control = long(n);
+            control.insert(n - 1, b'\n');
+            cases.push(control);
+            cases.push(format!("{{\"k\":[{}]}}", String::from_utf8_lossy(&long(n))).into_bytes());
+        }
+        for case in &cases {
+            for pad in (0..140).chain(950..1100) {
+                agree(case, pad).unwrap();
+            }
+        }
+    }
+
+    /// A JSON-like value as bytes: mostly valid, sometimes with what serde_json refuses.
+    fn value_bytes() -> impl Strategy<Value = Vec<u8>> {
+        let piece = proptest::sample::select(vec![
+            &b"a"[..],
+            b"bob",
+            b" ",
+            "\u{e9}".as_bytes(),
+            "\u{1F600}".as_bytes(),
+            b"\\\"",
+            b"\\\\",
+            b"\\/",
+            b"\\n",
+            b"\\u00e9",
+            b"\\ud83d\\ude00",
+            b"\\ud800",
+            b"\\udc00",
+            b"\\x",
+            b"\\u12",
+            b"\x01",
+            b"\x7f",
+            b"\xff",
+            b"\xc3",
+            b"\xed\xa0\x80",
+            b"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+        ]);
+        let string = proptest::collection::vec(piece, 0..6).prop_map(|p| {
+            let mut s = vec![b'"'];
+            for x in p {
+                s.extend_from_slice(x);
+            }
+            s.push(b'"');
+            s
+        });
+        let number = proptest::sample::select(vec![
+            "0",
+            "-0",
+            "4",
+            "-17",
+            "1.5",
+            "2.5E-3",
+            "1e3",
+            "1e400",
+            "-1e400",
+            "1e-400",
+            "01",
+            "1.",
+            "-",
+            "1e",
+            "18446744073709551616",
+            "9007199254740993",
+            "4.9e-324",
+        ])
+        .prop_map(|n| n.as_bytes().to_vec());
+        let literal = proptest::sample::select(vec!["true", "false", "null", "nul", "tru"])
+            .prop_map(|n| n.as_bytes().to_vec());
+        let ws = proptest::sample::select(vec!["", "", " ", "\n            ", "\t", "\r\n"]);
+        let scalar = prop_oneof![4 => string.clone(), 2 => number, 1 => literal];
+        scalar.prop_recursive(3, 24, 5, move |inner| {
+            prop_oneof![
+                proptest::collection::vec((ws.clone(), inner.clone()), 0..5).prop_map(|v| {
+                    let mut s = vec![b'['];
+                    for (k, (w, x)) in v.into_iter().enumerate() {
+                        if k > 0 {
+                            s.push(b',');
+                        }
+                        s.extend_from_slice(w.as_bytes());
+                        s.extend_from_slice(&x);
+                    }
+                    s.push(b']');
+                    s
+                }),
+                proptest::collection::vec((string.clone(), ws.clone(), inner), 0..5).prop_map(
+                    |v| {
+                        let mut s = vec![b'{'];
+                        for (k, (key, w, x)) in v.into_iter().enumerate() {
+                            if k > 0 {
+                                s.push(b',');
+                            }
+                            s.extend_from_slice(&key);
+                            s.push(b':');
+                            s.extend_from_slice(w.as_bytes());
+                            s.extend_from_slice(&x);
+                        }
+                        s.push(b'}');
+                        s
+                    }
+                ),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+        /// Generated values, and the same with one byte removed, replaced or inserted, at every
+        /// offset against the blocks: the scanner and serde_json agree.
+        #[test]
+        fn generated_values_agree_with_serde_json(
+            value in value_bytes(),
+            pad in prop_oneof![0usize..130, 960usize..1090],
+            at in any::<proptest::sample::Index>(),
+            kind in 0u8..4,
+            byte in proptest::sample::select(vec![
+                b'"', b',', b'}', b'{', b']', b':', b'\\', 0x01, 0xff, 0xc3, b' ', b'0', b'-',
+                b'e', b'.', b'[', b'n', b'u',
+            ]),
+        ) {
+            agree(&value, pad).map_err(TestCaseError::fail)?;
+            let mut mutated = value.clone();
+            if !mutated.is_empty() {
+                let i = at.index(mutated.len());
+                match kind {
+                    0 => {
+                        mutated.remove(i);
+                    }
+                    1 => mutated[i] = byte,
+                    2 => mutated.insert(i, byte),
+                    _ => mutated.truncate(i),
+                }
+                agree(&mutated, pad).map_err(TestCaseError::fail)?;
+            }
+        }
     }
 }

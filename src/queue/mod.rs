@@ -7,6 +7,7 @@ pub mod error;
 pub mod job;
 pub mod job_record;
 pub mod joblist;
+mod json_blocks;
 mod json_scan;
 pub mod names;
 pub mod qstat;

@@ -55,6 +55,93 @@ fn trailing(s: &mut Scan) -> bool {
     s.peek().is_none()
 }
 
+/// The attributes of a job record that fairsort binds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Field {
+    Owner,
+    Euser,
+    Egroup,
+    Account,
+    Queue,
+    State,
+    Priority,
+    Qtime,
+    EligibleTime,
+    AccrueType,
+    Resources,
+    /// Any other key: its value is skipped.
+    Other,
+}
+
+/// A key of at most 16 bytes as two little-endian words: its first 8 bytes and its last 8
+/// (overlapping when shorter than 16; zero-padded when shorter than 8). With the length, equal
+/// words mean equal keys.
+const fn words(key: &[u8]) -> (u64, u64) {
+    let n = key.len();
+    let mut head = 0u64;
+    let mut tail = 0u64;
+    let mut i = 0;
+    while i < 8 {
+        if i < n {
+            head |= (key[i] as u64) << (8 * i);
+        }
+        if n >= 8 {
+            tail |= (key[n - 8 + i] as u64) << (8 * i);
+        }
+        i += 1;
+    }
+    if n < 8 {
+        tail = head;
+    }
+    (head, tail)
+}
+
+/// [`words`] at run time: the same words with word loads where the key is 8 bytes or more.
+#[inline]
+fn key_words(key: &[u8]) -> (u64, u64) {
+    match (key.first_chunk::<8>(), key.last_chunk::<8>()) {
+        (Some(head), Some(tail)) => (u64::from_le_bytes(*head), u64::from_le_bytes(*tail)),
+        _ => words(key),
+    }
+}
+
+/// Which attribute `key` names: dispatched on its length and two words, not byte compares.
+#[inline]
+fn field(key: &[u8]) -> Field {
+    const fn w(key: &[u8]) -> (u64, u64) {
+        words(key)
+    }
+    const EUSER: (u64, u64) = w(b"euser");
+    const QUEUE: (u64, u64) = w(b"queue");
+    const QTIME: (u64, u64) = w(b"qtime");
+    const EGROUP: (u64, u64) = w(b"egroup");
+    const PRIORITY: (u64, u64) = w(b"Priority");
+    const JOB_OWNER: (u64, u64) = w(b"Job_Owner");
+    const JOB_STATE: (u64, u64) = w(b"job_state");
+    const ACCRUE_TYPE: (u64, u64) = w(b"accrue_type");
+    const ACCOUNT_NAME: (u64, u64) = w(b"Account_Name");
+    const ELIGIBLE_TIME: (u64, u64) = w(b"eligible_time");
+    const RESOURCE_LIST: (u64, u64) = w(b"Resource_List");
+    if !matches!(key.len(), 5 | 6 | 8 | 9 | 11 | 12 | 13) {
+        return Field::Other;
+    }
+    let k = key_words(key);
+    match key.len() {
+        5 if k == EUSER => Field::Euser,
+        5 if k == QUEUE => Field::Queue,
+        5 if k == QTIME => Field::Qtime,
+        6 if k == EGROUP => Field::Egroup,
+        8 if k == PRIORITY => Field::Priority,
+        9 if k == JOB_OWNER => Field::Owner,
+        9 if k == JOB_STATE => Field::State,
+        11 if k == ACCRUE_TYPE => Field::AccrueType,
+        12 if k == ACCOUNT_NAME => Field::Account,
+        13 if k == ELIGIBLE_TIME => Field::EligibleTime,
+        13 if k == RESOURCE_LIST => Field::Resources,
+        _ => Field::Other,
+    }
+}
+
 /// One job record (the cursor on its `{`), read as the serde reader's `QstatJob` reads it: the
 /// attributes fairsort binds, a repeated one refused, `null` taken as absent, the rest skipped.
 fn job<'a>(s: &mut Scan<'a>) -> Option<RawJob<'a>> {
@@ -69,18 +156,18 @@ fn job<'a>(s: &mut Scan<'a>) -> Option<RawJob<'a>> {
         let key = s.key_bytes()?;
         s.ws_eat(b':')?;
         s.ws();
-        let slot = match &*key {
-            b"Job_Owner" => Some(&mut job.owner),
-            b"euser" => Some(&mut job.euser),
-            b"egroup" => Some(&mut job.egroup),
-            b"Account_Name" => Some(&mut job.account),
-            b"queue" => Some(&mut job.queue),
-            b"job_state" => Some(&mut job.state),
-            b"Priority" => Some(&mut job.priority),
-            b"qtime" => Some(&mut job.qtime),
-            b"eligible_time" => Some(&mut job.eligible_time),
-            b"accrue_type" => Some(&mut job.accrue_type),
-            b"Resource_List" => {
+        let slot = match field(&key) {
+            Field::Owner => Some(&mut job.owner),
+            Field::Euser => Some(&mut job.euser),
+            Field::Egroup => Some(&mut job.egroup),
+            Field::Account => Some(&mut job.account),
+            Field::Queue => Some(&mut job.queue),
+            Field::State => Some(&mut job.state),
+            Field::Priority => Some(&mut job.priority),
+            Field::Qtime => Some(&mut job.qtime),
+            Field::EligibleTime => Some(&mut job.eligible_time),
+            Field::AccrueType => Some(&mut job.accrue_type),
+            Field::Resources => {
                 if have_resources {
                     return None;
                 }
@@ -88,7 +175,7 @@ fn job<'a>(s: &mut Scan<'a>) -> Option<RawJob<'a>> {
                 job.resources = resources(s)?;
                 None
             }
-            _ => {
+            Field::Other => {
                 s.skip()?;
                 None
             }
@@ -466,6 +553,49 @@ mod tests {
         };
         assert!(at > inside);
         assert!(!looks_like_jobs(bytes, inside));
+    }
+
+    #[test]
+    fn keys_are_told_apart_as_byte_compares_tell_them() {
+        let bound: [(&[u8], Field); 11] = [
+            (b"Job_Owner", Field::Owner),
+            (b"euser", Field::Euser),
+            (b"egroup", Field::Egroup),
+            (b"Account_Name", Field::Account),
+            (b"queue", Field::Queue),
+            (b"job_state", Field::State),
+            (b"Priority", Field::Priority),
+            (b"qtime", Field::Qtime),
+            (b"eligible_time", Field::EligibleTime),
+            (b"accrue_type", Field::AccrueType),
+            (b"Resource_List", Field::Resources),
+        ];
+        for (key, want) in bound {
+            assert_eq!(field(key), want);
+            assert_eq!(key_words(key), words(key));
+            // Every one-byte change, and every prefix and extension, is another key.
+            for i in 0..key.len() {
+                for b in [0u8, b' ', key[i] ^ 0x20, key[i] ^ 1, 0xff] {
+                    let mut other = key.to_vec();
+                    other[i] = b;
+                    if other != key {
+                        assert_eq!(field(&other), Field::Other, "{other:?}");
+                    }
+                }
+                assert_eq!(field(&key[..i]), Field::Other);
+            }
+            assert_eq!(field(&[key, b"x"].concat()), Field::Other);
+            assert_eq!(field(&[b"x", key].concat()), Field::Other);
+        }
+        for other in [
+            &b""[..],
+            b"Job_Name",
+            b"Variable_List",
+            b"\0\0\0\0\0",
+            b"euse\0",
+        ] {
+            assert_eq!(field(other), Field::Other);
+        }
     }
 
     #[test]
