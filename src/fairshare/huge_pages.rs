@@ -12,7 +12,8 @@
 pub(crate) const MAX_ADVISED: usize = 32 << 20;
 
 /// Asks the kernel to back `v`'s spare capacity with transparent huge pages (Linux; elsewhere,
-/// or when refused, nothing changes), when that capacity is at most [`MAX_ADVISED`] bytes.
+/// or when refused, nothing changes), when that capacity is at most [`MAX_ADVISED`] bytes
+/// (`FAIRSORT_THP_MAX_MB` sets another limit, `FAIRSORT_NO_THP` none at all: to measure them).
 /// Only a hint: the contents and the allocation stay as they are.
 pub(crate) fn advise<T>(v: &mut Vec<T>) {
     #[cfg(target_os = "linux")]
@@ -24,7 +25,12 @@ pub(crate) fn advise<T>(v: &mut Vec<T>) {
         let spare = v.spare_capacity_mut();
         let start = spare.as_mut_ptr() as usize;
         let end = start + std::mem::size_of_val(spare);
-        if end - start > MAX_ADVISED {
+        // FAIRSORT_THP_MAX_MB: another limit, to measure it.
+        let max = std::env::var("FAIRSORT_THP_MAX_MB")
+            .ok()
+            .and_then(|m| m.parse::<usize>().ok())
+            .map_or(MAX_ADVISED, |m| m.saturating_mul(1 << 20));
+        if end - start > max {
             return;
         }
         // Only whole huge pages inside the allocation: smaller ones gain nothing.

@@ -236,8 +236,9 @@ struct Linker<'a> {
 impl<'a> Linker<'a> {
     /// A linker for about `lines` lines.
     fn new(lines: usize) -> Self {
-        let mut nodes: Vec<NodeSpec> = Vec::with_capacity(lines);
-        crate::fairshare::huge_pages::advise(&mut nodes);
+        // No huge pages: the first stage faults these in ahead of the second (see
+        // `huge_pages::MAX_ADVISED`).
+        let nodes: Vec<NodeSpec> = Vec::with_capacity(lines);
         Linker {
             nodes,
             names: SpecNames::with_capacity(lines),
