@@ -3,9 +3,18 @@
 //! fresh memory, one 4 KiB fault each; with transparent huge pages in `madvise` mode (the
 //! common default) a region marked here is faulted 2 MiB at a time.
 
+/// The largest spare capacity [`advise`] asks huge pages for. Above it the kernel's direct
+/// compaction (THP `defrag` is `madvise` by default: a fault in a marked region compacts memory
+/// to find a free 2 MiB page) cost more than the faults saved: `share -a pbs` over a million
+/// users (a 136 MB node array and 112 MB of specs) took 0.8–1.2 s of system time with the
+/// advice and 0.46–0.55 s without, 0.2–0.4 s more wall (session 9, docs/perf.md); the 100 000-
+/// user home's 13.6 MB node array gains from it (snapshot read 33–37 ms against 45–49).
+pub(crate) const MAX_ADVISED: usize = 32 << 20;
+
 /// Asks the kernel to back `v`'s spare capacity with transparent huge pages (Linux; elsewhere,
-/// or when refused, nothing changes). Only a hint: the contents and the allocation stay as
-/// they are.
+/// or when refused, nothing changes), when that capacity is at most [`MAX_ADVISED`] bytes
+/// (`FAIRSORT_THP_MAX_MB` sets another limit, `FAIRSORT_NO_THP` none at all: to measure them).
+/// Only a hint: the contents and the allocation stay as they are.
 pub(crate) fn advise<T>(v: &mut Vec<T>) {
     #[cfg(target_os = "linux")]
     {
@@ -16,6 +25,14 @@ pub(crate) fn advise<T>(v: &mut Vec<T>) {
         let spare = v.spare_capacity_mut();
         let start = spare.as_mut_ptr() as usize;
         let end = start + std::mem::size_of_val(spare);
+        // FAIRSORT_THP_MAX_MB: another limit, to measure it.
+        let max = std::env::var("FAIRSORT_THP_MAX_MB")
+            .ok()
+            .and_then(|m| m.parse::<usize>().ok())
+            .map_or(MAX_ADVISED, |m| m.saturating_mul(1 << 20));
+        if end - start > max {
+            return;
+        }
         // Only whole huge pages inside the allocation: smaller ones gain nothing.
         let (from, to) = (start.next_multiple_of(HUGE), end / HUGE * HUGE);
         if to > from {
@@ -50,6 +67,17 @@ pub(crate) fn spare_of<T>(v: &mut Vec<T>) -> Spare {
     Spare {
         start: spare.as_mut_ptr() as usize,
         len: std::mem::size_of_val(spare),
+    }
+}
+
+/// The memory of `s`, as it is now (only its address is kept: no borrow), for a table that
+/// another thread is about to fill: populated first, its pages are not the kernel's shared
+/// zero page that a read maps and the first write then replaces (a fault and a TLB flush on
+/// every core each).
+pub(crate) fn range_of<T>(s: &mut [T]) -> Spare {
+    Spare {
+        start: s.as_mut_ptr() as usize,
+        len: std::mem::size_of_val(s),
     }
 }
 

@@ -17,33 +17,44 @@ pub(crate) const ROUND: usize = 8192;
 /// same round.
 pub(crate) fn run<T: Send, E: Send>(
     parallel: bool,
-    mut make: impl FnMut(&mut Vec<T>) -> Result<bool, E>,
+    make: impl FnMut(&mut Vec<T>) -> Result<bool, E>,
     mut take: impl FnMut(T) -> Result<(), E> + Send,
+) -> Result<(), E> {
+    run_rounds(parallel, make, |items: &mut Vec<T>| {
+        let mut taken = Ok(());
+        take_all(&mut take, items, &mut taken);
+        taken
+    })
+}
+
+/// [`run`] with `take` given a whole round at a time (to look ahead in it: prefetching), in
+/// order; it takes the items it wants and stops at its first error, which ends the run as in
+/// [`run`]. The round is emptied after it.
+pub(crate) fn run_rounds<T: Send, E: Send>(
+    parallel: bool,
+    mut make: impl FnMut(&mut Vec<T>) -> Result<bool, E>,
+    mut take: impl FnMut(&mut Vec<T>) -> Result<(), E> + Send,
 ) -> Result<(), E> {
     let mut ready = Vec::with_capacity(ROUND);
     let mut more = make(&mut ready)?;
     let mut next = Vec::with_capacity(ROUND);
-    let mut taken = Ok(());
+    let mut take_round = |items: &mut Vec<T>| {
+        let taken = take(items);
+        items.clear();
+        taken
+    };
     loop {
         if ready.is_empty() && !more {
-            return taken;
+            return Ok(());
         }
-        let made = if more && parallel {
-            let (made, ()) = join(
-                || make(&mut next),
-                || take_all(&mut take, &mut ready, &mut taken),
-            );
-            made
+        let (made, taken) = if more && parallel {
+            join(|| make(&mut next), || take_round(&mut ready))
         } else {
-            take_all(&mut take, &mut ready, &mut taken);
-            if more {
-                make(&mut next)
-            } else {
-                Ok(false)
-            }
+            let taken = take_round(&mut ready);
+            (if more { make(&mut next) } else { Ok(false) }, taken)
         };
         more = made?;
-        std::mem::replace(&mut taken, Ok(()))?;
+        taken?;
         std::mem::swap(&mut ready, &mut next);
     }
 }
@@ -104,6 +115,23 @@ mod tests {
                 };
                 let (one, two) = (run_on(false), run_on(true));
                 assert_eq!(one, two, "n {n}, bad {bad_make} {bad_take}");
+                // By rounds, taking each round's items up to its first error.
+                let rounds = |parallel: bool| {
+                    let mut got = Vec::new();
+                    let r = run_rounds(parallel, maker(n, bad_make), |xs: &mut Vec<usize>| {
+                        assert!(!xs.is_empty() && xs.len() <= ROUND);
+                        for &x in xs.iter() {
+                            if x == bad_take {
+                                return Err(format!("take {x}"));
+                            }
+                            got.push(x);
+                        }
+                        Ok(())
+                    });
+                    (r, got)
+                };
+                assert_eq!(one, rounds(false), "n {n}, bad {bad_make} {bad_take}");
+                assert_eq!(one, rounds(true), "n {n}, bad {bad_make} {bad_take}");
                 let (r, got) = one;
                 let ok_len = bad_make.min(bad_take).min(n);
                 if bad_make < n {

@@ -5,6 +5,8 @@ pub mod resource_group;
 mod spec_names;
 pub mod usage;
 
+pub(crate) use spec_names::name_hash;
+
 pub use resource_group::{
     parse_resource_group, parse_resource_group_indexed, write_resource_group, SpecNames,
 };

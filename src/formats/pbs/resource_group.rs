@@ -7,6 +7,8 @@ use crate::fairshare::spec::{NodeKind, NodeSpec, Shares, TreeSource, TreeSpec};
 use crate::formats::FormatError;
 use crate::formats::{stages, text};
 
+use super::spec_names;
+
 pub use super::spec_names::SpecNames;
 
 /// Label used in messages when no path is known.
@@ -74,6 +76,10 @@ pub fn parse_resource_group_indexed(
     parse_indexed_from(text, unknown_shares, PIPELINE_MIN_BYTES)
 }
 
+/// How many lines ahead the second stage loads a name's slot into the cache: enough to cover
+/// a cache miss with the work of the lines between.
+const AHEAD: usize = 16;
+
 /// Files from this size up are read in two stages on two threads.
 const PIPELINE_MIN_BYTES: usize = 1 << 20;
 
@@ -91,7 +97,14 @@ fn parse_indexed_from<'t>(
     let spare = crate::fairshare::huge_pages::spare_of(&mut linker.nodes);
     let ahead = 2 * stages::ROUND * std::mem::size_of::<NodeSpec>();
     let mut populated = 0;
+    // And the name table's, once, while the second stage takes the first round.
+    let mut table = Some(linker.names.slots_range());
     let make = |buf: &mut Vec<Line<'t>>| {
+        if parallel && populated > 0 {
+            if let Some(t) = table.take() {
+                t.populate(0, t.len());
+            }
+        }
         if parallel && populated < spare.len() {
             let to = (populated + ahead).max(2 * ahead);
             spare.populate(populated, to);
@@ -113,7 +126,7 @@ fn parse_indexed_from<'t>(
         }
         Ok(true)
     };
-    stages::run(parallel, make, |line| linker.add(line))?;
+    stages::run_rounds(parallel, make, |round| linker.add_round(round))?;
     let spec = TreeSpec {
         source: TreeSource::Pbs,
         root_name: ROOT_NAME.to_string(),
@@ -129,6 +142,8 @@ enum Line<'a> {
     /// A node line. The node, or its first bad number (reported only if the names are right).
     Node {
         name: &'a str,
+        /// `name`'s hash ([`spec_names::name_hash`]), made here for the second stage.
+        hash: u64,
         /// The parent's name, `root` read as `TREEROOT`.
         parent: &'a str,
         line: usize,
@@ -136,6 +151,8 @@ enum Line<'a> {
     },
     /// A line that fails before its names are looked at (too long, too few fields).
     Bad(FormatError),
+    /// A line the second stage has taken out of its round (nothing left to add).
+    Taken,
 }
 
 impl Line<'_> {
@@ -198,6 +215,7 @@ fn read_line(item: Result<(usize, &str), FormatError>) -> Option<Line<'_>> {
     })();
     Some(Line::Node {
         name,
+        hash: spec_names::name_hash(name),
         parent,
         line: n,
         node,
@@ -218,8 +236,9 @@ struct Linker<'a> {
 impl<'a> Linker<'a> {
     /// A linker for about `lines` lines.
     fn new(lines: usize) -> Self {
-        let mut nodes: Vec<NodeSpec> = Vec::with_capacity(lines);
-        crate::fairshare::huge_pages::advise(&mut nodes);
+        // No huge pages: the first stage faults these in ahead of the second (see
+        // `huge_pages::MAX_ADVISED`).
+        let nodes: Vec<NodeSpec> = Vec::with_capacity(lines);
         Linker {
             nodes,
             names: SpecNames::with_capacity(lines),
@@ -227,17 +246,39 @@ impl<'a> Linker<'a> {
         }
     }
 
+    /// Adds a round of lines in order ([`Linker::add`]), the name's slot of the line
+    /// [`AHEAD`] lines on loaded into the cache meanwhile; stops at the first that fails.
+    fn add_round(&mut self, round: &mut Vec<Line<'a>>) -> Result<(), FormatError> {
+        let hash = |l: &Line<'_>| match l {
+            Line::Node { hash, .. } => Some(*hash),
+            Line::Bad(_) | Line::Taken => None,
+        };
+        for h in round.iter().take(AHEAD).filter_map(hash) {
+            self.names.prefetch(h);
+        }
+        for k in 0..round.len() {
+            if let Some(h) = round.get(k + AHEAD).and_then(hash) {
+                self.names.prefetch(h);
+            }
+            let line = std::mem::replace(&mut round[k], Line::Taken);
+            self.add(line)?;
+        }
+        Ok(())
+    }
+
     /// Adds the next line's node, or fails as PBS does on it: a name used before, then a
     /// parent not read before, then a bad number.
     fn add(&mut self, line: Line<'a>) -> Result<(), FormatError> {
-        let (name, parent_name, n, node) = match line {
+        let (name, hash, parent_name, n, node) = match line {
             Line::Bad(e) => return Err(e),
+            Line::Taken => return Ok(()),
             Line::Node {
                 name,
+                hash,
                 parent,
                 line,
                 node,
-            } => (name, parent, line, node),
+            } => (name, hash, parent, line, node),
         };
         // `Some(None)`: the root or `unknown`; `Some(Some(i))`: node i; `None`: no such name.
         let parent_found = match self.last_parent {
@@ -245,10 +286,19 @@ impl<'a> Linker<'a> {
             Some((p, i)) if p == parent_name => Some(Some(i)),
             _ => self.names.find(&self.nodes, parent_name).map(Some),
         };
-        if name == ROOT_NAME
-            || name == UNKNOWN_GROUP
-            || self.names.insert_next(&self.nodes, name).is_err()
-        {
+        let inserted = if name == ROOT_NAME || name == UNKNOWN_GROUP {
+            Err(0)
+        } else {
+            (self.names).insert_next_hashed(&self.nodes, name, hash)
+        };
+        if inserted == Err(usize::MAX) {
+            return Err(FormatError::line(
+                FILE,
+                n,
+                format!("more than {} entities", spec_names::MAX_NODES),
+            ));
+        }
+        if inserted.is_err() {
             return Err(FormatError::line(
                 FILE,
                 n,
@@ -435,6 +485,17 @@ mod tests {
             }),
             Box::new(|v| v[3 * ROUND] = "z".repeat(300)),
             Box::new(at(7, "TREEROOT 9 g0 1")),
+            // Around the lines whose slots the second stage loads ahead.
+            Box::new(at(ROUND - AHEAD, "x 9 g0")),
+            Box::new(at(ROUND + AHEAD - 1, "u1 9 g1 1")),
+            Box::new(|v| {
+                v[2 * ROUND - 1] = "dup 9 g0 1".into();
+                v[2 * ROUND - 1 + AHEAD] = "dup 9 g1 1".into();
+            }),
+            Box::new(|v| {
+                v[AHEAD] = "u9 9 g1 1".into();
+                v[AHEAD + 1] = "w".repeat(300);
+            }),
         ];
         for (i, edit) in edits.iter().enumerate() {
             let text = base(edit.as_ref());
