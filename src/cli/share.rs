@@ -3,6 +3,7 @@
 //! algorithm's own system (sshare, pbsfs, `flux account view-bank -t`), `--json` or `--csv`.
 
 use super::chunks::{first_pass, write_chunks};
+use super::share_json::JsonRowLayout;
 use super::table::{text_width, Align, StreamTable, Table};
 use super::{CliResult, Failure, Global};
 use fairsort::fairshare::{
@@ -11,7 +12,7 @@ use fairsort::fairshare::{
 use fairsort::formats::TreeFormat;
 use fairsort::queue::fixed::push_fixed;
 use fairsort::scenario::{Base, ScenarioBuilder, ScenarioError};
-use serde::ser::{SerializeMap, Serializer};
+use serde::ser::Serializer;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 use std::collections::HashSet;
@@ -230,7 +231,7 @@ fn to_json(v: &Value) -> String {
 /// One output cell, borrowed from the tree and the result: what `--json` prints as a JSON value
 /// and `--csv` as text.
 #[derive(Debug, Clone, Copy)]
-enum Cell<'a> {
+pub(super) enum Cell<'a> {
     /// JSON `null`, an empty CSV cell.
     Null,
     /// A string (names, "parent", "inf", "-inf").
@@ -402,55 +403,25 @@ fn cell<'a>(tree: &'a Tree, id: NodeId, row: &ShareRow, field: Field) -> Cell<'a
     }
 }
 
-struct JsonRow<'a> {
-    tree: &'a Tree,
-    id: NodeId,
-    row: ShareRow,
-    fields: &'a [Field],
-}
-
-impl Serialize for JsonRow<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(Some(self.fields.len()))?;
-        for &f in self.fields {
-            m.serialize_entry(f.name(), &cell(self.tree, self.id, &self.row, f))?;
-        }
-        m.end()
-    }
-}
-
-/// `share --json`: what `serde_json::to_writer_pretty` writes for a [`JsonDoc`], with the rows
-/// rendered on two threads ([`write_chunks`]): each row pretty-printed alone, its lines moved
-/// two levels in (rows hold no nested values, and strings no raw newlines).
+/// `share --json`: what `serde_json::to_writer_pretty` wrote for the whole document, with the rows
+/// rendered on two threads ([`write_chunks`]) straight into the chunks' buffers
+/// ([`JsonRowLayout`]: each row as serde_json pretty-prints it alone, moved two levels in).
 fn write_json(out: &mut impl Write, tree: &Tree, result: &ShareResult) -> CliResult {
     let fields = json_fields(result.algorithm);
+    let layout = JsonRowLayout::new(fields.iter().map(|f| f.name()));
     out.write_all(b"{\n  \"algorithm\": ")?;
     serde_json::to_writer(&mut *out, result.algorithm.name()).map_err(Failure::from)?;
     out.write_all(b",\n  \"rows\": [")?;
     let order = tree.preorder();
     write_chunks(out, &order, |first, ids, buf| {
-        let mut one = Vec::new();
         for (j, &id) in ids.iter().enumerate() {
             buf.extend_from_slice(if first + j == 0 {
                 b"\n    "
             } else {
                 b",\n    "
             });
-            one.clear();
-            let row = JsonRow {
-                tree,
-                id,
-                row: result.row(id),
-                fields: &fields,
-            };
-            serde_json::to_writer_pretty(&mut one, &row).map_err(std::io::Error::other)?;
-            let mut from = 0;
-            for nl in memchr::memchr_iter(b'\n', &one) {
-                buf.extend_from_slice(&one[from..nl]);
-                buf.extend_from_slice(b"\n    ");
-                from = nl + 1;
-            }
-            buf.extend_from_slice(&one[from..]);
+            let row = result.row(id);
+            layout.write_row(buf, fields.iter().map(|&f| cell(tree, id, &row, f)));
         }
         Ok(())
     })?;
