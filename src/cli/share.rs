@@ -529,71 +529,109 @@ fn sshare_table(out: &mut impl Write, tree: &Tree, result: &ShareResult) -> CliR
     }
     let mut t = StreamTable::new(&cols);
     let order = tree.preorder();
-    // First pass: the widths, from the names and integers; the floats are formatted once, into
-    // one buffer (`per_row` cells a row).
-    let per_row = cols.len() - 4;
+    // First pass: the widths, from the names, the integers and the floats' digits (a float is
+    // formatted here only where its width is not plain from its value: see `f6_width`); the
+    // floats are formatted once, by the second pass (keeping a million rows' formatted cells
+    // for it was 65 MB of fresh pages, more than formatting them).
     let algorithm = result.algorithm;
-    let floats = first_pass(&mut t, &order, per_row, 9, |part, t, floats| {
-        let mut shares = String::new();
+    first_pass(&mut t, &order, 0, 0, |part, t, _| {
+        let mut scratch = String::new();
         for &id in part {
             let n = tree.node(id);
             let r = result.row(id);
             let (account, user) = names(tree, id);
             t.widen(0, n.depth + text_width(account));
             t.widen(1, user.map_or(0, text_width));
-            shares.clear();
-            shares_into(tree, id, &mut shares);
-            t.widen(2, shares.len());
-            t.widen(3, floats.push(|s| f6_into(r.norm_shares, s)));
+            scratch.clear();
+            shares_into(tree, id, &mut scratch);
+            t.widen(2, scratch.len());
+            t.widen(3, f6_width(r.norm_shares, &mut scratch));
             t.widen(4, decimal_digits(raw_usage_count(n.raw_usage)));
-            t.widen(5, floats.push(|s| f6_into(r.norm_usage, s)));
-            t.widen(6, floats.push(|s| f6_into(r.effective_usage, s)));
-            t.widen(7, floats.push(|s| f6_into(r.fairshare, s)));
+            t.widen(5, f6_width(r.norm_usage, &mut scratch));
+            t.widen(6, f6_width(r.effective_usage, &mut scratch));
+            t.widen(7, f6_width(r.fairshare, &mut scratch));
             match algorithm {
-                Algorithm::FairTree => t.widen(8, floats.push(|s| f6_into(r.level_fs, s))),
-                Algorithm::Ticket => t.widen(
-                    8,
-                    floats.push(|s| {
-                        if let Some(x) = r.tickets {
-                            push_fixed(s, x, 0);
-                        }
-                    }),
-                ),
+                Algorithm::FairTree => t.widen(8, f6_width(r.level_fs, &mut scratch)),
+                Algorithm::Ticket => {
+                    scratch.clear();
+                    tickets_into(r.tickets, &mut scratch);
+                    t.widen(8, scratch.len());
+                }
                 _ => {}
             }
         }
     });
     t.write_header(out)?;
     let t = &t;
-    write_chunks(out, &order, |first, ids, buf| {
+    write_chunks(out, &order, |_, ids, buf| {
         let mut t = t.clone();
         let (mut account, mut usage, mut shares) = (String::new(), String::new(), String::new());
-        for (j, &id) in ids.iter().enumerate() {
-            let i = first + j;
+        let mut f: [String; 5] = Default::default();
+        for &id in ids {
             let n = tree.node(id);
+            let r = result.row(id);
             let (name, user) = names(tree, id);
             indented(&mut account, n.depth, name);
             shares.clear();
             shares_into(tree, id, &mut shares);
             usage.clear();
             let _ = write!(usage, "{}", raw_usage_count(n.raw_usage));
-            let f = |k: usize| floats.get(i, k);
+            for (cell, v) in
+                f.iter_mut()
+                    .zip([r.norm_shares, r.norm_usage, r.effective_usage, r.fairshare])
+            {
+                cell.clear();
+                f6_into(v, cell);
+            }
+            f[4].clear();
+            match algorithm {
+                Algorithm::FairTree => f6_into(r.level_fs, &mut f[4]),
+                Algorithm::Ticket => tickets_into(r.tickets, &mut f[4]),
+                _ => {}
+            }
             let cells = [
                 account.as_str(),
                 user.unwrap_or(""),
                 shares.as_str(),
-                f(0),
+                &f[0],
                 usage.as_str(),
-                f(1),
-                f(2),
-                f(3),
-                f(4),
+                &f[1],
+                &f[2],
+                &f[3],
+                &f[4],
             ];
             t.write_row(buf, &cells[..cols.len()])?;
         }
         Ok(())
     })?;
     Ok(())
+}
+
+/// The Tickets cell: whole tickets, blank when absent.
+fn tickets_into(v: Option<f64>, out: &mut String) {
+    if let Some(x) = v {
+        push_fixed(out, x, 0);
+    }
+}
+
+/// The width of [`f6_into`]'s text for `v`, from the digits of its integer part when rounding
+/// to six decimals cannot carry into it (a fraction under 0.999, a value of at most 15 digits,
+/// positive); any other value is formatted into `scratch` and measured.
+fn f6_width(v: Option<f64>, scratch: &mut String) -> usize {
+    match v {
+        Some(x) if x.is_sign_positive() && x < 1e15 => {
+            let whole = x.trunc();
+            // Exact: `x - trunc(x)` of a finite double loses no bits.
+            if x - whole < 0.999 {
+                return decimal_digits(whole as u64) + 7;
+            }
+        }
+        None => return 0,
+        Some(_) => {}
+    }
+    scratch.clear();
+    f6_into(v, scratch);
+    scratch.len()
 }
 
 /// sshare's RawUsage column: whole units, negative as 0.
@@ -724,65 +762,85 @@ fn left(out: &mut Vec<u8>, s: &str, width: usize) {
     spaces(out, width.saturating_sub(s.chars().count()));
 }
 
-/// `flux account view-bank -t` layout (flux.md §5): 20-column fields, written row by row
-/// (core's `{:>20}` padding, a character at a time, was half of the rows' time).
+/// `flux account view-bank -t` layout (flux.md §5): 20-column fields, the rows rendered on two
+/// threads ([`write_chunks`]; core's `{:>20}` padding, a character at a time, was half of the
+/// rows' time).
 fn flux_table(out: &mut impl Write, tree: &Tree, result: &ShareResult) -> CliResult {
     write!(out, "{:<20}", "Bank")?;
     for h in ["Username", "Active", "RawShares", "RawUsage", "Fairshare"] {
         write!(out, "{h:>20}")?;
     }
     writeln!(out)?;
-    let (mut shares, mut usage, mut fs, mut six) =
-        (String::new(), String::new(), String::new(), String::new());
-    let mut line = Vec::new();
-    for id in tree.preorder() {
-        line.clear();
-        let n = tree.node(id);
-        shares.clear();
-        match n.shares {
-            Shares::Count(c) => {
-                let _ = write!(shares, "{c}");
-            }
-            Shares::Parent => shares.push_str("parent"),
+    let order = tree.preorder();
+    write_chunks(out, &order, |_, ids, line| {
+        let (mut shares, mut usage, mut fs, mut six) =
+            (String::new(), String::new(), String::new(), String::new());
+        for &id in ids {
+            flux_row(
+                tree,
+                result,
+                id,
+                line,
+                [&mut shares, &mut usage, &mut fs, &mut six],
+            );
         }
-        usage.clear();
-        if id == tree.root() {
-            py_float_into((n.raw_usage * 100.0).round() / 100.0, &mut usage);
-            left(&mut line, &n.name, 20);
-            spaces(&mut line, 20);
-            for cell in ["true", &shares, &usage] {
-                right(&mut line, cell, 20);
-            }
-        } else if n.is_user() {
-            let d = n.depth - 1;
-            let bank = n.parent.map(|p| tree.node(p).name.as_str()).unwrap_or("");
-            py_float_into(n.raw_usage, &mut usage);
-            fs.clear();
-            if let Some(f) = result.row(id).fairshare {
-                six.clear();
-                push_fixed(&mut six, f, 6);
-                py_float_into(six.parse().unwrap_or(f), &mut fs);
-            }
-            spaces(&mut line, d + 1);
-            left(&mut line, bank, 20);
-            right(&mut line, &n.name, 20usize.saturating_sub(d + 1));
-            for cell in ["true", &shares, &usage, &fs] {
-                right(&mut line, cell, 20);
-            }
-        } else {
-            let d = n.depth;
-            py_float_into(n.raw_usage, &mut usage);
-            spaces(&mut line, d);
-            left(&mut line, &n.name, 20);
-            spaces(&mut line, 20usize.saturating_sub(d));
-            for cell in ["true", &shares, &usage] {
-                right(&mut line, cell, 20);
-            }
-        }
-        line.push(b'\n');
-        out.write_all(&line)?;
-    }
+        Ok(())
+    })?;
     Ok(())
+}
+
+/// Appends node `id`'s line of the flux table to `line` (`scratch`: four reused strings).
+fn flux_row(
+    tree: &Tree,
+    result: &ShareResult,
+    id: NodeId,
+    line: &mut Vec<u8>,
+    scratch: [&mut String; 4],
+) {
+    let [shares, usage, fs, six] = scratch;
+    let n = tree.node(id);
+    shares.clear();
+    match n.shares {
+        Shares::Count(c) => {
+            let _ = write!(shares, "{c}");
+        }
+        Shares::Parent => shares.push_str("parent"),
+    }
+    usage.clear();
+    if id == tree.root() {
+        py_float_into((n.raw_usage * 100.0).round() / 100.0, usage);
+        left(line, &n.name, 20);
+        spaces(line, 20);
+        for cell in ["true", shares.as_str(), usage.as_str()] {
+            right(line, cell, 20);
+        }
+    } else if n.is_user() {
+        let d = n.depth - 1;
+        let bank = n.parent.map(|p| tree.node(p).name.as_str()).unwrap_or("");
+        py_float_into(n.raw_usage, usage);
+        fs.clear();
+        if let Some(f) = result.row(id).fairshare {
+            six.clear();
+            push_fixed(six, f, 6);
+            py_float_into(six.parse().unwrap_or(f), fs);
+        }
+        spaces(line, d + 1);
+        left(line, bank, 20);
+        right(line, &n.name, 20usize.saturating_sub(d + 1));
+        for cell in ["true", shares.as_str(), usage.as_str(), fs.as_str()] {
+            right(line, cell, 20);
+        }
+    } else {
+        let d = n.depth;
+        py_float_into(n.raw_usage, usage);
+        spaces(line, d);
+        left(line, &n.name, 20);
+        spaces(line, 20usize.saturating_sub(d));
+        for cell in ["true", shares.as_str(), usage.as_str()] {
+            right(line, cell, 20);
+        }
+    }
+    line.push(b'\n');
 }
 
 /// User associations in tree order with every algorithm's factor.
@@ -845,4 +903,61 @@ fn compare_table(tree: &Tree, results: &[ShareResult]) -> String {
         t.row(r);
     }
     t.render()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The width from the digits is the formatted text's length, around every carry and edge.
+    #[test]
+    fn f6_width_is_the_formatted_length() {
+        let mut values = vec![
+            0.0,
+            -0.0,
+            1e-7,
+            -1e-7,
+            0.5,
+            0.9989999,
+            0.999,
+            0.9999994,
+            0.9999995,
+            0.99999951,
+            0.9999996,
+            9.9999994,
+            9.9999995,
+            9.9999996,
+            99.99999949999,
+            123456.7,
+            f64::MIN_POSITIVE,
+            5e-324,
+            1e15 - 1.0,
+            1e15 - 0.5,
+            1e15,
+            1e15 + 2.0,
+            9.99999999999999e14,
+            1.8e19,
+            1e300,
+            f64::MAX,
+            -3.25,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+        ];
+        let mut x = 1.0f64;
+        for _ in 0..20 {
+            for d in [-1e-6, -5e-7, -4.9e-7, 0.0, 4.9e-7, 5e-7, 1e-6] {
+                values.push(x + d);
+                values.push(x - 1.0 + d);
+                values.push(x / 3.0);
+            }
+            x *= 10.0;
+        }
+        let mut scratch = String::new();
+        for v in values.into_iter().map(Some).chain([None]) {
+            let mut text = String::new();
+            f6_into(v, &mut text);
+            assert_eq!(f6_width(v, &mut scratch), text.len(), "{v:?} -> {text:?}");
+        }
+    }
 }
