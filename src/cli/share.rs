@@ -433,7 +433,8 @@ fn write_json(out: &mut impl Write, tree: &Tree, result: &ShareResult) -> CliRes
     Ok(())
 }
 
-/// `share --csv`: a header, then the rows rendered on two threads ([`write_chunks`]).
+/// `share --csv`: a header, then the rows rendered on two threads ([`write_chunks`]) straight
+/// into the chunks' buffers, each field as the `csv` crate writes it ([`push_csv_field`]).
 fn write_csv(out: &mut impl Write, tree: &Tree, result: &ShareResult) -> CliResult {
     let fields = fields(result.algorithm);
     let mut w = csv::Writer::from_writer(&mut *out);
@@ -443,19 +444,41 @@ fn write_csv(out: &mut impl Write, tree: &Tree, result: &ShareResult) -> CliResu
     drop(w);
     let order = tree.preorder();
     write_chunks(out, &order, |_, ids, buf| {
-        let mut w = csv::Writer::from_writer(buf);
-        let mut cells: Vec<Vec<u8>> = vec![Vec::new(); fields.len()];
         for &id in ids {
             let row = result.row(id);
-            for (text, &f) in cells.iter_mut().zip(&fields) {
-                text.clear();
-                cell(tree, id, &row, f).write_text(text);
+            for (k, &f) in fields.iter().enumerate() {
+                if k > 0 {
+                    buf.push(b',');
+                }
+                push_csv_field(buf, cell(tree, id, &row, f));
             }
-            w.write_record(&cells).map_err(std::io::Error::other)?;
+            buf.push(b'\n');
         }
-        w.flush()
+        Ok(())
     })?;
     Ok(())
+}
+
+/// Appends a cell's text as a field of a record of several fields, as the `csv` crate's writer
+/// (default settings) writes it: quoted, with quotes doubled, when it holds a `,`, a `"`, a
+/// `\r` or a `\n`; as is otherwise.
+fn push_csv_field(buf: &mut Vec<u8>, cell: Cell<'_>) {
+    let start = buf.len();
+    cell.write_text(buf);
+    let needs_quotes = buf[start..]
+        .iter()
+        .any(|&b| matches!(b, b',' | b'"' | b'\r' | b'\n'));
+    if needs_quotes {
+        let text = buf.split_off(start);
+        buf.push(b'"');
+        for &b in &text {
+            if b == b'"' {
+                buf.push(b'"');
+            }
+            buf.push(b);
+        }
+        buf.push(b'"');
+    }
 }
 
 fn csv_text(header: &[String], rows: Vec<Vec<String>>) -> Result<String, Failure> {
@@ -908,6 +931,75 @@ fn compare_table(tree: &Tree, results: &[ShareResult]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Rows of fields written as the `csv` crate writes them, whatever the names hold.
+    #[test]
+    fn csv_fields_are_the_csv_crates() {
+        let mut texts: Vec<String> = (0x20u8..0x7f).map(|b| format!("a{}b", b as char)).collect();
+        texts.extend(
+            [
+                "",
+                "\"",
+                "\"\"",
+                ",",
+                "a,\"b\"",
+                "\r",
+                "\n",
+                "x\r\ny",
+                "\t",
+                " ",
+                "#c",
+                "'",
+                "j\u{e9}r\u{f4}me",
+                "\u{4e2d}",
+                "\u{a0}",
+                "\u{7f}",
+                "parent",
+                "inf",
+            ]
+            .map(String::from),
+        );
+        fn cells(t: &str) -> [Cell<'_>; 5] {
+            [
+                Cell::Text(t),
+                Cell::Null,
+                Cell::Int(7),
+                Cell::Num(0.1),
+                Cell::Text(t),
+            ]
+        }
+        let mut want = csv::Writer::from_writer(Vec::new());
+        let mut got = Vec::new();
+        for t in &texts {
+            let row = cells(t);
+            let mut text = Vec::new();
+            let record: Vec<Vec<u8>> = row
+                .iter()
+                .map(|c| {
+                    text.clear();
+                    c.write_text(&mut text);
+                    text.clone()
+                })
+                .collect();
+            want.write_record(&record).unwrap();
+            for (k, c) in row.into_iter().enumerate() {
+                if k > 0 {
+                    got.push(b',');
+                }
+                push_csv_field(&mut got, c);
+            }
+            got.push(b'\n');
+        }
+        let want = want.into_inner().unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&got),
+            String::from_utf8_lossy(&want)
+        );
+        assert!(
+            want.windows(4).any(|w| w == b"\"a,b"),
+            "some fields are quoted"
+        );
+    }
 
     /// The width from the digits is the formatted text's length, around every carry and edge.
     #[test]
