@@ -88,18 +88,23 @@ pub fn run(args: Args, global: &Global) -> CliResult {
         .algorithm
         .or(home_algorithm)
         .ok_or_else(|| Failure::usage("--algorithm is required with --tree (or use --compare)"))?;
-    // The pbsfs table's order is a walk of the tree alone: made on the other thread while the
-    // values are computed.
+    // The rows' order is a walk of the tree alone (the pbsfs table's own order, else the tree
+    // order): made on the other thread while the values are computed.
     let pbs_rows = algorithm == Algorithm::Pbs && !args.json && !args.csv && args.explain.is_none();
-    let (result, pbs_order) = if pbs_rows && tree.len() >= fairsort::parallel::PARALLEL_MIN_JOBS {
-        let (r, o) = fairsort::parallel::join(
-            || compute(&tree, algorithm, &opts),
-            || fairsort::fairshare::pbs::pbsfs_order(&tree),
-        );
-        (r, Some(o))
-    } else {
-        (compute(&tree, algorithm, &opts), None)
+    let walk = || {
+        if pbs_rows {
+            fairsort::fairshare::pbs::pbsfs_order(&tree)
+        } else {
+            tree.preorder()
+        }
     };
+    let (result, order) =
+        if args.explain.is_none() && tree.len() >= fairsort::parallel::PARALLEL_MIN_JOBS {
+            let (r, o) = fairsort::parallel::join(|| compute(&tree, algorithm, &opts), walk);
+            (r, Some(o))
+        } else {
+            (compute(&tree, algorithm, &opts), None)
+        };
     let result = result.map_err(share_failure)?;
     if let Some(who) = &args.explain {
         let id = find_user(&tree, who)?;
@@ -114,15 +119,18 @@ pub fn run(args: Args, global: &Global) -> CliResult {
             explain::render(&e)
         };
         out.write_all(text.as_bytes())?;
-    } else if args.json {
-        write_json(&mut out, &tree, &result)?;
-    } else if args.csv {
-        write_csv(&mut out, &tree, &result)?;
+    } else if pbs_rows {
+        pbs_table(&mut out, &tree, &result, order)?;
     } else {
-        match algorithm {
-            Algorithm::Pbs => pbs_table(&mut out, &tree, &result, pbs_order)?,
-            Algorithm::Flux => flux_table(&mut out, &tree, &result)?,
-            _ => sshare_table(&mut out, &tree, &result)?,
+        let order = order.unwrap_or_else(|| tree.preorder());
+        if args.json {
+            write_json(&mut out, &tree, &result, &order)?;
+        } else if args.csv {
+            write_csv(&mut out, &tree, &result, &order)?;
+        } else if algorithm == Algorithm::Flux {
+            flux_table(&mut out, &tree, &result, &order)?;
+        } else {
+            sshare_table(&mut out, &tree, &result, &order)?;
         }
     }
     out.flush()?;
@@ -406,14 +414,18 @@ fn cell<'a>(tree: &'a Tree, id: NodeId, row: &ShareRow, field: Field) -> Cell<'a
 /// `share --json`: what `serde_json::to_writer_pretty` wrote for the whole document, with the rows
 /// rendered on two threads ([`write_chunks`]) straight into the chunks' buffers
 /// ([`JsonRowLayout`]: each row as serde_json pretty-prints it alone, moved two levels in).
-fn write_json(out: &mut impl Write, tree: &Tree, result: &ShareResult) -> CliResult {
+fn write_json(
+    out: &mut impl Write,
+    tree: &Tree,
+    result: &ShareResult,
+    order: &[NodeId],
+) -> CliResult {
     let fields = json_fields(result.algorithm);
     let layout = JsonRowLayout::new(fields.iter().map(|f| f.name()));
     out.write_all(b"{\n  \"algorithm\": ")?;
     serde_json::to_writer(&mut *out, result.algorithm.name()).map_err(Failure::from)?;
     out.write_all(b",\n  \"rows\": [")?;
-    let order = tree.preorder();
-    write_chunks(out, &order, |first, ids, buf| {
+    write_chunks(out, order, |first, ids, buf| {
         for (j, &id) in ids.iter().enumerate() {
             buf.extend_from_slice(if first + j == 0 {
                 b"\n    "
@@ -435,15 +447,19 @@ fn write_json(out: &mut impl Write, tree: &Tree, result: &ShareResult) -> CliRes
 
 /// `share --csv`: a header, then the rows rendered on two threads ([`write_chunks`]) straight
 /// into the chunks' buffers, each field as the `csv` crate writes it ([`push_csv_field`]).
-fn write_csv(out: &mut impl Write, tree: &Tree, result: &ShareResult) -> CliResult {
+fn write_csv(
+    out: &mut impl Write,
+    tree: &Tree,
+    result: &ShareResult,
+    order: &[NodeId],
+) -> CliResult {
     let fields = fields(result.algorithm);
     let mut w = csv::Writer::from_writer(&mut *out);
     w.write_record(fields.iter().map(|f| f.name()))
         .map_err(Failure::from)?;
     w.flush()?;
     drop(w);
-    let order = tree.preorder();
-    write_chunks(out, &order, |_, ids, buf| {
+    write_chunks(out, order, |_, ids, buf| {
         for &id in ids {
             let row = result.row(id);
             for (k, &f) in fields.iter().enumerate() {
@@ -534,7 +550,12 @@ fn indented(s: &mut String, indent: usize, name: &str) {
 /// sshare -l style: the Account column indented one space per depth, as Slurm's
 /// `slurmdb_tree_name_get` does (an account one space deeper than its parent; a user row shows
 /// its account one space deeper than the account's row, i.e. at the user's own depth).
-fn sshare_table(out: &mut impl Write, tree: &Tree, result: &ShareResult) -> CliResult {
+fn sshare_table(
+    out: &mut impl Write,
+    tree: &Tree,
+    result: &ShareResult,
+    order: &[NodeId],
+) -> CliResult {
     let mut cols = vec![
         ("Account", Align::Left),
         ("User", Align::Right),
@@ -551,13 +572,12 @@ fn sshare_table(out: &mut impl Write, tree: &Tree, result: &ShareResult) -> CliR
         _ => {}
     }
     let mut t = StreamTable::new(&cols);
-    let order = tree.preorder();
     // First pass: the widths, from the names, the integers and the floats' digits (a float is
     // formatted here only where its width is not plain from its value: see `f6_width`); the
     // floats are formatted once, by the second pass (keeping a million rows' formatted cells
     // for it was 65 MB of fresh pages, more than formatting them).
     let algorithm = result.algorithm;
-    first_pass(&mut t, &order, 0, 0, |part, t, _| {
+    first_pass(&mut t, order, 0, 0, |part, t, _| {
         let mut scratch = String::new();
         for &id in part {
             let n = tree.node(id);
@@ -586,7 +606,7 @@ fn sshare_table(out: &mut impl Write, tree: &Tree, result: &ShareResult) -> CliR
     });
     t.write_header(out)?;
     let t = &t;
-    write_chunks(out, &order, |_, ids, buf| {
+    write_chunks(out, order, |_, ids, buf| {
         let mut t = t.clone();
         let (mut account, mut usage, mut shares) = (String::new(), String::new(), String::new());
         let mut f: [String; 5] = Default::default();
@@ -788,14 +808,18 @@ fn left(out: &mut Vec<u8>, s: &str, width: usize) {
 /// `flux account view-bank -t` layout (flux.md §5): 20-column fields, the rows rendered on two
 /// threads ([`write_chunks`]; core's `{:>20}` padding, a character at a time, was half of the
 /// rows' time).
-fn flux_table(out: &mut impl Write, tree: &Tree, result: &ShareResult) -> CliResult {
+fn flux_table(
+    out: &mut impl Write,
+    tree: &Tree,
+    result: &ShareResult,
+    order: &[NodeId],
+) -> CliResult {
     write!(out, "{:<20}", "Bank")?;
     for h in ["Username", "Active", "RawShares", "RawUsage", "Fairshare"] {
         write!(out, "{h:>20}")?;
     }
     writeln!(out)?;
-    let order = tree.preorder();
-    write_chunks(out, &order, |_, ids, line| {
+    write_chunks(out, order, |_, ids, line| {
         let (mut shares, mut usage, mut fs, mut six) =
             (String::new(), String::new(), String::new(), String::new());
         for &id in ids {
