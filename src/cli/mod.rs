@@ -23,6 +23,7 @@ pub mod progress;
 pub mod qmgr;
 pub mod replay;
 pub mod share;
+mod share_json;
 pub mod shell;
 pub mod slurm;
 pub mod tree;

@@ -3,6 +3,7 @@
 //! algorithm's own system (sshare, pbsfs, `flux account view-bank -t`), `--json` or `--csv`.
 
 use super::chunks::{first_pass, write_chunks};
+use super::share_json::JsonRowLayout;
 use super::table::{text_width, Align, StreamTable, Table};
 use super::{CliResult, Failure, Global};
 use fairsort::fairshare::{
@@ -11,7 +12,7 @@ use fairsort::fairshare::{
 use fairsort::formats::TreeFormat;
 use fairsort::queue::fixed::push_fixed;
 use fairsort::scenario::{Base, ScenarioBuilder, ScenarioError};
-use serde::ser::{SerializeMap, Serializer};
+use serde::ser::Serializer;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 use std::collections::HashSet;
@@ -87,18 +88,23 @@ pub fn run(args: Args, global: &Global) -> CliResult {
         .algorithm
         .or(home_algorithm)
         .ok_or_else(|| Failure::usage("--algorithm is required with --tree (or use --compare)"))?;
-    // The pbsfs table's order is a walk of the tree alone: made on the other thread while the
-    // values are computed.
+    // The rows' order is a walk of the tree alone (the pbsfs table's own order, else the tree
+    // order): made on the other thread while the values are computed.
     let pbs_rows = algorithm == Algorithm::Pbs && !args.json && !args.csv && args.explain.is_none();
-    let (result, pbs_order) = if pbs_rows && tree.len() >= fairsort::parallel::PARALLEL_MIN_JOBS {
-        let (r, o) = fairsort::parallel::join(
-            || compute(&tree, algorithm, &opts),
-            || fairsort::fairshare::pbs::pbsfs_order(&tree),
-        );
-        (r, Some(o))
-    } else {
-        (compute(&tree, algorithm, &opts), None)
+    let walk = || {
+        if pbs_rows {
+            fairsort::fairshare::pbs::pbsfs_order(&tree)
+        } else {
+            tree.preorder()
+        }
     };
+    let (result, order) =
+        if args.explain.is_none() && tree.len() >= fairsort::parallel::PARALLEL_MIN_JOBS {
+            let (r, o) = fairsort::parallel::join(|| compute(&tree, algorithm, &opts), walk);
+            (r, Some(o))
+        } else {
+            (compute(&tree, algorithm, &opts), None)
+        };
     let result = result.map_err(share_failure)?;
     if let Some(who) = &args.explain {
         let id = find_user(&tree, who)?;
@@ -113,15 +119,18 @@ pub fn run(args: Args, global: &Global) -> CliResult {
             explain::render(&e)
         };
         out.write_all(text.as_bytes())?;
-    } else if args.json {
-        write_json(&mut out, &tree, &result)?;
-    } else if args.csv {
-        write_csv(&mut out, &tree, &result)?;
+    } else if pbs_rows {
+        pbs_table(&mut out, &tree, &result, order)?;
     } else {
-        match algorithm {
-            Algorithm::Pbs => pbs_table(&mut out, &tree, &result, pbs_order)?,
-            Algorithm::Flux => flux_table(&mut out, &tree, &result)?,
-            _ => sshare_table(&mut out, &tree, &result)?,
+        let order = order.unwrap_or_else(|| tree.preorder());
+        if args.json {
+            write_json(&mut out, &tree, &result, &order)?;
+        } else if args.csv {
+            write_csv(&mut out, &tree, &result, &order)?;
+        } else if algorithm == Algorithm::Flux {
+            flux_table(&mut out, &tree, &result, &order)?;
+        } else {
+            sshare_table(&mut out, &tree, &result, &order)?;
         }
     }
     out.flush()?;
@@ -230,7 +239,7 @@ fn to_json(v: &Value) -> String {
 /// One output cell, borrowed from the tree and the result: what `--json` prints as a JSON value
 /// and `--csv` as text.
 #[derive(Debug, Clone, Copy)]
-enum Cell<'a> {
+pub(super) enum Cell<'a> {
     /// JSON `null`, an empty CSV cell.
     Null,
     /// A string (names, "parent", "inf", "-inf").
@@ -402,55 +411,29 @@ fn cell<'a>(tree: &'a Tree, id: NodeId, row: &ShareRow, field: Field) -> Cell<'a
     }
 }
 
-struct JsonRow<'a> {
-    tree: &'a Tree,
-    id: NodeId,
-    row: ShareRow,
-    fields: &'a [Field],
-}
-
-impl Serialize for JsonRow<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(Some(self.fields.len()))?;
-        for &f in self.fields {
-            m.serialize_entry(f.name(), &cell(self.tree, self.id, &self.row, f))?;
-        }
-        m.end()
-    }
-}
-
-/// `share --json`: what `serde_json::to_writer_pretty` writes for a [`JsonDoc`], with the rows
-/// rendered on two threads ([`write_chunks`]): each row pretty-printed alone, its lines moved
-/// two levels in (rows hold no nested values, and strings no raw newlines).
-fn write_json(out: &mut impl Write, tree: &Tree, result: &ShareResult) -> CliResult {
+/// `share --json`: what `serde_json::to_writer_pretty` wrote for the whole document, with the rows
+/// rendered on two threads ([`write_chunks`]) straight into the chunks' buffers
+/// ([`JsonRowLayout`]: each row as serde_json pretty-prints it alone, moved two levels in).
+fn write_json(
+    out: &mut impl Write,
+    tree: &Tree,
+    result: &ShareResult,
+    order: &[NodeId],
+) -> CliResult {
     let fields = json_fields(result.algorithm);
+    let layout = JsonRowLayout::new(fields.iter().map(|f| f.name()));
     out.write_all(b"{\n  \"algorithm\": ")?;
     serde_json::to_writer(&mut *out, result.algorithm.name()).map_err(Failure::from)?;
     out.write_all(b",\n  \"rows\": [")?;
-    let order = tree.preorder();
-    write_chunks(out, &order, |first, ids, buf| {
-        let mut one = Vec::new();
+    write_chunks(out, order, |first, ids, buf| {
         for (j, &id) in ids.iter().enumerate() {
             buf.extend_from_slice(if first + j == 0 {
                 b"\n    "
             } else {
                 b",\n    "
             });
-            one.clear();
-            let row = JsonRow {
-                tree,
-                id,
-                row: result.row(id),
-                fields: &fields,
-            };
-            serde_json::to_writer_pretty(&mut one, &row).map_err(std::io::Error::other)?;
-            let mut from = 0;
-            for nl in memchr::memchr_iter(b'\n', &one) {
-                buf.extend_from_slice(&one[from..nl]);
-                buf.extend_from_slice(b"\n    ");
-                from = nl + 1;
-            }
-            buf.extend_from_slice(&one[from..]);
+            let row = result.row(id);
+            layout.write_row(buf, fields.iter().map(|&f| cell(tree, id, &row, f)));
         }
         Ok(())
     })?;
@@ -462,29 +445,56 @@ fn write_json(out: &mut impl Write, tree: &Tree, result: &ShareResult) -> CliRes
     Ok(())
 }
 
-/// `share --csv`: a header, then the rows rendered on two threads ([`write_chunks`]).
-fn write_csv(out: &mut impl Write, tree: &Tree, result: &ShareResult) -> CliResult {
+/// `share --csv`: a header, then the rows rendered on two threads ([`write_chunks`]) straight
+/// into the chunks' buffers, each field as the `csv` crate writes it ([`push_csv_field`]).
+fn write_csv(
+    out: &mut impl Write,
+    tree: &Tree,
+    result: &ShareResult,
+    order: &[NodeId],
+) -> CliResult {
     let fields = fields(result.algorithm);
     let mut w = csv::Writer::from_writer(&mut *out);
     w.write_record(fields.iter().map(|f| f.name()))
         .map_err(Failure::from)?;
     w.flush()?;
     drop(w);
-    let order = tree.preorder();
-    write_chunks(out, &order, |_, ids, buf| {
-        let mut w = csv::Writer::from_writer(buf);
-        let mut cells: Vec<Vec<u8>> = vec![Vec::new(); fields.len()];
+    write_chunks(out, order, |_, ids, buf| {
         for &id in ids {
             let row = result.row(id);
-            for (text, &f) in cells.iter_mut().zip(&fields) {
-                text.clear();
-                cell(tree, id, &row, f).write_text(text);
+            for (k, &f) in fields.iter().enumerate() {
+                if k > 0 {
+                    buf.push(b',');
+                }
+                push_csv_field(buf, cell(tree, id, &row, f));
             }
-            w.write_record(&cells).map_err(std::io::Error::other)?;
+            buf.push(b'\n');
         }
-        w.flush()
+        Ok(())
     })?;
     Ok(())
+}
+
+/// Appends a cell's text as a field of a record of several fields, as the `csv` crate's writer
+/// (default settings) writes it: quoted, with quotes doubled, when it holds a `,`, a `"`, a
+/// `\r` or a `\n`; as is otherwise.
+fn push_csv_field(buf: &mut Vec<u8>, cell: Cell<'_>) {
+    let start = buf.len();
+    cell.write_text(buf);
+    let needs_quotes = buf[start..]
+        .iter()
+        .any(|&b| matches!(b, b',' | b'"' | b'\r' | b'\n'));
+    if needs_quotes {
+        let text = buf.split_off(start);
+        buf.push(b'"');
+        for &b in &text {
+            if b == b'"' {
+                buf.push(b'"');
+            }
+            buf.push(b);
+        }
+        buf.push(b'"');
+    }
 }
 
 fn csv_text(header: &[String], rows: Vec<Vec<String>>) -> Result<String, Failure> {
@@ -540,7 +550,12 @@ fn indented(s: &mut String, indent: usize, name: &str) {
 /// sshare -l style: the Account column indented one space per depth, as Slurm's
 /// `slurmdb_tree_name_get` does (an account one space deeper than its parent; a user row shows
 /// its account one space deeper than the account's row, i.e. at the user's own depth).
-fn sshare_table(out: &mut impl Write, tree: &Tree, result: &ShareResult) -> CliResult {
+fn sshare_table(
+    out: &mut impl Write,
+    tree: &Tree,
+    result: &ShareResult,
+    order: &[NodeId],
+) -> CliResult {
     let mut cols = vec![
         ("Account", Align::Left),
         ("User", Align::Right),
@@ -557,72 +572,109 @@ fn sshare_table(out: &mut impl Write, tree: &Tree, result: &ShareResult) -> CliR
         _ => {}
     }
     let mut t = StreamTable::new(&cols);
-    let order = tree.preorder();
-    // First pass: the widths, from the names and integers; the floats are formatted once, into
-    // one buffer (`per_row` cells a row).
-    let per_row = cols.len() - 4;
+    // First pass: the widths, from the names, the integers and the floats' digits (a float is
+    // formatted here only where its width is not plain from its value: see `f6_width`); the
+    // floats are formatted once, by the second pass (keeping a million rows' formatted cells
+    // for it was 65 MB of fresh pages, more than formatting them).
     let algorithm = result.algorithm;
-    let floats = first_pass(&mut t, &order, per_row, 9, |part, t, floats| {
-        let mut shares = String::new();
+    first_pass(&mut t, order, 0, 0, |part, t, _| {
+        let mut scratch = String::new();
         for &id in part {
             let n = tree.node(id);
             let r = result.row(id);
             let (account, user) = names(tree, id);
             t.widen(0, n.depth + text_width(account));
             t.widen(1, user.map_or(0, text_width));
-            shares.clear();
-            shares_into(tree, id, &mut shares);
-            t.widen(2, shares.len());
-            t.widen(3, floats.push(|s| f6_into(r.norm_shares, s)));
+            scratch.clear();
+            shares_into(tree, id, &mut scratch);
+            t.widen(2, scratch.len());
+            t.widen(3, f6_width(r.norm_shares, &mut scratch));
             t.widen(4, decimal_digits(raw_usage_count(n.raw_usage)));
-            t.widen(5, floats.push(|s| f6_into(r.norm_usage, s)));
-            t.widen(6, floats.push(|s| f6_into(r.effective_usage, s)));
-            t.widen(7, floats.push(|s| f6_into(r.fairshare, s)));
+            t.widen(5, f6_width(r.norm_usage, &mut scratch));
+            t.widen(6, f6_width(r.effective_usage, &mut scratch));
+            t.widen(7, f6_width(r.fairshare, &mut scratch));
             match algorithm {
-                Algorithm::FairTree => t.widen(8, floats.push(|s| f6_into(r.level_fs, s))),
-                Algorithm::Ticket => t.widen(
-                    8,
-                    floats.push(|s| {
-                        if let Some(x) = r.tickets {
-                            push_fixed(s, x, 0);
-                        }
-                    }),
-                ),
+                Algorithm::FairTree => t.widen(8, f6_width(r.level_fs, &mut scratch)),
+                Algorithm::Ticket => {
+                    scratch.clear();
+                    tickets_into(r.tickets, &mut scratch);
+                    t.widen(8, scratch.len());
+                }
                 _ => {}
             }
         }
     });
     t.write_header(out)?;
     let t = &t;
-    write_chunks(out, &order, |first, ids, buf| {
+    write_chunks(out, order, |_, ids, buf| {
         let mut t = t.clone();
         let (mut account, mut usage, mut shares) = (String::new(), String::new(), String::new());
-        for (j, &id) in ids.iter().enumerate() {
-            let i = first + j;
+        let mut f: [String; 5] = Default::default();
+        for &id in ids {
             let n = tree.node(id);
+            let r = result.row(id);
             let (name, user) = names(tree, id);
             indented(&mut account, n.depth, name);
             shares.clear();
             shares_into(tree, id, &mut shares);
             usage.clear();
             let _ = write!(usage, "{}", raw_usage_count(n.raw_usage));
-            let f = |k: usize| floats.get(i, k);
+            for (cell, v) in
+                f.iter_mut()
+                    .zip([r.norm_shares, r.norm_usage, r.effective_usage, r.fairshare])
+            {
+                cell.clear();
+                f6_into(v, cell);
+            }
+            f[4].clear();
+            match algorithm {
+                Algorithm::FairTree => f6_into(r.level_fs, &mut f[4]),
+                Algorithm::Ticket => tickets_into(r.tickets, &mut f[4]),
+                _ => {}
+            }
             let cells = [
                 account.as_str(),
                 user.unwrap_or(""),
                 shares.as_str(),
-                f(0),
+                &f[0],
                 usage.as_str(),
-                f(1),
-                f(2),
-                f(3),
-                f(4),
+                &f[1],
+                &f[2],
+                &f[3],
+                &f[4],
             ];
             t.write_row(buf, &cells[..cols.len()])?;
         }
         Ok(())
     })?;
     Ok(())
+}
+
+/// The Tickets cell: whole tickets, blank when absent.
+fn tickets_into(v: Option<f64>, out: &mut String) {
+    if let Some(x) = v {
+        push_fixed(out, x, 0);
+    }
+}
+
+/// The width of [`f6_into`]'s text for `v`, from the digits of its integer part when rounding
+/// to six decimals cannot carry into it (a fraction under 0.999, a value of at most 15 digits,
+/// positive); any other value is formatted into `scratch` and measured.
+fn f6_width(v: Option<f64>, scratch: &mut String) -> usize {
+    match v {
+        Some(x) if x.is_sign_positive() && x < 1e15 => {
+            let whole = x.trunc();
+            // Exact: `x - trunc(x)` of a finite double loses no bits.
+            if x - whole < 0.999 {
+                return decimal_digits(whole as u64) + 7;
+            }
+        }
+        None => return 0,
+        Some(_) => {}
+    }
+    scratch.clear();
+    f6_into(v, scratch);
+    scratch.len()
 }
 
 /// sshare's RawUsage column: whole units, negative as 0.
@@ -753,65 +805,89 @@ fn left(out: &mut Vec<u8>, s: &str, width: usize) {
     spaces(out, width.saturating_sub(s.chars().count()));
 }
 
-/// `flux account view-bank -t` layout (flux.md §5): 20-column fields, written row by row
-/// (core's `{:>20}` padding, a character at a time, was half of the rows' time).
-fn flux_table(out: &mut impl Write, tree: &Tree, result: &ShareResult) -> CliResult {
+/// `flux account view-bank -t` layout (flux.md §5): 20-column fields, the rows rendered on two
+/// threads ([`write_chunks`]; core's `{:>20}` padding, a character at a time, was half of the
+/// rows' time).
+fn flux_table(
+    out: &mut impl Write,
+    tree: &Tree,
+    result: &ShareResult,
+    order: &[NodeId],
+) -> CliResult {
     write!(out, "{:<20}", "Bank")?;
     for h in ["Username", "Active", "RawShares", "RawUsage", "Fairshare"] {
         write!(out, "{h:>20}")?;
     }
     writeln!(out)?;
-    let (mut shares, mut usage, mut fs, mut six) =
-        (String::new(), String::new(), String::new(), String::new());
-    let mut line = Vec::new();
-    for id in tree.preorder() {
-        line.clear();
-        let n = tree.node(id);
-        shares.clear();
-        match n.shares {
-            Shares::Count(c) => {
-                let _ = write!(shares, "{c}");
-            }
-            Shares::Parent => shares.push_str("parent"),
+    write_chunks(out, order, |_, ids, line| {
+        let (mut shares, mut usage, mut fs, mut six) =
+            (String::new(), String::new(), String::new(), String::new());
+        for &id in ids {
+            flux_row(
+                tree,
+                result,
+                id,
+                line,
+                [&mut shares, &mut usage, &mut fs, &mut six],
+            );
         }
-        usage.clear();
-        if id == tree.root() {
-            py_float_into((n.raw_usage * 100.0).round() / 100.0, &mut usage);
-            left(&mut line, &n.name, 20);
-            spaces(&mut line, 20);
-            for cell in ["true", &shares, &usage] {
-                right(&mut line, cell, 20);
-            }
-        } else if n.is_user() {
-            let d = n.depth - 1;
-            let bank = n.parent.map(|p| tree.node(p).name.as_str()).unwrap_or("");
-            py_float_into(n.raw_usage, &mut usage);
-            fs.clear();
-            if let Some(f) = result.row(id).fairshare {
-                six.clear();
-                push_fixed(&mut six, f, 6);
-                py_float_into(six.parse().unwrap_or(f), &mut fs);
-            }
-            spaces(&mut line, d + 1);
-            left(&mut line, bank, 20);
-            right(&mut line, &n.name, 20usize.saturating_sub(d + 1));
-            for cell in ["true", &shares, &usage, &fs] {
-                right(&mut line, cell, 20);
-            }
-        } else {
-            let d = n.depth;
-            py_float_into(n.raw_usage, &mut usage);
-            spaces(&mut line, d);
-            left(&mut line, &n.name, 20);
-            spaces(&mut line, 20usize.saturating_sub(d));
-            for cell in ["true", &shares, &usage] {
-                right(&mut line, cell, 20);
-            }
-        }
-        line.push(b'\n');
-        out.write_all(&line)?;
-    }
+        Ok(())
+    })?;
     Ok(())
+}
+
+/// Appends node `id`'s line of the flux table to `line` (`scratch`: four reused strings).
+fn flux_row(
+    tree: &Tree,
+    result: &ShareResult,
+    id: NodeId,
+    line: &mut Vec<u8>,
+    scratch: [&mut String; 4],
+) {
+    let [shares, usage, fs, six] = scratch;
+    let n = tree.node(id);
+    shares.clear();
+    match n.shares {
+        Shares::Count(c) => {
+            let _ = write!(shares, "{c}");
+        }
+        Shares::Parent => shares.push_str("parent"),
+    }
+    usage.clear();
+    if id == tree.root() {
+        py_float_into((n.raw_usage * 100.0).round() / 100.0, usage);
+        left(line, &n.name, 20);
+        spaces(line, 20);
+        for cell in ["true", shares.as_str(), usage.as_str()] {
+            right(line, cell, 20);
+        }
+    } else if n.is_user() {
+        let d = n.depth - 1;
+        let bank = n.parent.map(|p| tree.node(p).name.as_str()).unwrap_or("");
+        py_float_into(n.raw_usage, usage);
+        fs.clear();
+        if let Some(f) = result.row(id).fairshare {
+            six.clear();
+            push_fixed(six, f, 6);
+            py_float_into(six.parse().unwrap_or(f), fs);
+        }
+        spaces(line, d + 1);
+        left(line, bank, 20);
+        right(line, &n.name, 20usize.saturating_sub(d + 1));
+        for cell in ["true", shares.as_str(), usage.as_str(), fs.as_str()] {
+            right(line, cell, 20);
+        }
+    } else {
+        let d = n.depth;
+        py_float_into(n.raw_usage, usage);
+        spaces(line, d);
+        left(line, &n.name, 20);
+        spaces(line, 20usize.saturating_sub(d));
+        for cell in ["true", shares.as_str(), usage.as_str()] {
+            right(line, cell, 20);
+        }
+    }
+    line.push(b'\n');
 }
 
 /// User associations in tree order with every algorithm's factor.
@@ -874,4 +950,130 @@ fn compare_table(tree: &Tree, results: &[ShareResult]) -> String {
         t.row(r);
     }
     t.render()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Rows of fields written as the `csv` crate writes them, whatever the names hold.
+    #[test]
+    fn csv_fields_are_the_csv_crates() {
+        let mut texts: Vec<String> = (0x20u8..0x7f).map(|b| format!("a{}b", b as char)).collect();
+        texts.extend(
+            [
+                "",
+                "\"",
+                "\"\"",
+                ",",
+                "a,\"b\"",
+                "\r",
+                "\n",
+                "x\r\ny",
+                "\t",
+                " ",
+                "#c",
+                "'",
+                "j\u{e9}r\u{f4}me",
+                "\u{4e2d}",
+                "\u{a0}",
+                "\u{7f}",
+                "parent",
+                "inf",
+            ]
+            .map(String::from),
+        );
+        fn cells(t: &str) -> [Cell<'_>; 5] {
+            [
+                Cell::Text(t),
+                Cell::Null,
+                Cell::Int(7),
+                Cell::Num(0.1),
+                Cell::Text(t),
+            ]
+        }
+        let mut want = csv::Writer::from_writer(Vec::new());
+        let mut got = Vec::new();
+        for t in &texts {
+            let row = cells(t);
+            let mut text = Vec::new();
+            let record: Vec<Vec<u8>> = row
+                .iter()
+                .map(|c| {
+                    text.clear();
+                    c.write_text(&mut text);
+                    text.clone()
+                })
+                .collect();
+            want.write_record(&record).unwrap();
+            for (k, c) in row.into_iter().enumerate() {
+                if k > 0 {
+                    got.push(b',');
+                }
+                push_csv_field(&mut got, c);
+            }
+            got.push(b'\n');
+        }
+        let want = want.into_inner().unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&got),
+            String::from_utf8_lossy(&want)
+        );
+        assert!(
+            want.windows(4).any(|w| w == b"\"a,b"),
+            "some fields are quoted"
+        );
+    }
+
+    /// The width from the digits is the formatted text's length, around every carry and edge.
+    #[test]
+    fn f6_width_is_the_formatted_length() {
+        let mut values = vec![
+            0.0,
+            -0.0,
+            1e-7,
+            -1e-7,
+            0.5,
+            0.9989999,
+            0.999,
+            0.9999994,
+            0.9999995,
+            0.99999951,
+            0.9999996,
+            9.9999994,
+            9.9999995,
+            9.9999996,
+            99.99999949999,
+            123456.7,
+            f64::MIN_POSITIVE,
+            5e-324,
+            1e15 - 1.0,
+            1e15 - 0.5,
+            1e15,
+            1e15 + 2.0,
+            9.99999999999999e14,
+            1.8e19,
+            1e300,
+            f64::MAX,
+            -3.25,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+        ];
+        let mut x = 1.0f64;
+        for _ in 0..20 {
+            for d in [-1e-6, -5e-7, -4.9e-7, 0.0, 4.9e-7, 5e-7, 1e-6] {
+                values.push(x + d);
+                values.push(x - 1.0 + d);
+                values.push(x / 3.0);
+            }
+            x *= 10.0;
+        }
+        let mut scratch = String::new();
+        for v in values.into_iter().map(Some).chain([None]) {
+            let mut text = String::new();
+            f6_into(v, &mut text);
+            assert_eq!(f6_width(v, &mut scratch), text.len(), "{v:?} -> {text:?}");
+        }
+    }
 }

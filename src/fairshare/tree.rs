@@ -142,17 +142,18 @@ impl Tree {
         let mut tree = Tree::empty(source, unknown_shares, specs.len() + 3);
         let link = || links(&mut specs, root_name, root_usage, unknown_shares);
         let links = if tree.nodes.capacity() >= PARALLEL_MIN_JOBS {
-            // This thread takes the last part once the links are made (they take less time).
-            let spare = tree.nodes.spare_capacity_mut();
-            let (front, back) = spare.split_at_mut(spare.len() * 3 / 5);
+            // The memory is cut in 2 MiB parts that the pool thread takes one at a time from the
+            // start, and this thread too once the links are made: neither waits for the other
+            // (a fixed split left one thread idle for a tenth of a second, whichever was faster).
+            let parts = FaultParts::new(tree.nodes.spare_capacity_mut());
             let links = || {
                 let links = link();
                 if links.is_ok() {
-                    fault_in(back);
+                    parts.fault_in_all();
                 }
                 links
             };
-            crate::parallel::join(links, || fault_in(front)).0
+            crate::parallel::join(links, || parts.fault_in_all()).0
         } else {
             link()
         };
@@ -718,6 +719,37 @@ struct Links {
     child_list: Vec<usize>,
 }
 
+/// Parts of a vector's spare memory for two threads to fault in ([`fault_in`]), each taking
+/// the next part until none is left.
+struct FaultParts<'a, T> {
+    parts: std::sync::Mutex<std::slice::ChunksMut<'a, std::mem::MaybeUninit<T>>>,
+}
+
+impl<'a, T: Send> FaultParts<'a, T> {
+    /// `spare` in parts of 2 MiB (one huge page each where the kernel backs it so).
+    fn new(spare: &'a mut [std::mem::MaybeUninit<T>]) -> Self {
+        let per_part = ((2 << 20) / std::mem::size_of::<T>().max(1)).max(1);
+        FaultParts {
+            parts: std::sync::Mutex::new(spare.chunks_mut(per_part)),
+        }
+    }
+
+    /// Faults in parts until every part is taken.
+    fn fault_in_all(&self) {
+        loop {
+            let part = self
+                .parts
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .next();
+            match part {
+                Some(part) => fault_in(part),
+                None => return,
+            }
+        }
+    }
+}
+
 /// Writes one value into each 4 KiB page of `spare` so that the kernel maps its pages now
 /// (each is overwritten later; only the page faults matter).
 fn fault_in<T>(spare: &mut [std::mem::MaybeUninit<T>]) {
@@ -1112,6 +1144,27 @@ mod tests {
         ] {
             assert!(fresh().with_sorted_users(bad.clone()).is_none(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn fault_parts_cover_the_spare_memory_once() {
+        let mut v: Vec<u64> = Vec::with_capacity((3 << 20) / 8 + 5);
+        let n = v.capacity();
+        let parts = FaultParts::new(v.spare_capacity_mut());
+        crate::parallel::join(|| parts.fault_in_all(), || parts.fault_in_all());
+        let taken = parts.parts.into_inner().unwrap().count();
+        assert_eq!(taken, 0, "every part taken");
+        // 3 MiB and a bit: two parts of 2 MiB's worth of u64 at most.
+        let mut v2: Vec<u64> = Vec::with_capacity(n);
+        let lens: Vec<usize> = FaultParts::new(v2.spare_capacity_mut())
+            .parts
+            .into_inner()
+            .unwrap()
+            .map(|p| p.len())
+            .collect();
+        assert_eq!(lens, [(2 << 20) / 8, n - (2 << 20) / 8]);
+        v.push(1);
+        assert_eq!(v, [1]);
     }
 
     #[test]

@@ -1,0 +1,192 @@
+//! `share --json` rows written straight into the output buffer: the bytes
+//! `serde_json::to_writer_pretty` gives for a row, moved two levels in, without serialising each
+//! row into a scratch buffer and copying it line by line (that was half of `share --json`'s
+//! rows over a million users: issue #16).
+
+use super::share::Cell;
+
+/// The fixed text of `--json` rows for one list of field names: the key of each field with its
+/// indentation, ready to copy.
+pub struct JsonRowLayout {
+    /// `"\n      \"name\": "` for each field, `,` first for all but the first.
+    keys: Vec<Vec<u8>>,
+}
+
+impl JsonRowLayout {
+    /// The layout of rows with these keys, in this order.
+    pub fn new<'k>(names: impl IntoIterator<Item = &'k str>) -> JsonRowLayout {
+        let keys = names
+            .into_iter()
+            .enumerate()
+            .map(|(i, name)| {
+                let mut k = Vec::new();
+                if i > 0 {
+                    k.push(b',');
+                }
+                k.extend_from_slice(b"\n      ");
+                push_str(&mut k, name);
+                k.extend_from_slice(b": ");
+                k
+            })
+            .collect();
+        JsonRowLayout { keys }
+    }
+
+    /// Appends one row (the cells in key order) as `to_writer_pretty` prints a map of them,
+    /// every line after the first indented four more spaces.
+    pub fn write_row<'a>(&self, buf: &mut Vec<u8>, cells: impl IntoIterator<Item = Cell<'a>>) {
+        buf.push(b'{');
+        let mut n = 0;
+        for (key, cell) in self.keys.iter().zip(cells) {
+            buf.extend_from_slice(key);
+            push_cell(buf, cell);
+            n += 1;
+        }
+        if n == 0 {
+            buf.push(b'}');
+        } else {
+            buf.extend_from_slice(b"\n    }");
+        }
+    }
+}
+
+/// Appends one cell as serde_json prints its value.
+fn push_cell(buf: &mut Vec<u8>, cell: Cell<'_>) {
+    match cell {
+        Cell::Null => buf.extend_from_slice(b"null"),
+        Cell::Text(t) => push_str(buf, t),
+        Cell::Int(i) => push_u64(buf, i),
+        // serde_json's own float formatting (and `null` for a non-finite value), to the byte.
+        Cell::Num(x) => {
+            let _ = serde_json::to_writer(&mut *buf, &x);
+        }
+    }
+}
+
+/// Appends `s` as a JSON string: quoted, escaped as serde_json escapes (`"`, `\` and control
+/// characters below 0x20; everything else as is).
+fn push_str(buf: &mut Vec<u8>, s: &str) {
+    if s.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
+        let _ = serde_json::to_writer(&mut *buf, s);
+    } else {
+        buf.push(b'"');
+        buf.extend_from_slice(s.as_bytes());
+        buf.push(b'"');
+    }
+}
+
+/// Appends `i` in decimal.
+fn push_u64(buf: &mut Vec<u8>, mut i: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (i % 10) as u8;
+        i /= 10;
+        if i == 0 {
+            break;
+        }
+    }
+    buf.extend_from_slice(&digits[at..]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::ser::{SerializeMap, Serializer};
+    use serde::Serialize;
+
+    /// What `share --json` wrote before: each row pretty-printed alone by serde_json, its lines
+    /// moved two levels in.
+    fn serde_row(keys: &[&str], cells: &[Cell<'_>]) -> Vec<u8> {
+        struct Row<'a, 'b>(&'a [&'a str], &'a [Cell<'b>]);
+        impl Serialize for Row<'_, '_> {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let mut m = s.serialize_map(Some(self.0.len()))?;
+                for (k, c) in self.0.iter().zip(self.1) {
+                    m.serialize_entry(k, c)?;
+                }
+                m.end()
+            }
+        }
+        let one = serde_json::to_vec_pretty(&Row(keys, cells)).unwrap();
+        let mut out = Vec::new();
+        for (i, line) in one.split(|&b| b == b'\n').enumerate() {
+            if i > 0 {
+                out.extend_from_slice(b"\n    ");
+            }
+            out.extend_from_slice(line);
+        }
+        out
+    }
+
+    #[test]
+    fn rows_are_serde_json_pretty_rows_to_the_byte() {
+        let keys = [
+            "account",
+            "depth",
+            "fairshare",
+            "raw_shares",
+            "user",
+            "we\"ird",
+        ];
+        let texts = [
+            "a",
+            "",
+            "quo\"te",
+            "back\\slash",
+            "tab\there",
+            "nl\nx",
+            "\u{1}\u{1f}\u{7f}",
+            "j\u{e9}r\u{f4}me \u{4e2d}",
+            "parent",
+            "inf",
+        ];
+        let nums = [
+            0.0,
+            -0.0,
+            1.0,
+            0.5,
+            1e-7,
+            5e-324,
+            1.7976931348623157e308,
+            123456789.125,
+            0.1 + 0.2,
+            f64::NAN,
+            f64::INFINITY,
+        ];
+        let ints = [0, 1, 9, 10, 99, 1000, u64::MAX];
+        let layout = JsonRowLayout::new(keys);
+        let mut seen = 0;
+        for (i, &t) in texts.iter().enumerate() {
+            for (j, &x) in nums.iter().enumerate() {
+                let cells = [
+                    Cell::Text(t),
+                    Cell::Int(ints[(i + j) % ints.len()]),
+                    Cell::Num(x),
+                    if j % 2 == 0 {
+                        Cell::Null
+                    } else {
+                        Cell::Int(ints[j % ints.len()])
+                    },
+                    Cell::Text(texts[(i + j) % texts.len()]),
+                    Cell::Num(-x),
+                ];
+                let mut got = Vec::new();
+                layout.write_row(&mut got, cells);
+                let want = serde_row(&keys, &cells);
+                assert_eq!(
+                    String::from_utf8_lossy(&got),
+                    String::from_utf8_lossy(&want),
+                    "{t:?} {x:?}"
+                );
+                seen += 1;
+            }
+        }
+        assert_eq!(seen, texts.len() * nums.len());
+        // No fields: `{}` as serde_json prints an empty map.
+        let mut got = Vec::new();
+        JsonRowLayout::new([]).write_row(&mut got, []);
+        assert_eq!(got, serde_row(&[], &[]));
+    }
+}
