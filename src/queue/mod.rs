@@ -11,6 +11,7 @@ mod json_blocks;
 mod json_scan;
 pub mod names;
 pub mod qstat;
+mod qstat_keys;
 mod qstat_split;
 pub mod raw;
 

@@ -10,6 +10,7 @@
 
 use super::error::JobsError;
 use super::job::JobSet;
+use super::qstat_keys::{self as keys, Field};
 use super::raw::{add_job, Raw, RawJob, RawResources, QSTAT_FIELDS};
 use super::read_file::Pages;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
@@ -34,23 +35,6 @@ struct QstatJob<'a> {
     resources: RawResources<'a>,
 }
 
-/// The attribute a job key names. Read as bytes: a key needs no UTF-8 check to be matched (an
-/// unknown key's value is skipped like any other), and a job has some thirty keys.
-enum Field {
-    Owner,
-    Euser,
-    Egroup,
-    Account,
-    Queue,
-    State,
-    Priority,
-    Qtime,
-    EligibleTime,
-    AccrueType,
-    Resources,
-    Other,
-}
-
 impl<'de> Deserialize<'de> for Field {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Field, D::Error> {
         struct V;
@@ -60,20 +44,7 @@ impl<'de> Deserialize<'de> for Field {
                 f.write_str("an attribute name")
             }
             fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Field, E> {
-                Ok(match v {
-                    b"Job_Owner" => Field::Owner,
-                    b"euser" => Field::Euser,
-                    b"egroup" => Field::Egroup,
-                    b"Account_Name" => Field::Account,
-                    b"queue" => Field::Queue,
-                    b"job_state" => Field::State,
-                    b"Priority" => Field::Priority,
-                    b"qtime" => Field::Qtime,
-                    b"eligible_time" => Field::EligibleTime,
-                    b"accrue_type" => Field::AccrueType,
-                    b"Resource_List" => Field::Resources,
-                    _ => Field::Other,
-                })
+                Ok(Field::of(v))
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<Field, E> {
                 self.visit_bytes(v.as_bytes())
@@ -97,19 +68,21 @@ impl<'de: 'a, 'a> Deserialize<'de> for QstatJob<'a> {
                 while let Some(field) = m.next_key::<Field>()? {
                     // A repeated attribute is an error, as serde's derive made it.
                     let (slot, name) = match field {
-                        Field::Owner => (&mut job.owner, "Job_Owner"),
-                        Field::Euser => (&mut job.euser, "euser"),
-                        Field::Egroup => (&mut job.egroup, "egroup"),
-                        Field::Account => (&mut job.account, "Account_Name"),
-                        Field::Queue => (&mut job.queue, "queue"),
-                        Field::State => (&mut job.job_state, "job_state"),
-                        Field::Priority => (&mut job.priority, "Priority"),
-                        Field::Qtime => (&mut job.qtime, "qtime"),
-                        Field::EligibleTime => (&mut job.eligible_time, "eligible_time"),
-                        Field::AccrueType => (&mut job.accrue_type, "accrue_type"),
+                        Field::Owner => (&mut job.owner, keys::JOB_OWNER),
+                        Field::Euser => (&mut job.euser, keys::EUSER),
+                        Field::Egroup => (&mut job.egroup, keys::EGROUP),
+                        Field::Account => (&mut job.account, keys::ACCOUNT_NAME),
+                        Field::Queue => (&mut job.queue, keys::QUEUE),
+                        Field::State => (&mut job.job_state, keys::JOB_STATE),
+                        Field::Priority => (&mut job.priority, keys::PRIORITY),
+                        Field::Qtime => (&mut job.qtime, keys::QTIME),
+                        Field::EligibleTime => (&mut job.eligible_time, keys::ELIGIBLE_TIME),
+                        Field::AccrueType => (&mut job.accrue_type, keys::ACCRUE_TYPE),
                         Field::Resources => {
                             if have_resources {
-                                return Err(de::Error::duplicate_field("Resource_List"));
+                                return Err(de::Error::duplicate_field(keys::text(
+                                    keys::RESOURCE_LIST,
+                                )));
                             }
                             have_resources = true;
                             job.resources = m.next_value()?;
@@ -121,7 +94,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for QstatJob<'a> {
                         }
                     };
                     if slot.is_some() {
-                        return Err(de::Error::duplicate_field(name));
+                        return Err(de::Error::duplicate_field(keys::text(name)));
                     }
                     *slot = m.next_value()?;
                 }

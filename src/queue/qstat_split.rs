@@ -12,6 +12,7 @@
 
 use super::job::JobSet;
 use super::json_scan::Scan;
+use super::qstat_keys::{self as keys, Field};
 use super::raw::{add_job_later, Pending, RawJob, RawResources, QSTAT_FIELDS};
 use super::read_file::{Pages, PAGE_WINDOW};
 use crate::parallel::{join, PARALLEL_MIN_BYTES};
@@ -55,24 +56,6 @@ fn trailing(s: &mut Scan) -> bool {
     s.peek().is_none()
 }
 
-/// The attributes of a job record that fairsort binds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Field {
-    Owner,
-    Euser,
-    Egroup,
-    Account,
-    Queue,
-    State,
-    Priority,
-    Qtime,
-    EligibleTime,
-    AccrueType,
-    Resources,
-    /// Any other key: its value is skipped.
-    Other,
-}
-
 /// A key of at most 16 bytes as two little-endian words: its first 8 bytes and its last 8
 /// (overlapping when shorter than 16; zero-padded when shorter than 8). With the length, equal
 /// words mean equal keys.
@@ -111,17 +94,17 @@ fn field(key: &[u8]) -> Field {
     const fn w(key: &[u8]) -> (u64, u64) {
         words(key)
     }
-    const EUSER: (u64, u64) = w(b"euser");
-    const QUEUE: (u64, u64) = w(b"queue");
-    const QTIME: (u64, u64) = w(b"qtime");
-    const EGROUP: (u64, u64) = w(b"egroup");
-    const PRIORITY: (u64, u64) = w(b"Priority");
-    const JOB_OWNER: (u64, u64) = w(b"Job_Owner");
-    const JOB_STATE: (u64, u64) = w(b"job_state");
-    const ACCRUE_TYPE: (u64, u64) = w(b"accrue_type");
-    const ACCOUNT_NAME: (u64, u64) = w(b"Account_Name");
-    const ELIGIBLE_TIME: (u64, u64) = w(b"eligible_time");
-    const RESOURCE_LIST: (u64, u64) = w(b"Resource_List");
+    const EUSER: (u64, u64) = w(keys::EUSER);
+    const QUEUE: (u64, u64) = w(keys::QUEUE);
+    const QTIME: (u64, u64) = w(keys::QTIME);
+    const EGROUP: (u64, u64) = w(keys::EGROUP);
+    const PRIORITY: (u64, u64) = w(keys::PRIORITY);
+    const JOB_OWNER: (u64, u64) = w(keys::JOB_OWNER);
+    const JOB_STATE: (u64, u64) = w(keys::JOB_STATE);
+    const ACCRUE_TYPE: (u64, u64) = w(keys::ACCRUE_TYPE);
+    const ACCOUNT_NAME: (u64, u64) = w(keys::ACCOUNT_NAME);
+    const ELIGIBLE_TIME: (u64, u64) = w(keys::ELIGIBLE_TIME);
+    const RESOURCE_LIST: (u64, u64) = w(keys::RESOURCE_LIST);
     if !matches!(key.len(), 5 | 6 | 8 | 9 | 11 | 12 | 13) {
         return Field::Other;
     }
@@ -557,19 +540,7 @@ mod tests {
 
     #[test]
     fn keys_are_told_apart_as_byte_compares_tell_them() {
-        let bound: [(&[u8], Field); 11] = [
-            (b"Job_Owner", Field::Owner),
-            (b"euser", Field::Euser),
-            (b"egroup", Field::Egroup),
-            (b"Account_Name", Field::Account),
-            (b"queue", Field::Queue),
-            (b"job_state", Field::State),
-            (b"Priority", Field::Priority),
-            (b"qtime", Field::Qtime),
-            (b"eligible_time", Field::EligibleTime),
-            (b"accrue_type", Field::AccrueType),
-            (b"Resource_List", Field::Resources),
-        ];
+        let bound = keys::KEYS;
         for (key, want) in bound {
             assert_eq!(field(key), want);
             assert_eq!(key_words(key), words(key));
