@@ -24,6 +24,7 @@ FORMATS=${FORMATS:-table json csv}
 FAIRSORT=${FAIRSORT:-$ROOT/target/release/fairsort}
 PY=${PYTHON:-python3}
 HOME_RUNS=${HOME_RUNS:-7}
+RERECORD_RUNS=${RERECORD_RUNS:-5}
 
 if [[ ! -x $FAIRSORT ]]; then
     echo "run.sh: $FAIRSORT not found: run \`cargo build --release\` first" >&2
@@ -67,6 +68,9 @@ gen() { "$PY" "$HERE/gen.py" --dir "$DIR" "$@"; }
 # measure OUT CMD... -> "wall_s rss_kb status cpu_s"
 measure() { "$PY" "$HERE/measure.py" "$@"; }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
+# warm FILE...: read the inputs once, so that fairsort (run first) and the peer both find them in
+# the page cache; otherwise the first run pays the disk (1.7 GB of qstat JSON: ~1.3 s here).
+warm() { cat "$@" >/dev/null; }
 note() { echo "run.sh: $*" >&2; }
 
 # result NAME FS_LINE PEER_LINE GOAL : one row (FS_LINE/PEER_LINE are measure's output, or -).
@@ -141,6 +145,7 @@ order_case() {
     local t=(--tree "$DIR/tree_$users.resource_group" --usage "$DIR/tree_$users.usage.txt")
     local j="$DIR/jobs_$jobs.json"
     local fs p=-
+    warm "$j" "$DIR/tree_$users.resource_group" "$DIR/tree_$users.usage.txt"
     fs=$(measure "$OUT/$name.fs.txt" "$FAIRSORT" order --jobs "$j" "${t[@]}" "${ORDER_FLAGS[@]}")
     if [[ $peer == yes ]]; then
         p=$(measure "$OUT/$name.peer.txt" "$PY" "$HERE/peer_order.py" --jobs "$j" "${t[@]}" \
@@ -177,6 +182,7 @@ case_share() {
         else
             t=(--tree "$DIR/sshare_$SHARE_USERS.psv")
         fi
+        warm "${t[1]}" "${t[3]:-${t[1]}}"
         for f in $FORMATS; do
             flag=()
             [[ $f != table ]] && flag=("--$f")
@@ -198,12 +204,20 @@ case_usage() {
     mb=$(($(stat -c %s "$log") / 1000000))
     rm -rf "$OUT/usage-home" "$OUT/usage-store"
     "$FAIRSORT" init --home "$OUT/usage-home" >/dev/null
+    warm "$log"
     fs1=$(measure "$OUT/usage.fs.txt" "$FAIRSORT" usage record --home "$OUT/usage-home" "$log")
     p1=$(measure "$OUT/usage.peer.txt" "$PY" "$HERE/peer_usage.py" --store "$OUT/usage-store" "$log")
     result "usage record ($mb MB log)" "$fs1" "$p1" "ratio>=8"
-    fs2=$(measure "$OUT/usage2.fs.txt" "$FAIRSORT" usage record --home "$OUT/usage-home" "$log")
+    # A re-record charges nothing and changes nothing, so it can be repeated: a 10-40 ms run is
+    # timed as the median of RERECORD_RUNS, as the home's small order is.
+    local runs=() i
+    for ((i = 0; i < RERECORD_RUNS; i++)); do
+        runs+=("$(measure "$OUT/usage2.fs.txt" "$FAIRSORT" usage record --home "$OUT/usage-home" "$log")")
+    done
+    note "usage record again: runs (s KB status cpu): $(printf '%s; ' "${runs[@]}")"
+    fs2=$(printf '%s\n' "${runs[@]}" | sort -n | sed -n "$(((RERECORD_RUNS + 1) / 2))p")
     p2=$(measure "$OUT/usage2.peer.txt" "$PY" "$HERE/peer_usage.py" --store "$OUT/usage-store" "$log")
-    result "usage record again (all charged)" "$fs2" "$p2" "first<=0.10:${fs1%% *}"
+    result "usage record again (all charged, median of $RERECORD_RUNS)" "$fs2" "$p2" "first<=0.10:${fs1%% *}"
     "$FAIRSORT" usage show --home "$OUT/usage-home" --csv | cut -d, -f2,3 \
         | sed '1s/.*/entity,usage/' >"$OUT/usage.fs.csv"
     "$PY" "$HERE/peer_usage.py" --store "$OUT/usage-store" --show >"$OUT/usage.peer.csv"
