@@ -14,6 +14,7 @@
 #![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
 #![warn(missing_docs)]
 
+pub mod digits;
 pub mod fairshare;
 pub mod formats;
 pub mod formula;

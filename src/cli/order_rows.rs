@@ -313,7 +313,7 @@ fn two<A: Send, B: Send>(
 }
 
 fn decimal_digits(n: usize) -> usize {
-    n.checked_ilog10().map_or(1, |d| d as usize + 1)
+    fairsort::digits::count(n as u64)
 }
 
 #[cfg(test)]

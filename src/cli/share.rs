@@ -683,7 +683,7 @@ fn raw_usage_count(u: f64) -> u64 {
 }
 
 fn decimal_digits(n: u64) -> usize {
-    n.checked_ilog10().map_or(1, |d| d as usize + 1)
+    fairsort::digits::count(n)
 }
 
 /// pbsfs -p style, with the three formula keywords; `order`: the tree's pbsfs order when made

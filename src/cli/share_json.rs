@@ -76,18 +76,9 @@ fn push_str(buf: &mut Vec<u8>, s: &str) {
 }
 
 /// Appends `i` in decimal.
-fn push_u64(buf: &mut Vec<u8>, mut i: u64) {
+fn push_u64(buf: &mut Vec<u8>, i: u64) {
     let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (i % 10) as u8;
-        i /= 10;
-        if i == 0 {
-            break;
-        }
-    }
-    buf.extend_from_slice(&digits[at..]);
+    buf.extend_from_slice(fairsort::digits::decimal(i, &mut digits));
 }
 
 #[cfg(test)]

@@ -100,19 +100,7 @@ pub fn push_integer(out: &mut String, n: u64) {
 fn push_u128(out: &mut String, n: u128) {
     if let Ok(small) = u64::try_from(n) {
         let mut buf = [0u8; 20];
-        let mut i = buf.len();
-        let mut x = small;
-        loop {
-            i -= 1;
-            if let Some(d) = buf.get_mut(i) {
-                *d = b'0' + (x % 10) as u8;
-            }
-            x /= 10;
-            if x == 0 || i == 0 {
-                break;
-            }
-        }
-        for &d in buf.get(i..).unwrap_or(&[]) {
+        for &d in crate::digits::decimal(small, &mut buf) {
             out.push(d as char);
         }
     } else {

@@ -173,21 +173,12 @@ impl PbsSpan {
 /// Appends `v` as `Display` writes it.
 pub(super) fn push_int(buf: &mut String, v: i64) {
     let mut digits = [0u8; 20];
-    let mut n = v.unsigned_abs();
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
+    let text = crate::digits::decimal(v.unsigned_abs(), &mut digits);
     if v < 0 {
         buf.push('-');
     }
     // ASCII digits: one copy instead of a `char` push per digit.
-    buf.push_str(std::str::from_utf8(digits.get(i..).unwrap_or_default()).unwrap_or_default());
+    buf.push_str(std::str::from_utf8(text).unwrap_or_default());
 }
 
 /// Appends a charge as `Display` writes an `f64`: an integral value from 1 to 2^53 prints as the

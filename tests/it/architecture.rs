@@ -10,6 +10,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("pbs", 0),
     ("snippet", 0),
     ("parallel", 0),
+    ("digits", 0),
     ("formula", 1),
     ("fairshare", 1),
     ("formats", 2),
