@@ -11,6 +11,7 @@ use super::marks::{check_text, prefix_check, set_mark, Mark};
 use super::pbs_log::{expand_inputs, PbsLogReader, ReadStats};
 use super::pbs_queue::{Chunks, Next, Queue};
 use super::pbs_span::{JobAt, PbsJob, PbsSpan};
+use crate::formats::text::FileText;
 use crate::parallel::{join, PARALLEL_MIN_BYTES};
 use crate::pbs::FairshareEntity;
 use std::fs::File;
@@ -37,24 +38,13 @@ const PAGE: usize = 4096;
 /// Below this size a file is read into memory rather than mapped.
 const MAP_MIN_BYTES: u64 = 1 << 20;
 
-/// The bytes of one log: mapped (large files) or read.
-enum Bytes {
-    Mapped(memmap2::Mmap),
-    Read(Vec<u8>),
-}
+/// A log's bytes ([`FileText`]: mapped for large files, read otherwise) and the advice the
+/// chunked reader gives its mapping.
+mod log_bytes {
+    use super::*;
 
-impl std::ops::Deref for Bytes {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        match self {
-            Bytes::Mapped(m) => m,
-            Bytes::Read(v) => v,
-        }
-    }
-}
-
-impl Bytes {
-    fn open(path: &Path) -> Result<Bytes, UsageError> {
+    /// Opens one log: mapped with sequential advice from [`MAP_MIN_BYTES`] up, read otherwise.
+    pub(super) fn open(path: &Path) -> Result<FileText, UsageError> {
         let mut f = File::open(path).map_err(|e| UsageError::io(path, e))?;
         let meta = f.metadata().map_err(|e| UsageError::io(path, e))?;
         if meta.is_file() && meta.len() >= MAP_MIN_BYTES {
@@ -62,17 +52,17 @@ impl Bytes {
             // the file while it is read (SIGBUS); PBS only appends to its logs (docs/usage.md).
             if let Ok(map) = unsafe { memmap2::MmapOptions::new().map(&f) } {
                 let _ = map.advise(memmap2::Advice::Sequential);
-                return Ok(Bytes::Mapped(map));
+                return Ok(FileText::Mapped(map));
             }
         }
         let mut v = Vec::new();
         f.read_to_end(&mut v).map_err(|e| UsageError::io(path, e))?;
-        Ok(Bytes::Read(v))
+        Ok(FileText::Read(v))
     }
 
     /// Faults in `range` ahead of the parser (advice only).
-    fn populate(&self, range: std::ops::Range<usize>) {
-        if let Bytes::Mapped(m) = self {
+    pub(super) fn populate(bytes: &FileText, range: std::ops::Range<usize>) {
+        if let FileText::Mapped(m) = bytes {
             if !range.is_empty() {
                 let _ = m.advise_range(memmap2::Advice::PopulateRead, range.start, range.len());
             }
@@ -80,8 +70,8 @@ impl Bytes {
     }
 
     /// Drops the pages of `range`, parsed and no longer borrowed (advice only).
-    fn release(&self, range: std::ops::Range<usize>) {
-        if let Bytes::Mapped(m) = self {
+    pub(super) fn release(bytes: &FileText, range: std::ops::Range<usize>) {
+        if let FileText::Mapped(m) = bytes {
             if !range.is_empty() {
                 // SAFETY: dropping pages of a read-only file mapping only makes the next access
                 // fault them in again from the file (MADV_DONTNEED never zeroes file pages).
@@ -226,7 +216,7 @@ fn read_file(
     skipped: &mut u64,
 ) -> Result<ReadStats, UsageError> {
     let (entity, charge) = (how.entity, how.charge);
-    let bytes = Bytes::open(file)?;
+    let bytes = log_bytes::open(file)?;
     let text: &[u8] = &bytes;
     let (mut ra, mut rb) = (
         PbsLogReader::new(entity, charge),
@@ -267,7 +257,7 @@ fn read_file(
     let queue: Queue<PbsSpan> = Queue::new(chunks.len(), AHEAD);
     let parse = |reader: &mut PbsLogReader<'_>, i: usize, mut span: PbsSpan| {
         let r = chunks.range(i);
-        bytes.populate(r.clone());
+        log_bytes::populate(&bytes, r.clone());
         span.parse(reader, text.get(r).unwrap_or_default());
         span
     };
@@ -300,7 +290,7 @@ fn read_file(
                     }
                     let upto = r.end - r.end % PAGE;
                     if upto >= released + RELEASE_BYTES || r.end == text.len() {
-                        bytes.release(released..upto);
+                        log_bytes::release(&bytes, released..upto);
                         released = upto;
                         if let Some(report) = how.progress {
                             report(r.end as u64, text.len() as u64);
@@ -375,7 +365,7 @@ pub(crate) fn fully_charged(
             let Some(m) = marks.iter().find(|m| m.file == key && m.reader == reader) else {
                 return Ok(None);
             };
-            let bytes = Bytes::open(&file)?;
+            let bytes = log_bytes::open(&file)?;
             if bytes.len() as u64 != m.offset || !m.matches(&bytes) {
                 return Ok(None);
             }

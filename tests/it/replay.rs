@@ -1552,20 +1552,22 @@ fn cli_a_pbs_tree_puts_unknown_users_in_the_unknown_group() {
         ));
     }
     let trace = write(dir.path(), "t.swf", &swf);
-    let out = fairsort()
-        .args([
+    let replay = |mut c: assert_cmd::Command, tree: Option<&std::path::Path>| {
+        c.args([
             "replay",
             "--formula",
             "fairshare_factor",
             "--json",
             "--trace",
         ])
-        .arg(&trace)
-        .arg("--tree")
-        .arg(&rg)
-        .assert()
-        .success();
-    let v = json_of(&out.get_output().stdout);
+        .arg(&trace);
+        if let Some(tree) = tree {
+            c.arg("--tree").arg(tree);
+        }
+        let out = c.assert().success();
+        json_of(&out.get_output().stdout)
+    };
+    let v = replay(fairsort(), Some(&rg));
     let starts = |user_odd: bool| -> Vec<i64> {
         v["jobs"]
             .as_array()
@@ -1596,24 +1598,10 @@ fn cli_a_pbs_tree_puts_unknown_users_in_the_unknown_group() {
         .arg(&rg)
         .assert()
         .success();
-    let replay = |mut c: assert_cmd::Command| {
-        let out = c
-            .args([
-                "replay",
-                "--formula",
-                "fairshare_factor",
-                "--json",
-                "--trace",
-            ])
-            .arg(&trace)
-            .assert()
-            .success();
-        json_of(&out.get_output().stdout)
-    };
-    let v3 = replay(crate::common::fairsort_home(home.path()));
+    let v3 = replay(crate::common::fairsort_home(home.path()), None);
     assert_eq!(v3["jobs"], v["jobs"]);
     // Without the tree, the two alternate.
-    let v2 = replay(fairsort());
+    let v2 = replay(fairsort(), None);
     assert_eq!(v2["jobs"][1]["start"], 100, "{}", v2["jobs"]);
 }
 
