@@ -117,7 +117,7 @@ pub(crate) fn ids_of(jobs: &JobSet, run: &DryRun) -> Vec<String> {
 pub(crate) fn job_id(jobs: &JobSet, job: u32) -> String {
     jobs.jobs
         .get(job as usize)
-        .map_or_else(|| format!("#{job}"), |j| j.id.clone())
+        .map_or_else(|| format!("#{job}"), |j| j.id.to_string())
 }
 
 /// Job ids as a TOML array (an `expect` part).

@@ -45,7 +45,7 @@ struct Jobs<'s> {
 impl<'s> Jobs<'s> {
     /// The resources a job requests (as `JobSet::requests`).
     fn requests(&self, job: &Job) -> &'s [Request] {
-        self.requests.get(job.requests.clone()).unwrap_or(&[])
+        self.requests.get(job.requests()).unwrap_or(&[])
     }
 }
 

@@ -18,7 +18,7 @@ impl EntityName for FairshareEntity {
         match self {
             FairshareEntity::Euser => n(job.euser),
             FairshareEntity::Egroup => n(job.egroup),
-            FairshareEntity::AccountName => job.account.map(n).unwrap_or_default(),
+            FairshareEntity::AccountName => job.account().map(n).unwrap_or_default(),
             FairshareEntity::Queue => n(job.queue),
             FairshareEntity::EgroupEuser => format!("{}:{}", n(job.egroup), n(job.euser)),
         }

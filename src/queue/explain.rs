@@ -100,7 +100,7 @@ pub fn explain_job(
     let id_of = |i: u32| {
         jobs.jobs
             .get(i as usize)
-            .map(|j| j.id.clone())
+            .map(|j| j.id.to_string())
             .unwrap_or_default()
     };
     let next = order.ranked.get(pos + 1).map(|n| {

@@ -8,7 +8,7 @@ use crate::parallel::PARALLEL_MIN_JOBS;
 
 // Defined in the files below; `queue::job::Job` and the others still name them.
 pub use super::columns::{Columns, ResourceColumn};
-pub use super::job_record::{id_sequence, Job, JobState, Request, ResourceValue};
+pub use super::job_record::{id_sequence, Job, JobId, JobState, Request, ResourceValue};
 pub use super::names::{Names, Sym};
 
 /// Whether two jobs' ids have the same hash: sorted id hashes of the two halves (each sorted on
@@ -98,7 +98,12 @@ const KEY_SORT_MIN_JOBS: usize = 1 << 12;
 
 /// Submission order: qtime, then the id's sequence number and array index, then the id.
 fn submission_cmp(a: &Job, b: &Job) -> std::cmp::Ordering {
-    (a.qtime, a.seq, a.array_index, &a.id).cmp(&(b.qtime, b.seq, b.array_index, &b.id))
+    (a.qtime, a.seq, a.array_index(), a.id.as_str()).cmp(&(
+        b.qtime,
+        b.seq,
+        b.array_index(),
+        b.id.as_str(),
+    ))
 }
 
 /// The submission keys of `jobs` packed one per `u128`: (qtime, seq, array index) less their
@@ -106,7 +111,7 @@ fn submission_cmp(a: &Job, b: &Job) -> std::cmp::Ordering {
 /// tuple order and every key is distinct. `None` when the three ranges need more than 96 bits
 /// (the caller then sorts tuples). A quarter of the tuples' memory to write and sort.
 fn packed_keys(jobs: &[Job]) -> Option<Vec<u128>> {
-    let index = |j: &Job| match j.array_index {
+    let index = |j: &Job| match j.array_index() {
         None => Some(0),
         Some(x) => x.checked_add(1),
     };
@@ -248,7 +253,7 @@ impl JobSet {
             None => {
                 let mut keys: Vec<(i64, u64, Option<u64>, u32)> = (self.jobs.iter())
                     .enumerate()
-                    .map(|(i, j)| (j.qtime, j.seq, j.array_index, i as u32))
+                    .map(|(i, j)| (j.qtime, j.seq, j.array_index(), i as u32))
                     .collect();
                 sort_keys(&mut keys);
                 let mut order: Vec<u32> = keys.iter().map(|k| k.3).collect();
@@ -275,7 +280,7 @@ impl JobSet {
             if end - start > 1 {
                 let jobs = &self.jobs;
                 order[start..end]
-                    .sort_by(|&a, &b| (&jobs[a as usize].id, a).cmp(&(&jobs[b as usize].id, b)));
+                    .sort_by(|&a, &b| (&*jobs[a as usize].id, a).cmp(&(&*jobs[b as usize].id, b)));
             }
             start = end;
         }
@@ -302,7 +307,7 @@ impl JobSet {
 
     /// The resources a job requests, in the order its record gave them.
     pub fn requests(&self, job: &Job) -> &[Request] {
-        self.requests.get(job.requests.clone()).unwrap_or(&[])
+        self.requests.get(job.requests()).unwrap_or(&[])
     }
 
     /// The value a job requests of a resource (`None` when unrequested).
@@ -336,10 +341,10 @@ impl JobSet {
                      priority={} qtime={} eligible={} accrue={} [{}]",
                     j.id,
                     j.seq,
-                    j.array_index,
+                    j.array_index(),
                     self.names.name(j.euser),
                     self.names.name(j.egroup),
-                    j.account.map(|a| self.names.name(a)),
+                    j.account().map(|a| self.names.name(a)),
                     self.names.name(j.queue),
                     j.state.letter(),
                     j.priority,
@@ -362,20 +367,32 @@ impl JobSet {
 
     /// Moves the jobs of `other` (read separately, with its own name pools) after these,
     /// re-interning its names; `finish` then sorts and checks the whole set.
-    pub fn append(&mut self, other: JobSet) {
-        self.take_jobs(other, false);
+    pub fn append(&mut self, other: JobSet) -> Result<(), JobsError> {
+        self.take_jobs(other, false)
     }
 
     /// [`append`](Self::append) for two sets each in submission order already (the halves of
     /// a large file, sorted on their threads): `other`'s jobs are merged in among these, so
     /// `finish` finds the whole set sorted and moves no job (it permuted a million 128-byte
     /// jobs at random before).
-    pub(crate) fn merge_sorted(&mut self, other: JobSet) {
-        self.take_jobs(other, true);
+    pub(crate) fn merge_sorted(&mut self, other: JobSet) -> Result<(), JobsError> {
+        self.take_jobs(other, true)
     }
 
     /// [`append`](Self::append) (`merge` false) or [`merge_sorted`](Self::merge_sorted).
-    fn take_jobs(&mut self, other: JobSet, merge: bool) {
+    /// Refused (nothing moved) when the two sets' requests together do not fit in a job's
+    /// 32-bit positions (four billion requests).
+    fn take_jobs(&mut self, other: JobSet, merge: bool) -> Result<(), JobsError> {
+        if u32::try_from(self.requests.len() + other.requests.len()).is_err() {
+            return Err(JobsError::BadField {
+                job: other
+                    .jobs
+                    .first()
+                    .map_or_else(String::new, |j| j.id.to_string()),
+                field: "Resource_List".to_string(),
+                message: "more than 4294967295 resource requests in all".to_string(),
+            });
+        }
         // The other half's 100 000 user names, in one batch (serial: it overlaps the misses).
         let other_names: Vec<&str> = other.names.iter().collect();
         let mut names: Vec<Sym> = Vec::with_capacity(other_names.len());
@@ -412,9 +429,11 @@ impl JobSet {
             for job in &mut other_jobs {
                 job.euser = name(job.euser);
                 job.egroup = name(job.egroup);
-                job.account = job.account.map(name);
+                job.set_account(job.account().map(name));
                 job.queue = name(job.queue);
-                job.requests = job.requests.start + offset..job.requests.end + offset;
+                let run = job.requests();
+                // Fits: the total was checked above.
+                let _ = job.set_requests(run.start + offset..run.end + offset);
             }
             if merge {
                 merge_into(jobs, other_jobs);
@@ -430,6 +449,7 @@ impl JobSet {
             move_requests();
             move_jobs();
         }
+        Ok(())
     }
 
     /// The position of a job by id (exact, or by the id's part before the first `.`).
@@ -495,12 +515,15 @@ mod tests {
     #[test]
     fn the_key_sort_is_the_stable_sort_by_submission_order() {
         let job = |i: usize| Job {
-            id: format!("{}.s{}", i % 5, i % 3),
             seq: (i % 7) as u64,
-            array_index: [None, Some(0), Some(3)][i % 3],
             euser: i as Sym,
             qtime: (i * 7919 % 13) as i64 - 6,
-            ..Job::blank()
+            ..Job::with_id(&format!(
+                "{}{}.s{}",
+                i % 5,
+                ["", "[0]", "[3]"][i % 3],
+                i % 3
+            ))
         };
         for n in [KEY_SORT_MIN_JOBS - 1, KEY_SORT_MIN_JOBS + 333] {
             let mut set = JobSet {
@@ -515,10 +538,11 @@ mod tests {
             assert!(set.jobs == want, "{n} jobs, sorted already");
             // In key order already, but two jobs of equal keys are out of id order.
             set.jobs.swap(0, 1);
-            set.jobs[0].id = "b".into();
-            set.jobs[1].id = "a".into();
-            (set.jobs[0].qtime, set.jobs[0].seq, set.jobs[0].array_index) =
-                (set.jobs[1].qtime, set.jobs[1].seq, set.jobs[1].array_index);
+            let index = (set.jobs[1].array_index()).map_or(String::new(), |x| format!("[{x}]"));
+            set.jobs[0].set_id(&format!("7{index}.b"));
+            set.jobs[1].set_id(&format!("7{index}.a"));
+            (set.jobs[0].qtime, set.jobs[0].seq) = (set.jobs[1].qtime, set.jobs[1].seq);
+            assert_eq!(set.jobs[0].array_index(), set.jobs[1].array_index());
             set.jobs[1].euser = 0;
             let mut want = set.jobs.clone();
             want.sort_by(submission_cmp);
@@ -535,16 +559,10 @@ mod tests {
     #[test]
     fn packed_and_tuple_keys_sort_as_the_stable_sort() {
         let job = |i: usize, wide: bool| Job {
-            id: format!("{}.s", i % 11),
             seq: if wide && i.is_multiple_of(2) {
                 u64::MAX - (i % 5) as u64
             } else {
                 (i % 5) as u64
-            },
-            array_index: match i % 4 {
-                0 => None,
-                1 if wide => Some(u64::MAX - 1),
-                _ => Some((i % 3) as u64),
             },
             euser: i as Sym,
             qtime: if wide && i.is_multiple_of(3) {
@@ -552,7 +570,11 @@ mod tests {
             } else {
                 (i % 7) as i64
             },
-            ..Job::blank()
+            ..Job::with_id(&match i % 4 {
+                0 => format!("{}.s", i % 11),
+                1 if wide => format!("{}[{}].s", i % 11, u64::MAX - 1),
+                _ => format!("{}[{}].s", i % 11, i % 3),
+            })
         };
         for wide in [false, true] {
             let jobs: Vec<Job> = (0..KEY_SORT_MIN_JOBS + 77).map(|i| job(i, wide)).collect();
@@ -568,7 +590,8 @@ mod tests {
         }
         // An array index of u64::MAX cannot be packed (None takes 0, Some(x) x + 1).
         let mut jobs: Vec<Job> = (0..10).map(|i| job(i, false)).collect();
-        jobs[3].array_index = Some(u64::MAX);
+        jobs[3].set_id(&format!("3[{}].s", u64::MAX));
+        assert_eq!(jobs[3].array_index(), Some(u64::MAX));
         assert!(packed_keys(&jobs).is_none());
         let mut keys = vec![5u128, 7, 9, 1, 2, 8];
         sort_keys(&mut keys);
@@ -583,7 +606,7 @@ mod tests {
     #[test]
     fn merging_sorted_halves_is_the_stable_sort_of_both() {
         let job = |i: usize, half: u32| Job {
-            id: format!("{}.s", i % 4),
+            id: format!("{}.s", i % 4).into(),
             seq: (i % 3) as u64,
             euser: half,
             egroup: i as Sym,
@@ -604,15 +627,17 @@ mod tests {
 
     #[test]
     fn append_reinterns_names_and_resources() {
-        let make = |id: &str, user: Sym, start: usize| Job {
-            id: id.into(),
-            seq: 1,
-            euser: user,
-            egroup: user,
-            account: Some(user),
-            queue: user,
-            requests: start..start + 1,
-            ..Job::blank()
+        let make = |id: &str, user: Sym, start: usize| {
+            let mut job = Job {
+                seq: 1,
+                euser: user,
+                egroup: user,
+                queue: user,
+                ..Job::with_id(id)
+            };
+            job.set_account(Some(user));
+            assert_eq!(job.set_requests(start..start + 1), Some(()));
+            job
         };
         let job = |set: &mut JobSet, id: &str, user: Sym, res: Sym, value: ResourceValue| {
             let start = set.requests.len();
@@ -630,10 +655,10 @@ mod tests {
         job(&mut b, "2", carol, ncpus, ResourceValue::Number(4.0));
         job(&mut b, "3", bob_b, mem_b, ResourceValue::Text(free_b));
         job(&mut b, "4", bob_b, mem_b, ResourceValue::Text(pack));
-        a.append(b);
+        a.append(b).unwrap();
         assert_eq!(a.len(), 4);
         assert_eq!(a.user(&a.jobs[1]), "carol");
-        assert_eq!(a.names.name(a.jobs[1].account.unwrap()), "carol");
+        assert_eq!(a.names.name(a.jobs[1].account().unwrap()), "carol");
         assert_eq!(a.jobs[2].euser, bob);
         assert_eq!(a.requests(&a.jobs[2]), [Request::new(mem, free)]);
         assert_eq!(a.resources.name(a.requests(&a.jobs[1])[0].sym()), "ncpus");
@@ -692,8 +717,8 @@ mod tests {
         let mut sorted_back = back.clone();
         merged.sort_submission();
         sorted_back.sort_submission();
-        merged.merge_sorted(sorted_back);
-        front.append(back);
+        merged.merge_sorted(sorted_back).unwrap();
+        front.append(back).unwrap();
         front.finish().unwrap();
         merged.finish().unwrap();
         assert_eq!(merged.describe(), front.describe(), "merged halves");
@@ -709,7 +734,7 @@ mod tests {
                 .map(|j| {
                     let group = set.names.name(j.egroup).to_string();
                     (
-                        j.id.clone(),
+                        j.id.to_string(),
                         set.user(j).into(),
                         group,
                         value(j, ncpus),

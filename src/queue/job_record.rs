@@ -14,35 +14,37 @@ pub enum ResourceValue {
 }
 
 /// One resource a job requests: the resource (a symbol of
-/// [`JobSet::resources`](crate::queue::JobSet::resources)) and its value, in 16 bytes (a
-/// `(Sym, ResourceValue)` pair takes 24: a million-job file has six million requests).
+/// [`JobSet::resources`](crate::queue::JobSet::resources)) and its value, in 12 bytes (a
+/// `(Sym, ResourceValue)` pair takes 24: a million-job file has six million requests, and each
+/// byte of them is memory touched for the first time).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Request {
-    /// The resource.
+    /// The resource, with [`Request::TEXT`] set when the value is a text.
     sym: Sym,
-    /// The text's symbol, or [`Request::NUMBER`] for a number.
-    text: Sym,
-    /// The number (0 for a text).
-    number: f64,
+    /// The number's bits (low word first), or the text's symbol in the first word. Two `u32`s,
+    /// not a `u64`, so the request is aligned to 4 bytes and takes 12.
+    bits: [u32; 2],
 }
 
 impl Request {
-    /// `text` of a number.
-    const NUMBER: Sym = Sym::MAX;
+    /// The bit of `sym` that marks a text value.
+    const TEXT: Sym = 1 << 31;
 
-    /// A request of resource `sym` with `value`. A text symbol must be below `Sym::MAX` (a text
-    /// pool never holds four billion texts).
+    /// A request of resource `sym` with `value`. The resource's symbol must be below 2^31 (a
+    /// pool of resource names never holds two billion names).
     pub fn new(sym: Sym, value: ResourceValue) -> Request {
+        let sym = sym.min(Request::TEXT - 1);
         match value {
-            ResourceValue::Number(number) => Request {
-                sym,
-                text: Request::NUMBER,
-                number,
-            },
+            ResourceValue::Number(number) => {
+                let b = number.to_bits();
+                Request {
+                    sym,
+                    bits: [b as u32, (b >> 32) as u32],
+                }
+            }
             ResourceValue::Text(text) => Request {
-                sym,
-                text: text.min(Request::NUMBER - 1),
-                number: 0.0,
+                sym: sym | Request::TEXT,
+                bits: [text, 0],
             },
         }
     }
@@ -50,16 +52,17 @@ impl Request {
     /// The resource requested.
     #[inline]
     pub fn sym(self) -> Sym {
-        self.sym
+        self.sym & !Request::TEXT
     }
 
     /// The value requested.
     #[inline]
     pub fn value(self) -> ResourceValue {
-        if self.text == Request::NUMBER {
-            ResourceValue::Number(self.number)
+        if self.sym & Request::TEXT != 0 {
+            ResourceValue::Text(self.bits[0])
         } else {
-            ResourceValue::Text(self.text)
+            let b = u64::from(self.bits[0]) | u64::from(self.bits[1]) << 32;
+            ResourceValue::Number(f64::from_bits(b))
         }
     }
 }
@@ -104,25 +107,190 @@ impl JobState {
     }
 }
 
-/// One job.
+/// A PBS job id (`123.server`, `124[7].server`) held without a heap block when it is short,
+/// as nearly every id is: a million jobs' ids were a million 32-byte allocations, each touched
+/// fresh. Derefs to `&str`.
+#[derive(Clone)]
+pub struct JobId(IdRepr);
+
+/// Most bytes of an id held inline (the rest of the 24 bytes are its length and the tag).
+const INLINE_ID: usize = 22;
+
+/// How a [`JobId`] holds its text.
+#[derive(Clone)]
+enum IdRepr {
+    /// `len` bytes of `bytes`, the UTF-8 of a `str`.
+    Inline { len: u8, bytes: [u8; INLINE_ID] },
+    /// A longer id.
+    Heap(Box<str>),
+}
+
+impl JobId {
+    /// The id `id`.
+    #[inline]
+    pub fn new(id: &str) -> JobId {
+        match id.len() {
+            len @ 0..=INLINE_ID => {
+                let mut bytes = [0u8; INLINE_ID];
+                bytes[..len].copy_from_slice(id.as_bytes());
+                JobId(IdRepr::Inline {
+                    len: len as u8,
+                    bytes,
+                })
+            }
+            _ => JobId(IdRepr::Heap(id.into())),
+        }
+    }
+
+    /// The id's text.
+    #[inline]
+    pub fn as_str(&self) -> &str {
+        match &self.0 {
+            IdRepr::Inline { len, bytes } => {
+                let b = bytes.get(..usize::from(*len)).unwrap_or(&[]);
+                // SAFETY: `new` copied exactly the bytes of a `str` (`len` of them), so they
+                // are valid UTF-8; nothing else writes them.
+                unsafe { std::str::from_utf8_unchecked(b) }
+            }
+            IdRepr::Heap(s) => s,
+        }
+    }
+}
+
+impl Default for JobId {
+    fn default() -> Self {
+        JobId::new("")
+    }
+}
+
+impl std::ops::Deref for JobId {
+    type Target = str;
+    #[inline]
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl AsRef<str> for JobId {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl std::borrow::Borrow<str> for JobId {
+    fn borrow(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl From<&str> for JobId {
+    fn from(id: &str) -> Self {
+        JobId::new(id)
+    }
+}
+
+impl From<String> for JobId {
+    fn from(id: String) -> Self {
+        JobId::new(&id)
+    }
+}
+
+impl From<&String> for JobId {
+    fn from(id: &String) -> Self {
+        JobId::new(id)
+    }
+}
+
+impl From<&JobId> for String {
+    fn from(id: &JobId) -> Self {
+        id.as_str().to_string()
+    }
+}
+
+impl std::fmt::Debug for JobId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl std::fmt::Display for JobId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self.as_str(), f)
+    }
+}
+
+impl PartialEq for JobId {
+    #[inline]
+    fn eq(&self, other: &Self) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for JobId {}
+
+impl PartialOrd for JobId {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for JobId {
+    #[inline]
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.as_str().cmp(other.as_str())
+    }
+}
+
+impl std::hash::Hash for JobId {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state)
+    }
+}
+
+impl PartialEq<str> for JobId {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for JobId {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialEq<String> for JobId {
+    fn eq(&self, other: &String) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl PartialEq<JobId> for str {
+    fn eq(&self, other: &JobId) -> bool {
+        self == other.as_str()
+    }
+}
+
+impl PartialEq<JobId> for &str {
+    fn eq(&self, other: &JobId) -> bool {
+        *self == other.as_str()
+    }
+}
+
+impl PartialEq<JobId> for String {
+    fn eq(&self, other: &JobId) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+/// One job, in 96 bytes with no heap block of its own (128 bytes and a 32-byte id allocation
+/// before): each byte of a 10-million-job read is memory touched for the first time.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Job {
     /// The full job id (`123.server`, `124[].server`).
-    pub id: String,
+    pub id: JobId,
     /// The id's sequence number (`123` of `123.server`), `u64::MAX` if it has none.
     pub seq: u64,
-    /// Array index of a subjob (`124[7].server` → 7).
-    pub array_index: Option<u64>,
-    /// `euser` (the owner's user name when qstat does not print it).
-    pub euser: Sym,
-    /// `egroup` (empty when unknown).
-    pub egroup: Sym,
-    /// `Account_Name`, when set.
-    pub account: Option<Sym>,
-    /// `queue`.
-    pub queue: Sym,
-    /// `job_state`.
-    pub state: JobState,
     /// `Priority` (`qsub -p`): the `job_priority` keyword.
     pub priority: i64,
     /// `qtime` as seconds since the epoch: submission order.
@@ -131,31 +299,120 @@ pub struct Job {
     pub eligible_time: f64,
     /// `accrue_type` (0 initial, 1 ineligible, 2 eligible, 3 running, 4 exit).
     pub accrue_type: i64,
-    /// `Resource_List`: this job's run of
-    /// [`JobSet::requests`](crate::queue::JobSet::requests) (one vector for all jobs, so reading a
-    /// million jobs allocates no vector per job).
-    pub requests: std::ops::Range<usize>,
+    /// `euser` (the owner's user name when qstat does not print it).
+    pub euser: Sym,
+    /// `egroup` (empty when unknown).
+    pub egroup: Sym,
+    /// `queue`.
+    pub queue: Sym,
+    /// `Account_Name`, or [`NO_ACCOUNT`]: see [`account`](Job::account).
+    pub(crate) account: Sym,
+    /// The array index of a subjob, [`NO_INDEX`], or [`WIDE_INDEX`]: see
+    /// [`array_index`](Job::array_index).
+    pub(crate) index: u32,
+    /// `job_state`.
+    pub state: JobState,
+    /// Start of this job's run of [`JobSet::requests`](crate::queue::JobSet::requests).
+    pub(crate) requests_start: u32,
+    /// Length of that run.
+    pub(crate) requests_len: u32,
 }
+
+/// [`Job::account`] when the job has none (a name pool never holds four billion names).
+const NO_ACCOUNT: Sym = Sym::MAX;
+/// The stored array index of a job that is not a subjob.
+const NO_INDEX: u32 = u32::MAX;
+/// The stored array index of a subjob whose index does not fit below [`WIDE_INDEX`]: it is
+/// read from the id again.
+const WIDE_INDEX: u32 = u32::MAX - 1;
 
 impl Job {
     /// A job with no id, no names and no requests: the filler a merge moves jobs over, and the
     /// base tests build their jobs from.
     pub fn blank() -> Job {
         Job {
-            id: String::new(),
+            id: JobId::default(),
             seq: 0,
-            array_index: None,
-            euser: 0,
-            egroup: 0,
-            account: None,
-            queue: 0,
-            state: JobState::Queued,
             priority: 0,
             qtime: 0,
             eligible_time: 0.0,
             accrue_type: 0,
-            requests: 0..0,
+            euser: 0,
+            egroup: 0,
+            queue: 0,
+            account: NO_ACCOUNT,
+            index: NO_INDEX,
+            state: JobState::Queued,
+            requests_start: 0,
+            requests_len: 0,
         }
+    }
+
+    /// A blank job with id `id`, and the sequence number and array index read from it.
+    pub fn with_id(id: &str) -> Job {
+        let (seq, index) = id_sequence(id);
+        let mut job = Job {
+            id: JobId::new(id),
+            seq,
+            ..Job::blank()
+        };
+        job.index = match index {
+            None => NO_INDEX,
+            Some(i) => u32::try_from(i)
+                .ok()
+                .filter(|&i| i < WIDE_INDEX)
+                .unwrap_or(WIDE_INDEX),
+        };
+        job
+    }
+
+    /// Sets the id and the array index read from it, keeping the sequence number (tests build
+    /// jobs whose sequence numbers are not their ids').
+    #[cfg(test)]
+    pub(crate) fn set_id(&mut self, id: &str) {
+        let j = Job::with_id(id);
+        (self.id, self.index) = (j.id, j.index);
+    }
+
+    /// The array index of a subjob (`124[7].server` → 7), read from the id.
+    #[inline]
+    pub fn array_index(&self) -> Option<u64> {
+        match self.index {
+            NO_INDEX => None,
+            WIDE_INDEX => id_sequence(&self.id).1,
+            i => Some(u64::from(i)),
+        }
+    }
+
+    /// `Account_Name`, when set.
+    #[inline]
+    pub fn account(&self) -> Option<Sym> {
+        (self.account != NO_ACCOUNT).then_some(self.account)
+    }
+
+    /// Sets `Account_Name` (a symbol below `Sym::MAX`).
+    #[inline]
+    pub fn set_account(&mut self, account: Option<Sym>) {
+        self.account = account.unwrap_or(NO_ACCOUNT);
+    }
+
+    /// `Resource_List`: this job's run of
+    /// [`JobSet::requests`](crate::queue::JobSet::requests) (one vector for all jobs, so reading a
+    /// million jobs allocates no vector per job).
+    #[inline]
+    pub fn requests(&self) -> std::ops::Range<usize> {
+        let start = self.requests_start as usize;
+        start..start + self.requests_len as usize
+    }
+
+    /// Sets [`requests`](Job::requests); `None` (and nothing set) when the run does not fit in
+    /// 32-bit positions (four billion requests: never in a file that fits in memory).
+    #[inline]
+    pub fn set_requests(&mut self, run: std::ops::Range<usize>) -> Option<()> {
+        let start = u32::try_from(run.start).ok()?;
+        let len = u32::try_from(run.end.checked_sub(run.start)?).ok()?;
+        (self.requests_start, self.requests_len) = (start, len);
+        Some(())
     }
 }
 
@@ -189,24 +446,116 @@ mod tests {
     }
 
     #[test]
-    fn requests_are_16_bytes_and_keep_their_value() {
-        assert_eq!(std::mem::size_of::<Request>(), 16);
+    fn requests_are_12_bytes_and_keep_their_value() {
+        assert_eq!(std::mem::size_of::<Request>(), 12);
         for v in [
             ResourceValue::Number(-0.0),
+            ResourceValue::Number(0.0),
             ResourceValue::Number(f64::NAN),
+            ResourceValue::Number(f64::from_bits(0x7ff8_0000_dead_beef)),
+            ResourceValue::Number(f64::INFINITY),
+            ResourceValue::Number(f64::MIN_POSITIVE / 2.0),
+            ResourceValue::Number(f64::MAX),
             ResourceValue::Number(4.0),
+            ResourceValue::Number(1e-300),
             ResourceValue::Text(0),
             ResourceValue::Text(7),
+            ResourceValue::Text(Sym::MAX),
         ] {
-            let r = Request::new(3, v);
-            assert_eq!(r.sym(), 3);
-            match (r.value(), v) {
-                (ResourceValue::Number(a), ResourceValue::Number(b)) => {
-                    assert_eq!(a.to_bits(), b.to_bits())
+            for sym in [0, 3, (1 << 31) - 1] {
+                let r = Request::new(sym, v);
+                assert_eq!(r.sym(), sym);
+                match (r.value(), v) {
+                    (ResourceValue::Number(a), ResourceValue::Number(b)) => {
+                        assert_eq!(a.to_bits(), b.to_bits())
+                    }
+                    (a, b) => assert_eq!(a, b),
                 }
-                (a, b) => assert_eq!(a, b),
             }
         }
+        // A resource symbol of 2^31 or more is clamped (never met: the pool is that large).
+        assert_eq!(
+            Request::new(Sym::MAX, ResourceValue::Text(1)).sym(),
+            (1 << 31) - 1
+        );
+    }
+
+    #[test]
+    fn job_ids_hold_their_text_inline_or_on_the_heap() {
+        assert_eq!(std::mem::size_of::<JobId>(), 24);
+        let long = "1234567890[1234567].a-long-server-name.example.org";
+        for id in [
+            "",
+            "1.s",
+            "é.ü",
+            "1234567890123456789012",
+            "12345678901234567890123",
+            long,
+        ] {
+            let j = JobId::new(id);
+            assert_eq!(j.as_str(), id);
+            assert_eq!(&*j, id);
+            assert_eq!(j, id);
+            assert_eq!(j, JobId::from(id.to_string()));
+            assert_eq!(j.clone(), j);
+            assert_eq!(format!("{j}"), id);
+            assert_eq!(format!("{j:?}"), format!("{id:?}"));
+            assert_eq!(String::from(&j), id);
+        }
+        assert!(matches!(
+            JobId::new("1234567890123456789012").0,
+            IdRepr::Inline { .. }
+        ));
+        assert!(matches!(
+            JobId::new("12345678901234567890123").0,
+            IdRepr::Heap(_)
+        ));
+        assert!(JobId::new("10.s") < JobId::new("9.s"), "ordered as text");
+        assert_eq!(JobId::default(), "");
+    }
+
+    #[test]
+    fn a_job_is_96_bytes_and_keeps_every_field() {
+        assert_eq!(std::mem::size_of::<Job>(), 96);
+        for (id, seq, index) in [
+            ("123.server", 123, None),
+            ("124[7].server", 124, Some(7)),
+            ("124[].server", 124, None),
+            ("5[4294967293].s", 5, Some(4_294_967_293)),
+            ("5[4294967294].s", 5, Some(4_294_967_294)),
+            ("5[4294967295].s", 5, Some(4_294_967_295)),
+            ("5[18446744073709551615].s", 5, Some(u64::MAX)),
+            ("J1", u64::MAX, None),
+        ] {
+            let j = Job::with_id(id);
+            assert_eq!((j.id.as_str(), j.seq, j.array_index()), (id, seq, index));
+        }
+        let mut j = Job::blank();
+        assert_eq!((j.account(), j.requests()), (None, 0..0));
+        for account in [Some(0), Some(Sym::MAX - 1), None] {
+            j.set_account(account);
+            assert_eq!(j.account(), account);
+        }
+        for run in [
+            0..0,
+            5..11,
+            0..u32::MAX as usize,
+            (u32::MAX as usize)..(u32::MAX as usize),
+        ] {
+            assert_eq!(j.set_requests(run.clone()), Some(()));
+            assert_eq!(j.requests(), run);
+        }
+        let before = j.clone();
+        assert_eq!(j.set_requests(0..u32::MAX as usize + 1), None);
+        assert_eq!(
+            j.set_requests(u32::MAX as usize + 1..u32::MAX as usize + 2),
+            None
+        );
+        assert_eq!(
+            j.requests(),
+            before.requests(),
+            "a run that does not fit changes nothing"
+        );
     }
 
     #[test]

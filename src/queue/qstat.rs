@@ -292,7 +292,7 @@ mod tests {
             let a = &set.jobs[0];
             assert_eq!(a.id, "11.pbs", "same qtime: lower sequence number first");
             assert_eq!(set.names.name(a.egroup), "staff");
-            assert_eq!(a.account.map(|s| set.names.name(s)), Some("proj1"));
+            assert_eq!(a.account().map(|s| set.names.name(s)), Some("proj1"));
             assert_eq!(a.state, JobState::Running);
             let b = &set.jobs[1];
             assert_eq!(set.user(b), "bob", "euser from Job_Owner");

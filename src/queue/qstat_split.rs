@@ -429,7 +429,7 @@ fn jobs_object(bytes: &[u8], start: usize, pages: Pages) -> Option<(JobSet, usiz
         Stop::End(end) => Some((first, end)), // the cut was past the end of `Jobs`
         Stop::Boundary(at) if at == cut => {
             let (second, end) = second?;
-            first.merge_sorted(second);
+            first.merge_sorted(second).ok()?;
             Some((first, end))
         }
         Stop::Boundary(at) => match entries(bytes, at, usize::MAX, &mut first, pages)? {
@@ -462,7 +462,7 @@ mod tests {
     fn summary(set: &JobSet) -> Vec<(String, String, i64)> {
         set.jobs
             .iter()
-            .map(|j| (j.id.clone(), set.user(j).to_string(), j.qtime))
+            .map(|j| (j.id.to_string(), set.user(j).to_string(), j.qtime))
             .collect()
     }
 

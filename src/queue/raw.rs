@@ -5,7 +5,7 @@
 use super::dates::parse_ctime;
 use super::error::JobsError;
 use super::job::JobSet;
-use super::job_record::{id_sequence, Job, JobState, Request, ResourceValue};
+use super::job_record::{Job, JobState, Request, ResourceValue};
 use super::names::{NameCache, Sym};
 use crate::pbs::units::{resource_value, time_value};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
@@ -358,7 +358,7 @@ fn add_job_with<'a>(
     };
     // Resource names come in the same order job after job: the previous job's symbol at the
     // same place is tried before hashing the name.
-    let previous = set.jobs.last().map_or(0..0, |j| j.requests.clone());
+    let previous = set.jobs.last().map_or(0..0, |j| j.requests());
     let start = set.requests.len();
     for (k, (name, value)) in raw.resources.0.into_iter().enumerate() {
         let v = match value {
@@ -383,38 +383,88 @@ fn add_job_with<'a>(
         }
         set.requests.push(Request::new(sym, v));
     }
-    let requests = start..set.requests.len();
-    let (seq, array_index) = id_sequence(id);
+    let mut job = Job::with_id(id);
+    if job.set_requests(start..set.requests.len()).is_none() {
+        set.requests.truncate(start);
+        return Err(bad(
+            id,
+            names.resources,
+            "more than 4294967295 resource requests in all",
+        ));
+    }
     let mut intern = |name: &str| match later.as_deref_mut() {
         Some(p) => set.names.intern_cached(&mut p.cache, name),
         None => set.names.intern(name),
     };
-    let (egroup, account, queue) = (
-        intern(&egroup),
-        account.as_deref().map(&mut intern),
-        intern(&queue),
-    );
-    let job = Job {
-        id: id.to_string(),
-        seq,
-        array_index,
-        euser: match later {
-            Some(_) => Sym::MAX,
-            None => set.names.intern(&euser),
-        },
-        egroup,
-        account,
-        queue,
-        state,
-        priority,
-        qtime,
-        eligible_time,
-        accrue_type,
-        requests,
+    job.egroup = intern(&egroup);
+    job.set_account(account.as_deref().map(&mut intern));
+    job.queue = intern(&queue);
+    job.euser = match later {
+        Some(_) => Sym::MAX,
+        None => set.names.intern(&euser),
     };
+    job.state = state;
+    job.priority = priority;
+    job.qtime = qtime;
+    job.eligible_time = eligible_time;
+    job.accrue_type = accrue_type;
     set.jobs.push(job);
     if let Some(pending) = later {
         pending.users.push(euser);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::queue::qstat::{read_qstat_json_fast, read_qstat_json_slice_serde};
+
+    fn qstat(priority: &str, accrue: &str, id: &str) -> String {
+        format!(
+            r#"{{"Jobs":{{"{id}":{{"Job_Owner":"u@h","Priority":{priority},"accrue_type":{accrue},
+            "Resource_List":{{"ncpus":2}}}}}}}}"#
+        )
+    }
+
+    /// Priorities and accrue types are kept exactly up to 9e15 (what the serde reader has
+    /// always accepted, far past PBS's −1024…1023 and 0…4), and refused with the same message
+    /// beyond; both readers agree, and the job's other fields survive the narrow record.
+    #[test]
+    fn integer_fields_keep_their_range_and_messages() {
+        for (priority, want) in [
+            ("-1024", Ok(-1024)),
+            ("1023", Ok(1023)),
+            ("9000000000000000", Ok(9_000_000_000_000_000)),
+            ("-9000000000000000", Ok(-9_000_000_000_000_000)),
+            (
+                "1e18",
+                Err(
+                    "job `1[4294967296].s`: Priority: expected an integer, got 1000000000000000000",
+                ),
+            ),
+            (
+                "1.5",
+                Err("job `1[4294967296].s`: Priority: expected an integer, got 1.5"),
+            ),
+        ] {
+            let text = qstat(priority, priority, "1[4294967296].s");
+            let serde = read_qstat_json_slice_serde(text.as_bytes());
+            let fast = read_qstat_json_fast(text.as_bytes());
+            match want {
+                Ok(p) => {
+                    let set = serde.unwrap();
+                    let j = &set.jobs[0];
+                    assert_eq!((j.priority, j.accrue_type), (p, p));
+                    assert_eq!((j.seq, j.array_index()), (1, Some(1 << 32)));
+                    assert_eq!(j.id, "1[4294967296].s");
+                    assert_eq!(set.requests(j).len(), 1);
+                    assert_eq!(fast.unwrap().unwrap().describe(), set.describe());
+                }
+                Err(message) => {
+                    assert_eq!(serde.unwrap_err().to_string(), message);
+                    assert!(fast.is_none_or(|r| r.is_err()));
+                }
+            }
+        }
+    }
 }

@@ -58,12 +58,12 @@ impl ShareContext {
                 match entity {
                     FairshareEntity::Euser => (job.euser, None),
                     FairshareEntity::Egroup => (job.egroup, None),
-                    FairshareEntity::AccountName => (job.account.unwrap_or(u32::MAX), None),
+                    FairshareEntity::AccountName => (job.account().unwrap_or(u32::MAX), None),
                     FairshareEntity::Queue => (job.queue, None),
                     FairshareEntity::EgroupEuser => (job.egroup, Some(job.euser)),
                 }
             } else {
-                (job.euser, Some(job.account.unwrap_or(u32::MAX)))
+                (job.euser, Some(job.account().unwrap_or(u32::MAX)))
             };
             let node = *cache.entry(key, || {
                 if pbs {
@@ -76,7 +76,7 @@ impl ShareContext {
                     })
                 } else {
                     let user = jobs.names.name(job.euser);
-                    let account = job.account.map(|a| jobs.names.name(a));
+                    let account = job.account().map(|a| jobs.names.name(a));
                     let found = tree.find_user(account, user);
                     if found.is_none() {
                         unmatched.push(match account {
