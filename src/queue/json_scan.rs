@@ -124,6 +124,98 @@ impl<'a> Scan<'a> {
         }
     }
 
+    /// The first `"`, backslash or control byte at or after `from` (the text's end if none):
+    /// one `tzcnt` on the blocks' stop mask for a run within a block.
+    #[inline(always)]
+    fn stop_at(&mut self, from: usize) -> usize {
+        let mut at = from;
+        loop {
+            let stops = self.blocks.at(self.bytes, at).stops >> (at % 64);
+            if stops != 0 {
+                return at + stops.trailing_zeros() as usize;
+            }
+            at = (at | 63) + 1;
+        }
+    }
+
+    /// Skips a string with neither escape nor control byte (the cursor on its opening quote)
+    /// and returns true; false, the cursor not moved, for any other string (which
+    /// [`string_raw`](Self::string_raw) then reads or refuses). UTF-8 is not checked, as for any
+    /// skipped string.
+    #[inline(always)]
+    fn plain_string(&mut self) -> bool {
+        let stop = self.stop_at(self.pos + 1);
+        let plain = self.bytes.get(stop) == Some(&b'"');
+        if plain {
+            self.pos = stop + 1;
+        }
+        plain
+    }
+
+    /// A member's key in its usual form — no escape in it and the `:` right after its closing
+    /// quote — with the cursor moved past the `:` and the whitespace after it: what
+    /// [`key_bytes`](Self::key_bytes), `ws_eat(b':')` and [`ws`](Self::ws) give for it. `None`,
+    /// the cursor not moved, for any other form (the caller then takes those three steps).
+    #[inline(always)]
+    pub(super) fn plain_key(&mut self) -> Option<&'a [u8]> {
+        if self.peek() != Some(b'"') {
+            return None;
+        }
+        let start = self.pos + 1;
+        let stop = self.stop_at(start);
+        if self.bytes.get(stop..stop + 2) != Some(&b"\":"[..]) {
+            return None;
+        }
+        self.pos = stop + 2;
+        self.ws();
+        self.bytes.get(start..stop)
+    }
+
+    /// [`skip`](Self::skip), with a plain string and an object of plain string members (a
+    /// qstat job's `Variable_List`) each skipped in one tight step; anything else, or anything
+    /// those steps are unsure of, is left to `skip` from the same place.
+    #[inline(always)]
+    pub(super) fn skip_value(&mut self) -> Option<()> {
+        match self.peek() {
+            Some(b'"') if self.plain_string() => return Some(()),
+            Some(b'{') if self.flat_object() => return Some(()),
+            _ => {}
+        }
+        self.skip()
+    }
+
+    /// Skips an object (the cursor on its `{`) whose members are all plain strings with plain
+    /// keys, as [`skip`](Self::skip) would, and returns true; false, the cursor not moved, for
+    /// any other object, well formed or not.
+    #[inline]
+    fn flat_object(&mut self) -> bool {
+        let start = self.pos;
+        self.pos += 1;
+        self.ws();
+        if self.eat(b'}').is_some() {
+            return true;
+        }
+        loop {
+            if self.peek() != Some(b'"') || !self.plain_string() {
+                break;
+            }
+            if self.ws_eat(b':').is_none() {
+                break;
+            }
+            self.ws();
+            if self.peek() != Some(b'"') || !self.plain_string() {
+                break;
+            }
+            match self.next_or_close(b'}') {
+                Some(true) => {}
+                Some(false) => return true,
+                None => break,
+            }
+        }
+        self.pos = start;
+        false
+    }
+
     /// The position of the first `"`, `\` or control byte at or after `from` (the text's end
     /// if there is none), and whether the bytes before it are all ASCII.
     #[inline]
@@ -193,7 +285,27 @@ impl<'a> Scan<'a> {
     }
 
     /// A string, decoded and checked to be UTF-8 (borrowed when it has no escapes).
+    #[inline]
     pub(super) fn string(&mut self) -> Option<Cow<'a, str>> {
+        // The usual string — ASCII, no escape — without the call (a job's id, names, values).
+        if self.peek() == Some(b'"') {
+            let start = self.pos + 1;
+            let (stop, ascii) = self.string_stop(start);
+            if ascii && self.bytes.get(stop) == Some(&b'"') {
+                let raw = self.bytes.get(start..stop)?;
+                self.pos = stop + 1;
+                debug_assert!(raw.is_ascii());
+                // SAFETY: every byte of `raw` is below 0x80 (the blocks' `high` mask is clear
+                // over it), and ASCII text is valid UTF-8.
+                return Some(Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(raw) }));
+            }
+        }
+        self.string_slow()
+    }
+
+    /// [`string`](Self::string) for any string: escapes, non-ASCII bytes, refusals.
+    #[inline(never)]
+    fn string_slow(&mut self) -> Option<Cow<'a, str>> {
         let parts = self.string_parts()?;
         if parts.escaped {
             return unescape(parts.raw).map(Cow::Owned);
@@ -283,6 +395,7 @@ impl<'a> Scan<'a> {
 
     /// A scalar as [`Raw`] reads it; an object or array is skipped and read as `Raw::Other`.
     /// `null` is `Raw::Other` too (callers that read `Option<Raw>` treat it as absent).
+    #[inline(always)]
     pub(super) fn raw(&mut self) -> Option<Raw<'a>> {
         Some(match self.peek()? {
             b'"' => Raw::Str(self.string()?),
@@ -309,6 +422,7 @@ impl<'a> Scan<'a> {
     /// Skips an object read as `Raw` reads one (serde's `next_entry::<IgnoredAny, IgnoredAny>`):
     /// its own keys are read as strings — serde_json checks their UTF-8 and surrogates, unlike
     /// the keys of a value it only skips — and its values are skipped.
+    #[inline(never)]
     fn object_of_anything(&mut self) -> Option<()> {
         self.eat(b'{')?;
         self.ws();
@@ -636,16 +750,27 @@ mod tests {
     /// What the scanner makes of `text` as one whole value, skipped (`skip`) or read (`raw`),
     /// with the masks of kernel `level`: `Some` only when the value is followed by whitespace
     /// alone, like `serde_json::from_slice`.
-    fn scan_whole(text: &[u8], level: Level, read: bool) -> Option<Option<Raw<'_>>> {
+    fn scan_whole(text: &[u8], level: Level, how: How) -> Option<Option<Raw<'_>>> {
         let mut s = Scan::with_level(text, 0, level);
         s.ws();
-        let raw = if read {
-            Some(s.raw()?)
-        } else {
-            s.skip().map(|()| None)?
+        let raw = match how {
+            How::Raw => Some(s.raw()?),
+            How::Skip => s.skip().map(|()| None)?,
+            How::SkipValue => s.skip_value().map(|()| None)?,
         };
         s.ws();
         (s.pos() == text.len()).then_some(raw)
+    }
+
+    /// How [`scan_whole`] takes the value.
+    #[derive(Clone, Copy, Debug)]
+    enum How {
+        /// `Scan::raw`.
+        Raw,
+        /// `Scan::skip`.
+        Skip,
+        /// `Scan::skip_value` (plain strings and flat objects in one step each).
+        SkipValue,
     }
 
     /// Numbers compared by their bits (`-0` is not `0`).
@@ -671,14 +796,16 @@ mod tests {
         let serde_skip = serde_json::from_slice::<IgnoredAny>(&text).is_ok();
         let serde_raw = serde_json::from_slice::<Raw>(&text).ok();
         for level in Level::all() {
-            let skip = scan_whole(&text, level, false).is_some();
-            if skip != serde_skip {
-                return Err(format!(
-                    "{level:?} skip {skip}, serde {serde_skip}: {}",
-                    show()
-                ));
+            for how in [How::Skip, How::SkipValue] {
+                let skip = scan_whole(&text, level, how).is_some();
+                if skip != serde_skip {
+                    return Err(format!(
+                        "{level:?} {how:?} {skip}, serde {serde_skip}: {}",
+                        show()
+                    ));
+                }
             }
-            let raw = scan_whole(&text, level, true).map(|r| r.expect("read"));
+            let raw = scan_whole(&text, level, How::Raw).map(|r| r.expect("read"));
             if bits(raw.clone()) != bits(serde_raw.clone()) {
                 return Err(format!(
                     "{level:?} raw {raw:?}, serde {serde_raw:?}: {}",
@@ -753,6 +880,19 @@ mod tests {
             b"{\"a\":[\"\xff\",\"\\ud800\",1e400]}",
             b"{\"a\":[\"\x01\"]}",
             b"{\"a\":[01]}",
+            b"{\"a\":\"x\",\n  \"b\" : \"y\" }",
+            b"{ }",
+            b"{\"a\":\"x\",}",
+            b"{\"a\":\"x\"",
+            b"{\"a\":\"x\" \"b\":\"y\"}",
+            b"{\"a\":\"x\",\"b\":1}",
+            b"{\"a\":\"x\",\"b\":\"\\u00e9\"}",
+            b"{\"a\\n\":\"x\"}",
+            b"{\"a\":\"x\x01\"}",
+            b"{\"a\":\"\xff\",\"\xc3\":\"\"}",
+            b"{\"a\":\"x\",\"b\":{\"c\":\"d\"}}",
+            b"{\"a\"}",
+            b"{\"a\":}",
             b"tru",
             b"nulll",
             b"true",
@@ -875,6 +1015,96 @@ mod tests {
                 ),
             ]
         })
+    }
+
+    /// A member's key read by `plain_key`, else by `key_bytes`, `ws_eat(':')` and `ws` (as
+    /// the job loop reads it), against those three steps alone: the same key and cursor, or
+    /// both refuse.
+    fn keys_agree(text: &[u8], start: usize) -> Result<(), String> {
+        for level in Level::all() {
+            let mut slow = Scan::with_level(text, start, level);
+            let want = (|| {
+                let key = slow.key_bytes()?.into_owned();
+                slow.ws_eat(b':')?;
+                slow.ws();
+                Some((key, slow.pos()))
+            })();
+            let mut fast = Scan::with_level(text, start, level);
+            let got = match fast.plain_key() {
+                Some(key) => Some((key.to_vec(), fast.pos())),
+                None => {
+                    if fast.pos() != start {
+                        return Err(format!("{level:?}: moved on refusing"));
+                    }
+                    (|| {
+                        let key = fast.key_bytes()?.into_owned();
+                        fast.ws_eat(b':')?;
+                        fast.ws();
+                        Some((key, fast.pos()))
+                    })()
+                }
+            };
+            if got != want {
+                return Err(format!(
+                    "{level:?}: {got:?} vs {want:?}: {}",
+                    String::from_utf8_lossy(text)
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn plain_keys_read_as_the_three_steps_read_them() {
+        let mut cases: Vec<Vec<u8>> = [
+            &b"\"euser\":\"x\""[..],
+            b"\"euser\" :1",
+            b"\"euser\":  \n  1",
+            b"\"eus\\u0065r\":1",
+            b"\"a\\\"b\":1",
+            b"\"a\x01\":1",
+            b"\"a\xff\":1",
+            b"\"\":1",
+            b"\"a\"",
+            b"\"a\":",
+            b"\"a",
+            b"a\":1",
+            b"",
+        ]
+        .iter()
+        .map(|c| c.to_vec())
+        .collect();
+        for n in [0, 1, 62, 63, 64, 65, 130] {
+            cases.push(format!("\"{}\":1", "k".repeat(n)).into_bytes());
+            cases.push(format!("\"{}\\n\":1", "k".repeat(n)).into_bytes());
+        }
+        // The key placed after 0–139 bytes of whitespace: it crosses a block at every offset.
+        for case in &cases {
+            for pad in 0..140 {
+                let mut text = b" ".repeat(pad);
+                text.extend_from_slice(case);
+                keys_agree(&text, pad)
+                    .map_err(|e| format!("pad {pad}: {e}"))
+                    .unwrap();
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+        /// Generated members' keys: `plain_key` and its fallback read them as the three steps.
+        #[test]
+        fn generated_keys_read_as_the_three_steps_read_them(
+            key in value_bytes(),
+            sep in proptest::sample::select(vec![":", " :", ": ", ":\n   ", "", " "]),
+            tail in proptest::sample::select(vec!["1", "\"v\"", "", "}"]),
+        ) {
+            let mut text = key;
+            text.extend_from_slice(sep.as_bytes());
+            text.extend_from_slice(tail.as_bytes());
+            keys_agree(&text, 0).map_err(TestCaseError::fail)?;
+        }
     }
 
     proptest::proptest! {

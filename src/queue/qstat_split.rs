@@ -16,6 +16,7 @@ use super::qstat_keys::{self as keys, Field};
 use super::raw::{add_job_later, Pending, RawJob, RawResources, QSTAT_FIELDS};
 use super::read_file::{Pages, PAGE_WINDOW};
 use crate::parallel::{join, PARALLEL_MIN_BYTES};
+use std::borrow::Cow;
 
 /// How many `},"` spots after the middle are tried as the cut.
 const CUT_TRIES: usize = 256;
@@ -136,10 +137,16 @@ fn job<'a>(s: &mut Scan<'a>) -> Option<RawJob<'a>> {
     }
     let mut have_resources = false;
     loop {
-        let key = s.key_bytes()?;
-        s.ws_eat(b':')?;
-        s.ws();
-        let slot = match field(&key) {
+        let field = match s.plain_key() {
+            Some(key) => field(key),
+            None => {
+                let key = s.key_bytes()?;
+                s.ws_eat(b':')?;
+                s.ws();
+                field(&key)
+            }
+        };
+        let slot = match field {
             Field::Owner => Some(&mut job.owner),
             Field::Euser => Some(&mut job.euser),
             Field::Egroup => Some(&mut job.egroup),
@@ -159,7 +166,7 @@ fn job<'a>(s: &mut Scan<'a>) -> Option<RawJob<'a>> {
                 None
             }
             Field::Other => {
-                s.skip()?;
+                s.skip_value()?;
                 None
             }
         };
@@ -190,9 +197,20 @@ fn resources<'a>(s: &mut Scan<'a>) -> Option<RawResources<'a>> {
         return Some(RawResources(out));
     }
     loop {
-        let name = s.string()?;
-        s.ws_eat(b':')?;
-        s.ws();
+        let name = match s.plain_key() {
+            // What `string` gives for a key without escapes: its bytes, if they are UTF-8.
+            Some(key) if key.is_ascii() => {
+                // SAFETY: ASCII bytes are UTF-8.
+                Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(key) })
+            }
+            Some(key) => Cow::Borrowed(std::str::from_utf8(key).ok()?),
+            None => {
+                let name = s.string()?;
+                s.ws_eat(b':')?;
+                s.ws();
+                name
+            }
+        };
         out.push((name, s.raw()?));
         if !s.next_or_close(b'}')? {
             return Some(RawResources(out));
