@@ -375,21 +375,19 @@ fn order_keyed(mut keyed: Keyed, opts: &OrderOptions) -> QueueOrder {
     let (first, rest) = keys.split_at_mut(keyed.runnable.min(summary.total));
     let kept_first = keep_smallest_in(first, top);
     let kept_rest = keep_smallest_in(rest, top.saturating_sub(kept_first));
-    let first = first.get(..kept_first).unwrap_or_default();
-    let rest = rest.get(..kept_rest).unwrap_or_default();
-    let ranked = (first.iter().map(|k| (k, true)))
-        .chain(rest.iter().map(|k| (k, false)))
-        .map(|(&key, runnable)| {
-            let value = keyed.value(key);
-            let below = runnable && crate::pbs::threshold::is_below(value, opts.threshold);
-            Ranked {
-                job: key as u32,
-                value,
-                eligible: runnable && !below,
-                below_threshold: below,
-            }
-        })
-        .collect();
+    // The kept keys are one run: the rest is kept only when every runnable job is.
+    let kept = keys.get(..kept_first + kept_rest).unwrap_or_default();
+    let ranked = crate::parallel::map_slice(kept, |i, &key| {
+        let runnable = i < kept_first;
+        let value = keyed.value(key);
+        let below = runnable && crate::pbs::threshold::is_below(value, opts.threshold);
+        Ranked {
+            job: key as u32,
+            value,
+            eligible: runnable && !below,
+            below_threshold: below,
+        }
+    });
     QueueOrder {
         ranked,
         errors: std::mem::take(&mut keyed.errors),

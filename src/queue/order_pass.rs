@@ -13,11 +13,15 @@ use super::formula_api::SortFormula;
 use super::job::JobSet;
 use super::job_record::ResourceValue;
 use super::order::{descending_key, pack, value_of_key};
+use super::report::prefetch;
 use crate::parallel::{join, PARALLEL_MIN_JOBS};
 use std::collections::HashMap;
 
 /// Jobs per block: the block's rows (`width` values each) stay in L1/L2.
 const BLOCK: usize = 1024;
+
+/// How many jobs ahead a job's requests are prefetched.
+const AHEAD: usize = 16;
 
 /// `Pass::slot_of` for a resource no slot reads.
 const NO_SLOT: u32 = u32::MAX;
@@ -136,7 +140,30 @@ impl Pass<'_> {
             let first = start + b * BLOCK;
             let rows = rows.get_mut(..block.len() * width).unwrap_or_default();
             for ((k, job), row) in block.iter().enumerate().zip(rows.chunks_mut(width.max(1))) {
-                self.bind_row(first + k, job, row, &mut half.texts);
+                // Cache misses overlapped by asking early: the records are read in order, but
+                // the hardware prefetcher stops at each 4 KiB page; a job's requests lie where
+                // the reader put them (not in submission order) and its fair-share values at
+                // random by node.
+                let k = b * BLOCK + k;
+                if let Some(far) = jobs.get(k + 4 * AHEAD) {
+                    prefetch(Some(far));
+                    prefetch(Some(&far.requests));
+                }
+                if let Some(ahead) = jobs.get(k + AHEAD) {
+                    let requests = &self.jobs.requests;
+                    prefetch(requests.get(ahead.requests.start));
+                    prefetch(requests.get(ahead.requests.end.wrapping_sub(1)));
+                    for src in self.binder.sources() {
+                        if let Source::Share { by_node, .. } = src {
+                            prefetch(
+                                self.binder
+                                    .node(start + k + AHEAD)
+                                    .and_then(|n| by_node.get(n)),
+                            );
+                        }
+                    }
+                }
+                self.bind_row(start + k, job, row, &mut half.texts);
             }
             let values = values.get_mut(..block.len()).unwrap_or_default();
             for (j, e) in self.formula.evaluate_rows(rows, values) {
