@@ -179,9 +179,9 @@ impl Binder {
             queue_priority,
             job_nodes: shares
                 .map(|s| {
-                    (s.job_nodes.iter())
-                        .map(|n| n.and_then(|n| u32::try_from(n).ok()).unwrap_or(NO_NODE))
-                        .collect()
+                    crate::parallel::map_slice(&s.job_nodes, |_, n| {
+                        n.and_then(|n| u32::try_from(n).ok()).unwrap_or(NO_NODE)
+                    })
                 })
                 .unwrap_or_default(),
             compat: pbs_compat,

@@ -445,10 +445,9 @@ pub fn ranks_of_nodes(
             *slot = rank;
         }
     }
-    job_nodes
-        .iter()
-        .map(|n| n.and_then(|n| rank_of.get(n).copied()).unwrap_or(u32::MAX))
-        .collect()
+    crate::parallel::map_slice(job_nodes, |_, n| {
+        n.and_then(|n| rank_of.get(n).copied()).unwrap_or(u32::MAX)
+    })
 }
 
 #[cfg(test)]
