@@ -42,8 +42,47 @@ where
     }
 }
 
+/// `items` mapped by `f` (given each item's index) into a new vector; a long slice on the pool's threads, each value
+/// written once in place (rayon's `collect_into_vec`: no per-part vectors to append), so the
+/// fresh pages of a large result are touched by both cores. A panic in `f` reaches the caller.
+pub fn map_slice<T, U, F>(items: &[T], f: F) -> Vec<U>
+where
+    T: Sync,
+    U: Send,
+    F: Fn(usize, &T) -> U + Sync + Send,
+{
+    use rayon::prelude::*;
+    if items.len() < PARALLEL_MIN_JOBS {
+        return items.iter().enumerate().map(|(i, x)| f(i, x)).collect();
+    }
+    let mut out = Vec::new();
+    (items
+        .par_iter()
+        .enumerate()
+        .with_min_len(PARALLEL_MIN_JOBS / 2))
+    .map(|(i, x)| f(i, x))
+    .collect_into_vec(&mut out);
+    out
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn map_slice_keeps_the_order_of_any_length() {
+        for n in [
+            0,
+            1,
+            7,
+            super::PARALLEL_MIN_JOBS - 1,
+            super::PARALLEL_MIN_JOBS * 3 + 5,
+        ] {
+            let items: Vec<u64> = (0..n as u64).collect();
+            let got = super::map_slice(&items, |i, x| x * 3 + i as u64);
+            let want: Vec<u64> = items.iter().map(|x| x * 4).collect();
+            assert_eq!(got, want, "{n}");
+        }
+    }
+
     #[test]
     fn both_results_in_order() {
         let data = [1, 2, 3, 4];

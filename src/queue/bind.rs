@@ -172,37 +172,16 @@ impl Binder {
             };
             sources.push(src);
         }
-        // Only queue names need a priority: look each distinct queue up once.
-        let mut queue_priority_by_sym = vec![0.0; jobs.names.len()];
-        let mut seen = vec![false; jobs.names.len()];
-        let rebuilt: Vec<Sym>;
-        let queues: &[Sym] = if jobs.columns.covers(jobs.len()) {
-            &jobs.columns.queue
-        } else {
-            rebuilt = jobs.jobs.iter().map(|j| j.queue).collect();
-            &rebuilt
-        };
-        for &q in queues {
-            let q = q as usize;
-            if let (Some(false), Some(slot)) =
-                (seen.get(q).copied(), queue_priority_by_sym.get_mut(q))
-            {
-                *slot = queue_priority(jobs.names.name(q as Sym)).unwrap_or(0) as f64;
-                if let Some(s) = seen.get_mut(q) {
-                    *s = true;
-                }
-            }
-        }
-        let queue_priority = queue_priority_by_sym;
+        let queue_priority = queue_priorities(&sources, jobs, queue_priority);
         Ok(Binder {
             keywords: keywords.to_vec(),
             sources,
             queue_priority,
             job_nodes: shares
                 .map(|s| {
-                    (s.job_nodes.iter())
-                        .map(|n| n.and_then(|n| u32::try_from(n).ok()).unwrap_or(NO_NODE))
-                        .collect()
+                    crate::parallel::map_slice(&s.job_nodes, |_, n| {
+                        n.and_then(|n| u32::try_from(n).ok()).unwrap_or(NO_NODE)
+                    })
                 })
                 .unwrap_or_default(),
             compat: pbs_compat,
@@ -210,7 +189,7 @@ impl Binder {
     }
 
     /// Job `i`'s entity node.
-    fn node(&self, i: usize) -> Option<NodeId> {
+    pub(crate) fn node(&self, i: usize) -> Option<NodeId> {
         match self.job_nodes.get(i) {
             Some(&n) if n != NO_NODE => Some(n as NodeId),
             _ => None,
@@ -259,7 +238,13 @@ impl Binder {
         Ok(())
     }
 
-    fn resource_value(&self, v: f64) -> f64 {
+    /// The priority of queue `q` (a name symbol; 0 when unset).
+    pub(crate) fn queue_priority_of(&self, q: Sym) -> f64 {
+        self.queue_priority.get(q as usize).copied().unwrap_or(0.0)
+    }
+
+    /// A resource's bound value (PBS's text rounding with `--pbs-compat`).
+    pub(crate) fn resource_value(&self, v: f64) -> f64 {
         if self.compat {
             compat::resource(v)
         } else {
@@ -267,7 +252,8 @@ impl Binder {
         }
     }
 
-    fn eligible(&self, v: f64) -> f64 {
+    /// `eligible_time`'s bound value (truncated with `--pbs-compat`).
+    pub(crate) fn eligible(&self, v: f64) -> f64 {
         if self.compat {
             compat::integer(v)
         } else {
@@ -275,7 +261,8 @@ impl Binder {
         }
     }
 
-    fn not_numeric(&self, job: &str, slot: usize, text: &str) -> BindError {
+    /// The error for a text value in a resource the formula uses (slot `slot`).
+    pub(crate) fn not_numeric(&self, job: &str, slot: usize, text: &str) -> BindError {
         BindError::NotNumeric {
             job: job.to_string(),
             resource: self.keywords.get(slot).cloned().unwrap_or_default(),
@@ -290,7 +277,12 @@ impl Binder {
         let cols: Cow<'a, Columns> = if jobs.columns.covers(n) {
             Cow::Borrowed(&jobs.columns)
         } else {
-            Cow::Owned(jobs.build_columns())
+            Cow::Owned(Columns::build(
+                &jobs.jobs,
+                &jobs.requests,
+                &jobs.resources,
+                &jobs.texts,
+            ))
         };
         let mut columns: Vec<Cow<'a, [f64]>> = Vec::with_capacity(self.sources.len());
         for (slot, src) in self.sources.iter().enumerate() {
@@ -364,6 +356,23 @@ fn borrow_or_copy<'a>(
         Cow::Borrowed(c) => Cow::Borrowed(get(c).as_slice()),
         Cow::Owned(c) => Cow::Owned(get(c).clone()),
     }
+}
+
+/// Priority per name symbol, for a formula that reads `queue_priority` (empty otherwise): every
+/// name of the pool is looked up — a few hundred thousand look-ups in a map of a few queues,
+/// instead of a pass over every job's record for its queue. Names that are no queue get a value
+/// no job reads.
+fn queue_priorities(
+    sources: &[Source],
+    jobs: &JobSet,
+    queue_priority: &dyn Fn(&str) -> Option<i64>,
+) -> Vec<f64> {
+    if !sources.contains(&Source::QueuePriority) {
+        return Vec::new();
+    }
+    (0..jobs.names.len())
+        .map(|s| queue_priority(jobs.names.name(s as Sym)).unwrap_or(0) as f64)
+        .collect()
 }
 
 /// Queue priorities from a map, for callers that have one.

@@ -1,8 +1,9 @@
 //! The numbers binding reads, column by column: a job set's per-job attributes and resource
 //! requests laid out as one vector per attribute (job index order), so that binding a million
-//! jobs streams through memory instead of visiting every `Job`. Built once by
-//! `JobSet::finish`, on two threads for a large queue, from the set's parts (this file is below
-//! `job.rs`, which holds `JobSet`).
+//! jobs streams through memory instead of visiting every `Job`. Built on demand
+//! (`JobSet::build_columns`, `Binder::bind`), on two threads for a large queue, from the set's
+//! parts (this file is below `job.rs`, which holds `JobSet`); `order::run` binds straight from
+//! the jobs instead (`order_pass`).
 
 use super::job_record::{Job, Request, ResourceValue};
 use super::names::{Names, Sym};
@@ -237,11 +238,12 @@ mod tests {
                 ));
             }
             let set = read_job_list_csv(csv.as_bytes()).unwrap();
-            assert_eq!(set.columns, one_by_one(&set), "{n} jobs");
+            let columns = set.build_columns();
+            assert_eq!(columns, one_by_one(&set), "{n} jobs");
             if n > PARALLEL_MIN_JOBS {
                 let place = set.resources.get("place").unwrap() as usize;
                 assert_eq!(
-                    set.columns.resources[place].first_text.as_ref().unwrap().0,
+                    columns.resources[place].first_text.as_ref().unwrap().0,
                     40_000
                 );
             }

@@ -29,6 +29,7 @@ pub mod compat;
 pub mod entity;
 pub mod formula_api;
 pub mod order;
+mod order_pass;
 pub mod shares;
 
 pub use bind::{Binder, Bound, Source};

@@ -10,6 +10,7 @@ use super::compat;
 use super::error::BindError;
 use super::formula_api::SortFormula;
 use super::job::JobSet;
+use super::order_pass::{key_jobs, Keyed};
 use crate::fairshare::NodeId;
 use crate::parallel::{join, PARALLEL_MIN_JOBS};
 use std::cmp::Ordering;
@@ -203,7 +204,7 @@ impl QueueOrder {
 
 /// A total order key for "value descending" over f64: larger values get smaller keys; NaN sorts
 /// after every number; -0.0 equals 0.0.
-fn descending_key(v: f64) -> u64 {
+pub(crate) fn descending_key(v: f64) -> u64 {
     if v.is_nan() {
         return u64::MAX;
     }
@@ -218,7 +219,7 @@ fn descending_key(v: f64) -> u64 {
 }
 
 /// The value a [`descending_key`] was made from (NaN for NaN's key).
-fn value_of_key(key: u64) -> f64 {
+pub(crate) fn value_of_key(key: u64) -> f64 {
     let ascending = !key;
     f64::from_bits(if ascending >> 63 == 1 {
         ascending & !(1 << 63)
@@ -229,7 +230,7 @@ fn value_of_key(key: u64) -> f64 {
 
 /// One job's sort key packed into a `u128`: bits 64..128 the descending value key, 32..64 the
 /// fair-share rank, 0..32 the job index (submission order, the last tie-break).
-fn pack(value_key: u64, fs_rank: u32, job: u32) -> u128 {
+pub(crate) fn pack(value_key: u64, fs_rank: u32, job: u32) -> u128 {
     (value_key as u128) << 64 | (fs_rank as u128) << 32 | job as u128
 }
 
@@ -321,27 +322,77 @@ pub fn order(jobs: &JobSet, evals: Evaluations, opts: &OrderOptions) -> QueueOrd
 /// Sorts `keys` and keeps the `n` smallest; with `n` below the length they are selected in one
 /// linear pass first, so only they are sorted.
 fn keep_smallest(keys: &mut Vec<u128>, n: usize) {
-    if n < keys.len() {
-        if n == 0 {
-            keys.clear();
-            return;
-        }
-        keys.select_nth_unstable(n - 1);
-        keys.truncate(n);
-    }
-    sort_keys(keys);
+    let kept = keep_smallest_in(keys, n);
+    keys.truncate(kept);
 }
 
-/// Bind, evaluate and sort: the whole dry run of one cycle's job sort.
+/// [`keep_smallest`] in place: the `n` smallest keys sorted at the front of `keys`; returns how
+/// many that is.
+fn keep_smallest_in(keys: &mut [u128], n: usize) -> usize {
+    let mut len = keys.len();
+    if n < len {
+        if n == 0 {
+            return 0;
+        }
+        keys.select_nth_unstable(n - 1);
+        len = n;
+    }
+    if let Some(kept) = keys.get_mut(..len) {
+        sort_keys(kept);
+    }
+    len
+}
+
+/// Bind, evaluate and sort: the whole dry run of one cycle's job sort. The jobs are bound,
+/// evaluated and keyed in one pass (`order_pass`: no column per keyword, no array of values);
+/// the result is that of [`Binder::bind`], [`evaluate`] and [`order`].
 pub fn run(
     formula: &dyn SortFormula,
     binder: &Binder,
     jobs: &JobSet,
     opts: &OrderOptions,
 ) -> Result<QueueOrder, BindError> {
-    let bound = binder.bind(jobs)?;
-    let evals = evaluate(formula, &bound, jobs.len());
-    Ok(order(jobs, evals, opts))
+    let fs = opts.fair_share_rank.as_deref();
+    match key_jobs(formula, binder, jobs, fs, opts.pbs_compat, opts.threshold) {
+        Some(keyed) => Ok(order_keyed(keyed?, opts)),
+        None => {
+            let bound = binder.bind(jobs)?;
+            let evals = evaluate(formula, &bound, jobs.len());
+            Ok(order(jobs, evals, opts))
+        }
+    }
+}
+
+/// [`order`]'s sort and ranking of keys made by `order_pass::key_jobs`.
+fn order_keyed(mut keyed: Keyed, opts: &OrderOptions) -> QueueOrder {
+    let mut keys = std::mem::take(&mut keyed.keys);
+    let summary = Summary {
+        total: keys.len(),
+        eligible: keyed.runnable - keyed.below_threshold,
+        below_threshold: keyed.below_threshold,
+    };
+    let top = opts.top.unwrap_or(usize::MAX);
+    let (first, rest) = keys.split_at_mut(keyed.runnable.min(summary.total));
+    let kept_first = keep_smallest_in(first, top);
+    let kept_rest = keep_smallest_in(rest, top.saturating_sub(kept_first));
+    // The kept keys are one run: the rest is kept only when every runnable job is.
+    let kept = keys.get(..kept_first + kept_rest).unwrap_or_default();
+    let ranked = crate::parallel::map_slice(kept, |i, &key| {
+        let runnable = i < kept_first;
+        let value = keyed.value(key);
+        let below = runnable && crate::pbs::threshold::is_below(value, opts.threshold);
+        Ranked {
+            job: key as u32,
+            value,
+            eligible: runnable && !below,
+            below_threshold: below,
+        }
+    });
+    QueueOrder {
+        ranked,
+        errors: std::mem::take(&mut keyed.errors),
+        summary,
+    }
 }
 
 /// Dense fair-share ranks per job from a comparison of entity nodes (PBS `compare_path`):
@@ -353,12 +404,21 @@ pub fn fair_share_ranks(
     ranks_of_nodes(job_nodes, entity_nodes(job_nodes), cmp)
 }
 
-/// The distinct nodes of the jobs, in id order.
+/// The distinct nodes of the jobs, in id order: marked in a table by node (one pass over the
+/// jobs, no copy of their nodes to sort).
 pub fn entity_nodes(job_nodes: &[Option<NodeId>]) -> Vec<NodeId> {
-    let mut nodes: Vec<NodeId> = job_nodes.iter().flatten().copied().collect();
-    nodes.sort_unstable();
-    nodes.dedup();
-    nodes
+    let mut seen: Vec<bool> = Vec::new();
+    for &n in job_nodes.iter().flatten() {
+        if n >= seen.len() {
+            seen.resize(n + 1, false);
+        }
+        if let Some(s) = seen.get_mut(n) {
+            *s = true;
+        }
+    }
+    (seen.iter().enumerate())
+        .filter_map(|(n, &s)| s.then_some(n))
+        .collect()
 }
 
 /// [`fair_share_ranks`] with the jobs' distinct nodes given ([`entity_nodes`]): they are sorted
@@ -385,10 +445,9 @@ pub fn ranks_of_nodes(
             *slot = rank;
         }
     }
-    job_nodes
-        .iter()
-        .map(|n| n.and_then(|n| rank_of.get(n).copied()).unwrap_or(u32::MAX))
-        .collect()
+    crate::parallel::map_slice(job_nodes, |_, n| {
+        n.and_then(|n| rank_of.get(n).copied()).unwrap_or(u32::MAX)
+    })
 }
 
 #[cfg(test)]

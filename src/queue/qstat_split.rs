@@ -503,7 +503,7 @@ mod tests {
         assert_eq!(summary(&fast), summary(&one));
         let ncpus = fast.resources.get("ncpus").unwrap();
         assert_eq!(
-            fast.columns.resources[ncpus as usize].values[19_999],
+            fast.build_columns().resources[ncpus as usize].values[19_999],
             19_999.0
         );
     }

@@ -40,61 +40,45 @@ pub fn is_pbs_tree(tree: &Tree) -> bool {
 
 impl ShareContext {
     /// Resolves every job's entity, adding PBS's unknown entities to the tree.
-    pub fn resolve(mut tree: Tree, jobs: &JobSet, entity: FairshareEntity) -> ShareContext {
+    pub fn resolve(tree: Tree, jobs: &JobSet, entity: FairshareEntity) -> ShareContext {
         let pbs = is_pbs_tree(&tree);
-        let mut cache = EntityCache::default();
-        if pbs && entity != FairshareEntity::EgroupEuser && jobs.len() >= PARALLEL_MIN_JOBS {
-            // Every name found in the tree is known before the pass: the pass then only adds
-            // the unknown entities, in job order, as before.
-            cache.single = (pbs_nodes_by_name(&tree, jobs).into_iter())
-                .map(|found| found.map(Some))
-                .collect();
-        }
-        let mut unknown = Vec::new();
-        let mut unmatched = Vec::new();
-        let mut job_nodes = Vec::with_capacity(jobs.len());
-        for job in &jobs.jobs {
-            let key = if pbs {
-                match entity {
-                    FairshareEntity::Euser => (job.euser, None),
-                    FairshareEntity::Egroup => (job.egroup, None),
-                    FairshareEntity::AccountName => (job.account().unwrap_or(u32::MAX), None),
-                    FairshareEntity::Queue => (job.queue, None),
-                    FairshareEntity::EgroupEuser => (job.egroup, Some(job.euser)),
-                }
-            } else {
-                (job.euser, Some(job.account().unwrap_or(u32::MAX)))
-            };
-            let node = *cache.entry(key, || {
-                if pbs {
-                    let name = entity.name_of(jobs, job);
-                    let found = pbs_node(&tree, &name);
-                    found.or_else(|| {
-                        let parent = tree.find_account(crate::fairshare::tree::PBS_UNKNOWN)?;
-                        unknown.push(name.clone());
-                        Some(tree.add_user(parent, &name, Shares::Count(1)))
-                    })
-                } else {
-                    let user = jobs.names.name(job.euser);
-                    let account = job.account().map(|a| jobs.names.name(a));
-                    let found = tree.find_user(account, user);
-                    if found.is_none() {
-                        unmatched.push(match account {
-                            Some(a) => format!("{a}/{user}"),
-                            None => user.to_string(),
-                        });
-                    }
-                    found
-                }
-            });
-            job_nodes.push(node);
-        }
-        ShareContext {
+        let mut pass = Resolve {
             tree,
+            jobs,
+            entity,
+            pbs,
+            cache: EntityCache::default(),
+            unknown: Vec::new(),
+            unmatched: Vec::new(),
+        };
+        let job_nodes =
+            if pbs && entity != FairshareEntity::EgroupEuser && jobs.len() >= PARALLEL_MIN_JOBS {
+                // Every name found in the tree is known before the pass, which then runs on two
+                // threads; the jobs whose name is not in the tree are resolved after it, one by one
+                // in job order, as before (so the unknown entities are added in the same order).
+                pass.cache.single = (pbs_nodes_by_name(&pass.tree, jobs).into_iter())
+                    .map(|found| found.map(Some))
+                    .collect();
+                let single = &pass.cache.single;
+                let mut job_nodes = crate::parallel::map_slice(&jobs.jobs, |_, job| {
+                    let sym = pbs_key(entity, job).0;
+                    single.get(sym as usize).copied().flatten().flatten()
+                });
+                for (job, node) in jobs.jobs.iter().zip(job_nodes.iter_mut()) {
+                    if node.is_none() {
+                        *node = pass.node(job);
+                    }
+                }
+                job_nodes
+            } else {
+                jobs.jobs.iter().map(|job| pass.node(job)).collect()
+            };
+        ShareContext {
+            tree: pass.tree,
             entity,
             job_nodes,
-            unknown_entities: unknown,
-            unmatched_associations: unmatched,
+            unknown_entities: pass.unknown,
+            unmatched_associations: pass.unmatched,
             results: Vec::new(),
         }
     }
@@ -102,6 +86,64 @@ impl ShareContext {
     /// The result of one algorithm, if computed.
     pub fn result(&self, algorithm: Algorithm) -> Option<&ShareResult> {
         self.results.iter().find(|r| r.algorithm == algorithm)
+    }
+}
+
+/// The entity key of a job on a PBS tree: one name (its symbol), or group and user.
+fn pbs_key(entity: FairshareEntity, job: &super::job_record::Job) -> (Sym, Option<Sym>) {
+    match entity {
+        FairshareEntity::Euser => (job.euser, None),
+        FairshareEntity::Egroup => (job.egroup, None),
+        FairshareEntity::AccountName => (job.account().unwrap_or(u32::MAX), None),
+        FairshareEntity::Queue => (job.queue, None),
+        FairshareEntity::EgroupEuser => (job.egroup, Some(job.euser)),
+    }
+}
+
+/// The state of [`ShareContext::resolve`]'s pass: the tree (growing by PBS's unknown
+/// entities), the entity cache and what was not found.
+struct Resolve<'a> {
+    tree: Tree,
+    jobs: &'a JobSet,
+    entity: FairshareEntity,
+    pbs: bool,
+    cache: EntityCache,
+    unknown: Vec<String>,
+    unmatched: Vec<String>,
+}
+
+impl Resolve<'_> {
+    /// The node of `job`'s entity (added under `unknown` on a PBS tree when missing).
+    fn node(&mut self, job: &super::job_record::Job) -> Option<NodeId> {
+        let (pbs, entity, jobs) = (self.pbs, self.entity, self.jobs);
+        let key = if pbs {
+            pbs_key(entity, job)
+        } else {
+            (job.euser, Some(job.account().unwrap_or(u32::MAX)))
+        };
+        let (tree, unknown, unmatched) = (&mut self.tree, &mut self.unknown, &mut self.unmatched);
+        *self.cache.entry(key, || {
+            if pbs {
+                let name = entity.name_of(jobs, job);
+                let found = pbs_node(tree, &name);
+                found.or_else(|| {
+                    let parent = tree.find_account(crate::fairshare::tree::PBS_UNKNOWN)?;
+                    unknown.push(name.clone());
+                    Some(tree.add_user(parent, &name, Shares::Count(1)))
+                })
+            } else {
+                let user = jobs.names.name(job.euser);
+                let account = job.account().map(|a| jobs.names.name(a));
+                let found = tree.find_user(account, user);
+                if found.is_none() {
+                    unmatched.push(match account {
+                        Some(a) => format!("{a}/{user}"),
+                        None => user.to_string(),
+                    });
+                }
+                found
+            }
+        })
     }
 }
 

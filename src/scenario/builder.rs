@@ -564,23 +564,29 @@ fn resource_table(
     for (name, ty) in given {
         table.define(name, *ty).map_err(input)?;
     }
-    for sym in 0..jobs.resources.len() as u32 {
-        let name = jobs.resources.name(sym);
-        if table.get(name).is_some() {
-            continue;
+    let unknown: Vec<u32> = (0..jobs.resources.len() as u32)
+        .filter(|&sym| table.get(jobs.resources.name(sym)).is_none())
+        .collect();
+    if unknown.is_empty() {
+        return Ok(table);
+    }
+    // One pass over the jobs' requests for every resource the table does not know: text in
+    // any job makes it a string.
+    let mut text = vec![false; jobs.resources.len()];
+    for j in &jobs.jobs {
+        for r in jobs.requests(j) {
+            if let (ResourceValue::Text(_), Some(t)) = (r.value(), text.get_mut(r.sym() as usize)) {
+                *t = true;
+            }
         }
-        // The job set's columns record the first job whose value is text.
-        let numeric = match jobs.columns.resources.get(sym as usize) {
-            Some(col) if jobs.columns.covers(jobs.len()) => col.first_text.is_none(),
-            _ => (jobs.jobs.iter())
-                .all(|j| !matches!(jobs.resource(j, sym), Some(ResourceValue::Text(_)))),
-        };
-        let ty = if numeric {
-            ResourceType::Float
-        } else {
+    }
+    for sym in unknown {
+        let ty = if text.get(sym as usize).copied().unwrap_or(false) {
             ResourceType::String
+        } else {
+            ResourceType::Float
         };
-        table.define(name, ty).map_err(input)?;
+        table.define(jobs.resources.name(sym), ty).map_err(input)?;
     }
     Ok(table)
 }
