@@ -147,9 +147,13 @@ fn write_table_in<W: Write + Send>(
         });
     }
     let mut cells = WindowCells::default();
+    let (users, queues) = join(
+        || SymCells::new(&jobs.names, w[2]),
+        || SymCells::new(&jobs.names, w[3]),
+    );
     for (k, part) in ranked.chunks(window.max(1)).enumerate() {
         let first = k * window.max(1);
-        if cells.fill(jobs, part, [w[1], w[2], w[3]]) {
+        if cells.fill(jobs, part, w[1], [&users, &queues]) {
             write_ordered(out, part.len(), CHUNK, true, |range, text| {
                 cells.render(text, &w, rows, first, part, range);
                 Ok(())
@@ -180,8 +184,9 @@ struct WindowCells {
 impl WindowCells {
     /// Prepares the cells of `part`'s rows for columns of these widths, in two halves on two
     /// threads, each visiting its jobs in memory order; false when a name is not ASCII.
-    fn fill(&mut self, jobs: &JobSet, part: &[Ranked], widths: [usize; 3]) -> bool {
-        let [w1, w2, w3] = widths;
+    fn fill(&mut self, jobs: &JobSet, part: &[Ranked], w1: usize, syms: [&SymCells; 2]) -> bool {
+        let [users, queues] = syms;
+        let (w2, w3) = (users.width, queues.width);
         let stride = w1 + 2 + w2 + 2 + w3;
         let Some(bytes) = part.len().checked_mul(stride) else {
             return false;
@@ -208,6 +213,7 @@ impl WindowCells {
                     // written at random.
                     if let Some(job) = jobs.jobs.get((a >> 32) as usize) {
                         prefetch(job.id.as_bytes().first());
+                        users.prefetch(job.euser);
                     }
                     let row = (a as u32 as usize).wrapping_sub(base);
                     prefetch(text.get(row.wrapping_mul(stride)));
@@ -223,12 +229,13 @@ impl WindowCells {
                 let Some(slot) = text.get_mut(row * stride..(row + 1) * stride) else {
                     continue;
                 };
-                let (id, user, queue) = (job.id.as_str(), jobs.user(job), jobs.queue(job));
-                ascii &= id.is_ascii() && user.is_ascii() && queue.is_ascii();
+                let (id, user, queue) =
+                    (job.id.as_str(), users.get(job.euser), queues.get(job.queue));
+                ascii &= id.is_ascii() && user.is_some() && queue.is_some();
                 slot.fill(b' ');
-                put(slot, 0, id);
-                put(slot, w1 + 2, user);
-                put(slot, w1 + 2 + w2 + 2, queue);
+                put(slot, 0, id.as_bytes());
+                put(slot, w1 + 2, user.unwrap_or_default());
+                put(slot, w1 + 2 + w2 + 2, queue.unwrap_or_default());
             }
             ascii
         };
@@ -286,11 +293,50 @@ impl WindowCells {
     }
 }
 
+/// Every name of a pool padded to one column's width, at one stride: a job's user or queue
+/// cell is one read from a small table, not a look-up of the name's span and then its text.
+struct SymCells {
+    text: Vec<u8>,
+    width: usize,
+    /// Whether each name is ASCII (its length is its width).
+    ascii: Vec<bool>,
+}
+
+impl SymCells {
+    /// The cells of `names` for a column `width` characters wide (longer names, which are not
+    /// this column's, are cut).
+    fn new(names: &fairsort::queue::Names, width: usize) -> SymCells {
+        let mut text = vec![b' '; names.len() * width];
+        let mut ascii = Vec::with_capacity(names.len());
+        for (name, slot) in names.iter().zip(text.chunks_exact_mut(width.max(1))) {
+            ascii.push(name.is_ascii());
+            put(slot, 0, name.as_bytes());
+        }
+        SymCells { text, width, ascii }
+    }
+
+    /// Symbol `sym`'s cell; `None` for a name that is not ASCII or a symbol not in the pool.
+    #[inline]
+    fn get(&self, sym: fairsort::queue::Sym) -> Option<&[u8]> {
+        let s = sym as usize;
+        match self.ascii.get(s) {
+            Some(true) => self.text.get(s * self.width..(s + 1) * self.width),
+            _ => None,
+        }
+    }
+
+    /// Prefetches symbol `sym`'s cell.
+    #[inline]
+    fn prefetch(&self, sym: fairsort::queue::Sym) {
+        prefetch(self.text.get(sym as usize * self.width));
+    }
+}
+
 /// Copies `text` into `slot` at `at` (cut to the slot).
-fn put(slot: &mut [u8], at: usize, text: &str) {
+fn put(slot: &mut [u8], at: usize, text: &[u8]) {
     if let Some(dst) = slot.get_mut(at..) {
         let n = dst.len().min(text.len());
-        if let (Some(d), Some(s)) = (dst.get_mut(..n), text.as_bytes().get(..n)) {
+        if let (Some(d), Some(s)) = (dst.get_mut(..n), text.get(..n)) {
             d.copy_from_slice(s);
         }
     }
