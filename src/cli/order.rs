@@ -255,7 +255,8 @@ pub fn run(mut args: Args, global: &Global) -> CliResult {
     let program = sc
         .compile(sc.formula_source().map_err(scenario_failure)?)
         .map_err(scenario_failure)?;
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    // Not locked: a large table is written by two threads in turn (`chunks::write_ordered`).
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout());
     if let Some(other) = &args.against {
         let other = sc.compile(other).map_err(scenario_failure)?;
         let cmp = sc
@@ -413,7 +414,7 @@ fn header(sc: &Scenario, program: &Program, result: &DryRun) -> String {
 }
 
 fn print_order(
-    out: &mut impl Write,
+    out: &mut (impl Write + Send),
     args: &Args,
     sc: &Scenario,
     program: &Program,

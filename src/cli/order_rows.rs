@@ -1,21 +1,28 @@
 //! `fairsort order`'s rows as table lines or CSV records, for a million jobs: the column widths
-//! from one pass over the jobs and the values (in two halves on two threads), then the rows
-//! formatted in chunks — two at a time, one per thread — and written in rank order. The bytes
-//! are those of formatting row after row on one thread (issue #16).
+//! from one pass over the jobs and the ranked values (two halves on two threads, no job's
+//! record read for a status unless it can widen the column), then the rows rendered in
+//! chunks by two workers into two reused buffers and written in rank order, the write of
+//! one chunk overlapping the rendering of the next (`chunks::write_ordered`). The bytes are
+//! those of formatting row after row on one thread (issue #16).
 
+use super::chunks::write_ordered;
 use super::table::{text_width, StreamTable};
 use fairsort::parallel::{join, PARALLEL_MIN_JOBS};
-use fairsort::queue::explain::fmt_into;
-use fairsort::queue::fixed::push_integer;
+use fairsort::queue::explain::{fmt_bytes, fmt_into, fmt_width, FMT_BYTES};
 use fairsort::queue::report::{
-    prefetch, push_status, status as status_for, status_cell, JobRow, Rows,
+    prefetch, prefetch_all, push_status, status as status_for, Rows, Status,
 };
 use fairsort::queue::{Job, JobSet, JobState, Ranked};
 use std::io::{self, Write};
 use std::ops::Range;
 
-/// Rows per chunk: ~1 MB of table text, formatted by one thread before it is written.
-const CHUNK: usize = 1 << 14;
+/// Rows per chunk: ~0.5 MB of table text, which stays in the CPU's L2 cache between its
+/// rendering and its write.
+const CHUNK: usize = 1 << 13;
+
+/// How far ahead of the row being written its job's record is prefetched (its id and user
+/// name half as far, once the record is in).
+const AHEAD: usize = 64;
 
 /// The widest cell of each of the six columns (rank, job id, owner, queue, value, status), the
 /// headers not included.
@@ -23,205 +30,427 @@ pub fn widths(jobs: &JobSet, rows: &Rows) -> [usize; 6] {
     let mut w = [0; 6];
     w[0] = decimal_digits(rows.len());
     let names = |a: [usize; 3], b: [usize; 3]| [a[0].max(b[0]), a[1].max(b[1]), a[2].max(b[2])];
-    // Names: in memory order when the rows are every job (the same jobs, read faster).
-    let name_widths = if rows.is_every_job() {
+    let ranked = rows.ranked();
+    let half = ranked.len() / 2;
+    let (first, second) = ranked.split_at(half);
+    if rows.is_every_job() {
+        // Names in the jobs' memory order (the same jobs as the rows', read in sequence), a
+        // user's or queue's width looked up by its symbol; each thread also takes half of
+        // the ranked values.
+        let sym_widths: Vec<u32> = jobs
+            .names
+            .iter()
+            .map(|name| text_width(name) as u32)
+            .collect();
+        let sym = |s| sym_widths.get(s as usize).map_or(0, |&w| w as usize);
         let (front, back) = jobs.jobs.split_at(jobs.jobs.len() / 2);
-        let part = |part: &[Job]| {
-            part.iter().fold([0; 3], |m, job| {
-                let w = [
-                    text_width(&job.id),
-                    text_width(jobs.user(job)),
-                    text_width(jobs.queue(job)),
-                ];
-                names(m, w)
-            })
+        let part = |part: &[Job], ranked: &[Ranked]| {
+            let names = part.iter().fold([0; 3], |m, job| {
+                names(m, [text_width(&job.id), sym(job.euser), sym(job.queue)])
+            });
+            (names, value_status_widths(rows, ranked))
         };
-        let (a, b) = two(jobs.jobs.len(), || part(front), || part(back));
-        names(a, b)
+        let ((n1, vs1), (n2, vs2)) = two(
+            jobs.jobs.len(),
+            || part(front, first),
+            || part(back, second),
+        );
+        w[1..4].copy_from_slice(&names(n1, n2));
+        w[4] = vs1.0.max(vs2.0);
+        w[5] = vs1.1.max(vs2.1);
     } else {
-        rows.iter().fold([0; 3], |m, r| {
+        let name_widths = rows.iter().fold([0; 3], |m, r| {
             names(
                 m,
                 [text_width(r.id), text_width(r.owner), text_width(r.queue)],
             )
-        })
-    };
-    w[1..4].copy_from_slice(&name_widths);
-    // Values and statuses, from the ranked entries alone (a value is formatted to measure it).
-    let ranked = rows.ranked();
-    let part = |part: &[Ranked]| {
-        let mut text = String::new();
-        part.iter().fold((0, 0), |(v, s), r| {
-            text.clear();
-            fmt_into(r.value, &mut text);
-            (v.max(text.len()), s.max(rows.status_width(r)))
-        })
-    };
-    let (front, back) = ranked.split_at(ranked.len() / 2);
-    let ((v1, s1), (v2, s2)) = two(ranked.len(), || part(front), || part(back));
-    w[4] = v1.max(v2);
-    w[5] = s1.max(s2);
+        });
+        w[1..4].copy_from_slice(&name_widths);
+        let (v, s) = value_status_widths(rows, ranked);
+        w[4] = v;
+        w[5] = s;
+    }
     w
 }
 
-/// Writes the table lines of every row (the header is the caller's).
-pub fn write_table(
-    out: &mut impl Write,
+/// The widest value and status cells of `part`. A status is known from the ranked entry
+/// unless the job is neither eligible nor below the threshold; then its job's state decides
+/// between `held` (4) and the 7 characters of `running` or `state X`, so the job's record is
+/// read only until one such job is not held (or when an error's message follows the status).
+fn value_status_widths(rows: &Rows, part: &[Ranked]) -> (usize, usize) {
+    const OTHER: usize = 7;
+    let (mut value, mut status) = (0, 0);
+    let mut other = 0;
+    for r in part {
+        value = value.max(fmt_width(r.value));
+        let w = if rows.error_of(r).is_some() {
+            rows.status_width(r)
+        } else if r.below_threshold {
+            Status::BelowThreshold.width()
+        } else if r.eligible {
+            Status::Eligible.width()
+        } else if other >= OTHER {
+            OTHER
+        } else {
+            let w = rows.status_width(r);
+            other = other.max(w);
+            w
+        };
+        status = status.max(w);
+    }
+    (value, status)
+}
+
+/// Ranks per window: the name cells of this many rows are prepared at a time (about 30 MB of
+/// cells and sort keys, reused from window to window, whatever the number of jobs).
+const WINDOW: usize = 1 << 20;
+
+/// Writes the table lines of every row (the header is the caller's): rank, names, value and
+/// status columns, each row written as bytes straight into its chunk (the bytes of
+/// `StreamTable::push_row`: cells padded to the widths, two spaces between, trailing
+/// whitespace trimmed).
+pub fn write_table<W: Write + Send>(
+    out: &mut W,
     table: &StreamTable,
     jobs: &JobSet,
     rows: &Rows,
 ) -> io::Result<()> {
-    if rows.is_every_job() {
-        if let Some(names) = NameCells::new(jobs, [table.width(1), table.width(2), table.width(3)])
-        {
-            return write_table_with(out, table, rows, &names);
+    write_table_in(out, table, jobs, rows, WINDOW)
+}
+
+/// [`write_table`] with windows of `window` ranks. A large table is written window by window:
+/// the window's name cells are prepared first — the jobs visited in their memory order, not
+/// in rank order (issue #16: a visit in rank order waits on two or three cache and TLB misses
+/// a row: the job's record, its id and its user's name) — then its rows are rendered in chunks
+/// from the cells, in rank order, and written.
+fn write_table_in<W: Write + Send>(
+    out: &mut W,
+    table: &StreamTable,
+    jobs: &JobSet,
+    rows: &Rows,
+    window: usize,
+) -> io::Result<()> {
+    let w: [usize; 6] = std::array::from_fn(|i| table.width(i));
+    let ranked = rows.ranked();
+    let parallel = ranked.len() >= PARALLEL_MIN_JOBS;
+    if !parallel {
+        return write_ordered(out, ranked.len(), CHUNK, false, |range, text| {
+            render_direct(
+                text,
+                &w,
+                jobs,
+                rows,
+                range.start,
+                ranked.get(range).unwrap_or(&[]),
+            );
+            Ok(())
+        });
+    }
+    let mut cells = WindowCells::default();
+    let (users, queues) = join(
+        || SymCells::new(&jobs.names, w[2]),
+        || SymCells::new(&jobs.names, w[3]),
+    );
+    for (k, part) in ranked.chunks(window.max(1)).enumerate() {
+        let first = k * window.max(1);
+        if cells.fill(jobs, part, w[1], [&users, &queues]) {
+            write_ordered(out, part.len(), CHUNK, true, |range, text| {
+                cells.render(text, &w, rows, first, part, range);
+                Ok(())
+            })?;
+        } else {
+            // A name that is not ASCII: its width in characters is not its length.
+            write_ordered(out, part.len(), CHUNK, true, |range, text| {
+                let start = first + range.start;
+                render_direct(text, &w, jobs, rows, start, part.get(range).unwrap_or(&[]));
+                Ok(())
+            })?;
         }
     }
-    write_chunks(out, rows.len(), &|range| {
-        let mut text = String::with_capacity(range.len() * 64);
-        let (mut rank, mut value, mut status) = (String::new(), String::new(), String::new());
-        for r in rows.iter_range(range) {
-            cells(&r, &mut rank, &mut value, &mut status);
-            table.push_row(&mut text, &[&rank, r.id, r.owner, r.queue, &value, &status]);
-        }
-        Ok(text.into_bytes())
-    })
+    Ok(())
 }
 
-/// The job id, owner and queue cells of every job as the table prints them (each padded to its
-/// column, two spaces between), job after job at one stride, in the jobs' memory order: built
-/// in one sequential pass (two halves on two threads), so the rows, written in rank order,
-/// read one place per job instead of its record, its id and its user's name (issue #16).
-struct NameCells {
-    text: String,
+/// The job id, owner and queue cells of a window's rows as the table prints them (each padded
+/// to its column, two spaces between), row after row at one stride, and each row's job state.
+#[derive(Default)]
+struct WindowCells {
+    text: Vec<u8>,
     stride: usize,
-    /// Each job's state, in the same order (a row's status needs it; the job's record is a
-    /// cache miss in rank order).
     states: Vec<JobState>,
+    /// (job index, row in the window), sorted by job.
+    keys: Vec<u64>,
 }
 
-impl NameCells {
-    /// The cells for columns of these widths; `None` when a name is not ASCII (its width in
-    /// characters is not its length, so the stride would not be fixed).
-    fn new(jobs: &JobSet, widths: [usize; 3]) -> Option<NameCells> {
-        let [w1, w2, w3] = widths;
+impl WindowCells {
+    /// Prepares the cells of `part`'s rows for columns of these widths, in two halves on two
+    /// threads, each visiting its jobs in memory order; false when a name is not ASCII.
+    fn fill(&mut self, jobs: &JobSet, part: &[Ranked], w1: usize, syms: [&SymCells; 2]) -> bool {
+        let [users, queues] = syms;
+        let (w2, w3) = (users.width, queues.width);
         let stride = w1 + 2 + w2 + 2 + w3;
-        let mut text = vec![b' '; jobs.len().checked_mul(stride)?];
-        let half = jobs.len() / 2;
-        let (front, back) = text.split_at_mut(half * stride);
-        let (first, second) = jobs.jobs.split_at(half);
-        let mut states = vec![JobState::Queued; jobs.len()];
-        let (states_front, states_back) = states.split_at_mut(half);
-        let fill = |out: &mut [u8], part: &[Job], states: &mut [JobState]| {
+        let Some(bytes) = part.len().checked_mul(stride) else {
+            return false;
+        };
+        self.stride = stride;
+        self.text.resize(bytes, b' ');
+        self.states.resize(part.len(), JobState::Queued);
+        self.keys.clear();
+        self.keys
+            .extend((part.iter().enumerate()).map(|(row, r)| u64::from(r.job) << 32 | row as u64));
+        let half = part.len() / 2;
+        let (text_a, text_b) = self.text.split_at_mut(half * stride);
+        let (states_a, states_b) = self.states.split_at_mut(half);
+        let (keys_a, keys_b) = self.keys.split_at_mut(half);
+        let fill = |keys: &mut [u64], text: &mut [u8], states: &mut [JobState], base: usize| {
+            keys.sort_unstable();
             let mut ascii = true;
-            for ((slot, job), state) in out.chunks_exact_mut(stride).zip(part).zip(states) {
-                *state = job.state;
-                let (id, user, queue) = (job.id.as_str(), jobs.user(job), jobs.queue(job));
-                ascii &= id.is_ascii() && user.is_ascii() && queue.is_ascii();
-                put(slot, 0, id);
-                put(slot, w1 + 2, user);
-                put(slot, w1 + 2 + w2 + 2, queue);
+            for (i, &key) in keys.iter().enumerate() {
+                if let Some(&ahead) = keys.get(i + AHEAD) {
+                    prefetch_all(jobs.jobs.get((ahead >> 32) as usize));
+                }
+                if let Some(&a) = keys.get(i + AHEAD / 2) {
+                    // The id (the user names are few and stay in the cache) and the slot,
+                    // written at random.
+                    if let Some(job) = jobs.jobs.get((a >> 32) as usize) {
+                        prefetch(job.id.as_bytes().first());
+                        users.prefetch(job.euser);
+                    }
+                    let row = (a as u32 as usize).wrapping_sub(base);
+                    prefetch(text.get(row.wrapping_mul(stride)));
+                    prefetch(text.get(row.wrapping_mul(stride) + stride - 1));
+                }
+                let Some(job) = jobs.jobs.get((key >> 32) as usize) else {
+                    continue;
+                };
+                let row = (key as u32 as usize).wrapping_sub(base);
+                if let Some(state) = states.get_mut(row) {
+                    *state = job.state;
+                }
+                let Some(slot) = text.get_mut(row * stride..(row + 1) * stride) else {
+                    continue;
+                };
+                let (id, user, queue) =
+                    (job.id.as_str(), users.get(job.euser), queues.get(job.queue));
+                ascii &= id.is_ascii() && user.is_some() && queue.is_some();
+                slot.fill(b' ');
+                put(slot, 0, id.as_bytes());
+                put(slot, w1 + 2, user.unwrap_or_default());
+                put(slot, w1 + 2 + w2 + 2, queue.unwrap_or_default());
             }
             ascii
         };
-        let (a, b) = two(
-            jobs.len(),
-            || fill(front, first, states_front),
-            || fill(back, second, states_back),
+        let (a, b) = join(
+            || fill(keys_a, text_a, states_a, 0),
+            || fill(keys_b, text_b, states_b, half),
         );
-        if !(a && b) {
-            return None;
+        a && b
+    }
+
+    /// Appends the table lines of rows `range` of the window `part`, whose first row has
+    /// rank `first + 1`.
+    fn render(
+        &self,
+        text: &mut Vec<u8>,
+        w: &[usize; 6],
+        rows: &Rows,
+        first: usize,
+        part: &[Ranked],
+        range: Range<usize>,
+    ) {
+        let (mut digits, mut number) = ([0u8; 20], [0u8; FMT_BYTES]);
+        let (mut value, mut status) = (String::new(), String::new());
+        let start = range.start;
+        let Some(part) = part.get(range) else {
+            return;
+        };
+        for (i, r) in part.iter().enumerate() {
+            let row = start + i;
+            let (Some(cells), Some(&state)) = (
+                self.text.get(row * self.stride..(row + 1) * self.stride),
+                self.states.get(row),
+            ) else {
+                continue;
+            };
+            let begin = text.len();
+            let rank = fairsort::digits::decimal((first + row + 1) as u64, &mut digits);
+            push_right(text, rank, rank.len(), w[0]);
+            text.extend_from_slice(b"  ");
+            text.extend_from_slice(cells);
+            text.extend_from_slice(b"  ");
+            push_value_status(
+                text,
+                w,
+                rows,
+                r,
+                state,
+                &mut number,
+                &mut value,
+                &mut status,
+            );
+            trim_line_end(text, begin);
+            text.push(b'\n');
         }
-        let text = String::from_utf8(text).ok()?;
-        Some(NameCells {
-            text,
-            stride,
-            states,
-        })
+    }
+}
+
+/// Every name of a pool padded to one column's width, at one stride: a job's user or queue
+/// cell is one read from a small table, not a look-up of the name's span and then its text.
+struct SymCells {
+    text: Vec<u8>,
+    width: usize,
+    /// Whether each name is ASCII (its length is its width).
+    ascii: Vec<bool>,
+}
+
+impl SymCells {
+    /// The cells of `names` for a column `width` characters wide (longer names, which are not
+    /// this column's, are cut).
+    fn new(names: &fairsort::queue::Names, width: usize) -> SymCells {
+        let mut text = vec![b' '; names.len() * width];
+        let mut ascii = Vec::with_capacity(names.len());
+        for (name, slot) in names.iter().zip(text.chunks_exact_mut(width.max(1))) {
+            ascii.push(name.is_ascii());
+            put(slot, 0, name.as_bytes());
+        }
+        SymCells { text, width, ascii }
     }
 
-    /// Job `job`'s cells (`None` for a job not in the set).
-    fn get(&self, job: usize) -> Option<&[u8]> {
-        let start = job.checked_mul(self.stride)?;
-        self.text.as_bytes().get(start..start + self.stride)
+    /// Symbol `sym`'s cell; `None` for a name that is not ASCII or a symbol not in the pool.
+    #[inline]
+    fn get(&self, sym: fairsort::queue::Sym) -> Option<&[u8]> {
+        let s = sym as usize;
+        match self.ascii.get(s) {
+            Some(true) => self.text.get(s * self.width..(s + 1) * self.width),
+            _ => None,
+        }
     }
 
-    /// Prefetches job `job`'s cells.
-    fn prefetch(&self, job: usize) {
-        prefetch(self.text.as_bytes().get(job * self.stride));
+    /// Prefetches symbol `sym`'s cell.
+    #[inline]
+    fn prefetch(&self, sym: fairsort::queue::Sym) {
+        prefetch(self.text.get(sym as usize * self.width));
     }
 }
 
 /// Copies `text` into `slot` at `at` (cut to the slot).
-fn put(slot: &mut [u8], at: usize, text: &str) {
+fn put(slot: &mut [u8], at: usize, text: &[u8]) {
     if let Some(dst) = slot.get_mut(at..) {
         let n = dst.len().min(text.len());
-        if let (Some(d), Some(s)) = (dst.get_mut(..n), text.as_bytes().get(..n)) {
+        if let (Some(d), Some(s)) = (dst.get_mut(..n), text.get(..n)) {
             d.copy_from_slice(s);
         }
     }
 }
 
-/// [`write_table`] with the name cells prepared: rank, names, value and status columns, each
-/// row written as bytes straight into its chunk (the bytes of `StreamTable::push_row`: cells
-/// padded to the widths, two spaces between, trailing whitespace trimmed).
-fn write_table_with(
-    out: &mut impl Write,
-    table: &StreamTable,
+/// Appends a row's value cell (right-aligned), two spaces and its status cell.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn push_value_status(
+    text: &mut Vec<u8>,
+    w: &[usize; 6],
     rows: &Rows,
-    names: &NameCells,
-) -> io::Result<()> {
-    let (rank_width, value_width) = (table.width(0), table.width(4));
-    let line = rank_width + 2 + names.stride + 2 + value_width + 2 + table.width(5) + 1;
-    let ranked = rows.ranked();
-    write_chunks(out, ranked.len(), &|range| {
-        let mut text: Vec<u8> = Vec::with_capacity(range.len() * line);
-        let (mut rank, mut value, mut status) = (String::new(), String::new(), String::new());
-        let start = range.start;
-        let part = ranked.get(range).unwrap_or(&[]);
-        for (i, r) in part.iter().enumerate() {
-            if let Some(ahead) = part.get(i + 16) {
-                names.prefetch(ahead.job as usize);
-            }
-            let Some(cells) = names.get(r.job as usize) else {
-                continue;
-            };
-            // The state only matters for a job that is neither eligible nor below the
-            // threshold (`status` looks at it last).
-            let state = match (
-                r.eligible || r.below_threshold,
-                names.states.get(r.job as usize),
-            ) {
-                (true, _) => JobState::Queued,
-                (false, Some(&state)) => state,
-                (false, None) => continue,
-            };
-            let begin = text.len();
-            rank.clear();
-            push_integer(&mut rank, (start + i + 1) as u64);
-            push_spaces(&mut text, rank_width.saturating_sub(rank.len()));
-            text.extend_from_slice(rank.as_bytes());
-            text.extend_from_slice(b"  ");
-            text.extend_from_slice(cells);
-            text.extend_from_slice(b"  ");
+    r: &Ranked,
+    state: JobState,
+    number: &mut [u8; FMT_BYTES],
+    value: &mut String,
+    status: &mut String,
+) {
+    let v = match fmt_bytes(r.value, number) {
+        Some(v) => v,
+        None => {
             value.clear();
-            fmt_into(r.value, &mut value);
-            push_spaces(&mut text, value_width.saturating_sub(text_width(&value)));
-            text.extend_from_slice(value.as_bytes());
-            text.extend_from_slice(b"  ");
-            status.clear();
-            push_status(status_for(r, state), rows.error_of(r), &mut status);
-            text.extend_from_slice(status.as_bytes());
-            trim_line_end(&mut text, begin);
-            text.push(b'\n');
+            fmt_into(r.value, value);
+            value.as_bytes()
         }
-        Ok(text)
-    })
+    };
+    push_right(text, v, v.len(), w[4]);
+    text.extend_from_slice(b"  ");
+    let st = status_for(r, state);
+    match (rows.error_of(r), st.as_static()) {
+        (None, Some(fixed)) => text.extend_from_slice(fixed.as_bytes()),
+        (error, _) => {
+            status.clear();
+            push_status(st, error, status);
+            text.extend_from_slice(status.as_bytes());
+        }
+    }
+}
+
+/// Appends the table lines of the ranked entries `part`, the first of rank `start + 1`, each
+/// read from its job (a small table, or names that are not ASCII).
+fn render_direct(
+    text: &mut Vec<u8>,
+    w: &[usize; 6],
+    jobs: &JobSet,
+    rows: &Rows,
+    start: usize,
+    part: &[Ranked],
+) {
+    let (mut value, mut status) = (String::new(), String::new());
+    let (mut digits, mut number) = ([0u8; 20], [0u8; FMT_BYTES]);
+    for (i, r) in part.iter().enumerate() {
+        if let Some(ahead) = part.get(i + AHEAD) {
+            prefetch_all(jobs.jobs.get(ahead.job as usize));
+        }
+        if let Some(job) = part
+            .get(i + AHEAD / 2)
+            .and_then(|a| jobs.jobs.get(a.job as usize))
+        {
+            prefetch(job.id.as_bytes().first());
+            prefetch(jobs.user(job).as_bytes().first());
+        }
+        let Some(job) = jobs.jobs.get(r.job as usize) else {
+            continue;
+        };
+        let begin = text.len();
+        let rank = fairsort::digits::decimal((start + i + 1) as u64, &mut digits);
+        push_right(text, rank, rank.len(), w[0]);
+        text.extend_from_slice(b"  ");
+        push_left(text, job.id.as_bytes(), text_width(&job.id), w[1]);
+        text.extend_from_slice(b"  ");
+        let user = jobs.user(job);
+        push_left(text, user.as_bytes(), text_width(user), w[2]);
+        text.extend_from_slice(b"  ");
+        let queue = jobs.queue(job);
+        push_left(text, queue.as_bytes(), text_width(queue), w[3]);
+        text.extend_from_slice(b"  ");
+        push_value_status(
+            text,
+            w,
+            rows,
+            r,
+            job.state,
+            &mut number,
+            &mut value,
+            &mut status,
+        );
+        trim_line_end(text, begin);
+        text.push(b'\n');
+    }
+}
+
+/// Appends `cell` (`width` characters wide) padded on the right to `column` characters.
+#[inline]
+fn push_left(text: &mut Vec<u8>, cell: &[u8], width: usize, column: usize) {
+    text.extend_from_slice(cell);
+    push_spaces(text, column.saturating_sub(width));
+}
+
+/// Appends `cell` (`width` characters wide) padded on the left to `column` characters.
+#[inline]
+fn push_right(text: &mut Vec<u8>, cell: &[u8], width: usize, column: usize) {
+    push_spaces(text, column.saturating_sub(width));
+    text.extend_from_slice(cell);
 }
 
 /// Appends `n` spaces.
+#[inline]
 fn push_spaces(text: &mut Vec<u8>, n: usize) {
-    text.resize(text.len() + n, b' ');
+    const SPACES: [u8; 32] = [b' '; 32];
+    match SPACES.get(..n) {
+        Some(spaces) => text.extend_from_slice(spaces),
+        None => text.resize(text.len() + n, b' '),
+    }
 }
 
 /// Trims trailing whitespace (as `str::trim_end`) from the line that starts at `begin`.
@@ -239,63 +468,50 @@ fn trim_line_end(text: &mut Vec<u8>, begin: usize) {
 
 /// Writes the CSV records of every row (the header record is the caller's), as one
 /// `csv::Writer` writes them.
-pub fn write_csv(out: &mut impl Write, rows: &Rows) -> io::Result<()> {
-    write_chunks(out, rows.len(), &|range| {
-        let mut w = csv::Writer::from_writer(Vec::with_capacity(range.len() * 48));
-        let (mut rank, mut value, mut status) = (String::new(), String::new(), String::new());
-        for r in rows.iter_range(range) {
-            cells(&r, &mut rank, &mut value, &mut status);
-            // The CSV's status is the status alone: the error has its own column.
-            status.clear();
-            match r.status.as_static() {
-                Some(text) => status.push_str(text),
-                None => {
-                    use std::fmt::Write as _;
-                    let _ = write!(status, "{}", r.status);
-                }
+pub fn write_csv<W: Write + Send>(out: &mut W, rows: &Rows) -> io::Result<()> {
+    write_ordered(
+        out,
+        rows.len(),
+        CHUNK,
+        rows.len() >= PARALLEL_MIN_JOBS,
+        |range, buf| {
+            let mut w = csv::Writer::from_writer(buf);
+            let mut rank = [0u8; 20];
+            let mut number = [0u8; FMT_BYTES];
+            let (mut value, mut status) = (String::new(), String::new());
+            for r in rows.iter_range(range) {
+                let v = match fmt_bytes(r.value, &mut number) {
+                    Some(v) => v,
+                    None => {
+                        value.clear();
+                        fmt_into(r.value, &mut value);
+                        value.as_bytes()
+                    }
+                };
+                // The CSV's status is the status alone: the error has its own column.
+                let st: &[u8] = match r.status.as_static() {
+                    Some(text) => text.as_bytes(),
+                    None => {
+                        use std::fmt::Write as _;
+                        status.clear();
+                        let _ = write!(status, "{}", r.status);
+                        status.as_bytes()
+                    }
+                };
+                w.write_record([
+                    fairsort::digits::decimal(r.rank as u64, &mut rank),
+                    r.id.as_bytes(),
+                    r.owner.as_bytes(),
+                    r.queue.as_bytes(),
+                    v,
+                    st,
+                    r.error.unwrap_or_default().as_bytes(),
+                ])
+                .map_err(io::Error::other)?;
             }
-            w.write_record([
-                rank.as_str(),
-                r.id,
-                r.owner,
-                r.queue,
-                value.as_str(),
-                status.as_str(),
-                r.error.unwrap_or_default(),
-            ])
-            .map_err(io::Error::other)?;
-        }
-        w.into_inner().map_err(|e| e.into_error())
-    })
-}
-
-/// A row's rank, value and status cells, into the given buffers.
-fn cells(r: &JobRow, rank: &mut String, value: &mut String, status: &mut String) {
-    rank.clear();
-    push_integer(rank, r.rank as u64);
-    value.clear();
-    fmt_into(r.value, value);
-    status.clear();
-    status_cell(r, status);
-}
-
-/// Formats rows `0..len` in chunks with `fill` (two chunks at a time on two threads for a
-/// large output) and writes them in order.
-fn write_chunks(
-    out: &mut impl Write,
-    len: usize,
-    fill: &(dyn Fn(Range<usize>) -> io::Result<Vec<u8>> + Sync),
-) -> io::Result<()> {
-    let mut start = 0;
-    while start < len {
-        let mid = (start + CHUNK).min(len);
-        let end = (mid + CHUNK).min(len);
-        let (a, b) = two(len, || fill(start..mid), || fill(mid..end));
-        out.write_all(&a?)?;
-        out.write_all(&b?)?;
-        start = end;
-    }
-    Ok(())
+            w.flush()
+        },
+    )
 }
 
 /// `a` and `b`, on two threads when the pass covers `n` jobs or more than the parallel
@@ -321,7 +537,7 @@ mod tests {
     use super::*;
     use crate::cli::table::Align;
     use fairsort::queue::order::Evaluations;
-    use fairsort::queue::report::rows;
+    use fairsort::queue::report::{rows, status_cell};
     use fairsort::queue::{order, read_job_list_json, OrderOptions};
 
     /// More rows than one thread formats (several chunk pairs and a partial one), with ties,
@@ -354,6 +570,44 @@ mod tests {
         (jobs, o)
     }
 
+    /// The status column's width read from the ranked entries, the job's state looked at only
+    /// while it can matter: held jobs (4) before a running one (7), only held ones, none.
+    #[test]
+    fn status_widths_look_at_states_only_while_they_matter() {
+        for states in [
+            &["Q", "H", "H", "R", "H"][..],
+            &["H", "H", "H", "H", "R"],
+            &["H", "H", "H", "H"],
+            &["Q", "Q"],
+            &["R"],
+            &["H"],
+        ] {
+            let list: Vec<String> = (states.iter().enumerate())
+                .map(|(i, s)| {
+                    format!(r#"{{"id":"{i}","user":"u","queue":"q","qtime":{i},"state":"{s}"}}"#)
+                })
+                .collect();
+            let jobs = read_job_list_json(format!("[{}]", list.join(",")).as_bytes()).unwrap();
+            let values = (0..states.len()).map(|i| -(i as f64)).collect();
+            let evals = Evaluations {
+                values,
+                errors: Default::default(),
+            };
+            let o = order(&jobs, evals, &OrderOptions::default());
+            let rows = rows(&jobs, &o, None);
+            let want = rows
+                .iter()
+                .map(|r| {
+                    let mut cell = String::new();
+                    status_cell(&r, &mut cell);
+                    cell.len()
+                })
+                .max()
+                .unwrap_or(0);
+            assert_eq!(widths(&jobs, &rows)[5], want, "{states:?}");
+        }
+    }
+
     #[test]
     fn a_line_is_trimmed_as_str_trim_end_trims() {
         for line in [
@@ -376,11 +630,18 @@ mod tests {
     #[test]
     fn chunked_rows_are_the_rows_written_one_by_one() {
         let n = PARALLEL_MIN_JOBS + 2 * CHUNK + 123;
-        // ASCII names take the prepared name cells, others the rows; --top the rows.
-        let cases = [(true, None), (false, None), (true, Some(CHUNK + 5))];
-        for (ascii, top) in cases {
+        // Both workers (names ASCII or not), --top, and small queues on one thread.
+        let cases = [
+            (n, true, None),
+            (n, false, None),
+            (n, true, Some(CHUNK + 5)),
+            (0, true, None),
+            (1, true, None),
+            (3, false, None),
+            (CHUNK + 1, true, None),
+        ];
+        for (n, ascii, top) in cases {
             let (jobs, o) = queue(n, ascii);
-            assert_eq!(NameCells::new(&jobs, [9, 9, 9]).is_some(), ascii);
             let rows = rows(&jobs, &o, top);
             // The table: widths from every cell, then each row on its own.
             let columns = [
@@ -428,6 +689,15 @@ mod tests {
                 got == want,
                 "ascii {ascii}, top {top:?}: the chunked table differs"
             );
+            // Windows of cells smaller than the table: boundaries inside a chunk and at one.
+            for window in [1000, CHUNK, 3 * CHUNK + 7] {
+                let mut got = Vec::new();
+                write_table_in(&mut got, &t, &jobs, &rows, window).unwrap();
+                assert!(
+                    got == want,
+                    "{n} rows, ascii {ascii}, top {top:?}, windows of {window}"
+                );
+            }
             // The CSV: one writer, record after record.
             let mut w = csv::Writer::from_writer(Vec::new());
             for (r, cells) in rows.iter().zip(&all) {

@@ -182,6 +182,65 @@ pub fn fmt_into(v: f64, out: &mut String) {
     }
 }
 
+/// Room for any text [`fmt_bytes`] writes: a sign, 16 integer digits (the scaled value fits a
+/// `u64`, so the integer part is below 2^64 / 10^4), a point and 4 decimals.
+pub const FMT_BYTES: usize = 24;
+
+/// [`fmt`]'s text written into `buf` (and returned) without a `String`: a million-row table
+/// formats every value once to measure it and once to print it (issue #16). `None` for a value
+/// outside the integer path (NaN, the infinities, |v| · 10^4 ≥ 2^64), which [`fmt_into`] writes.
+#[inline]
+pub fn fmt_bytes(v: f64, buf: &mut [u8; FMT_BYTES]) -> Option<&[u8]> {
+    let n = u64::try_from(super::fixed::scaled(v, 4)?).ok()?;
+    let mut i = FMT_BYTES;
+    let mut put = |b: u8| {
+        i -= 1;
+        if let Some(slot) = buf.get_mut(i) {
+            *slot = b;
+        }
+    };
+    if n == 0 {
+        // `0.0000` and `-0.0000` both print as `0`.
+        put(b'0');
+    } else {
+        let (mut int, mut frac) = (n / 10_000, n % 10_000);
+        if frac != 0 {
+            let mut digits = 4;
+            while frac % 10 == 0 {
+                frac /= 10;
+                digits -= 1;
+            }
+            for _ in 0..digits {
+                put(b'0' + (frac % 10) as u8);
+                frac /= 10;
+            }
+            put(b'.');
+        }
+        loop {
+            put(b'0' + (int % 10) as u8);
+            int /= 10;
+            if int == 0 {
+                break;
+            }
+        }
+        if v.is_sign_negative() {
+            put(b'-');
+        }
+    }
+    buf.get(i..)
+}
+
+/// The width of [`fmt`]'s text of `v` (its length: the text is ASCII), without a `String` for
+/// the values of the integer path.
+#[inline]
+pub fn fmt_width(v: f64) -> usize {
+    let mut buf = [0; FMT_BYTES];
+    match fmt_bytes(v, &mut buf) {
+        Some(text) => text.len(),
+        None => fmt(v).len(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -226,6 +285,71 @@ mod tests {
             .unwrap()
             .unwrap();
         assert!(last.next.is_none());
+    }
+
+    /// `fmt_bytes` writes `fmt`'s text or declines, for edges and a million pseudo-random
+    /// values (any bit pattern, moderate magnitudes, k / 10^4 give or take a few ulps, ties).
+    #[test]
+    fn fmt_bytes_is_fmt() {
+        let check = |v: f64| {
+            let mut buf = [0; FMT_BYTES];
+            let want = fmt(v);
+            match fmt_bytes(v, &mut buf) {
+                Some(text) => assert_eq!(text, want.as_bytes(), "{v:e} ({:#x})", v.to_bits()),
+                None => assert!(
+                    !v.is_finite() || v.abs() * 1e4 >= 1.8e19,
+                    "{v:e} declined ({want})"
+                ),
+            }
+            assert_eq!(fmt_width(v), want.len(), "{v:e}");
+        };
+        for v in [
+            0.0,
+            -0.0,
+            -0.00001,
+            0.00005,
+            -0.00005,
+            0.00015,
+            0.5,
+            -1.0,
+            10.0,
+            100.0,
+            -100.25,
+            0.1,
+            9.99995,
+            99999.99995,
+            1e15,
+            -1e15,
+            1844674407370955.0,
+            1844674407370955.2,
+            1844674407370956.0,
+            2e15,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+            f64::from_bits(1),
+        ] {
+            check(v);
+        }
+        let mut x = 0x9e37_79b9_7f4a_7c15_u64;
+        for i in 0..1_000_000u32 {
+            x ^= x >> 12;
+            x ^= x << 25;
+            x ^= x >> 27;
+            let r = x.wrapping_mul(0x2545_f491_4f6c_dd1d);
+            let v = match i % 4 {
+                0 => f64::from_bits(r),
+                1 => (r >> 11) as f64 / (1u64 << 53) as f64 * 10f64.powi((r % 24) as i32 - 8),
+                2 => {
+                    let k = (r >> 16) as f64 / 1e4;
+                    f64::from_bits(k.to_bits().wrapping_add((r & 7).wrapping_sub(3)))
+                }
+                _ => ((r >> 40) | 1) as f64 / 2f64.powi((r % 40) as i32),
+            };
+            check(if r & (1 << 5) != 0 { -v } else { v });
+        }
     }
 
     #[test]

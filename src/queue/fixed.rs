@@ -40,7 +40,7 @@ pub fn push_fixed(out: &mut String, v: f64, precision: usize) {
 
 /// `v` · 10^precision rounded to an integer (half to even), from the exact binary value; `None`
 /// when the fast path does not apply.
-fn scaled(v: f64, precision: usize) -> Option<u128> {
+pub(crate) fn scaled(v: f64, precision: usize) -> Option<u128> {
     let five = *POW5.get(precision)?;
     let bits = v.to_bits();
     let exponent = ((bits >> 52) & 0x7ff) as i32;

@@ -42,6 +42,7 @@ mod math_bits;
 mod newcomer;
 mod order_cli;
 mod order_demo;
+mod order_rows_cli;
 mod order_threshold;
 mod plot;
 mod qmgr_formula;
