@@ -333,22 +333,8 @@ mod tests {
         ] {
             check(v);
         }
-        let mut x = 0x9e37_79b9_7f4a_7c15_u64;
-        for i in 0..1_000_000u32 {
-            x ^= x >> 12;
-            x ^= x << 25;
-            x ^= x >> 27;
-            let r = x.wrapping_mul(0x2545_f491_4f6c_dd1d);
-            let v = match i % 4 {
-                0 => f64::from_bits(r),
-                1 => (r >> 11) as f64 / (1u64 << 53) as f64 * 10f64.powi((r % 24) as i32 - 8),
-                2 => {
-                    let k = (r >> 16) as f64 / 1e4;
-                    f64::from_bits(k.to_bits().wrapping_add((r & 7).wrapping_sub(3)))
-                }
-                _ => ((r >> 40) | 1) as f64 / 2f64.powi((r % 40) as i32),
-            };
-            check(if r & (1 << 5) != 0 { -v } else { v });
+        for (v, _) in crate::queue::fixed::test_values::values(1_000_000) {
+            check(v);
         }
     }
 

@@ -108,6 +108,44 @@ fn push_u128(out: &mut String, n: u128) {
     }
 }
 
+/// Random values for the formatting tests (here and in `explain`): one fixed stream of
+/// every kind of `f64` a table shows.
+#[cfg(test)]
+pub(crate) mod test_values {
+    /// xorshift64*: a fixed stream of pseudo-random bits.
+    fn stream(seed: u64) -> impl FnMut() -> u64 {
+        let mut x = seed;
+        move || {
+            x ^= x >> 12;
+            x ^= x << 25;
+            x ^= x >> 27;
+            x.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        }
+    }
+
+    /// `n` values, each with the random word it was made from (for the tests' other choices).
+    pub(crate) fn values(n: u32) -> impl Iterator<Item = (f64, u64)> {
+        let mut next = stream(0x9e37_79b9_7f4a_7c15);
+        (0..n).map(move |i| {
+            let r = next();
+            let v = match i % 4 {
+                // any bit pattern: subnormals, huge, NaN payloads
+                0 => f64::from_bits(r),
+                // values as formulas give them: moderate magnitudes
+                1 => (r >> 11) as f64 / (1u64 << 53) as f64 * 10f64.powi((r % 31) as i32 - 12),
+                // near a rounding boundary: k / 10^4 give or take an ulp or two
+                2 => {
+                    let k = (r >> 20) as f64 / 1e4;
+                    f64::from_bits(k.to_bits().wrapping_add((r & 7).wrapping_sub(3)))
+                }
+                // exact ties: odd / 2^j
+                _ => ((r >> 40) | 1) as f64 / 2f64.powi((r % 60) as i32),
+            };
+            (if r & (1 << 5) != 0 { -v } else { v }, r)
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -126,17 +164,6 @@ mod tests {
             "{v:e} ({:#x}) .{p}",
             v.to_bits()
         );
-    }
-
-    /// xorshift64*: a fixed stream of pseudo-random bits.
-    fn stream(seed: u64) -> impl FnMut() -> u64 {
-        let mut x = seed;
-        move || {
-            x ^= x >> 12;
-            x ^= x << 25;
-            x ^= x >> 27;
-            x.wrapping_mul(0x2545_f491_4f6c_dd1d)
-        }
     }
 
     #[test]
@@ -198,23 +225,7 @@ mod tests {
 
     #[test]
     fn a_million_random_values_are_core_s_text() {
-        let mut next = stream(0x9e37_79b9_7f4a_7c15);
-        for i in 0..1_000_000u32 {
-            let r = next();
-            let v = match i % 4 {
-                // any bit pattern: subnormals, huge, NaN payloads
-                0 => f64::from_bits(r),
-                // values as formulas give them: moderate magnitudes
-                1 => (r >> 11) as f64 / (1u64 << 53) as f64 * 10f64.powi((r % 31) as i32 - 12),
-                // near a rounding boundary: k / 10^4 give or take an ulp or two
-                2 => {
-                    let k = (r >> 20) as f64 / 1e4;
-                    f64::from_bits(k.to_bits().wrapping_add((r & 7).wrapping_sub(3)))
-                }
-                // exact ties: odd / 2^j
-                _ => ((r >> 40) | 1) as f64 / 2f64.powi((r % 60) as i32),
-            };
-            let v = if r & (1 << 5) != 0 { -v } else { v };
+        for (v, r) in test_values::values(1_000_000) {
             check(v, (r % 11) as usize);
         }
     }
