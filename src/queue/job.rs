@@ -348,6 +348,21 @@ impl JobSet {
     /// once after the last job.
     pub fn finish(&mut self) -> Result<(), JobsError> {
         self.sort_submission();
+        self.reject_duplicate_ids()
+    }
+
+    /// [`finish`](Self::finish) for a set its reader already put in submission order (the
+    /// fast reader's two sorted halves, merged): skips the pass over every job that would
+    /// only find it sorted.
+    pub(crate) fn finish_sorted(&mut self) -> Result<(), JobsError> {
+        debug_assert!(self
+            .jobs
+            .is_sorted_by(|a, b| submission_cmp(a, b) != std::cmp::Ordering::Greater));
+        self.reject_duplicate_ids()
+    }
+
+    /// The error for the first job id seen twice, if any.
+    fn reject_duplicate_ids(&self) -> Result<(), JobsError> {
         if let Some(dup) = first_duplicate_id(&self.jobs) {
             return Err(JobsError::DuplicateJob(dup.to_string()));
         }

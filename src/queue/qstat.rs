@@ -140,8 +140,13 @@ pub fn read_qstat_json_paged(bytes: &[u8], pages: Pages) -> Result<JobSet, JobsE
 }
 
 fn read_fast(bytes: &[u8], pages: Pages) -> Option<Result<JobSet, JobsError>> {
-    let mut set = super::qstat_split::read(bytes, pages)?;
-    Some(set.finish().map(|()| set))
+    let (mut set, sorted) = super::qstat_split::read(bytes, pages)?;
+    let finished = if sorted {
+        set.finish_sorted()
+    } else {
+        set.finish()
+    };
+    Some(finished.map(|()| set))
 }
 
 /// The fast path alone (the strict scanner of `json_scan`, two threads on a large text):

@@ -22,14 +22,16 @@ use std::borrow::Cow;
 const CUT_TRIES: usize = 256;
 
 /// Reads the jobs of a `qstat -f -F json` text (not yet `finish`ed), or `None` when the text is
-/// not plainly well formed (the caller then uses the serde reader for its error).
-pub(super) fn read(bytes: &[u8], pages: Pages) -> Option<JobSet> {
+/// not plainly well formed (the caller then uses the serde reader for its error). The flag is
+/// true when the jobs are in submission order already (read in two halves, each sorted, then
+/// merged): the caller may then skip `finish`'s sort.
+pub(super) fn read(bytes: &[u8], pages: Pages) -> Option<(JobSet, bool)> {
     let mut s = Scan::new(bytes, 0);
     s.ws_eat(b'{')?;
     s.ws();
-    let mut set: Option<JobSet> = None;
+    let mut set: Option<(JobSet, bool)> = None;
     if s.eat(b'}').is_some() {
-        return trailing(&mut s).then(JobSet::default);
+        return trailing(&mut s).then(|| (JobSet::default(), false));
     }
     loop {
         let key = s.string()?;
@@ -39,8 +41,8 @@ pub(super) fn read(bytes: &[u8], pages: Pages) -> Option<JobSet> {
             if set.is_some() || s.peek() != Some(b'{') {
                 return None; // a second `Jobs`, or not an object: the serde reader decides
             }
-            let (jobs, end) = jobs_object(bytes, s.pos() + 1, pages)?;
-            set = Some(jobs);
+            let (jobs, end, sorted) = jobs_object(bytes, s.pos() + 1, pages)?;
+            set = Some((jobs, sorted));
             s = Scan::new(bytes, end);
         } else {
             s.skip()?;
@@ -409,8 +411,9 @@ fn find_cut(bytes: &[u8], from: usize) -> Option<usize> {
 }
 
 /// Parses the `Jobs` object whose `{` is just before `start`: in two halves in parallel when
-/// the text is large. Returns the jobs and the position after the object's `}`.
-fn jobs_object(bytes: &[u8], start: usize, pages: Pages) -> Option<(JobSet, usize)> {
+/// the text is large. Returns the jobs, the position after the object's `}`, and whether the
+/// jobs are in submission order (each half sorted on its thread, then merged).
+fn jobs_object(bytes: &[u8], start: usize, pages: Pages) -> Option<(JobSet, usize, bool)> {
     let cut = if bytes.len() - start >= PARALLEL_MIN_BYTES {
         find_cut(bytes, start + (bytes.len() - start) / 2)
     } else {
@@ -419,7 +422,7 @@ fn jobs_object(bytes: &[u8], start: usize, pages: Pages) -> Option<(JobSet, usiz
     let Some(cut) = cut else {
         let mut set = JobSet::default();
         return match entries(bytes, start, usize::MAX, &mut set, pages)? {
-            Stop::End(end) => Some((set, end)),
+            Stop::End(end) => Some((set, end, false)),
             Stop::Boundary(_) => None,
         };
     };
@@ -444,15 +447,15 @@ fn jobs_object(bytes: &[u8], start: usize, pages: Pages) -> Option<(JobSet, usiz
         },
     );
     match stop? {
-        Stop::End(end) => Some((first, end)), // the cut was past the end of `Jobs`
+        Stop::End(end) => Some((first, end, false)), // the cut was past the end of `Jobs`
         Stop::Boundary(at) if at == cut => {
             let (second, end) = second?;
             first.merge_sorted(second).ok()?;
-            Some((first, end))
+            Some((first, end, true))
         }
         Stop::Boundary(at) => match entries(bytes, at, usize::MAX, &mut first, pages)? {
             // The guess was not a boundary: finish on this thread.
-            Stop::End(end) => Some((first, end)),
+            Stop::End(end) => Some((first, end, false)),
             Stop::Boundary(_) => None,
         },
     }
@@ -490,7 +493,7 @@ mod tests {
         assert!(text.len() > PARALLEL_MIN_BYTES);
         let start = text.find("Jobs\":{").unwrap() + 7;
         assert!(find_cut(text.as_bytes(), start + (text.len() - start) / 2).is_some());
-        let mut fast = read(text.as_bytes(), Pages::none()).unwrap();
+        let (mut fast, _) = read(text.as_bytes(), Pages::none()).unwrap();
         fast.finish().unwrap();
         let mut one = JobSet::default();
         let Some(Stop::End(_)) =
@@ -508,6 +511,53 @@ mod tests {
         );
     }
 
+    /// A large text whose jobs are far out of submission order (qtimes scattered, with ties
+    /// that the sequence numbers then decide), with no `},"` inside a value: its cut is a
+    /// boundary, so it is read in two halves.
+    fn scattered(n: usize) -> String {
+        let jobs: Vec<String> = (0..n)
+            .map(|i| {
+                format!(
+                    r#""{i}.pbs":{{"Job_Owner":"u{}@h","queue":"workq","qtime":{},
+                    "Resource_List":{{"ncpus":{i},"place":"free"}}}}"#,
+                    i % 7,
+                    (i * 7919) % n / 3
+                )
+            })
+            .collect();
+        format!(
+            "{{\"timestamp\":1,\"pbs_version\":\"x\",\"Jobs\":{{\n{}\n}},\"pbs_server\":\"s\"}}\n",
+            jobs.join(",\n")
+        )
+    }
+
+    #[test]
+    fn sorted_halves_finish_as_a_full_sort_does() {
+        let text = scattered(20_000);
+        assert!(text.len() > PARALLEL_MIN_BYTES);
+        let (mut fast, sorted) = read(text.as_bytes(), Pages::none()).unwrap();
+        assert!(sorted);
+        let mut resorted =
+            super::super::qstat::read_qstat_json_slice_serde(text.as_bytes()).unwrap();
+        fast.finish_sorted().unwrap();
+        resorted.finish().unwrap();
+        assert_eq!(fast.len(), 20_000);
+        assert_eq!(summary(&fast), summary(&resorted));
+        assert_eq!(fast.describe(), resorted.describe());
+        let qtimes: Vec<i64> = fast.jobs.iter().map(|j| j.qtime).collect();
+        assert!(qtimes.is_sorted() && qtimes != (0..20_000).collect::<Vec<i64>>());
+        // A job id seen twice, one in each half, is still reported as the serde reader does.
+        let dup = text.replacen("\"19990.pbs\":", "\"10.pbs\":", 1);
+        let (mut fast, sorted) = read(dup.as_bytes(), Pages::none()).unwrap();
+        assert!(sorted);
+        let want = super::super::qstat::read_qstat_json_slice_serde(dup.as_bytes()).unwrap_err();
+        assert_eq!(
+            fast.finish_sorted().unwrap_err().to_string(),
+            want.to_string()
+        );
+        assert!(want.to_string().contains("10.pbs"), "{want}");
+    }
+
     #[test]
     fn a_mapped_text_read_window_by_window_gives_the_same_jobs() {
         // Several windows long, so pages are dropped behind both halves while user names
@@ -519,9 +569,9 @@ mod tests {
         std::fs::write(&path, &text).unwrap();
         let file = std::fs::File::open(&path).unwrap();
         let map = unsafe { memmap2::Mmap::map(&file) }.unwrap();
-        let mut paged = read(&map, Pages::of(&map)).unwrap();
+        let (mut paged, _) = read(&map, Pages::of(&map)).unwrap();
         paged.finish().unwrap();
-        let mut whole = read(text.as_bytes(), Pages::none()).unwrap();
+        let (mut whole, _) = read(text.as_bytes(), Pages::none()).unwrap();
         whole.finish().unwrap();
         assert_eq!(paged.len(), 20_000);
         assert_eq!(paged.describe(), whole.describe());
@@ -600,10 +650,13 @@ mod tests {
         ] {
             assert!(read(bad.as_bytes(), Pages::none()).is_none(), "{bad}");
         }
-        assert_eq!(read(b" {} ", Pages::none()).map(|s| s.len()), Some(0));
         assert_eq!(
-            read(b"{\"Jobs\":{}}", Pages::none()).map(|s| s.len()),
-            Some(0)
+            read(b" {} ", Pages::none()).map(|s| (s.0.len(), s.1)),
+            Some((0, false))
+        );
+        assert_eq!(
+            read(b"{\"Jobs\":{}}", Pages::none()).map(|s| (s.0.len(), s.1)),
+            Some((0, false))
         );
     }
 }
