@@ -3,7 +3,6 @@
 //! fills its slot vector with no string look-ups. Units are PBS's (KB, seconds); an unrequested
 //! resource is 0; `--pbs-compat` applies PBS's text rounding.
 
-use super::columns::Columns;
 use super::compat;
 use super::error::BindError;
 use super::job::JobSet;
@@ -270,20 +269,11 @@ impl Binder {
         }
     }
 
-    /// Binds every job: one column per slot. Resource columns are borrowed as they are (exact
-    /// mode); the rest is gathered column by column.
+    /// Binds every job: one column per slot, gathered from the jobs' column view. (`order`
+    /// binds through `order_pass` instead, without whole columns.)
     pub fn bind<'a>(&self, jobs: &'a JobSet) -> Result<Bound<'a>, BindError> {
         let n = jobs.len();
-        let cols: Cow<'a, Columns> = if jobs.columns.covers(n) {
-            Cow::Borrowed(&jobs.columns)
-        } else {
-            Cow::Owned(Columns::build(
-                &jobs.jobs,
-                &jobs.requests,
-                &jobs.resources,
-                &jobs.texts,
-            ))
-        };
+        let cols = jobs.build_columns();
         let mut columns: Vec<Cow<'a, [f64]>> = Vec::with_capacity(self.sources.len());
         for (slot, src) in self.sources.iter().enumerate() {
             let col: Cow<'a, [f64]> = match src {
@@ -301,15 +291,7 @@ impl Binder {
                             .unwrap_or("");
                         return Err(self.not_numeric(id, slot, text));
                     }
-                    match (&cols, self.compat) {
-                        (Cow::Borrowed(c), false) => match c.resources.get(*sym as usize) {
-                            Some(r) => Cow::Borrowed(r.values.as_slice()),
-                            None => Cow::Owned(vec![0.0; n]),
-                        },
-                        _ => {
-                            Cow::Owned(rc.values.iter().map(|v| self.resource_value(*v)).collect())
-                        }
-                    }
+                    Cow::Owned(rc.values.iter().map(|v| self.resource_value(*v)).collect())
                 }
                 Source::QueuePriority => Cow::Owned(
                     cols.queue
@@ -317,15 +299,15 @@ impl Binder {
                         .map(|q| self.queue_priority.get(*q as usize).copied().unwrap_or(0.0))
                         .collect(),
                 ),
-                Source::JobPriority => borrow_or_copy(&cols, |c| &c.priority),
-                Source::EligibleTime if !self.compat => borrow_or_copy(&cols, |c| &c.eligible_time),
+                Source::JobPriority => Cow::Owned(cols.priority.clone()),
+                Source::EligibleTime if !self.compat => Cow::Owned(cols.eligible_time.clone()),
                 Source::EligibleTime => Cow::Owned(
                     cols.eligible_time
                         .iter()
                         .map(|v| self.eligible(*v))
                         .collect(),
                 ),
-                Source::AccrueType => borrow_or_copy(&cols, |c| &c.accrue_type),
+                Source::AccrueType => Cow::Owned(cols.accrue_type.clone()),
                 Source::Share { by_node, .. } => Cow::Owned(if self.job_nodes.len() == n {
                     (self.job_nodes.iter())
                         .map(|&node| by_node.get(node as usize).copied().unwrap_or(0.0))
@@ -343,18 +325,6 @@ impl Binder {
             columns.push(col);
         }
         Ok(Bound { jobs: n, columns })
-    }
-}
-
-/// A column of the job set's own column store, borrowed when that store is the job set's
-/// (no copy of a million values), copied when it was rebuilt for this bind.
-fn borrow_or_copy<'a>(
-    cols: &Cow<'a, Columns>,
-    get: impl Fn(&Columns) -> &Vec<f64>,
-) -> Cow<'a, [f64]> {
-    match cols {
-        Cow::Borrowed(c) => Cow::Borrowed(get(c).as_slice()),
-        Cow::Owned(c) => Cow::Owned(get(c).clone()),
     }
 }
 

@@ -179,11 +179,6 @@ impl Columns {
         }
         cols
     }
-
-    /// Whether these columns describe `n` jobs.
-    pub fn covers(&self, n: usize) -> bool {
-        self.queue.len() == n
-    }
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! `JobSet`, the job model: a queue's jobs (each a `Job`, `job_record.rs`) stored compactly so a
 //! million jobs bind without per-job string look-ups: names are interned into `Sym`s once
-//! (`names.rs`), requests are kept in one vector, and `finish` builds a column view (`columns.rs`).
+//! (`names.rs`), requests are kept in one vector; `build_columns` gives a column view (`columns.rs`).
 
 use super::error::JobsError;
 use super::names::name_hash;
@@ -329,8 +329,6 @@ pub struct JobSet {
     pub requests: Vec<Request>,
     /// The text values of resource requests (`select`, `place`, booleans, ...).
     pub texts: Names,
-    /// Column view of the jobs when a caller built one (`build_columns`); empty after `finish`.
-    pub columns: Columns,
 }
 
 impl JobSet {

@@ -243,12 +243,7 @@ pub fn order(jobs: &JobSet, evals: Evaluations, opts: &OrderOptions) -> QueueOrd
     // packed into one u128 so the sort moves 16 bytes per job and compares integers.
     let mut first: Vec<u128> = Vec::with_capacity(n);
     let mut rest: Vec<u128> = Vec::new();
-    // The runnable column (1 MB to stream instead of every ~120-byte job); a set whose columns
-    // were not built falls back to the jobs.
-    let runnable = |i: usize| match jobs.columns.runnable.get(i) {
-        Some(&r) => r,
-        None => jobs.jobs.get(i).is_some_and(|j| j.state.is_runnable()),
-    };
+    let runnable = |i: usize| jobs.jobs.get(i).is_some_and(|j| j.state.is_runnable());
     for (i, &raw) in evals.values.iter().take(n).enumerate() {
         let value = if opts.pbs_compat {
             compat::value(raw)
