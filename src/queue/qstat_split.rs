@@ -1,14 +1,20 @@
 //! The fast path of the `qstat -f -F json` reader: the text is read with the strict scanner of
-//! `json_scan` (not serde_json), and the `Jobs` object is cut in two at a job boundary and the
-//! halves parsed in parallel (`crate::parallel::join`), then merged in order.
+//! `json_scan` (not serde_json), and the `Jobs` object is cut into parts at job boundaries that
+//! two threads read, one from the front and one from the back, until they meet; each thread's
+//! jobs are sorted on it and the two sets merged in order.
 //!
-//! The cut is found without scanning the file: from the middle, the first `}` `,` `"` whose key
-//! is followed by two entries that look like jobs (`"id": {…}`). That guess is then *proved*: the
-//! first half is parsed sequentially from the start of `Jobs` and must reach a job boundary at
-//! exactly the cut; otherwise (the guess fell inside a string, say) the first half simply parses
-//! on to the end and the second half's work is dropped. Any error at all returns `None`, and the
-//! caller re-reads the file with the plain serde reader, whose messages name the job, the field or
-//! the line and column — so both paths accept exactly the same files and report the same errors.
+//! The cuts are found without scanning the file: from each of a few equal steps, the first `}`
+//! `,` `"` whose key is followed by two entries that look like jobs (`"id": {…}`). Those guesses
+//! are then *proved*: the first part is parsed from the start of `Jobs`, and every part must
+//! end at a job boundary at exactly the next cut (the last at the end of `Jobs`), so by
+//! induction each part began at a boundary. Otherwise (a guess fell inside a string, say) the
+//! whole object is parsed again on one thread. Any error at all returns `None`, and the caller
+//! re-reads the file with the plain serde reader, whose messages name the job, the field or the
+//! line and column — so both paths accept exactly the same files and report the same errors.
+//!
+//! The back thread reads its parts from the last one down, so its pools (names, resource
+//! names, texts) are not in the file's order of first appearance; nothing depends on a pool's
+//! order (symbols are looked up by name, and the order of output follows the jobs).
 
 use super::job::JobSet;
 use super::json_scan::Scan;
@@ -18,7 +24,7 @@ use super::read_file::{Pages, PAGE_WINDOW};
 use crate::parallel::{join, PARALLEL_MIN_BYTES};
 use std::borrow::Cow;
 
-/// How many `},"` spots after the middle are tried as the cut.
+/// How many `},"` spots after each step are tried as a cut.
 const CUT_TRIES: usize = 256;
 
 /// Reads the jobs of a `qstat -f -F json` text (not yet `finish`ed), or `None` when the text is
@@ -241,7 +247,7 @@ fn entries(
     // (see `add_job_later`).
     let mut first = set.jobs.len();
     let mut pending = Pending::default();
-    let mut window = Window::new(pages, pos);
+    let mut window = Window::new(pages, pos, stop_at);
     let stop = entries_of(
         bytes,
         pos,
@@ -257,9 +263,12 @@ fn entries(
 }
 
 /// The part of a mapped text one run holds: the run faults in half a window ahead of itself
-/// at a time and drops what lies behind it (see `read_file::Pages`).
+/// at a time, never past where it is to stop, and drops what lies behind it (see
+/// `read_file::Pages`).
 struct Window<'m> {
     pages: Pages<'m>,
+    /// Where the run is to stop: text past it is another run's.
+    limit: usize,
     /// Start of what has not been dropped yet.
     kept: usize,
     /// End of what has been faulted in.
@@ -269,12 +278,14 @@ struct Window<'m> {
 }
 
 impl<'m> Window<'m> {
-    fn new(pages: Pages<'m>, pos: usize) -> Self {
-        pages.advance(pos..pos, pos..pos + PAGE_WINDOW);
+    fn new(pages: Pages<'m>, pos: usize, limit: usize) -> Self {
+        let ahead = (pos + PAGE_WINDOW).min(limit.max(pos));
+        pages.advance(pos..pos, pos..ahead);
         Window {
             pages,
+            limit,
             kept: pos,
-            ahead: pos + PAGE_WINDOW,
+            ahead,
             mark: pos + PAGE_WINDOW / 2,
         }
     }
@@ -288,7 +299,7 @@ impl<'m> Window<'m> {
     /// Drops the text before `pos` (nothing borrowed from it may be used after) and faults in
     /// the next half window.
     fn step(&mut self, pos: usize) {
-        let ahead = pos + PAGE_WINDOW;
+        let ahead = (pos + PAGE_WINDOW).min(self.limit.max(pos));
         self.pages
             .advance(self.kept..pos, self.ahead.max(pos)..ahead);
         (self.kept, self.ahead, self.mark) = (pos, ahead, pos + PAGE_WINDOW / 2);
@@ -368,12 +379,18 @@ impl ReadAhead {
 }
 
 /// Whether the entry at `pos` and the one after it look like jobs: `"id": {…}` twice (or once,
-/// then the end of `Jobs`). Used only to choose a likely cut; the cut is proved by the first half.
+/// then the end of `Jobs`), each id starting with a digit as PBS's do (`123.server`,
+/// `123[4].server`) and no attribute name does — so two object-valued attributes in a row
+/// (`Resource_List`, `Variable_List`) are not taken for jobs. Used only to choose a likely cut;
+/// the cuts are proved by the parse.
 fn looks_like_jobs(bytes: &[u8], pos: usize) -> bool {
     let mut s = Scan::new(bytes, pos);
     for _ in 0..2 {
         let entry = (|| {
-            s.string_raw()?;
+            let (id, _) = s.string_raw()?;
+            if !id.first()?.is_ascii_digit() {
+                return None;
+            }
             s.ws_eat(b':')?;
             s.ws();
             if s.peek() != Some(b'{') {
@@ -410,54 +427,125 @@ fn find_cut(bytes: &[u8], from: usize) -> Option<usize> {
     None
 }
 
-/// Parses the `Jobs` object whose `{` is just before `start`: in two halves in parallel when
-/// the text is large. Returns the jobs, the position after the object's `}`, and whether the
-/// jobs are in submission order (each half sorted on its thread, then merged).
+/// Parses the `Jobs` object whose `{` is just before `start`: in parts on two threads when the
+/// text is large. Returns the jobs, the position after the object's `}`, and whether the jobs
+/// are in submission order (each thread's jobs sorted on it, then merged).
 fn jobs_object(bytes: &[u8], start: usize, pages: Pages) -> Option<(JobSet, usize, bool)> {
-    let cut = if bytes.len() - start >= PARALLEL_MIN_BYTES {
-        find_cut(bytes, start + (bytes.len() - start) / 2)
+    let bounds = if bytes.len() - start >= PARALLEL_MIN_BYTES {
+        part_bounds(bytes, start)
     } else {
-        None
+        vec![start]
     };
-    let Some(cut) = cut else {
-        let mut set = JobSet::default();
-        return match entries(bytes, start, usize::MAX, &mut set, pages)? {
-            Stop::End(end) => Some((set, end, false)),
-            Stop::Boundary(_) => None,
-        };
+    if bounds.len() < 2 {
+        return one_pass(bytes, start, pages);
+    }
+    let claims = Claims::new(bounds.len());
+    let part = |set: &mut JobSet, k: usize| {
+        let stop_at = bounds.get(k + 1).copied().unwrap_or(usize::MAX);
+        entries(bytes, bounds[k], stop_at, set, pages)
     };
-    // Each half is sorted into submission order on its own thread: `finish` then only merges
-    // the two sorted runs.
-    let mut first = JobSet::default();
-    let (stop, second) = join(
+    // The front thread reads parts 0, 1, 2, ... and the back thread the last, the one before
+    // it, ... until they meet: however unevenly the two go (a part of the file whose pages are
+    // slower to reach, another program on one core), they finish within a part of each other,
+    // and the front thread's jobs are a prefix of the file, the back thread's the rest.
+    let (front, back) = join(
         || {
-            let stop = entries(bytes, start, cut, &mut first, pages);
-            first.sort_submission();
-            stop
+            let mut set = JobSet::default();
+            let mut stops = Vec::new();
+            while let Some(k) = claims.front() {
+                stops.push((k, part(&mut set, k)));
+            }
+            set.sort_submission();
+            (set, stops)
         },
         || {
             let mut set = JobSet::default();
-            match entries(bytes, cut, usize::MAX, &mut set, pages) {
-                Some(Stop::End(end)) => {
-                    set.sort_submission();
-                    Some((set, end))
-                }
-                _ => None,
+            let mut stops = Vec::new();
+            while let Some(k) = claims.back() {
+                stops.push((k, part(&mut set, k)));
             }
+            set.sort_submission();
+            (set, stops)
         },
     );
-    match stop? {
-        Stop::End(end) => Some((first, end, false)), // the cut was past the end of `Jobs`
-        Stop::Boundary(at) if at == cut => {
-            let (second, end) = second?;
-            first.merge_sorted(second).ok()?;
-            Some((first, end, true))
+    let (mut first, front_stops) = front;
+    let (second, back_stops) = back;
+    let mut stops: Vec<(usize, Option<Stop>)> = front_stops.into_iter().chain(back_stops).collect();
+    stops.sort_by_key(|&(k, _)| k);
+    // Every part must end exactly where the next begins, the last at the end of `Jobs`: then
+    // each began at a job boundary (the first does), and the parts are the file's jobs.
+    let mut end = None;
+    for (k, stop) in &stops {
+        let proved = match (stop, bounds.get(k + 1)) {
+            (Some(Stop::Boundary(at)), Some(next)) => at == next,
+            (Some(Stop::End(at)), None) => {
+                end = Some(*at);
+                true
+            }
+            // A part that began at a proved boundary and failed: the text is not plainly well
+            // formed, and the serde reader reports it.
+            (None, _) => return None,
+            _ => false,
+        };
+        if !proved {
+            // A guessed boundary was not one (it fell inside a string, say): one pass.
+            return one_pass(bytes, start, pages);
         }
-        Stop::Boundary(at) => match entries(bytes, at, usize::MAX, &mut first, pages)? {
-            // The guess was not a boundary: finish on this thread.
-            Stop::End(end) => Some((first, end, false)),
-            Stop::Boundary(_) => None,
-        },
+    }
+    let end = end?;
+    first.merge_sorted(second).ok()?;
+    Some((first, end, true))
+}
+
+/// The whole `Jobs` object on this thread.
+fn one_pass(bytes: &[u8], start: usize, pages: Pages) -> Option<(JobSet, usize, bool)> {
+    let mut set = JobSet::default();
+    match entries(bytes, start, usize::MAX, &mut set, pages)? {
+        Stop::End(end) => Some((set, end, false)),
+        Stop::Boundary(_) => None,
+    }
+}
+
+/// Most parts a large `Jobs` object is read in.
+const MAX_PARTS: usize = 64;
+
+/// Fewest bytes per part (a smaller text is read in fewer parts).
+const MIN_PART_BYTES: usize = 256 << 10;
+
+/// Where each part of the `Jobs` object starting at `start` begins: `start`, then likely job
+/// boundaries (see [`find_cut`]) at about equal steps, increasing.
+fn part_bounds(bytes: &[u8], start: usize) -> Vec<usize> {
+    let len = bytes.len() - start;
+    let parts = (len / MIN_PART_BYTES).clamp(2, MAX_PARTS);
+    let mut bounds = vec![start];
+    for k in 1..parts {
+        let from = (start + len / parts * k).max(bounds[bounds.len() - 1] + 1);
+        match find_cut(bytes, from) {
+            Some(cut) if cut > bounds[bounds.len() - 1] => bounds.push(cut),
+            _ => {}
+        }
+    }
+    bounds
+}
+
+/// The parts still to read, handed out from both ends: the front thread takes the first
+/// unread part, the back thread the last.
+struct Claims(std::sync::Mutex<std::ops::Range<usize>>);
+
+impl Claims {
+    /// Parts `0..parts`, none read.
+    fn new(parts: usize) -> Self {
+        Claims(std::sync::Mutex::new(0..parts))
+    }
+
+    /// The first unread part, if any.
+    fn front(&self) -> Option<usize> {
+        self.0.lock().ok()?.next()
+    }
+
+    /// The last unread part, if any.
+    fn back(&self) -> Option<usize> {
+        self.0.lock().ok()?.next_back()
     }
 }
 
@@ -604,6 +692,66 @@ mod tests {
         };
         assert!(at > inside);
         assert!(!looks_like_jobs(bytes, inside));
+    }
+
+    #[test]
+    fn parts_are_handed_out_once_each_from_both_ends() {
+        let claims = Claims::new(4);
+        let got = [
+            claims.front(),
+            claims.back(),
+            claims.back(),
+            claims.front(),
+            claims.front(),
+            claims.back(),
+        ];
+        assert_eq!(got, [Some(0), Some(3), Some(2), Some(1), None, None]);
+    }
+
+    #[test]
+    fn many_parts_read_from_both_ends_give_the_serde_readers_jobs() {
+        let text = scattered(40_000);
+        let start = text.find("Jobs\":{").unwrap() + 7;
+        let bounds = part_bounds(text.as_bytes(), start);
+        assert!(bounds.len() > 8, "{}", bounds.len());
+        assert!(bounds.windows(2).all(|w| w[0] < w[1]));
+        for &b in &bounds[1..] {
+            assert!(text[b..].starts_with('"') && text[..b].trim_end().ends_with("},"));
+        }
+        let (mut fast, sorted) = read(text.as_bytes(), Pages::none()).unwrap();
+        assert!(sorted);
+        fast.finish_sorted().unwrap();
+        let mut serde = super::super::qstat::read_qstat_json_slice_serde(text.as_bytes()).unwrap();
+        serde.finish().unwrap();
+        assert_eq!(fast.describe(), serde.describe());
+    }
+
+    #[test]
+    fn a_guessed_cut_inside_a_job_falls_back_to_one_pass() {
+        // Each job holds an object of two objects under digit keys: the spot after its first
+        // member's `},` looks like two jobs, so the cuts fall inside jobs and are disproved.
+        let jobs: Vec<String> = (0..20_000)
+            .map(|i| {
+                format!(
+                    r#""{i}.pbs":{{"Job_Owner":"u{}@h","qtime":{},"X":{{"1":{{"a":1}},"2":{{"b":2}}}},
+                    "Resource_List":{{"ncpus":{i}}}}}"#,
+                    i % 7,
+                    (i * 7919) % 20_000
+                )
+            })
+            .collect();
+        let text = format!("{{\"Jobs\":{{\n{}\n}}}}\n", jobs.join(",\n"));
+        let start = text.find("Jobs\":{").unwrap() + 7;
+        let bounds = part_bounds(text.as_bytes(), start);
+        assert!(bounds.len() > 2);
+        assert!(bounds[1..].iter().any(|&b| text[b..].starts_with("\"2\"")));
+        let (mut fast, sorted) = read(text.as_bytes(), Pages::none()).unwrap();
+        assert!(!sorted, "read again in one pass");
+        fast.finish().unwrap();
+        let mut serde = super::super::qstat::read_qstat_json_slice_serde(text.as_bytes()).unwrap();
+        serde.finish().unwrap();
+        assert_eq!(fast.len(), 20_000);
+        assert_eq!(fast.describe(), serde.describe());
     }
 
     #[test]
