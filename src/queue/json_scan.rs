@@ -171,6 +171,58 @@ impl<'a> Scan<'a> {
         self.bytes.get(start..stop)
     }
 
+    /// The whole text the scanner reads.
+    #[inline(always)]
+    pub(super) fn text(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// Moves the cursor to `pos`: a place the caller knows to be where this scanner's own
+    /// steps would have brought it (the same bytes as text it has read before).
+    #[inline(always)]
+    pub(super) fn jump(&mut self, pos: usize) {
+        self.pos = pos;
+    }
+
+    /// Skips a plain string (no escape, no control byte) of exactly `len` bytes between its
+    /// quotes and returns true, as [`skip`](Self::skip) would; false, the cursor not moved,
+    /// for any other value. The cursor's next place is `len` on from here whatever the bytes
+    /// hold — the check only decides whether it moves — so the scan of the next token need not
+    /// wait for this string's stop to be found.
+    #[inline(always)]
+    pub(super) fn skip_plain_of(&mut self, len: usize) -> bool {
+        let (open, close) = (self.pos, self.pos + 1 + len);
+        let next = close + 1;
+        let plain = self.peek() == Some(b'"')
+            && self.stop_at(open + 1) == close
+            && self.bytes.get(close) == Some(&b'"');
+        // A branch, not a select: the next step starts from `next` before `plain` is known.
+        self.pos = next;
+        if !plain {
+            self.back_to(open);
+            return false;
+        }
+        true
+    }
+
+    /// Undoes a guessed step (kept out of line so the guess is a predicted branch).
+    #[cold]
+    #[inline(never)]
+    fn back_to(&mut self, pos: usize) {
+        self.pos = pos;
+    }
+
+    /// [`skip_value`](Self::skip_value), giving the length between the quotes when the value
+    /// was a plain string (for [`skip_plain_of`](Self::skip_plain_of) to expect next time).
+    #[inline(always)]
+    pub(super) fn skip_value_len(&mut self) -> Option<Option<usize>> {
+        let open = self.pos;
+        if self.peek() == Some(b'"') && self.plain_string() {
+            return Some(Some(self.pos - open - 2));
+        }
+        self.skip_value().map(|()| None)
+    }
+
     /// [`skip`](Self::skip), with a plain string and an object of plain string members (a
     /// qstat job's `Variable_List`) each skipped in one tight step; anything else, or anything
     /// those steps are unsure of, is left to `skip` from the same place.

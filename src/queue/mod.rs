@@ -6,6 +6,7 @@ pub mod dates;
 pub mod error;
 pub mod job;
 pub mod job_record;
+mod job_shapes;
 pub mod joblist;
 mod json_blocks;
 mod json_scan;

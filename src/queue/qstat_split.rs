@@ -17,6 +17,7 @@
 //! order (symbols are looked up by name, and the order of output follows the jobs).
 
 use super::job::JobSet;
+use super::job_shapes::Shapes;
 use super::json_scan::Scan;
 use super::qstat_keys::{self as keys, Field};
 use super::raw::{add_job_later, Pending, RawJob, RawResources, QSTAT_FIELDS};
@@ -136,22 +137,53 @@ fn field(key: &[u8]) -> Field {
 
 /// One job record (the cursor on its `{`), read as the serde reader's `QstatJob` reads it: the
 /// attributes fairsort binds, a repeated one refused, `null` taken as absent, the rest skipped.
-fn job<'a>(s: &mut Scan<'a>) -> Option<RawJob<'a>> {
+/// While the record's bytes between values are those of the last job's (`shapes`), each key is
+/// known from them; from the first difference on it is read the general way and its layout
+/// remembered for the next job.
+fn job<'a>(s: &mut Scan<'a>, shapes: &mut Shapes) -> Option<RawJob<'a>> {
     s.eat(b'{')?;
-    s.ws();
+    let text = s.text();
     let mut job = RawJob::default();
-    if s.eat(b'}').is_some() {
-        return Some(job);
-    }
     let mut have_resources = false;
+    let mut follow = !shapes.is_empty();
+    let mut k = 0;
     loop {
-        let field = match s.plain_key() {
-            Some(key) => field(key),
+        let from = s.pos();
+        let known = match follow {
+            true => shapes.at(k, text, from).map(|shape| shape.field),
+            false => None,
+        };
+        let field = match known {
+            Some(field) => {
+                s.jump(from + shapes.sep_len(k));
+                field
+            }
             None => {
-                let key = s.key_bytes()?;
-                s.ws_eat(b':')?;
-                s.ws();
-                field(&key)
+                if follow {
+                    follow = false;
+                    shapes.truncate(k);
+                }
+                if k == 0 {
+                    s.ws();
+                    if s.eat(b'}').is_some() {
+                        return Some(job);
+                    }
+                } else if !s.next_or_close(b'}')? {
+                    return Some(job);
+                }
+                let field = match s.plain_key() {
+                    Some(key) => field(key),
+                    None => {
+                        let key = s.key_bytes()?;
+                        s.ws_eat(b':')?;
+                        s.ws();
+                        field(&key)
+                    }
+                };
+                if shapes.len() == k {
+                    shapes.push(text.get(from..s.pos())?, field);
+                }
+                field
             }
         };
         let slot = match field {
@@ -174,7 +206,13 @@ fn job<'a>(s: &mut Scan<'a>) -> Option<RawJob<'a>> {
                 None
             }
             Field::Other => {
-                s.skip_value()?;
+                match shapes.plain(k) {
+                    Some(len) if s.skip_plain_of(len) => {}
+                    _ => {
+                        let plain = s.skip_value_len()?;
+                        shapes.set_plain(k, plain);
+                    }
+                }
                 None
             }
         };
@@ -190,8 +228,15 @@ fn job<'a>(s: &mut Scan<'a>) -> Option<RawJob<'a>> {
                 _ => Some(s.raw()?),
             };
         }
-        if !s.next_or_close(b'}')? {
-            return Some(job);
+        k += 1;
+        if follow && k == shapes.len() {
+            // The last job ended here: this one should too; if not, the rest the general way.
+            let at = s.pos();
+            if !s.next_or_close(b'}')? {
+                return Some(job);
+            }
+            s.jump(at);
+            follow = false;
         }
     }
 }
@@ -327,6 +372,7 @@ fn entries_of<'a>(
         return Some(Stop::End(s.pos()));
     }
     let mut ahead = ReadAhead::new(pos);
+    let mut shapes = Shapes::default();
     loop {
         ahead.fetch(bytes, s.pos());
         if window.due(s.pos()) {
@@ -341,7 +387,7 @@ fn entries_of<'a>(
         let id = s.string()?;
         s.ws_eat(b':')?;
         s.ws();
-        let job = job(&mut s)?;
+        let job = job(&mut s, &mut shapes)?;
         add_job_later(set, &id, job, &QSTAT_FIELDS, pending).ok()?;
         if !s.next_or_close(b'}')? {
             return Some(Stop::End(s.pos()));
@@ -752,6 +798,67 @@ mod tests {
         serde.finish().unwrap();
         assert_eq!(fast.len(), 20_000);
         assert_eq!(fast.describe(), serde.describe());
+    }
+
+    /// Jobs laid out alike but for one key each, changed at its last byte or made longer (a
+    /// bound attribute becoming an unknown one): the last job's layout must not be taken for
+    /// this one's, at any indentation (the key in any word of a separator).
+    #[test]
+    fn a_job_laid_out_as_the_last_but_for_one_key_is_read_as_serde_reads_it() {
+        let keys = [
+            "Job_Owner",
+            "euser",
+            "egroup",
+            "queue",
+            "job_state",
+            "qtime",
+            "Priority",
+            "eligible_time",
+            "accrue_type",
+            "Account_Name",
+            "Resource_List",
+        ];
+        let value = |key: &str, j: usize| match key {
+            "Job_Owner" => format!("\"u{j}@h\""),
+            "job_state" => "\"Q\"".to_string(),
+            "qtime" => format!("{}", 1_600_000_000 + j),
+            "Priority" | "accrue_type" => format!("{}", j % 5),
+            "eligible_time" => format!("\"00:{:02}:00\"", j % 60),
+            "Resource_List" => format!("{{\"ncpus\":{j}}}"),
+            _ => format!("\"{key}{j}\""),
+        };
+        for indent in [0, 1, 12, 29, 40, 47] {
+            let pad = format!("\n{}", " ".repeat(indent));
+            let mut jobs = Vec::new();
+            for j in 0..3 * keys.len() * 2 {
+                let changed = (j % 3 == 2).then_some((j / 3) % keys.len());
+                let attrs: Vec<String> = (keys.iter().enumerate())
+                    .map(|(i, key)| {
+                        let key = match changed {
+                            Some(c) if c == i && j % 2 == 0 => {
+                                format!("{}X", &key[..key.len() - 1])
+                            }
+                            Some(c) if c == i => format!("{key}X"),
+                            _ => key.to_string(),
+                        };
+                        format!("{pad}\"{key}\":{}", value(&key, j))
+                    })
+                    .collect();
+                jobs.push(format!("\"{j}.pbs\":{{{}}}", attrs.join(",")));
+            }
+            let text = format!(
+                "{{\"Jobs\":{{{}}},\"z\":\"{}\"}}",
+                jobs.join(","),
+                "z".repeat(80)
+            );
+            let (mut fast, _) =
+                read(text.as_bytes(), Pages::none()).expect("the fast path reads it");
+            fast.finish().unwrap();
+            let mut serde =
+                super::super::qstat::read_qstat_json_slice_serde(text.as_bytes()).unwrap();
+            serde.finish().unwrap();
+            assert_eq!(fast.describe(), serde.describe(), "indent {indent}");
+        }
     }
 
     #[test]
