@@ -10,6 +10,7 @@
 //! indentation, a longer key) is read on the general way from that attribute, and its layout
 //! replaces the last one from there.
 
+use super::json_scan::Scan;
 use super::qstat_keys::Field;
 
 /// Longest separator remembered, in 8-byte words.
@@ -79,10 +80,13 @@ impl Shape {
     }
 }
 
-/// The last job's attributes in order, as [`Shape`]s.
+/// The last job's attributes in order, as [`Shape`]s (or an object's members).
 #[derive(Debug, Default)]
 pub(super) struct Shapes {
     shapes: Vec<Shape>,
+    /// For a skipped attribute whose value is an object (`Variable_List`): its members' shapes
+    /// the last time, by the attribute's place. Only ever a guess, checked as it is used.
+    objects: Vec<Shapes>,
 }
 
 impl Shapes {
@@ -134,6 +138,14 @@ impl Shapes {
         self.shapes.get(k).and_then(|s| s.plain)
     }
 
+    /// The member shapes of the `k`th attribute's object value.
+    pub(super) fn object(&mut self, k: usize) -> &mut Shapes {
+        if self.objects.len() <= k {
+            self.objects.resize_with(k + 1, Shapes::default);
+        }
+        &mut self.objects[k]
+    }
+
     /// Remembers the `k`th attribute's value length (`None`: not a plain string).
     #[inline(always)]
     pub(super) fn set_plain(&mut self, k: usize, plain: Option<usize>) {
@@ -143,9 +155,143 @@ impl Shapes {
     }
 }
 
+/// Skips an object whose members are all plain strings with plain keys (the cursor on its
+/// `{`), as `Scan::skip_value` would, following the members' shapes of the last such object
+/// (`members`, updated from the first difference on), and returns true; false, the cursor not
+/// moved, for any other object (the caller then skips it the general way).
+pub(super) fn skip_flat_object(s: &mut Scan, members: &mut Shapes) -> bool {
+    let start = s.pos();
+    let text = s.text();
+    if s.eat(b'{').is_none() {
+        return false;
+    }
+    let mut follow = !members.is_empty();
+    let mut k = 0;
+    loop {
+        let from = s.pos();
+        if follow && members.at(k, text, from).is_some() {
+            s.jump(from + members.sep_len(k));
+        } else {
+            if follow {
+                follow = false;
+                members.truncate(k);
+            }
+            if k == 0 {
+                s.ws();
+                if s.eat(b'}').is_some() {
+                    return true;
+                }
+            } else {
+                match s.next_or_close(b'}') {
+                    Some(true) => {}
+                    Some(false) => return true,
+                    None => break,
+                }
+            }
+            if s.plain_string_len().is_none() || s.ws_eat(b':').is_none() {
+                break;
+            }
+            s.ws();
+            if members.len() == k {
+                let Some(sep) = text.get(from..s.pos()) else {
+                    break;
+                };
+                members.push(sep, Field::Other);
+            }
+        }
+        match members.plain(k) {
+            Some(len) if s.skip_plain_of(len) => {}
+            _ => match s.plain_string_len() {
+                Some(len) => members.set_plain(k, Some(len)),
+                None => break,
+            },
+        }
+        k += 1;
+        if follow && k == members.len() {
+            let at = s.pos();
+            match s.next_or_close(b'}') {
+                Some(false) => return true,
+                Some(true) => {
+                    s.jump(at);
+                    follow = false;
+                }
+                None => break,
+            }
+        }
+    }
+    s.jump(start);
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Objects read one after another with the same member shapes: each is skipped exactly
+    /// when it is flat (every member a plain string with a plain key), to where the general
+    /// skip ends, and otherwise left where it was — however it differs from the last one.
+    #[test]
+    fn flat_objects_are_skipped_as_the_general_skip_skips_them() {
+        let keys = [
+            "PBS_O_HOME",
+            "PBS_O_LOGNAME",
+            "PBS_O_PATH",
+            "A",
+            "PBS_O_WORKDIR",
+        ];
+        let values = [
+            "\"/home/u1\"",
+            "\"u1\"",
+            "\"/usr/bin:/bin\"",
+            "\"\"",
+            "\"/home/u1/run\"",
+        ];
+        let mut members = Shapes::default();
+        for n in 0..400usize {
+            let pad = if n % 37 == 5 {
+                "\n  "
+            } else {
+                "\n                "
+            };
+            let mut items: Vec<(String, bool)> = (keys.iter().zip(values))
+                .map(|(k, v)| (format!("{pad}\"{k}\":{v}"), true))
+                .collect();
+            let i = n % keys.len();
+            let mut valid = true;
+            match n % 11 {
+                0 => items[i].0 = items[i].0.replace("u1", &"u".repeat(n % 9)),
+                1 => items[i] = (format!("{pad}\"{}\":\"a\\\"b\"", keys[i]), false),
+                2 => items[i] = (format!("{pad}\"{}\":42", keys[i]), false),
+                3 => drop(items.remove(i)),
+                4 => items.push((format!("{pad}\"EXTRA\":\"x\""), true)),
+                5 => items.truncate(0),
+                6 => {
+                    items[i] = (format!("{pad}\"{}\" \"x\"", keys[i]), false);
+                    valid = false;
+                }
+                7 => items[i] = (format!("{pad}\"k\\u0041\":\"x\""), false),
+                _ => {}
+            }
+            let flat = valid && items.iter().all(|(_, plain)| *plain);
+            let body: Vec<&str> = items.iter().map(|(t, _)| t.as_str()).collect();
+            let text = format!(
+                "{{{}\n            }},\"next\":1{}",
+                body.join(","),
+                " ".repeat(64)
+            );
+            let mut shaped = Scan::new(text.as_bytes(), 0);
+            let skipped = skip_flat_object(&mut shaped, &mut members);
+            assert_eq!(skipped, flat, "object {n}: {text}");
+            let mut general = Scan::new(text.as_bytes(), 0);
+            let general_ok = general.skip_value().is_some();
+            assert_eq!(general_ok, valid, "object {n}");
+            if skipped {
+                assert_eq!(shaped.pos(), general.pos(), "object {n}");
+            } else {
+                assert_eq!(shaped.pos(), 0, "object {n}");
+            }
+        }
+    }
 
     #[test]
     fn a_separator_matches_only_its_own_bytes() {

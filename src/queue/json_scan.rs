@@ -212,13 +212,20 @@ impl<'a> Scan<'a> {
         self.pos = pos;
     }
 
+    /// Skips a plain string (no escape, no control byte; the cursor on its opening quote) and
+    /// gives its length between the quotes; `None`, the cursor not moved, for any other value.
+    #[inline(always)]
+    pub(super) fn plain_string_len(&mut self) -> Option<usize> {
+        let open = self.pos;
+        (self.peek() == Some(b'"') && self.plain_string()).then(|| self.pos - open - 2)
+    }
+
     /// [`skip_value`](Self::skip_value), giving the length between the quotes when the value
     /// was a plain string (for [`skip_plain_of`](Self::skip_plain_of) to expect next time).
     #[inline(always)]
     pub(super) fn skip_value_len(&mut self) -> Option<Option<usize>> {
-        let open = self.pos;
-        if self.peek() == Some(b'"') && self.plain_string() {
-            return Some(Some(self.pos - open - 2));
+        if let Some(len) = self.plain_string_len() {
+            return Some(Some(len));
         }
         self.skip_value().map(|()| None)
     }

@@ -17,7 +17,7 @@
 //! order (symbols are looked up by name, and the order of output follows the jobs).
 
 use super::job::JobSet;
-use super::job_shapes::Shapes;
+use super::job_shapes::{skip_flat_object, Shapes};
 use super::json_scan::Scan;
 use super::qstat_keys::{self as keys, Field};
 use super::raw::{add_job_later, Pending, RawJob, RawResources, QSTAT_FIELDS};
@@ -208,6 +208,9 @@ fn job<'a>(s: &mut Scan<'a>, shapes: &mut Shapes) -> Option<RawJob<'a>> {
             Field::Other => {
                 match shapes.plain(k) {
                     Some(len) if s.skip_plain_of(len) => {}
+                    _ if s.peek() == Some(b'{') && skip_flat_object(s, shapes.object(k)) => {
+                        shapes.set_plain(k, None);
+                    }
                     _ => {
                         let plain = s.skip_value_len()?;
                         shapes.set_plain(k, plain);
