@@ -104,8 +104,10 @@ fn evaluate_range(
     errors
 }
 
-/// Sorts distinct keys. A large slice is split in place around a sampled median (one
-/// partition pass, no second buffer) and the two parts are sorted in parallel.
+/// Sorts distinct keys. A large slice is split in place around a sampled median (no second
+/// buffer) and the two parts are sorted in parallel; the partition itself is done on both
+/// threads too (each half partitioned on its own, then the half's high keys and the other
+/// half's low keys swapped), so no serial pass over every key leaves one core idle.
 fn sort_keys(keys: &mut [u128]) {
     let len = keys.len();
     if len < PARALLEL_MIN_JOBS {
@@ -120,13 +122,30 @@ fn sort_keys(keys: &mut [u128]) {
         keys.sort_unstable();
         return;
     };
-    // Hoare-style partition: keys below the pivot first.
-    let (mut i, mut j) = (0, len);
+    let mid = len / 2;
+    let (front, back) = keys.split_at_mut(mid);
+    let (a, b) = join(|| partition(front, pivot), || partition(back, pivot));
+    // [front low (a) | front high | back low (b) | back high]: swap the shorter of the two
+    // middle runs with the end of the other next to it, so every low key comes first.
+    let high = mid - a;
+    let swap = high.min(b);
+    let (x, y) = (a..a + swap, mid + b - swap..mid + b);
+    let (left, right) = keys.split_at_mut(mid);
+    if let (Some(x), Some(y)) = (left.get_mut(x), right.get_mut(y.start - mid..y.end - mid)) {
+        swap_halves(x, y);
+    }
+    let (low, high) = keys.split_at_mut(a + b);
+    join(|| low.sort_unstable(), || high.sort_unstable());
+}
+
+/// Hoare-style partition of `keys`: the keys below `pivot` first; returns how many they are.
+fn partition(keys: &mut [u128], pivot: u128) -> usize {
+    let (mut i, mut j) = (0, keys.len());
     loop {
-        while i < j && keys[i] < pivot {
+        while i < j && keys.get(i).is_some_and(|&k| k < pivot) {
             i += 1;
         }
-        while i < j && keys[j - 1] >= pivot {
+        while i < j && keys.get(j - 1).is_some_and(|&k| k >= pivot) {
             j -= 1;
         }
         if i >= j {
@@ -136,8 +155,19 @@ fn sort_keys(keys: &mut [u128]) {
         i += 1;
         j -= 1;
     }
-    let (low, high) = keys.split_at_mut(i);
-    join(|| low.sort_unstable(), || high.sort_unstable());
+    i
+}
+
+/// Swaps the contents of `x` and `y` (of equal length), a large swap on two threads.
+fn swap_halves(x: &mut [u128], y: &mut [u128]) {
+    if x.len() < PARALLEL_MIN_JOBS {
+        x.swap_with_slice(y);
+        return;
+    }
+    let half = x.len() / 2;
+    let (x1, x2) = x.split_at_mut(half);
+    let (y1, y2) = y.split_at_mut(half);
+    join(|| x1.swap_with_slice(y1), || x2.swap_with_slice(y2));
 }
 
 /// One job's place in the order.
@@ -682,19 +712,28 @@ mod tests {
             x ^= x << 17;
             x
         };
-        let n = PARALLEL_MIN_JOBS * 2 + 17;
-        // Random values; then nearly all equal values (distinct only by the index bits).
-        for skew in [false, true] {
-            let mut keys: Vec<u128> = (0..n)
-                .map(|i| {
-                    let v = if skew && i % 100 != 0 { 5 } else { next() };
-                    pack(v, 0, i as u32)
-                })
-                .collect();
-            let mut expected = keys.clone();
-            expected.sort_unstable();
-            sort_keys(&mut keys);
-            assert!(keys == expected);
+        // Random values; nearly all equal values (distinct only by the index bits); ascending
+        // and descending values (one half all below the pivot, the other all above: the
+        // middle runs swapped are one whole half, on two threads at the larger size).
+        for n in [PARALLEL_MIN_JOBS * 2 + 17, PARALLEL_MIN_JOBS * 5 + 3] {
+            for shape in 0..4 {
+                let mut keys: Vec<u128> = (0..n)
+                    .map(|i| {
+                        let v = match shape {
+                            0 => next(),
+                            1 if i % 100 != 0 => 5,
+                            1 => next(),
+                            2 => i as u64,
+                            _ => (n - i) as u64,
+                        };
+                        pack(v, 0, i as u32)
+                    })
+                    .collect();
+                let mut expected = keys.clone();
+                expected.sort_unstable();
+                sort_keys(&mut keys);
+                assert!(keys == expected, "{n} keys, shape {shape}");
+            }
         }
     }
 

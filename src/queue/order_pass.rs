@@ -13,7 +13,7 @@ use super::formula_api::SortFormula;
 use super::job::JobSet;
 use super::job_record::ResourceValue;
 use super::order::{descending_key, pack, value_of_key};
-use super::report::prefetch;
+use super::report::{prefetch, prefetch_all};
 use crate::parallel::{join, PARALLEL_MIN_JOBS};
 use std::collections::HashMap;
 
@@ -144,9 +144,11 @@ impl Pass<'_> {
                 // the hardware prefetcher stops at each 4 KiB page; a job's requests lie where
                 // the reader put them (not in submission order) and its fair-share values at
                 // random by node.
+                // Every line of the far record: the fields read here span both lines of the
+                // 96-byte record, and a demand miss on the second line was the pass's main stall.
                 let k = b * BLOCK + k;
                 if let Some(far) = jobs.get(k + 4 * AHEAD) {
-                    prefetch(Some(far));
+                    prefetch_all(Some(far));
                 }
                 if let Some(ahead) = jobs.get(k + AHEAD) {
                     let requests = &self.jobs.requests;
