@@ -108,13 +108,13 @@ fn evaluate_range(
 /// buffer) and the two parts are sorted in parallel; the partition itself is done on both
 /// threads too (each half partitioned on its own, then the half's high keys and the other
 /// half's low keys swapped), so no serial pass over every key leaves one core idle.
-fn sort_keys(keys: &mut [u128]) {
+fn sort_keys<T: Ord + Copy + Send + Sync>(keys: &mut [T]) {
     let len = keys.len();
     if len < PARALLEL_MIN_JOBS {
         keys.sort_unstable();
         return;
     }
-    let mut sample: Vec<u128> = (0..64)
+    let mut sample: Vec<T> = (0..64)
         .filter_map(|i| keys.get(i * len / 64).copied())
         .collect();
     sample.sort_unstable();
@@ -139,7 +139,7 @@ fn sort_keys(keys: &mut [u128]) {
 }
 
 /// Hoare-style partition of `keys`: the keys below `pivot` first; returns how many they are.
-fn partition(keys: &mut [u128], pivot: u128) -> usize {
+fn partition<T: Ord + Copy>(keys: &mut [T], pivot: T) -> usize {
     let (mut i, mut j) = (0, keys.len());
     loop {
         while i < j && keys.get(i).is_some_and(|&k| k < pivot) {
@@ -159,7 +159,7 @@ fn partition(keys: &mut [u128], pivot: u128) -> usize {
 }
 
 /// Swaps the contents of `x` and `y` (of equal length), a large swap on two threads.
-fn swap_halves(x: &mut [u128], y: &mut [u128]) {
+fn swap_halves<T: Send>(x: &mut [T], y: &mut [T]) {
     if x.len() < PARALLEL_MIN_JOBS {
         x.swap_with_slice(y);
         return;
@@ -264,6 +264,88 @@ pub(crate) fn pack(value_key: u64, fs_rank: u32, job: u32) -> u128 {
     (value_key as u128) << 64 | (fs_rank as u128) << 32 | job as u128
 }
 
+/// A [`pack`]ed key in two words: ordered as the `u128`, but 8-byte aligned and 16 bytes like a
+/// [`Ranked`], so the sorted keys' memory takes the ranked entries in place (at ten million
+/// jobs, 160 MB not touched fresh: ≈ 0.24 s of page clearing on this project's VM).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[repr(C)]
+pub(crate) struct Key {
+    hi: u64,
+    lo: u64,
+}
+
+impl Key {
+    /// The key of packed value `k`.
+    #[inline]
+    pub(crate) fn new(k: u128) -> Key {
+        Key {
+            hi: (k >> 64) as u64,
+            lo: k as u64,
+        }
+    }
+
+    /// The packed value.
+    #[inline]
+    pub(crate) fn get(self) -> u128 {
+        (self.hi as u128) << 64 | self.lo as u128
+    }
+}
+
+impl Ord for Key {
+    #[inline]
+    fn cmp(&self, other: &Key) -> Ordering {
+        self.get().cmp(&other.get())
+    }
+}
+
+impl PartialOrd for Key {
+    #[inline]
+    fn partial_cmp(&self, other: &Key) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+// The ranked entries are written over the keys (`ranked_in_place`): same size and alignment.
+const _: () = assert!(
+    std::mem::size_of::<Key>() == std::mem::size_of::<Ranked>()
+        && std::mem::align_of::<Key>() == std::mem::align_of::<Ranked>()
+);
+
+/// The first `len` of `keys` turned into ranked entries by `f(position, key)`, written over
+/// the keys in the same allocation (both threads for a long run), which the result keeps.
+fn ranked_in_place<F>(keys: Vec<Key>, len: usize, f: F) -> Vec<Ranked>
+where
+    F: Fn(usize, u128) -> Ranked + Sync,
+{
+    let mut keys = std::mem::ManuallyDrop::new(keys);
+    let len = len.min(keys.len());
+    let cap = keys.capacity();
+    let base = keys.as_mut_ptr() as usize;
+    let convert = |from: usize, to: usize| {
+        let ptr = base as *mut Key;
+        for i in from..to {
+            // SAFETY: `i < len <= keys.len()`, so slot `i` holds an initialised `Key`, read
+            // before the `Ranked` (same size, `Copy`, no drop) is written over it; each slot is
+            // read and written by one thread only (the halves are disjoint), and the vector is
+            // not touched through `keys` meanwhile.
+            unsafe {
+                let k = ptr.add(i).read();
+                ptr.cast::<Ranked>().add(i).write(f(i, k.get()));
+            }
+        }
+    };
+    if len < PARALLEL_MIN_JOBS {
+        convert(0, len);
+    } else {
+        join(|| convert(0, len / 2), || convert(len / 2, len));
+    }
+    // SAFETY: the allocation was made for `cap` `Key`s, which have the size and alignment of
+    // `Ranked` (asserted above), so it holds `cap` `Ranked`s with the same layout; the first
+    // `len` are initialised by the loop above; `keys` is never dropped (ManuallyDrop), so the
+    // allocation has one owner. A panic in `f` leaks the allocation instead.
+    unsafe { Vec::from_raw_parts(base as *mut Ranked, len, cap) }
+}
+
 /// Sorts evaluated jobs.
 pub fn order(jobs: &JobSet, evals: Evaluations, opts: &OrderOptions) -> QueueOrder {
     let n = jobs.len().min(evals.values.len());
@@ -353,7 +435,7 @@ fn keep_smallest(keys: &mut Vec<u128>, n: usize) {
 
 /// [`keep_smallest`] in place: the `n` smallest keys sorted at the front of `keys`; returns how
 /// many that is.
-fn keep_smallest_in(keys: &mut [u128], n: usize) -> usize {
+fn keep_smallest_in<T: Ord + Copy + Send + Sync>(keys: &mut [T], n: usize) -> usize {
     let mut len = keys.len();
     if n < len {
         if n == 0 {
@@ -401,8 +483,8 @@ fn order_keyed(mut keyed: Keyed, opts: &OrderOptions) -> QueueOrder {
     let kept_first = keep_smallest_in(first, top);
     let kept_rest = keep_smallest_in(rest, top.saturating_sub(kept_first));
     // The kept keys are one run: the rest is kept only when every runnable job is.
-    let kept = keys.get(..kept_first + kept_rest).unwrap_or_default();
-    let ranked = crate::parallel::map_slice(kept, |i, &key| {
+    let kept = kept_first + kept_rest;
+    let entry = |i: usize, key: u128| {
         let runnable = i < kept_first;
         let value = keyed.value(key);
         let below = runnable && crate::pbs::threshold::is_below(value, opts.threshold);
@@ -412,7 +494,15 @@ fn order_keyed(mut keyed: Keyed, opts: &OrderOptions) -> QueueOrder {
             eligible: runnable && !below,
             below_threshold: below,
         }
-    });
+    };
+    // Most of the keys kept (the whole order): the entries over the keys; a short `--top`:
+    // a vector of its own, the keys' memory freed.
+    let ranked = if kept >= keys.len() / 2 {
+        ranked_in_place(keys, kept, entry)
+    } else {
+        let kept = keys.get(..kept).unwrap_or_default();
+        crate::parallel::map_slice(kept, |i, key| entry(i, key.get()))
+    };
     QueueOrder {
         ranked,
         errors: std::mem::take(&mut keyed.errors),
