@@ -180,10 +180,9 @@ struct WindowCells {
     text: Vec<u8>,
     stride: usize,
     states: Vec<JobState>,
-    /// (job index, row in the window), in rank order.
+    /// (job index << 32 | row in the window), grouped by the job's place in memory
+    /// ([`group_by_job`]).
     keys: Vec<u64>,
-    /// The same keys grouped by the job's place in memory ([`group_by_job`]).
-    grouped: Vec<u64>,
 }
 
 impl WindowCells {
@@ -199,23 +198,20 @@ impl WindowCells {
         self.stride = stride;
         self.text.resize(bytes, b' ');
         self.states.resize(part.len(), JobState::Queued);
-        self.keys.clear();
-        self.keys
-            .extend((part.iter().enumerate()).map(|(row, r)| u64::from(r.job) << 32 | row as u64));
-        self.grouped.resize(part.len(), 0);
+        self.keys.resize(part.len(), 0);
         let half = part.len() / 2;
         let (text_a, text_b) = self.text.split_at_mut(half * stride);
         let (states_a, states_b) = self.states.split_at_mut(half);
-        let (keys_a, keys_b) = self.keys.split_at(half);
-        let (grouped_a, grouped_b) = self.grouped.split_at_mut(half);
+        let (keys_a, keys_b) = self.keys.split_at_mut(half);
+        let (part_a, part_b) = part.split_at(half);
         let n = jobs.jobs.len();
-        let fill = |keys: &[u64],
-                    grouped: &mut [u64],
+        let fill = |part: &[Ranked],
+                    keys: &mut [u64],
                     text: &mut [u8],
                     states: &mut [JobState],
                     base: usize| {
-            group_by_job(keys, grouped, n);
-            let keys = &*grouped;
+            group_by_job(part, base, keys, n);
+            let keys = &*keys;
             let mut ascii = true;
             for (i, &key) in keys.iter().enumerate() {
                 if let Some(&ahead) = keys.get(i + AHEAD) {
@@ -253,8 +249,8 @@ impl WindowCells {
             ascii
         };
         let (a, b) = join(
-            || fill(keys_a, grouped_a, text_a, states_a, 0),
-            || fill(keys_b, grouped_b, text_b, states_b, half),
+            || fill(part_a, keys_a, text_a, states_a, 0),
+            || fill(part_b, keys_b, text_b, states_b, half),
         );
         a && b
     }
@@ -309,18 +305,19 @@ impl WindowCells {
 /// Bits of a job's index that choose its group in [`group_by_job`].
 const GROUP_BITS: u32 = 12;
 
-/// `keys` (job index << 32 | row) copied into `out` (as long) grouped by the top
-/// [`GROUP_BITS`] bits of the job index among `jobs` jobs, the groups in memory order: one
-/// counting pass instead of a sort. The visits then sweep the job records once, each group's
-/// records lying within 1/4096 of them (a few hundred KB at ten million jobs, in the cache's
-/// and the TLB's reach); the order inside a group does not matter to the cells.
-fn group_by_job(keys: &[u64], out: &mut [u64], jobs: usize) {
+/// The keys (job index << 32 | row in the window) of the rows `part`, the first of which is
+/// row `base`, written into `out` (as long) grouped by the top [`GROUP_BITS`] bits of the job
+/// index among `jobs` jobs, the groups in memory order: two passes over the rows (count, then
+/// place), no sort and no second buffer. The visits then sweep the job records once, each
+/// group's records lying within 1/4096 of them (a few hundred KB at ten million jobs, in the
+/// cache's and the TLB's reach); the order inside a group does not matter to the cells.
+fn group_by_job(part: &[Ranked], base: usize, out: &mut [u64], jobs: usize) {
     let bits = usize::BITS - jobs.leading_zeros();
-    let shift = 32 + bits.saturating_sub(GROUP_BITS);
-    let group = |k: u64| ((k >> shift) as usize).min((1 << GROUP_BITS) - 1);
+    let shift = bits.saturating_sub(GROUP_BITS);
+    let group = |job: u32| ((job >> shift) as usize).min((1 << GROUP_BITS) - 1);
     let mut next = vec![0u32; 1 << GROUP_BITS];
-    for &k in keys {
-        if let Some(c) = next.get_mut(group(k)) {
+    for r in part {
+        if let Some(c) = next.get_mut(group(r.job)) {
             *c += 1;
         }
     }
@@ -330,10 +327,10 @@ fn group_by_job(keys: &[u64], out: &mut [u64], jobs: usize) {
         *c = at;
         at += count;
     }
-    for &k in keys {
-        if let Some(c) = next.get_mut(group(k)) {
+    for (row, r) in part.iter().enumerate() {
+        if let Some(c) = next.get_mut(group(r.job)) {
             if let Some(slot) = out.get_mut(*c as usize) {
-                *slot = k;
+                *slot = u64::from(r.job) << 32 | (base + row) as u64;
             }
             *c += 1;
         }
@@ -673,14 +670,23 @@ mod tests {
     fn keys_are_grouped_by_the_jobs_place_in_memory() {
         for jobs in [1usize, 5, 4096, 4097, 100_003] {
             for reversed in [false, true] {
-                let mut keys: Vec<u64> = (0..jobs as u64)
-                    .map(|row| ((row * 7919) % jobs as u64) << 32 | row)
+                let mut part: Vec<Ranked> = (0..jobs as u32)
+                    .map(|row| Ranked {
+                        job: ((row as u64 * 7919) % jobs as u64) as u32,
+                        value: 0.0,
+                        eligible: true,
+                        below_threshold: false,
+                    })
                     .collect();
                 if reversed {
-                    keys.reverse();
+                    part.reverse();
                 }
+                let base = 10;
+                let keys: Vec<u64> = (part.iter().enumerate())
+                    .map(|(row, r)| u64::from(r.job) << 32 | (base + row) as u64)
+                    .collect();
                 let mut out = vec![0; keys.len()];
-                group_by_job(&keys, &mut out, jobs);
+                group_by_job(&part, base, &mut out, jobs);
                 // 2^12 groups of 2^s jobs, 2^(s + 12) the first power of two above `jobs`.
                 let s = (usize::BITS - jobs.leading_zeros()).saturating_sub(12);
                 let group = |k: u64| (k >> 32) >> s;
