@@ -241,6 +241,19 @@ pub fn fmt_width(v: f64) -> usize {
     }
 }
 
+/// At least [`fmt_width`] of `v`, from its magnitude alone (a sign, the digits of its integer
+/// part rounded up, a point and 4 decimals): a table's widths pass formats only the values
+/// whose bound exceeds the widest found so far (issue #16: a million values formatted twice).
+#[inline]
+pub fn fmt_width_bound(v: f64) -> usize {
+    let a = v.abs();
+    if a.is_nan() || a >= 1e15 {
+        // NaN, the infinities and values beyond the integer path: measured.
+        return fmt_width(v);
+    }
+    usize::from(v.is_sign_negative()) + crate::digits::count(a as u64 + 1) + 5
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -302,6 +315,10 @@ mod tests {
                 ),
             }
             assert_eq!(fmt_width(v), want.len(), "{v:e}");
+            assert!(
+                fmt_width_bound(v) >= want.len(),
+                "{v:e}: bound below {want}"
+            );
         };
         for v in [
             0.0,

@@ -12,8 +12,8 @@ use super::error::BindError;
 use super::formula_api::SortFormula;
 use super::job::JobSet;
 use super::job_record::ResourceValue;
-use super::order::{descending_key, pack, value_of_key};
-use super::report::prefetch;
+use super::order::{descending_key, pack, value_of_key, Key};
+use super::report::{prefetch, prefetch_all};
 use crate::parallel::{join, PARALLEL_MIN_JOBS};
 use std::collections::HashMap;
 
@@ -29,7 +29,7 @@ const NO_SLOT: u32 = u32::MAX;
 /// Every job's sort key, runnable jobs first.
 pub(crate) struct Keyed {
     /// The keys: `keys[..runnable]` of runnable jobs, the rest after, each part unsorted.
-    pub keys: Vec<u128>,
+    pub keys: Vec<Key>,
     /// How many jobs are runnable.
     pub runnable: usize,
     /// How many runnable jobs are at or below the threshold.
@@ -108,7 +108,7 @@ pub(crate) fn key_jobs(
         threshold,
     };
     let n = jobs.len();
-    let mut keys = vec![0u128; n];
+    let mut keys = vec![Key::default(); n];
     let halves = if n < PARALLEL_MIN_JOBS {
         vec![(0, pass.key_range(0, &mut keys))]
     } else {
@@ -125,7 +125,7 @@ pub(crate) fn key_jobs(
 impl Pass<'_> {
     /// Keys the jobs `start..start + out.len()` into `out`: runnable ones from the front, the
     /// others from the back.
-    fn key_range(&self, start: usize, out: &mut [u128]) -> Half {
+    fn key_range(&self, start: usize, out: &mut [Key]) -> Half {
         let sources = self.binder.sources();
         let width = sources.len();
         let mut half = Half {
@@ -144,9 +144,11 @@ impl Pass<'_> {
                 // the hardware prefetcher stops at each 4 KiB page; a job's requests lie where
                 // the reader put them (not in submission order) and its fair-share values at
                 // random by node.
+                // Every line of the far record: the fields read here span both lines of the
+                // 96-byte record, and a demand miss on the second line was the pass's main stall.
                 let k = b * BLOCK + k;
                 if let Some(far) = jobs.get(k + 4 * AHEAD) {
-                    prefetch(Some(far));
+                    prefetch_all(Some(far));
                 }
                 if let Some(ahead) = jobs.get(k + AHEAD) {
                     let requests = &self.jobs.requests;
@@ -195,7 +197,7 @@ impl Pass<'_> {
                     out.get_mut(back)
                 };
                 if let Some(s) = slot {
-                    *s = key;
+                    *s = Key::new(key);
                 }
             }
         }
@@ -249,7 +251,7 @@ impl Pass<'_> {
 
     /// Puts the halves' runnable keys together before the others' and gathers their counts; a
     /// text value in a used resource is the bind error of the first such slot.
-    fn combine(&self, mut keys: Vec<u128>, halves: Vec<(usize, Half)>) -> Result<Keyed, BindError> {
+    fn combine(&self, mut keys: Vec<Key>, halves: Vec<(usize, Half)>) -> Result<Keyed, BindError> {
         let width = self.binder.sources().len();
         for slot in 0..width {
             let first = (halves.iter())
@@ -437,7 +439,7 @@ mod tests {
         let b = Binder::new(f.keywords(), &set, &qp, None, false).unwrap();
         let keyed = key_jobs(&f, &b, &set, None, false, None).unwrap().unwrap();
         assert_eq!(keyed.keys.len(), 12);
-        for &k in &keyed.keys {
+        for k in keyed.keys.iter().map(|k| k.get()) {
             let mem = ((k as u32 as usize) * 31) % 9;
             let v = keyed.value(k);
             match mem {
