@@ -298,6 +298,7 @@ impl Names {
     /// The symbol of `name`, trying `guess` first: readers pass the symbol found at the same
     /// place in the previous record (resource names come in the same order job after job), which
     /// saves hashing the name.
+    #[inline]
     pub(crate) fn intern_guess(&mut self, name: &str, guess: Option<Sym>) -> Sym {
         match guess {
             Some(g)
