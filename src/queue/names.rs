@@ -91,22 +91,43 @@ fn words(name: &[u8]) -> (u64, u64) {
     (w, w)
 }
 
-/// Whether two names are the same bytes: word compares for names of up to 32 bytes, without
-/// a `memcmp` call (resource names, and qstat's `select` texts of about 20 bytes).
+/// Whether two names are the same bytes: overlapping word compares for names of up to 32
+/// bytes, without a `memcmp` call (resource names, and qstat's `select` texts of about 20
+/// bytes).
 #[inline]
 fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;
     }
-    if a.len() <= INLINE {
-        return words(a) == words(b);
+    if let (Some(ah), Some(at), Some(bh), Some(bt)) = (
+        a.first_chunk::<16>(),
+        a.last_chunk::<16>(),
+        b.first_chunk::<16>(),
+        b.last_chunk::<16>(),
+    ) {
+        return if a.len() <= 32 {
+            ah == bh && at == bt
+        } else {
+            a == b
+        };
     }
-    match (a.first_chunk::<16>(), a.last_chunk::<16>()) {
-        (Some(ah), Some(at)) if a.len() <= 32 => {
-            b.first_chunk::<16>() == Some(ah) && b.last_chunk::<16>() == Some(at)
-        }
-        _ => a == b,
+    if let (Some(ah), Some(at), Some(bh), Some(bt)) = (
+        a.first_chunk::<8>(),
+        a.last_chunk::<8>(),
+        b.first_chunk::<8>(),
+        b.last_chunk::<8>(),
+    ) {
+        return ah == bh && at == bt;
     }
+    if let (Some(ah), Some(at), Some(bh), Some(bt)) = (
+        a.first_chunk::<4>(),
+        a.last_chunk::<4>(),
+        b.first_chunk::<4>(),
+        b.last_chunk::<4>(),
+    ) {
+        return ah == bh && at == bt;
+    }
+    a.iter().zip(b).all(|(x, y)| x == y)
 }
 
 /// What an unused [`Index`] slot holds as its symbol (a pool never holds four billion names).
