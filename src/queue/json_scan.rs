@@ -430,6 +430,9 @@ impl<'a> Scan<'a> {
     /// (`u64`/`i64` integers convert to the same double, and `-0` is `-0.0` in both); a value
     /// out of `f64`'s range is refused (serde_json: "number out of range").
     pub(super) fn number(&mut self) -> Option<f64> {
+        if let Some(v) = self.small_integer() {
+            return Some(v);
+        }
         let text = self.number_text()?;
         // The common case, a small integer (`"ncpus":4`), is exact without the float parser.
         let (negative, digits) = match text.split_first() {
@@ -444,6 +447,32 @@ impl<'a> Scan<'a> {
         }
         let v: f64 = std::str::from_utf8(text).ok()?.parse().ok()?;
         v.is_finite().then_some(v)
+    }
+
+    /// [`number`](Self::number) of the common case, read in one pass: an integer of 1 to 15
+    /// digits (`"ncpus":4`, `"Priority":-3`), optionally negative, that no `.`, exponent or
+    /// further digit follows. Anything else leaves the cursor where it was and returns `None`
+    /// for the general reading (which then also reports `01` and the like).
+    #[inline]
+    fn small_integer(&mut self) -> Option<f64> {
+        let negative = self.bytes.get(self.pos) == Some(&b'-');
+        let first = self.pos + usize::from(negative);
+        let mut at = first;
+        let mut v = 0u64;
+        while let Some(&c @ b'0'..=b'9') = self.bytes.get(at) {
+            v = v * 10 + u64::from(c - b'0');
+            at += 1;
+            if at - first > 15 {
+                return None;
+            }
+        }
+        let leading_zero = at - first > 1 && self.bytes.get(first) == Some(&b'0');
+        if at == first || leading_zero || matches!(self.bytes.get(at), Some(b'.' | b'e' | b'E')) {
+            return None;
+        }
+        self.pos = at;
+        let v = v as f64;
+        Some(if negative { -v } else { v })
     }
 
     /// Consumes `literal` (`true`, `false`, `null`).
@@ -776,6 +805,75 @@ mod tests {
         for big in ["1e309", "-1e400", "1797693134862315807937e289"] {
             assert!(serde_json::from_str::<Raw>(big).is_err(), "{big}");
             assert_eq!(Scan::new(big.as_bytes(), 0).number(), None, "{big}");
+        }
+    }
+
+    /// Differential: the one-pass integer reading gives what the two-pass reading (the
+    /// grammar's text, then its value) gives — value bit for bit and end position — on texts
+    /// made of the characters numbers are made of.
+    fn two_pass(text: &[u8]) -> Option<(u64, usize)> {
+        let mut s = Scan::new(text, 0);
+        let t = s.number_text()?;
+        let (negative, digits) = match t.split_first() {
+            Some((b'-', rest)) => (true, rest),
+            _ => (false, t),
+        };
+        let v = if digits.len() <= 15 && digits.iter().all(u8::is_ascii_digit) {
+            let v = digits
+                .iter()
+                .fold(0u64, |v, &c| v * 10 + u64::from(c - b'0')) as f64;
+            if negative {
+                -v
+            } else {
+                v
+            }
+        } else {
+            let v: f64 = std::str::from_utf8(t).ok()?.parse().ok()?;
+            v.is_finite().then_some(v)?
+        };
+        Some((v.to_bits(), s.pos()))
+    }
+
+    #[test]
+    fn one_pass_integers_read_as_two_passes_do() {
+        for text in [
+            "0",
+            "-0",
+            "00",
+            "01",
+            "-01",
+            "0.5",
+            "0e1",
+            "7",
+            "-7",
+            "12,",
+            "12}",
+            "1.",
+            "1e",
+            "1E5",
+            "-",
+            "--1",
+            "123456789012345",
+            "1234567890123456",
+            "-999999999999999",
+            "9999999999999999",
+            "1a",
+            "",
+        ] {
+            let mut s = Scan::new(text.as_bytes(), 0);
+            let one = s.number().map(|v| (v.to_bits(), s.pos()));
+            assert_eq!(one, two_pass(text.as_bytes()), "{text}");
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(5000))]
+
+        #[test]
+        fn generated_numbers_read_as_two_passes_do(text in "-?[0-9]{0,18}([.eE+-][0-9]{0,3})?[,} a]?") {
+            let mut s = Scan::new(text.as_bytes(), 0);
+            let one = s.number().map(|v| (v.to_bits(), s.pos()));
+            proptest::prop_assert_eq!(one, two_pass(text.as_bytes()));
         }
     }
 

@@ -281,9 +281,55 @@ pub(crate) fn add_job_later<'a>(
 #[derive(Debug, Default)]
 pub(crate) struct Pending<'a> {
     /// One user name per job added since the last batch, in order.
-    pub(crate) users: Vec<Cow<'a, str>>,
+    pub(crate) users: Vec<PendingName<'a>>,
     /// Recent names of the set's `names` pool (used with that pool only).
     cache: NameCache,
+}
+
+/// Names of up to this many bytes wait in [`Pending`] as a copy.
+const SHORT: usize = 22;
+
+/// A user name waiting in [`Pending`] for its batch: a short name (nearly every user name) is
+/// copied out of the input while its bytes are in the CPU's cache, so the batch reads the names
+/// one after another from this list instead of from a text that lies up to a window (16 MB)
+/// back — the scattered misses of the batch's hashing pass, 1.3 % of the 3M order's samples.
+#[derive(Debug, Clone)]
+pub(crate) enum PendingName<'a> {
+    /// A name of at most [`SHORT`] bytes: `bytes[..len]`, a copy of a whole `str`.
+    Short { len: u8, bytes: [u8; SHORT] },
+    /// A longer name.
+    Long(Cow<'a, str>),
+}
+
+impl<'a> PendingName<'a> {
+    fn new(name: Cow<'a, str>) -> Self {
+        let n = name.len();
+        match name.as_bytes().get(..n.min(SHORT)) {
+            Some(b) if n <= SHORT => {
+                let mut bytes = [0u8; SHORT];
+                bytes[..n].copy_from_slice(b);
+                PendingName::Short {
+                    len: n as u8,
+                    bytes,
+                }
+            }
+            _ => PendingName::Long(name),
+        }
+    }
+}
+
+impl AsRef<str> for PendingName<'_> {
+    #[inline]
+    fn as_ref(&self) -> &str {
+        match self {
+            PendingName::Short { len, bytes } => {
+                let b = bytes.get(..usize::from(*len)).unwrap_or_default();
+                // SAFETY: `bytes[..len]` is a copy of a whole `str` (`new`), so it is UTF-8.
+                unsafe { std::str::from_utf8_unchecked(b) }
+            }
+            PendingName::Long(s) => s,
+        }
+    }
 }
 
 fn add_job_with<'a>(
@@ -410,7 +456,7 @@ fn add_job_with<'a>(
     job.accrue_type = accrue_type;
     set.jobs.push(job);
     if let Some(pending) = later {
-        pending.users.push(euser);
+        pending.users.push(PendingName::new(euser));
     }
     Ok(())
 }
@@ -418,6 +464,27 @@ fn add_job_with<'a>(
 #[cfg(test)]
 mod tests {
     use crate::queue::qstat::{read_qstat_json_fast, read_qstat_json_slice_serde};
+
+    #[test]
+    fn pending_names_are_the_names() {
+        use super::PendingName;
+        use std::borrow::Cow;
+        let long = "a-user-name-longer-than-twenty-two-bytes";
+        let mut names: Vec<String> = (0..=40)
+            .map(|n| "é".repeat(n / 2) + &"u".repeat(n % 2))
+            .collect();
+        names.extend(["", "u1", "u42445", long].map(String::from));
+        for name in &names {
+            for cow in [Cow::Borrowed(name.as_str()), Cow::Owned(name.clone())] {
+                let p = PendingName::new(cow);
+                assert_eq!(p.as_ref(), name.as_str());
+                assert_eq!(
+                    matches!(p, PendingName::Short { .. }),
+                    name.len() <= super::SHORT
+                );
+            }
+        }
+    }
 
     fn qstat(priority: &str, accrue: &str, id: &str) -> String {
         format!(
