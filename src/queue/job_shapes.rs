@@ -19,7 +19,7 @@ const WORDS: usize = 8;
 /// The bytes from the end of one value (or a job's `{`) to the start of the next value, and
 /// what the key among them names.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Shape {
+struct Shape {
     /// The separator's bytes, zero padded, as little-endian words.
     words: [u64; WORDS],
     /// Which bits of `words` are the separator's.
@@ -27,9 +27,9 @@ pub(super) struct Shape {
     /// The separator's length in bytes.
     len: usize,
     /// The attribute the key names.
-    pub(super) field: Field,
+    field: Field,
     /// For a skipped attribute whose value was a plain string: its length between the quotes.
-    pub(super) plain: Option<usize>,
+    plain: Option<usize>,
 }
 
 impl Shape {
@@ -102,21 +102,22 @@ impl Shapes {
         self.shapes.len()
     }
 
-    /// The `k`th attribute's shape when `text` at `pos` starts with its separator.
+    /// While `follow`ing: steps `s` over the `k`th separator when the text there is that
+    /// separator, and gives what its key names. Otherwise (or not following) gives `None`,
+    /// with `follow` off and the layout from `k` on forgotten: the caller reads on the general
+    /// way.
     #[inline(always)]
-    pub(super) fn at(&self, k: usize, text: &[u8], pos: usize) -> Option<&Shape> {
-        self.shapes.get(k).filter(|s| s.starts(text, pos))
-    }
-
-    /// The separator's length of the `k`th attribute (0 past the end).
-    #[inline(always)]
-    pub(super) fn sep_len(&self, k: usize) -> usize {
-        self.shapes.get(k).map_or(0, |s| s.len)
-    }
-
-    /// Forgets the attributes from the `k`th on (the current job differs there).
-    pub(super) fn truncate(&mut self, k: usize) {
-        self.shapes.truncate(k);
+    pub(super) fn step(&mut self, k: usize, s: &mut Scan, follow: &mut bool) -> Option<Field> {
+        if *follow {
+            let from = s.pos();
+            if let Some(shape) = self.shapes.get(k).filter(|x| x.starts(s.text(), from)) {
+                s.jump(from + shape.len);
+                return Some(shape.field);
+            }
+            *follow = false;
+            self.shapes.truncate(k);
+        }
+        None
     }
 
     /// Remembers the next attribute of the current job: `sep` its separator, `field` what its
@@ -169,13 +170,7 @@ pub(super) fn skip_flat_object(s: &mut Scan, members: &mut Shapes) -> bool {
     let mut k = 0;
     loop {
         let from = s.pos();
-        if follow && members.at(k, text, from).is_some() {
-            s.jump(from + members.sep_len(k));
-        } else {
-            if follow {
-                follow = false;
-                members.truncate(k);
-            }
+        if members.step(k, s, &mut follow).is_none() {
             if k == 0 {
                 s.ws();
                 if s.eat(b'}').is_some() {

@@ -149,20 +149,9 @@ fn job<'a>(s: &mut Scan<'a>, shapes: &mut Shapes) -> Option<RawJob<'a>> {
     let mut k = 0;
     loop {
         let from = s.pos();
-        let known = match follow {
-            true => shapes.at(k, text, from).map(|shape| shape.field),
-            false => None,
-        };
-        let field = match known {
-            Some(field) => {
-                s.jump(from + shapes.sep_len(k));
-                field
-            }
+        let field = match shapes.step(k, s, &mut follow) {
+            Some(field) => field,
             None => {
-                if follow {
-                    follow = false;
-                    shapes.truncate(k);
-                }
                 if k == 0 {
                     s.ws();
                     if s.eat(b'}').is_some() {
@@ -808,19 +797,7 @@ mod tests {
     /// this one's, at any indentation (the key in any word of a separator).
     #[test]
     fn a_job_laid_out_as_the_last_but_for_one_key_is_read_as_serde_reads_it() {
-        let keys = [
-            "Job_Owner",
-            "euser",
-            "egroup",
-            "queue",
-            "job_state",
-            "qtime",
-            "Priority",
-            "eligible_time",
-            "accrue_type",
-            "Account_Name",
-            "Resource_List",
-        ];
+        let keys = keys::KEYS.map(|(key, _)| std::str::from_utf8(key).unwrap());
         let value = |key: &str, j: usize| match key {
             "Job_Owner" => format!("\"u{j}@h\""),
             "job_state" => "\"Q\"".to_string(),
