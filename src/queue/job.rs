@@ -286,33 +286,11 @@ fn step_ahead<T>(items: &[T], order: &[u32], start: usize, ahead: &mut usize, op
         Some(next) if next != u32::MAX && next as usize != start => {
             *ahead = next as usize;
             if let Some(item) = items.get(*ahead) {
-                prefetch_all(item);
+                super::report::prefetch_all(Some(item));
             }
         }
         _ => *open = false,
     }
-}
-
-/// Asks the CPU to bring every cache line of `x` in (a 96-byte job spans two or three).
-#[inline(always)]
-fn prefetch_all<T>(x: &T) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let p = (x as *const T).cast::<i8>();
-        let size = size_of::<T>();
-        let mut off = 0;
-        while off < size {
-            // SAFETY: a prefetch never faults and reads nothing the program sees (the address
-            // is inside `x` anyway); SSE is part of the x86-64 baseline.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(off)) };
-            off += 64;
-        }
-        // SAFETY: as above; the last byte's line, when `x` straddles one more.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(size.saturating_sub(1))) };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = x;
 }
 
 /// A set of jobs with their interned names, kept in submission order (qtime, then the id's

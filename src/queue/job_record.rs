@@ -113,14 +113,51 @@ impl JobState {
 #[derive(Clone)]
 pub struct JobId(IdRepr);
 
-/// Most bytes of an id held inline (the rest of the 24 bytes are its length and the tag).
+/// Most bytes of a [`ShortStr`] (with its length, 23 bytes: a [`JobId`] is 24 with its tag).
 const INLINE_ID: usize = 22;
+
+/// A string of at most [`INLINE_ID`] bytes held in place, without a heap block: a short job id,
+/// or a user name the qstat reader keeps for its next batch (`raw::PendingName`).
+#[derive(Clone, Copy)]
+pub(crate) struct ShortStr {
+    len: u8,
+    bytes: [u8; INLINE_ID],
+}
+
+impl ShortStr {
+    /// `s` held in place, or `None` when it is longer than [`INLINE_ID`] bytes.
+    #[inline]
+    pub(crate) fn new(s: &str) -> Option<ShortStr> {
+        let len = s.len();
+        let mut bytes = [0u8; INLINE_ID];
+        bytes.get_mut(..len)?.copy_from_slice(s.as_bytes());
+        Some(ShortStr {
+            len: len as u8,
+            bytes,
+        })
+    }
+
+    /// The string.
+    #[inline]
+    pub(crate) fn as_str(&self) -> &str {
+        let b = self.bytes.get(..usize::from(self.len)).unwrap_or(&[]);
+        // SAFETY: `new` copied exactly the bytes of a `str` (`len` of them), so they are valid
+        // UTF-8; nothing else writes them.
+        unsafe { std::str::from_utf8_unchecked(b) }
+    }
+}
+
+impl std::fmt::Debug for ShortStr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.as_str(), f)
+    }
+}
 
 /// How a [`JobId`] holds its text.
 #[derive(Clone)]
 enum IdRepr {
-    /// `len` bytes of `bytes`, the UTF-8 of a `str`.
-    Inline { len: u8, bytes: [u8; INLINE_ID] },
+    /// An id of up to [`INLINE_ID`] bytes.
+    Inline(ShortStr),
     /// A longer id.
     Heap(Box<str>),
 }
@@ -129,16 +166,9 @@ impl JobId {
     /// The id `id`.
     #[inline]
     pub fn new(id: &str) -> JobId {
-        match id.len() {
-            len @ 0..=INLINE_ID => {
-                let mut bytes = [0u8; INLINE_ID];
-                bytes[..len].copy_from_slice(id.as_bytes());
-                JobId(IdRepr::Inline {
-                    len: len as u8,
-                    bytes,
-                })
-            }
-            _ => JobId(IdRepr::Heap(id.into())),
+        match ShortStr::new(id) {
+            Some(short) => JobId(IdRepr::Inline(short)),
+            None => JobId(IdRepr::Heap(id.into())),
         }
     }
 
@@ -146,12 +176,7 @@ impl JobId {
     #[inline]
     pub fn as_str(&self) -> &str {
         match &self.0 {
-            IdRepr::Inline { len, bytes } => {
-                let b = bytes.get(..usize::from(*len)).unwrap_or(&[]);
-                // SAFETY: `new` copied exactly the bytes of a `str` (`len` of them), so they
-                // are valid UTF-8; nothing else writes them.
-                unsafe { std::str::from_utf8_unchecked(b) }
-            }
+            IdRepr::Inline(short) => short.as_str(),
             IdRepr::Heap(s) => s,
         }
     }
@@ -504,7 +529,7 @@ mod tests {
         }
         assert!(matches!(
             JobId::new("1234567890123456789012").0,
-            IdRepr::Inline { .. }
+            IdRepr::Inline(_)
         ));
         assert!(matches!(
             JobId::new("12345678901234567890123").0,

@@ -123,14 +123,8 @@ impl Shapes {
     /// Remembers the next attribute of the current job: `sep` its separator, `field` what its
     /// key names. A separator too long to remember ends the layout there (the attributes after
     /// it are read the general way, job after job).
-    pub(super) fn push(&mut self, sep: &[u8], field: Field) -> bool {
-        match Shape::new(sep, field) {
-            Some(shape) => {
-                self.shapes.push(shape);
-                true
-            }
-            None => false,
-        }
+    pub(super) fn push(&mut self, sep: &[u8], field: Field) {
+        self.shapes.extend(Shape::new(sep, field));
     }
 
     /// The plain-string length expected for the `k`th attribute's value.
@@ -156,6 +150,29 @@ impl Shapes {
     }
 }
 
+/// The general way from the end of an object's `k`th member (or its `{`) to the next: true at
+/// the next member's key, false past the object's `}`, `None` when neither follows.
+#[inline]
+pub(super) fn open_member(s: &mut Scan, k: usize) -> Option<bool> {
+    if k == 0 {
+        s.ws();
+        return Some(s.eat(b'}').is_none());
+    }
+    s.next_or_close(b'}')
+}
+
+/// After the last member a layout knows: true past the object's `}` when it ends here; false,
+/// the cursor not moved, when another member follows (to be read the general way).
+#[inline]
+pub(super) fn closes_here(s: &mut Scan) -> Option<bool> {
+    let at = s.pos();
+    let more = s.next_or_close(b'}')?;
+    if more {
+        s.jump(at);
+    }
+    Some(!more)
+}
+
 /// Skips an object whose members are all plain strings with plain keys (the cursor on its
 /// `{`), as `Scan::skip_value` would, following the members' shapes of the last such object
 /// (`members`, updated from the first difference on), and returns true; false, the cursor not
@@ -171,17 +188,10 @@ pub(super) fn skip_flat_object(s: &mut Scan, members: &mut Shapes) -> bool {
     loop {
         let from = s.pos();
         if members.step(k, s, &mut follow).is_none() {
-            if k == 0 {
-                s.ws();
-                if s.eat(b'}').is_some() {
-                    return true;
-                }
-            } else {
-                match s.next_or_close(b'}') {
-                    Some(true) => {}
-                    Some(false) => return true,
-                    None => break,
-                }
+            match open_member(s, k) {
+                Some(true) => {}
+                Some(false) => return true,
+                None => break,
             }
             if s.plain_string_len().is_none() || s.ws_eat(b':').is_none() {
                 break;
@@ -203,13 +213,9 @@ pub(super) fn skip_flat_object(s: &mut Scan, members: &mut Shapes) -> bool {
         }
         k += 1;
         if follow && k == members.len() {
-            let at = s.pos();
-            match s.next_or_close(b'}') {
-                Some(false) => return true,
-                Some(true) => {
-                    s.jump(at);
-                    follow = false;
-                }
+            match closes_here(s) {
+                Some(true) => return true,
+                Some(false) => follow = false,
                 None => break,
             }
         }

@@ -73,7 +73,7 @@ struct Slot {
 /// copied into a padded buffer (a `memcpy` call whose bytes a 16-byte load then waited for:
 /// most of `intern_each`'s own samples in the 3M order's profile).
 #[inline]
-fn words(name: &[u8]) -> (u64, u64) {
+pub(super) fn words(name: &[u8]) -> (u64, u64) {
     if let (Some(h), Some(t)) = (name.first_chunk::<8>(), name.last_chunk::<8>()) {
         return (u64::from_le_bytes(*h), u64::from_le_bytes(*t));
     }

@@ -17,8 +17,9 @@
 //! order (symbols are looked up by name, and the order of output follows the jobs).
 
 use super::job::JobSet;
-use super::job_shapes::{skip_flat_object, Shapes};
+use super::job_shapes::{closes_here, open_member, skip_flat_object, Shapes};
 use super::json_scan::Scan;
+use super::names;
 use super::qstat_keys::{self as keys, Field};
 use super::raw::{add_job_later, Pending, RawJob, RawResources, QSTAT_FIELDS};
 use super::read_file::{Pages, PAGE_WINDOW};
@@ -68,7 +69,8 @@ fn trailing(s: &mut Scan) -> bool {
 
 /// A key of at most 16 bytes as two little-endian words: its first 8 bytes and its last 8
 /// (overlapping when shorter than 16; zero-padded when shorter than 8). With the length, equal
-/// words mean equal keys.
+/// words mean equal keys. The compile-time twin of `names::words`, which the reader calls (the
+/// tests check that both agree on every bound key and its neighbours).
 const fn words(key: &[u8]) -> (u64, u64) {
     let n = key.len();
     let mut head = 0u64;
@@ -87,15 +89,6 @@ const fn words(key: &[u8]) -> (u64, u64) {
         tail = head;
     }
     (head, tail)
-}
-
-/// [`words`] at run time: the same words with word loads where the key is 8 bytes or more.
-#[inline]
-fn key_words(key: &[u8]) -> (u64, u64) {
-    match (key.first_chunk::<8>(), key.last_chunk::<8>()) {
-        (Some(head), Some(tail)) => (u64::from_le_bytes(*head), u64::from_le_bytes(*tail)),
-        _ => words(key),
-    }
 }
 
 /// Which attribute `key` names: dispatched on its length and two words, not byte compares.
@@ -118,7 +111,7 @@ fn field(key: &[u8]) -> Field {
     if !matches!(key.len(), 5 | 6 | 8 | 9 | 11 | 12 | 13) {
         return Field::Other;
     }
-    let k = key_words(key);
+    let k = names::words(key);
     match key.len() {
         5 if k == EUSER => Field::Euser,
         5 if k == QUEUE => Field::Queue,
@@ -152,12 +145,7 @@ fn job<'a>(s: &mut Scan<'a>, shapes: &mut Shapes) -> Option<RawJob<'a>> {
         let field = match shapes.step(k, s, &mut follow) {
             Some(field) => field,
             None => {
-                if k == 0 {
-                    s.ws();
-                    if s.eat(b'}').is_some() {
-                        return Some(job);
-                    }
-                } else if !s.next_or_close(b'}')? {
+                if !open_member(s, k)? {
                     return Some(job);
                 }
                 let field = match s.plain_key() {
@@ -197,7 +185,12 @@ fn job<'a>(s: &mut Scan<'a>, shapes: &mut Shapes) -> Option<RawJob<'a>> {
             Field::Other => {
                 match shapes.plain(k) {
                     Some(len) if s.skip_plain_of(len) => {}
-                    _ if s.peek() == Some(b'{') && skip_flat_object(s, shapes.object(k)) => {
+                    _ if s.peek() == Some(b'{') => {
+                        // An object of plain strings along the last one's members; any other
+                        // object the general way (not tried as flat a second time).
+                        if !skip_flat_object(s, shapes.object(k)) {
+                            s.skip()?;
+                        }
                         shapes.set_plain(k, None);
                     }
                     _ => {
@@ -223,11 +216,9 @@ fn job<'a>(s: &mut Scan<'a>, shapes: &mut Shapes) -> Option<RawJob<'a>> {
         k += 1;
         if follow && k == shapes.len() {
             // The last job ended here: this one should too; if not, the rest the general way.
-            let at = s.pos();
-            if !s.next_or_close(b'}')? {
+            if closes_here(s)? {
                 return Some(job);
             }
-            s.jump(at);
             follow = false;
         }
     }
@@ -846,7 +837,7 @@ mod tests {
         let bound = keys::KEYS;
         for (key, want) in bound {
             assert_eq!(field(key), want);
-            assert_eq!(key_words(key), words(key));
+            assert_eq!(names::words(key), words(key));
             // Every one-byte change, and every prefix and extension, is another key.
             for i in 0..key.len() {
                 for b in [0u8, b' ', key[i] ^ 0x20, key[i] ^ 1, 0xff] {
