@@ -2,7 +2,8 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use fairsort::fairshare::Tree;
-use fairsort::formats::{native, pbs, slurm};
+use fairsort::native::tree as native;
+use fairsort::{pbs, slurm};
 
 #[path = "common/cpu.rs"]
 mod cpu;

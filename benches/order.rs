@@ -3,11 +3,14 @@
 //! Run: `cargo bench --bench order`. Figures are reported in docs/order.md.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use fairsort::fairshare::{self, NodeKind, NodeSpec, Shares, Tree, TreeSource, TreeSpec};
+use fairsort::fairshare;
+use fairsort::fairshare::{NodeKind, NodeSpec, Shares, Tree, TreeSource, TreeSpec};
 use fairsort::formula::{compile, ResourceTable};
-use fairsort::pbs::FairshareEntity;
-use fairsort::queue::dry_run::{bind_and_order, dry_run, order_options, prepare_shares};
-use fairsort::queue::{read_qstat_json_slice, JobSet, Setup, ShareEngine};
+use fairsort::jobs::JobSet;
+use fairsort::order::dry_run::{bind_and_order, dry_run, order_options, prepare_shares};
+use fairsort::order::{Setup, ShareEngine};
+use fairsort::pbs::defs::FairshareEntity;
+use fairsort::pbs::read_qstat_json_slice;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::hint::black_box;
@@ -168,7 +171,7 @@ fn read_qstat(c: &mut Criterion) {
     // is measured (dropping a million jobs is printed with the stages above).
     g.bench_function("read_qstat_json_1M_jobs (file read + parse)", |b| {
         b.iter_with_large_drop(|| {
-            let set: JobSet = fairsort::queue::read_file(&path)
+            let set: JobSet = fairsort::mem::read_file(&path)
                 .ok()
                 .and_then(|bytes| read_qstat_json_slice(&bytes).ok())
                 .unwrap_or_default();
@@ -274,10 +277,10 @@ fn bind_eval_sort(c: &mut Criterion) {
 fn stages(
     setup: &Setup,
     program: &fairsort::formula::Program,
-    shares: Option<&fairsort::queue::ShareContext>,
-    options: &fairsort::queue::OrderOptions,
+    shares: Option<&fairsort::order::ShareContext>,
+    options: &fairsort::order::OrderOptions,
 ) {
-    use fairsort::queue::{order, Binder};
+    use fairsort::order::{sort as order, Binder};
     use std::time::Instant;
     // Each stage 5 times; the minimum wall and thread-CPU time of each.
     let mut best = [(Duration::MAX, Duration::MAX); 4];

@@ -6,10 +6,10 @@
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use fairsort::formula::ResourceTable;
 use fairsort::home::UsageHome;
-use fairsort::pbs::FairshareEntity;
-use fairsort::usage::{
-    already_charged, record, usage_res_charge, BillingWeights, InputFormat, RecordOptions, Usage,
-};
+use fairsort::inputs::{already_charged, record, InputFormat, RecordOptions};
+use fairsort::pbs::defs::FairshareEntity;
+use fairsort::slurm::BillingWeights;
+use fairsort::usage::{usage_res_charge, Usage};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -25,6 +25,17 @@ pub fn count(n: u64) -> usize {
     n.checked_ilog10().map_or(1, |d| d as usize + 1)
 }
 
+/// Appends `v` as `Display` writes it.
+pub fn push_int(buf: &mut String, v: i64) {
+    let mut digits = [0u8; 20];
+    let text = decimal(v.unsigned_abs(), &mut digits);
+    if v < 0 {
+        buf.push('-');
+    }
+    // ASCII digits: one copy instead of a `char` push per digit.
+    buf.push_str(std::str::from_utf8(text).unwrap_or_default());
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,12 +2,12 @@
 //! and flux-accounting; PBS `job_sort_formula` parsing and evaluation; dry-run job queue ordering.
 //!
 //! Layers from the ground up, each importing only the ones below it (docs/architecture.md):
-//! `pbs` (each PBS concept once) → `formula` (parse → compile → eval), `fairshare` (tree +
-//! algorithms) → `formats` (the schedulers' files → in-memory models) → `usage` (records,
-//! charges, decay, usage applied to a tree), `queue` (bind, evaluate, order, explain) → `home`
-//! (the persistent store) → `scenario` (a cluster at one moment) → `ftest` (formula unit tests)
-//! → `qmgr` (the command language). The command line is the binary's (`src/main.rs`); the
-//! library parses no command line and prints nothing.
+//! the ground (`mem`, `parallel`, `digits`, `snippet`, PBS's definitions `pbs::defs`) → the core
+//! (`files`, `formula`, `fairshare`; `jobs`, `usage`; `order`) → one adapter per scheduler
+//! (`pbs`, `slurm`, `flux`, `swf`, `native`) → `inputs` (one detector per kind of input) →
+//! `home` (the persistent store of one site) → `scenario` (a site at one moment) → `ftest`,
+//! `replay` → `qmgr`, `plot`. The command line is the binary's (`src/main.rs`); the library
+//! parses no command line and prints nothing.
 
 // No `unwrap`/`expect` outside tests: every failure a user can cause is an error value
 // (docs/hardening.md has the audit of the remaining indexing).
@@ -16,17 +16,23 @@
 
 pub mod digits;
 pub mod fairshare;
-pub mod formats;
+pub mod files;
+pub mod flux;
 pub mod formula;
 pub mod ftest;
 pub mod home;
+pub mod inputs;
+pub mod jobs;
+pub mod mem;
+pub mod native;
+pub mod order;
 pub mod parallel;
 pub mod pbs;
 pub mod plot;
 pub mod qmgr;
-pub mod queue;
 pub mod replay;
 pub mod scenario;
+pub mod slurm;
 pub mod snippet;
 pub mod usage;
 

@@ -2,7 +2,7 @@
 //! a job row into a charge. (The SQLite file itself is SQLite's to parse.)
 #![no_main]
 
-use fairsort::usage::flux_jobs::{idset_count, resource_counts};
+use fairsort::flux::jobs_table::{idset_count, resource_counts};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -2,8 +2,9 @@
 #![no_main]
 
 use fairsort::formula::ResourceTable;
-use fairsort::pbs::FairshareEntity;
-use fairsort::usage::{usage_res_charge, PbsLogReader};
+use fairsort::pbs::defs::FairshareEntity;
+use fairsort::usage::usage_res_charge;
+use fairsort::pbs::accounting::PbsLogReader;
 use libfuzzer_sys::fuzz_target;
 use std::path::Path;
 

@@ -1,7 +1,7 @@
 //! Slurm `sacct -P` reader, with and without TRESBillingWeights.
 #![no_main]
 
-use fairsort::usage::{read_sacct, BillingWeights};
+use fairsort::slurm::{read_sacct, BillingWeights};
 use libfuzzer_sys::fuzz_target;
 use std::path::Path;
 

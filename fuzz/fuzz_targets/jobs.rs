@@ -3,10 +3,8 @@
 //! the serde_json reader whenever it answers, and the streaming reader must agree on success.
 #![no_main]
 
-use fairsort::queue::{
-    read_job_list_csv, read_job_list_json, read_qstat_json, read_qstat_json_fast,
-    read_qstat_json_slice, read_qstat_json_slice_serde,
-};
+use fairsort::native::{read_job_list_csv, read_job_list_json};
+use fairsort::pbs::{read_qstat_json, read_qstat_json_fast, read_qstat_json_slice, read_qstat_json_slice_serde};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

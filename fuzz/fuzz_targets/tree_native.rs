@@ -2,7 +2,7 @@
 //! re-read, then every algorithm runs over them.
 #![no_main]
 
-use fairsort::formats::native::{read_json, read_toml, write_json, write_toml};
+use fairsort::native::tree::{read_json, read_toml, write_json, write_toml};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -1,7 +1,7 @@
 //! PBS `resource_group` reader (and writer round-trip), then every algorithm over the tree.
 #![no_main]
 
-use fairsort::formats::pbs::{parse_resource_group, write_resource_group};
+use fairsort::pbs::{parse_resource_group, write_resource_group};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

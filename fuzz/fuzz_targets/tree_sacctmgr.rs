@@ -1,7 +1,7 @@
 //! Slurm `sacctmgr show assoc -P` reader, then every algorithm over the tree.
 #![no_main]
 
-use fairsort::formats::slurm::parse_sacctmgr;
+use fairsort::slurm::parse_sacctmgr;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

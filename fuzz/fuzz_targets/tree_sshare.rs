@@ -1,7 +1,7 @@
 //! Slurm `sshare -a -l -P` reader, then every algorithm over the tree.
 #![no_main]
 
-use fairsort::formats::slurm::{parse_sshare, parse_sshare_rows};
+use fairsort::slurm::{parse_sshare, parse_sshare_rows};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

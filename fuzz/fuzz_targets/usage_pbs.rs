@@ -2,9 +2,7 @@
 //! applying the usage to a small tree; binary output must re-read.
 #![no_main]
 
-use fairsort::formats::pbs::{
-    parse_resource_group, read_usage_binary, read_usage_text, write_usage_binary,
-};
+use fairsort::pbs::{parse_resource_group, read_usage_binary, read_usage_text, write_usage_binary};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

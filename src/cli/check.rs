@@ -4,8 +4,9 @@
 use super::eval::{formula_failure, line_col, resource_table, FormulaInput};
 use super::table::{Align, Table};
 use super::{CliResult, Global};
-use fairsort::formula::{self, validate, ResourceTable};
-use fairsort::pbs::keywords;
+use fairsort::formula;
+use fairsort::formula::{validate, ResourceTable};
+use fairsort::pbs::defs::keywords;
 use serde_json::json;
 
 /// Arguments of `fairsort check`.

@@ -3,8 +3,8 @@
 
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use fairsort::fairshare::Algorithm;
-use fairsort::formats::TreeFormat;
-use fairsort::usage::InputFormat;
+use fairsort::inputs::InputFormat;
+use fairsort::inputs::TreeFormat;
 use std::str::FromStr;
 
 /// A library enum that a flag takes by name, with the one-line help `--help` lists.

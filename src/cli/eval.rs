@@ -2,8 +2,9 @@
 //! for one job (unbound keywords and resources are 0, like an unrequested resource).
 
 use super::{CliResult, Failure, Global};
-use fairsort::formula::{self, FormulaError, ResourceTable, Value};
-use fairsort::pbs::ResourceType;
+use fairsort::formula;
+use fairsort::formula::{FormulaError, ResourceTable, Value};
+use fairsort::pbs::defs::ResourceType;
 use fairsort::scenario::{Base, ScenarioBuilder};
 use serde_json::{json, Value as Json};
 use std::io::Read;
@@ -107,7 +108,7 @@ pub fn run(args: Args, global: &Global) -> CliResult {
             .split_once('=')
             .ok_or_else(|| Failure::usage(format!("-D expects NAME=VALUE, got `{d}`")))?;
         let (name, value) = (name.trim(), value.trim());
-        let v = fairsort::pbs::units::typed_value(value).ok_or_else(|| {
+        let v = fairsort::pbs::defs::units::typed_value(value).ok_or_else(|| {
             Failure::user(format!(
                 "-D {name}: `{value}` is not a number or a PBS size or time (`4gb`, `01:00:00`)"
             ))

@@ -4,7 +4,8 @@
 
 use super::{CliResult, Failure, Global};
 use fairsort::formula::ResourceTable;
-use fairsort::ftest::{self, record, Context, FileResult, Summary};
+use fairsort::ftest;
+use fairsort::ftest::{record, Context, FileResult, Summary};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `fairsort test`.
@@ -117,6 +118,6 @@ fn run_one(path: &Path, ctx: &Context, record_missing: bool) -> FileResult {
 /// Replaces `path` with `text` via a temporary file with an unpredictable name in the same
 /// directory and a rename (`formats::write_atomic`: no link followed, the file's mode kept), so
 /// an interrupted `--record` never leaves a half-written test file.
-fn write_atomically(path: &Path, text: &str) -> Result<(), fairsort::formats::WriteError> {
-    fairsort::formats::write_atomic(path, text.as_bytes())
+fn write_atomically(path: &Path, text: &str) -> Result<(), fairsort::files::WriteError> {
+    fairsort::files::write_atomic(path, text.as_bytes())
 }

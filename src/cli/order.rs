@@ -1,18 +1,19 @@
 //! `fairsort order`: dry-run the job queue order — bind every job, evaluate the formula, sort,
 //! apply the threshold, and explain (`--explain JOBID`) or compare formulas (`--against`).
-//! A thin layer over `fairsort::queue`: it gathers the inputs (built-in example or flags), runs the
+//! A thin layer over `fairsort::order`: it gathers the inputs (built-in example or flags), runs the
 //! dry run and prints a table (default), `--json` or `--csv`.
 
 use super::table::{Align, StreamTable, Table};
 use super::{CliResult, Failure, Global};
-use fairsort::fairshare::{self, Algorithm, Tree};
-use fairsort::formats;
+use fairsort::fairshare;
+use fairsort::fairshare::{Algorithm, Tree};
 use fairsort::formula::Program;
-use fairsort::pbs::{FairshareEntity, ResourceType};
-use fairsort::queue::dry_run::DryRun;
-use fairsort::queue::explain::fmt;
-use fairsort::queue::report::{rows, OrderDocument, HEADERS};
-use fairsort::queue::JobsFormat;
+use fairsort::inputs as formats;
+use fairsort::inputs::JobsFormat;
+use fairsort::order::dry_run::DryRun;
+use fairsort::order::explain::fmt;
+use fairsort::order::report::{rows, OrderDocument, HEADERS};
+use fairsort::pbs::defs::{FairshareEntity, ResourceType};
 use fairsort::scenario::{
     AgainstRow, Base, Comparison, JobsInput, OrderExplanation, Scenario, ScenarioBuilder,
     ScenarioError, TermValue, Threshold,
@@ -122,11 +123,11 @@ pub struct Args {
     /// flux: where a job's queue factor comes from: `association` (default: mf_priority keeps
     /// one per association, from its latest job) or `job` (the job's own queue).
     #[arg(long, value_name = "SOURCE")]
-    pub flux_queue_factor: Option<fairsort::queue::flux_priority::QueueFactor>,
+    pub flux_queue_factor: Option<fairsort::flux::priority::QueueFactor>,
     /// flux: `db` (default: association_table.fairshare, as the plugin holds it) or `computed`
     /// (what `flux account-update-fshare` would store now, from the shares and usage).
     #[arg(long, value_name = "SOURCE")]
-    pub flux_fairshare: Option<fairsort::queue::flux_site::FairshareSource>,
+    pub flux_fairshare: Option<fairsort::flux::site::FairshareSource>,
 }
 
 fn user(msg: impl std::fmt::Display) -> Failure {
@@ -329,7 +330,7 @@ fn header(sc: &Scenario, program: &Program, result: &DryRun) -> String {
         // Only shown when it matters: PBS's unset threshold is INT_MIN, not "none".
         h.push_str(&format!(
             "threshold:  unset, which PBS applies as INT_MIN ({})\n",
-            fmt(fairsort::pbs::threshold::UNSET)
+            fmt(fairsort::pbs::defs::threshold::UNSET)
         ));
     }
     if let Some(ctx) = &result.shares {
@@ -342,7 +343,7 @@ fn header(sc: &Scenario, program: &Program, result: &DryRun) -> String {
             "fair share: {} tree, {} nodes; {}; values from {}",
             tree_kind(&ctx.tree),
             sc.share_tree_len(ctx.tree.len()),
-            if fairsort::queue::shares::is_pbs_tree(&ctx.tree) {
+            if fairsort::order::shares::is_pbs_tree(&ctx.tree) {
                 format!("entity {}", s.entity)
             } else {
                 "entity = the job's (account, user) association".to_string()
@@ -490,7 +491,7 @@ fn print_explain(
         struct Doc<'a> {
             formula: &'a str,
             #[serde(flatten)]
-            job: &'a fairsort::queue::JobExplanation,
+            job: &'a fairsort::order::JobExplanation,
             terms: &'a [TermValue],
             entity: &'a str,
             fair_share: Option<&'a fairshare::explain::Explanation>,
@@ -508,7 +509,7 @@ fn print_explain(
     }
     let total = result.order.ranked.len();
     let status = if e.below_threshold {
-        format!("not eligible: {}", fairsort::queue::THRESHOLD_COMMENT)
+        format!("not eligible: {}", fairsort::order::THRESHOLD_COMMENT)
     } else if e.eligible {
         "eligible".to_string()
     } else {

@@ -1,14 +1,15 @@
 //! `fairsort order --jobs flux-jobs.json --tree accounting.db`: flux-accounting's `mf_priority`
 //! job priority for every pending job of a `flux jobs --json` capture, from the flux-accounting
 //! database, in the order flux runs them; `--json`, `--explain JOBID` and `--against-weights`
-//! (what-if). The arithmetic is `fairsort::queue::flux_priority`.
+//! (what-if). The arithmetic is `fairsort::flux::priority`.
 
 use super::order::Args;
 use super::{CliResult, Failure};
-use fairsort::queue::flux_jobs::{parse_job_id, FluxJob};
-use fairsort::queue::flux_priority::{compute, FluxRow, Outcome, QueueFactor, Site, Weights};
-use fairsort::queue::flux_site::{read_site, read_site_conn, recompute_fairshare, FairshareSource};
-use fairsort::queue::{read_flux_jobs, JobsFormat};
+use fairsort::flux::jobs::{parse_job_id, FluxJob};
+use fairsort::flux::priority::{compute, FluxRow, Outcome, QueueFactor, Site, Weights};
+use fairsort::flux::read_flux_jobs;
+use fairsort::flux::site::{read_site, read_site_conn, recompute_fairshare, FairshareSource};
+use fairsort::inputs::JobsFormat;
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::io::{Read, Write};
@@ -65,7 +66,7 @@ struct Inputs {
 fn recompute(
     args: &Args,
     site: &mut Site,
-    spec: impl FnOnce() -> Result<fairsort::fairshare::TreeSpec, fairsort::formats::FormatError>,
+    spec: impl FnOnce() -> Result<fairsort::fairshare::TreeSpec, fairsort::files::FormatError>,
 ) -> Result<Option<usize>, Failure> {
     if args.flux_fairshare.unwrap_or_default() != FairshareSource::Computed {
         return Ok(None);
@@ -89,7 +90,7 @@ fn load(args: &Args) -> Result<Inputs, Failure> {
         let mut site =
             read_site_conn(&conn, "accounting.sql").map_err(|e| Failure::user(e.to_string()))?;
         let recomputed = recompute(args, &mut site, || {
-            fairsort::formats::flux::read_conn(&conn, Path::new("accounting.sql"))
+            fairsort::flux::db::read_conn(&conn, Path::new("accounting.sql"))
         })?;
         let jobs = read_flux_jobs("flux-jobs.json", EX_JOBS.as_bytes())
             .map_err(|e| Failure::user(e.to_string()))?;
@@ -110,7 +111,7 @@ fn load(args: &Args) -> Result<Inputs, Failure> {
         )
     })?;
     let mut site = read_site(db).map_err(|e| Failure::user(e.to_string()))?;
-    let recomputed = recompute(args, &mut site, || fairsort::formats::flux::read_db(db))?;
+    let recomputed = recompute(args, &mut site, || fairsort::flux::db::read_db(db))?;
     let name = jobs_path.display().to_string();
     let jobs =
         read_flux_jobs(&name, &read(jobs_path)?).map_err(|e| Failure::user(e.to_string()))?;
@@ -238,12 +239,12 @@ impl<'a> RowOut<'a> {
                 urgency: r.terms.urgency,
             },
             id: r.id,
-            jobid: fairsort::queue::flux_jobs::f58_encode(r.id),
+            jobid: fairsort::flux::jobs::f58_encode(r.id),
             priority: r.outcome.priority(),
             queue: &r.queue,
             queue_from: r.queue_from.as_ref().map(|(id, q)| FromOut {
                 id: *id,
-                jobid: fairsort::queue::flux_jobs::f58_encode(*id),
+                jobid: fairsort::flux::jobs::f58_encode(*id),
                 queue: q,
             }),
             reason: match &r.outcome {
@@ -357,7 +358,7 @@ fn print_table(
                 } else {
                     "-".into()
                 },
-                fairsort::queue::flux_jobs::f58_encode(r.id),
+                fairsort::flux::jobs::f58_encode(r.id),
                 r.user.clone(),
                 r.bank.clone(),
                 r.queue.clone(),
@@ -442,14 +443,14 @@ fn print_table(
         }
     };
     for r in &shown {
-        let id = || fairsort::queue::flux_jobs::f58_encode(r.id);
+        let id = || fairsort::flux::jobs::f58_encode(r.id);
         if let Some((from, q)) = &r.queue_from {
             note(0, &|| {
                 format!(
                     "* {}: queue factor of {}'s latest job {} in `{}` (mf_priority keeps one queue factor per association; --flux-queue-factor job uses the job's own)",
                     id(),
                     r.user,
-                    fairsort::queue::flux_jobs::f58_encode(*from),
+                    fairsort::flux::jobs::f58_encode(*from),
                     if q.is_empty() { "(no queue)" } else { q }
                 )
             });
@@ -563,7 +564,7 @@ fn print_explain(
         writeln!(out)?;
         return Ok(());
     }
-    let f58 = fairsort::queue::flux_jobs::f58_encode(r.id);
+    let f58 = fairsort::flux::jobs::f58_encode(r.id);
     let ranked = rows
         .iter()
         .filter(|x| x.outcome.priority().is_some())
@@ -599,7 +600,7 @@ fn print_explain(
     let qsrc = match &r.queue_from {
         Some((from, q)) => format!(
             "queue_table.priority of `{q}`, the queue of the association's latest job {}",
-            fairsort::queue::flux_jobs::f58_encode(*from)
+            fairsort::flux::jobs::f58_encode(*from)
         ),
         None if r.queue.is_empty() => "no queue: 0".to_string(),
         None => format!("queue_table.priority of `{}`; 0 if unknown", r.queue),
@@ -654,7 +655,7 @@ fn print_explain(
             writeln!(
                 out,
                 "  ahead of {} (priority {}): {}",
-                fairsort::queue::flux_jobs::f58_encode(next.id),
+                fairsort::flux::jobs::f58_encode(next.id),
                 priority_cell(next),
                 if a == b {
                     "same priority, earlier submission (smaller job id)"
@@ -704,7 +705,7 @@ fn print_against(
                 let (rank, p) = ra.get(&r.id).copied().unwrap_or((0, None));
                 json!({
                     "id": r.id,
-                    "jobid": fairsort::queue::flux_jobs::f58_encode(r.id),
+                    "jobid": fairsort::flux::jobs::f58_encode(r.id),
                     "priority": p,
                     "priority_against": r.outcome.priority(),
                     "rank": rank,
@@ -741,7 +742,7 @@ fn print_against(
         writeln!(
             out,
             "{:<14} {:<8} {:<10} {:>10} {:>10} {:>5} {:>5} {:>+5}",
-            fairsort::queue::flux_jobs::f58_encode(r.id),
+            fairsort::flux::jobs::f58_encode(r.id),
             r.user,
             r.queue,
             show(p),

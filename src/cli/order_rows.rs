@@ -7,12 +7,13 @@
 
 use super::chunks::write_ordered;
 use super::table::{text_width, StreamTable};
-use fairsort::parallel::{join, PARALLEL_MIN_JOBS};
-use fairsort::queue::explain::{fmt_bytes, fmt_into, fmt_width, fmt_width_bound, FMT_BYTES};
-use fairsort::queue::report::{
+use fairsort::jobs::{Job, JobSet, JobState};
+use fairsort::order::explain::{fmt_bytes, fmt_into, fmt_width, fmt_width_bound, FMT_BYTES};
+use fairsort::order::report::{
     prefetch, prefetch_all, push_status, status as status_for, Rows, Status,
 };
-use fairsort::queue::{Job, JobSet, JobState, Ranked};
+use fairsort::order::Ranked;
+use fairsort::parallel::{join, PARALLEL_MIN_JOBS};
 use std::io::{self, Write};
 use std::ops::Range;
 
@@ -361,7 +362,7 @@ struct SymCells {
 impl SymCells {
     /// The cells of `names` for a column `width` characters wide (longer names, which are not
     /// this column's, are cut).
-    fn new(names: &fairsort::queue::Names, width: usize) -> SymCells {
+    fn new(names: &fairsort::jobs::Names, width: usize) -> SymCells {
         let mut text = vec![b' '; names.len() * width];
         let mut ascii = Vec::with_capacity(names.len());
         for (name, slot) in names.iter().zip(text.chunks_exact_mut(width.max(1))) {
@@ -373,7 +374,7 @@ impl SymCells {
 
     /// Symbol `sym`'s cell; `None` for a name that is not ASCII or a symbol not in the pool.
     #[inline]
-    fn get(&self, sym: fairsort::queue::Sym) -> Option<&[u8]> {
+    fn get(&self, sym: fairsort::jobs::Sym) -> Option<&[u8]> {
         let s = sym as usize;
         match self.ascii.get(s) {
             Some(true) => self.text.get(s * self.width..(s + 1) * self.width),
@@ -383,7 +384,7 @@ impl SymCells {
 
     /// Prefetches symbol `sym`'s cell.
     #[inline]
-    fn prefetch(&self, sym: fairsort::queue::Sym) {
+    fn prefetch(&self, sym: fairsort::jobs::Sym) {
         prefetch(self.text.get(sym as usize * self.width));
     }
 }
@@ -592,13 +593,14 @@ fn decimal_digits(n: usize) -> usize {
 mod tests {
     use super::*;
     use crate::cli::table::Align;
-    use fairsort::queue::order::Evaluations;
-    use fairsort::queue::report::{rows, status_cell};
-    use fairsort::queue::{order, read_job_list_json, OrderOptions};
+    use fairsort::native::read_job_list_json;
+    use fairsort::order::report::{rows, status_cell};
+    use fairsort::order::sort::Evaluations;
+    use fairsort::order::{order, OrderOptions};
 
     /// More rows than one thread formats (several chunk pairs and a partial one), with ties,
     /// errors, every status and names of different widths (one not ASCII).
-    fn queue(n: usize, ascii: bool) -> (JobSet, fairsort::queue::QueueOrder) {
+    fn queue(n: usize, ascii: bool) -> (JobSet, fairsort::order::QueueOrder) {
         let list: Vec<String> = (0..n)
             .map(|i| {
                 let state = ["Q", "Q", "R", "H", "E"][i % 5];
@@ -755,7 +757,7 @@ mod tests {
                         r.id.to_string(),
                         r.owner.to_string(),
                         r.queue.to_string(),
-                        fairsort::queue::explain::fmt(r.value),
+                        fairsort::order::explain::fmt(r.value),
                         status,
                     ]
                 })

@@ -1,22 +1,24 @@
 //! `fairsort order --slurm-conf slurm.conf --jobs squeue.json --tree sshare.psv ...`: Slurm's
 //! multifactor job priority as `sprio -l` shows it (one row per job and partition), `--json`,
 //! `--explain JOBID` and `--against-weights` (what-if). The arithmetic is
-//! `fairsort::queue::slurm_priority`.
+//! `fairsort::slurm::multifactor`.
 
 use super::order::Args;
 use super::table::{Align, Table};
 use super::{CliResult, Failure, Global};
 use fairsort::fairshare::{slurm, Algorithm, Options, ShareResult, Tree};
-use fairsort::formats::{self, slurm as fslurm};
 use fairsort::formula::{Program, ResourceTable};
 use fairsort::home::{Home, SlurmSite};
-use fairsort::queue::explain::fmt;
-use fairsort::queue::slurm_bind;
-use fairsort::queue::slurm_priority::{
+use fairsort::inputs::read_slurm_jobs;
+use fairsort::order::explain::fmt;
+use fairsort::slurm::bind as slurm_bind;
+use fairsort::slurm::multifactor::{
     compute, sprio_cell, Factors, FairShare, PriorityRow, Site, Weights,
 };
-use fairsort::queue::slurm_whatif::{self as whatif, RowValues, WhatIf, WhatIfRow};
-use fairsort::queue::{read_slurm_jobs, SlurmJob};
+use fairsort::slurm::whatif;
+use fairsort::slurm::whatif::{RowValues, WhatIf, WhatIfRow};
+use fairsort::slurm::SlurmJob;
+use fairsort::{inputs as formats, slurm as fslurm};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::io::{Read, Write};

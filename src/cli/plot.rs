@@ -6,10 +6,11 @@
 use super::choices::{parser, Choice};
 use super::{CliResult, Failure, Global};
 use fairsort::fairshare::{Options, Tree};
-use fairsort::formats::TreeFormat;
-use fairsort::pbs::{FairshareEntity, ResourceType};
-use fairsort::plot::{self, PlotKind};
-use fairsort::queue::JobsFormat;
+use fairsort::inputs::JobsFormat;
+use fairsort::inputs::TreeFormat;
+use fairsort::pbs::defs::{FairshareEntity, ResourceType};
+use fairsort::plot;
+use fairsort::plot::PlotKind;
 use fairsort::scenario::{Base, JobsInput, Scenario, ScenarioBuilder, ScenarioError, Threshold};
 use std::path::PathBuf;
 

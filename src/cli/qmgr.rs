@@ -36,10 +36,10 @@ pub fn run(args: Args, global: &Global) -> CliResult {
             std::io::stdin()
                 .read_to_string(&mut text)
                 .map_err(|e| Failure::user(format!("reading standard input: {e}")))?;
-            if let Some(line) = fairsort::formats::lines::first_overlong_line(text.as_bytes()) {
+            if let Some(line) = fairsort::files::lines::first_overlong_line(text.as_bytes()) {
                 return Err(Failure::user(format!(
                     "standard input: line {line}: {}",
-                    fairsort::formats::lines::too_long_message()
+                    fairsort::files::lines::too_long_message()
                 )));
             }
             script_requests(&text)

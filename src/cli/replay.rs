@@ -10,18 +10,19 @@ use super::progress::Progress;
 use super::table::{Align, Table};
 use super::{CliResult, Failure, Global};
 use fairsort::fairshare::TreeSpec;
-use fairsort::formats::slurm as fslurm;
-use fairsort::formats::{read_tree, TreeFormat};
-use fairsort::formula::{self, Program, ResourceTable};
+use fairsort::flux::site::read_site;
+use fairsort::formula;
+use fairsort::formula::{Program, ResourceTable};
 use fairsort::home::dir::Home;
 use fairsort::home::state::{replay_mem_kb, ServerState};
-use fairsort::queue::flux_site::read_site;
+use fairsort::inputs::{read_tree, TreeFormat};
 use fairsort::replay::Decay;
 use fairsort::replay::{
     attainment, attainment_svg, read_trace, replay_flux, replay_slurm, replay_with, summarize,
     waits_svg, Attainment, Backfill, Cluster, EntityStats, FluxPolicy, Options, Outcome, Report,
     SlurmPolicy, Trace, TraceFormat,
 };
+use fairsort::slurm as fslurm;
 use fairsort::usage::decay::{FluxDecay, PbsDecay, ResetPeriod, SlurmDecay};
 use serde::Serialize;
 use serde_json::json;
@@ -483,8 +484,8 @@ fn decay_model(
 
 /// A slurm.conf time in minutes (`5`, `00:05:00`, `1-0`) as seconds.
 fn slurm_minutes(v: &str) -> Option<i64> {
-    fairsort::formats::slurm::conf::time_minutes(v)
-        .filter(|&m| m > 0 && m != fairsort::formats::slurm::conf::INFINITE)
+    fairsort::slurm::conf::time_minutes(v)
+        .filter(|&m| m > 0 && m != fairsort::slurm::conf::INFINITE)
         .map(|m| i64::from(m) * 60)
 }
 

@@ -9,8 +9,8 @@ use super::{CliResult, Failure, Global};
 use fairsort::fairshare::{
     compute, explain, Algorithm, NodeId, Options, ShareError, ShareResult, ShareRow, Shares, Tree,
 };
-use fairsort::formats::TreeFormat;
-use fairsort::queue::fixed::push_fixed;
+use fairsort::inputs::TreeFormat;
+use fairsort::order::fixed::push_fixed;
 use fairsort::scenario::{Base, ScenarioBuilder, ScenarioError};
 use serde::ser::Serializer;
 use serde::Serialize;

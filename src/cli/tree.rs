@@ -3,8 +3,8 @@
 //! layout, a Slurm, flux or fairsort tree as fairsort's TOML tree); `show` prints the stored tree.
 
 use super::{CliResult, Failure, Global};
-use fairsort::formats::{read_tree, TreeFormat};
 use fairsort::home::{current_user, Home, ServerError};
+use fairsort::inputs::{read_tree, TreeFormat};
 use std::path::PathBuf;
 
 /// Arguments of `fairsort tree`.
@@ -83,9 +83,9 @@ pub fn run(args: Args, global: &Global) -> CliResult {
                 crate::outln!("{text}");
             } else {
                 let text = if spec.source == fairsort::fairshare::TreeSource::Pbs {
-                    fairsort::formats::pbs::write_resource_group(&spec)
+                    fairsort::pbs::write_resource_group(&spec)
                 } else {
-                    fairsort::formats::native::write_toml(&spec)
+                    fairsort::native::tree::write_toml(&spec)
                 };
                 crate::out!("{}", text.map_err(|e| Failure::user(e.to_string()))?);
             }

@@ -8,13 +8,16 @@ use super::{CliResult, Failure, Global};
 use fairsort::fairshare::TreeSpec;
 use fairsort::formula::ResourceTable;
 use fairsort::home::{current_host, current_user, Home, SchedAttrs, UsageChangeError, UsageHome};
-use fairsort::pbs::units::decay_time;
-use fairsort::pbs::FairshareEntity;
+use fairsort::inputs::{
+    already_charged, record, write_flux_usage, write_pbs_usage, InputFormat, RecordOptions,
+};
+use fairsort::pbs::defs::units::decay_time;
+use fairsort::pbs::defs::FairshareEntity;
+use fairsort::slurm::BillingWeights;
 use fairsort::usage::decay::ModelKind;
 use fairsort::usage::settings::check_time;
 use fairsort::usage::{
-    already_charged, pbs_groups, record, usage_res_charge, write_flux_usage, write_pbs_usage,
-    BillingWeights, InputFormat, ModelOverrides, RecordOptions, UnmatchedUsage, Usage, UsageError,
+    pbs_groups, usage_res_charge, ModelOverrides, UnmatchedUsage, Usage, UsageError,
 };
 use std::path::PathBuf;
 

@@ -1,10 +1,10 @@
 //! `compute`: the one entry point that runs any of the six algorithms over a tree, so the CLI,
 //! the queue binder and the server never match on algorithms themselves.
 
-use super::algorithm::{Algorithm, Options};
-use super::result::{ShareError, ShareResult};
-use super::tree::Tree;
-use super::{flux, pbs, slurm};
+use crate::fairshare::algorithm::{Algorithm, Options};
+use crate::fairshare::result::{ShareError, ShareResult};
+use crate::fairshare::tree::Tree;
+use crate::fairshare::{flux, pbs, slurm};
 
 /// Runs `algorithm` over `tree` with `opts`. Rows are indexed by the tree's `NodeId`s (PBS
 /// appends rows for `opts.extra_entities` the tree lacks; see `pbs::compute`).

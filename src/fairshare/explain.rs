@@ -3,12 +3,12 @@
 //! sshare's NormShares/EffectvUsage/LevelFS per level (Slurm) or the sibling weights of the
 //! weighted walk (flux). Serialisable for `--json`; `render` gives the text form.
 
-use super::algorithm::Algorithm;
-use super::node::NodeId;
-use super::result::{ShareResult, ShareRow};
-use super::spec::{NodeKind, Shares};
-use super::tree::Tree;
-use super::{flux, slurm};
+use crate::fairshare::algorithm::Algorithm;
+use crate::fairshare::node::NodeId;
+use crate::fairshare::result::{ShareResult, ShareRow};
+use crate::fairshare::spec::{NodeKind, Shares};
+use crate::fairshare::tree::Tree;
+use crate::fairshare::{flux, slurm};
 use serde::Serialize;
 use std::fmt::Write as _;
 

@@ -9,13 +9,13 @@
 //! usages it does. fairsort sums exactly by default and truncates with `Options.flux_compat`
 //! (`--flux-compat`), which reproduces the C++ bit for bit on fractional usages too.
 
-use super::algorithm::{Algorithm, Options};
-use super::key_sort::SiblingSort;
-use super::node::NodeId;
-use super::node_columns::NodeColumns;
-use super::result::{Column, ShareError, ShareResult, BLANK};
-use super::spec::Shares;
-use super::tree::Tree;
+use crate::fairshare::algorithm::{Algorithm, Options};
+use crate::fairshare::key_sort::SiblingSort;
+use crate::fairshare::node::NodeId;
+use crate::fairshare::node_columns::NodeColumns;
+use crate::fairshare::result::{Column, ShareError, ShareResult, BLANK};
+use crate::fairshare::spec::Shares;
+use crate::fairshare::tree::Tree;
 
 /// The weight of a zero-usage node with shares: `(double)UINT64_MAX + 1.0` (= 2^64).
 pub const MAX_WEIGHT: f64 = 18_446_744_073_709_551_616.0;

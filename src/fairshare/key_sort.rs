@@ -4,7 +4,7 @@
 //! and a plain `u128` array is sorted; a comparator sort reads both arrays at random for every
 //! comparison, which made it most of a 1M-user pass (about 3x slower on 100 000 siblings).
 
-use super::node::NodeId;
+use crate::fairshare::node::NodeId;
 
 /// An unsigned integer that orders like `f64::total_cmp` (NaNs included).
 pub(crate) fn ascending_key(x: f64) -> u64 {

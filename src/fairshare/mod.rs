@@ -6,7 +6,6 @@ pub mod algorithm;
 pub mod compute;
 pub mod explain;
 pub mod flux;
-pub(crate) mod huge_pages;
 pub(crate) mod key_sort;
 mod name_index;
 pub mod node;
@@ -17,7 +16,6 @@ pub mod result;
 pub mod slurm;
 pub mod spec;
 pub mod tree;
-
 pub use algorithm::{Algorithm, Options};
 pub use compute::compute;
 pub use explain::{explain, Explanation};

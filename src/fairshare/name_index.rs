@@ -1,7 +1,7 @@
 //! `NameIndex`: a tree's names → node ids, as ids in a hash table whose keys are the nodes' own
 //! names (a `HashMap<String, _>` kept a second copy of a million user names, 100 MB at 1M users).
 
-use super::node::{Node, NodeId};
+use crate::fairshare::node::{Node, NodeId};
 use hashbrown::hash_table::Entry;
 use hashbrown::HashTable;
 use rustc_hash::FxHashMap;

@@ -1,6 +1,6 @@
 //! `Node` and `NodeId`, apart so `tree` and `node_columns` both use them without a cycle.
 
-use super::spec::{NodeKind, Shares};
+use crate::fairshare::spec::{NodeKind, Shares};
 
 /// Index of a node in `Tree::nodes`. The root is always 0.
 pub type NodeId = usize;

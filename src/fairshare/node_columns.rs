@@ -3,8 +3,8 @@
 //! nodes through `Tree::nodes` pulls 136 MB through the cache; the same pass over a column
 //! reads 8 MB. Built on a tree's first `Tree::columns` and kept in step by `Tree::add_user`.
 
-use super::node::{Node, NodeId};
-use super::spec::Shares;
+use crate::fairshare::node::{Node, NodeId};
+use crate::fairshare::spec::Shares;
 
 /// Per-node columns indexed by `NodeId` (see the module doc).
 #[derive(Debug, Clone, Default, PartialEq)]

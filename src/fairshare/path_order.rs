@@ -1,14 +1,14 @@
 //! PBS's `compare_path` for many pairs of the same entity nodes: the `fair_share` tie-break of a
 //! large queue sorts up to one node per user with it (100 000 entities: ~1.7 million
-//! comparisons), and [`super::pbs::compare_path`] builds both root paths and two whole result
+//! comparisons), and [`crate::fairshare::pbs::compare_path`] builds both root paths and two whole result
 //! rows per call. [`PathOrder`] reads each node's `usage / fairshare_perc` and each prepared
 //! node's root path once, then compares without allocating — with exactly `compare_path`'s
 //! answers (issue #16).
 
-use super::node::NodeId;
-use super::pbs::{compare_path, MIN_USAGE};
-use super::result::{Column, ShareResult};
-use super::tree::Tree;
+use crate::fairshare::node::NodeId;
+use crate::fairshare::pbs::{compare_path, MIN_USAGE};
+use crate::fairshare::result::{Column, ShareResult};
+use crate::fairshare::tree::Tree;
 use std::cmp::Ordering;
 
 /// Node not prepared (its comparisons go to `compare_path`).

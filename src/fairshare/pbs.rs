@@ -11,11 +11,11 @@
 //! when it rereads its usage file, which never lists a leaf at 1). Accounts whose usage the input
 //! states (Slurm) use 1 + that usage.
 
-use super::algorithm::{Algorithm, Options};
-use super::node::NodeId;
-use super::result::{Column, ShareError, ShareResult, BLANK};
-use super::spec::Shares;
-use super::tree::{Tree, PBS_UNKNOWN};
+use crate::fairshare::algorithm::{Algorithm, Options};
+use crate::fairshare::node::NodeId;
+use crate::fairshare::result::{Column, ShareError, ShareResult, BLANK};
+use crate::fairshare::spec::Shares;
+use crate::fairshare::tree::{Tree, PBS_UNKNOWN};
 use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::fmt::Write as _;

@@ -2,9 +2,9 @@
 //! with the columns of `sshare`/`pbsfs`/`view-bank` under the same names as `fairsort share
 //! --json` prints them.
 
-use super::algorithm::Algorithm;
-use super::node::NodeId;
-use crate::pbs::Keyword;
+use crate::fairshare::algorithm::Algorithm;
+use crate::fairshare::node::NodeId;
+use crate::pbs::defs::Keyword;
 use serde::Serialize;
 
 /// The values an algorithm computed for one node. `None` means "not computed / blank in sshare".

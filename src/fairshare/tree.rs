@@ -2,16 +2,16 @@
 //! `TreeSpec` (whatever format it came from); all structural checks live here so every reader
 //! gets the same clear errors (unknown parent, cycle, duplicate, negative or non-finite values).
 
-use super::name_index::NameIndex;
-use super::node_columns::NodeColumns;
-use super::spec::{NodeKind, NodeSpec, Shares, TreeSource, TreeSpec};
+use crate::fairshare::name_index::NameIndex;
+use crate::fairshare::node_columns::NodeColumns;
+use crate::fairshare::spec::{NodeKind, NodeSpec, Shares, TreeSource, TreeSpec};
 use crate::parallel::PARALLEL_MIN_JOBS;
 use rustc_hash::FxHashMap;
 use std::sync::OnceLock;
 use thiserror::Error;
 
 // Defined in `node.rs` (shared with `node_columns`); `fairshare::tree::Node` still names them.
-pub use super::node::{Node, NodeId};
+pub use crate::fairshare::node::{Node, NodeId};
 
 /// A structural problem in a share tree. Messages name the input line where known.
 #[derive(Debug, Clone, PartialEq, Error)]
@@ -114,7 +114,7 @@ impl Tree {
     /// A tree with no nodes yet, room for `capacity` (backed by huge pages when large).
     fn empty(source: TreeSource, unknown_shares: Option<u64>, capacity: usize) -> Tree {
         let mut nodes = Vec::with_capacity(capacity);
-        super::huge_pages::advise(&mut nodes);
+        crate::mem::huge_pages::advise(&mut nodes);
         Tree {
             nodes,
             source,

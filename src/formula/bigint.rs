@@ -2,8 +2,8 @@
 //! (`PyLong_AsDouble`, true division, `_PyLong_Frexp`), and the size limit that keeps a formula
 //! like `10**10**10` from hanging or allocating gigabytes.
 
-use super::limits::MAX_INT_BITS;
-use super::value::PyErr;
+use crate::formula::limits::MAX_INT_BITS;
+use crate::formula::value::PyErr;
 use num_bigint::{BigInt, BigUint, Sign};
 use num_integer::Integer;
 use num_traits::{ToPrimitive, Zero};

@@ -1,15 +1,15 @@
 //! Compilation: syntax tree → flat node arena with names resolved to slots (no string look-ups
 //! at evaluation time) and constant sub-expressions folded.
 
-use super::ast::{BoolOp, Expr, ExprKind, Number, UnaryOp};
-use super::error::FormulaError;
-use super::exact::eval_node;
-use super::ir::{Node, Raised};
-use super::names::{resolve, Resolved};
-use super::program::Program;
-use super::resources::ResourceTable;
-use super::value::Value;
-use crate::pbs::keywords;
+use crate::formula::ast::{BoolOp, Expr, ExprKind, Number, UnaryOp};
+use crate::formula::error::FormulaError;
+use crate::formula::exact::eval_node;
+use crate::formula::ir::{Node, Raised};
+use crate::formula::names::{resolve, Resolved};
+use crate::formula::program::Program;
+use crate::formula::resources::ResourceTable;
+use crate::formula::value::Value;
+use crate::pbs::defs::keywords;
 
 /// How names are bound: per job (the scheduler's evaluation), or to 1 as PBS's server does
 /// when it validates a formula (`validate_job_formula`, reference/openpbs.md §2.1).
@@ -37,13 +37,13 @@ pub(crate) struct Compiler<'r> {
 }
 
 /// Parses, validates as PBS's server does (the formula evaluated with every keyword and
-/// resource = 1: a `NameError` there is 15124 or 15125, see [`super::validate`]) and compiles
+/// resource = 1: a `NameError` there is 15124 or 15125, see [`crate::formula::validate`]) and compiles
 /// a formula. Names the validation does not reach are compiled to raise `NameError` when a
 /// job reaches them, as in PBS's scheduler.
 pub fn compile(src: &str, resources: &ResourceTable) -> Result<Program, FormulaError> {
-    let expr = super::parse::parse(src)?;
+    let expr = crate::formula::parse::parse(src)?;
     let program = compile_expr(src, &expr, resources)?;
-    super::validate::server_verdict(&expr, resources, true)?;
+    crate::formula::validate::server_verdict(&expr, resources, true)?;
     Ok(program)
 }
 
@@ -129,7 +129,7 @@ impl Compiler<'_> {
 
     /// Resolves a name as PBS's namespace does, then applies the policy: what is a slot at
     /// run time is 1 in the server's validation, and a name the namespace lacks raises.
-    fn resolve(&self, name: &str, span: &super::ast::Span) -> Result<Bound, FormulaError> {
+    fn resolve(&self, name: &str, span: &crate::formula::ast::Span) -> Result<Bound, FormulaError> {
         let resolved = resolve(name, span, self.resources);
         Ok(match (self.policy, resolved) {
             (_, Ok(Resolved::Const(c))) => Bound::Resolved(Resolved::Const(c)),

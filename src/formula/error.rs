@@ -2,9 +2,11 @@
 //! error codes and messages where PBS has them, the byte span of the culprit, and a renderer that
 //! puts a caret under it.
 
-use crate::pbs::codes::{self, Code};
-use crate::pbs::ResourceType;
-use crate::snippet::{self, Layout, Spot};
+use crate::pbs::defs::codes;
+use crate::pbs::defs::codes::Code;
+use crate::pbs::defs::ResourceType;
+use crate::snippet;
+use crate::snippet::{Layout, Spot};
 use std::ops::Range;
 
 /// Why a formula was refused (or a resource could not be defined). `Display` is one line.

@@ -1,8 +1,9 @@
 //! The exact evaluator of compiled nodes, apart so compile (folding) and program share it.
 
-use super::functions;
-use super::ir::Node;
-use super::value::{self, PyResult, Value};
+use crate::formula::functions;
+use crate::formula::ir::Node;
+use crate::formula::value;
+use crate::formula::value::{PyResult, Value};
 
 /// The Python value of slot `i`: float keywords are floats; other integral values are ints.
 fn slot_value(slots: &[f64], float_slot: &[bool], i: usize) -> Value {

@@ -2,11 +2,12 @@
 //! takes and returns numbers, and the builtins `abs min max round int float bool`, with
 //! Python's results and exception messages.
 
-use super::bigint;
-use super::complex;
-use super::float_math::{self, Wrapper};
-use super::int_math;
-use super::value::{order, PyErr, PyResult, Value, COMPLEX};
+use crate::formula::bigint;
+use crate::formula::complex;
+use crate::formula::float_math;
+use crate::formula::float_math::Wrapper;
+use crate::formula::int_math;
+use crate::formula::value::{order, PyErr, PyResult, Value, COMPLEX};
 use num_bigint::BigInt;
 use num_integer::Integer;
 use num_traits::{Signed, ToPrimitive};
@@ -276,8 +277,8 @@ pub fn call(f: Func, args: &[Value]) -> PyResult {
             [Value::Float(x)] => Ok(Value::Float(x.abs())),
             [Value::Complex(re, im)] => complex::abs((*re, *im)).map(Value::Float),
             [x] => match x {
-                Value::Int(i) if *i < 0 => Ok(super::value::neg(x)),
-                Value::Big(b) if b.is_negative() => Ok(super::value::neg(x)),
+                Value::Int(i) if *i < 0 => Ok(crate::formula::value::neg(x)),
+                Value::Big(b) if b.is_negative() => Ok(crate::formula::value::neg(x)),
                 _ => Ok(int_of(x)),
             },
             _ => Err(format!("abs() takes exactly one argument ({} given)", args.len()).into()),

@@ -3,9 +3,9 @@
 //! [`MAX_INT_BITS`] are refused before they are computed (an estimate of their size with a
 //! margin), then checked exactly.
 
-use super::bigint::{check_bits, log2_factorial, too_big};
-use super::limits::MAX_INT_BITS;
-use super::value::{PyErr, PyResult, Value};
+use crate::formula::bigint::{check_bits, log2_factorial, too_big};
+use crate::formula::limits::MAX_INT_BITS;
+use crate::formula::value::{PyErr, PyResult, Value};
 use num_bigint::BigInt;
 use num_integer::Integer;
 use num_traits::{One, Signed, ToPrimitive, Zero};

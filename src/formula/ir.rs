@@ -1,8 +1,8 @@
 //! The compiled formula's nodes (IR), apart so compile, exact and fast use them without a cycle.
 
-use super::ast::{BinOp, CmpOp};
-use super::functions::Func;
-use super::value::Value;
+use crate::formula::ast::{BinOp, CmpOp};
+use crate::formula::functions::Func;
+use crate::formula::value::Value;
 
 /// One instruction of a compiled formula; children are indices into the arena (always lower
 /// than the node's own index).

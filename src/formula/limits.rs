@@ -2,7 +2,7 @@
 //! that no input can exhaust the stack (pest's and the Pratt parser's recursion, the AST
 //! builder, the compiler and the evaluator are all bounded by `MAX_DEPTH`).
 
-use super::error::FormulaError;
+use crate::formula::error::FormulaError;
 
 /// Longest formula accepted, in bytes (PBS formulas are a line or two).
 pub const MAX_LEN: usize = 64 * 1024;

@@ -23,7 +23,6 @@ pub mod resources;
 pub mod terms;
 pub mod validate;
 pub mod value;
-
 pub use ast::{Expr, ExprKind};
 pub use compile::compile;
 pub use error::FormulaError;

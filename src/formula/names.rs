@@ -2,11 +2,12 @@
 //! keywords and resources; then keywords, numeric resources, the builtins; a string/boolean
 //! resource is refused (15125) and anything else is an invalid keyword (15124).
 
-use super::ast::Span;
-use super::error::{FormulaError, COULD_RUN_CODE};
-use super::functions::{Func, BUILTIN_FUNCS, MATH_CONSTS, MATH_FUNCS, MATH_UNSUPPORTED};
-use super::resources::ResourceTable;
-use crate::pbs::keywords::{self, FAIRSORT_KEYWORDS, PBS_KEYWORDS};
+use crate::formula::ast::Span;
+use crate::formula::error::{FormulaError, COULD_RUN_CODE};
+use crate::formula::functions::{Func, BUILTIN_FUNCS, MATH_CONSTS, MATH_FUNCS, MATH_UNSUPPORTED};
+use crate::formula::resources::ResourceTable;
+use crate::pbs::defs::keywords;
+use crate::pbs::defs::keywords::{FAIRSORT_KEYWORDS, PBS_KEYWORDS};
 
 /// What a name in a formula stands for.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -152,7 +153,7 @@ fn distance(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pbs::ResourceType;
+    use crate::pbs::defs::ResourceType;
 
     #[test]
     fn lookup_order() {

@@ -2,9 +2,9 @@
 //! precedence → [`Expr`]. Also enforces the places where Python's grammar is stricter than a
 //! plain Pratt parser (`1 + not x` and `a if b if c else d else e` are syntax errors).
 
-use super::ast::{BinOp, BoolOp, CmpOp, Expr, ExprKind, Number, Span, UnaryOp};
-use super::error::{FormulaError, COULD_RUN_CODE};
-use super::limits;
+use crate::formula::ast::{BinOp, BoolOp, CmpOp, Expr, ExprKind, Number, Span, UnaryOp};
+use crate::formula::error::{FormulaError, COULD_RUN_CODE};
+use crate::formula::limits;
 use pest::iterators::{Pair, Pairs};
 use pest::pratt_parser::{Assoc, Op, PrattParser};
 use pest::Parser;
@@ -127,7 +127,7 @@ fn is_operand_start(rule: Rule) -> bool {
     )
 }
 
-/// Parses a formula into its syntax tree (no name checks; see [`super::compile`]).
+/// Parses a formula into its syntax tree (no name checks; see [`crate::formula::compile`]).
 pub fn parse(src: &str) -> Result<Expr, FormulaError> {
     limits::check(src)?;
     let mut pairs = FormulaParser::parse(Rule::formula, src).map_err(|e| syntax_error(src, e))?;
@@ -603,7 +603,7 @@ fn parse_number(text: &str, span: Span) -> Result<Number, FormulaError> {
             return Err(too_big());
         }
         num_bigint::BigUint::parse_bytes(digits.as_bytes(), radix)
-            .filter(|b| b.bits() <= super::limits::MAX_INT_BITS)
+            .filter(|b| b.bits() <= crate::formula::limits::MAX_INT_BITS)
             .map(|b| Number::Big(b.to_string()))
             .ok_or_else(too_big)
     };

@@ -2,10 +2,11 @@
 //! fast path (see `fast/`) for the common case, and the exact Python evaluator (`exact.rs`)
 //! whenever the int/float distinction, an error or the sign of a zero could change the result.
 
-use super::exact::eval_node;
-use super::fast::{self, Fast};
-use super::ir::Node;
-use super::value::Value;
+use crate::formula::exact::eval_node;
+use crate::formula::fast;
+use crate::formula::fast::Fast;
+use crate::formula::ir::Node;
+use crate::formula::value::Value;
 use std::fmt;
 use std::sync::Arc;
 

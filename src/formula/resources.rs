@@ -1,9 +1,9 @@
-//! The resource table: which resources a formula may name and their types (`crate::pbs`'s
+//! The resource table: which resources a formula may name and their types (`crate::pbs::defs`'s
 //! built-ins plus the server's custom ones).
 
-use super::error::FormulaError;
-use crate::pbs::resources::{is_builtin, BUILTIN_RESOURCES};
-use crate::pbs::ResourceType;
+use crate::formula::error::FormulaError;
+use crate::pbs::defs::resources::{is_builtin, BUILTIN_RESOURCES};
+use crate::pbs::defs::ResourceType;
 use std::collections::BTreeMap;
 
 /// The resources a formula may name, with their types: PBS's built-ins plus custom ones.

@@ -1,12 +1,12 @@
 //! The top-level `+`/`-` terms of a formula, each compiled on its own, so that `order --explain`
 //! can show what each term contributes.
 
-use super::ast::{BinOp, ExprKind};
-use super::compile::compile_expr;
-use super::error::FormulaError;
-use super::parse::parse;
-use super::program::Program;
-use super::resources::ResourceTable;
+use crate::formula::ast::{BinOp, ExprKind};
+use crate::formula::compile::compile_expr;
+use crate::formula::error::FormulaError;
+use crate::formula::parse::parse;
+use crate::formula::program::Program;
+use crate::formula::resources::ResourceTable;
 
 /// One additive term: its text, its sign in the sum, and its compiled program.
 #[derive(Debug, Clone)]
@@ -23,7 +23,7 @@ pub struct Term {
 /// that is not a sum is one term.
 pub fn additive_terms(src: &str, resources: &ResourceTable) -> Result<Vec<Term>, FormulaError> {
     let expr = parse(src)?;
-    let parts: Vec<(f64, &super::ast::Expr)> = match &expr.kind {
+    let parts: Vec<(f64, &crate::formula::ast::Expr)> = match &expr.kind {
         ExprKind::Chain(first, rest)
             if !rest.is_empty()
                 && rest

@@ -8,16 +8,17 @@
 //! gets 0 (`name 'x' is not defined`). [`check`] also reports those names, and fairsort's own
 //! keywords, as [`Warning`]s.
 
-use super::ast::{Expr, ExprKind, Span};
-use super::compile::{compile_nodes, Policy};
-use super::error::FormulaError;
-use super::exact::eval_node;
-use super::ir::{name_error_message, Node};
-use super::names::suggest;
-use super::program::Program;
-use super::resources::ResourceTable;
-use crate::pbs::keywords;
-use crate::snippet::{self, Layout, Spot};
+use crate::formula::ast::{Expr, ExprKind, Span};
+use crate::formula::compile::{compile_nodes, Policy};
+use crate::formula::error::FormulaError;
+use crate::formula::exact::eval_node;
+use crate::formula::ir::{name_error_message, Node};
+use crate::formula::names::suggest;
+use crate::formula::program::Program;
+use crate::formula::resources::ResourceTable;
+use crate::pbs::defs::keywords;
+use crate::snippet;
+use crate::snippet::{Layout, Spot};
 
 /// PBS's server's verdict on a parsed formula: `Ok` when it accepts it. With
 /// `fairsort_keywords`, fairsort's own keywords count as known (fairsort's verdict); without,
@@ -111,7 +112,7 @@ pub struct Checked {
 /// fairsort's keywords known, or one of fairsort's own refusals), else the compiled program,
 /// a PBS server's verdict and the warnings.
 pub fn check(src: &str, expr: &Expr, resources: &ResourceTable) -> Result<Checked, FormulaError> {
-    let program = super::compile::compile_expr(src, expr, resources)?;
+    let program = crate::formula::compile::compile_expr(src, expr, resources)?;
     server_verdict(expr, resources, true)?;
     let pbs_verdict = server_verdict(expr, resources, false);
     let (nodes, _, _) = compile_nodes(expr, resources, Policy::Runtime)?;
@@ -215,7 +216,7 @@ fn names_in(expr: &Expr) -> Vec<(String, Span)> {
 mod tests {
     use super::*;
     use crate::formula::parse::parse;
-    use crate::pbs::ResourceType;
+    use crate::pbs::defs::ResourceType;
 
     fn verdict(src: &str, fairsort_keywords: bool) -> Option<u32> {
         let r = ResourceTable::builtin();

@@ -2,10 +2,11 @@
 //! big integer), `float` and `complex`, with Python's results and Python's exception messages
 //! (`str(exception)`), which PBS logs and fairsort reports.
 
-use super::ast::{BinOp, CmpOp};
-use super::bigint::{self, check_bits, too_big, INT_TOO_LARGE};
-use super::complex;
-use super::repr;
+use crate::formula::ast::{BinOp, CmpOp};
+use crate::formula::bigint;
+use crate::formula::bigint::{check_bits, too_big, INT_TOO_LARGE};
+use crate::formula::complex;
+use crate::formula::repr;
 use num_bigint::BigInt;
 use num_integer::Integer;
 use num_traits::{Signed, ToPrimitive};

@@ -5,9 +5,9 @@
 //! need from outside their file.
 
 use crate::fairshare::Algorithm;
-use crate::formats::TreeFormat;
 use crate::formula::ResourceTable;
-use crate::pbs::FairshareEntity;
+use crate::inputs::TreeFormat;
+use crate::pbs::defs::FairshareEntity;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 

@@ -3,13 +3,13 @@
 //! values for both), expected to change the rank of given jobs, move some up or down, or give
 //! an order under `against` — parsed and run here.
 
-use super::case::{Case, CaseBody, CaseKind, CompareCase, CompareExpect, Context};
-use super::error::TestFileError;
-use super::outcome::{first_difference, Problem, Ran};
-use super::setup::{compiled, ids_of, job_id, join, no_job, queue_scenario, strings};
-use super::syntax::{ids, queue_setup, Cx};
 use crate::formula::ResourceTable;
-use crate::queue::compare;
+use crate::ftest::case::{Case, CaseBody, CaseKind, CompareCase, CompareExpect, Context};
+use crate::ftest::error::TestFileError;
+use crate::ftest::outcome::{first_difference, Problem, Ran};
+use crate::ftest::setup::{compiled, ids_of, job_id, join, no_job, queue_scenario, strings};
+use crate::ftest::syntax::{ids, queue_setup, Cx};
+use crate::order::compare;
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
 use toml::{Spanned, Value};

@@ -1,7 +1,8 @@
 //! `TestFileError`: why a test file could not be loaded, always with the file and, for content
 //! errors, the line and column (and the offending line with a caret under the spot).
 
-use crate::snippet::{self, line_col, line_text, Layout, LineCol, Spot};
+use crate::snippet;
+use crate::snippet::{line_col, line_text, Layout, LineCol, Spot};
 use std::ops::Range;
 
 /// A test file that cannot be read or understood. Its `Display` is one line

@@ -3,14 +3,14 @@
 //! `[jobsets]`, `[resources]`) are read here; each kind of case is parsed by its own module
 //! (`value`, `order`, `compare`, `share`). The format is documented in `docs/ftest.md`.
 
-use super::case::{ResourceDecl, TestFile, Tolerance};
-use super::compare::RawCompare;
-use super::error::TestFileError;
-use super::order::RawOrder;
-use super::share::RawShare;
-pub use super::syntax::CURRENT;
-use super::syntax::{jobs_json, tree_def, Cx};
-use super::value::RawEval;
+use crate::ftest::case::{ResourceDecl, TestFile, Tolerance};
+use crate::ftest::compare::RawCompare;
+use crate::ftest::error::TestFileError;
+use crate::ftest::order::RawOrder;
+use crate::ftest::share::RawShare;
+pub use crate::ftest::syntax::CURRENT;
+use crate::ftest::syntax::{jobs_json, tree_def, Cx};
+use crate::ftest::value::RawEval;
 use crate::snippet::line_col;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -60,10 +60,10 @@ pub fn load(path: &Path) -> Result<TestFile, TestFileError> {
 /// Parses test-file `text`; `path` is only used in messages (and relative tree files are
 /// found next to it).
 pub fn parse(path: &str, text: &str) -> Result<TestFile, TestFileError> {
-    if let Some(line) = crate::formats::lines::first_overlong_line(text.as_bytes()) {
+    if let Some(line) = crate::files::lines::first_overlong_line(text.as_bytes()) {
         return Err(TestFileError::Io {
             path: path.to_string(),
-            message: format!("line {line}: {}", crate::formats::lines::too_long_message()),
+            message: format!("line {line}: {}", crate::files::lines::too_long_message()),
         });
     }
     let raw: RawFile = toml::from_str(text)
@@ -93,7 +93,7 @@ pub fn parse(path: &str, text: &str) -> Result<TestFile, TestFileError> {
 
     let mut cases = Vec::new();
     for (index, c) in raw.eval.iter().enumerate() {
-        cases.push(super::value::parse(&cx, index, c)?);
+        cases.push(crate::ftest::value::parse(&cx, index, c)?);
     }
     for (name, t) in &raw.trees {
         let tree = tree_def(t, cx.dir).map_err(|l| cx.located(l))?;
@@ -104,13 +104,13 @@ pub fn parse(path: &str, text: &str) -> Result<TestFile, TestFileError> {
         cx.jobsets.insert(name.clone(), jobs);
     }
     for (index, c) in raw.order.iter().enumerate() {
-        cases.push(super::order::parse(&cx, index, c)?);
+        cases.push(crate::ftest::order::parse(&cx, index, c)?);
     }
     for (index, c) in raw.compare.iter().enumerate() {
-        cases.push(super::compare::parse(&cx, index, c)?);
+        cases.push(crate::ftest::compare::parse(&cx, index, c)?);
     }
     for (index, c) in raw.share.iter().enumerate() {
-        cases.push(super::share::parse(&cx, index, c)?);
+        cases.push(crate::ftest::share::parse(&cx, index, c)?);
     }
     cases.sort_by_key(|(start, _)| *start);
     let resources = raw
@@ -302,7 +302,7 @@ expect = { code = 15124 }
             s.tree.origin,
             TreeOrigin::File {
                 path: Path::new("dir").join("x.rg"),
-                format: Some(crate::formats::TreeFormat::Pbs)
+                format: Some(crate::inputs::TreeFormat::Pbs)
             }
         );
     }

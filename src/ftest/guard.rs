@@ -2,11 +2,11 @@
 //! `job_sort_formula` is stored only if every case of that test file passes with it as the
 //! current formula. The server calls `guard` in its `set server job_sort_formula` path.
 
-use super::case::Context;
-use super::file::load;
-use super::outcome::{CaseResult, Problem, Status, Summary};
-use super::runner::run_file;
 use crate::formula::ResourceTable;
+use crate::ftest::case::Context;
+use crate::ftest::file::load;
+use crate::ftest::outcome::{CaseResult, Problem, Status, Summary};
+use crate::ftest::runner::run_file;
 use std::path::Path;
 
 /// Why a candidate formula is refused.

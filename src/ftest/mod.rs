@@ -22,7 +22,6 @@ pub mod setup;
 pub mod share;
 mod syntax;
 pub mod value;
-
 pub use case::{
     Case, CaseBody, CaseKind, CompareCase, CompareExpect, Context, EvalCase, EvalExpect,
     FormulaRef, OrderCase, OrderExpect, QueueSetup, ShareCase, TestFile, Tolerance, TreeDef,

@@ -2,14 +2,14 @@
 //! (the case's Scenario, `Scenario::order`), expected to give an order, its top, pairs
 //! ranked one before the other, the eligible jobs or job values — parsed and run here.
 
-use super::case::{Case, CaseBody, CaseKind, Context, OrderCase, OrderExpect, Tolerance};
-use super::error::TestFileError;
-use super::outcome::{first_difference, Problem, Ran, ValueDiff};
-use super::setup::{compiled, ids_of, job_id, join, no_job, queue_scenario, strings};
-use super::syntax::{ids, queue_setup, value_map, Cx};
 use crate::formula::ResourceTable;
-use crate::queue::dry_run::DryRun;
-use crate::queue::JobSet;
+use crate::ftest::case::{Case, CaseBody, CaseKind, Context, OrderCase, OrderExpect, Tolerance};
+use crate::ftest::error::TestFileError;
+use crate::ftest::outcome::{first_difference, Problem, Ran, ValueDiff};
+use crate::ftest::setup::{compiled, ids_of, job_id, join, no_job, queue_scenario, strings};
+use crate::ftest::syntax::{ids, queue_setup, value_map, Cx};
+use crate::jobs::JobSet;
+use crate::order::dry_run::DryRun;
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
 use toml::{Spanned, Value};

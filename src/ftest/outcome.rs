@@ -1,7 +1,7 @@
 //! What running a case produced: its status (`ok`, `FAILED`, `recorded`), the actual result,
 //! and, for a failure, the `Problem` the report shows as a readable diff.
 
-use super::case::{CaseKind, Tolerance};
+use crate::ftest::case::{CaseKind, Tolerance};
 use serde::Serialize;
 
 /// The verdict on one case.

@@ -1,7 +1,7 @@
 //! `fairsort test --record`: write each unexpecting case's actual result into the file as its
 //! `expect`, with `toml_edit` so the admin's layout and comments survive (snapshot testing).
 
-use super::case::CaseKind;
+use crate::ftest::case::CaseKind;
 use toml_edit::{Array, DocumentMut, InlineTable, Item, Value};
 
 /// One expectation to write: the case (kind and index in its array) and its value.

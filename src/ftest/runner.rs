@@ -3,11 +3,11 @@
 //! from the case) — and compares with its expectation. With `record`, cases without an
 //! expectation get one from their actual result.
 
-use super::case::{Case, CaseBody, Context, TestFile};
-use super::outcome::{CaseResult, FileResult, Problem, Status};
-use super::record::Recording;
-use super::{compare, order, share, value};
 use crate::formula::ResourceTable;
+use crate::ftest::case::{Case, CaseBody, Context, TestFile};
+use crate::ftest::outcome::{CaseResult, FileResult, Problem, Status};
+use crate::ftest::record::Recording;
+use crate::ftest::{compare, order, share, value};
 
 /// Runs every case of `file`. With `record`, cases that have no `expect` are given their actual
 /// result (returned as `Recording`s for `record::record` to write) and reported `recorded`.
@@ -16,7 +16,7 @@ pub fn run_file(file: &TestFile, ctx: &Context, record: bool) -> (FileResult, Ve
     for d in &file.resources {
         let defined =
             d.ty.parse()
-                .map_err(|e: crate::pbs::UnknownResourceType| e.to_string())
+                .map_err(|e: crate::pbs::defs::UnknownResourceType| e.to_string())
                 .and_then(|ty| resources.define(&d.name, ty).map_err(|e| e.to_string()));
         if let Err(message) = defined {
             let error = format!(

@@ -2,11 +2,12 @@
 //! type `fairsort order` and `fairsort share` assemble their inputs into, so a case orders and
 //! computes exactly as they do. Also the job-id helpers the order and compare cases share.
 
-use super::case::{QueueSetup, TreeDef, TreeOrigin};
 use crate::fairshare::{Algorithm, NodeKind, Tree, TreeSpec};
 use crate::formula::{compile, Program, ResourceTable};
-use crate::queue::dry_run::DryRun;
-use crate::queue::{read_job_list_json, JobSet};
+use crate::ftest::case::{QueueSetup, TreeDef, TreeOrigin};
+use crate::jobs::JobSet;
+use crate::native::read_job_list_json;
+use crate::order::dry_run::DryRun;
 use crate::scenario::{Base, Scenario, ScenarioBuilder, Threshold};
 use crate::usage::{apply_usage, UsageRecord};
 use std::collections::BTreeSet;
@@ -19,10 +20,10 @@ use toml::Value;
 pub fn tree_spec(def: &TreeDef) -> Result<TreeSpec, String> {
     let mut spec = match &def.origin {
         TreeOrigin::Inline(text) => {
-            crate::formats::native::read_toml(text).map_err(|e| e.to_string())?
+            crate::native::tree::read_toml(text).map_err(|e| e.to_string())?
         }
         TreeOrigin::File { path, format } => {
-            crate::formats::read_tree(path, *format).map_err(|e| e.to_string())?
+            crate::inputs::read_tree(path, *format).map_err(|e| e.to_string())?
         }
     };
     if def.unknown_shares.is_some() {

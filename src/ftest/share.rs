@@ -2,12 +2,13 @@
 //! tree with usage), as `fairsort share` computes them, expected per user or account within
 //! tolerance — parsed and run here.
 
-use super::case::{Case, CaseBody, CaseKind, ShareCase};
-use super::error::TestFileError;
-use super::outcome::{Problem, Ran, ValueDiff};
-use super::setup::share_scenario;
-use super::syntax::{value_map, Cx, Located};
-use crate::fairshare::{self, Algorithm, NodeId, Options, ShareResult, Tree};
+use crate::fairshare;
+use crate::fairshare::{Algorithm, NodeId, Options, ShareResult, Tree};
+use crate::ftest::case::{Case, CaseBody, CaseKind, ShareCase};
+use crate::ftest::error::TestFileError;
+use crate::ftest::outcome::{Problem, Ran, ValueDiff};
+use crate::ftest::setup::share_scenario;
+use crate::ftest::syntax::{value_map, Cx, Located};
 use serde::Deserialize;
 use toml::{Spanned, Value};
 

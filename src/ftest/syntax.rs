@@ -4,11 +4,11 @@
 //! `file` fills a [`Cx`] from the file's sections; each kind's module parses its own cases
 //! with it.
 
-use super::case::{
+use crate::ftest::case::{
     Case, CaseBody, CaseKind, FormulaRef, QueueSetup, Tolerance, TreeDef, TreeOrigin,
 };
-use super::error::TestFileError;
-use crate::pbs::FairshareEntity;
+use crate::ftest::error::TestFileError;
+use crate::pbs::defs::FairshareEntity;
 use crate::snippet::line_col;
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -286,7 +286,7 @@ pub(crate) fn tree_def(v: &Spanned<Value>, dir: &Path) -> Result<TreeDef, Locate
         let format = match t.remove("format") {
             None => None,
             Some(Value::String(f)) => Some(
-                f.parse::<crate::formats::TreeFormat>()
+                f.parse::<crate::inputs::TreeFormat>()
                     .map_err(|_| bad(format!("unknown tree format `{f}`")))?,
             ),
             Some(_) => return Err(bad("`format` must be a string".into())),
@@ -306,7 +306,7 @@ pub(crate) fn tree_def(v: &Spanned<Value>, dir: &Path) -> Result<TreeDef, Locate
         });
     }
     let text = toml::to_string(&t).map_err(|e| bad(format!("tree: {e}")))?;
-    crate::formats::native::read_toml(&text).map_err(|e| bad(format!("inline tree: {e}")))?;
+    crate::native::tree::read_toml(&text).map_err(|e| bad(format!("inline tree: {e}")))?;
     Ok(TreeDef {
         origin: TreeOrigin::Inline(text),
         unknown_shares: None,
@@ -316,9 +316,9 @@ pub(crate) fn tree_def(v: &Spanned<Value>, dir: &Path) -> Result<TreeDef, Locate
 
 /// A `[jobsets]` entry or an inline `jobs = [...]`: fairsort's JSON job list, as TOML.
 pub(crate) fn jobs_json(v: &Spanned<Value>) -> Result<Vec<u8>, Located> {
-    let json = super::outcome::to_json(v.get_ref());
+    let json = crate::ftest::outcome::to_json(v.get_ref());
     let bytes = serde_json::to_vec(&json).map_err(|e| (v.span(), e.to_string()))?;
-    crate::queue::read_job_list_json(&bytes).map_err(|e| (v.span(), format!("jobs: {e}")))?;
+    crate::native::read_job_list_json(&bytes).map_err(|e| (v.span(), format!("jobs: {e}")))?;
     Ok(bytes)
 }
 

@@ -2,13 +2,13 @@
 //! (within tolerance), an evaluation error (PBS then uses 0), or a validation error with PBS's
 //! code (15123, 15124, 15125) — parsed and run here.
 
-use super::case::{Case, CaseBody, CaseKind, Context, EvalCase, EvalExpect};
-use super::error::TestFileError;
-use super::outcome::{num, Problem, Ran};
-use super::syntax::{number, Cx};
 use crate::formula::{compile, Program, ResourceTable};
-use crate::pbs::codes::FORMULA_CODES;
-use crate::pbs::keywords;
+use crate::ftest::case::{Case, CaseBody, CaseKind, Context, EvalCase, EvalExpect};
+use crate::ftest::error::TestFileError;
+use crate::ftest::outcome::{num, Problem, Ran};
+use crate::ftest::syntax::{number, Cx};
+use crate::pbs::defs::codes::FORMULA_CODES;
+use crate::pbs::defs::keywords;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use toml::{Spanned, Value};
@@ -37,7 +37,7 @@ pub(crate) fn parse(
     let mut with = BTreeMap::new();
     for (k, v) in &e.with {
         let n = match v.get_ref() {
-            Value::String(s) => crate::pbs::units::typed_value(s),
+            Value::String(s) => crate::pbs::defs::units::typed_value(s),
             other => number(other),
         }
         .ok_or_else(|| {

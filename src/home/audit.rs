@@ -6,7 +6,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 /// One record, `time<TAB>user@host<TAB>command\n`; control characters (tabs and newlines
 /// included) and backslashes inside the command, user and host are escaped so a record is one
-/// line of three fields. It is written by [`super::journal::commit`], together with the change
+/// line of three fields. It is written by [`crate::home::journal::commit`], together with the change
 /// it records.
 pub fn record(user: &str, host: &str, command: &str) -> String {
     let secs = SystemTime::now()

@@ -3,13 +3,13 @@
 //! layout), `usage.toml` (fair-share usage, owned by `fairsort usage`), `audit.log`, `lock`.
 //! How the files are opened, locked, written and audited: docs/security.md.
 
-use super::audit;
-use super::error::{Rejection, ServerError};
-use super::fsio::{modes, HomeDir, WriteLock};
-use super::journal;
-use super::permissions::current_host;
-use super::state::ServerState;
-use super::state_file;
+use crate::home::audit;
+use crate::home::error::{Rejection, ServerError};
+use crate::home::fsio::{modes, HomeDir, WriteLock};
+use crate::home::journal;
+use crate::home::permissions::current_host;
+use crate::home::state::ServerState;
+use crate::home::state_file;
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -113,7 +113,7 @@ impl Home {
         if home.dir.identity(files::STATE)?.is_none() {
             let _lock = home.lock()?;
             if home.dir.identity(files::STATE)?.is_none() {
-                let user = super::permissions::current_user();
+                let user = crate::home::permissions::current_user();
                 let state = ServerState::initial(&user);
                 journal::commit(
                     &home.dir,
@@ -254,7 +254,7 @@ impl Home {
         let mut after = before.clone();
         let out = f(&mut after)?;
         after.check().map_err(|(_, _, message)| {
-            Rejection::pbs(crate::pbs::codes::BADATVAL, "").with_detail(message)
+            Rejection::pbs(crate::pbs::defs::codes::BADATVAL, "").with_detail(message)
         })?;
         if after != before {
             journal::commit(
@@ -413,7 +413,7 @@ mod tests {
         let before = std::fs::read(dir.path().join(files::STATE)).unwrap();
         let r: Result<(), _> = home.update("a", "x", |s| {
             s.sched.fair_share = true;
-            Err(Rejection::pbs(crate::pbs::codes::PERM, "").into())
+            Err(Rejection::pbs(crate::pbs::defs::codes::PERM, "").into())
         });
         assert!(r.is_err());
         let r = home.update("a", "x", |s| {

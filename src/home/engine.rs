@@ -1,9 +1,9 @@
 //! The server's bridge to the formula engine (`crate::formula`): validating a formula against
 //! the known keywords and the home's resource definitions.
 
-use super::state::ServerState;
 use crate::formula::{compile, ResourceTable};
-use crate::pbs::{codes, ResourceType};
+use crate::home::state::ServerState;
+use crate::pbs::defs::{codes, ResourceType};
 
 /// Why a formula was refused: PBS's code and message, and fairsort's caret lines.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,7 +1,7 @@
 //! `ServerError`: everything that can go wrong with the server home, and `Rejection`, a change the
 //! "server" refuses with one of PBS's error codes (printed by qmgr as PBS prints it).
 
-use crate::pbs::Code;
+use crate::pbs::defs::Code;
 use std::path::PathBuf;
 
 /// A change refused with a PBS error code, e.g. 15124 `Formula contains invalid keyword`.

@@ -4,8 +4,8 @@
 //! owner-only `lock` file with a bounded wait; readers take no lock at all (see
 //! `Home::with_shared`).
 
-use super::error::ServerError;
-use crate::formats::atomic;
+use crate::files::atomic;
+use crate::home::error::ServerError;
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use std::fs::File;
 use std::io::{Read, Write};

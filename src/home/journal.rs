@@ -15,8 +15,8 @@
 //! back to the recorded length and the temporary removed. A change that only writes outside the
 //! home (an export) has no target: its line is kept once it is whole.
 
-use super::error::ServerError;
-use super::fsio::{modes, HomeDir};
+use crate::home::error::ServerError;
+use crate::home::fsio::{modes, HomeDir};
 use std::io::Write;
 
 /// The intent record's name.
@@ -88,9 +88,9 @@ pub fn commit(
         Some((name, bytes, mode)) => Some((name, dir.stage(name, bytes, mode)?)),
         None => None,
     };
-    let discard = |staged: &Option<(&str, crate::formats::atomic::Staged)>| {
+    let discard = |staged: &Option<(&str, crate::files::atomic::Staged)>| {
         if let Some((_, s)) = staged {
-            crate::formats::atomic::discard_at(dir.fd(), s);
+            crate::files::atomic::discard_at(dir.fd(), s);
         }
     };
     let mut audit = match dir.open_append(AUDIT, modes::AUDIT) {
@@ -149,7 +149,7 @@ pub fn commit(
 pub fn recover(dir: &HomeDir) -> Result<bool, ServerError> {
     let done = finish_pending(dir)?;
     // A writer killed before its intent record was written leaves only a temporary.
-    dir.sweep_temporaries(&super::dir::files::ALL)?;
+    dir.sweep_temporaries(&crate::home::dir::files::ALL)?;
     Ok(done)
 }
 

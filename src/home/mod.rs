@@ -18,7 +18,6 @@ pub mod state_file;
 pub mod tree_store;
 pub mod usage_cache;
 pub mod usage_files;
-
 pub use dir::Home;
 pub use error::{Rejection, ServerError};
 pub use permissions::{current_host, current_user};

@@ -8,7 +8,7 @@
 //! group or others). A user who can write the home directory can always change it: with any
 //! editor, or by running fairsort in a user namespace where they appear as root.
 
-use super::error::Rejection;
+use crate::home::error::Rejection;
 
 /// Checks a `managers` entry: `user@host`, where user may be `*` and host may be `*`,
 /// `*.domain` (suffix match) or a host name, as PBS's ACLs.
@@ -65,7 +65,7 @@ pub(crate) fn unauthorized(object: &str, user: &str, host: &str, managers: &[Str
     } else {
         managers.join(", ")
     };
-    Rejection::pbs(crate::pbs::codes::PERM, object).with_detail(format!(
+    Rejection::pbs(crate::pbs::defs::codes::PERM, object).with_detail(format!(
         "fairsort: {user}@{host} is not a manager of this home; managers: {who}"
     ))
 }

@@ -5,12 +5,10 @@
 //! the lock, every text is parsed (and the file read back) before the change commits, and the
 //! change is audited; bad input changes nothing.
 
-use super::dir::{files, Home};
-use super::error::ServerError;
-use super::permissions::{current_host, is_manager, unauthorized};
-use crate::formats::slurm::{
-    parse_assoc_priorities, parse_qos_priorities, parse_slurm_conf, SlurmConf,
-};
+use crate::home::dir::{files, Home};
+use crate::home::error::ServerError;
+use crate::home::permissions::{current_host, is_manager, unauthorized};
+use crate::slurm::{parse_assoc_priorities, parse_qos_priorities, parse_slurm_conf, SlurmConf};
 use serde::{Deserialize, Serialize};
 
 /// The file's name in the home.

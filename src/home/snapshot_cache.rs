@@ -35,8 +35,8 @@
 //!
 //! Floats are stored as their IEEE bits, so a value read back is the value written, bit for bit.
 
-use super::snapshot_view::SnapshotView;
 use crate::fairshare::{pbs, NodeKind, Shares, Tree, TreeSource};
+use crate::home::snapshot_view::SnapshotView;
 use crate::usage::UnmatchedUsage;
 
 /// The file's name in the home.
@@ -307,7 +307,7 @@ pub fn encode(key: &Key, tree: &Tree, unmatched: &UnmatchedUsage) -> Vec<u8> {
 /// identity `ident` (`snapshot_ident::of`): readers that find the files with that identity then
 /// skip hashing them. Call only when the files' content, read after `ident` was taken, hashes
 /// to the snapshot's key.
-pub fn settle(bytes: &mut [u8], ident: &super::snapshot_ident::Ident) {
+pub fn settle(bytes: &mut [u8], ident: &crate::home::snapshot_ident::Ident) {
     if bytes.len() < HEADER {
         return;
     }
@@ -320,7 +320,7 @@ pub fn settle(bytes: &mut [u8], ident: &super::snapshot_ident::Ident) {
 /// The key of the snapshot in `bytes` when its header is valid and records `ident` as its
 /// text files' settled identity ([`settle`]): the text it stands for is then the text now
 /// (see `snapshot_ident`), without hashing it. `None` otherwise.
-pub fn settled_key(bytes: &[u8], ident: &super::snapshot_ident::Ident) -> Option<Key> {
+pub fn settled_key(bytes: &[u8], ident: &crate::home::snapshot_ident::Ident) -> Option<Key> {
     if bytes.len() < HEADER || &bytes[..8] != MAGIC || bytes[8..12] != LAYOUT.to_le_bytes() {
         return None;
     }

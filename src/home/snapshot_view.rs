@@ -10,12 +10,12 @@
 //! usage a number >= 0; anything else makes the read return `None` (a miss: the caller reads
 //! the text), never a panic.
 
-use super::snapshot_cache::{
+use crate::fairshare::tree::{Assembler, PBS_UNKNOWN};
+use crate::fairshare::{Node, NodeId, NodeKind, Shares, Tree, TreeSource};
+use crate::home::snapshot_cache::{
     Key, Section, BLOCK_LOG, F_ID, F_LINE, F_PARENT_SHARES, F_USAGE_GIVEN, F_USER, HEADER, LAYOUT,
     MAGIC, SECTIONS, TABLE_AT,
 };
-use crate::fairshare::tree::{Assembler, PBS_UNKNOWN};
-use crate::fairshare::{Node, NodeId, NodeKind, Shares, Tree, TreeSource};
 use crate::usage::UnmatchedUsage;
 use rustc_hash::FxHashSet;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -2,9 +2,9 @@
 //! definitions), as stored in the home's `server.toml` and changed by `fairsort qmgr`.
 
 use crate::fairshare::Algorithm;
-use crate::pbs::codes::invalid_decay_factor;
-use crate::pbs::resources::RESOURCE_FLAGS;
-use crate::pbs::{FairshareEntity, ResourceType};
+use crate::pbs::defs::codes::invalid_decay_factor;
+use crate::pbs::defs::resources::RESOURCE_FLAGS;
+use crate::pbs::defs::{FairshareEntity, ResourceType};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -152,7 +152,7 @@ impl ServerState {
             );
         }
         for (i, m) in self.server.managers.iter().enumerate() {
-            if let Err(msg) = super::permissions::check_pattern(m) {
+            if let Err(msg) = crate::home::permissions::check_pattern(m) {
                 return bad(&["server", "managers"], msg);
             }
             if self.server.managers[..i].contains(m) {
@@ -199,7 +199,7 @@ impl ServerState {
             }
         }
         if let Some(f) = &self.server.job_sort_formula {
-            if let Err(p) = super::engine::check_formula(f, self) {
+            if let Err(p) = crate::home::engine::check_formula(f, self) {
                 return bad(
                     &["server", "job_sort_formula"],
                     format!("job_sort_formula: {} ({})", p.message, p.code),
@@ -209,7 +209,7 @@ impl ServerState {
         if let Err(msg) = check_text("fairshare_usage_res", &self.sched.fairshare_usage_res) {
             return bad(&["sched", "fairshare_usage_res"], msg);
         }
-        if let Err(p) = super::engine::check_formula(&self.sched.fairshare_usage_res, self) {
+        if let Err(p) = crate::home::engine::check_formula(&self.sched.fairshare_usage_res, self) {
             return bad(
                 &["sched", "fairshare_usage_res"],
                 format!("fairshare_usage_res: {} ({})", p.message, p.code),
@@ -334,7 +334,7 @@ pub fn check_replay_count(
 
 /// `replay_mem_per_node` (a PBS size such as `192gb`) in KB, within 1 KB to 1 PB.
 pub fn replay_mem_kb(v: &str) -> Result<u64, String> {
-    match crate::pbs::units::size_kb(v) {
+    match crate::pbs::defs::units::size_kb(v) {
         Some(kb) if REPLAY_MEM_RANGE_KB.contains(&kb) => Ok(kb),
         _ => Err(format!(
             "replay_mem_per_node must be a PBS size from 1kb to 1024tb (e.g. 192gb), got `{v}`"

@@ -1,9 +1,9 @@
 //! Reading and writing `server.toml`, the home's human-readable state file. A file that does
 //! not parse or holds an invalid value is reported with its path and line and never rewritten.
 
-use super::error::ServerError;
-use super::state::ServerState;
-use crate::formats::toml_spans::{line_col, locate, one_line};
+use crate::files::toml_spans::{line_col, locate, one_line};
+use crate::home::error::ServerError;
+use crate::home::state::ServerState;
 use std::path::Path;
 
 /// The comment written at the top of every `server.toml`.

@@ -4,16 +4,17 @@
 //! including a user in several accounts, shares including `parent`, the captured usage). Either
 //! is read back with the home's usage (`usage.toml`, kept by `fairsort usage`) applied.
 
-use super::dir::{files, Home};
-use super::error::ServerError;
-use super::fsio::modes;
-use super::permissions::{current_host, is_manager, unauthorized};
-use super::snapshot_cache;
-use super::snapshot_ident;
-use super::snapshot_view::SnapshotView;
-use super::state::ServerState;
 use crate::fairshare::{Tree, TreeError, TreeSource, TreeSpec};
-use crate::formats::{native, pbs};
+use crate::home::dir::{files, Home};
+use crate::home::error::ServerError;
+use crate::home::fsio::modes;
+use crate::home::permissions::{current_host, is_manager, unauthorized};
+use crate::home::snapshot_cache;
+use crate::home::snapshot_ident;
+use crate::home::snapshot_view::SnapshotView;
+use crate::home::state::ServerState;
+use crate::native::tree as native;
+use crate::pbs;
 use crate::usage::{apply_usage, UnmatchedUsage, UsageRecord, UsageStore};
 use std::fs::File;
 use std::path::Path;

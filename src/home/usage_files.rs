@@ -1,12 +1,12 @@
 //! The usage files of a home: the store `usage.toml` and the job ledger `usage.ledger`, opened
 //! together under the home's writers' lock (`UsageHome`), and the store read without a lock.
 
-use super::audit;
-use super::dir::{files, Home};
-use super::fsio::{modes, HomeDir, WriteLock};
-use super::journal;
-use super::permissions::is_manager;
-use super::usage_cache;
+use crate::home::audit;
+use crate::home::dir::{files, Home};
+use crate::home::fsio::{modes, HomeDir, WriteLock};
+use crate::home::journal;
+use crate::home::permissions::is_manager;
+use crate::home::usage_cache;
 use crate::usage::{Ledger, Usage, UsageError, UsageStore};
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
@@ -38,7 +38,10 @@ impl UsageHome {
         Self::locked(Arc::new(hd), None).map_err(|e| server_err(dir, e))
     }
 
-    fn locked(dir: Arc<HomeDir>, audit: Option<String>) -> Result<UsageHome, super::ServerError> {
+    fn locked(
+        dir: Arc<HomeDir>,
+        audit: Option<String>,
+    ) -> Result<UsageHome, crate::home::ServerError> {
         let lock = WriteLock::acquire(&dir, files::LOCK)?;
         dir.check_safe(&files::ALL)?;
         journal::recover(&dir)?;
@@ -206,7 +209,7 @@ fn server_err(path: &Path, e: crate::home::ServerError) -> UsageError {
 pub enum UsageChangeError {
     /// The user is not a manager of the home (checked before any lock is taken): PBS's
     /// `Unauthorized Request` lines, then who asked and who the managers are.
-    #[error("{}", super::permissions::unauthorized("", user, host, managers).render("default"))]
+    #[error("{}", crate::home::permissions::unauthorized("", user, host, managers).render("default"))]
     Unauthorized {
         /// Who asked.
         user: String,
@@ -288,7 +291,7 @@ impl Home {
 /// Reads a store without locking (writes are atomic renames) and without following a link at
 /// `path`; a missing file is an empty store.
 pub fn load_store(path: &Path) -> Result<UsageStore, UsageError> {
-    match super::fsio::read_optional(path) {
+    match crate::home::fsio::read_optional(path) {
         Ok(Some(text)) => UsageStore::parse(&text, path),
         Ok(None) => Ok(UsageStore::default()),
         Err(e) => Err(server_err(path, e)),

@@ -1,17 +1,20 @@
-//! PBS concepts, each defined once, for every reader and command above: size and time units
-//! (`res_to_num`), resource types and the built-in resources, the formula keywords, the
-//! fair-share entity kinds, and PBS's error codes and messages.
-//!
-//! The lowest layer of the crate: nothing here uses another module of fairsort.
+//! The PBS adapter: PBS's definitions (`defs`), `qstat -f -F json`, the `resource_group` share
+//! tree, the fair-share `usage` file (binary, both versions, and a text form) and accounting logs.
 
-pub mod codes;
-pub mod entity;
-pub mod keywords;
-pub mod resources;
-pub mod threshold;
-pub mod units;
+pub mod accounting;
+pub mod defs;
+pub mod qstat;
+pub mod resource_group;
+mod spec_names;
+pub mod usage_file;
+pub use qstat::{
+    read_qstat_json, read_qstat_json_fast, read_qstat_json_slice, read_qstat_json_slice_serde,
+};
+pub use resource_group::{
+    parse_resource_group, parse_resource_group_indexed, write_resource_group, SpecNames,
+};
+pub use usage_file::{
+    read_usage, read_usage_binary, read_usage_text, usage_from_tree, write_usage_binary, PbsUsage,
+};
 
-pub use codes::Code;
-pub use entity::FairshareEntity;
-pub use keywords::Keyword;
-pub use resources::{ResourceType, UnknownResourceType};
+pub(crate) use spec_names::name_hash;

@@ -2,8 +2,8 @@
 //! same comparison as `fairsort order --against`): jobs on the diagonal keep their place,
 //! jobs above it move up under the other formula, below it move down.
 
-use super::canvas::{draw_err, fixed, named, FONT, PALETTE, SIZE};
-use super::PlotError;
+use crate::plot::canvas::{draw_err, fixed, named, FONT, PALETTE, SIZE};
+use crate::plot::PlotError;
 use crate::scenario::Comparison;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};

@@ -1,7 +1,7 @@
 //! What every picture shares: the canvas size, the colours, plotters' errors as [`PlotError`],
 //! and the finishing touch that names the SVG (`<title>`, `<desc>`) for viewers and screen readers.
 
-use super::PlotError;
+use crate::plot::PlotError;
 use plotters::style::RGBColor;
 
 /// Width and height of every picture, in SVG pixels.

@@ -4,9 +4,9 @@
 //! the tree's usage (its usage over everyone's, everyone else's kept), with its normalised
 //! shares (the target) marked; each algorithm's value at the user's current usage is a dot.
 
-use super::canvas::{draw_err, fixed, named, FONT, PALETTE, SIZE};
-use super::PlotError;
 use crate::fairshare::{compute, Algorithm, Column, NodeId, NodeSpec, Options, Tree, TreeSpec};
+use crate::plot::canvas::{draw_err, fixed, named, FONT, PALETTE, SIZE};
+use crate::plot::PlotError;
 use crate::usage::{apply_usage, UsageRecord};
 use plotters::prelude::*;
 

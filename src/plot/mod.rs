@@ -9,7 +9,6 @@ mod error;
 mod factors;
 mod kind;
 mod tree;
-
 pub use against::against_svg;
 pub use error::PlotError;
 pub use factors::{factor_curves, factors_svg, FactorCurves, Series};

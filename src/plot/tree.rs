@@ -4,9 +4,9 @@
 //! node that uses more than its shares has a wider strip than bar. The bar's colour says the
 //! same at a glance: blue under its shares, white on target, red over.
 
-use super::canvas::{draw_err, fixed, named, FONT, SIZE};
-use super::PlotError;
 use crate::fairshare::{NodeId, Shares, Tree};
+use crate::plot::canvas::{draw_err, fixed, named, FONT, SIZE};
+use crate::plot::PlotError;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 

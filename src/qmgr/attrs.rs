@@ -2,7 +2,7 @@
 //! with values rendered as PBS renders them (booleans `True`/`False`, times `HH:MM:SS`).
 
 use crate::home::state::{Queue, ResourceDef, SchedAttrs, ServerAttrs};
-use crate::pbs::units::format_time;
+use crate::pbs::defs::units::format_time;
 
 /// A rendered attribute value.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,10 +1,6 @@
 //! Executing parsed qmgr requests against a home: changes run inside `Home::update` (exclusive
 //! lock, all-or-nothing, audited) after the manager check; `print`/`list` read a snapshot.
 
-use super::attrs::{self, canonical, parse_bool, Value};
-use super::lexer::Op;
-use super::parser::{AttrOp, Command, Object, Verb};
-use super::print;
 use crate::home::dir::Home;
 use crate::home::engine;
 use crate::home::error::{Rejection, ServerError};
@@ -12,10 +8,17 @@ use crate::home::permissions::{is_manager, unauthorized};
 use crate::home::state::{
     check_object_name, resource_type_message, Queue, ResourceDef, SchedAttrs, ServerState,
 };
-use crate::pbs::codes::{self, invalid_decay_factor};
-use crate::pbs::resources::{self, RESOURCE_FLAGS};
-use crate::pbs::units::decay_time;
-use crate::pbs::ResourceType;
+use crate::pbs::defs::codes;
+use crate::pbs::defs::codes::invalid_decay_factor;
+use crate::pbs::defs::resources;
+use crate::pbs::defs::resources::RESOURCE_FLAGS;
+use crate::pbs::defs::units::decay_time;
+use crate::pbs::defs::ResourceType;
+use crate::qmgr::attrs;
+use crate::qmgr::attrs::{canonical, parse_bool, Value};
+use crate::qmgr::lexer::Op;
+use crate::qmgr::parser::{AttrOp, Command, Object, Verb};
+use crate::qmgr::print;
 
 /// What a request produced.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -283,7 +286,7 @@ fn sched_attr(st: &mut ServerState, a: &AttrOp) -> Result<(), Rejection> {
     match name {
         "job_sort_formula_threshold" => {
             // Stored as PBS stores it: a C float, as the scheduler reads it back.
-            let t = crate::pbs::threshold::parse(v).map_err(|m| bad_value(obj, m))?;
+            let t = crate::pbs::defs::threshold::parse(v).map_err(|m| bad_value(obj, m))?;
             s.job_sort_formula_threshold = Some(t);
         }
         "fair_share" => {

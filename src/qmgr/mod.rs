@@ -6,7 +6,6 @@ pub mod exec;
 pub mod lexer;
 pub mod parser;
 pub mod print;
-
 pub use exec::{execute, select, Block, Reply};
 pub use parser::{parse, Command, ParseError};
 
@@ -74,7 +73,7 @@ fn point_at_unknown_attribute(e: ServerError, cmd: &Command, line: &str) -> Serv
     let ServerError::Rejected(mut r) = e else {
         return e;
     };
-    if r.code != crate::pbs::codes::NOATTR.number || !r.detail.is_empty() {
+    if r.code != crate::pbs::defs::codes::NOATTR.number || !r.detail.is_empty() {
         return ServerError::Rejected(r);
     }
     let known: &[&str] = match cmd.object {

@@ -1,9 +1,10 @@
 //! The qmgr grammar: `VERB OBJECT [NAME[,NAME...]] [ATTR OP VALUE[, ATTR OP VALUE...]]`, with
 //! qmgr's case-insensitive verbs and object types and their abbreviations (`s`, `p`, `l`, ...).
 
-use super::attrs;
-use super::lexer::{tokenize, Op, TokKind, Token};
-use crate::snippet::{self, Layout, Spot};
+use crate::qmgr::attrs;
+use crate::qmgr::lexer::{tokenize, Op, TokKind, Token};
+use crate::snippet;
+use crate::snippet::{Layout, Spot};
 use std::ops::Range;
 
 /// A qmgr verb.
@@ -137,7 +138,7 @@ fn caret(src: &str, at: usize, w: &str) -> String {
 
 /// `\ndid you mean `X`?` for the nearest of `known`, or nothing.
 fn suggestion(w: &str, known: &[&str]) -> String {
-    super::nearest(w, known)
+    crate::qmgr::nearest(w, known)
         .map(|k| format!("\ndid you mean `{k}`?"))
         .unwrap_or_default()
 }

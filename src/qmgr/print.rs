@@ -2,13 +2,14 @@
 //! headers (values quoted when they hold `"`, `'`, space or `,`); `list` writes `Server NAME`
 //! then four-space-indented `name = value` lines, unquoted, wrapped at commas past column 80.
 
-use super::attrs::{self, Value};
 use crate::home::state::ServerState;
+use crate::qmgr::attrs;
+use crate::qmgr::attrs::Value;
 
 /// Quotes a value for `print` so the line reads back as the same one command. As qmgr does:
 /// `"..."` when it holds `'`, space or `,`, and `'...'` when it holds a `"`. fairsort also quotes
 /// what its reader would otherwise split or end on (any whitespace — a newline included, which
-/// [`super::script_requests`] keeps inside quotes — control characters, `=`, `+=`, `-=`, an
+/// [`crate::qmgr::script_requests`] keeps inside quotes — control characters, `=`, `+=`, `-=`, an
 /// empty value), and a value with both quote kinds as adjacent pieces (`"a'b"'"c'`), which the
 /// lexer joins into one value.
 pub(crate) fn quote(v: &str) -> String {

@@ -3,9 +3,9 @@
 //! part of the shares. Computed from the schedule a replay produced (running jobs counted pro
 //! rata within each interval), so two policies compare on the same grid.
 
-use super::shares::Entities;
-use super::sim::Outcome;
-use super::trace::Trace;
+use crate::replay::shares::Entities;
+use crate::replay::sim::Outcome;
+use crate::replay::trace::Trace;
 use serde::Serialize;
 
 /// The interval when none is given: a day for spans of 20 days or more, else the span / 50

@@ -4,8 +4,8 @@
 //! weighted walk of flux-accounting over the database's bank tree), the queue and bank factors of
 //! the database, and the default urgency (docs/replay.md, "flux priority").
 
-use super::trace::Trace;
-use crate::queue::flux_priority::{priority, Site, Weights, URGENCY_DEFAULT};
+use crate::flux::priority::{priority, Site, Weights, URGENCY_DEFAULT};
+use crate::replay::trace::Trace;
 use rustc_hash::FxHashMap;
 
 /// The flux side of a replay: the plugin's weights and each trace job's queue and bank factors.
@@ -74,7 +74,7 @@ impl FluxPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::queue::flux_priority::Association;
+    use crate::flux::priority::Association;
     use crate::replay::trace::TraceJob;
 
     fn job(user: &str, bank: &str, queue: &str) -> TraceJob {

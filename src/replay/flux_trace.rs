@@ -2,8 +2,8 @@
 //! time, real run time (`t_inactive − t_run`), requested duration, cores (from R), user (the
 //! association of `userid`) and bank.
 
-use super::trace::{Trace, TraceError, TraceJob};
-use crate::usage::flux_jobs::resource_counts;
+use crate::flux::jobs_table::resource_counts;
+use crate::replay::trace::{Trace, TraceError, TraceJob};
 use rusqlite::{Connection, OpenFlags};
 use std::collections::HashMap;
 use std::path::Path;

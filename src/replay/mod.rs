@@ -18,7 +18,6 @@ pub mod sim;
 mod site_tree;
 pub mod slurm;
 pub mod trace;
-
 pub use attainment::{attainment, Attainment, Series};
 pub use decay::Decay;
 pub use flux::FluxPolicy;

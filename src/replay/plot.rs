@@ -2,7 +2,7 @@
 //! time per account, and the distribution of waits per policy. Deterministic: the same replay
 //! gives the same bytes (plotters' SVG backend with its built-in font metrics).
 
-use super::attainment::Attainment;
+use crate::replay::attainment::Attainment;
 use plotters::prelude::*;
 
 /// Width of a plot (px).

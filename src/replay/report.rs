@@ -3,9 +3,9 @@
 //! utilisation, Jain's fairness index over the users' mean bounded slowdowns, and the longest
 //! waits.
 
-use super::shares::Entities;
-use super::sim::{Cluster, Outcome};
-use super::trace::Trace;
+use crate::replay::shares::Entities;
+use crate::replay::sim::{Cluster, Outcome};
+use crate::replay::trace::Trace;
 use serde::Serialize;
 
 /// τ of the bounded slowdown: max(1, (wait + run) / max(run, τ)).

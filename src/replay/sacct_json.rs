@@ -5,9 +5,9 @@
 //! the allocated CPUs (`tres.allocated` `cpu`). Steps are nested in their job (`steps`), so every
 //! element of `jobs` is a job.
 
-use super::trace::{Trace, TraceError, TraceJob};
-use crate::queue::slurm_jobs::{number, text, Num, TimeLimit};
-use crate::queue::slurm_sacct::sacct_job;
+use crate::replay::trace::{Trace, TraceError, TraceJob};
+use crate::slurm::sacct_json::sacct_job;
+use crate::slurm::squeue::{number, text, Num, TimeLimit};
 use serde_json::Value;
 use std::path::Path;
 

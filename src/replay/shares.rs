@@ -8,14 +8,14 @@
 //! arithmetic of `fairshare::pbs` (bit-identical, tested against it), without building a tree.
 //! The other algorithms' keywords rebuild the tree and run `fairshare::compute`.
 
-use super::decay::{Decay, DecayedUsage};
-use super::sim::ReplayError;
-use super::site_tree::SiteTree;
-use super::trace::Trace;
 use crate::fairshare::pbs::MIN_USAGE;
 use crate::fairshare::{compute, keyword_source, Algorithm, NodeKind, NodeSpec, Options};
 use crate::fairshare::{Shares, Tree, TreeSource, TreeSpec};
-use crate::pbs::Keyword;
+use crate::pbs::defs::Keyword;
+use crate::replay::decay::{Decay, DecayedUsage};
+use crate::replay::sim::ReplayError;
+use crate::replay::site_tree::SiteTree;
+use crate::replay::trace::Trace;
 use rustc_hash::FxHashMap;
 
 /// Entities of a trace: accounts and (account, user) associations.

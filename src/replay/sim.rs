@@ -15,15 +15,15 @@
 //! The walk stops as soon as no core is free. Under Slurm's priority a pass where every queued
 //! job fits starts them all without computing the order.
 
-use super::classes::{Class, Member};
-use super::flux::FluxPolicy;
-use super::planned::Planned;
-use super::shares::ShareModel;
-use super::slurm::{Fixed, FixedCache, SlurmPolicy};
-use super::trace::{Trace, TraceJob};
 use crate::fairshare::keyword_source;
 use crate::formula::{Program, ResourceTable};
-use crate::pbs::Keyword;
+use crate::pbs::defs::Keyword;
+use crate::replay::classes::{Class, Member};
+use crate::replay::flux::FluxPolicy;
+use crate::replay::planned::Planned;
+use crate::replay::shares::ShareModel;
+use crate::replay::slurm::{Fixed, FixedCache, SlurmPolicy};
+use crate::replay::trace::{Trace, TraceJob};
 use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -86,7 +86,7 @@ pub struct Options {
     /// The site's share tree (the home's or `--tree`); `None`: accounts → users, 1 share each.
     pub tree: Option<crate::fairshare::TreeSpec>,
     /// How usage decays (continuous with `half_life`, or a scheduler's stepwise model).
-    pub decay: super::decay::Decay,
+    pub decay: crate::replay::decay::Decay,
 }
 
 /// Where one job ran.

@@ -13,12 +13,12 @@
 //!
 //! The tree's own usage is cleared: the replay charges the trace's jobs from zero.
 
-use super::shares::Entities;
-use super::sim::ReplayError;
 use crate::fairshare::tree::PBS_UNKNOWN;
 use crate::fairshare::{compute, keyword_source, Algorithm, NodeKind, NodeSpec, Options};
 use crate::fairshare::{pbs, Shares, Tree, TreeSpec};
-use crate::pbs::Keyword;
+use crate::pbs::defs::Keyword;
+use crate::replay::shares::Entities;
+use crate::replay::sim::ReplayError;
 use rustc_hash::FxHashMap;
 
 /// The site's tree with every trace association matched to a leaf.

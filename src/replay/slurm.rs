@@ -5,12 +5,12 @@
 //! fair-share factor of the replay's own usage added with `PriorityWeightFairshare`
 //! (docs/replay.md, "Slurm priority", says what is modelled and what is not).
 
-use super::sim::{Cluster, ReplayError};
-use super::trace::TraceJob;
 use crate::fairshare::Algorithm;
-use crate::formats::slurm::conf::{Node, SlurmConf};
-use crate::queue::slurm_jobs::{SlurmJob, TimeLimit};
-use crate::queue::slurm_priority::{compute, Site, Weights};
+use crate::replay::sim::{Cluster, ReplayError};
+use crate::replay::trace::TraceJob;
+use crate::slurm::conf::{Node, SlurmConf};
+use crate::slurm::multifactor::{compute, Site, Weights};
+use crate::slurm::squeue::{SlurmJob, TimeLimit};
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 
@@ -166,7 +166,7 @@ impl SlurmPolicy {
             .into_iter()
             .map(|mut r| {
                 r.weighted.fairshare = fairshare * f64::from(self.weights.fairshare);
-                f64::from(crate::queue::slurm_priority::slurmctld_priority(
+                f64::from(crate::slurm::multifactor::slurmctld_priority(
                     &r.weighted,
                     multi,
                 ))
@@ -177,7 +177,7 @@ impl SlurmPolicy {
 
 /// One partition's terms of a job's priority that do not move with time (weighted, as
 /// `queue::slurm_priority` computes them), kept so that a pass adds only the age and the fair
-/// share: the same additions in the same order as [`crate::queue::slurm_priority::slurmctld_priority`], bit for bit.
+/// share: the same additions in the same order as [`crate::slurm::multifactor::slurmctld_priority`], bit for bit.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct FixedTerms {
     assoc: f64,
@@ -326,7 +326,7 @@ fn shifted(t: i64, origin: i64) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formats::slurm::parse_slurm_conf;
+    use crate::slurm::parse_slurm_conf;
 
     fn job(submit: i64, cores: u64, queue: &str, qos: &str) -> TraceJob {
         TraceJob {

@@ -216,10 +216,11 @@ pub fn read_trace(path: &Path, format: Option<TraceFormat>) -> Result<Trace, Tra
         path: path.to_path_buf(),
         source: e,
     };
-    if format == Some(TraceFormat::Flux) || (format.is_none() && super::flux_trace::is_sqlite(path))
+    if format == Some(TraceFormat::Flux)
+        || (format.is_none() && crate::replay::flux_trace::is_sqlite(path))
     {
         let mut trace = Trace::default();
-        super::flux_trace::read_flux_trace(path, &mut trace)?;
+        crate::replay::flux_trace::read_flux_trace(path, &mut trace)?;
         return Ok(trace);
     }
     let files: Vec<PathBuf> = if path.is_dir() {
@@ -266,7 +267,7 @@ pub fn read_trace(path: &Path, format: Option<TraceFormat>) -> Result<Trace, Tra
         TraceFormat::Sacct => {
             for (p, t) in &texts {
                 if t.trim_start().starts_with('{') {
-                    super::sacct_json::read_sacct_json(t.as_bytes(), p, &mut trace)?;
+                    crate::replay::sacct_json::read_sacct_json(t.as_bytes(), p, &mut trace)?;
                 } else {
                     read_sacct(t, p, &mut trace)?;
                 }
@@ -493,8 +494,8 @@ fn sacct_mem(
 ) -> Result<u64, String> {
     let mb_to_kb = |mb: f64| (mb * 1024.0).ceil().max(0.0) as u64;
     if let Some(t) = req_tres.filter(|t| !t.is_empty()) {
-        let tres = crate::queue::slurm_jobs::parse_tres_str(t)
-            .map_err(|m| format!("ReqTRES `{t}`: {m}"))?;
+        let tres =
+            crate::slurm::squeue::parse_tres_str(t).map_err(|m| format!("ReqTRES `{t}`: {m}"))?;
         if let Some((_, mb)) = tres.iter().find(|(n, _)| n == "mem") {
             return Ok(mb_to_kb(*mb));
         }
@@ -609,7 +610,7 @@ impl PbsTrace {
         let time = |k: &str| -> Result<Option<i64>, TraceError> {
             match a.get(k) {
                 None => Ok(None),
-                Some(v) => crate::pbs::units::time_value(v.as_bytes())
+                Some(v) => crate::pbs::defs::units::time_value(v.as_bytes())
                     .map(|x| Some(x as i64))
                     .ok_or_else(|| line_err(path, line, format!("{k}=`{v}` is not a time"))),
             }
@@ -625,7 +626,7 @@ impl PbsTrace {
         }
         let mem = match a.get("Resource_List.mem") {
             None => 0,
-            Some(v) => crate::pbs::units::size_kb(v).ok_or_else(|| {
+            Some(v) => crate::pbs::defs::units::size_kb(v).ok_or_else(|| {
                 line_err(path, line, format!("Resource_List.mem=`{v}` is not a size"))
             })?,
         };

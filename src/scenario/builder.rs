@@ -12,13 +12,17 @@
 //! (over `tree_file` and the base's tree), `job_set` (over `jobs` and the base's jobs) and
 //! `resource_table` (the whole table: nothing is added to it).
 
-use super::{Scenario, ScenarioError};
 use crate::fairshare::{Algorithm, Options, Tree, TreeSpec};
-use crate::formats::{self, TreeFormat};
 use crate::formula::ResourceTable;
 use crate::home::{Home, HomeTree, LazyTree, TreeForm};
-use crate::pbs::{FairshareEntity, ResourceType};
-use crate::queue::{example, read_jobs_bytes, JobSet, JobsFormat, ResourceValue, Setup};
+use crate::inputs as formats;
+use crate::inputs::TreeFormat;
+use crate::inputs::{read_jobs_bytes, JobsFormat};
+use crate::jobs::{JobSet, ResourceValue};
+use crate::order::Setup;
+use crate::pbs::defs::{FairshareEntity, ResourceType};
+use crate::scenario::example;
+use crate::scenario::{Scenario, ScenarioError};
 use crate::usage::{apply_pbs_usage, UnmatchedUsage};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -311,7 +315,7 @@ impl ScenarioBuilder {
             Threshold::Set(t) => Some(t),
             Threshold::Base => base.as_ref().and_then(|b| b.threshold),
         }
-        .map(crate::pbs::threshold::stored);
+        .map(crate::pbs::defs::threshold::stored);
         if threshold.is_some_and(|t| !t.is_finite()) {
             return Err(ScenarioError::Request(
                 "--threshold must be a finite number a C float can hold (PBS stores it as one)"
@@ -494,10 +498,10 @@ impl ScenarioBuilder {
 }
 
 /// A PBS usage file (binary or text) read, or the message naming it.
-fn read_pbs_usage(path: &std::path::Path) -> Result<crate::formats::pbs::PbsUsage, String> {
+fn read_pbs_usage(path: &std::path::Path) -> Result<crate::pbs::PbsUsage, String> {
     let at = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
     let bytes = std::fs::read(path).map_err(|e| at(&e))?;
-    formats::pbs::read_usage(&bytes).map_err(|e| at(&e))
+    crate::pbs::read_usage(&bytes).map_err(|e| at(&e))
 }
 
 /// A home's snapshot in the base's shape (no jobs: a home holds none); with `tree` `None` only
@@ -542,11 +546,11 @@ fn home_base(home: &Home, tree: Option<TreeForm>) -> Result<BaseInputs, Scenario
 fn read_jobs(input_: &JobsInput, format: Option<JobsFormat>) -> Result<JobSet, ScenarioError> {
     match input_ {
         JobsInput::File(path) => {
-            let bytes = crate::queue::read_file(path)
+            let bytes = crate::mem::read_file(path)
                 .map_err(|e| input(format!("cannot read {}: {e}", path.display())))?;
             // Every error names the file (a CSV error its line too; JSON errors their line and
             // column).
-            crate::queue::read_jobs_file(&path.to_string_lossy(), &bytes, format)
+            crate::inputs::read_jobs_file(&path.to_string_lossy(), &bytes, format)
                 .map_err(|e| input(format!("{}: {e}", path.display())))
         }
         JobsInput::Bytes { name, bytes } => read_jobs_bytes(name, bytes, format).map_err(input),

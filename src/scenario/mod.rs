@@ -5,9 +5,9 @@
 
 mod builder;
 mod error;
+pub mod example;
 mod part;
 mod run;
-
 pub use builder::{Base, JobsInput, ScenarioBuilder, Threshold};
 pub use error::ScenarioError;
 pub use run::{AgainstRow, Comparison, OrderExplanation, TermValue};
@@ -15,7 +15,7 @@ pub use run::{AgainstRow, Comparison, OrderExplanation, TermValue};
 use crate::fairshare::Algorithm;
 use crate::formula::ResourceTable;
 use crate::home::{Home, LazyTree};
-use crate::queue::Setup;
+use crate::order::Setup;
 use crate::usage::UnmatchedUsage;
 
 /// Everything an evaluation needs, for one moment in time.

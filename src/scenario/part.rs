@@ -6,15 +6,17 @@
 //! (issue #16). Only when that is all the run needs: a PBS tree, a formula whose fair-share
 //! keywords are PBS's (or none), and few jobs for the tree's size; else the whole tree is built.
 
-use super::{Scenario, ScenarioError};
+use crate::fairshare;
 use crate::fairshare::pbs::{compute_with, MIN_USAGE};
 use crate::fairshare::TreeSource;
-use crate::fairshare::{self, Algorithm, Options, ShareError, ShareResult, Shares, Tree};
+use crate::fairshare::{Algorithm, Options, ShareError, ShareResult, Shares, Tree};
 use crate::formula::Program;
 use crate::home::LazyTree;
-use crate::queue::dry_run::{dry_run_with, order_options, prepare_shares_with, DryRun};
-use crate::queue::shares::algorithms_needed;
-use crate::queue::{EntityName, ShareEngine, SortFormula};
+use crate::jobs::EntityName;
+use crate::order::dry_run::{dry_run_with, order_options, prepare_shares_with, DryRun};
+use crate::order::shares::algorithms_needed;
+use crate::order::{ShareEngine, SortFormula};
+use crate::scenario::{Scenario, ScenarioError};
 
 /// The sizes of the whole tree and of the part an order ran over.
 #[derive(Debug, Clone, Copy)]

@@ -1,14 +1,17 @@
 //! Running a Scenario: compile its formula, order its queue (the dry run), explain one job,
 //! and compare two formulas — what `order`, `--explain` and `--against` show.
 
-use super::{Scenario, ScenarioError};
-use crate::fairshare::{self, explain::Explanation};
-use crate::formula::{self, Program};
-use crate::queue::compare::{compare, Comparison as RankComparison};
-use crate::queue::dry_run::{
+use crate::fairshare;
+use crate::fairshare::explain::Explanation;
+use crate::formula;
+use crate::formula::Program;
+use crate::jobs::EntityName;
+use crate::order::compare::{compare, Comparison as RankComparison};
+use crate::order::dry_run::{
     dry_run_with, order_options, prepare_shares, prepare_shares_with, DryRun,
 };
-use crate::queue::{explain_job, EntityName, JobExplanation, ShareEngine, SortFormula};
+use crate::order::{explain_job, JobExplanation, ShareEngine, SortFormula};
+use crate::scenario::{Scenario, ScenarioError};
 use serde::Serialize;
 
 const ENGINE: ShareEngine = ShareEngine {
@@ -231,12 +234,12 @@ impl Scenario {
                 *p = i;
             }
         }
-        let make = |m: &crate::queue::Move| {
+        let make = |m: &crate::order::Move| {
             let job = jobs.jobs.get(m.job as usize);
             let status = a_pos
                 .get(m.job as usize)
                 .and_then(|&i| a.order.ranked.get(i))
-                .map(|r| crate::queue::report::status_text(jobs, &a.order, r))
+                .map(|r| crate::order::report::status_text(jobs, &a.order, r))
                 .unwrap_or_default();
             AgainstRow {
                 id: job.map(|x| x.id.to_string()).unwrap_or_default(),

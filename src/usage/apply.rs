@@ -2,12 +2,12 @@
 //! (Slurm/flux account + user) set the usage of the tree's leaves, as each scheduler does.
 
 use crate::fairshare::{NodeKind, NodeSpec, Shares, TreeSource, TreeSpec};
-use crate::formats::pbs::resource_group::{ROOT_NAME, UNKNOWN_GROUP};
-use crate::formats::pbs::usage::FILE;
-use crate::formats::pbs::{name_hash, PbsUsage, SpecNames};
-use crate::formats::text::check_usage;
-use crate::formats::FormatError;
+use crate::files::text::check_usage;
+use crate::files::FormatError;
 use crate::parallel::{join, PARALLEL_MIN_JOBS};
+use crate::pbs::resource_group::{ROOT_NAME, UNKNOWN_GROUP};
+use crate::pbs::usage_file::FILE;
+use crate::pbs::{name_hash, PbsUsage, SpecNames};
 use hashbrown::hash_table::Entry;
 use hashbrown::HashTable;
 use rustc_hash::FxHashSet;
@@ -496,7 +496,7 @@ mod tests {
     /// a small file and on one large enough for the two-thread lookup.
     #[test]
     fn pbs_usage_with_the_readers_index_is_apply_usage() {
-        use crate::formats::pbs::{parse_resource_group_indexed, PbsUsage};
+        use crate::pbs::{parse_resource_group_indexed, PbsUsage};
         for groups in [3usize, 300] {
             let mut text = String::new();
             for g in 0..groups {

@@ -70,7 +70,7 @@ pub enum UsageError {
     },
     /// A bad decay setting.
     #[error(transparent)]
-    Decay(#[from] super::decay::DecayError),
+    Decay(#[from] crate::usage::decay::DecayError),
     /// A bad charge formula or setting.
     #[error("{0}")]
     Charge(String),

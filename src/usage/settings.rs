@@ -1,7 +1,9 @@
 //! `UsageSettings`: the decay model of a usage store and its parameters, kept in the store so
 //! every `fairsort usage decay` applies the same model.
 
-use super::decay::{DecayError, FluxDecay, HalfLife, ModelKind, PbsDecay, ResetPeriod, SlurmDecay};
+use crate::usage::decay::{
+    DecayError, FluxDecay, HalfLife, ModelKind, PbsDecay, ResetPeriod, SlurmDecay,
+};
 use serde::{Deserialize, Serialize};
 
 /// The longest period, half-life or reset period a setting may have: 100 years in seconds.
@@ -9,7 +11,7 @@ use serde::{Deserialize, Serialize};
 /// arithmetic) far from overflow.
 pub const MAX_PERIOD: i64 = 100 * 365 * 86_400;
 
-pub use super::decay::flux::MAX_FLUX_BINS;
+pub use crate::usage::decay::flux::MAX_FLUX_BINS;
 
 /// The latest time fairsort accepts (`--at`, `last_decay`, record end times):
 /// 9999-12-31T23:59:59Z. Times before the epoch are refused too.

@@ -2,13 +2,13 @@
 //! TOML in the server home's `usage` file (human-readable; replaced atomically), with the job
 //! ledger `usage.ledger` beside it. `UsageHome` opens both under the home's exclusive lock.
 
-use super::decay::ModelKind;
-use super::error::UsageError;
-use super::job::FinishedJob;
-use super::ledger::Ledger;
-use super::marks::Mark;
-use super::settings::{check_time, UsageSettings, MAX_FLUX_BINS};
-use crate::formats::toml_spans::{line_col, locate, one_line};
+use crate::files::toml_spans::{line_col, locate, one_line};
+use crate::usage::decay::ModelKind;
+use crate::usage::error::UsageError;
+use crate::usage::job::FinishedJob;
+use crate::usage::ledger::Ledger;
+use crate::usage::marks::Mark;
+use crate::usage::settings::{check_time, UsageSettings, MAX_FLUX_BINS};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -135,7 +135,7 @@ impl UsageStore {
 
     /// The store as the TOML text kept in the home, with its header comment.
     pub fn render(&self, path: &Path) -> Result<String, UsageError> {
-        let text = match super::store_render::render(self) {
+        let text = match crate::usage::store_render::render(self) {
             Some(text) => text,
             None => toml::to_string(self).map_err(|e| UsageError::Store {
                 path: path.to_path_buf(),
@@ -554,7 +554,7 @@ impl PbsCharging {
     pub(crate) fn charge(
         &mut self,
         ledger: &mut Ledger,
-        job: &super::pbs_span::PbsJob<'_>,
+        job: &crate::pbs::accounting::span::PbsJob<'_>,
     ) -> Result<bool, String> {
         let h = Self::hash(job.entity);
         let found = self
@@ -775,7 +775,7 @@ mod tests {
 
     mod props {
         use super::*;
-        use crate::formats::pbs::usage::{check_writable, read_usage, write_usage_binary};
+        use crate::pbs::usage_file::{check_writable, read_usage, write_usage_binary};
         use proptest::prelude::*;
 
         fn name() -> impl Strategy<Value = String> {
@@ -822,7 +822,7 @@ mod tests {
                 prop_assert!(back.is_ok(), "{:?}\n{}", back.err(), text);
                 prop_assert_eq!(back.unwrap(), store);
 
-                let pbs = crate::usage::export::to_pbs_usage(&u);
+                let pbs = crate::inputs::export::to_pbs_usage(&u);
                 let bytes = write_usage_binary(&pbs);
                 match check_writable(&pbs) {
                     Ok(()) => {
@@ -835,7 +835,7 @@ mod tests {
                     Err(_) => {
                         let dir = tempfile::tempdir().unwrap();
                         let p = dir.path().join("usage");
-                        prop_assert!(crate::usage::write_pbs_usage(&u, &p, false).is_err());
+                        prop_assert!(crate::inputs::write_pbs_usage(&u, &p, false).is_err());
                         prop_assert!(!p.exists());
                     }
                 }

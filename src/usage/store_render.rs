@@ -4,8 +4,8 @@
 //! without quotes or backslashes, which TOML writes as they are between `"`); any other store is
 //! left to the `toml` crate. The tests compare both on generated stores.
 
-use super::pbs_span::push_int;
-use super::store::UsageStore;
+use crate::digits::push_int;
+use crate::usage::store::UsageStore;
 use std::fmt::Write as _;
 
 /// The TOML text of `store` (without the header comment), or `None` when a string is not plain.

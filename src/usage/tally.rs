@@ -1,11 +1,11 @@
 //! The step every record reader (PBS log, `sacct -P`, flux-accounting `jobs`) takes with one
 //! record: count it in the `ReadStats`, and pass its job on or keep its complaint.
 
-use super::error::Malformed;
-use super::job::FinishedJob;
-use super::pbs_log::ReadStats;
-use super::settings::check_time;
-use super::store::{check_name, check_usage};
+use crate::pbs::accounting::log::ReadStats;
+use crate::usage::error::Malformed;
+use crate::usage::job::FinishedJob;
+use crate::usage::settings::check_time;
+use crate::usage::store::{check_name, check_usage};
 use std::path::Path;
 
 /// What every reader's job must satisfy before it is charged.

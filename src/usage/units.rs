@@ -1,7 +1,7 @@
 //! Value syntax of the schedulers' records besides PBS resource values (those are
-//! `crate::pbs::units`): PBS accounting log dates, Slurm durations (`[DD-]HH:MM:SS`), numbers.
+//! `crate::pbs::defs::units`): PBS accounting log dates, Slurm durations (`[DD-]HH:MM:SS`), numbers.
 
-use super::decay::calendar::epoch_of;
+use crate::usage::decay::calendar::epoch_of;
 
 /// A PBS accounting log date `MM/DD/YYYY HH:MM:SS`, read as UTC, in epoch seconds.
 pub(crate) fn pbs_log_date(v: &[u8]) -> Option<i64> {
@@ -26,7 +26,7 @@ pub(crate) fn pbs_log_date(v: &[u8]) -> Option<i64> {
     };
     let (mo, d, y) = (n(0, 2)?, n(3, 5)?, n(6, 10)?);
     let (h, mi, s) = (n(11, 13)?, n(14, 16)?, n(17, 19)?);
-    if !crate::pbs::units::valid_date(y, mo, d) || h > 23 || mi > 59 || s > 60 {
+    if !crate::pbs::defs::units::valid_date(y, mo, d) || h > 23 || mi > 59 || s > 60 {
         return None;
     }
     Some(epoch_of(y, mo as u32, d as u32) + h * 3600 + mi * 60 + s)

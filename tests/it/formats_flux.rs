@@ -5,8 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use fairsort::fairshare::spec::{NodeKind, Shares, TreeSource, TreeSpec};
-use fairsort::formats::flux::{read_db, write_usage};
-use fairsort::formats::{detect_format, read_tree, TreeFormat};
+use fairsort::flux::db::{read_db, write_usage};
+use fairsort::inputs::{detect_format, read_tree, TreeFormat};
 use rusqlite::Connection;
 
 use crate::common::flux_db::make_db;

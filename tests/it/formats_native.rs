@@ -3,8 +3,9 @@
 use std::path::Path;
 
 use fairsort::fairshare::spec::{NodeKind, NodeSpec, Shares, TreeSource, TreeSpec};
-use fairsort::formats::native::{read_json, read_toml, write_json, write_toml};
-use fairsort::formats::{pbs, read_tree, slurm, TreeFormat};
+use fairsort::inputs::{read_tree, TreeFormat};
+use fairsort::native::tree::{read_json, read_toml, write_json, write_toml};
+use fairsort::{pbs, slurm};
 
 use crate::common::data;
 
@@ -116,7 +117,7 @@ shares = 50
 "#;
     let path = Path::new("tree.toml");
     assert_eq!(
-        fairsort::formats::detect_format(path, text.as_bytes()),
+        fairsort::inputs::detect_format(path, text.as_bytes()),
         Some(TreeFormat::Toml)
     );
     let t = read_toml(text).unwrap();
@@ -212,7 +213,7 @@ fn every_format_is_detected_from_files() {
     ] {
         let head = std::fs::read(&path).unwrap();
         assert_eq!(
-            fairsort::formats::detect_format(&path, &head),
+            fairsort::inputs::detect_format(&path, &head),
             Some(format),
             "{}",
             path.display()
@@ -247,10 +248,10 @@ proptest::proptest! {
     #[test]
     fn readers_never_panic(text in "[ -~\t\n|#*\u{e9}]{0,300}") {
         for f in [TreeFormat::Pbs, TreeFormat::Sshare, TreeFormat::Sacctmgr, TreeFormat::Toml, TreeFormat::Json] {
-            let _ = fairsort::formats::read_tree_str(&text, f);
+            let _ = fairsort::inputs::read_tree_str(&text, f);
         }
         let _ = pbs::read_usage_text(&text);
-        let _ = fairsort::formats::detect_format(Path::new("x"), text.as_bytes());
+        let _ = fairsort::inputs::detect_format(Path::new("x"), text.as_bytes());
     }
 
     /// Nor the binary usage reader on arbitrary bytes.

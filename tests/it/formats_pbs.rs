@@ -2,8 +2,9 @@
 
 use approx::assert_relative_eq;
 use fairsort::fairshare::spec::{NodeKind, Shares, TreeSource, TreeSpec};
-use fairsort::formats::pbs::{self, PbsUsage};
-use fairsort::formats::{read_tree, TreeFormat};
+use fairsort::inputs::{read_tree, TreeFormat};
+use fairsort::pbs;
+use fairsort::pbs::PbsUsage;
 
 use crate::common::{data, node};
 

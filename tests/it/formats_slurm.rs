@@ -3,8 +3,8 @@
 
 use approx::assert_abs_diff_eq;
 use fairsort::fairshare::spec::{NodeKind, Shares, TreeSource, TreeSpec};
-use fairsort::formats::slurm::{parse_sacctmgr, parse_sshare, parse_sshare_rows};
-use fairsort::formats::{read_tree, TreeFormat};
+use fairsort::inputs::{read_tree, TreeFormat};
+use fairsort::slurm::{parse_sacctmgr, parse_sshare, parse_sshare_rows};
 
 use crate::common::{data, node};
 

@@ -2,7 +2,8 @@
 //! accepted formula of every nesting kind parses, compiles and evaluates, one level more is a
 //! clean error.
 
-use fairsort::formula::{compile, limits::MAX_DEPTH, FormulaError, ResourceTable};
+use fairsort::formula::limits::MAX_DEPTH;
+use fairsort::formula::{compile, FormulaError, ResourceTable};
 
 fn run(src: &str) -> Result<f64, FormulaError> {
     compile(src, &ResourceTable::builtin()).map(|p| p.eval(&[]).value)

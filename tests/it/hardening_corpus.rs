@@ -7,13 +7,14 @@
 //! writes files: a new message must be read and copied by hand).
 
 use fairsort::fairshare::Tree;
-use fairsort::formats::{read_tree, TreeFormat};
 use fairsort::formula::{compile, ResourceTable};
 use fairsort::home::{current_host, current_user, Home};
-use fairsort::pbs::FairshareEntity;
+use fairsort::inputs::{read_jobs_bytes, JobsFormat};
+use fairsort::inputs::{read_tree, TreeFormat};
+use fairsort::pbs::accounting::PbsLogReader;
+use fairsort::pbs::defs::FairshareEntity;
 use fairsort::qmgr::{run_request, script_requests};
-use fairsort::queue::{read_jobs_bytes, JobsFormat};
-use fairsort::usage::{usage_res_charge, PbsLogReader};
+use fairsort::usage::usage_res_charge;
 use std::path::{Path, PathBuf};
 
 /// tests/bad_inputs, absolute.
@@ -40,7 +41,7 @@ fn run_case(reader: &str, input: &Path) -> Result<(), String> {
         "tree-sacctmgr" => tree(TreeFormat::Sacctmgr),
         "tree-toml" => tree(TreeFormat::Toml),
         "tree-json" => tree(TreeFormat::Json),
-        "pbs-usage" => fairsort::formats::pbs::read_usage_binary(&bytes)
+        "pbs-usage" => fairsort::pbs::read_usage_binary(&bytes)
             .map(drop)
             .map_err(|e| e.to_string()),
         "jobs-qstat" => jobs(JobsFormat::Qstat),
@@ -62,7 +63,7 @@ fn run_case(reader: &str, input: &Path) -> Result<(), String> {
         }
         "acct-sacct" => {
             let mut malformed = Vec::new();
-            fairsort::usage::read_sacct(
+            fairsort::slurm::read_sacct(
                 &mut bytes.as_slice(),
                 Path::new("<file>"),
                 &Default::default(),

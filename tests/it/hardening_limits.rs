@@ -2,12 +2,13 @@
 //! clear message by every line-oriented reader, without reading the whole line into memory
 //! where the reader streams; and the server home survives a full disk and a read-only mount.
 
-use fairsort::formats::{read_tree, TreeFormat};
 use fairsort::formula::{compile, ResourceTable};
 use fairsort::home::{current_host, current_user, Home};
-use fairsort::pbs::FairshareEntity;
+use fairsort::inputs::{read_tree, TreeFormat};
+use fairsort::pbs::accounting::PbsLogReader;
+use fairsort::pbs::defs::FairshareEntity;
 use fairsort::qmgr::run_request;
-use fairsort::usage::{usage_res_charge, PbsLogReader};
+use fairsort::usage::usage_res_charge;
 use std::io::{BufReader, Read, Write};
 use std::path::Path;
 
@@ -139,7 +140,7 @@ fn accounting_readers_skip_a_100_mb_line_and_read_on() {
         "JobID|User|Account|End|ElapsedRaw|AllocCPUS|State\n1|",
         "|p|2024-04-13T11:00:00|60|1|COMPLETED\n2|amy|p|2024-04-13T11:00:00|60|2|COMPLETED\n",
     );
-    fairsort::usage::read_sacct(
+    fairsort::slurm::read_sacct(
         &mut r,
         Path::new("sacct"),
         &Default::default(),
@@ -190,7 +191,7 @@ fn formula_and_qmgr_refuse_a_100_mb_formula() {
 fn whole_file_inputs_refuse_an_overlong_line() {
     let long = "x".repeat(2 * 1024 * 1024);
     let csv = format!("id,user,queue\n1.s,amy,workq\n2.s,{long},workq\n");
-    let e = fairsort::queue::read_job_list_csv(csv.as_bytes()).unwrap_err();
+    let e = fairsort::native::read_job_list_csv(csv.as_bytes()).unwrap_err();
     assert_eq!(e.to_string(), "line 3: line is longer than 1048576 bytes");
 
     let test_file = format!("[formulas]\n# {long}\n");

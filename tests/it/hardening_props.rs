@@ -7,12 +7,14 @@ use fairsort::fairshare::{
     compute, Algorithm, NodeKind, NodeSpec, Options, Shares, Tree, TreeSource, TreeSpec,
 };
 use fairsort::formula::ast::{BinOp, BoolOp, Expr, ExprKind, Number, UnaryOp};
-use fairsort::formula::functions::{self, BUILTIN_FUNCS, MATH_CONSTS, MATH_FUNCS};
-use fairsort::formula::value::{self, PyResult, Value};
+use fairsort::formula::functions;
+use fairsort::formula::functions::{BUILTIN_FUNCS, MATH_CONSTS, MATH_FUNCS};
+use fairsort::formula::value;
+use fairsort::formula::value::{PyResult, Value};
 use fairsort::formula::{compile, parse, ResourceTable};
-use fairsort::pbs::keywords;
-use fairsort::queue::order::{order, Evaluations, OrderOptions};
-use fairsort::queue::read_job_list_csv;
+use fairsort::native::read_job_list_csv;
+use fairsort::order::sort::{order, Evaluations, OrderOptions};
+use fairsort::pbs::defs::keywords;
 use proptest::prelude::*;
 
 // ---------------------------------------------------------------- formulas
@@ -423,12 +425,12 @@ proptest! {
         let runnable = |j: u32| set.jobs[j as usize].state.is_runnable();
         for w in q.ranked.windows(2) {
             let (a, b) = (&w[0], &w[1]);
-            let key = |r: &fairsort::queue::Ranked| (!runnable(r.job), -r.value, r.job);
+            let key = |r: &fairsort::order::Ranked| (!runnable(r.job), -r.value, r.job);
             prop_assert!(key(a) < key(b), "{:?} before {:?}", a, b);
             prop_assert_eq!(a.value, values[a.job as usize]);
         }
         for r in &q.ranked {
-            let below = runnable(r.job) && fairsort::pbs::threshold::is_below(r.value, threshold);
+            let below = runnable(r.job) && fairsort::pbs::defs::threshold::is_below(r.value, threshold);
             prop_assert_eq!(r.below_threshold, below);
             prop_assert_eq!(r.eligible, runnable(r.job) && !below);
         }

@@ -2,9 +2,9 @@
 //! tests/data/regressions/ and replayed here with the behaviour now expected.
 
 use fairsort::fairshare::{compute, Algorithm, Options, Tree};
-use fairsort::formats::pbs::{read_usage_text, write_usage_binary};
-use fairsort::formats::{read_tree, TreeFormat};
 use fairsort::formula::{compile, parse, FormulaError, ResourceTable};
+use fairsort::inputs::{read_tree, TreeFormat};
+use fairsort::pbs::{read_usage_text, write_usage_binary};
 use std::path::Path;
 
 use crate::common::data;
@@ -25,7 +25,7 @@ fn usage_text_refuses_unprintable_names() {
     );
     // Whatever the text reader accepts, the binary writer's output reads back.
     let ok = read_usage_text("alice 10\nbob 2.5\n").unwrap();
-    let back = fairsort::formats::pbs::read_usage_binary(&write_usage_binary(&ok)).unwrap();
+    let back = fairsort::pbs::read_usage_binary(&write_usage_binary(&ok)).unwrap();
     assert_eq!(back.entries, ok.entries);
 }
 
@@ -82,7 +82,7 @@ fn sacct_huge_year_is_a_malformed_row() {
     let (_mode, text) = bytes.split_first().unwrap();
     let mut malformed = Vec::new();
     let mut jobs = 0;
-    fairsort::usage::read_sacct(
+    fairsort::slurm::read_sacct(
         &mut &text[..],
         Path::new("sacct"),
         &Default::default(),
@@ -107,7 +107,7 @@ fn sacct_huge_year_is_a_malformed_row() {
 /// (`attempt to add with overflow`). The count is now computed in f64.
 #[test]
 fn flux_idset_of_the_whole_u64_range_counts() {
-    use fairsort::usage::flux_jobs::idset_count;
+    use fairsort::flux::jobs_table::idset_count;
     let text = std::fs::read_to_string(data("regressions/flux_idset_full_u64_range.txt")).unwrap();
     // The fuzz input itself is not a valid idset (a stray `^M`-separated tail)...
     assert!(idset_count(&text).is_err());

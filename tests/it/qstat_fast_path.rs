@@ -4,7 +4,7 @@
 //! the fast path answers, it must answer exactly as serde_json (same jobs, names, values to the
 //! bit, same error); when it declines, `read_qstat_json_slice` uses serde_json itself.
 
-use fairsort::queue::{read_qstat_json_fast, read_qstat_json_slice, read_qstat_json_slice_serde};
+use fairsort::pbs::{read_qstat_json_fast, read_qstat_json_slice, read_qstat_json_slice_serde};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 
@@ -358,7 +358,7 @@ fn agree(bytes: &[u8]) -> Result<bool, TestCaseError> {
     let public = read_qstat_json_slice(bytes);
     let fast = read_qstat_json_fast(bytes);
     let text = String::from_utf8_lossy(bytes);
-    let same = |a: &Result<fairsort::queue::JobSet, fairsort::queue::JobsError>| match (a, &serde) {
+    let same = |a: &Result<fairsort::jobs::JobSet, fairsort::jobs::JobsError>| match (a, &serde) {
         (Ok(a), Ok(b)) => a.describe() == b.describe(),
         (Err(a), Err(b)) => a.to_string() == b.to_string(),
         _ => false,

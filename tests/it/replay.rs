@@ -1186,7 +1186,7 @@ fn slurm_run(jobs: Vec<TraceJob>, nodes: u64, cpn: u64, conf: &str) -> Outcome {
     let text = format!(
         "PriorityType=priority/multifactor\nAccountingStorageType=accounting_storage/slurmdbd\n{conf}"
     );
-    let conf = fairsort::formats::slurm::parse_slurm_conf(&text, "slurm.conf").unwrap();
+    let conf = fairsort::slurm::parse_slurm_conf(&text, "slurm.conf").unwrap();
     let cluster = Cluster {
         nodes,
         cores_per_node: cpn,
@@ -1377,7 +1377,7 @@ fn slurm_heavy_users_wait_longer_under_fair_share_than_under_job_size() {
         let text = format!(
             "PriorityType=priority/multifactor\nAccountingStorageType=accounting_storage/slurmdbd\n{weights}"
         );
-        let conf = fairsort::formats::slurm::parse_slurm_conf(&text, "slurm.conf").unwrap();
+        let conf = fairsort::slurm::parse_slurm_conf(&text, "slurm.conf").unwrap();
         let policy = SlurmPolicy::new(conf, Default::default(), cluster).unwrap();
         let opts = Options {
             cluster,
@@ -1928,7 +1928,7 @@ fn flux_heavy_users_wait_longer_under_fair_share() {
     // The generated month ordered by flux-accounting's priority: with the default weights
     // (fair share 100000) heavy users wait longer and light users less than with the
     // fair-share weight 0 (every priority 0: ties to the earlier submit, first come first served).
-    use fairsort::queue::flux_priority::Site;
+    use fairsort::flux::priority::Site;
     use fairsort::replay::{replay_flux, FluxPolicy};
     let (jobs, trace, cluster) = month_on_16x8();
     let opts = Options {
@@ -2193,7 +2193,7 @@ fn cli_decay_models_and_their_settings() {
 fn slurm_fair_share_uses_the_site_association_tree() {
     // Slurm's Fair Tree factor over a 9 : 1 association tree makes ua wait less and ub more
     // than over 1 : 1 (the order of `two_users` is fair share's alone: all submitted at 0).
-    let conf = fairsort::formats::slurm::parse_slurm_conf(
+    let conf = fairsort::slurm::parse_slurm_conf(
         "PriorityType=priority/multifactor\nAccountingStorageType=accounting_storage/slurmdbd\n\
          PriorityWeightFairshare=10000\n",
         "slurm.conf",

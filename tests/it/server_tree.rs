@@ -187,7 +187,7 @@ fn tree_show_prints_the_stored_file_and_json_places_usage_entities_under_unknown
 /// A user association row of an sshare capture: (account, user) → RawUsage.
 fn capture_usage(account: &str, user: &str) -> f64 {
     let text = std::fs::read_to_string(data_str("slurm/site_capture.psv")).unwrap();
-    let rows = fairsort::formats::slurm::parse_sshare_rows(&text).unwrap();
+    let rows = fairsort::slurm::parse_sshare_rows(&text).unwrap();
     rows.iter()
         .find(|r| r.account == account && r.user.as_deref() == Some(user))
         .and_then(|r| r.raw_usage)

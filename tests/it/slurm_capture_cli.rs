@@ -3,7 +3,7 @@
 //! `sshare -a -l -P` capture prints, within 1.5e-6 (6 printed decimals), blanks as null and
 //! `inf` as "inf". The captures are read with the crate's own sshare reader.
 
-use fairsort::formats::slurm::parse_sshare_rows;
+use fairsort::slurm::parse_sshare_rows;
 use serde_json::Value;
 
 use crate::common::{data_str, fairsort};

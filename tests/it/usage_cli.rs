@@ -279,7 +279,7 @@ fn export_pbs_binary_round_trips() {
         .assert()
         .success()
         .stdout(predicate::str::contains("wrote 2 entities"));
-    let u = fairsort::formats::pbs::read_usage_binary(&std::fs::read(&out).unwrap()).unwrap();
+    let u = fairsort::pbs::read_usage_binary(&std::fs::read(&out).unwrap()).unwrap();
     assert_eq!(u.version, 2);
     assert_eq!(
         u.entries,
@@ -431,7 +431,7 @@ fn pbs_entities_not_in_resource_group_are_recorded_shown_and_exported_under_unkn
         .assert()
         .success()
         .stdout(predicate::str::contains("wrote 3 entities"));
-    let u = fairsort::formats::pbs::read_usage_binary(&std::fs::read(&out).unwrap()).unwrap();
+    let u = fairsort::pbs::read_usage_binary(&std::fs::read(&out).unwrap()).unwrap();
     assert!(u.entries.contains(&("alice".to_string(), 1201.0)), "{u:?}");
 
     // From the home with no flags (the home's algorithm, pbs) and from the exported file.

@@ -2,7 +2,7 @@
 //! product-normalised shares S, effective usage mixed top-down with the fs parent's,
 //! and F = 2^(-(U_E/S)/d) with d = `FairShareDampeningFactor`.
 
-use super::links::Links;
+use crate::fairshare::slurm::links::Links;
 use crate::fairshare::{Algorithm, ShareResult, Tree};
 
 /// Effective usage top-down (`_set_usage_efctv`): children of root take U_N; `parent` nodes and
@@ -83,7 +83,7 @@ pub(crate) fn rows(
         .zip(&ue)
         .map(|(&sv, &uev)| factor(sv, uev, dampening))
         .collect();
-    super::result(algorithm, links, s, ue, fairshare)
+    crate::fairshare::slurm::result(algorithm, links, s, ue, fairshare)
 }
 
 /// Runs classic over the whole tree.

@@ -8,8 +8,8 @@
 //! after a restart. Here each fs parent's sum is computed once from fresh values (O(n)), which
 //! is what Slurm converges to after two cycles (slurm.md Table 5, "steady state").
 
-use super::classic;
-use super::links::Links;
+use crate::fairshare::slurm::classic;
+use crate::fairshare::slurm::links::Links;
 use crate::fairshare::{Algorithm, ShareResult, Tree};
 
 /// Slurm's hard-coded `f` ("FIXME: could be a tunable").

@@ -1,10 +1,10 @@
 //! `notes`: the lines `fairsort share --explain` prints for a Slurm algorithm — the path from
 //! the root with each level's numbers, in the terms of that algorithm's documentation.
 
-use super::depth_oblivious;
-use super::fair_tree::NO_VAL;
-use super::links::Links;
-use super::ticket;
+use crate::fairshare::slurm::depth_oblivious;
+use crate::fairshare::slurm::fair_tree::NO_VAL;
+use crate::fairshare::slurm::links::Links;
+use crate::fairshare::slurm::ticket;
 use crate::fairshare::{Algorithm, NodeId, ShareResult, Shares, Tree};
 
 /// Formats a value as sshare does (6 decimals, `inf`), or `-` where sshare prints blank.
@@ -229,7 +229,8 @@ fn tickets(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fairshare::slurm::{compute, testtrees::t2};
+    use crate::fairshare::slurm::compute;
+    use crate::fairshare::slurm::testtrees::t2;
     use crate::fairshare::Options;
 
     #[test]

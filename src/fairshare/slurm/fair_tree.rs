@@ -8,9 +8,9 @@
 //! `merge_ties` the documented rule 3 is applied: tied sibling accounts have their children
 //! lists merged and sorted together before descending.
 
-use super::links::Links;
 use crate::fairshare::key_sort::SiblingSort;
 use crate::fairshare::result::{Column, BLANK};
+use crate::fairshare::slurm::links::Links;
 use crate::fairshare::{Algorithm, NodeId, ShareResult, Tree};
 
 /// Slurm's NO_VAL as a Level FS: a `parent` account's value, and the walk's initial "previous".
@@ -177,7 +177,8 @@ pub(crate) fn compute(tree: &Tree, merge_ties: bool) -> ShareResult {
             lf[id] = BLANK;
         }
     }
-    let mut result = super::result(Algorithm::FairTree, links, norm_shares, effective, fs);
+    let mut result =
+        crate::fairshare::slurm::result(Algorithm::FairTree, links, norm_shares, effective, fs);
     result.set_column(Column::LevelFs, lf);
     result
 }

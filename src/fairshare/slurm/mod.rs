@@ -14,10 +14,9 @@ mod depth_oblivious;
 mod explain;
 mod fair_tree;
 mod links;
-mod ticket;
-
 #[cfg(test)]
 pub(crate) mod testtrees;
+mod ticket;
 
 use crate::fairshare::result::Column;
 use crate::fairshare::{Algorithm, NodeId, Options, ShareError, ShareResult, Tree};

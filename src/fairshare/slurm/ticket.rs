@@ -7,8 +7,8 @@
 //! Where the seed and the code differ (the seed floors usage at 0.01 × the *global* S), the
 //! code is followed; the seed's final example still holds (User2 ≈ 0.25).
 
-use super::links::Links;
 use crate::fairshare::result::{Column, BLANK};
+use crate::fairshare::slurm::links::Links;
 use crate::fairshare::{Algorithm, NodeId, ShareResult, ShareRow, Tree};
 use std::collections::HashSet;
 
@@ -143,7 +143,7 @@ pub(crate) fn compute(tree: &Tree, active: Option<&HashSet<String>>) -> ShareRes
         })
         .collect();
     let tickets: Vec<f64> = tickets.into_iter().map(f64::from).collect();
-    let mut result = super::result(Algorithm::Ticket, links, s, ue, fairshare);
+    let mut result = crate::fairshare::slurm::result(Algorithm::Ticket, links, s, ue, fairshare);
     result.set_column(Column::Tickets, tickets);
     result
 }

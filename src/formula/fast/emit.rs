@@ -3,14 +3,15 @@
 //! spilled to `r[d]`, where `d` grows with nesting. Static Python types decide where the
 //! int-range checks go, exactly as the exact evaluator would type the values.
 
-use super::code::{
+use crate::formula::ast::{BinOp, CmpOp};
+use crate::formula::fast::code::{
     pow_table, Code, Ins, Op, Sel, Term, CHECK, CHECK_INNER, CMP_OPS, MAX_POW_TABLES, MAX_REGS,
     NO_JUMP, NO_TABLE, RUN_DIVIDES,
 };
-use super::{join, result_ty, Ty};
-use crate::formula::ast::{BinOp, CmpOp};
+use crate::formula::fast::{join, result_ty, Ty};
 use crate::formula::float_math;
-use crate::formula::functions::{self, FloatFn, Func};
+use crate::formula::functions;
+use crate::formula::functions::{FloatFn, Func};
 use crate::formula::ir::Node;
 use crate::formula::value::{Value, EXACT_INT};
 

@@ -8,8 +8,8 @@
 mod code;
 mod emit;
 
-use super::ast::BinOp;
-use super::ir::Node;
+use crate::formula::ast::BinOp;
+use crate::formula::ir::Node;
 
 /// What Python type a node has whatever the job: always float, always int, or either.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

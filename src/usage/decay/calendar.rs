@@ -43,7 +43,7 @@ pub fn parse_iso(s: &str) -> Option<i64> {
     let y: i64 = dp.next()?.parse().ok().filter(|y| (0..=9999).contains(y))?;
     let m: u32 = dp.next()?.parse().ok()?;
     let d: u32 = dp.next()?.parse().ok()?;
-    if dp.next().is_some() || !crate::pbs::units::valid_date(y, i64::from(m), i64::from(d)) {
+    if dp.next().is_some() || !crate::pbs::defs::units::valid_date(y, i64::from(m), i64::from(d)) {
         return None;
     }
     let mut secs = 0i64;

@@ -2,7 +2,7 @@
 //! half-life bins (period 0 = current); each new half-life period shifts the bins one step older,
 //! multiplying by `decay_factor`, and the oldest falls off.
 
-use super::DecayError;
+use crate::usage::decay::DecayError;
 
 /// Most half-life bins a flux association may keep (`reset_period / half_life`); flux-accounting's
 /// default is 4. Bounded so a tiny half-life cannot allocate millions of bins per association.

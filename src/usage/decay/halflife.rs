@@ -1,6 +1,6 @@
 //! The exact continuous half-life: usage × 2^(−Δ/H). What Slurm's δ = 1 − 0.693/H approximates.
 
-use super::DecayError;
+use crate::usage::decay::DecayError;
 
 /// Continuous exponential decay with half-life `half_life` seconds.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -7,7 +7,6 @@ pub mod flux;
 pub mod halflife;
 pub mod pbs;
 pub mod slurm;
-
 pub use flux::{FluxCase, FluxDecay};
 pub use halflife::HalfLife;
 pub use pbs::{PbsDecay, PbsDecayStep, PBS_MIN_USAGE};

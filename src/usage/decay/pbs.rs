@@ -1,7 +1,7 @@
 //! PBS decay (openpbs.md §3.6): every `fairshare_decay_time` seconds each node's usage is
 //! multiplied by `fairshare_decay_factor` and floored at 1 (`FAIRSHARE_MIN_USAGE`).
 
-use super::DecayError;
+use crate::usage::decay::DecayError;
 
 /// PBS's usage floor (`FAIRSHARE_MIN_USAGE`): every node starts at 1 and never decays below it.
 pub const PBS_MIN_USAGE: f64 = 1.0;

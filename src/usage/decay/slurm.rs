@@ -1,8 +1,8 @@
 //! Slurm decay (slurm.md §5): a per-second factor δ = 1 − 0.693/H applied as δ^Δ once per
 //! `PriorityCalcPeriod`, and `PriorityUsageResetPeriod` boundaries that zero all usage.
 
-use super::calendar::{civil_from_days, epoch_of};
-use super::DecayError;
+use crate::usage::decay::calendar::{civil_from_days, epoch_of};
+use crate::usage::decay::DecayError;
 use std::str::FromStr;
 
 /// `PriorityUsageResetPeriod`. Boundaries are computed in UTC (Slurm uses the controller's

@@ -1,0 +1,9 @@
+//! PBS accounting logs (`date;E;jobid;key=value ...`): the record reader, its attribute
+//! splitter, and `usage record`'s parallel pass over large logs.
+
+mod attr_scan;
+mod chunks;
+pub mod log;
+pub(crate) mod record;
+pub(crate) mod span;
+pub use log::{PbsLogReader, ReadStats};

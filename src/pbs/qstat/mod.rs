@@ -1,0 +1,379 @@
+//! Reader of PBS `qstat -f -F json` output: `{"timestamp":…, "pbs_version":…, "pbs_server":…,
+//! "Jobs": {"<id>": {"Job_Owner":…, "euser":…, "egroup":…, "Account_Name":…, "queue":…,
+//! "job_state":…, "Priority":…, "qtime":…, "eligible_time":…, "accrue_type":…,
+//! "Resource_List": {"ncpus":4, "mem":"4gb", "walltime":"01:00:00", …}, …}}}`.
+//!
+//! Jobs are converted one at a time as the parser reaches them (no `serde_json::Value` tree;
+//! attributes fairsort does not use, such as `Variable_List`, are skipped unread), so memory
+//! grows with the jobs kept, not with the file. `euser` falls back to the user part of
+//! `Job_Owner` (qstat shows `euser`/`egroup` only to managers).
+
+mod blocks;
+mod keys;
+mod scan;
+mod shapes;
+mod split;
+
+use crate::jobs::error::JobsError;
+use crate::jobs::job_set::JobSet;
+use crate::jobs::raw::{add_job, Raw, RawJob, RawResources, QSTAT_FIELDS};
+use crate::mem::read_file::Pages;
+use crate::pbs::qstat::keys::Field;
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::Deserialize;
+use std::borrow::Cow;
+use std::fmt;
+use std::io::Read;
+
+/// One job's attributes as `qstat -f -F json` prints them (only those fairsort binds).
+#[derive(Default)]
+struct QstatJob<'a> {
+    owner: Option<Raw<'a>>,
+    euser: Option<Raw<'a>>,
+    egroup: Option<Raw<'a>>,
+    account: Option<Raw<'a>>,
+    queue: Option<Raw<'a>>,
+    job_state: Option<Raw<'a>>,
+    priority: Option<Raw<'a>>,
+    qtime: Option<Raw<'a>>,
+    eligible_time: Option<Raw<'a>>,
+    accrue_type: Option<Raw<'a>>,
+    resources: RawResources<'a>,
+}
+
+impl<'de> Deserialize<'de> for Field {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Field, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Field;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an attribute name")
+            }
+            fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Field, E> {
+                Ok(Field::of(v))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Field, E> {
+                self.visit_bytes(v.as_bytes())
+            }
+        }
+        d.deserialize_bytes(V)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for QstatJob<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = QstatJob<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a job's attributes")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<QstatJob<'de>, A::Error> {
+                let mut job = QstatJob::default();
+                let mut have_resources = false;
+                while let Some(field) = m.next_key::<Field>()? {
+                    // A repeated attribute is an error, as serde's derive made it.
+                    let (slot, name) = match field {
+                        Field::Owner => (&mut job.owner, keys::JOB_OWNER),
+                        Field::Euser => (&mut job.euser, keys::EUSER),
+                        Field::Egroup => (&mut job.egroup, keys::EGROUP),
+                        Field::Account => (&mut job.account, keys::ACCOUNT_NAME),
+                        Field::Queue => (&mut job.queue, keys::QUEUE),
+                        Field::State => (&mut job.job_state, keys::JOB_STATE),
+                        Field::Priority => (&mut job.priority, keys::PRIORITY),
+                        Field::Qtime => (&mut job.qtime, keys::QTIME),
+                        Field::EligibleTime => (&mut job.eligible_time, keys::ELIGIBLE_TIME),
+                        Field::AccrueType => (&mut job.accrue_type, keys::ACCRUE_TYPE),
+                        Field::Resources => {
+                            if have_resources {
+                                return Err(de::Error::duplicate_field(keys::text(
+                                    keys::RESOURCE_LIST,
+                                )));
+                            }
+                            have_resources = true;
+                            job.resources = m.next_value()?;
+                            continue;
+                        }
+                        Field::Other => {
+                            m.next_value::<IgnoredAny>()?;
+                            continue;
+                        }
+                    };
+                    if slot.is_some() {
+                        return Err(de::Error::duplicate_field(keys::text(name)));
+                    }
+                    *slot = m.next_value()?;
+                }
+                Ok(job)
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+impl<'a> QstatJob<'a> {
+    /// The fields by meaning.
+    fn into_raw(self) -> RawJob<'a> {
+        RawJob {
+            owner: self.owner,
+            euser: self.euser,
+            egroup: self.egroup,
+            account: self.account,
+            queue: self.queue,
+            state: self.job_state,
+            priority: self.priority,
+            qtime: self.qtime,
+            eligible_time: self.eligible_time,
+            accrue_type: self.accrue_type,
+            resources: self.resources,
+        }
+    }
+}
+
+/// Reads `qstat -f -F json` text held in memory (the fastest path: strings are borrowed, and a
+/// large `Jobs` object is parsed in two halves on two threads). A text the fast path does not
+/// accept is read again by the plain serde reader, for its exact error.
+pub fn read_qstat_json_slice(bytes: &[u8]) -> Result<JobSet, JobsError> {
+    read_qstat_json_paged(bytes, Pages::none())
+}
+
+/// [`read_qstat_json_slice`] over a mapped file, holding only a few windows of it at a time.
+pub fn read_qstat_json_paged(bytes: &[u8], pages: Pages) -> Result<JobSet, JobsError> {
+    match read_fast(bytes, pages) {
+        Some(result) => result,
+        None => read_qstat_json_slice_serde(bytes),
+    }
+}
+
+fn read_fast(bytes: &[u8], pages: Pages) -> Option<Result<JobSet, JobsError>> {
+    let (mut set, sorted) = crate::pbs::qstat::split::read(bytes, pages)?;
+    let finished = if sorted {
+        set.finish_sorted()
+    } else {
+        set.finish()
+    };
+    Some(finished.map(|()| set))
+}
+
+/// The fast path alone (the strict scanner of `json_scan`, two threads on a large text):
+/// `None` when it leaves the text to serde_json. Public so the tests can check that whenever it
+/// answers, it answers exactly as [`read_qstat_json_slice_serde`].
+pub fn read_qstat_json_fast(bytes: &[u8]) -> Option<Result<JobSet, JobsError>> {
+    read_fast(bytes, Pages::none())
+}
+
+/// Reads `qstat -f -F json` text held in memory with serde_json only (no fast path): the
+/// reference the fast path is tested against, and what it falls back to.
+pub fn read_qstat_json_slice_serde(bytes: &[u8]) -> Result<JobSet, JobsError> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    finish(read(&mut de), &mut de)
+}
+
+/// Reads `qstat -f -F json` from any reader, job by job (for pipes and files too big to hold).
+pub fn read_qstat_json<R: Read>(reader: R) -> Result<JobSet, JobsError> {
+    let mut de = serde_json::Deserializer::from_reader(std::io::BufReader::new(reader));
+    finish(read(&mut de), &mut de)
+}
+
+fn finish<'de, R: serde_json::de::Read<'de>>(
+    result: Result<Result<JobSet, JobsError>, serde_json::Error>,
+    de: &mut serde_json::Deserializer<R>,
+) -> Result<JobSet, JobsError> {
+    let mut set = match result {
+        Ok(Ok(set)) => set,
+        Ok(Err(e)) => return Err(e),
+        Err(e) => return Err(json_error(e)),
+    };
+    de.end().map_err(json_error)?;
+    set.finish()?;
+    Ok(set)
+}
+
+fn json_error(e: serde_json::Error) -> JobsError {
+    JobsError::Json {
+        message: format!("qstat JSON: {e}"),
+    }
+}
+
+/// Parses the top level; the inner `Result` carries a job-level error found mid-stream.
+fn read<'de, D: Deserializer<'de>>(d: D) -> Result<Result<JobSet, JobsError>, D::Error> {
+    struct Top;
+    impl<'de> Visitor<'de> for Top {
+        type Value = Result<JobSet, JobsError>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("the object `qstat -f -F json` prints")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Self::Value, A::Error> {
+            let mut set = JobSet::default();
+            let mut failure = None;
+            while let Some(key) = m.next_key::<Cow<'de, str>>()? {
+                if key == "Jobs" && failure.is_none() {
+                    let seed = JobsSeed {
+                        set: &mut set,
+                        failure: &mut failure,
+                    };
+                    m.next_value_seed(seed)?;
+                } else {
+                    m.next_value::<IgnoredAny>()?;
+                }
+            }
+            Ok(match failure {
+                Some(e) => Err(e),
+                None => Ok(set),
+            })
+        }
+    }
+    d.deserialize_map(Top)
+}
+
+/// Visits the `Jobs` object, converting each job as soon as it is parsed.
+struct JobsSeed<'s> {
+    set: &'s mut JobSet,
+    failure: &'s mut Option<JobsError>,
+}
+
+impl<'de> DeserializeSeed<'de> for JobsSeed<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for JobsSeed<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an object of jobs keyed by job id")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<(), A::Error> {
+        while let Some(id) = m.next_key::<Cow<'de, str>>()? {
+            let job: QstatJob = m
+                .next_value()
+                .map_err(|e| de::Error::custom(format!("job `{id}`: {e}")))?;
+            if self.failure.is_some() {
+                continue;
+            }
+            if let Err(e) = add_job(self.set, &id, job.into_raw(), &QSTAT_FIELDS) {
+                *self.failure = Some(e);
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::jobs::job::{JobState, ResourceValue};
+
+    const SAMPLE: &str = r#"{
+        "timestamp":1664911414,
+        "pbs_version":"19.0.0",
+        "pbs_server":"pbs",
+        "Jobs":{
+            "12.pbs":{
+                "Job_Name":"b",
+                "Job_Owner":"bob@host",
+                "job_state":"Q",
+                "queue":"workq",
+                "Priority":5,
+                "qtime":"Tue Oct  4 21:23:21 2022",
+                "Resource_List":{"mem":"8gb","ncpus":4,"place":"scatter",
+                    "select":"2:ncpus=2:mem=4gb","walltime":"00:01:00"},
+                "Variable_List":{"PBS_O_HOME":"/home/bob","PBS_NCPUS":2},
+                "eligible_time":"00:10:00",
+                "accrue_type":2
+            },
+            "11.pbs":{
+                "Job_Owner":"alice@host",
+                "euser":"alice","egroup":"staff","Account_Name":"proj1",
+                "job_state":"R","queue":"workq",
+                "qtime":"Tue Oct  4 21:23:21 2022",
+                "Resource_List":{"ncpus":1}
+            }
+        }
+    }"#;
+
+    #[test]
+    fn reads_the_real_layout_in_submission_order() {
+        for set in [
+            read_qstat_json_slice(SAMPLE.as_bytes()).unwrap(),
+            read_qstat_json(SAMPLE.as_bytes()).unwrap(),
+        ] {
+            assert_eq!(set.len(), 2);
+            let a = &set.jobs[0];
+            assert_eq!(a.id, "11.pbs", "same qtime: lower sequence number first");
+            assert_eq!(set.names.name(a.egroup), "staff");
+            assert_eq!(a.account().map(|s| set.names.name(s)), Some("proj1"));
+            assert_eq!(a.state, JobState::Running);
+            let b = &set.jobs[1];
+            assert_eq!(set.user(b), "bob", "euser from Job_Owner");
+            assert_eq!((b.priority, b.accrue_type), (5, 2));
+            assert_eq!(b.eligible_time, 600.0);
+            let mem = set.resources.get("mem").unwrap();
+            assert_eq!(
+                set.resource(b, mem),
+                Some(ResourceValue::Number(8.0 * 1024.0 * 1024.0))
+            );
+            let wt = set.resources.get("walltime").unwrap();
+            assert_eq!(set.resource(b, wt), Some(ResourceValue::Number(60.0)));
+            let place = set.resources.get("place").unwrap();
+            assert_eq!(set.text(set.resource(b, place).unwrap()), "scatter");
+        }
+    }
+
+    #[test]
+    fn no_jobs_key_is_an_empty_queue() {
+        let set = read_qstat_json_slice(br#"{"timestamp":1,"pbs_version":"22"}"#).unwrap();
+        assert!(set.is_empty());
+    }
+
+    #[test]
+    fn bad_values_name_the_job_and_field() {
+        let e = read_qstat_json_slice(br#"{"Jobs":{"7.s":{"Job_Owner":"a@h","Priority":"high"}}}"#)
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "job `7.s`: Priority: expected an integer, got `high`"
+        );
+        let e = read_qstat_json_slice(br#"{"Jobs":{"7.s":{"Job_Owner":"a@h","qtime":"soon"}}}"#)
+            .unwrap_err();
+        assert!(e.to_string().starts_with("job `7.s`: qtime:"), "{e}");
+        let e =
+            read_qstat_json_slice(br#"{"Jobs":{"7.s":{"Job_Owner":"a@h","Resource_List":[1]}}}"#)
+                .unwrap_err();
+        assert!(e.to_string().contains("job `7.s`"), "{e}");
+        assert!(e.to_string().contains("line 1"), "{e}");
+    }
+
+    #[test]
+    fn broken_json_reports_the_position() {
+        let e = read_qstat_json_slice(b"{\"Jobs\":{\"1.s\":{\"Job_Name\":inf}}}").unwrap_err();
+        assert!(e.to_string().contains("line 1 column"), "{e}");
+        assert!(read_qstat_json_slice(b"[]").is_err());
+        assert!(read_qstat_json_slice(b"{} x").is_err());
+    }
+
+    #[test]
+    fn duplicate_ids_are_refused() {
+        let e = read_qstat_json_slice(
+            br#"{"Jobs":{"1.s":{"Job_Owner":"a@h"},"1.s":{"Job_Owner":"b@h"}}}"#,
+        )
+        .unwrap_err();
+        assert_eq!(e, JobsError::DuplicateJob("1.s".into()));
+    }
+    #[test]
+    fn a_repeated_attribute_is_refused_and_unknown_ones_skipped() {
+        let text = r#"{"Jobs":{"1.s":{"euser":"a","Other":{"x":[1,{"y":null}]},"euser":"b"}}}"#;
+        let e = read_qstat_json_slice(text.as_bytes()).unwrap_err();
+        assert!(e.to_string().contains("duplicate field `euser`"), "{e}");
+        let text = r#"{"Jobs":{"1.s":{"euser":"a","Resource_List":{},"Resource_List":{}}}}"#;
+        let e = read_qstat_json_slice(text.as_bytes()).unwrap_err();
+        assert!(
+            e.to_string().contains("duplicate field `Resource_List`"),
+            "{e}"
+        );
+        let text = r#"{"Jobs":{"1.s":{"eus\u0065r":"a","Other":{"x":[1]}}}}"#;
+        let set = read_qstat_json_slice(text.as_bytes()).unwrap();
+        assert_eq!(set.user(&set.jobs[0]), "a");
+    }
+}

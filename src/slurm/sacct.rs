@@ -1,0 +1,633 @@
+//! Slurm `sacct -P` output (`|`-separated, with a header of `--format` columns), or `sacct
+//! --json` (detected by its first byte): each finished
+//! job (not its steps) charged billable TRES × elapsed seconds, as Slurm accrues usage
+//! (slurm.md §5): with `TRESBillingWeights` B = Σ wᵢ·tresᵢ, else the row's `billing=` TRES, else
+//! AllocCPUS.
+
+use crate::pbs::accounting::log::ReadStats;
+use crate::usage::decay::calendar::parse_iso;
+use crate::usage::error::{Malformed, UsageError};
+use crate::usage::job::{FinishedJob, Source};
+use crate::usage::units::slurm_duration;
+use std::io::BufRead;
+use std::path::Path;
+
+/// A partition's `TRESBillingWeights`, e.g. `CPU=1.0,Mem=0.25G,GRES/gpu=2.0`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct BillingWeights {
+    /// (lower-case TRES name, weight per base unit; memory's base unit is the MB).
+    weights: Vec<(String, f64)>,
+}
+
+impl std::str::FromStr for BillingWeights {
+    type Err = String;
+    /// Parses Slurm's syntax; a memory weight may carry a unit (`0.25G` = per GB).
+    fn from_str(s: &str) -> Result<Self, String> {
+        let mut weights = Vec::new();
+        for item in s.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+            let (name, w) = item
+                .split_once('=')
+                .ok_or_else(|| format!("TRESBillingWeights: `{item}` is not NAME=WEIGHT"))?;
+            let name = name.trim().to_ascii_lowercase();
+            let (num, per_mb) = match w.trim().char_indices().last() {
+                Some((i, c)) if c.is_ascii_alphabetic() => (&w.trim()[..i], mem_unit_mb(c)),
+                _ => (w.trim(), Some(1.0)),
+            };
+            let per_mb =
+                per_mb.ok_or_else(|| format!("TRESBillingWeights: bad unit in `{item}`"))?;
+            let x: f64 = num
+                .parse()
+                .ok()
+                .filter(|x: &f64| x.is_finite() && *x >= 0.0)
+                .ok_or_else(|| {
+                    format!("TRESBillingWeights: bad weight in `{item}` (a finite number >= 0)")
+                })?;
+            weights.push((name, x / per_mb));
+        }
+        Ok(BillingWeights { weights })
+    }
+}
+
+fn mem_unit_mb(c: char) -> Option<f64> {
+    Some(match c.to_ascii_uppercase() {
+        'K' => 1.0 / 1024.0,
+        'M' => 1.0,
+        'G' => 1024.0,
+        'T' => 1024.0 * 1024.0,
+        'P' => 1024.0 * 1024.0 * 1024.0,
+        _ => return None,
+    })
+}
+
+/// One TRES value from AllocTRES (`mem=60G` → MB; others plain counts).
+fn tres_value(name: &str, v: &str) -> Option<f64> {
+    if name == "mem" {
+        if let Some((i, c)) = v
+            .char_indices()
+            .last()
+            .filter(|(_, c)| c.is_ascii_alphabetic())
+        {
+            return Some(v[..i].parse::<f64>().ok()? * mem_unit_mb(c)?);
+        }
+    }
+    v.parse::<f64>().ok()
+}
+
+impl BillingWeights {
+    /// True when no weights are configured.
+    pub fn is_empty(&self) -> bool {
+        self.weights.is_empty()
+    }
+
+    /// B = Σ wᵢ·tresᵢ over an AllocTRES string (`cpu=16,mem=60G,node=1,billing=16`).
+    pub(crate) fn billable(&self, alloc_tres: &str) -> Option<f64> {
+        let mut b = 0.0;
+        for item in alloc_tres.split(',').filter(|i| !i.is_empty()) {
+            let (name, v) = item.split_once('=')?;
+            let name = name.to_ascii_lowercase();
+            let v = tres_value(&name, v)?;
+            if let Some((_, w)) = self.weights.iter().find(|(n, _)| *n == name) {
+                b += w * v;
+            }
+        }
+        Some(b)
+    }
+}
+
+/// Column positions found in the header.
+struct Columns {
+    id: usize,
+    user: usize,
+    account: Option<usize>,
+    end: usize,
+    start: Option<usize>,
+    elapsed: Option<usize>,
+    elapsed_raw: Option<usize>,
+    tres: Option<usize>,
+    cpus: Option<usize>,
+    state: Option<usize>,
+}
+
+impl Columns {
+    fn from_header(h: &str) -> Result<Columns, String> {
+        let names: Vec<String> = h
+            .split('|')
+            .map(|c| c.trim().to_ascii_lowercase())
+            .collect();
+        let find = |n: &str| names.iter().position(|c| c == n);
+        let need = |n: &str| {
+            find(n).ok_or_else(|| format!("sacct header has no {n} column (use sacct -P --format=JobID,User,Account,Start,End,Elapsed,AllocCPUS,AllocTRES,State)"))
+        };
+        let c = Columns {
+            id: find("jobidraw").map_or_else(|| need("jobid"), Ok)?,
+            user: need("user")?,
+            account: find("account"),
+            end: need("end")?,
+            start: find("start"),
+            elapsed: find("elapsed"),
+            elapsed_raw: find("elapsedraw"),
+            tres: find("alloctres"),
+            cpus: find("alloccpus").or_else(|| find("ncpus")),
+            state: find("state"),
+        };
+        if c.elapsed.is_none() && c.elapsed_raw.is_none() && c.start.is_none() {
+            return Err("sacct header needs Elapsed, ElapsedRaw or Start".into());
+        }
+        if c.tres.is_none() && c.cpus.is_none() {
+            return Err("sacct header needs AllocTRES or AllocCPUS".into());
+        }
+        Ok(c)
+    }
+}
+
+/// Reads `sacct -P` output; `file` names it in reports.
+pub fn read_sacct(
+    r: &mut dyn BufRead,
+    file: &Path,
+    weights: &BillingWeights,
+    sink: &mut dyn FnMut(FinishedJob) -> Result<(), String>,
+    malformed: &mut Vec<Malformed>,
+) -> Result<ReadStats, UsageError> {
+    let mut stats = ReadStats::default();
+    // `sacct --json`: one document, read whole.
+    let head = r.fill_buf().map_err(|e| UsageError::io(file, e))?;
+    if head
+        .iter()
+        .find(|b| !b.is_ascii_whitespace())
+        .is_some_and(|&b| b == b'{')
+    {
+        let mut bytes = Vec::new();
+        r.read_to_end(&mut bytes)
+            .map_err(|e| UsageError::io(file, e))?;
+        stats.bytes = bytes.len() as u64;
+        read_sacct_json(&bytes, file, weights, sink, malformed, &mut stats)?;
+        return Ok(stats);
+    }
+    let mut cols: Option<Columns> = None;
+    let mut line = Vec::with_capacity(4096);
+    loop {
+        let (n, too_long) =
+            crate::files::lines::read_line(r, &mut line, crate::files::lines::MAX_LINE_BYTES)
+                .map_err(|e| UsageError::io(file, e))?;
+        if n == 0 {
+            break;
+        }
+        stats.bytes += n as u64;
+        stats.lines += 1;
+        let decoded = if too_long {
+            Err(crate::files::lines::too_long_message())
+        } else {
+            std::str::from_utf8(&line).map_err(|_| "not valid UTF-8 text".to_string())
+        };
+        let text = match decoded {
+            Ok(t) => t.trim_end_matches(['\n', '\r']),
+            Err(message) if cols.is_none() => {
+                return Err(UsageError::Input {
+                    path: file.to_path_buf(),
+                    message: format!("line {}: {message}", stats.lines),
+                })
+            }
+            Err(message) => {
+                stats.skip(malformed, file, stats.lines, message);
+                continue;
+            }
+        };
+        if text.trim().is_empty() {
+            continue;
+        }
+        let Some(c) = &cols else {
+            cols = Some(
+                Columns::from_header(text).map_err(|message| UsageError::Input {
+                    path: file.to_path_buf(),
+                    message,
+                })?,
+            );
+            continue;
+        };
+        stats.take(row(c, text, weights), sink, malformed, file, stats.lines);
+    }
+    Ok(stats)
+}
+
+/// `sacct --json` (Slurm 21.08 to 24.x; the fields of SchedMD's data_parser): each finished
+/// job (`state.current` not pending, running, ...) charged billable TRES × `time.elapsed`, the
+/// TRES from `tres.allocated` (`{type, name, count}`, memory in MB). A job that cannot be read
+/// is skipped as malformed, named by its position (`job N`) and id.
+fn read_sacct_json(
+    bytes: &[u8],
+    file: &Path,
+    weights: &BillingWeights,
+    sink: &mut dyn FnMut(FinishedJob) -> Result<(), String>,
+    malformed: &mut Vec<Malformed>,
+    stats: &mut ReadStats,
+) -> Result<(), UsageError> {
+    let input = |message: String| UsageError::Input {
+        path: file.to_path_buf(),
+        message,
+    };
+    let doc: serde_json::Value =
+        serde_json::from_slice(bytes).map_err(|e| input(format!("sacct --json: {e}")))?;
+    let jobs = doc
+        .get("jobs")
+        .and_then(serde_json::Value::as_array)
+        .ok_or_else(|| input("sacct --json: no `jobs` list".into()))?;
+    for (i, j) in jobs.iter().enumerate() {
+        stats.lines += 1;
+        let outcome = json_job(j, weights).map_err(|m| {
+            let id = j.get("job_id").map(|v| v.to_string()).unwrap_or_default();
+            format!("job {} (job_id {id}): {m}", i + 1)
+        });
+        stats.take(outcome, sink, malformed, file, i as u64 + 1);
+    }
+    Ok(())
+}
+
+/// A plain number or data_parser's `{set, infinite, number}`; `None` when unset.
+fn json_number(v: Option<&serde_json::Value>) -> Option<f64> {
+    match v? {
+        serde_json::Value::Number(n) => n.as_f64(),
+        serde_json::Value::Object(o) => {
+            if o.get("set").and_then(serde_json::Value::as_bool) == Some(false)
+                || o.get("infinite").and_then(serde_json::Value::as_bool) == Some(true)
+            {
+                return None;
+            }
+            o.get("number").and_then(serde_json::Value::as_f64)
+        }
+        _ => None,
+    }
+}
+
+fn json_text(v: Option<&serde_json::Value>) -> String {
+    match v {
+        Some(serde_json::Value::String(s)) => s.clone(),
+        Some(serde_json::Value::Array(a)) => a
+            .iter()
+            .filter_map(serde_json::Value::as_str)
+            .collect::<Vec<_>>()
+            .join(","),
+        Some(serde_json::Value::Number(n)) => n.to_string(),
+        _ => String::new(),
+    }
+}
+
+fn json_job(
+    j: &serde_json::Value,
+    weights: &BillingWeights,
+) -> Result<Option<FinishedJob>, String> {
+    let id = match json_number(j.get("job_id")) {
+        Some(v) if v >= 0.0 => format!("{}", v as u64),
+        _ => return Err("no job_id".into()),
+    };
+    let state = match j.get("state") {
+        Some(serde_json::Value::Object(o)) => json_text(o.get("current")),
+        other => json_text(other),
+    };
+    if ["RUNNING", "PENDING", "REQUEUED", "RESIZING", "SUSPENDED"]
+        .iter()
+        .any(|x| state.starts_with(x))
+    {
+        return Ok(None); // not finished yet
+    }
+    let time = j.get("time");
+    let end = match json_number(time.and_then(|t| t.get("end"))) {
+        Some(e) if e > 0.0 => e as i64,
+        _ => return Ok(None),
+    };
+    let seconds = json_number(time.and_then(|t| t.get("elapsed"))).ok_or("no time.elapsed")?;
+    let user = json_text(j.get("user"));
+    if user.is_empty() {
+        return Err("no user".into());
+    }
+    let account = Some(json_text(j.get("account"))).filter(|a| !a.is_empty());
+    // tres.allocated as an AllocTRES string (memory in MB).
+    let mut alloc = Vec::new();
+    if let Some(list) = j
+        .get("tres")
+        .and_then(|t| t.get("allocated"))
+        .and_then(serde_json::Value::as_array)
+    {
+        for t in list {
+            let ty = json_text(t.get("type")).to_ascii_lowercase();
+            let name = json_text(t.get("name")).to_ascii_lowercase();
+            let count =
+                json_number(t.get("count")).ok_or("a tres.allocated entry without count")?;
+            let label = if name.is_empty() {
+                ty
+            } else {
+                format!("{ty}/{name}")
+            };
+            alloc.push(if label == "mem" {
+                format!("mem={count}M")
+            } else {
+                format!("{label}={count}")
+            });
+        }
+    }
+    let tres = alloc.join(",");
+    let count = |n: &str| {
+        tres.split(',')
+            .find_map(|i| i.strip_prefix(n))
+            .and_then(|v| v.parse::<f64>().ok())
+    };
+    let billable = if !weights.is_empty() {
+        weights
+            .billable(&tres)
+            .ok_or_else(|| format!("bad tres.allocated `{tres}`"))?
+    } else if let Some(b) = count("billing=") {
+        b
+    } else if let Some(c) = count("cpu=") {
+        c
+    } else {
+        json_number(j.get("required").and_then(|r| r.get("CPUs")))
+            .ok_or("no billing or cpu in tres.allocated, no required.CPUs")?
+    };
+    if !(seconds.is_finite() && seconds >= 0.0) {
+        return Err(format!(
+            "elapsed time {seconds} s is not a finite number >= 0"
+        ));
+    }
+    if !(billable.is_finite() && billable >= 0.0) {
+        return Err(format!(
+            "billable TRES {billable} is not a finite number >= 0"
+        ));
+    }
+    let charge = billable * seconds;
+    if !charge.is_finite() {
+        return Err(format!("charge {billable} x {seconds} s is too large"));
+    }
+    Ok(Some(FinishedJob {
+        source: Source::Slurm,
+        id,
+        end,
+        entity: user,
+        account,
+        charge,
+    }))
+}
+
+fn row(c: &Columns, text: &str, weights: &BillingWeights) -> Result<Option<FinishedJob>, String> {
+    let f: Vec<&str> = text.split('|').collect();
+    let get = |i: usize| {
+        f.get(i)
+            .copied()
+            .ok_or_else(|| format!("row has {} fields, fewer than the header", f.len()))
+    };
+    let id = get(c.id)?.trim();
+    if id.is_empty() {
+        return Err("empty JobID".into());
+    }
+    if id.contains('.') {
+        return Ok(None); // a job step: its job's row carries the charge
+    }
+    if let Some(s) = c.state {
+        let state = get(s)?;
+        if ["RUNNING", "PENDING", "REQUEUED", "RESIZING", "SUSPENDED"]
+            .iter()
+            .any(|x| state.starts_with(x))
+        {
+            return Ok(None); // not finished yet
+        }
+    }
+    let end_s = get(c.end)?.trim();
+    if matches!(end_s, "Unknown" | "None" | "") {
+        return Ok(None);
+    }
+    let end = parse_iso(end_s).ok_or_else(|| format!("bad End `{end_s}`"))?;
+    let user = get(c.user)?.trim();
+    if user.is_empty() {
+        return Err("empty User".into());
+    }
+    let account = match c.account {
+        Some(a) => Some(get(a)?.trim())
+            .filter(|a| !a.is_empty())
+            .map(str::to_string),
+        None => None,
+    };
+    let seconds = if let Some(i) = c.elapsed_raw {
+        let v = get(i)?;
+        v.trim()
+            .parse::<f64>()
+            .map_err(|_| format!("bad ElapsedRaw `{v}`"))?
+    } else if let Some(i) = c.elapsed {
+        let v = get(i)?;
+        slurm_duration(v).ok_or_else(|| format!("bad Elapsed `{v}`"))?
+    } else {
+        let s = c.start.map(get).transpose()?.unwrap_or_default();
+        let start = parse_iso(s.trim()).ok_or_else(|| format!("bad Start `{s}`"))?;
+        if end < start {
+            return Err(format!("End `{end_s}` is before Start `{}`", s.trim()));
+        }
+        (end - start) as f64
+    };
+    let tres = c
+        .tres
+        .map(get)
+        .transpose()?
+        .map(str::trim)
+        .filter(|t| !t.is_empty());
+    let billable = if !weights.is_empty() {
+        let t = tres.ok_or("TRESBillingWeights given but the row has no AllocTRES")?;
+        weights
+            .billable(t)
+            .ok_or_else(|| format!("bad AllocTRES `{t}`"))?
+    } else if let Some(b) = tres.and_then(|t| {
+        t.split(',')
+            .find_map(|i| i.strip_prefix("billing="))
+            .and_then(|v| v.parse::<f64>().ok())
+    }) {
+        b
+    } else if let Some(i) = c.cpus {
+        let v = get(i)?;
+        v.trim()
+            .parse::<f64>()
+            .map_err(|_| format!("bad AllocCPUS `{v}`"))?
+    } else {
+        let t = tres.unwrap_or_default();
+        t.split(',')
+            .find_map(|i| i.strip_prefix("cpu="))
+            .and_then(|v| v.parse::<f64>().ok())
+            .ok_or_else(|| format!("no cpu count in AllocTRES `{t}`"))?
+    };
+    // A negative or NaN count or duration would subtract from (or poison) the stored usage.
+    if !(seconds.is_finite() && seconds >= 0.0) {
+        return Err(format!(
+            "elapsed time {seconds} s is not a finite number >= 0"
+        ));
+    }
+    if !(billable.is_finite() && billable >= 0.0) {
+        return Err(format!(
+            "billable TRES {billable} is not a finite number >= 0"
+        ));
+    }
+    let charge = billable * seconds;
+    if !charge.is_finite() {
+        return Err(format!("charge {billable} x {seconds} s is too large"));
+    }
+    Ok(Some(FinishedJob {
+        source: Source::Slurm,
+        id: id.to_string(),
+        end,
+        entity: user.to_string(),
+        account,
+        charge,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use approx::assert_relative_eq;
+
+    #[test]
+    fn billing_weights_doc_example() {
+        // slurm.md §5: CPU=1.0,Mem=0.25G: 1 CPU + 60 GiB -> 16; 16 CPU + 1 GiB -> 16.25; 16 + 60 -> 31.
+        let w: BillingWeights = "CPU=1.0,Mem=0.25G".parse().unwrap();
+        assert_relative_eq!(
+            w.billable("cpu=1,mem=60G,node=1").unwrap(),
+            16.0,
+            epsilon = 1e-12
+        );
+        assert_relative_eq!(
+            w.billable("cpu=16,mem=1G,node=1").unwrap(),
+            16.25,
+            epsilon = 1e-12
+        );
+        assert_relative_eq!(
+            w.billable("cpu=16,mem=61440M,node=1").unwrap(),
+            31.0,
+            epsilon = 1e-12
+        );
+        assert!("CPU".parse::<BillingWeights>().is_err());
+        assert!("Mem=1Q".parse::<BillingWeights>().is_err());
+    }
+
+    const SACCT: &str = "JobID|User|Account|Start|End|Elapsed|AllocCPUS|AllocTRES|State
+100|alice|physics|2024-04-13T10:00:00|2024-04-13T11:00:00|01:00:00|4|billing=4,cpu=4,mem=8G,node=1|COMPLETED
+100.batch||physics|2024-04-13T10:00:00|2024-04-13T11:00:00|01:00:00|4|cpu=4,mem=8G,node=1|COMPLETED
+101|bob|chem|2024-04-13T10:00:00|Unknown|00:30:00|2|cpu=2|RUNNING
+102|bob|chem|2024-04-13T10:00:00|2024-04-14T10:00:00|1-00:00:00|2|cpu=2,mem=1G|FAILED
+103|carol|chem|2024-04-13T10:00:00|2024-04-13T10:00:10|zz|1|cpu=1|COMPLETED
+";
+
+    #[test]
+    fn sacct_json_both_schemas() {
+        // v0.0.38 (22.05): plain numbers; v0.0.40+ (23.11+): `{set, infinite, number}` and a
+        // state list. A pending job charges nothing; a job without a user is reported.
+        let doc = br#"{"meta":{"plugin":{"type":"openapi/dbv0.0.38"}},"jobs":[
+          {"job_id":1,"user":"alice","account":"physics","state":{"current":"COMPLETED"},
+           "time":{"elapsed":100,"end":1700000100,"start":1700000000},
+           "tres":{"allocated":[{"type":"cpu","name":null,"count":2},{"type":"mem","name":null,"count":4096},
+             {"type":"billing","name":null,"count":4}]}},
+          {"job_id":2,"user":"bob","account":"chem","state":{"current":["PENDING"]},
+           "time":{"elapsed":0,"end":{"set":false,"infinite":false,"number":0}}},
+          {"job_id":{"set":true,"infinite":false,"number":3},"user":"bob","account":"chem",
+           "state":{"current":["CANCELLED"]},"time":{"elapsed":{"set":true,"infinite":false,"number":50},
+           "end":{"set":true,"infinite":false,"number":1700000200}},
+           "tres":{"allocated":[{"type":"cpu","count":3}]}},
+          {"job_id":4,"state":{"current":"FAILED"},"time":{"elapsed":5,"end":1700000300}}]}"#;
+        let mut jobs = Vec::new();
+        let mut bad = Vec::new();
+        let s = read_sacct(
+            &mut &doc[..],
+            Path::new("sacct.json"),
+            &BillingWeights::default(),
+            &mut |j| {
+                jobs.push(j);
+                Ok(())
+            },
+            &mut bad,
+        )
+        .unwrap();
+        assert_eq!(s.jobs, 2);
+        assert_eq!((jobs[0].id.as_str(), jobs[0].charge), ("1", 400.0));
+        assert_eq!(jobs[0].account.as_deref(), Some("physics"));
+        assert_eq!(
+            (jobs[1].id.as_str(), jobs[1].charge, jobs[1].end),
+            ("3", 150.0, 1700000200)
+        );
+        assert_eq!(bad.len(), 1);
+        assert!(
+            bad[0].message.contains("job 4") && bad[0].message.contains("user"),
+            "{}",
+            bad[0].message
+        );
+        // TRESBillingWeights over the allocated TRES: 2 CPUs + 4 GB × 0.25.
+        let w: BillingWeights = "CPU=1.0,Mem=0.25G".parse().unwrap();
+        jobs.clear();
+        read_sacct(
+            &mut &doc[..],
+            Path::new("sacct.json"),
+            &w,
+            &mut |j| {
+                jobs.push(j);
+                Ok(())
+            },
+            &mut bad,
+        )
+        .unwrap();
+        assert_relative_eq!(jobs[0].charge, 3.0 * 100.0, epsilon = 1e-9);
+    }
+
+    #[test]
+    fn reads_jobs_skips_steps_and_running_reports_bad_rows() {
+        let mut jobs = Vec::new();
+        let mut bad = Vec::new();
+        let s = read_sacct(
+            &mut SACCT.as_bytes(),
+            Path::new("s.txt"),
+            &BillingWeights::default(),
+            &mut |j| {
+                jobs.push(j);
+                Ok(())
+            },
+            &mut bad,
+        )
+        .unwrap();
+        assert_eq!(jobs.len(), 2);
+        assert_eq!(jobs[0].charge, 4.0 * 3600.0);
+        assert_eq!(jobs[0].account.as_deref(), Some("physics"));
+        assert_eq!(jobs[1].charge, 2.0 * 86_400.0);
+        assert_eq!(bad.len(), 1);
+        assert_eq!(bad[0].line, 6);
+        assert_eq!(s.jobs, 2);
+        let w: BillingWeights = "CPU=1.0,Mem=0.25G".parse().unwrap();
+        jobs.clear();
+        read_sacct(
+            &mut SACCT.as_bytes(),
+            Path::new("s.txt"),
+            &w,
+            &mut |j| {
+                jobs.push(j);
+                Ok(())
+            },
+            &mut bad,
+        )
+        .unwrap();
+        assert_relative_eq!(jobs[0].charge, 6.0 * 3600.0, epsilon = 1e-9);
+    }
+
+    #[test]
+    fn header_without_needed_columns_is_an_error() {
+        let mut bad = Vec::new();
+        let e = read_sacct(
+            &mut "JobID|Account\n1|a\n".as_bytes(),
+            Path::new("s"),
+            &BillingWeights::default(),
+            &mut |_| Ok(()),
+            &mut bad,
+        );
+        assert!(e.unwrap_err().to_string().contains("no user column"));
+    }
+
+    #[test]
+    fn weights_are_finite_and_not_negative() {
+        assert!("CPU=1.0,Mem=0.25G".parse::<BillingWeights>().is_ok());
+        for bad in ["CPU=-1", "CPU=1e999", "Mem=-2G"] {
+            let e = bad.parse::<BillingWeights>().unwrap_err();
+            assert!(e.contains("a finite number >= 0"), "{bad}: {e}");
+        }
+        assert!("CPU=inf".parse::<BillingWeights>().is_err());
+        assert!("CPU=NaN".parse::<BillingWeights>().is_err());
+    }
+}
