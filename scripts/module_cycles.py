@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""File-level import cycles inside the library (src/, without the CLI).
+"""File-level import cycles inside the library (src/ without the CLI) and inside the binary
+(src/main.rs and src/cli/).
 
 Run from the repository root: `python3 scripts/module_cycles.py [-v]`.
 
@@ -34,6 +35,15 @@ def modpath(f):
 
 def in_library(f):
     return not f.startswith(ROOT + "/cli/") and f != ROOT + "/main.rs"
+
+
+def in_binary(f):
+    return not in_library(f)
+
+
+def bin_modpath(f):
+    """`src/main.rs` -> (); `src/cli/a.rs` -> ('cli', 'a')."""
+    return () if f == ROOT + "/main.rs" else modpath(f)
 
 
 def blank(text, a, b):
@@ -181,10 +191,20 @@ def paths_of(text):
 
 def main():
     verbose = "-v" in sys.argv[1:]
-    files = sorted(
+    every = sorted(
         os.path.join(d, x) for d, _, fs in os.walk(ROOT) for x in fs if x.endswith(".rs")
     )
-    files = [f for f in files if in_library(f)]
+    total = 0
+    for label, keep in (("library", in_library), ("binary", in_binary)):
+        found = cycles([f for f in every if keep(f)], verbose)
+        print(f"{label}: {found} cycles")
+        total += found
+    return 1 if total else 0
+
+
+def cycles(files, verbose):
+    """Prints the cycles among `files` (one crate) and returns how many there are."""
+    modpath = bin_modpath if files and in_binary(files[0]) else globals()["modpath"]
     known = {modpath(f): f for f in files}
     texts, test_only = {}, set()
     for f in files:
@@ -264,8 +284,7 @@ def main():
                 for b, (f, line, path) in sorted(edges[a].items()):
                     if b in comp:
                         print(f"    {name(a)} -> {name(b)}: {f}:{line}: {path}")
-    print(len(sccs), "cycles")
-    return 1 if sccs else 0
+    return len(sccs)
 
 
 if __name__ == "__main__":

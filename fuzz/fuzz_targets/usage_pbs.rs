@@ -27,7 +27,7 @@ fuzz_target!(|data: &[u8]| {
     );
     if let Ok(mut spec) = parse_resource_group("grp 10 root 5\nalice 11 grp 1\nbob 12 root 3\n", 0)
     {
-        if fairsort::usage::apply_usage(&mut spec, fairsort::usage::pbs_records(&usage)).is_ok() {
+        if fairsort::usage::apply_usage(&mut spec, fairsort::pbs::pbs_records(&usage)).is_ok() {
             fairsort_fuzz::check_tree(spec);
         }
     }

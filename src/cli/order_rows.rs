@@ -8,10 +8,9 @@
 use super::chunks::write_ordered;
 use super::table::{text_width, StreamTable};
 use fairsort::jobs::{Job, JobSet, JobState};
+use fairsort::mem::{prefetch, prefetch_all};
 use fairsort::order::explain::{fmt_bytes, fmt_into, fmt_width, fmt_width_bound, FMT_BYTES};
-use fairsort::order::report::{
-    prefetch, prefetch_all, push_status, status as status_for, Rows, Status,
-};
+use fairsort::order::report::{push_status, status as status_for, Rows, Status};
 use fairsort::order::Ranked;
 use fairsort::parallel::{join, PARALLEL_MIN_JOBS};
 use std::io::{self, Write};

@@ -2,10 +2,10 @@
 //! `round((nnodes·node_weight + ncores·core_weight + ngpus·gpu_weight)·(t_inactive − t_run), 5)`,
 //! with the weights of the database's `config_table` and node/core/gpu counts from its R.
 
-use crate::pbs::accounting::log::ReadStats;
 use crate::usage::decay::flux::job_usage;
 use crate::usage::error::{Malformed, UsageError};
 use crate::usage::job::{FinishedJob, Source};
+use crate::usage::tally::ReadStats;
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 use std::collections::HashMap;
 use std::path::Path;

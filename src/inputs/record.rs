@@ -5,13 +5,13 @@ use crate::fairshare::TreeSpec;
 use crate::flux::jobs_table::read_jobs_table;
 use crate::pbs::accounting::log::{expand_inputs, ReadStats};
 use crate::pbs::accounting::record::{fully_charged, read_pbs, Files, PbsSink};
-use crate::pbs::accounting::span::PbsJob;
 use crate::pbs::defs::FairshareEntity;
 use crate::slurm::sacct::{read_sacct, BillingWeights};
 use crate::usage::apply::{associations, pbs_groups, UnmatchedTally, UnmatchedUsage};
 use crate::usage::charge::Charge;
 use crate::usage::error::{Malformed, UsageError};
 use crate::usage::job::FinishedJob;
+use crate::usage::job::PreparedCharge;
 use crate::usage::ledger::Ledger;
 use crate::usage::store::{PbsCharging, Usage};
 use serde::Serialize;
@@ -241,7 +241,7 @@ impl Charger<'_, '_> {
 }
 
 impl PbsSink for Charger<'_, '_> {
-    fn charge(&mut self, job: PbsJob<'_>) -> Result<(), String> {
+    fn charge(&mut self, job: PreparedCharge<'_>) -> Result<(), String> {
         let pbs = self.pbs.get_or_insert_with(|| PbsCharging::new(self.usage));
         if pbs.charge(self.ledger, &job)? {
             self.charged += 1;

@@ -286,7 +286,7 @@ fn step_ahead<T>(items: &[T], order: &[u32], start: usize, ahead: &mut usize, op
         Some(next) if next != u32::MAX && next as usize != start => {
             *ahead = next as usize;
             if let Some(item) = items.get(*ahead) {
-                crate::order::report::prefetch_all(Some(item));
+                crate::mem::prefetch_all(Some(item));
             }
         }
         _ => *open = false,

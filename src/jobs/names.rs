@@ -218,7 +218,7 @@ impl Index {
     #[inline]
     fn prefetch(&self, hash: u64) {
         if !self.slots.is_empty() {
-            crate::order::report::prefetch(self.slots.get(self.home(hash)));
+            crate::mem::prefetch(self.slots.get(self.home(hash)));
         }
     }
 }

@@ -9,10 +9,10 @@
 use crate::jobs::error::BindError;
 use crate::jobs::job::ResourceValue;
 use crate::jobs::job_set::JobSet;
+use crate::mem::{prefetch, prefetch_all};
 use crate::order::bind::{Binder, Source};
 use crate::order::compat;
 use crate::order::formula_api::SortFormula;
-use crate::order::report::{prefetch, prefetch_all};
 use crate::order::sort::{descending_key, pack, value_of_key, Key};
 use crate::parallel::{join, PARALLEL_MIN_JOBS};
 use std::collections::HashMap;

@@ -6,6 +6,7 @@ pub mod defs;
 pub mod qstat;
 pub mod resource_group;
 mod spec_names;
+pub mod usage_apply;
 pub mod usage_file;
 pub use qstat::{
     read_qstat_json, read_qstat_json_fast, read_qstat_json_slice, read_qstat_json_slice_serde,
@@ -13,6 +14,7 @@ pub use qstat::{
 pub use resource_group::{
     parse_resource_group, parse_resource_group_indexed, write_resource_group, SpecNames,
 };
+pub use usage_apply::{apply_pbs_usage, pbs_records};
 pub use usage_file::{
     read_usage, read_usage_binary, read_usage_text, usage_from_tree, write_usage_binary, PbsUsage,
 };

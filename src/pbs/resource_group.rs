@@ -10,14 +10,11 @@ use crate::parallel::stages;
 
 use crate::pbs::spec_names;
 
+pub use crate::pbs::defs::tree::{ROOT_NAME, UNKNOWN_GROUP};
 pub use crate::pbs::spec_names::SpecNames;
 
 /// Label used in messages when no path is known.
 pub const FILE: &str = "resource_group";
-/// PBS's root node name.
-pub const ROOT_NAME: &str = "TREEROOT";
-/// PBS's pre-created group for entities not in the file.
-pub const UNKNOWN_GROUP: &str = "unknown";
 /// PBS reads the file with `fgets(buf, 256)`: at most 255 characters per line.
 pub const MAX_LINE: usize = 255;
 

@@ -6,10 +6,10 @@ use std::collections::{HashMap, HashSet};
 use crate::fairshare::spec::TreeSpec;
 use crate::files::text;
 use crate::files::FormatError;
-use crate::pbs::resource_group::{ROOT_NAME, UNKNOWN_GROUP};
+use crate::pbs::defs::tree::{ROOT_NAME, UNKNOWN_GROUP};
 
 /// Label used in messages when no path is known.
-pub const FILE: &str = "usage";
+pub const FILE: &str = crate::pbs::defs::tree::USAGE_FILE;
 /// The v2 header tag (`char tag[9]`, NUL-terminated).
 pub const MAGIC: &[u8; 9] = b"PBS_MAG!\0";
 /// Size of the v2 header struct `{char tag[9]; double version;}` on x86_64.

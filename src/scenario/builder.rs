@@ -20,10 +20,11 @@ use crate::inputs::TreeFormat;
 use crate::inputs::{read_jobs_bytes, JobsFormat};
 use crate::jobs::{JobSet, ResourceValue};
 use crate::order::Setup;
+use crate::pbs::apply_pbs_usage;
 use crate::pbs::defs::{FairshareEntity, ResourceType};
 use crate::scenario::example;
 use crate::scenario::{Scenario, ScenarioError};
-use crate::usage::{apply_pbs_usage, UnmatchedUsage};
+use crate::usage::UnmatchedUsage;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 

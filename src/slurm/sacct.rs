@@ -4,10 +4,10 @@
 //! (slurm.md §5): with `TRESBillingWeights` B = Σ wᵢ·tresᵢ, else the row's `billing=` TRES, else
 //! AllocCPUS.
 
-use crate::pbs::accounting::log::ReadStats;
 use crate::usage::decay::calendar::parse_iso;
 use crate::usage::error::{Malformed, UsageError};
 use crate::usage::job::{FinishedJob, Source};
+use crate::usage::tally::ReadStats;
 use crate::usage::units::slurm_duration;
 use std::io::BufRead;
 use std::path::Path;

@@ -67,6 +67,20 @@ impl FinishedJob {
     }
 }
 
+/// A job whose charge was checked and whose ledger line was formatted on a parsing thread, as
+/// charging sees it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PreparedCharge<'a> {
+    /// [`fingerprint`] of (pbs, id, end).
+    pub fp: u128,
+    /// The charge (checked: finite, >= 0).
+    pub charge: f64,
+    /// Its ledger line, with the `\n`.
+    pub line: &'a str,
+    /// The entity (checked: a valid name).
+    pub entity: &'a str,
+}
+
 /// A 128-bit FNV-1a fingerprint of (source, id, end): the ledger's in-memory key.
 pub(crate) fn fingerprint(source: Source, id: &str, end: i64) -> u128 {
     const OFFSET: u128 = 0x6c62272e07bb014262b821756295c58d;

@@ -12,14 +12,13 @@ pub mod marks;
 pub mod settings;
 pub mod store;
 mod store_render;
-mod tally;
+pub mod tally;
 pub mod units;
-pub use apply::{
-    apply_pbs_usage, apply_usage, pbs_groups, pbs_records, UnmatchedUsage, UsageRecord,
-};
+pub use apply::{apply_usage, pbs_groups, UnmatchedUsage, UsageRecord};
 pub use charge::{usage_res_charge, Charge, ResourceCharge};
 pub use error::{Malformed, UsageError};
 pub use job::{FinishedJob, Source};
 pub use ledger::Ledger;
 pub use settings::{ModelOverrides, UsageSettings};
 pub use store::{DecayReport, Entry, Usage, UsageStore};
+pub use tally::ReadStats;

@@ -554,7 +554,7 @@ impl PbsCharging {
     pub(crate) fn charge(
         &mut self,
         ledger: &mut Ledger,
-        job: &crate::pbs::accounting::span::PbsJob<'_>,
+        job: &crate::usage::job::PreparedCharge<'_>,
     ) -> Result<bool, String> {
         let h = Self::hash(job.entity);
         let found = self

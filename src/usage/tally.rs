@@ -1,7 +1,6 @@
 //! The step every record reader (PBS log, `sacct -P`, flux-accounting `jobs`) takes with one
 //! record: count it in the `ReadStats`, and pass its job on or keep its complaint.
 
-use crate::pbs::accounting::log::ReadStats;
 use crate::usage::error::Malformed;
 use crate::usage::job::FinishedJob;
 use crate::usage::settings::check_time;
@@ -17,6 +16,31 @@ fn check_job(job: &FinishedJob) -> Result<(), String> {
     }
     check_usage(job.charge).map_err(|m| format!("charge: {m}"))?;
     check_time("end time", job.end).map_err(|e| e.to_string())
+}
+
+/// Counts of one read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ReadStats {
+    /// Bytes read.
+    pub bytes: u64,
+    /// Lines read.
+    pub lines: u64,
+    /// Finished-job records passed on.
+    pub jobs: u64,
+    /// Malformed records skipped.
+    pub malformed: u64,
+    /// Jobs whose charge failed to evaluate (charged 0, as PBS does).
+    pub eval_errors: u64,
+}
+
+impl std::ops::AddAssign for ReadStats {
+    fn add_assign(&mut self, o: Self) {
+        self.bytes += o.bytes;
+        self.lines += o.lines;
+        self.jobs += o.jobs;
+        self.malformed += o.malformed;
+        self.eval_errors += o.eval_errors;
+    }
 }
 
 impl ReadStats {

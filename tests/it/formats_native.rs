@@ -50,7 +50,7 @@ fn pbs_tree_with_ids_usage_and_unknown_round_trips() {
         last_decay: None,
         entries: vec![("pbsuser".into(), 100.0), ("stranger".into(), 3.5)],
     };
-    fairsort::usage::apply_usage(&mut t, fairsort::usage::pbs_records(&u)).unwrap();
+    fairsort::usage::apply_usage(&mut t, fairsort::pbs::pbs_records(&u)).unwrap();
     round_trips(&t);
     let text = write_toml(&t).unwrap();
     assert!(text.contains("unknown_shares = 5"), "{text}");

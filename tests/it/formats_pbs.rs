@@ -55,7 +55,7 @@ fn section_4_1_text_usage_gives_pbsfs_usages() {
     let text = std::fs::read_to_string(data("formats/usage.txt")).unwrap();
     let u = pbs::read_usage_text(&text).unwrap();
     assert_eq!(u.entries.len(), 3);
-    fairsort::usage::apply_usage(&mut t, fairsort::usage::pbs_records(&u)).unwrap();
+    fairsort::usage::apply_usage(&mut t, fairsort::pbs::pbs_records(&u)).unwrap();
     assert_eq!(node(&t, "pbsuser").usage, Some(100.0));
     assert_eq!(
         node(&t, "pbsuser2").usage,
@@ -80,7 +80,7 @@ fn binary_usage_round_trip_in_pbs_write_order() {
     let text = std::fs::read_to_string(data("formats/usage.txt")).unwrap();
     fairsort::usage::apply_usage(
         &mut t,
-        fairsort::usage::pbs_records(&pbs::read_usage_text(&text).unwrap()),
+        fairsort::pbs::pbs_records(&pbs::read_usage_text(&text).unwrap()),
     )
     .unwrap();
     let u = pbs::usage_from_tree(&t, Some(1_700_000_000));
@@ -200,7 +200,7 @@ fn names_not_in_the_tree_go_under_unknown() {
         last_decay: None,
         entries: vec![("stranger".into(), 42.0)],
     };
-    fairsort::usage::apply_usage(&mut t, fairsort::usage::pbs_records(&u)).unwrap();
+    fairsort::usage::apply_usage(&mut t, fairsort::pbs::pbs_records(&u)).unwrap();
     let s = node(&t, "stranger");
     assert_eq!(
         (s.parent.as_deref(), s.shares, s.usage, s.kind),
@@ -217,7 +217,7 @@ fn names_not_in_the_tree_go_under_unknown() {
         entries: vec![("group1".into(), 3.0)],
     };
     assert!(
-        fairsort::usage::apply_usage(&mut t, fairsort::usage::pbs_records(&g))
+        fairsort::usage::apply_usage(&mut t, fairsort::pbs::pbs_records(&g))
             .unwrap_err()
             .to_string()
             .contains("`group1` is a group")

@@ -8,34 +8,10 @@ use crate::pbs::defs::FairshareEntity;
 use crate::usage::charge::{clamp_charge, Charge};
 use crate::usage::error::{Malformed, UsageError};
 use crate::usage::job::FinishedJob;
+pub use crate::usage::tally::ReadStats;
 use crate::usage::units::{parse_f64, pbs_log_date};
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
-
-/// Counts of one read.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
-pub struct ReadStats {
-    /// Bytes read.
-    pub bytes: u64,
-    /// Lines read.
-    pub lines: u64,
-    /// Finished-job records passed on.
-    pub jobs: u64,
-    /// Malformed records skipped.
-    pub malformed: u64,
-    /// Jobs whose charge failed to evaluate (charged 0, as PBS does).
-    pub eval_errors: u64,
-}
-
-impl std::ops::AddAssign for ReadStats {
-    fn add_assign(&mut self, o: Self) {
-        self.bytes += o.bytes;
-        self.lines += o.lines;
-        self.jobs += o.jobs;
-        self.malformed += o.malformed;
-        self.eval_errors += o.eval_errors;
-    }
-}
 
 /// Reads `E` records and charges them with a `Charge`.
 pub struct PbsLogReader<'c> {

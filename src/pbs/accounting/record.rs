@@ -9,10 +9,11 @@ use crate::files::text::FileText;
 use crate::parallel::{join, PARALLEL_MIN_BYTES};
 use crate::pbs::accounting::chunks::{Chunks, Next, Queue};
 use crate::pbs::accounting::log::{expand_inputs, PbsLogReader, ReadStats};
-use crate::pbs::accounting::span::{JobAt, PbsJob, PbsSpan};
+use crate::pbs::accounting::span::{JobAt, PbsSpan};
 use crate::pbs::defs::FairshareEntity;
 use crate::usage::charge::Charge;
 use crate::usage::error::{Malformed, UsageError};
+use crate::usage::job::PreparedCharge;
 use crate::usage::marks::{check_text, prefix_check, set_mark, Mark};
 use std::fs::File;
 use std::io::Read;
@@ -139,8 +140,8 @@ impl FileRun<'_> {
 }
 
 /// The job `j` of a span whose buffer is `buf`.
-fn job_of<'a>(buf: &'a str, j: &JobAt) -> PbsJob<'a> {
-    PbsJob {
+fn job_of<'a>(buf: &'a str, j: &JobAt) -> PreparedCharge<'a> {
+    PreparedCharge {
         fp: j.fp,
         charge: j.charge,
         line: buf.get(j.line.0..j.line.1).unwrap_or_default(),
@@ -153,7 +154,7 @@ fn job_of<'a>(buf: &'a str, j: &JobAt) -> PbsJob<'a> {
 pub(crate) trait PbsSink {
     /// Charges one job; `Err` is a complaint that makes its record malformed (e.g. a charge
     /// that would overflow the usage).
-    fn charge(&mut self, job: PbsJob<'_>) -> Result<(), String>;
+    fn charge(&mut self, job: PreparedCharge<'_>) -> Result<(), String>;
     /// About `jobs` more jobs with `bytes` of ledger lines are coming (a hint to presize).
     fn reserve(&mut self, jobs: usize, bytes: usize) {
         let _ = (jobs, bytes);
@@ -429,7 +430,7 @@ mod tests {
     }
 
     impl PbsSink for Fast<'_> {
-        fn charge(&mut self, job: PbsJob<'_>) -> Result<(), String> {
+        fn charge(&mut self, job: PreparedCharge<'_>) -> Result<(), String> {
             if self.usage.charge(self.ledger, &job)? {
                 *self.charged += 1;
             } else {

@@ -49,19 +49,6 @@ pub(crate) struct PbsSpan {
     pub bytes: u64,
 }
 
-/// A job of a span as charging sees it.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct PbsJob<'a> {
-    /// [`fingerprint`] of (pbs, id, end).
-    pub fp: u128,
-    /// The charge (checked: finite, >= 0).
-    pub charge: f64,
-    /// Its ledger line, with the `\n`.
-    pub line: &'a str,
-    /// The entity (checked: a valid name).
-    pub entity: &'a str,
-}
-
 impl PbsSpan {
     /// Empties the span, keeping its buffers.
     pub fn clear(&mut self) {

@@ -10,6 +10,7 @@ pub mod entity;
 pub mod keywords;
 pub mod resources;
 pub mod threshold;
+pub mod tree;
 pub mod units;
 pub use codes::Code;
 pub use entity::FairshareEntity;

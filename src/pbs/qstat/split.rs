@@ -402,7 +402,7 @@ impl ReadAhead {
         let to = (pos + READ_AHEAD).min(bytes.len());
         self.next = self.next.max(pos);
         while self.next < to {
-            crate::order::report::prefetch(bytes.get(self.next));
+            crate::mem::prefetch(bytes.get(self.next));
             self.next += 64;
         }
     }
