@@ -3,7 +3,7 @@
 #
 # Runs a fairsort binary over every subcommand and many inputs (examples/, tests/data/,
 # tests/bad_inputs/ and inputs this script writes itself) and records, per invocation, the
-# command line, the exit status, stdout, stderr and which files the server home holds
+# command line, the exit status, stdout, stderr and which files the home holds
 # afterwards, in OUTDIR/cases/NNNN-NAME.txt (numbered in a fixed order). Run-dependent text
 # (OUTDIR and repository paths, user and host names, the current time, pids) is normalised,
 # so two runs of the same binary give byte-identical OUTDIR/cases. Used by
@@ -12,7 +12,7 @@
 # It only uses the binary's command line, never the library or its module paths. The inputs
 # are this checkout's files, so two binaries compared with it see the same inputs.
 #
-# OUTDIR is emptied first. Besides cases/ it holds homes/ (a fresh server home per case, or one
+# OUTDIR is emptied first. Besides cases/ it holds homes/ (a fresh home per case, or one
 # per session of cases), inputs/ (generated inputs), scratch/ (files the binary writes) and
 # tmp/; only cases/ is meant to be compared.
 

@@ -1,4 +1,4 @@
-//! The qmgr command language: every line is parsed and run against a real server home (in
+//! The qmgr command language: every line is parsed and run against a real home (in
 //! /dev/shm when available) as its manager; the state must always reload. One home per
 //! process, reset every 200 inputs so it stays small.
 #![no_main]

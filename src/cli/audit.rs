@@ -1,4 +1,4 @@
-//! `fairsort audit`: who changed the server home, when, and with which command — the home's
+//! `fairsort audit`: who changed the home, when, and with which command — the home's
 //! `audit.log` (one record per committed change, stored in UTC) listed with dates in local time
 //! (`--utc`, `--epoch` for scripts; `--json` has epoch seconds).
 

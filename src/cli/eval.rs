@@ -196,7 +196,7 @@ fn check_known(name: &str, resources: &ResourceTable) -> CliResult {
     }
 }
 
-/// The resources a formula may use: PBS's built-ins, the server home's custom resources when
+/// The resources a formula may use: PBS's built-ins, the home's custom resources when
 /// a home exists (`--home`, `FAIRSORT_HOME`, or the default place), then `-R NAME=TYPE`
 /// declarations, which override a home definition of the same name.
 pub(crate) fn resource_table(decls: &[String], global: &Global) -> Result<ResourceTable, Failure> {
@@ -216,7 +216,7 @@ pub(crate) fn resource_table(decls: &[String], global: &Global) -> Result<Resour
     Ok(table)
 }
 
-/// The built-in resources plus the custom ones of the server home, if there is one (the
+/// The built-in resources plus the custom ones of the home, if there is one (the
 /// Scenario of the home; never creates one, and an explicit `--home` that is no home is an
 /// error, as a typo there would silently drop the custom resources).
 fn home_resources(global: &Global) -> Result<ResourceTable, Failure> {

@@ -51,7 +51,7 @@ pub fn run(args: Args, global: &Global) -> CliResult {
     }
 }
 
-/// The current formula and resources: `--formula`, else the server home's `job_sort_formula`;
+/// The current formula and resources: `--formula`, else the home's `job_sort_formula`;
 /// built-in resources plus the home's custom ones. A home is only read if its directory
 /// exists (`fairsort test` never creates one); a home that cannot be read only fails the cases
 /// that need `@current`.
@@ -61,7 +61,7 @@ fn context(formula: Option<String>, global: &Global) -> Context {
     let home = match Home::find(global.home.as_deref()) {
         Ok(Some(home)) => Some(
             Scenario::settings_from_home(&home)
-                .map_err(|e| format!("cannot read the server home {}: {e}", home.path().display())),
+                .map_err(|e| format!("cannot read the home {}: {e}", home.path().display())),
         ),
         Ok(None) => None,
         Err(e) => Some(Err(e.to_string())),
@@ -77,9 +77,9 @@ fn context(formula: Option<String>, global: &Global) -> Context {
                 .to_string()
         }),
         (None, Some(Err(e))) => Err(format!("no current formula for `@current`: {e}")),
-        (None, None) => Err(
-            "no current formula for `@current`: pass --formula (no server home found)".to_string(),
-        ),
+        (None, None) => {
+            Err("no current formula for `@current`: pass --formula (no home found)".to_string())
+        }
     };
     Context { current, resources }
 }

@@ -1,4 +1,4 @@
-//! `fairsort init`: creates the server home with its documented defaults (docs/server.md).
+//! `fairsort init`: creates the home with its documented defaults (docs/home.md).
 //! No other command creates a home.
 
 use super::{CliResult, Failure, Global};

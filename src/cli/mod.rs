@@ -48,7 +48,7 @@ pub struct Cli {
 /// Options every subcommand accepts, before or after the subcommand name.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct Global {
-    /// Server home directory (attributes, resources, queues, share tree, usage).
+    /// home directory (attributes, resources, queues, share tree, usage).
     #[arg(long, global = true, env = "FAIRSORT_HOME", value_name = "DIR")]
     pub home: Option<PathBuf>,
 }
@@ -56,7 +56,7 @@ pub struct Global {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Create the server home (default attributes; you and root as managers).
+    /// Create the home (default attributes; you and root as managers).
     Init(init::Args),
     /// Evaluate a job_sort_formula once with given keyword values.
     Eval(eval::Args),
@@ -64,7 +64,7 @@ pub enum Command {
     Check(check::Args),
     /// Compute fair-share values over a share tree with one of six algorithms.
     Share(share::Args),
-    /// Manage the server home's share tree (import).
+    /// Manage the home's share tree (import).
     Tree(tree::Args),
     /// Store a Slurm site's configuration (slurm.conf, QOS, associations) in the home.
     Slurm(slurm::Args),
@@ -82,7 +82,7 @@ pub enum Command {
     Plot(Box<plot::Args>),
     /// Replay a workload trace under a formula: waits and shares over time (docs/replay.md).
     Replay(Box<replay::Args>),
-    /// List the server home's audit log: who changed what, when (local time; --utc, --epoch).
+    /// List the home's audit log: who changed what, when (local time; --utc, --epoch).
     Audit(audit::Args),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions(shell::CompletionsArgs),

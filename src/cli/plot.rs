@@ -207,7 +207,7 @@ pub(super) fn write(path: &std::path::Path, svg: &str) -> CliResult {
 fn tree_of(sc: &Scenario) -> Result<&Tree, Failure> {
     sc.setup.tree.as_ref().ok_or_else(|| {
         Failure::usage(
-            "no share tree: give --tree FILE or --example, or store one in the server home with `fairsort tree import FILE`",
+            "no share tree: give --tree FILE or --example, or store one in the home with `fairsort tree import FILE`",
         )
     })
 }

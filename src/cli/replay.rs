@@ -14,7 +14,7 @@ use fairsort::flux::site::read_site;
 use fairsort::formula;
 use fairsort::formula::{Program, ResourceTable};
 use fairsort::home::dir::Home;
-use fairsort::home::state::{replay_mem_kb, ServerState};
+use fairsort::home::state::{replay_mem_kb, HomeState};
 use fairsort::inputs::{read_tree, TreeFormat};
 use fairsort::replay::Decay;
 use fairsort::replay::{
@@ -142,7 +142,7 @@ fn compile(src: &str, json: bool) -> Result<Program, Failure> {
 
 /// The cluster model: each size from the flags, else the home's `replay_*` settings, else the
 /// trace's own statement (SWF headers); a usage error names what is missing.
-fn cluster(args: &Args, trace: &Trace, state: Option<&ServerState>) -> Result<Cluster, Failure> {
+fn cluster(args: &Args, trace: &Trace, state: Option<&HomeState>) -> Result<Cluster, Failure> {
     let home = state.map(|s| &s.server);
     let flag_nodes = args.model.nodes.or(home.and_then(|h| h.replay_nodes));
     let flag_cpn = args
@@ -195,14 +195,14 @@ fn cluster(args: &Args, trace: &Trace, state: Option<&ServerState>) -> Result<Cl
     })
 }
 
-/// What the server home gives a replay (when one exists): its state and its share tree.
+/// What the home gives a replay (when one exists): its state and its share tree.
 #[derive(Default)]
 struct HomeInputs {
-    state: Option<ServerState>,
+    state: Option<HomeState>,
     tree: Option<TreeSpec>,
 }
 
-/// Reads the server home, if one exists: its state, and its share tree unless `--tree` is
+/// Reads the home, if one exists: its state, and its share tree unless `--tree` is
 /// given (PBS trees get the home's `unknown_shares`).
 fn home_inputs(args: &Args, global: &Global) -> Result<HomeInputs, Failure> {
     let Some(home) =
@@ -242,7 +242,7 @@ fn site_tree(args: &Args, home: &HomeInputs) -> Result<Option<TreeSpec>, Failure
 
 /// The formula and half-life: the flags, else the home's (if one exists), else an error for
 /// the formula and 7 days for the half-life.
-fn defaults(args: &Args, state: Option<&ServerState>) -> Result<(String, f64), Failure> {
+fn defaults(args: &Args, state: Option<&HomeState>) -> Result<(String, f64), Failure> {
     let formula = match (&args.formula, state) {
         (Some(f), _) => f.clone(),
         (None, Some(s)) => s.server.job_sort_formula.clone().ok_or_else(|| {
@@ -250,7 +250,7 @@ fn defaults(args: &Args, state: Option<&ServerState>) -> Result<(String, f64), F
         })?,
         (None, None) => {
             return Err(Failure::usage(
-                "give --formula (no server home found to take job_sort_formula from)",
+                "give --formula (no home found to take job_sort_formula from)",
             ))
         }
     };
@@ -408,7 +408,7 @@ fn replays(args: &Args, global: &Global) -> Result<Replays, Failure> {
 /// slurm.conf (Slurm), else the scheduler's defaults.
 fn decay_model(
     args: &Args,
-    state: Option<&ServerState>,
+    state: Option<&HomeState>,
     conf: Option<&fslurm::SlurmConf>,
     half_life: f64,
 ) -> Result<Decay, Failure> {

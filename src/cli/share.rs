@@ -33,7 +33,7 @@ pub struct Args {
     /// PBS usage: the scheduler's binary `usage` file or `name usage` text lines.
     #[arg(long, value_name = "FILE")]
     pub usage: Option<PathBuf>,
-    /// The algorithm. Default: the server home's sched `fairshare_algorithm` when the tree is
+    /// The algorithm. Default: the home's sched `fairshare_algorithm` when the tree is
     /// the home's; required with --tree (unless --compare).
     #[arg(long, short, value_name = "A", value_parser = super::choices::parser::<Algorithm>())]
     pub algorithm: Option<Algorithm>,
@@ -141,7 +141,7 @@ pub fn run(args: Args, global: &Global) -> CliResult {
     Ok(())
 }
 
-/// The share tree of the Scenario: `--tree` (with `--usage`), else the server home's tree
+/// The share tree of the Scenario: `--tree` (with `--usage`), else the home's tree
 /// (imported with `fairsort tree import`) with the home's usage and `--usage` over it, and then
 /// the home's `fairshare_algorithm`. Usage that met no association is warned about on stderr.
 fn load_tree(args: &Args, global: &Global) -> Result<(Tree, Option<Algorithm>), Failure> {
@@ -176,7 +176,7 @@ fn load_tree(args: &Args, global: &Global) -> Result<(Tree, Option<Algorithm>), 
 
 fn no_tree(home: Option<&str>) -> String {
     format!(
-        "no share tree: pass --tree FILE, or store one in the server home ({}) with `fairsort tree import FILE`",
+        "no share tree: pass --tree FILE, or store one in the home ({}) with `fairsort tree import FILE`",
         home.unwrap_or_default()
     )
 }

@@ -3,7 +3,7 @@
 //! order --jobs squeue.json` there needs no flags; `show` prints what is stored.
 
 use super::{CliResult, Failure, Global};
-use fairsort::home::{current_user, Home, ServerError, SlurmSite};
+use fairsort::home::{current_user, Home, HomeError, SlurmSite};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `fairsort slurm`.
@@ -34,9 +34,9 @@ pub enum Action {
     Show,
 }
 
-fn user_error(e: ServerError) -> Failure {
+fn user_error(e: HomeError) -> Failure {
     match e {
-        ServerError::Rejected(r) => {
+        HomeError::Rejected(r) => {
             eprintln!("{}", r.render("default"));
             Failure::silent(1)
         }

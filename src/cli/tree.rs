@@ -1,9 +1,9 @@
-//! `fairsort tree`: manage the server home's share tree. `import` validates a tree in any format
+//! `fairsort tree`: manage the home's share tree. `import` validates a tree in any format
 //! the engine reads and stores it in its scheduler's model (a PBS tree in `resource_group`
 //! layout, a Slurm, flux or fairsort tree as fairsort's TOML tree); `show` prints the stored tree.
 
 use super::{CliResult, Failure, Global};
-use fairsort::home::{current_user, Home, ServerError};
+use fairsort::home::{current_user, Home, HomeError};
 use fairsort::inputs::{read_tree, TreeFormat};
 use std::path::PathBuf;
 
@@ -34,9 +34,9 @@ pub enum Action {
     },
 }
 
-fn user_error(e: ServerError) -> Failure {
+fn user_error(e: HomeError) -> Failure {
     match e {
-        ServerError::Rejected(r) => {
+        HomeError::Rejected(r) => {
             eprintln!("{}", r.render("default"));
             Failure::silent(1)
         }

@@ -78,7 +78,7 @@ pub fn load_tree(def: &TreeDef) -> Result<Tree, String> {
 }
 
 /// The Scenario of an `[[order]]` or `[[compare]]` case: its jobs, tree and settings, nothing
-/// from the server home, and `resources` (the context's and the file's) as the whole table.
+/// from the home, and `resources` (the context's and the file's) as the whole table.
 pub(crate) fn queue_scenario(
     q: &QueueSetup,
     resources: &ResourceTable,

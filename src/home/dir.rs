@@ -1,14 +1,14 @@
-//! `Home`: an opened server home directory. Layout (all human-readable, see docs/server.md):
+//! `Home`: an opened home directory. Layout (all human-readable, see docs/home.md):
 //! `server.toml` (attributes, queues, custom resources), `resource_group` (the share tree, PBS
 //! layout), `usage.toml` (fair-share usage, owned by `fairsort usage`), `audit.log`, `lock`.
 //! How the files are opened, locked, written and audited: docs/security.md.
 
 use crate::home::audit;
-use crate::home::error::{Rejection, ServerError};
+use crate::home::error::{HomeError, Rejection};
 use crate::home::fsio::{modes, HomeDir, WriteLock};
 use crate::home::journal;
 use crate::home::permissions::current_host;
-use crate::home::state::ServerState;
+use crate::home::state::HomeState;
 use crate::home::state_file;
 use std::fs::File;
 use std::io::Read;
@@ -56,7 +56,7 @@ pub mod files {
     ];
 }
 
-/// An opened server home (the directory exists, is safe, and holds a state file).
+/// An opened home (the directory exists, is safe, and holds a state file).
 #[derive(Debug, Clone)]
 pub struct Home {
     path: PathBuf,
@@ -87,7 +87,7 @@ impl Change {
 impl Home {
     /// Where the home is: `explicit` (`--home`, or `FAIRSORT_HOME` which the command line folds into it),
     /// else `$XDG_DATA_HOME/fairsort`, else `$HOME/.local/share/fairsort`.
-    pub fn resolve(explicit: Option<&Path>) -> Result<PathBuf, ServerError> {
+    pub fn resolve(explicit: Option<&Path>) -> Result<PathBuf, HomeError> {
         if let Some(p) = explicit {
             return Ok(p.to_path_buf());
         }
@@ -99,14 +99,14 @@ impl Home {
         }
         match std::env::var_os("HOME").filter(|v| !v.is_empty()) {
             Some(h) => Ok(PathBuf::from(h).join(".local/share/fairsort")),
-            None => Err(ServerError::NoDefaultHome),
+            None => Err(HomeError::NoDefaultHome),
         }
     }
 
     /// Opens the home, creating it on first use (directory 0755, `server.toml` 0644) with default
     /// attributes and `managers` set to root and the creating user (the creation is the first
     /// audit record). An unsafe home (see [`HomeDir::check_safe`]) is refused.
-    pub fn open(explicit: Option<&Path>) -> Result<Home, ServerError> {
+    pub fn open(explicit: Option<&Path>) -> Result<Home, HomeError> {
         let path = Self::resolve(explicit)?;
         HomeDir::create(&path)?;
         let home = Self::at(path)?;
@@ -114,7 +114,7 @@ impl Home {
             let _lock = home.lock()?;
             if home.dir.identity(files::STATE)?.is_none() {
                 let user = crate::home::permissions::current_user();
-                let state = ServerState::initial(&user);
+                let state = HomeState::initial(&user);
                 journal::commit(
                     &home.dir,
                     Some((
@@ -131,15 +131,15 @@ impl Home {
 
     /// Opens the home that `explicit` (or the default place) names, which must exist: never
     /// creates one (only `fairsort init`, through [`Home::open`], does). A directory without a
-    /// `server.toml` is [`ServerError::NotAHome`].
-    pub fn existing(explicit: Option<&Path>) -> Result<Home, ServerError> {
+    /// `server.toml` is [`HomeError::NotAHome`].
+    pub fn existing(explicit: Option<&Path>) -> Result<Home, HomeError> {
         let path = Self::resolve(explicit)?;
         if !path.is_dir() {
-            return Err(ServerError::NotAHome(path));
+            return Err(HomeError::NotAHome(path));
         }
         let handle = HomeDir::open(&path)?;
         if handle.identity(files::STATE)?.is_none() {
-            return Err(ServerError::NotAHome(path));
+            return Err(HomeError::NotAHome(path));
         }
         handle.check_safe(&files::ALL)?;
         Ok(Home {
@@ -157,20 +157,20 @@ impl Home {
     /// The home that `explicit` (or the default place) names, if one exists there; never
     /// creates one. An explicit directory that holds no home is an error, as a typo there would
     /// silently drop the home's settings.
-    pub fn find(explicit: Option<&Path>) -> Result<Option<Home>, ServerError> {
+    pub fn find(explicit: Option<&Path>) -> Result<Option<Home>, HomeError> {
         let Ok(dir) = Self::resolve(explicit) else {
             return Ok(None);
         };
         if !dir.is_dir() {
             if explicit.is_some() {
-                return Err(ServerError::NotAHome(dir));
+                return Err(HomeError::NotAHome(dir));
             }
             return Ok(None);
         }
         let handle = HomeDir::open(&dir)?;
         if handle.identity(files::STATE)?.is_none() {
             if explicit.is_some() {
-                return Err(ServerError::NotAHome(dir));
+                return Err(HomeError::NotAHome(dir));
             }
             return Ok(None);
         }
@@ -182,7 +182,7 @@ impl Home {
     }
 
     /// Opens the directory handle and checks the home's safety.
-    fn at(path: PathBuf) -> Result<Home, ServerError> {
+    fn at(path: PathBuf) -> Result<Home, HomeError> {
         let dir = HomeDir::open(&path)?;
         dir.check_safe(&files::ALL)?;
         Ok(Home {
@@ -216,7 +216,7 @@ impl Home {
     }
 
     /// The current state, read without any lock (writers replace the file by atomic rename).
-    pub fn load(&self) -> Result<ServerState, ServerError> {
+    pub fn load(&self) -> Result<HomeState, HomeError> {
         let path = self.file(files::STATE);
         match self.dir.read(files::STATE)? {
             Some((text, _)) => state_file::parse(&text, &path),
@@ -225,7 +225,7 @@ impl Home {
     }
 
     /// The writers' lock, then the completion of a change a killed writer left (see `journal`).
-    fn lock(&self) -> Result<WriteLock, ServerError> {
+    fn lock(&self) -> Result<WriteLock, HomeError> {
         let lock = WriteLock::acquire(&self.dir, files::LOCK)?;
         self.dir.check_safe(&files::ALL)?;
         journal::recover(&self.dir)?;
@@ -234,7 +234,7 @@ impl Home {
 
     /// Takes the writers' lock and finishes a change a killed writer left half done; true if
     /// there was one. (Every change does this first; tests call it to see the settled home.)
-    pub fn recover(&self) -> Result<bool, ServerError> {
+    pub fn recover(&self) -> Result<bool, HomeError> {
         let _lock = WriteLock::acquire(&self.dir, files::LOCK)?;
         journal::recover(&self.dir)
     }
@@ -247,8 +247,8 @@ impl Home {
         &self,
         user: &str,
         command: &str,
-        f: impl FnOnce(&mut ServerState) -> Result<T, ServerError>,
-    ) -> Result<T, ServerError> {
+        f: impl FnOnce(&mut HomeState) -> Result<T, HomeError>,
+    ) -> Result<T, HomeError> {
         let _lock = self.lock()?;
         let before = self.load()?;
         let mut after = before.clone();
@@ -278,8 +278,8 @@ impl Home {
         &self,
         user: &str,
         command: &str,
-        f: impl FnOnce(&ServerState, &mut Change) -> Result<T, ServerError>,
-    ) -> Result<T, ServerError> {
+        f: impl FnOnce(&HomeState, &mut Change) -> Result<T, HomeError>,
+    ) -> Result<T, HomeError> {
         let _lock = self.lock()?;
         let state = self.load()?;
         let mut change = Change::default();
@@ -308,8 +308,8 @@ impl Home {
     /// tuple is the home's generation number.
     pub(crate) fn with_shared<T>(
         &self,
-        f: impl Fn(&ServerState) -> Result<T, ServerError>,
-    ) -> Result<T, ServerError> {
+        f: impl Fn(&HomeState) -> Result<T, HomeError>,
+    ) -> Result<T, HomeError> {
         const NAMES: [&str; 4] = [files::STATE, files::TREE, files::NATIVE_TREE, files::USAGE];
         for attempt in 0..200u64 {
             let pinned: Vec<Option<File>> = NAMES
@@ -324,14 +324,14 @@ impl Home {
                         .transpose()
                 })
                 .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| ServerError::io(&self.path, e.into()))?;
+                .map_err(|e| HomeError::io(&self.path, e.into()))?;
             let path = self.file(files::STATE);
             let mut text = String::new();
             match &pinned[0] {
                 Some(f) => {
                     let mut f: &File = f;
                     f.read_to_string(&mut text)
-                        .map_err(|e| ServerError::io(&path, e))?;
+                        .map_err(|e| HomeError::io(&path, e))?;
                 }
                 None => return Err(missing_state(&path)),
             }
@@ -346,7 +346,7 @@ impl Home {
             }
             std::thread::sleep(std::time::Duration::from_millis(attempt.min(20)));
         }
-        Err(ServerError::io(
+        Err(HomeError::io(
             &self.path,
             std::io::Error::other("the home kept changing while it was read; try again"),
         ))
@@ -354,13 +354,13 @@ impl Home {
 
     /// A file of the home as text, opened through the home's handle without following a link;
     /// `None` if it does not exist.
-    pub fn read_text(&self, name: &str) -> Result<Option<String>, ServerError> {
+    pub fn read_text(&self, name: &str) -> Result<Option<String>, HomeError> {
         Ok(self.dir.read(name)?.map(|(text, _)| text))
     }
 }
 
-fn missing_state(path: &Path) -> ServerError {
-    ServerError::io(
+fn missing_state(path: &Path) -> HomeError {
+    HomeError::io(
         path,
         std::io::Error::new(std::io::ErrorKind::NotFound, "state file missing"),
     )

@@ -2,7 +2,7 @@
 //! the known keywords and the home's resource definitions.
 
 use crate::formula::{compile, ResourceTable};
-use crate::home::state::ServerState;
+use crate::home::state::HomeState;
 use crate::pbs::defs::{codes, ResourceType};
 
 /// Why a formula was refused: PBS's code and message, and fairsort's caret lines.
@@ -17,10 +17,10 @@ pub struct FormulaProblem {
 }
 
 /// The resource table of a home: PBS's built-ins plus its custom definitions.
-pub fn resource_table(state: &ServerState) -> ResourceTable {
+pub fn resource_table(state: &HomeState) -> ResourceTable {
     let mut table = ResourceTable::builtin();
     for (name, def) in &state.resources {
-        // `ServerState::check` guarantees valid names and types; a definition the engine
+        // `HomeState::check` guarantees valid names and types; a definition the engine
         // refuses anyway is left out, so formulas using it fail validation visibly.
         if let Ok(ty) = def.kind.parse::<ResourceType>() {
             let _ = table.define(name, ty);
@@ -29,7 +29,7 @@ pub fn resource_table(state: &ServerState) -> ResourceTable {
     table
 }
 
-impl ServerState {
+impl HomeState {
     /// The resources formulas may use: built-ins plus this home's custom definitions.
     pub fn resource_table(&self) -> ResourceTable {
         resource_table(self)
@@ -38,7 +38,7 @@ impl ServerState {
 
 /// The names of `src` that the server's validation does not reach and a job would fail on
 /// (unknown names, string or boolean resources); empty when the formula does not validate.
-pub(crate) fn unreached_names(src: &str, state: &ServerState) -> Vec<String> {
+pub(crate) fn unreached_names(src: &str, state: &HomeState) -> Vec<String> {
     let table = resource_table(state);
     crate::formula::parse(src)
         .ok()
@@ -50,7 +50,7 @@ pub(crate) fn unreached_names(src: &str, state: &ServerState) -> Vec<String> {
 /// Validates `src` as PBS does before storing it; returns the keywords it uses. Problems the
 /// engine has no PBS code for (length or nesting limits) are reported as 15123, as PBS would
 /// refuse such a formula as malformed.
-pub(crate) fn check_formula(src: &str, state: &ServerState) -> Result<Vec<String>, FormulaProblem> {
+pub(crate) fn check_formula(src: &str, state: &HomeState) -> Result<Vec<String>, FormulaProblem> {
     match compile(src, &resource_table(state)) {
         Ok(program) => Ok(program.keywords().to_vec()),
         Err(e) => {
@@ -71,7 +71,7 @@ mod tests {
 
     #[test]
     fn pbs_codes_for_bad_formulas() {
-        let mut st = ServerState::initial("alice");
+        let mut st = HomeState::initial("alice");
         assert!(check_formula("pow(2, -(fairshare_tree_usage/fairshare_perc))", &st).is_ok());
         assert_eq!(
             check_formula("fair_share_factor", &st).unwrap_err().code,

@@ -1,4 +1,4 @@
-//! `ServerError`: everything that can go wrong with the server home, and `Rejection`, a change the
+//! `HomeError`: everything that can go wrong with the home, and `Rejection`, a change the
 //! "server" refuses with one of PBS's error codes (printed by qmgr as PBS prints it).
 
 use crate::pbs::defs::Code;
@@ -55,11 +55,11 @@ impl Rejection {
     }
 }
 
-/// Errors of the server home (`fairsort::home`).
+/// Errors of the home (`fairsort::home`).
 #[derive(Debug, thiserror::Error)]
-pub enum ServerError {
+pub enum HomeError {
     /// No `--home`, no `FAIRSORT_HOME`, and no `$XDG_DATA_HOME` or `$HOME` to derive a default.
-    #[error("no server home: pass --home DIR or set FAIRSORT_HOME (no $XDG_DATA_HOME or $HOME to derive a default)")]
+    #[error("no home: pass --home DIR or set FAIRSORT_HOME (no $XDG_DATA_HOME or $HOME to derive a default)")]
     NoDefaultHome,
     /// An explicit home directory that holds no home.
     #[error("no fairsort home at {}; run `fairsort init`", .0.display())]
@@ -118,19 +118,19 @@ pub enum ServerError {
     Slurm(String),
 }
 
-impl ServerError {
+impl HomeError {
     /// Wraps an I/O error with the path it concerns.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        ServerError::Io {
+        HomeError::Io {
             path: path.into(),
             source,
         }
     }
 }
 
-impl From<Rejection> for ServerError {
+impl From<Rejection> for HomeError {
     fn from(r: Rejection) -> Self {
-        ServerError::Rejected(r)
+        HomeError::Rejected(r)
     }
 }
 

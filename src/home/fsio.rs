@@ -5,7 +5,7 @@
 //! `Home::with_shared`).
 
 use crate::files::atomic;
-use crate::home::error::ServerError;
+use crate::home::error::HomeError;
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use std::fs::File;
 use std::io::{Read, Write};
@@ -45,9 +45,9 @@ pub struct HomeDir {
 
 impl HomeDir {
     /// Opens `path` (resolved as given: the admin named it) as a directory handle.
-    pub fn open(path: &Path) -> Result<HomeDir, ServerError> {
-        let fd = atomic::open_dir(path).map_err(|e| ServerError::io(path, e))?;
-        let st = rustix::fs::fstat(&fd).map_err(|e| ServerError::io(path, e.into()))?;
+    pub fn open(path: &Path) -> Result<HomeDir, HomeError> {
+        let fd = atomic::open_dir(path).map_err(|e| HomeError::io(path, e))?;
+        let st = rustix::fs::fstat(&fd).map_err(|e| HomeError::io(path, e.into()))?;
         Ok(HomeDir {
             path: path.to_path_buf(),
             fd,
@@ -56,21 +56,21 @@ impl HomeDir {
     }
 
     /// Creates the directory `path` (and its parents) with mode 0755 if it does not exist.
-    pub fn create(path: &Path) -> Result<(), ServerError> {
+    pub fn create(path: &Path) -> Result<(), HomeError> {
         if path.is_dir() {
             return Ok(());
         }
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent).map_err(|e| ServerError::io(parent, e))?;
+            std::fs::create_dir_all(parent).map_err(|e| HomeError::io(parent, e))?;
         }
         match std::fs::create_dir(path) {
             Ok(()) => {
                 use std::os::unix::fs::PermissionsExt;
                 std::fs::set_permissions(path, std::fs::Permissions::from_mode(modes::DIR))
-                    .map_err(|e| ServerError::io(path, e))
+                    .map_err(|e| HomeError::io(path, e))
             }
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
-            Err(e) => Err(ServerError::io(path, e)),
+            Err(e) => Err(HomeError::io(path, e)),
         }
     }
 
@@ -94,27 +94,27 @@ impl HomeDir {
         self.path.join(name)
     }
 
-    fn err(&self, name: &str, e: impl Into<std::io::Error>) -> ServerError {
-        ServerError::io(self.file(name), e.into())
+    fn err(&self, name: &str, e: impl Into<std::io::Error>) -> HomeError {
+        HomeError::io(self.file(name), e.into())
     }
 
     /// Refuses a home that someone other than its owner and root could change (like sshd's
     /// StrictModes): the directory must be owned by root or the current user and not writable by
     /// group or others; each of `names` that exists must be a regular file (not a link), owned by
     /// root, the directory's owner or the current user, and not writable by group or others.
-    pub fn check_safe(&self, names: &[&str]) -> Result<(), ServerError> {
+    pub fn check_safe(&self, names: &[&str]) -> Result<(), HomeError> {
         let me = rustix::process::geteuid().as_raw();
-        let st = rustix::fs::fstat(&self.fd).map_err(|e| ServerError::io(&self.path, e.into()))?;
+        let st = rustix::fs::fstat(&self.fd).map_err(|e| HomeError::io(&self.path, e.into()))?;
         let shown = self.path.display().to_string();
         if st.st_uid != 0 && st.st_uid != me {
-            return Err(ServerError::Unsafe {
+            return Err(HomeError::Unsafe {
                 path: self.path.clone(),
                 problem: format!("is owned by uid {} (neither root nor you)", st.st_uid),
                 fix: format!("run `chown root {shown}` (or give it to the user who runs fairsort)"),
             });
         }
         if st.st_mode & 0o022 != 0 {
-            return Err(ServerError::Unsafe {
+            return Err(HomeError::Unsafe {
                 path: self.path.clone(),
                 problem: format!(
                     "is writable by its group or others (mode {:04o})",
@@ -134,7 +134,7 @@ impl HomeDir {
             match FileType::from_raw_mode(st.st_mode) {
                 FileType::RegularFile => {}
                 FileType::Symlink => {
-                    return Err(ServerError::Unsafe {
+                    return Err(HomeError::Unsafe {
                         path,
                         problem: "is a symbolic link (fairsort never follows links in its home)"
                             .into(),
@@ -144,7 +144,7 @@ impl HomeDir {
                     })
                 }
                 _ => {
-                    return Err(ServerError::Unsafe {
+                    return Err(HomeError::Unsafe {
                         path,
                         problem: "is not a regular file".into(),
                         fix: format!("remove it (`rm {shown}`)"),
@@ -152,7 +152,7 @@ impl HomeDir {
                 }
             }
             if st.st_uid != 0 && st.st_uid != self.owner && st.st_uid != me {
-                return Err(ServerError::Unsafe {
+                return Err(HomeError::Unsafe {
                     path,
                     problem: format!(
                         "is owned by uid {}, not by root or the home's owner (uid {})",
@@ -162,7 +162,7 @@ impl HomeDir {
                 });
             }
             if st.st_mode & 0o022 != 0 {
-                return Err(ServerError::Unsafe {
+                return Err(HomeError::Unsafe {
                     path,
                     problem: format!(
                         "is writable by its group or others (mode {:04o})",
@@ -176,7 +176,7 @@ impl HomeDir {
     }
 
     /// Opens `name` for reading without following a link; `None` if it does not exist.
-    pub fn open_read(&self, name: &str) -> Result<Option<File>, ServerError> {
+    pub fn open_read(&self, name: &str) -> Result<Option<File>, HomeError> {
         match rustix::fs::openat(
             &self.fd,
             name,
@@ -209,14 +209,14 @@ impl HomeDir {
     }
 
     /// Reads `name` as UTF-8 text with its (device, inode); `None` if it does not exist.
-    pub fn read(&self, name: &str) -> Result<Option<(String, FileId)>, ServerError> {
+    pub fn read(&self, name: &str) -> Result<Option<(String, FileId)>, HomeError> {
         let Some(mut f) = self.open_read(name)? else {
             return Ok(None);
         };
         let st = rustix::fs::fstat(&f).map_err(|e| self.err(name, e))?;
         let mut bytes = Vec::new();
         f.read_to_end(&mut bytes).map_err(|e| self.err(name, e))?;
-        let text = String::from_utf8(bytes).map_err(|e| ServerError::Corrupt {
+        let text = String::from_utf8(bytes).map_err(|e| HomeError::Corrupt {
             path: self.file(name),
             line: 1,
             column: 1,
@@ -226,7 +226,7 @@ impl HomeDir {
     }
 
     /// The (device, inode) `name` names now, `None` if it does not exist (never following a link).
-    pub fn identity(&self, name: &str) -> Result<Option<FileId>, ServerError> {
+    pub fn identity(&self, name: &str) -> Result<Option<FileId>, HomeError> {
         match rustix::fs::statat(&self.fd, name, AtFlags::SYMLINK_NOFOLLOW) {
             Ok(st) => Ok(Some((st.st_dev, st.st_ino))),
             Err(rustix::io::Errno::NOENT) => Ok(None),
@@ -236,7 +236,7 @@ impl HomeDir {
 
     /// Replaces `name` with `contents` (temporary with an unpredictable name, fsync, rename,
     /// fsync of the directory); a new file gets `mode`, a rewritten one keeps its mode and owner.
-    pub fn write(&self, name: &str, contents: &[u8], mode: u32) -> Result<(), ServerError> {
+    pub fn write(&self, name: &str, contents: &[u8], mode: u32) -> Result<(), HomeError> {
         let staged = self.stage(name, contents, mode)?;
         self.commit(staged, name)
     }
@@ -247,17 +247,17 @@ impl HomeDir {
         name: &str,
         contents: &[u8],
         mode: u32,
-    ) -> Result<atomic::Staged, ServerError> {
+    ) -> Result<atomic::Staged, HomeError> {
         atomic::stage_at(self.fd(), name, contents, mode).map_err(|e| self.err(name, e))
     }
 
     /// The second half of [`HomeDir::write`]: the rename (the temporary is removed on failure).
-    pub fn commit(&self, staged: atomic::Staged, name: &str) -> Result<(), ServerError> {
+    pub fn commit(&self, staged: atomic::Staged, name: &str) -> Result<(), HomeError> {
         atomic::commit_at(self.fd(), staged, name).map_err(|e| self.err(name, e))
     }
 
     /// Opens `name` for appending (created with `mode` if missing), never following a link.
-    pub fn open_append(&self, name: &str, mode: u32) -> Result<File, ServerError> {
+    pub fn open_append(&self, name: &str, mode: u32) -> Result<File, HomeError> {
         let fd = rustix::fs::openat(
             &self.fd,
             name,
@@ -273,7 +273,7 @@ impl HomeDir {
     }
 
     /// Removes `name` if it exists (a link is removed, not followed).
-    pub fn remove(&self, name: &str) -> Result<(), ServerError> {
+    pub fn remove(&self, name: &str) -> Result<(), HomeError> {
         match rustix::fs::unlinkat(&self.fd, name, AtFlags::empty()) {
             Ok(()) | Err(rustix::io::Errno::NOENT) => Ok(()),
             Err(e) => Err(self.err(name, e)),
@@ -282,12 +282,12 @@ impl HomeDir {
 
     /// Removes the temporaries killed writers left (`.NAME.<16 hex digits>.tmp` for a file
     /// `NAME` of `names`); call with the writers' lock held, as only its holder makes them.
-    pub fn sweep_temporaries(&self, names: &[&str]) -> Result<usize, ServerError> {
+    pub fn sweep_temporaries(&self, names: &[&str]) -> Result<usize, HomeError> {
         let dir = rustix::fs::Dir::read_from(&self.fd)
-            .map_err(|e| ServerError::io(&self.path, e.into()))?;
+            .map_err(|e| HomeError::io(&self.path, e.into()))?;
         let mut removed = 0;
         for entry in dir {
-            let entry = entry.map_err(|e| ServerError::io(&self.path, e.into()))?;
+            let entry = entry.map_err(|e| HomeError::io(&self.path, e.into()))?;
             let Ok(name) = entry.file_name().to_str() else {
                 continue;
             };
@@ -324,7 +324,7 @@ pub struct WriteLock {
 impl WriteLock {
     /// Takes the lock, waiting at most [`lock_timeout`]; on timeout the error names the process
     /// holding it when the system tells (`/proc/locks`, else the pid its holder wrote in it).
-    pub fn acquire(dir: &HomeDir, name: &str) -> Result<WriteLock, ServerError> {
+    pub fn acquire(dir: &HomeDir, name: &str) -> Result<WriteLock, HomeError> {
         let fd = rustix::fs::openat(
             dir.fd(),
             name,
@@ -349,7 +349,7 @@ impl WriteLock {
                 Err(e) => return Err(dir.err(name, e)),
             }
             if start.elapsed() >= timeout {
-                return Err(ServerError::LockTimeout {
+                return Err(HomeError::LockTimeout {
                     path: dir.file(name),
                     seconds: timeout.as_secs_f64(),
                     holder: describe_holder(st.st_dev, st.st_ino, &fd),
@@ -451,7 +451,7 @@ fn lock_holders(text: &str, dev: u64, ino: u64) -> Vec<u32> {
 
 /// Reads a file outside any home handle without following a link at its last component, to a
 /// string; `None` if it does not exist.
-pub(crate) fn read_optional(path: &Path) -> Result<Option<String>, ServerError> {
+pub(crate) fn read_optional(path: &Path) -> Result<Option<String>, HomeError> {
     use std::os::unix::fs::OpenOptionsExt;
     let f = std::fs::OpenOptions::new()
         .read(true)
@@ -460,14 +460,14 @@ pub(crate) fn read_optional(path: &Path) -> Result<Option<String>, ServerError> 
     let mut f = match f {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(ServerError::io(path, e)),
+        Err(e) => return Err(HomeError::io(path, e)),
     };
     let mut bytes = Vec::new();
     f.read_to_end(&mut bytes)
-        .map_err(|e| ServerError::io(path, e))?;
+        .map_err(|e| HomeError::io(path, e))?;
     String::from_utf8(bytes)
         .map(Some)
-        .map_err(|e| ServerError::Corrupt {
+        .map_err(|e| HomeError::Corrupt {
             path: path.to_path_buf(),
             line: 1,
             column: 1,

@@ -15,7 +15,7 @@
 //! back to the recorded length and the temporary removed. A change that only writes outside the
 //! home (an export) has no target: its line is kept once it is whole.
 
-use crate::home::error::ServerError;
+use crate::home::error::HomeError;
 use crate::home::fsio::{modes, HomeDir};
 use std::io::Write;
 
@@ -83,7 +83,7 @@ pub fn commit(
     dir: &HomeDir,
     target: Option<(&str, &[u8], u32)>,
     line: &str,
-) -> Result<(), ServerError> {
+) -> Result<(), HomeError> {
     let staged = match target {
         Some((name, bytes, mode)) => Some((name, dir.stage(name, bytes, mode)?)),
         None => None,
@@ -104,7 +104,7 @@ pub fn commit(
         Ok(m) => m.len(),
         Err(e) => {
             discard(&staged);
-            return Err(ServerError::io(dir.file(AUDIT), e));
+            return Err(HomeError::io(dir.file(AUDIT), e));
         }
     };
     let pending = Pending {
@@ -130,7 +130,7 @@ pub fn commit(
     {
         discard(&staged);
         undo(&audit);
-        return Err(ServerError::io(dir.file(AUDIT), e));
+        return Err(HomeError::io(dir.file(AUDIT), e));
     }
     if let Some((name, s)) = staged {
         if let Err(e) = dir.commit(s, name) {
@@ -146,18 +146,18 @@ pub fn commit(
 
 /// Finishes a change interrupted by a crash (see the module's documentation); true if there was
 /// one. Called with the writers' lock held, before any change.
-pub fn recover(dir: &HomeDir) -> Result<bool, ServerError> {
+pub fn recover(dir: &HomeDir) -> Result<bool, HomeError> {
     let done = finish_pending(dir)?;
     // A writer killed before its intent record was written leaves only a temporary.
     dir.sweep_temporaries(&crate::home::dir::files::ALL)?;
     Ok(done)
 }
 
-fn finish_pending(dir: &HomeDir) -> Result<bool, ServerError> {
+fn finish_pending(dir: &HomeDir) -> Result<bool, HomeError> {
     let Some((text, _)) = dir.read(PENDING)? else {
         return Ok(false);
     };
-    let p = Pending::parse(&text).ok_or_else(|| ServerError::Corrupt {
+    let p = Pending::parse(&text).ok_or_else(|| HomeError::Corrupt {
         path: dir.file(PENDING),
         line: 1,
         column: 1,
@@ -165,7 +165,7 @@ fn finish_pending(dir: &HomeDir) -> Result<bool, ServerError> {
             .into(),
     })?;
     let audit = dir.open_append(AUDIT, modes::AUDIT)?;
-    let audit_err = |e| ServerError::io(dir.file(AUDIT), e);
+    let audit_err = |e| HomeError::io(dir.file(AUDIT), e);
     let len = audit.metadata().map_err(audit_err)?.len();
     let line_len = p.line.len() as u64;
     let whole = len >= p.audit_len + line_len && {

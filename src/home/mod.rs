@@ -1,4 +1,4 @@
-//! The server home: persistent attributes, resources, queues, share tree and usage, changed
+//! The home: persistent attributes, resources, queues, share tree and usage, changed
 //! through a qmgr-compatible command language with PBS's validation, messages and permissions,
 //! under a lock with atomic writes and an audit log.
 
@@ -19,9 +19,9 @@ pub mod tree_store;
 pub mod usage_cache;
 pub mod usage_files;
 pub use dir::Home;
-pub use error::{Rejection, ServerError};
+pub use error::{HomeError, Rejection};
 pub use permissions::{current_host, current_user};
 pub use slurm_store::SlurmSite;
-pub use state::{Queue, ResourceDef, SchedAttrs, ServerAttrs, ServerState};
+pub use state::{HomeState, Queue, ResourceDef, SchedAttrs, ServerAttrs};
 pub use tree_store::{HomeTree, LazyTree, Snapshot, TreeForm};
 pub use usage_files::{load_store, UsageChangeError, UsageHome};

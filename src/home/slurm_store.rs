@@ -6,7 +6,7 @@
 //! change is audited; bad input changes nothing.
 
 use crate::home::dir::{files, Home};
-use crate::home::error::ServerError;
+use crate::home::error::HomeError;
 use crate::home::permissions::{current_host, is_manager, unauthorized};
 use crate::slurm::{parse_assoc_priorities, parse_qos_priorities, parse_slurm_conf, SlurmConf};
 use serde::{Deserialize, Serialize};
@@ -30,35 +30,35 @@ pub struct SlurmSite {
 
 impl SlurmSite {
     /// Parses every text (the names are used in messages); returns the parsed slurm.conf.
-    pub fn validate(&self, names: (&str, &str, &str)) -> Result<SlurmConf, ServerError> {
+    pub fn validate(&self, names: (&str, &str, &str)) -> Result<SlurmConf, HomeError> {
         let conf =
-            parse_slurm_conf(&self.conf, names.0).map_err(|e| ServerError::Slurm(e.to_string()))?;
+            parse_slurm_conf(&self.conf, names.0).map_err(|e| HomeError::Slurm(e.to_string()))?;
         if let Some(q) = &self.qos {
-            parse_qos_priorities(q, names.1).map_err(|e| ServerError::Slurm(e.to_string()))?;
+            parse_qos_priorities(q, names.1).map_err(|e| HomeError::Slurm(e.to_string()))?;
         }
         if let Some(a) = &self.assoc {
-            parse_assoc_priorities(a, names.2).map_err(|e| ServerError::Slurm(e.to_string()))?;
+            parse_assoc_priorities(a, names.2).map_err(|e| HomeError::Slurm(e.to_string()))?;
         }
         Ok(conf)
     }
 
     /// The TOML text the home stores.
-    fn render(&self) -> Result<String, ServerError> {
+    fn render(&self) -> Result<String, HomeError> {
         let body = toml::to_string(self)
-            .map_err(|e| ServerError::Slurm(format!("cannot store the configuration: {e}")))?;
+            .map_err(|e| HomeError::Slurm(format!("cannot store the configuration: {e}")))?;
         Ok(format!(
             "# fairsort: this Slurm site's configuration (`fairsort slurm import`).\n{body}"
         ))
     }
 
-    fn parse(text: &str, path: &std::path::Path) -> Result<SlurmSite, ServerError> {
-        toml::from_str(text).map_err(|e| ServerError::Slurm(format!("{}: {e}", path.display())))
+    fn parse(text: &str, path: &std::path::Path) -> Result<SlurmSite, HomeError> {
+        toml::from_str(text).map_err(|e| HomeError::Slurm(format!("{}: {e}", path.display())))
     }
 }
 
 impl Home {
     /// The stored Slurm configuration, or `None` when none was imported.
-    pub fn slurm_site(&self) -> Result<Option<SlurmSite>, ServerError> {
+    pub fn slurm_site(&self) -> Result<Option<SlurmSite>, HomeError> {
         let path = self.file(FILE);
         match self.read_text(files::SLURM)? {
             Some(text) => {
@@ -73,7 +73,7 @@ impl Home {
 
     /// Validates `site` and stores it as the home's Slurm configuration (replacing any). Only
     /// managers may; nothing changes on error.
-    pub fn store_slurm_site(&self, user: &str, site: &SlurmSite) -> Result<(), ServerError> {
+    pub fn store_slurm_site(&self, user: &str, site: &SlurmSite) -> Result<(), HomeError> {
         let host = current_host();
         let parts = [
             Some("slurm.conf"),
@@ -98,7 +98,7 @@ impl Home {
         let text = site.render()?;
         // What is written must read back as the same texts.
         if SlurmSite::parse(&text, &self.file(FILE))? != *site {
-            return Err(ServerError::Slurm(format!(
+            return Err(HomeError::Slurm(format!(
                 "the configuration does not read back the same from {FILE}"
             )));
         }

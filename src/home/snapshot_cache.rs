@@ -1,6 +1,6 @@
 //! `snapshot.bin`: a compact binary copy of what reading the home's share tree and usage gives
 //! (the *built* tree with usage applied, and the usage that met no association), so a small
-//! `order` neither parses megabytes of text nor rebuilds the tree each run (docs/server.md,
+//! `order` neither parses megabytes of text nor rebuilds the tree each run (docs/home.md,
 //! "The binary snapshot").
 //!
 //! It is never trusted over the text. Its key is a BLAKE3 hash of the exact bytes it was built

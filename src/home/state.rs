@@ -1,4 +1,4 @@
-//! `ServerState`: the server's persistent attributes (server, scheduler, queues, custom resource
+//! `HomeState`: the server's persistent attributes (server, scheduler, queues, custom resource
 //! definitions), as stored in the home's `server.toml` and changed by `fairsort qmgr`.
 
 use crate::fairshare::Algorithm;
@@ -8,10 +8,10 @@ use crate::pbs::defs::{FairshareEntity, ResourceType};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// The whole persistent state of a server home except the share tree and usage (own files).
+/// The whole persistent state of a home except the share tree and usage (own files).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-pub struct ServerState {
+pub struct HomeState {
     /// `set server ...` attributes.
     pub server: ServerAttrs,
     /// `set sched ...` attributes (PBS keeps most of them in `sched_config`).
@@ -115,24 +115,24 @@ pub struct ResourceDef {
     pub flag: Option<String>,
 }
 
-impl ServerState {
+impl HomeState {
     /// The state of a new home: defaults, managers = root and the creating user (any host).
     pub(crate) fn initial(creator: &str) -> Self {
         let mut managers = vec!["root@*".to_string()];
         if creator != "root" && !creator.is_empty() {
             managers.push(format!("{creator}@*"));
         }
-        ServerState {
+        HomeState {
             server: ServerAttrs {
                 managers,
                 ..ServerAttrs::default()
             },
-            ..ServerState::default()
+            ..HomeState::default()
         }
     }
 
     /// Checks invariants serde cannot express; returns (table, key, message) of the first problem
-    /// (`table` dotted, e.g. `queues.workq`). See [`ServerState::check_at`].
+    /// (`table` dotted, e.g. `queues.workq`). See [`HomeState::check_at`].
     pub fn check(&self) -> Result<(), (String, String, String)> {
         self.check_at().map_err(|(mut path, message)| {
             let key = path.pop().unwrap_or_default();
@@ -140,7 +140,7 @@ impl ServerState {
         })
     }
 
-    /// Checks every value against its documented range (docs/server.md): the TOML key path of
+    /// Checks every value against its documented range (docs/home.md): the TOML key path of
     /// the first problem (`["queues", "workq", "priority"]`) and the message.
     pub fn check_at(&self) -> Result<(), (Vec<String>, String)> {
         let bad =
@@ -401,15 +401,15 @@ mod tests {
     #[test]
     fn initial_managers_are_root_and_creator() {
         assert_eq!(
-            ServerState::initial("alice").server.managers,
+            HomeState::initial("alice").server.managers,
             ["root@*", "alice@*"]
         );
-        assert_eq!(ServerState::initial("root").server.managers, ["root@*"]);
+        assert_eq!(HomeState::initial("root").server.managers, ["root@*"]);
     }
 
     #[test]
     fn check_finds_bad_values() {
-        let mut s = ServerState::initial("alice");
+        let mut s = HomeState::initial("alice");
         assert!(s.check().is_ok());
         s.sched.fairshare_decay_factor = 1.0;
         let (t, k, m) = s.check().unwrap_err();

@@ -2,26 +2,26 @@
 //! not parse or holds an invalid value is reported with its path and line and never rewritten.
 
 use crate::files::toml_spans::{line_col, locate, one_line};
-use crate::home::error::ServerError;
-use crate::home::state::ServerState;
+use crate::home::error::HomeError;
+use crate::home::state::HomeState;
 use std::path::Path;
 
 /// The comment written at the top of every `server.toml`.
-const HEADER: &str = "# fairsort server home: server and scheduler attributes, queues and custom resources.\n\
-# Changed by `fairsort qmgr` (atomically, under the home's lock); see docs/server.md for every key.\n\n";
+const HEADER: &str = "# fairsort home: server and scheduler attributes, queues and custom resources.\n\
+# Changed by `fairsort qmgr` (atomically, under the home's lock); see docs/home.md for every key.\n\n";
 
 /// Parses and checks a state file's text; `path` is only used in error messages, which give
 /// the line and column of the problem (toml's spans): a syntax error, an unknown key, a value out
-/// of its range (docs/server.md). A file that fails is never rewritten: every change reads and
+/// of its range (docs/home.md). A file that fails is never rewritten: every change reads and
 /// checks it first.
-pub fn parse(text: &str, path: &Path) -> Result<ServerState, ServerError> {
-    let corrupt = |(line, column): (usize, usize), message: String| ServerError::Corrupt {
+pub fn parse(text: &str, path: &Path) -> Result<HomeState, HomeError> {
+    let corrupt = |(line, column): (usize, usize), message: String| HomeError::Corrupt {
         path: path.to_path_buf(),
         line,
         column,
         message,
     };
-    let state: ServerState = toml::from_str(text).map_err(|e| {
+    let state: HomeState = toml::from_str(text).map_err(|e| {
         let at = e.span().map_or((1, 1), |s| line_col(text, s.start));
         corrupt(at, one_line(e.message()))
     })?;
@@ -33,8 +33,8 @@ pub fn parse(text: &str, path: &Path) -> Result<ServerState, ServerError> {
 }
 
 /// Serialises a state for writing (header comment + TOML).
-pub fn render(state: &ServerState) -> Result<String, ServerError> {
-    let body = toml::to_string(state).map_err(|e| ServerError::Corrupt {
+pub fn render(state: &HomeState) -> Result<String, HomeError> {
+    let body = toml::to_string(state).map_err(|e| HomeError::Corrupt {
         path: "server.toml".into(),
         line: 1,
         column: 1,
@@ -53,7 +53,7 @@ mod tests {
 
     #[test]
     fn round_trip() {
-        let mut s = ServerState::initial("alice");
+        let mut s = HomeState::initial("alice");
         s.server.job_sort_formula = Some("pow(2, -(fairshare_tree_usage/fairshare_perc))".into());
         s.sched.job_sort_formula_threshold = Some(7.0);
         s.queues.insert(

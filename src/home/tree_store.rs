@@ -6,13 +6,13 @@
 
 use crate::fairshare::{Tree, TreeError, TreeSource, TreeSpec};
 use crate::home::dir::{files, Home};
-use crate::home::error::ServerError;
+use crate::home::error::HomeError;
 use crate::home::fsio::modes;
 use crate::home::permissions::{current_host, is_manager, unauthorized};
 use crate::home::snapshot_cache;
 use crate::home::snapshot_ident;
 use crate::home::snapshot_view::SnapshotView;
-use crate::home::state::ServerState;
+use crate::home::state::HomeState;
 use crate::native::tree as native;
 use crate::pbs;
 use crate::usage::{apply_usage, UnmatchedUsage, UsageRecord, UsageStore};
@@ -28,7 +28,7 @@ pub const NATIVE_TREE: &str = files::NATIVE_TREE;
 #[derive(Debug, Clone)]
 pub struct Snapshot {
     /// Attributes, queues and custom resources.
-    pub state: ServerState,
+    pub state: HomeState,
     /// The share tree with usage applied; `None` before `fairsort tree import` (or when the
     /// tree has no node).
     pub tree: Option<HomeTree>,
@@ -73,14 +73,14 @@ pub struct LazyTree {
 impl LazyTree {
     /// The whole tree; if a block of the snapshot turns out damaged, the home's tree read
     /// again (from the text, which rewrites the snapshot).
-    pub fn into_tree(self) -> Result<Tree, ServerError> {
+    pub fn into_tree(self) -> Result<Tree, HomeError> {
         if let Some(tree) = self.view.full_tree() {
             return Ok(tree);
         }
         match self.home.snapshot(TreeForm::Built)?.tree {
             Some(HomeTree::Built(Ok(tree))) => Ok(tree),
-            Some(HomeTree::Built(Err(e))) => Err(ServerError::Tree(e.to_string())),
-            _ => Err(ServerError::Tree(
+            Some(HomeTree::Built(Err(e))) => Err(HomeError::Tree(e.to_string())),
+            _ => Err(HomeError::Tree(
                 "the home's share tree changed while it was read; try again".into(),
             )),
         }
@@ -116,13 +116,13 @@ fn use_snapshot(
 
 impl Home {
     /// The stored share tree with usage applied, or `None` when no tree was imported yet.
-    pub fn tree_spec(&self) -> Result<Option<TreeSpec>, ServerError> {
+    pub fn tree_spec(&self) -> Result<Option<TreeSpec>, HomeError> {
         self.with_shared(|state| Ok(self.read_tree(state)?.map(|(spec, _)| spec)))
     }
 
     /// The stored share tree as imported (no usage applied), or `None` when no tree was
     /// imported yet.
-    pub fn stored_tree(&self) -> Result<Option<TreeSpec>, ServerError> {
+    pub fn stored_tree(&self) -> Result<Option<TreeSpec>, HomeError> {
         self.with_shared(|state| self.read_stored(state))
     }
 
@@ -146,7 +146,7 @@ impl Home {
     /// root): atomically, through the home's handle, never following a link, and ignoring any
     /// failure (it is only a cache; the text is what counts). A spec is always read from the
     /// text.
-    pub(crate) fn snapshot(&self, form: TreeForm) -> Result<Snapshot, ServerError> {
+    pub(crate) fn snapshot(&self, form: TreeForm) -> Result<Snapshot, HomeError> {
         let built = form != TreeForm::Spec;
         let (state, read, unmatched) = self.with_shared(|state| {
             // The snapshot is tried first (its key from the files' identity when settled, else
@@ -206,7 +206,7 @@ impl Home {
 
     /// The tree file (`tree.toml` or `resource_group`: its name and the open file) and
     /// `usage.toml` if it exists; `None` when there is no tree file.
-    fn open_text_files(&self) -> Result<Option<TextFiles>, ServerError> {
+    fn open_text_files(&self) -> Result<Option<TextFiles>, HomeError> {
         let (name, tree) = match self.dir().open_read(NATIVE_TREE)? {
             Some(f) => (NATIVE_TREE, f),
             None => match self.dir().open_read(files::TREE)? {
@@ -225,9 +225,9 @@ impl Home {
     /// text path reads the files again and reports it).
     fn snapshot_hit(
         &self,
-        state: &ServerState,
+        state: &HomeState,
         form: TreeForm,
-    ) -> Result<Option<(Read, UnmatchedUsage)>, ServerError> {
+    ) -> Result<Option<(Read, UnmatchedUsage)>, HomeError> {
         let Some((name, mut tree, mut usage)) = self.open_text_files()? else {
             return Ok(None);
         };
@@ -313,8 +313,8 @@ impl Home {
     /// The stored tree with usage applied; call inside `with_shared` or under the writers' lock.
     fn read_tree(
         &self,
-        state: &ServerState,
-    ) -> Result<Option<(TreeSpec, UnmatchedUsage)>, ServerError> {
+        state: &HomeState,
+    ) -> Result<Option<(TreeSpec, UnmatchedUsage)>, HomeError> {
         let Some(mut spec) = self.read_stored(state)? else {
             return Ok(None);
         };
@@ -325,7 +325,7 @@ impl Home {
 
     /// The tree file's name and text: `tree.toml` if present, else `resource_group`, else
     /// `None`. Call inside `with_shared` or under the writers' lock.
-    fn read_tree_text(&self) -> Result<Option<(&'static str, String)>, ServerError> {
+    fn read_tree_text(&self) -> Result<Option<(&'static str, String)>, HomeError> {
         if let Some(text) = self.read_text(NATIVE_TREE)? {
             return Ok(Some((NATIVE_TREE, text)));
         }
@@ -334,7 +334,7 @@ impl Home {
 
     /// The stored tree without usage: `tree.toml` if present, else `resource_group`; a PBS tree
     /// gets the home's `unknown_shares`. Call inside `with_shared` or under the writers' lock.
-    fn read_stored(&self, state: &ServerState) -> Result<Option<TreeSpec>, ServerError> {
+    fn read_stored(&self, state: &HomeState) -> Result<Option<TreeSpec>, HomeError> {
         match self.read_tree_text()? {
             Some((name, text)) => self.parse_stored(state, name, &text).map(Some),
             None => Ok(None),
@@ -344,29 +344,29 @@ impl Home {
     /// Parses the tree file `name` (from [`Home::read_tree_text`]).
     fn parse_stored(
         &self,
-        state: &ServerState,
+        state: &HomeState,
         name: &str,
         text: &str,
-    ) -> Result<TreeSpec, ServerError> {
+    ) -> Result<TreeSpec, HomeError> {
         let unknown_shares = state.sched.unknown_shares;
         let path = self.file(name);
         if name == NATIVE_TREE {
             let mut spec = native::read_toml(text)
-                .map_err(|e| ServerError::Tree(format!("{}: {e}", path.display())))?;
+                .map_err(|e| HomeError::Tree(format!("{}: {e}", path.display())))?;
             if spec.follows_pbs() {
                 spec.unknown_shares = Some(unknown_shares);
             }
             return Ok(spec);
         }
         pbs::parse_resource_group(text, unknown_shares)
-            .map_err(|e| ServerError::Tree(format!("{}: {e}", path.display())))
+            .map_err(|e| HomeError::Tree(format!("{}: {e}", path.display())))
     }
 
     /// Validates `spec` (the tree builder's checks, and that it reads back the same) and stores
     /// it as the home's share tree in its scheduler's model: a PBS tree in `resource_group`
     /// (with the home's `unknown_shares`), any other in `tree.toml`; the other file is removed.
     /// Only managers may. Usage is not touched. Nothing changes on error.
-    pub fn store_tree(&self, user: &str, spec: &TreeSpec) -> Result<(), ServerError> {
+    pub fn store_tree(&self, user: &str, spec: &TreeSpec) -> Result<(), HomeError> {
         let host = current_host();
         let command = format!("tree import ({} nodes)", spec.nodes.len());
         // Permission before the lock: a refused user never waits for, nor holds, the lock.
@@ -384,26 +384,26 @@ impl Home {
             if spec.follows_pbs() {
                 spec.unknown_shares = Some(unknown_shares);
             }
-            Tree::build(spec.clone()).map_err(|e| ServerError::Tree(e.to_string()))?;
+            Tree::build(spec.clone()).map_err(|e| HomeError::Tree(e.to_string()))?;
             let (name, text, back) = if pbs_layout {
-                let text = pbs::write_resource_group(&spec)
-                    .map_err(|e| ServerError::Tree(e.to_string()))?;
+                let text =
+                    pbs::write_resource_group(&spec).map_err(|e| HomeError::Tree(e.to_string()))?;
                 let back = pbs::parse_resource_group(&text, unknown_shares).map_err(|e| {
-                    ServerError::Tree(format!("the tree cannot be stored in PBS layout: {e}"))
+                    HomeError::Tree(format!("the tree cannot be stored in PBS layout: {e}"))
                 })?;
                 (files::TREE, text, back)
             } else {
                 let text = native::write_toml(&spec).map_err(|e| {
-                    ServerError::Tree(format!("the tree cannot be stored as {NATIVE_TREE}: {e}"))
+                    HomeError::Tree(format!("the tree cannot be stored as {NATIVE_TREE}: {e}"))
                 })?;
                 let back = native::read_toml(&text).map_err(|e| {
-                    ServerError::Tree(format!("the tree cannot be stored as {NATIVE_TREE}: {e}"))
+                    HomeError::Tree(format!("the tree cannot be stored as {NATIVE_TREE}: {e}"))
                 })?;
                 (NATIVE_TREE, text, back)
             };
             // What is written must read back as a valid tree.
             Tree::build(back).map_err(|e| {
-                ServerError::Tree(format!("the tree cannot be stored as {name}: {e}"))
+                HomeError::Tree(format!("the tree cannot be stored as {name}: {e}"))
             })?;
             change.write(name, text.into_bytes());
             // `tree.toml` wins when both exist; the other layout's file is removed once the new
@@ -422,11 +422,9 @@ fn apply_home_usage(
     spec: &mut TreeSpec,
     text: Option<String>,
     path: &Path,
-) -> Result<UnmatchedUsage, ServerError> {
+) -> Result<UnmatchedUsage, HomeError> {
     let store = match text {
-        Some(text) => {
-            UsageStore::parse(&text, path).map_err(|e| ServerError::Tree(e.to_string()))?
-        }
+        Some(text) => UsageStore::parse(&text, path).map_err(|e| HomeError::Tree(e.to_string()))?,
         None => UsageStore::default(),
     };
     let records = store.entries.iter().map(|e| UsageRecord {
@@ -434,5 +432,5 @@ fn apply_home_usage(
         name: &e.name,
         usage: e.usage,
     });
-    apply_usage(spec, records).map_err(|e| ServerError::Tree(format!("{}: {e}", path.display())))
+    apply_usage(spec, records).map_err(|e| HomeError::Tree(format!("{}: {e}", path.display())))
 }

@@ -12,7 +12,7 @@ use std::cell::Cell;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// The usage files of one server home, held under the home's writers' lock until drop:
+/// The usage files of one home, held under the home's writers' lock until drop:
 /// the store `<home>/usage.toml` and the ledger `<home>/usage.ledger`.
 pub struct UsageHome {
     dir: Arc<HomeDir>,
@@ -41,7 +41,7 @@ impl UsageHome {
     fn locked(
         dir: Arc<HomeDir>,
         audit: Option<String>,
-    ) -> Result<UsageHome, crate::home::ServerError> {
+    ) -> Result<UsageHome, crate::home::HomeError> {
         let lock = WriteLock::acquire(&dir, files::LOCK)?;
         dir.check_safe(&files::ALL)?;
         journal::recover(&dir)?;
@@ -194,9 +194,9 @@ fn write_cache(dir: &HomeDir, key: &usage_cache::Key, store: &UsageStore) {
     let _ = dir.write(usage_cache::FILE, &bytes, modes::PUBLIC);
 }
 
-fn server_err(path: &Path, e: crate::home::ServerError) -> UsageError {
+fn server_err(path: &Path, e: crate::home::HomeError) -> UsageError {
     match e {
-        crate::home::ServerError::Io { path, source } => UsageError::io(&path, source),
+        crate::home::HomeError::Io { path, source } => UsageError::io(&path, source),
         e => UsageError::Store {
             path: path.to_path_buf(),
             message: e.to_string(),
@@ -220,7 +220,7 @@ pub enum UsageChangeError {
     },
     /// The home's state, lock or audit log failed.
     #[error(transparent)]
-    Home(#[from] crate::home::ServerError),
+    Home(#[from] crate::home::HomeError),
     /// The store, ledger or an input failed.
     #[error(transparent)]
     Usage(#[from] UsageError),

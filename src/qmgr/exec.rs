@@ -3,10 +3,10 @@
 
 use crate::home::dir::Home;
 use crate::home::engine;
-use crate::home::error::{Rejection, ServerError};
+use crate::home::error::{HomeError, Rejection};
 use crate::home::permissions::{is_manager, unauthorized};
 use crate::home::state::{
-    check_object_name, resource_type_message, Queue, ResourceDef, SchedAttrs, ServerState,
+    check_object_name, resource_type_message, HomeState, Queue, ResourceDef, SchedAttrs,
 };
 use crate::pbs::defs::codes;
 use crate::pbs::defs::codes::invalid_decay_factor;
@@ -40,7 +40,7 @@ pub fn execute(
     cmd: &Command,
     text: &str,
     json: bool,
-) -> Result<Reply, ServerError> {
+) -> Result<Reply, HomeError> {
     let Some(object) = cmd.object else {
         return Ok(match cmd.verb {
             Verb::Quit => Reply::Quit,
@@ -59,7 +59,7 @@ pub fn execute(
                 let label = object_label(object, cmd);
                 return Err(unauthorized(&label, user, host, &st.server.managers).into());
             }
-            apply(st, object, cmd, host).map_err(ServerError::from)
+            apply(st, object, cmd, host).map_err(HomeError::from)
         })?;
         Ok(Reply::Done)
     } else {
@@ -68,12 +68,12 @@ pub fn execute(
             let blocks = select(&st, cmd, host)?;
             let arr: Vec<serde_json::Value> = blocks.iter().map(Block::to_json).collect();
             let text = serde_json::to_string_pretty(&arr)
-                .map_err(|e| ServerError::Tree(format!("JSON output: {e}")))?;
+                .map_err(|e| HomeError::Tree(format!("JSON output: {e}")))?;
             return Ok(Reply::Output(format!("{text}\n")));
         }
         show(&st, object, cmd, host)
             .map(Reply::Output)
-            .map_err(ServerError::from)
+            .map_err(HomeError::from)
     }
 }
 
@@ -109,7 +109,7 @@ fn check_singleton(object: Object, cmd: &Command, host: &str) -> Result<(), Reje
     Ok(())
 }
 
-fn apply(st: &mut ServerState, object: Object, cmd: &Command, host: &str) -> Result<(), Rejection> {
+fn apply(st: &mut HomeState, object: Object, cmd: &Command, host: &str) -> Result<(), Rejection> {
     match object {
         Object::Server | Object::Sched => {
             check_singleton(object, cmd, host)?;
@@ -173,13 +173,13 @@ fn single<'a>(a: &'a AttrOp, obj: &str) -> Result<Option<&'a str>, Rejection> {
 }
 
 /// Validates a formula with the formula engine; failures carry PBS's code and a caret.
-fn check_formula(src: &str, st: &ServerState, obj: &str) -> Result<(), Rejection> {
+fn check_formula(src: &str, st: &HomeState, obj: &str) -> Result<(), Rejection> {
     engine::check_formula(src, st)
         .map(|_| ())
         .map_err(|p| Rejection::new(p.code, obj, p.message).with_detail(p.detail))
 }
 
-fn server_attr(st: &mut ServerState, a: &AttrOp) -> Result<(), Rejection> {
+fn server_attr(st: &mut HomeState, a: &AttrOp) -> Result<(), Rejection> {
     let obj = "";
     let name = canonical(&a.name, &attrs::SERVER_ATTRS)
         .ok_or_else(|| Rejection::pbs(codes::NOATTR, obj))?;
@@ -263,7 +263,7 @@ fn server_attr(st: &mut ServerState, a: &AttrOp) -> Result<(), Rejection> {
     Ok(())
 }
 
-fn sched_attr(st: &mut ServerState, a: &AttrOp) -> Result<(), Rejection> {
+fn sched_attr(st: &mut HomeState, a: &AttrOp) -> Result<(), Rejection> {
     let obj = "default";
     let name = canonical(&a.name, &attrs::SCHED_ATTRS)
         .ok_or_else(|| Rejection::pbs(codes::NOATTR, obj))?;
@@ -326,7 +326,7 @@ fn sched_attr(st: &mut ServerState, a: &AttrOp) -> Result<(), Rejection> {
     Ok(())
 }
 
-fn queue(st: &mut ServerState, cmd: &Command, name: &str) -> Result<(), Rejection> {
+fn queue(st: &mut HomeState, cmd: &Command, name: &str) -> Result<(), Rejection> {
     match cmd.verb {
         Verb::Create => {
             check_object_name(name)
@@ -400,7 +400,7 @@ fn queue(st: &mut ServerState, cmd: &Command, name: &str) -> Result<(), Rejectio
     Ok(())
 }
 
-fn resource(st: &mut ServerState, cmd: &Command, name: &str) -> Result<(), Rejection> {
+fn resource(st: &mut HomeState, cmd: &Command, name: &str) -> Result<(), Rejection> {
     match cmd.verb {
         Verb::Create => {
             check_object_name(name)
@@ -467,7 +467,7 @@ fn resource(st: &mut ServerState, cmd: &Command, name: &str) -> Result<(), Rejec
 /// After a resource change the stored formulas must still validate, and may not be left
 /// naming a changed resource as something a job would fail on (a deleted resource in a branch
 /// PBS's validation does not reach); otherwise the change is refused.
-fn revalidate_formulas(st: &ServerState, names: &[String]) -> Result<(), Rejection> {
+fn revalidate_formulas(st: &HomeState, names: &[String]) -> Result<(), Rejection> {
     let obj = &names.join(",");
     let stored = [
         ("job_sort_formula", st.server.job_sort_formula.as_deref()),
@@ -528,7 +528,7 @@ impl Block {
 }
 
 /// The objects a `list`/`print` request selects, with its attribute filter applied.
-pub fn select(st: &ServerState, cmd: &Command, host: &str) -> Result<Vec<Block>, Rejection> {
+pub fn select(st: &HomeState, cmd: &Command, host: &str) -> Result<Vec<Block>, Rejection> {
     let Some(object) = cmd.object else {
         return Ok(vec![]);
     };
@@ -605,7 +605,7 @@ pub fn select(st: &ServerState, cmd: &Command, host: &str) -> Result<Vec<Block>,
     }
 }
 
-fn show(st: &ServerState, object: Object, cmd: &Command, host: &str) -> Result<String, Rejection> {
+fn show(st: &HomeState, object: Object, cmd: &Command, host: &str) -> Result<String, Rejection> {
     let blocks = select(st, cmd, host)?;
     if cmd.verb == Verb::List {
         return Ok(blocks

@@ -9,7 +9,7 @@ pub mod print;
 pub use exec::{execute, select, Block, Reply};
 pub use parser::{parse, Command, ParseError};
 
-use crate::home::error::ServerError;
+use crate::home::error::HomeError;
 use crate::home::Home;
 
 /// Why one request failed, ready to print on stderr.
@@ -18,7 +18,7 @@ pub enum RequestError {
     /// Refused before reaching the server (qmgr client-side messages).
     Parse(String),
     /// Refused by the server (PBS's two lines plus detail) or a home error.
-    Server(ServerError),
+    Server(HomeError),
 }
 
 impl RequestError {
@@ -26,14 +26,14 @@ impl RequestError {
     pub fn render(&self) -> String {
         match self {
             RequestError::Parse(s) => s.clone(),
-            RequestError::Server(ServerError::Rejected(r)) => r.render("default"),
+            RequestError::Server(HomeError::Rejected(r)) => r.render("default"),
             RequestError::Server(e) => format!("qmgr: {e}"),
         }
     }
 
     /// True when later requests cannot succeed either (broken state file, I/O error).
     pub fn is_fatal(&self) -> bool {
-        matches!(self, RequestError::Server(e) if !matches!(e, ServerError::Rejected(_)))
+        matches!(self, RequestError::Server(e) if !matches!(e, HomeError::Rejected(_)))
     }
 }
 
@@ -69,12 +69,12 @@ pub(crate) fn nearest<'a>(word: &str, known: &[&'a str]) -> Option<&'a str> {
 
 /// PBS's `Unknown Attribute` (15002) with, below its two lines, the request with a caret under
 /// the first attribute its object does not have and the nearest attribute it has.
-fn point_at_unknown_attribute(e: ServerError, cmd: &Command, line: &str) -> ServerError {
-    let ServerError::Rejected(mut r) = e else {
+fn point_at_unknown_attribute(e: HomeError, cmd: &Command, line: &str) -> HomeError {
+    let HomeError::Rejected(mut r) = e else {
         return e;
     };
     if r.code != crate::pbs::defs::codes::NOATTR.number || !r.detail.is_empty() {
-        return ServerError::Rejected(r);
+        return HomeError::Rejected(r);
     }
     let known: &[&str] = match cmd.object {
         Some(parser::Object::Server) => &attrs::SERVER_ATTRS,
@@ -96,7 +96,7 @@ fn point_at_unknown_attribute(e: ServerError, cmd: &Command, line: &str) -> Serv
         }
         r.detail = detail;
     }
-    ServerError::Rejected(r)
+    HomeError::Rejected(r)
 }
 
 /// Splits a script into requests: one per line, a trailing `\` continues a line, and a line

@@ -2,7 +2,7 @@
 //! headers (values quoted when they hold `"`, `'`, space or `,`); `list` writes `Server NAME`
 //! then four-space-indented `name = value` lines, unquoted, wrapped at commas past column 80.
 
-use crate::home::state::ServerState;
+use crate::home::state::HomeState;
 use crate::qmgr::attrs;
 use crate::qmgr::attrs::Value;
 
@@ -80,7 +80,7 @@ pub(crate) fn filtered<'a>(
 }
 
 /// `print resource`: custom resources only (as PBS, built-ins are implied).
-pub(crate) fn print_resources(state: &ServerState, names: &[String], out: &mut String) {
+pub(crate) fn print_resources(state: &HomeState, names: &[String], out: &mut String) {
     let selected: Vec<_> = state
         .resources
         .iter()
@@ -103,7 +103,7 @@ pub(crate) fn print_resources(state: &ServerState, names: &[String], out: &mut S
 
 /// `print queue [NAMES]`.
 pub(crate) fn print_queues(
-    state: &ServerState,
+    state: &HomeState,
     names: &[String],
     filter: &[String],
     out: &mut String,
@@ -129,7 +129,7 @@ pub(crate) fn print_queues(
 }
 
 /// `print server`: resources, queues, then server attributes, as PBS.
-pub fn print_server(state: &ServerState, filter: &[String]) -> String {
+pub fn print_server(state: &HomeState, filter: &[String]) -> String {
     let mut out = String::new();
     if filter.is_empty() {
         print_resources(state, &[], &mut out);
@@ -145,7 +145,7 @@ pub fn print_server(state: &ServerState, filter: &[String]) -> String {
 }
 
 /// `print sched`.
-pub(crate) fn print_sched(state: &ServerState, filter: &[String]) -> String {
+pub(crate) fn print_sched(state: &HomeState, filter: &[String]) -> String {
     let mut out = String::new();
     header(&mut out, "Set sched attributes.");
     print_attrs(
@@ -241,7 +241,7 @@ mod tests {
 
     #[test]
     fn print_server_layout() {
-        let mut s = ServerState::initial("alice");
+        let mut s = HomeState::initial("alice");
         s.server.job_sort_formula = Some("pow(2, -(fairshare_tree_usage/fairshare_perc))".into());
         s.queues.insert(
             "workq".into(),
@@ -274,7 +274,7 @@ mod tests {
 
     #[test]
     fn list_layout_and_wrapping() {
-        let mut s = ServerState::initial("alice");
+        let mut s = HomeState::initial("alice");
         s.server.job_sort_formula = Some("pow(2, -(a/b))".into());
         let text = list_block("Server", "h", &attrs::server_values(&s.server));
         assert_eq!(

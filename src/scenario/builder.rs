@@ -1,4 +1,4 @@
-//! `ScenarioBuilder`: a Scenario from a base (nothing, a built-in example, or the server home)
+//! `ScenarioBuilder`: a Scenario from a base (nothing, a built-in example, or the home)
 //! with files and flags over it.
 //!
 //! Precedence, lowest first: fairsort's defaults (entity `euser`, algorithm `pbs`, no
@@ -35,9 +35,9 @@ pub enum Base {
     None,
     /// A built-in example cluster (`pbs`, `slurm`).
     Example(String),
-    /// An opened server home, read as one snapshot.
+    /// An opened home, read as one snapshot.
     Home(Home),
-    /// The server home at this directory (or the default place) if one exists there; never
+    /// The home at this directory (or the default place) if one exists there; never
     /// creates one, and an explicit directory that holds no home is an error.
     FindHome(Option<PathBuf>),
 }
@@ -521,7 +521,7 @@ fn home_base(home: &Home, tree: Option<TreeForm>) -> Result<BaseInputs, Scenario
     let state = &snap.state;
     let sched = &state.sched;
     Ok(BaseInputs {
-        title: Some(format!("server home {}", home.path().display())),
+        title: Some(format!("home {}", home.path().display())),
         formula: state.server.job_sort_formula.clone().unwrap_or_default(),
         threshold: sched.job_sort_formula_threshold,
         fair_share: sched.fair_share,

@@ -21,7 +21,7 @@ use crate::usage::UnmatchedUsage;
 /// Everything an evaluation needs, for one moment in time.
 #[derive(Debug, Clone)]
 pub struct Scenario {
-    /// Where it came from, for headers (`server home DIR`, an example's name).
+    /// Where it came from, for headers (`home DIR`, an example's name).
     pub title: Option<String>,
     /// The `job_sort_formula` (`None`: none set anywhere).
     pub formula: Option<String>,
@@ -48,7 +48,7 @@ impl Scenario {
         ScenarioBuilder::new(Base::Example(name.to_string())).build()
     }
 
-    /// The server home at `home`, read as one consistent snapshot (no jobs: add them with the
+    /// The home at `home`, read as one consistent snapshot (no jobs: add them with the
     /// builder).
     pub fn from_home(home: &Home) -> Result<Scenario, ScenarioError> {
         ScenarioBuilder::new(Base::Home(home.clone()))
@@ -56,7 +56,7 @@ impl Scenario {
             .build()
     }
 
-    /// The server home's formula, settings and resources only (its share tree and usage are
+    /// The home's formula, settings and resources only (its share tree and usage are
     /// not read): what evaluating or checking a formula needs.
     pub fn settings_from_home(home: &Home) -> Result<Scenario, ScenarioError> {
         ScenarioBuilder::new(Base::Home(home.clone()))

@@ -1,5 +1,5 @@
 //! `UsageStore`: per-entity usage, the time of the last decay and the decay settings, kept as
-//! TOML in the server home's `usage` file (human-readable; replaced atomically), with the job
+//! TOML in the home's `usage` file (human-readable; replaced atomically), with the job
 //! ledger `usage.ledger` beside it. `UsageHome` opens both under the home's exclusive lock.
 
 use crate::files::toml_spans::{line_col, locate, one_line};

@@ -1,5 +1,5 @@
 //! The docs' commands: every ```` ```sh runnable ```` block of README.md and docs/*.md is run
-//! with `sh -e` from the repository root, in a fresh HOME (no server home), with the built
+//! with `sh -e` from the repository root, in a fresh HOME (no home), with the built
 //! `fairsort` first on PATH. A block that fails fails the test with its output.
 
 use std::path::{Path, PathBuf};

@@ -5,7 +5,7 @@
 use predicates::str::contains;
 use std::io::Write;
 
-// `fairsort()` is isolated from any server home of the user running the tests (a home's custom
+// `fairsort()` is isolated from any home of the user running the tests (a home's custom
 // resources would change what `eval` and `check` accept).
 use crate::common::{fairsort, json_of};
 

@@ -1,4 +1,4 @@
-//! `fairsort eval` / `fairsort check` take custom resources from the server home when one
+//! `fairsort eval` / `fairsort check` take custom resources from the home when one
 //! exists (`--home`, `FAIRSORT_HOME`, or the default place under `XDG_DATA_HOME`), `-R`
 //! overrides them, and neither command ever creates a home. Every home here is a temporary
 //! directory, never the user's own.

@@ -4,7 +4,7 @@
 use predicates::prelude::*;
 use std::path::Path;
 
-// `fairsort()` never touches a real server home.
+// `fairsort()` never touches a real home.
 use crate::common::{data, fairsort, write};
 
 #[test]

@@ -1,6 +1,6 @@
 //! `fairsort test` queue-side cases end to end: `[[order]]` failures as side-by-side orders,
 //! `[[share]]` and `[[compare]]` diffs, `--record` round trips for the new kinds, `@current` from
-//! the server home, and the qmgr guard (`job_sort_formula_tests`).
+//! the home, and the qmgr guard (`job_sort_formula_tests`).
 
 use predicates::prelude::*;
 

@@ -1,4 +1,4 @@
-//! The server home under a full disk and a read-only home: a clear one-line error, exit 1,
+//! The home under a full disk and a read-only home: a clear one-line error, exit 1,
 //! and the previous state intact. (Concurrent writers and kill -9 during writes are covered by
 //! tests/it/server_safety.rs.)
 //!

@@ -1,6 +1,6 @@
 //! Resource limits: 100 MB lines (generated at run time, never committed) are refused with a
 //! clear message by every line-oriented reader, without reading the whole line into memory
-//! where the reader streams; and the server home survives a full disk and a read-only mount.
+//! where the reader streams; and the home survives a full disk and a read-only mount.
 
 use fairsort::formula::{compile, ResourceTable};
 use fairsort::home::{current_host, current_user, Home};

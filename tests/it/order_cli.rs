@@ -6,7 +6,7 @@ use approx::assert_abs_diff_eq;
 use predicates::prelude::*;
 use serde_json::Value;
 
-// `fairsort()` has no server home unless a test gives one: the default home must not leak in.
+// `fairsort()` has no home unless a test gives one: the default home must not leak in.
 use crate::common::{data_str, fairsort};
 
 const TOL: f64 = 5e-5;

@@ -1591,7 +1591,7 @@ fn cli_a_pbs_tree_puts_unknown_users_in_the_unknown_group() {
     };
     approx::assert_relative_eq!(share("u1"), 1.0, max_relative = 1e-12);
     assert_eq!(share("u2"), 0.0);
-    // The same tree imported into a server home is the replay's without --tree.
+    // The same tree imported into a home is the replay's without --tree.
     let home = tempfile::tempdir().unwrap();
     crate::common::fairsort_home(home.path())
         .args(["tree", "import"])

@@ -1,4 +1,4 @@
-//! Safety of the server home under real processes: 50 concurrent `fairsort qmgr` writers lose
+//! Safety of the home under real processes: 50 concurrent `fairsort qmgr` writers lose
 //! no update, a writer killed with SIGKILL at random moments never leaves a broken or
 //! half-written state file, and every change that was committed is audited, exactly once and
 //! in order, and no change that was not committed is (issue #15).

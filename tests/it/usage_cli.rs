@@ -361,7 +361,7 @@ fn only_managers_change_usage() {
     assert_eq!(usage_of(&show(h), "alice"), None);
 }
 
-/// A server home with the openpbs.md §4.1 tree (share/resource_group) and `tree import`ed.
+/// A home with the openpbs.md §4.1 tree (share/resource_group) and `tree import`ed.
 fn pbs_home() -> tempfile::TempDir {
     let home = tempfile::tempdir().unwrap();
     fairsort_home(home.path())

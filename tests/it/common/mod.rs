@@ -1,4 +1,4 @@
-//! Helpers shared by the test modules: the `fairsort` binary (isolated from the server home of
+//! Helpers shared by the test modules: the `fairsort` binary (isolated from the home of
 //! whoever runs the tests), paths into `tests/data`, scratch files, server-home state and the
 //! flux-accounting databases the flux tests build.
 
@@ -11,10 +11,10 @@ use fairsort::home::Home;
 pub mod flux_db;
 
 /// Where `XDG_DATA_HOME` points in [`fairsort`]: a directory that never exists, so the default
-/// server home is never found (and never created).
+/// home is never found (and never created).
 pub const NO_XDG_DATA_HOME: &str = "/nonexistent/fairsort-test-data";
 
-/// The binary cargo built for these tests, never on a server home of the user running them: no
+/// The binary cargo built for these tests, never on a home of the user running them: no
 /// `FAIRSORT_HOME` and no default home (a home's custom resources, formula or tree would change
 /// what the commands print). A test that wants a home passes `--home`, or sets `FAIRSORT_HOME` /
 /// `XDG_DATA_HOME` on the command, which overrides these.
@@ -27,7 +27,7 @@ pub fn fairsort() -> Command {
     c
 }
 
-/// [`fairsort`] on the server home `home` (`--home HOME`), which `fairsort init` creates first
+/// [`fairsort`] on the home `home` (`--home HOME`), which `fairsort init` creates first
 /// if it holds no `server.toml` yet (no other command creates a home).
 pub fn fairsort_home(home: &Path) -> Command {
     if !home.join("server.toml").exists() {
@@ -81,7 +81,7 @@ pub fn node<'a>(t: &'a TreeSpec, name: &str) -> &'a NodeSpec {
     t.nodes.iter().find(|n| n.name == name).unwrap()
 }
 
-/// The `Priority` of queue `q` in the server home `home`; its state file must always parse.
+/// The `Priority` of queue `q` in the home `home`; its state file must always parse.
 pub fn queue_q_priority(home: &Path) -> Option<i64> {
     let state = Home::open(Some(home))
         .unwrap()
