@@ -13,6 +13,9 @@
 // (docs/hardening.md has the audit of the remaining indexing).
 #![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
 #![warn(missing_docs)]
+// `unsafe` lives in two modules only: `mem` (mappings, madvise, prefetch, buffers reused in
+// place) and the libm bindings `formula::float_math`; `tests/it/architecture.rs` checks it too.
+#![deny(unsafe_code)]
 
 pub mod digits;
 pub mod fairshare;
@@ -23,6 +26,7 @@ pub mod ftest;
 pub mod home;
 pub mod inputs;
 pub mod jobs;
+#[allow(unsafe_code)]
 pub mod mem;
 pub mod native;
 pub mod order;

@@ -4,12 +4,11 @@
 use crate::fairshare::node::{Node, NodeId};
 use hashbrown::hash_table::Entry;
 use hashbrown::HashTable;
-use rustc_hash::FxHashMap;
-use std::hash::BuildHasher;
+use crate::mem::hash::SeededMap;
 
-/// The hash of a node name (FxHash: a million names are indexed per tree read).
+/// The hash of a node name (seeded, `mem::hash`: users and admins choose the names).
 fn name_hash(name: &str) -> u64 {
-    rustc_hash::FxBuildHasher.hash_one(name)
+    crate::mem::hash::hash_one(name)
 }
 
 /// Node ids by name, in insertion order per name; the names are read from the tree's nodes.
@@ -19,7 +18,7 @@ pub(crate) struct NameIndex {
     first: HashTable<NodeId>,
     /// Every node of a name that has several (first node → all, in insertion order): a user
     /// under several accounts.
-    more: FxHashMap<NodeId, Vec<NodeId>>,
+    more: SeededMap<NodeId, Vec<NodeId>>,
 }
 
 impl NameIndex {
@@ -27,7 +26,7 @@ impl NameIndex {
     pub(crate) fn with_capacity(n: usize) -> NameIndex {
         NameIndex {
             first: HashTable::with_capacity(n),
-            more: FxHashMap::default(),
+            more: SeededMap::default(),
         }
     }
 

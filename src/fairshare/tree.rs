@@ -6,7 +6,7 @@ use crate::fairshare::name_index::NameIndex;
 use crate::fairshare::node_columns::NodeColumns;
 use crate::fairshare::spec::{NodeKind, NodeSpec, Shares, TreeSource, TreeSpec};
 use crate::parallel::PARALLEL_MIN_JOBS;
-use rustc_hash::FxHashMap;
+use crate::mem::hash::SeededMap;
 use std::sync::OnceLock;
 use thiserror::Error;
 
@@ -640,7 +640,7 @@ fn links(
     // Each spec's parent as a spec index; `n_specs` stands for the root.
     let mut parent_of = vec![n_specs; n_specs];
     {
-        let mut account_spec: FxHashMap<&str, usize> = FxHashMap::default();
+        let mut account_spec: SeededMap<&str, usize> = SeededMap::default();
         for (i, s) in specs.iter().enumerate() {
             if s.kind != NodeKind::Account {
                 continue;
@@ -802,7 +802,7 @@ fn parent_error(specs: &[NodeSpec], s: &NodeSpec, p: &str) -> TreeError {
 /// Names the cycle that keeps spec `k` unreachable from the root (the specs of unreached
 /// nodes still have their names).
 fn cycle_error(specs: &[NodeSpec], k: usize) -> TreeError {
-    let accounts: FxHashMap<&str, usize> = specs
+    let accounts: SeededMap<&str, usize> = specs
         .iter()
         .enumerate()
         .filter(|(_, s)| s.kind == NodeKind::Account && !s.name.is_empty())

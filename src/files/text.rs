@@ -7,11 +7,10 @@ use crate::files::FormatError;
 /// Longest line any text reader accepts (1 MiB).
 pub const MAX_LINE_BYTES: usize = 1 << 20;
 
-/// Inputs from this size up are checked (UTF-8) and counted (lines) in two halves on two threads.
+/// Inputs from this size up have their lines counted in two halves on two threads.
 const HALVES_MIN_BYTES: usize = 1 << 22;
 
-/// `bytes` cut after a newline near its middle (both halves then UTF-8 on their own exactly
-/// when the whole is), or `None` when small or without one there.
+/// `bytes` cut after a newline near its middle, or `None` when small or without one there.
 fn halves(bytes: &[u8]) -> Option<(&[u8], &[u8])> {
     if bytes.len() < HALVES_MIN_BYTES {
         return None;
@@ -21,27 +20,11 @@ fn halves(bytes: &[u8]) -> Option<(&[u8], &[u8])> {
     Some(bytes.split_at(mid + nl + 1))
 }
 
-/// Checks that `bytes` is UTF-8, naming the line of the first bad byte.
+/// Checks that `bytes` is UTF-8, naming the line of the first bad byte. One checked pass
+/// (std's validator, with its ASCII fast path): the two-thread check this replaced needed an
+/// unchecked conversion to join its halves, and saved under 1 % of the largest reads.
 pub(crate) fn utf8<'a>(bytes: &'a [u8], file: &str) -> Result<&'a str, FormatError> {
-    let checked = match halves(bytes) {
-        // A bad byte in the first half is the first; else the second half's first.
-        Some((a, b)) => {
-            match crate::parallel::join(|| std::str::from_utf8(a), || std::str::from_utf8(b)) {
-                (Err(e), _) => Err(e.valid_up_to()),
-                (Ok(_), Err(e)) => Err(a.len() + e.valid_up_to()),
-                (Ok(_), Ok(_)) => Ok(()),
-            }
-        }
-        None => std::str::from_utf8(bytes)
-            .map(|_| ())
-            .map_err(|e| e.valid_up_to()),
-    };
-    match checked {
-        // SAFETY: every byte was checked above, the halves apart: two UTF-8 texts joined are
-        // UTF-8 (the cut is after a `\n`, never inside a character).
-        Ok(()) => Ok(unsafe { std::str::from_utf8_unchecked(bytes) }),
-        Err(upto) => Err(bad_utf8(bytes, upto, file)),
-    }
+    std::str::from_utf8(bytes).map_err(|e| bad_utf8(bytes, e.valid_up_to(), file))
 }
 
 /// The error for `bytes`, UTF-8 up to `upto`.
@@ -82,39 +65,30 @@ pub fn lines<'a>(
     })
 }
 
-/// Below this size a text file is read into memory; from it up, mapped ([`FileText`]).
+/// Below this size a text file is read into memory; from it up, mapped when nobody but root and
+/// the caller can write it ([`FileText`]).
 const MAP_MIN_BYTES: u64 = 1 << 20;
 
-/// The bytes of a whole text file: mapped (a large regular file) or read. Derefs to the bytes.
+/// The bytes of a whole text file: mapped or read ([`crate::mem::FileBytes`]). Derefs to the
+/// bytes.
 ///
 /// Reading a 62 MB `sshare` capture into a fresh buffer cost a tenth of `fairsort share`: the
 /// kernel zeroes and faults in 15 000 new pages, then copies the file into them; a mapping
-/// shares the page cache's pages instead. Its one hazard: another program shrinking the file
-/// *while* fairsort reads it kills the process with `SIGBUS` (files replaced by a rename, as
-/// `sshare ... > tmp && mv tmp f` does, are never affected). Anything that is not a regular
-/// file, and small files, are read the plain way.
-#[derive(Debug)]
-pub enum FileText {
-    /// A read-only mapping of the file.
-    Mapped(memmap2::Mmap),
-    /// The file read into memory.
-    Read(Vec<u8>),
-}
-
-impl std::ops::Deref for FileText {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        match self {
-            FileText::Mapped(m) => m,
-            FileText::Read(v) => v,
-        }
-    }
-}
+/// shares the page cache's pages instead. A file is mapped only when nobody but root and the
+/// process's user can write it (`mem::map`: a mapping shows other writers' changes, and the
+/// text is handed out as `&str`); others are read, and one written to while it is read is an
+/// error. A mapped file truncated *while* fairsort reads it (by root or its owner) kills the
+/// process with `SIGBUS` (files replaced by a rename, as `sshare ... > tmp && mv tmp f` does,
+/// are never affected). Anything that is not a regular file, and small files, are read the
+/// plain way.
+pub type FileText = crate::mem::FileBytes;
 
 /// Reads a line-oriented text file, failing on the first line longer than [`MAX_LINE_BYTES`]
-/// (naming it). A large regular file is mapped ([`FileText`]); any other is read in chunks,
-/// stopping at the first long line without reading the rest: one bad line of a huge stream
-/// costs at most one chunk past the limit, never the whole stream.
+/// (naming it). A large regular file that nobody else can write is mapped ([`FileText`]); any
+/// other is read in chunks, stopping at the first long line without reading the rest: one bad
+/// line of a huge stream costs at most one chunk past the limit, never the whole stream. A
+/// regular file written to while it is read is an error (`mem::read_file::Stamp`), not a torn
+/// text.
 pub fn read_file(path: &std::path::Path, file: &str) -> Result<FileText, FormatError> {
     use std::io::Read;
     /// Bytes read (and checked) at a time.
@@ -124,22 +98,25 @@ pub fn read_file(path: &std::path::Path, file: &str) -> Result<FileText, FormatE
         source,
     };
     let mut f = std::fs::File::open(path).map_err(io)?;
+    let meta = f.metadata().map_err(io)?;
     // Read straight into the result, sized once from the file's length (a regular file).
-    let size = f
-        .metadata()
-        .map_or(0, |m| if m.is_file() { m.len() } else { 0 });
+    let size = if meta.is_file() { meta.len() } else { 0 };
     if size >= MAP_MIN_BYTES {
-        if let Some(map) = map(&f) {
+        if let Some(map) = crate::mem::Mapping::of(&f, None, false) {
+            // One call maps every page (the file is read whole, front to back), instead of a
+            // fault per 64 KiB; kernels before 5.14 read ahead instead.
+            map.populate_all();
             check_line_lengths(&map, file)?;
             return Ok(FileText::Mapped(map));
         }
     }
+    let stamp = meta.is_file().then(|| crate::mem::read_file::Stamp::of(&meta));
     let mut out = Vec::with_capacity(usize::try_from(size).unwrap_or(0).saturating_add(1));
     let mut lengths = LineLengths::default();
     loop {
         let start = out.len();
         let n = match (&mut f).take(CHUNK).read_to_end(&mut out) {
-            Ok(0) => return Ok(FileText::Read(out)),
+            Ok(0) => break,
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(io(e)),
@@ -147,20 +124,10 @@ pub fn read_file(path: &std::path::Path, file: &str) -> Result<FileText, FormatE
         let got = out.get(start..start + n).unwrap_or(&[]);
         lengths.check(got, file)?;
     }
-}
-
-/// A read-only mapping of `f` with its pages faulted in at once, or `None` where the system
-/// refuses one (then the file is read).
-fn map(f: &std::fs::File) -> Option<memmap2::Mmap> {
-    // SAFETY: a read-only mapping private to this process; its one hazard is another program
-    // shrinking the file while it is mapped (SIGBUS), documented on [`FileText`].
-    let map = unsafe { memmap2::MmapOptions::new().map(f) }.ok()?;
-    // One call maps every page (the file is read whole, front to back), instead of a fault
-    // per 64 KiB; refused by kernels before 5.14, where the faults happen as before.
-    if map.advise(memmap2::Advice::PopulateRead).is_err() {
-        let _ = map.advise(memmap2::Advice::Sequential);
+    if let Some(stamp) = stamp {
+        stamp.check(&f).map_err(io)?;
     }
-    Some(map)
+    Ok(FileText::Read(out))
 }
 
 /// Fails on the first line of `bytes` longer than [`MAX_LINE_BYTES`], naming it.
@@ -331,8 +298,8 @@ mod tests {
         assert!(e.contains("line 3") && e.contains("longer than"), "{e}");
     }
 
-    /// Large inputs are checked in halves: the same text, or the same first bad line, whichever
-    /// half holds it; and the same line count.
+    /// Large inputs (whose lines are counted in halves): the same text, or the same first bad
+    /// line, whichever half holds it; and the same line count.
     #[test]
     fn halves_check_and_count_as_one_pass() {
         let line = "  acct|us\u{e9}r|1|0.5|10|\n";

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use rusqlite::types::{Value, ValueRef};
 use rusqlite::{params, Connection, OpenFlags};
-use rustc_hash::FxHashMap;
+use crate::mem::hash::SeededMap;
 
 use crate::fairshare::spec::{NodeKind, NodeSpec, Shares, TreeSource, TreeSpec};
 use crate::files::text;
@@ -133,7 +133,7 @@ pub fn read_conn(conn: &Connection, path: &Path) -> Result<TreeSpec, FormatError
     // Every active association at once, grouped by bank (in user-name order within a bank, as a
     // `WHERE bank=?` query would give them): flux-accounting's association_table is keyed by
     // (username, bank), so one query per bank would scan the whole table once per bank.
-    let mut assocs: FxHashMap<String, Vec<AssocRow>> = FxHashMap::default();
+    let mut assocs: SeededMap<String, Vec<AssocRow>> = SeededMap::default();
     let mut n_rows = 0usize;
     {
         let mut all = conn
@@ -193,7 +193,7 @@ pub fn read_conn(conn: &Connection, path: &Path) -> Result<TreeSpec, FormatError
     let load = |bank: &str,
                 spec: &mut TreeSpec,
                 sub_banks: &mut rusqlite::Statement<'_>,
-                assocs: &mut FxHashMap<String, Vec<AssocRow>>|
+                assocs: &mut SeededMap<String, Vec<AssocRow>>|
      -> Result<Vec<SubBank>, FormatError> {
         let subs: Vec<SubBank> = sub_banks
             .query_map(params![bank], |r| {

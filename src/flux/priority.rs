@@ -21,7 +21,7 @@
 //! (the value each job got when it first entered the PRIORITY state).
 
 use crate::flux::jobs::FluxJob;
-use rustc_hash::FxHashMap;
+use crate::mem::hash::SeededMap;
 
 /// `FLUX_JOB_PRIORITY_MAX`: an expedited job's priority.
 pub const PRIORITY_MAX: i64 = 4_294_967_295;
@@ -128,12 +128,12 @@ pub struct Site {
     /// Associations in table order (a later row with the same (userid, bank) replaces one).
     pub associations: Vec<Association>,
     /// userid → bank → index in `associations` (looked up by `&str`, no key built per job).
-    by_key: FxHashMap<i32, FxHashMap<String, usize>>,
-    default_bank: FxHashMap<i32, String>,
+    by_key: SeededMap<i32, SeededMap<String, usize>>,
+    default_bank: SeededMap<i32, String>,
     /// `queue_table`: name → priority (a C `int`).
-    pub queues: FxHashMap<String, i32>,
+    pub queues: SeededMap<String, i32>,
     /// `bank_table`: name → priority.
-    pub banks: FxHashMap<String, f64>,
+    pub banks: SeededMap<String, f64>,
     /// `priority_factor_weight_table` over the defaults.
     pub weights: Weights,
     /// `config_table`'s `deny_unknown_queues`.

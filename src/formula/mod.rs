@@ -10,6 +10,7 @@ mod complex;
 pub mod error;
 mod exact;
 mod fast;
+#[allow(unsafe_code)]
 pub mod float_math;
 pub mod functions;
 mod int_math;

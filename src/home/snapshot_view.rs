@@ -17,7 +17,7 @@ use crate::home::snapshot_cache::{
     MAGIC, SECTIONS, TABLE_AT,
 };
 use crate::usage::UnmatchedUsage;
-use rustc_hash::FxHashSet;
+use crate::mem::hash::SeededSet;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -497,7 +497,7 @@ impl SnapshotView {
         }
         // Each node once: a walk up stops at a node already in the part (parents have smaller
         // ids, so every walk ends, at the root at the latest).
-        let mut seen: FxHashSet<NodeId> = FxHashSet::default();
+        let mut seen: SeededSet<NodeId> = SeededSet::default();
         let mut walk = std::mem::take(&mut ids);
         for start in walk.drain(..) {
             let mut cur = Some(start);

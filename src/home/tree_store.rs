@@ -13,6 +13,7 @@ use crate::home::snapshot_cache;
 use crate::home::snapshot_ident;
 use crate::home::snapshot_view::SnapshotView;
 use crate::home::state::HomeState;
+use crate::mem::{FileBytes, Mapping};
 use crate::native::tree as native;
 use crate::pbs;
 use crate::usage::{apply_usage, UnmatchedUsage, UsageRecord, UsageStore};
@@ -102,7 +103,7 @@ type TextFiles = (&'static str, File, Option<File>);
 
 /// The snapshot `map` in `form` if it is a whole, valid snapshot for `key` (`None`: a miss).
 fn use_snapshot(
-    map: Arc<memmap2::Mmap>,
+    map: Arc<FileBytes>,
     key: &snapshot_cache::Key,
     form: TreeForm,
 ) -> Option<(Read, UnmatchedUsage)> {
@@ -259,23 +260,23 @@ impl Home {
         Ok(hit)
     }
 
-    /// `snapshot.bin` mapped (populated at once for a reader of the whole tree); `None` when
-    /// missing, a link or unreadable.
-    fn map_snapshot(&self, whole: bool) -> Option<Arc<memmap2::Mmap>> {
-        let f = self.dir().open_read(files::SNAPSHOT).ok()??;
+    /// `snapshot.bin` mapped (populated at once for a reader of the whole tree), or read when
+    /// it may not be mapped; `None` when missing, a link or unreadable.
+    fn map_snapshot(&self, whole: bool) -> Option<Arc<FileBytes>> {
+        let mut f = self.dir().open_read(files::SNAPSHOT).ok()??;
         // Mapped, not read: the file's pages are in the page cache already, so a mapping costs
         // neither fresh memory to zero nor a copy, and a small `order` touches only the pages
         // it reads (the view checks each 4 KiB block it reads against its checksum); a reader
-        // of the whole tree has it populated at once. An empty file cannot be mapped: a miss.
-        // SAFETY: a read-only private mapping of a regular file of the home. Its one hazard is
-        // another program shrinking the file while it is read (SIGBUS): fairsort never changes
-        // `snapshot.bin` in place (a new one is renamed over it, and the mapped one stays whole)
-        // and only the home's owner or root may write it.
-        let mut options = memmap2::MmapOptions::new();
-        if whole {
-            options.populate();
+        // of the whole tree has it populated at once. Only root, this process's user and the
+        // home's owner may write it (`mem::map`; the home's check refuses anything else), and
+        // fairsort never changes it in place (a new one is renamed over it, and the mapped one
+        // stays whole). An empty file cannot be mapped: it is read, and misses.
+        if let Some(map) = Mapping::of(&f, Some(self.dir().owner()), whole) {
+            return Some(Arc::new(FileBytes::Mapped(map)));
         }
-        unsafe { options.map(&f) }.ok().map(Arc::new)
+        let meta = f.metadata().ok()?;
+        let bytes = crate::mem::read_file::read_open(&mut f, &meta).ok()?;
+        Some(Arc::new(FileBytes::Read(bytes)))
     }
 
     /// Whether this process may write `snapshot.bin`: root or the home's owner (anyone else

@@ -137,13 +137,17 @@ impl ShortStr {
         })
     }
 
-    /// The string.
+    /// The string's bytes (compared and sorted as they are: byte order is `str`'s order).
+    #[inline]
+    pub(crate) fn as_bytes(&self) -> &[u8] {
+        self.bytes.get(..usize::from(self.len)).unwrap_or(&[])
+    }
+
+    /// The string. Checked UTF-8 (`new` copied the bytes of a `str`, so the check always
+    /// passes): a short check, off the hot paths, which compare [`as_bytes`](Self::as_bytes).
     #[inline]
     pub(crate) fn as_str(&self) -> &str {
-        let b = self.bytes.get(..usize::from(self.len)).unwrap_or(&[]);
-        // SAFETY: `new` copied exactly the bytes of a `str` (`len` of them), so they are valid
-        // UTF-8; nothing else writes them.
-        unsafe { std::str::from_utf8_unchecked(b) }
+        std::str::from_utf8(self.as_bytes()).unwrap_or_default()
     }
 }
 
@@ -178,6 +182,15 @@ impl JobId {
         match &self.0 {
             IdRepr::Inline(short) => short.as_str(),
             IdRepr::Heap(s) => s,
+        }
+    }
+
+    /// The id's bytes, for comparisons (the order of the bytes is the order of the text).
+    #[inline]
+    pub fn as_bytes(&self) -> &[u8] {
+        match &self.0 {
+            IdRepr::Inline(short) => short.as_bytes(),
+            IdRepr::Heap(s) => s.as_bytes(),
         }
     }
 }
@@ -247,7 +260,7 @@ impl std::fmt::Display for JobId {
 impl PartialEq for JobId {
     #[inline]
     fn eq(&self, other: &Self) -> bool {
-        self.as_str() == other.as_str()
+        self.as_bytes() == other.as_bytes()
     }
 }
 
@@ -262,7 +275,7 @@ impl PartialOrd for JobId {
 impl Ord for JobId {
     #[inline]
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.as_str().cmp(other.as_str())
+        self.as_bytes().cmp(other.as_bytes())
     }
 }
 
@@ -274,13 +287,13 @@ impl std::hash::Hash for JobId {
 
 impl PartialEq<str> for JobId {
     fn eq(&self, other: &str) -> bool {
-        self.as_str() == other
+        self.as_bytes() == other.as_bytes()
     }
 }
 
 impl PartialEq<&str> for JobId {
     fn eq(&self, other: &&str) -> bool {
-        self.as_str() == *other
+        self.as_bytes() == other.as_bytes()
     }
 }
 

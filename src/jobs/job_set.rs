@@ -3,7 +3,6 @@
 //! (`names.rs`), requests are kept in one vector; `build_columns` gives a column view (`columns.rs`).
 
 use crate::jobs::error::JobsError;
-use crate::jobs::names::name_hash;
 use crate::parallel::PARALLEL_MIN_JOBS;
 
 // Defined in the files below; `queue::job::Job` and the others still name them.
@@ -16,7 +15,7 @@ pub use crate::jobs::names::{Names, Sym};
 /// always false, and then no id is seen twice.
 fn may_have_duplicate_ids(jobs: &[Job]) -> bool {
     let sorted = |part: &[Job]| {
-        let mut h: Vec<u64> = part.iter().map(|j| name_hash(&j.id)).collect();
+        let mut h: Vec<u64> = part.iter().map(|j| crate::mem::hash::hash_one(j.id.as_bytes())).collect();
         h.sort_unstable();
         h
     };
@@ -55,7 +54,7 @@ fn first_duplicate_id(jobs: &[Job]) -> Option<&str> {
     // gives the unstable one's order, merging runs in linear time).
     let sorted = |from: usize, part: &[Job]| {
         let mut keys: Vec<(u64, usize)> = (part.iter().enumerate())
-            .map(|(i, j)| (name_hash(&j.id), from + i))
+            .map(|(i, j)| (crate::mem::hash::hash_one(j.id.as_bytes()), from + i))
             .collect();
         keys.sort_unstable();
         keys
@@ -98,11 +97,11 @@ const KEY_SORT_MIN_JOBS: usize = 1 << 12;
 
 /// Submission order: qtime, then the id's sequence number and array index, then the id.
 fn submission_cmp(a: &Job, b: &Job) -> std::cmp::Ordering {
-    (a.qtime, a.seq, a.array_index(), a.id.as_str()).cmp(&(
+    (a.qtime, a.seq, a.array_index(), a.id.as_bytes()).cmp(&(
         b.qtime,
         b.seq,
         b.array_index(),
-        b.id.as_str(),
+        b.id.as_bytes(),
     ))
 }
 
@@ -166,82 +165,13 @@ fn sort_keys<T: Ord>(keys: &mut [T]) {
     }
 }
 
-/// How many bytes of items [`merge_by`] and [`append_from_back`] move between two releases
-/// of the source's emptied end.
-const RELEASE_BYTES: usize = 3 << 20;
-
-/// [`RELEASE_BYTES`] as a count of `T`s.
-fn release_every<T>() -> usize {
-    (RELEASE_BYTES / std::mem::size_of::<T>().max(1)).max(1)
-}
-
 /// Merges `b` into `a`, both in submission order, into submission order, stably (`a`'s jobs
-/// first among equal keys): from the back, in place, each job moved once and no second buffer
-/// of jobs. `b`'s emptied end is given back every [`RELEASE_BYTES`] while `a`'s new end is
-/// written, so the pages `a` grows into are mostly the ones `b` just freed (on this VM a page
-/// touched for the first time costs four times a recently freed one) and the peak holds one
-/// half's jobs less than `a` and `b` whole.
+/// first among equal keys): in place, each job moved once, no second buffer of jobs, and `b`'s
+/// emptied end given back as `a` grows ([`crate::mem::reuse::merge_by`]).
 fn merge_into(a: &mut Vec<Job>, b: Vec<Job>) {
-    merge_by(a, b, |x, y| {
+    crate::mem::reuse::merge_by(a, b, |x, y| {
         submission_cmp(x, y) == std::cmp::Ordering::Greater
     });
-}
-
-/// [`merge_into`] for any items, with `after(x, y)` true when `x` goes after `y`.
-fn merge_by<T>(a: &mut Vec<T>, mut b: Vec<T>, after: impl Fn(&T, &T) -> bool) {
-    let (n1, total, every) = (a.len(), a.len() + b.len(), release_every::<T>());
-    a.reserve_exact(b.len());
-    // From here `a`'s buffer is managed by hand: slots [0, i) hold `a`'s unmerged items, slots
-    // [k, total) the merged ones, and the slots between are unused (moved out or never
-    // written). `a`'s length is 0 meanwhile, so if anything below panicked the items would
-    // leak, never be dropped twice.
-    let base = a.as_mut_ptr();
-    // SAFETY: shrinking the length to 0 drops nothing and leaves the items in place.
-    unsafe { a.set_len(0) };
-    let (mut i, mut k) = (n1, total);
-    while let Some(last) = b.last() {
-        k -= 1;
-        // SAFETY: `i - 1 < i <= n1` is an initialized slot of `a` (items below `i` are never
-        // moved out), and `k < total` is within the reserved capacity. `k - i == b.len() - 1`
-        // here (it is `b.len()` before each step, and each step takes one item from `a` or
-        // `b`), so `k >= i > i - 1`: the move from `i - 1` to `k` does not overlap, and a
-        // slot written at `k` was unused.
-        unsafe {
-            if i > 0 && after(&*base.add(i - 1), last) {
-                i -= 1;
-                std::ptr::copy_nonoverlapping(base.add(i), base.add(k), 1);
-            } else if let Some(item) = b.pop() {
-                base.add(k).write(item);
-                if b.len().is_multiple_of(every) {
-                    b.shrink_to_fit();
-                }
-            }
-        }
-    }
-    // `b` is empty: `k == i`, and slots [0, total) hold the merged items.
-    // SAFETY: every slot below `total` is initialized (see above), within the capacity.
-    unsafe { a.set_len(total) };
-}
-
-/// Appends `map` of each item of `src` to `dst`, writing from the back and giving back
-/// `src`'s emptied end every [`RELEASE_BYTES`]: the pages `dst` grows into are mostly the ones
-/// `src` just freed (see [`merge_into`]). `dst`'s order is `src`'s, as `extend` gives.
-fn append_from_back<T: Copy>(dst: &mut Vec<T>, mut src: Vec<T>, map: impl Fn(T) -> T) {
-    let (len, n, every) = (dst.len(), src.len(), release_every::<T>());
-    dst.reserve_exact(n);
-    let spare = &mut dst.spare_capacity_mut()[..n];
-    let mut to = n;
-    while to > 0 {
-        let from = to.saturating_sub(every);
-        for (slot, &x) in spare[from..to].iter_mut().zip(&src[from..to]) {
-            slot.write(map(x));
-        }
-        src.truncate(from);
-        src.shrink_to_fit();
-        to = from;
-    }
-    // SAFETY: the loop wrote each of the `n` slots after `len` (within the reserved capacity).
-    unsafe { dst.set_len(len + n) };
 }
 
 /// How many steps of a cycle [`permute`] prefetches ahead of its swaps.
@@ -540,7 +470,7 @@ impl JobSet {
         let parallel = other_jobs.len() >= PARALLEL_MIN_JOBS;
         let (jobs, requests) = (&mut self.jobs, &mut self.requests);
         let move_requests = move || {
-            append_from_back(requests, other_requests, |r| {
+            crate::mem::reuse::append_from_back(requests, other_requests, |r| {
                 let sym = resources.get(r.sym() as usize).copied().unwrap_or(r.sym());
                 let value = match r.value() {
                     ResourceValue::Text(t) => {
@@ -775,53 +705,6 @@ mod tests {
             want.sort_by(submission_cmp);
             merge_into(&mut a, b);
             assert!(a == want, "{na} + {nb}");
-        }
-    }
-
-    /// The merge and the append that give back their source's end as they go: the same
-    /// result as the plain merge and `extend`, across many releases (large items, so that a
-    /// release falls every few dozen), with items that own heap memory (a double drop or a
-    /// lost item would show).
-    #[test]
-    fn merges_and_appends_that_release_their_source_give_the_plain_result() {
-        type Big = (u32, String, [u64; 4096]);
-        assert!(release_every::<Big>() < 100);
-        let item =
-            |key: u32, tag: usize| -> Big { (key, format!("{key}/{tag}"), [tag as u64; 4096]) };
-        for (na, nb) in [(0, 0), (0, 250), (250, 0), (300, 500), (500, 300), (96, 96)] {
-            let mut a: Vec<Big> = (0..na).map(|i| item((i * 7 % 50) as u32, i)).collect();
-            let mut b: Vec<Big> = (0..nb)
-                .map(|i| item((i * 11 % 50) as u32, 1000 + i))
-                .collect();
-            a.sort_by_key(|x| x.0);
-            b.sort_by_key(|x| x.0);
-            let mut want: Vec<Big> = a.iter().chain(&b).cloned().collect();
-            want.sort_by_key(|x| x.0); // stable: `a`'s items first among equal keys
-            merge_by(&mut a, b, |x, y| x.0 > y.0);
-            assert!(a
-                .iter()
-                .map(|x| (x.0, &x.1))
-                .eq(want.iter().map(|x| (x.0, &x.1))));
-            assert!(a.iter().all(|x| x.2.iter().all(|&v| v == x.2[0])));
-        }
-        type Block = [u64; 8192];
-        assert!(release_every::<Block>() < 64);
-        for (na, nb) in [(0, 0), (3, 0), (0, 200), (7, 200), (10, 48)] {
-            let block = |i: usize| -> Block { [i as u64; 8192] };
-            let mut dst: Vec<Block> = (0..na).map(block).collect();
-            let src: Vec<Block> = (100..100 + nb).map(block).collect();
-            append_from_back(&mut dst, src, |mut x| {
-                x[1] += 1;
-                x
-            });
-            assert_eq!(dst.len(), na + nb);
-            for (k, x) in dst.iter().enumerate() {
-                let i = if k < na { k } else { 100 + k - na };
-                assert_eq!(
-                    (x[0], x[1], x[8191]),
-                    (i as u64, i as u64 + u64::from(k >= na), i as u64)
-                );
-            }
         }
     }
 

@@ -5,11 +5,12 @@ use hashbrown::HashTable;
 /// An interned name (user, group, account, queue or resource): an index into a `Names` pool.
 pub type Sym = u32;
 
-/// The hash of a name in a [`Names`] pool (FxHash: interning runs several times per job while a
-/// million-job file is read, where SipHash's DoS resistance buys nothing).
+/// The hash of a name in a [`Names`] pool: seeded per process (`mem::hash`), as users choose
+/// the names (owners, accounts, Variable_List values) and an unseeded hash let them pick names
+/// that all probe one slot; foldhash, as interning runs several times per job while a
+/// million-job file is read.
 pub(crate) fn name_hash(name: &str) -> u64 {
-    use std::hash::BuildHasher;
-    rustc_hash::FxBuildHasher.hash_one(name)
+    crate::mem::hash::hash_one(name)
 }
 
 /// A pool of distinct names; each name is stored once and referred to by its `Sym`.
@@ -157,7 +158,7 @@ impl Index {
     /// The first slot that `hash` probes (the table is not empty).
     #[inline]
     fn home(&self, hash: u64) -> usize {
-        // FxHash's `finish` rotates the product: its low bits are as good as its high ones.
+        // foldhash's output is a folded multiply: its low bits are as good as its high ones.
         hash as usize & (self.slots.len() - 1)
     }
 

@@ -9,17 +9,20 @@
 //! faults them in again), so the process holds a few windows of the file, not the whole file:
 //! memory grows with the jobs, not with the file's size.
 //!
-//! The one cost of a mapping: if another program truncates the file *while* fairsort reads it,
-//! the process is killed by `SIGBUS` instead of reporting a short file. Files written whole and
-//! renamed into place (as `qstat … > tmp && mv tmp jobs.json` does) are never affected; a file
-//! rewritten in place under a running `fairsort order` should be read from stdin
-//! (`--jobs - < FILE`), which copies. Small files and anything that is not a regular file are
-//! read the plain way.
+//! Only a file that nobody but root and the process's user can write is mapped
+//! ([`Mapping`](super::map::Mapping): the common case of root's or one's own `qstat` output);
+//! any other, and small files and anything that is not a regular file, are read into memory,
+//! and a regular file that changes while it is read (its size, mtime or ctime: [`Stamp`]) is an
+//! error instead of a torn copy. A mapped file truncated *while* fairsort reads it (by root or
+//! its owner) kills the process with `SIGBUS`; files written whole and renamed into place (as
+//! `qstat … > tmp && mv tmp jobs.json` does) are never affected.
 
 use std::fs::File;
 use std::io;
 use std::ops::{Deref, Range};
 use std::path::Path;
+
+use super::map::Mapping;
 
 /// Below this size the file is read into memory (a mapping saves nothing there).
 const MAP_MIN_BYTES: u64 = 64 << 20;
@@ -30,8 +33,8 @@ pub const PAGE_WINDOW: usize = 16 << 20;
 /// The bytes of a whole file: mapped or read. Derefs to the file's bytes.
 #[derive(Debug)]
 pub enum FileBytes {
-    /// A read-only shared mapping of the file (large regular files).
-    Mapped(memmap2::Mmap),
+    /// A read-only mapping of the file (large regular files nobody else can write).
+    Mapped(Mapping),
     /// The file read into memory.
     Read(Vec<u8>),
 }
@@ -46,11 +49,17 @@ impl Deref for FileBytes {
     }
 }
 
+impl AsRef<[u8]> for FileBytes {
+    fn as_ref(&self) -> &[u8] {
+        self
+    }
+}
+
 impl FileBytes {
     /// The window keeper of these bytes (does nothing when they were read into memory).
     pub fn pages(&self) -> Pages<'_> {
         match self {
-            FileBytes::Mapped(m) => Pages::of(m),
+            FileBytes::Mapped(m) => Pages::of(&m.0),
             FileBytes::Read(_) => Pages::none(),
         }
     }
@@ -64,7 +73,7 @@ pub struct Pages<'m> {
 }
 
 impl<'m> Pages<'m> {
-    /// The window keeper of a mapping.
+    /// The window keeper of a mapping (a [`Mapping`]'s, or a test's own).
     pub(crate) fn of(map: &'m memmap2::Mmap) -> Pages<'m> {
         Pages { map: Some(map) }
     }
@@ -77,52 +86,81 @@ impl<'m> Pages<'m> {
     /// The parser is done with `done` and reads `next` soon (byte offsets in the file).
     pub fn advance(&self, done: Range<usize>, next: Range<usize>) {
         let Some(map) = self.map else { return };
-        let end = map.len();
-        let clamp = |r: Range<usize>| r.start.min(end)..r.end.min(end);
-        let (done, next) = (clamp(done), clamp(next));
-        if !done.is_empty() {
-            // SAFETY: the mapping is a read-only mapping of a file: dropping its pages only
-            // makes the next access fault them in again from the file (MADV_DONTNEED on file
-            // mappings never zeroes them), so every byte a parser still borrows keeps its value.
-            let _ = unsafe {
-                map.unchecked_advise_range(
-                    memmap2::UncheckedAdvice::DontNeed,
-                    done.start,
-                    done.len(),
-                )
-            };
+        super::map::release(map, done);
+        super::map::populate(map, next);
+    }
+}
+
+/// What identifies a file's contents cheaply: its inode, size, and modification and change
+/// times to the nanosecond. Taken before and after a file is read into memory: a different
+/// stamp means somebody wrote the file meanwhile and the bytes read may be torn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stamp {
+    dev: u64,
+    ino: u64,
+    len: u64,
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+}
+
+impl Stamp {
+    /// The stamp of `meta`.
+    pub fn of(meta: &std::fs::Metadata) -> Stamp {
+        use std::os::unix::fs::MetadataExt;
+        Stamp {
+            dev: meta.dev(),
+            ino: meta.ino(),
+            len: meta.len(),
+            mtime: (meta.mtime(), meta.mtime_nsec()),
+            ctime: (meta.ctime(), meta.ctime_nsec()),
         }
-        if !next.is_empty()
-            && map
-                .advise_range(memmap2::Advice::PopulateRead, next.start, next.len())
-                .is_err()
-        {
-            let _ = map.advise_range(memmap2::Advice::WillNeed, next.start, next.len());
+    }
+
+    /// `Ok` when `file` (a regular file) still has this stamp, else the error a reader reports.
+    pub fn check(&self, file: &File) -> io::Result<()> {
+        let now = Stamp::of(&file.metadata()?);
+        if now == *self {
+            Ok(())
+        } else {
+            Err(changed_while_read())
         }
     }
 }
 
-/// The whole file, as `std::fs::read` reads it: a large regular file is mapped into memory.
+/// The error of a file written to while it was read into memory.
+pub fn changed_while_read() -> io::Error {
+    io::Error::other(
+        "the file changed while it was read (written in place meanwhile); write it whole and \
+         rename it into place, or read a copy",
+    )
+}
+
+/// The whole file, as `std::fs::read` reads it: a large regular file that nobody else can
+/// write is mapped into memory ([`Mapping`]); any other is read, and a regular file written to
+/// while it is read is an error ([`Stamp`]).
 pub fn read_file(path: &Path) -> io::Result<FileBytes> {
-    let file = File::open(path)?;
+    let mut file = File::open(path)?;
     let meta = file.metadata()?;
     if meta.is_file() && meta.len() >= MAP_MIN_BYTES {
-        if let Some(map) = map(&file) {
+        if let Some(map) = Mapping::of(&file, None, false) {
+            map.sequential();
             return Ok(FileBytes::Mapped(map));
         }
     }
-    std::fs::read(path).map(FileBytes::Read)
+    read_open(&mut file, &meta).map(FileBytes::Read)
 }
 
-/// A populated read-only mapping of `file`, or `None` where the system refuses one.
-fn map(file: &File) -> Option<memmap2::Mmap> {
-    // SAFETY: the mapping is read-only and private to this process; its one hazard is another
-    // program shrinking the file while it is mapped (SIGBUS), documented above and in
-    // docs/order.md. Pages are faulted in window by window by the parser ([`Pages`]).
-    let map = unsafe { memmap2::MmapOptions::new().map(file) };
-    let map = map.ok()?;
-    let _ = map.advise(memmap2::Advice::Sequential);
-    Some(map)
+/// The rest of the open `file` (whose metadata is `meta`), read into memory; for a regular
+/// file, an error if it changed meanwhile.
+pub fn read_open(file: &mut File, meta: &std::fs::Metadata) -> io::Result<Vec<u8>> {
+    use std::io::Read;
+    let size = if meta.is_file() { meta.len() } else { 0 };
+    let mut out = Vec::with_capacity(usize::try_from(size).unwrap_or(0).saturating_add(1));
+    file.read_to_end(&mut out)?;
+    if meta.is_file() {
+        Stamp::of(meta).check(file)?;
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use crate::jobs::names::Sym;
 use crate::order::formula_api::SortFormula;
 use crate::parallel::PARALLEL_MIN_JOBS;
 use crate::pbs::defs::FairshareEntity;
-use rustc_hash::FxHashMap;
+use crate::mem::hash::SeededMap;
 use std::collections::{BTreeSet, HashSet};
 
 /// The share tree, each job's node in it, and the computed results.
@@ -174,7 +174,7 @@ fn pbs_nodes_by_name(tree: &Tree, jobs: &JobSet) -> Vec<Option<NodeId>> {
 #[derive(Default)]
 struct EntityCache {
     single: Vec<Option<Option<NodeId>>>,
-    pairs: FxHashMap<(Sym, Option<Sym>), Option<NodeId>>,
+    pairs: SeededMap<(Sym, Option<Sym>), Option<NodeId>>,
 }
 
 impl EntityCache {

@@ -305,47 +305,6 @@ impl PartialOrd for Key {
     }
 }
 
-// The ranked entries are written over the keys (`ranked_in_place`): same size and alignment.
-const _: () = assert!(
-    std::mem::size_of::<Key>() == std::mem::size_of::<Ranked>()
-        && std::mem::align_of::<Key>() == std::mem::align_of::<Ranked>()
-);
-
-/// The first `len` of `keys` turned into ranked entries by `f(position, key)`, written over
-/// the keys in the same allocation (both threads for a long run), which the result keeps.
-fn ranked_in_place<F>(keys: Vec<Key>, len: usize, f: F) -> Vec<Ranked>
-where
-    F: Fn(usize, u128) -> Ranked + Sync,
-{
-    let mut keys = std::mem::ManuallyDrop::new(keys);
-    let len = len.min(keys.len());
-    let cap = keys.capacity();
-    let base = keys.as_mut_ptr() as usize;
-    let convert = |from: usize, to: usize| {
-        let ptr = base as *mut Key;
-        for i in from..to {
-            // SAFETY: `i < len <= keys.len()`, so slot `i` holds an initialised `Key`, read
-            // before the `Ranked` (same size, `Copy`, no drop) is written over it; each slot is
-            // read and written by one thread only (the halves are disjoint), and the vector is
-            // not touched through `keys` meanwhile.
-            unsafe {
-                let k = ptr.add(i).read();
-                ptr.cast::<Ranked>().add(i).write(f(i, k.get()));
-            }
-        }
-    };
-    if len < PARALLEL_MIN_JOBS {
-        convert(0, len);
-    } else {
-        join(|| convert(0, len / 2), || convert(len / 2, len));
-    }
-    // SAFETY: the allocation was made for `cap` `Key`s, which have the size and alignment of
-    // `Ranked` (asserted above), so it holds `cap` `Ranked`s with the same layout; the first
-    // `len` are initialised by the loop above; `keys` is never dropped (ManuallyDrop), so the
-    // allocation has one owner. A panic in `f` leaks the allocation instead.
-    unsafe { Vec::from_raw_parts(base as *mut Ranked, len, cap) }
-}
-
 /// Sorts evaluated jobs.
 pub fn order(jobs: &JobSet, evals: Evaluations, opts: &OrderOptions) -> QueueOrder {
     let n = jobs.len().min(evals.values.len());
@@ -495,14 +454,10 @@ fn order_keyed(mut keyed: Keyed, opts: &OrderOptions) -> QueueOrder {
             below_threshold: below,
         }
     };
-    // Most of the keys kept (the whole order): the entries over the keys; a short `--top`:
-    // a vector of its own, the keys' memory freed.
-    let ranked = if kept >= keys.len() / 2 {
-        ranked_in_place(keys, kept, entry)
-    } else {
-        let kept = keys.get(..kept).unwrap_or_default();
-        crate::parallel::map_slice(kept, |i, key| entry(i, key.get()))
-    };
+    // A vector of its own (both cores write its fresh pages), the keys' memory freed after.
+    let kept = keys.get(..kept).unwrap_or_default();
+    let ranked = crate::parallel::map_slice(kept, |i, key| entry(i, key.get()));
+    drop(keys);
     QueueOrder {
         ranked,
         errors: std::mem::take(&mut keyed.errors),

@@ -87,27 +87,10 @@ fn parse_indexed_from<'t>(
     unknown_shares: u64,
     pipeline_min: usize,
 ) -> Result<(TreeSpec, SpecNames), FormatError> {
-    let mut linker = Linker::new(text::line_count_hint(text));
     let parallel = text.len() >= pipeline_min;
+    let mut linker = Linker::new(text::line_count_hint(text), parallel);
     let mut lines = text::lines(text, FILE);
-    // The first stage waits for the second most of the time; meanwhile it faults in the
-    // memory of the second's next rounds of nodes (the faults were most of its time).
-    let spare = crate::mem::huge_pages::spare_of(&mut linker.nodes);
-    let ahead = 2 * stages::ROUND * std::mem::size_of::<NodeSpec>();
-    let mut populated = 0;
-    // And the name table's, once, while the second stage takes the first round.
-    let mut table = Some(linker.names.slots_range());
     let make = |buf: &mut Vec<Line<'t>>| {
-        if parallel && populated > 0 {
-            if let Some(t) = table.take() {
-                t.populate(0, t.len());
-            }
-        }
-        if parallel && populated < spare.len() {
-            let to = (populated + ahead).max(2 * ahead);
-            spare.populate(populated, to);
-            populated = to;
-        }
         while buf.len() < stages::ROUND {
             let Some(item) = lines.next() else {
                 return Ok(false);
@@ -229,18 +212,27 @@ struct Linker<'a> {
     names: SpecNames,
     /// Siblings come together in a generated file: the last parent found is tried first.
     last_parent: Option<(&'a str, usize)>,
+    /// Whether each round's nodes are faulted in with one call before they are written (a
+    /// large file: a page fault each was most of the faults' cost on a virtual machine).
+    populate: bool,
 }
 
 impl<'a> Linker<'a> {
-    /// A linker for about `lines` lines.
-    fn new(lines: usize) -> Self {
-        // No huge pages: the first stage faults these in ahead of the second (see
+    /// A linker for about `lines` lines; `populate`: a large file, whose memory is faulted in
+    /// a round at a time ([`Linker::add_round`]) and the name table's at once.
+    fn new(lines: usize, populate: bool) -> Self {
+        // No huge pages: the nodes are faulted in a round at a time (see
         // `huge_pages::MAX_ADVISED`).
         let nodes: Vec<NodeSpec> = Vec::with_capacity(lines);
+        let mut names = SpecNames::with_capacity(lines);
+        if populate {
+            names.populate();
+        }
         Linker {
             nodes,
-            names: SpecNames::with_capacity(lines),
+            names,
             last_parent: None,
+            populate,
         }
     }
 
@@ -253,6 +245,10 @@ impl<'a> Linker<'a> {
         };
         for h in round.iter().take(AHEAD).filter_map(hash) {
             self.names.prefetch(h);
+        }
+        if self.populate {
+            let bytes = round.len() * std::mem::size_of::<NodeSpec>();
+            crate::mem::huge_pages::populate_spare(&mut self.nodes, bytes);
         }
         for k in 0..round.len() {
             if let Some(h) = round.get(k + AHEAD).and_then(hash) {

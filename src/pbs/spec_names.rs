@@ -11,12 +11,12 @@
 //! `share -a pbs`).
 
 use crate::fairshare::spec::{NodeSpec, TreeSpec};
-use std::hash::BuildHasher;
 
-/// The hash of a node name (FxHash: a million names per large tree); its low bits place the
-/// name in the table, its high 32 bits are kept as the slot's tag.
+/// The hash of a node name (seeded: tree names are chosen by users and admins, see
+/// `mem::hash`); its low bits place the name in the table, its high 32 bits are kept as the
+/// slot's tag.
 pub(crate) fn name_hash(name: &str) -> u64 {
-    rustc_hash::FxBuildHasher.hash_one(name)
+    crate::mem::hash::hash_one(name)
 }
 
 /// A slot: the tag (high 32 bits of the hash) above the node index + 1 (0: an empty slot).
@@ -56,9 +56,10 @@ impl SpecNames {
         }
     }
 
-    /// The memory of the table (for [`crate::mem::huge_pages::Spare::populate`]).
-    pub(crate) fn slots_range(&mut self) -> crate::mem::huge_pages::Spare {
-        crate::mem::huge_pages::range_of(&mut self.slots)
+    /// Faults in the table's memory now (`mem::huge_pages::populate_slice`): a large table is
+    /// then filled without a fault per page.
+    pub(crate) fn populate(&mut self) {
+        crate::mem::huge_pages::populate_slice(&mut self.slots);
     }
 
     /// The node named `name`.
@@ -76,17 +77,9 @@ impl SpecNames {
     /// (a hint only: nothing changes).
     #[inline]
     pub(crate) fn prefetch(&self, h: u64) {
-        #[cfg(target_arch = "x86_64")]
         if let Some(mask) = self.slots.len().checked_sub(1) {
-            let p = self.slots.as_ptr().wrapping_add(h as usize & mask);
-            // SAFETY: SSE, which the prefetch instruction belongs to, is part of every x86_64
-            // CPU; a prefetch makes no access (any address is allowed, none faults).
-            unsafe {
-                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast());
-            }
+            crate::mem::prefetch(self.slots.get(h as usize & mask));
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = h;
     }
 
     /// `Ok(node)` of the name `name` (hash `h`), or `Err(slot)`: the empty slot where the

@@ -6,7 +6,7 @@
 
 use crate::flux::priority::{priority, Site, Weights, URGENCY_DEFAULT};
 use crate::replay::trace::Trace;
-use rustc_hash::FxHashMap;
+use crate::mem::hash::SeededMap;
 
 /// The flux side of a replay: the plugin's weights and each trace job's queue and bank factors.
 #[derive(Debug, Clone, PartialEq)]
@@ -24,7 +24,7 @@ impl FluxPolicy {
     /// association gets its queue's priority when flux-accounting knows the queue. Its bank
     /// factor is `bank_table.priority` of its bank (0 if unknown).
     pub fn new(site: &Site, trace: &Trace) -> FluxPolicy {
-        let mut assoc: FxHashMap<(&str, &str), usize> = FxHashMap::default();
+        let mut assoc: SeededMap<(&str, &str), usize> = SeededMap::default();
         for (i, a) in site.associations.iter().enumerate() {
             assoc
                 .entry((a.username.as_str(), a.bank.as_str()))

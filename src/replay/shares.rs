@@ -16,7 +16,7 @@ use crate::replay::decay::{Decay, DecayedUsage};
 use crate::replay::sim::ReplayError;
 use crate::replay::site_tree::SiteTree;
 use crate::replay::trace::Trace;
-use rustc_hash::FxHashMap;
+use crate::mem::hash::SeededMap;
 
 /// Entities of a trace: accounts and (account, user) associations.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -33,8 +33,8 @@ impl Entities {
     /// The trace's entities.
     pub fn of(trace: &Trace) -> Entities {
         let mut e = Entities::default();
-        let mut acc: FxHashMap<&str, usize> = FxHashMap::default();
-        let mut assoc: FxHashMap<(usize, &str), usize> = FxHashMap::default();
+        let mut acc: SeededMap<&str, usize> = SeededMap::default();
+        let mut assoc: SeededMap<(usize, &str), usize> = SeededMap::default();
         for j in &trace.jobs {
             let a = *acc.entry(j.account.as_str()).or_insert_with(|| {
                 e.accounts.push(name_or_dash(&j.account));

@@ -24,7 +24,7 @@ use crate::replay::planned::Planned;
 use crate::replay::shares::ShareModel;
 use crate::replay::slurm::{Fixed, FixedCache, SlurmPolicy};
 use crate::replay::trace::{Trace, TraceJob};
-use rustc_hash::FxHashMap;
+use crate::mem::hash::SeededMap;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -457,7 +457,7 @@ type Head = (u64, i64, usize, u32, usize);
 #[derive(Debug, Default)]
 struct Classes {
     all: Vec<Class>,
-    index: FxHashMap<Vec<u64>, u32>,
+    index: SeededMap<Vec<u64>, u32>,
     /// Classes with pending jobs (and, until the end of a pass, some that just emptied).
     active: Vec<u32>,
     listed: Vec<bool>,

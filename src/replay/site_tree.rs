@@ -19,7 +19,7 @@ use crate::fairshare::{pbs, Shares, Tree, TreeSpec};
 use crate::pbs::defs::Keyword;
 use crate::replay::shares::Entities;
 use crate::replay::sim::ReplayError;
-use rustc_hash::FxHashMap;
+use crate::mem::hash::SeededMap;
 
 /// The site's tree with every trace association matched to a leaf.
 #[derive(Debug, Clone)]
@@ -61,8 +61,8 @@ impl SiteTree {
             n.usage = None;
         }
         let pbs = spec.follows_pbs();
-        let mut users: FxHashMap<(Option<String>, String), usize> = FxHashMap::default();
-        let mut accounts: FxHashMap<String, usize> = FxHashMap::default();
+        let mut users: SeededMap<(Option<String>, String), usize> = SeededMap::default();
+        let mut accounts: SeededMap<String, usize> = SeededMap::default();
         for (i, n) in spec.nodes.iter().enumerate() {
             match n.kind {
                 NodeKind::Account => {
@@ -131,7 +131,7 @@ impl SiteTree {
             })
             .collect::<Result<_, _>>()?;
         let frac = fractions(&tree);
-        let mut per_leaf: FxHashMap<usize, usize> = FxHashMap::default();
+        let mut per_leaf: SeededMap<usize, usize> = SeededMap::default();
         for &l in &leaf_of {
             *per_leaf.entry(l).or_insert(0) += 1;
         }

@@ -11,7 +11,7 @@ use crate::replay::trace::TraceJob;
 use crate::slurm::conf::{Node, SlurmConf};
 use crate::slurm::multifactor::{compute, Site, Weights};
 use crate::slurm::squeue::{SlurmJob, TimeLimit};
-use rustc_hash::FxHashMap;
+use crate::mem::hash::SeededMap;
 use std::collections::BTreeMap;
 
 /// The most nodes a Slurm cluster model may have: slurm.conf's node records are built for them
@@ -224,7 +224,7 @@ impl FixedTerms {
 /// with no allocation.
 #[derive(Debug, Default)]
 pub(crate) struct FixedCache<'t> {
-    classes: FxHashMap<(u64, u32, &'t str, &'t str), u32>,
+    classes: SeededMap<(u64, u32, &'t str, &'t str), u32>,
     /// Per class: its rows (one per partition; none: the job has no priority row, value 0).
     terms: Vec<Vec<FixedTerms>>,
 }

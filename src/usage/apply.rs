@@ -7,9 +7,8 @@ use crate::files::FormatError;
 use crate::pbs::defs::tree::{ROOT_NAME, UNKNOWN_GROUP, USAGE_FILE as FILE};
 use hashbrown::hash_table::Entry;
 use hashbrown::HashTable;
-use rustc_hash::FxHashSet;
+use crate::mem::hash::SeededSet;
 use std::collections::{HashMap, HashSet};
-use std::hash::BuildHasher;
 
 /// One usage record to apply: `account` is `None` for a PBS entity.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -150,7 +149,7 @@ pub fn apply_usage<'a>(
     let stated_above = spec.root_usage.is_some()
         || (spec.nodes.iter()).any(|n| n.kind == NodeKind::Account && n.usage.is_some());
     let accounts = stated_above.then(|| SpecIndex::build(Key::Account, &spec.nodes, ""));
-    let mut names: Option<(SpecIndex, FxHashSet<String>)> = None;
+    let mut names: Option<(SpecIndex, SeededSet<String>)> = None;
     let mut assocs: Option<SpecIndex> = None;
     let mut unmatched = UnmatchedTally::default();
     let mut entity = 0usize;
@@ -169,7 +168,7 @@ pub fn apply_usage<'a>(
         let name = r.name;
         let value = entity_usage(name, r.usage)?;
         let (index, parents) = names.get_or_insert_with(|| {
-            let mut parents = FxHashSet::default();
+            let mut parents = SeededSet::default();
             for p in spec.nodes[..given]
                 .iter()
                 .filter_map(|n| n.parent.as_deref())
@@ -241,9 +240,9 @@ impl Key {
     }
 }
 
-/// The hash of a key (FxHash: a million keys per large tree).
+/// The hash of a key (seeded, `mem::hash`: the keys are user and account names).
 fn key_hash(key: (&str, &str)) -> u64 {
-    rustc_hash::FxBuildHasher.hash_one(key)
+    crate::mem::hash::hash_one(&key)
 }
 
 /// Node indices of a `TreeSpec` by a [`Key`] read from the nodes themselves (no copy of a

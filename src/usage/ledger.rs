@@ -7,7 +7,7 @@ use crate::usage::error::UsageError;
 use crate::usage::job::{fingerprint, FinishedJob, Source};
 use crate::usage::settings::check_time;
 use crate::usage::store::{check_name, check_usage};
-use rustc_hash::FxHashSet;
+use crate::mem::hash::SeededSet;
 use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::fs::OpenOptions;
@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 /// Charged-job fingerprints plus the lines not yet written.
 #[derive(Debug, Default)]
 pub struct Ledger {
-    seen: FxHashSet<u128>,
+    seen: SeededSet<u128>,
     pending: String,
     pending_jobs: u64,
 }

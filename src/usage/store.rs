@@ -9,7 +9,7 @@ use crate::usage::job::FinishedJob;
 use crate::usage::ledger::Ledger;
 use crate::usage::marks::Mark;
 use crate::usage::settings::{check_time, UsageSettings, MAX_FLUX_BINS};
-use rustc_hash::FxHashMap;
+use crate::mem::hash::SeededMap;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -91,7 +91,7 @@ impl UsageStore {
         self.settings
             .check_ranges()
             .map_err(|(field, e)| (at(&["settings", field]), e.to_string()))?;
-        let mut seen = rustc_hash::FxHashSet::default();
+        let mut seen = crate::mem::hash::SeededSet::default();
         seen.reserve(self.entries.len());
         for (i, e) in self.entries.iter().enumerate() {
             // The entry's index is formatted only for a complaint (not 50 000 times).
@@ -118,7 +118,7 @@ impl UsageStore {
                 ));
             }
         }
-        let mut files = rustc_hash::FxHashSet::default();
+        let mut files = crate::mem::hash::SeededSet::default();
         for (i, m) in self.marks.iter().enumerate() {
             let i = i.to_string();
             m.check()
@@ -223,7 +223,7 @@ pub struct Usage {
     pub last_decay: Option<i64>,
     /// Committed ledger length.
     pub ledger_bytes: u64,
-    entries: FxHashMap<String, Entry>,
+    entries: SeededMap<String, Entry>,
     /// Charged marks of PBS logs (kept with the ledger; cleared with it).
     pub(crate) marks: Vec<Mark>,
 }
@@ -520,8 +520,7 @@ impl PbsCharging {
     }
 
     fn hash(name: &str) -> u64 {
-        use std::hash::BuildHasher;
-        rustc_hash::FxBuildHasher.hash_one(name)
+        crate::mem::hash::hash_one(name)
     }
 
     fn push(&mut self, name: &str, usage: f64, bin0: Option<f64>, existed: bool) -> usize {

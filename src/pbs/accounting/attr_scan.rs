@@ -15,47 +15,32 @@ const SPACE: usize = 0;
 const EQUALS: usize = 1;
 const QUOTE: usize = 2;
 
-/// The three masks of 64 bytes.
-#[cfg(target_arch = "x86_64")]
+/// The three masks of 64 bytes, eight bytes at a time in a `u64` (SWAR: no SIMD intrinsics,
+/// so no `unsafe`): a byte equal to the one sought is zero after an XOR, a zero byte is found
+/// exactly by the carry-free test below, and one multiply gathers the eight flags into a byte.
 fn classify(block: &[u8; 64]) -> [u64; 3] {
-    use std::arch::x86_64::{
-        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
-    };
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const ONES: u64 = 0x0101_0101_0101_0101;
     let mut out = [0u64; 3];
-    // SAFETY: SSE2 is part of the x86_64 baseline; each unaligned 16-byte load reads inside
-    // `block` (offsets 0, 16, 32, 48 of 64 bytes).
-    unsafe {
-        let wanted = [
-            _mm_set1_epi8(b' ' as i8),
-            _mm_set1_epi8(b'=' as i8),
-            _mm_set1_epi8(b'"' as i8),
-        ];
-        for part in 0..4 {
-            let v = _mm_loadu_si128(block.as_ptr().add(16 * part).cast::<__m128i>());
-            for (mask, w) in out.iter_mut().zip(wanted) {
-                let bits = _mm_movemask_epi8(_mm_cmpeq_epi8(v, w)) as u32 as u64;
-                *mask |= bits << (16 * part);
-            }
+    for (part, chunk) in block.chunks_exact(8).enumerate() {
+        let Some(word) = chunk.first_chunk::<8>() else {
+            continue;
+        };
+        let x = u64::from_le_bytes(*word);
+        for (mask, wanted) in out.iter_mut().zip(WANTED) {
+            let t = x ^ (u64::from(wanted) * ONES);
+            // 0x80 in each byte of `t` that is zero, 0 elsewhere (no carry crosses bytes).
+            let zero = !(((t & LOW7).wrapping_add(LOW7)) | t | LOW7);
+            // The high bits, bytes 0..8, moved to bits 56..64, in order.
+            let bits = (zero >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56;
+            *mask |= bits << (8 * part);
         }
     }
     out
 }
 
-/// The three masks of 64 bytes.
-#[cfg(not(target_arch = "x86_64"))]
-fn classify(block: &[u8; 64]) -> [u64; 3] {
-    let mut out = [0u64; 3];
-    for (i, c) in block.iter().enumerate() {
-        let kind = match c {
-            b' ' => SPACE,
-            b'=' => EQUALS,
-            b'"' => QUOTE,
-            _ => continue,
-        };
-        out[kind] |= 1 << i;
-    }
-    out
-}
+/// The bytes of [`SPACE`], [`EQUALS`] and [`QUOTE`], in that order.
+const WANTED: [u8; 3] = [b' ', b'=', b'"'];
 
 impl Masks {
     /// The masks of `msg`.
@@ -183,6 +168,34 @@ mod tests {
             Ok(())
         })?;
         Ok(got)
+    }
+
+    /// The word-at-a-time masks are the byte-by-byte ones, for every byte value at every
+    /// position (neighbours of every value too: a carry between bytes would show).
+    #[test]
+    fn the_masks_are_the_bytes_that_equal_each_wanted_byte() {
+        for shift in 0..64usize {
+            let block: [u8; 64] = std::array::from_fn(|i| ((i * 4 + shift * 37) % 256) as u8);
+            let mut want = [0u64; 3];
+            for (i, c) in block.iter().enumerate() {
+                for (k, w) in WANTED.iter().enumerate() {
+                    want[k] |= u64::from(c == w) << i;
+                }
+            }
+            assert_eq!(classify(&block), want, "shift {shift}");
+        }
+        for v in 0..=255u8 {
+            for pos in 0..64 {
+                let mut block = [v.wrapping_add(1); 64];
+                block[pos] = v;
+                let got = classify(&block);
+                for (k, w) in WANTED.iter().enumerate() {
+                    let at = if v == *w { 1u64 << pos } else { 0 };
+                    let rest = if v.wrapping_add(1) == *w { !(1u64 << pos) } else { 0 };
+                    assert_eq!(got[k], at | rest, "byte {v} at {pos}");
+                }
+            }
+        }
     }
 
     #[test]

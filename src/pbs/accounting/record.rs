@@ -44,15 +44,16 @@ const MAP_MIN_BYTES: u64 = 1 << 20;
 mod log_bytes {
     use super::*;
 
-    /// Opens one log: mapped with sequential advice from [`MAP_MIN_BYTES`] up, read otherwise.
+    /// Opens one log: mapped with sequential advice from [`MAP_MIN_BYTES`] up when nobody but
+    /// root and the caller can write it (PBS's logs are root's: `mem::map`), read otherwise.
+    /// PBS appends to today's log while it is read: the bytes past the mapping (or past the
+    /// read) are the next run's, and a partial last line is never charged.
     pub(super) fn open(path: &Path) -> Result<FileText, UsageError> {
         let mut f = File::open(path).map_err(|e| UsageError::io(path, e))?;
         let meta = f.metadata().map_err(|e| UsageError::io(path, e))?;
         if meta.is_file() && meta.len() >= MAP_MIN_BYTES {
-            // SAFETY: a read-only private mapping. Its one hazard is another program shrinking
-            // the file while it is read (SIGBUS); PBS only appends to its logs (docs/usage.md).
-            if let Ok(map) = unsafe { memmap2::MmapOptions::new().map(&f) } {
-                let _ = map.advise(memmap2::Advice::Sequential);
+            if let Some(map) = crate::mem::Mapping::of(&f, None, false) {
+                map.sequential();
                 return Ok(FileText::Mapped(map));
             }
         }
@@ -64,26 +65,14 @@ mod log_bytes {
     /// Faults in `range` ahead of the parser (advice only).
     pub(super) fn populate(bytes: &FileText, range: std::ops::Range<usize>) {
         if let FileText::Mapped(m) = bytes {
-            if !range.is_empty() {
-                let _ = m.advise_range(memmap2::Advice::PopulateRead, range.start, range.len());
-            }
+            m.populate(range);
         }
     }
 
     /// Drops the pages of `range`, parsed and no longer borrowed (advice only).
     pub(super) fn release(bytes: &FileText, range: std::ops::Range<usize>) {
         if let FileText::Mapped(m) = bytes {
-            if !range.is_empty() {
-                // SAFETY: dropping pages of a read-only file mapping only makes the next access
-                // fault them in again from the file (MADV_DONTNEED never zeroes file pages).
-                let _ = unsafe {
-                    m.unchecked_advise_range(
-                        memmap2::UncheckedAdvice::DontNeed,
-                        range.start,
-                        range.len(),
-                    )
-                };
-            }
+            m.release(range);
         }
     }
 }
