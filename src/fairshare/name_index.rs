@@ -2,9 +2,9 @@
 //! names (a `HashMap<String, _>` kept a second copy of a million user names, 100 MB at 1M users).
 
 use crate::fairshare::node::{Node, NodeId};
+use crate::mem::hash::SeededMap;
 use hashbrown::hash_table::Entry;
 use hashbrown::HashTable;
-use crate::mem::hash::SeededMap;
 
 /// The hash of a node name (seeded, `mem::hash`: users and admins choose the names).
 fn name_hash(name: &str) -> u64 {

@@ -5,8 +5,8 @@
 use crate::fairshare::name_index::NameIndex;
 use crate::fairshare::node_columns::NodeColumns;
 use crate::fairshare::spec::{NodeKind, NodeSpec, Shares, TreeSource, TreeSpec};
-use crate::parallel::PARALLEL_MIN_JOBS;
 use crate::mem::hash::SeededMap;
+use crate::parallel::PARALLEL_MIN_JOBS;
 use std::sync::OnceLock;
 use thiserror::Error;
 

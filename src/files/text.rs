@@ -110,7 +110,9 @@ pub fn read_file(path: &std::path::Path, file: &str) -> Result<FileText, FormatE
             return Ok(FileText::Mapped(map));
         }
     }
-    let stamp = meta.is_file().then(|| crate::mem::read_file::Stamp::of(&meta));
+    let stamp = meta
+        .is_file()
+        .then(|| crate::mem::read_file::Stamp::of(&meta));
     let mut out = Vec::with_capacity(usize::try_from(size).unwrap_or(0).saturating_add(1));
     let mut lengths = LineLengths::default();
     loop {
@@ -421,6 +423,73 @@ mod tests {
                 Err(e) => assert_eq!(e.line_number(), Some(want)),
             }
         }
+    }
+
+    /// A large text file that another user could write (here: its group) is read, not mapped,
+    /// and rewritten in place while it is read over and over: each read gives one version
+    /// whole, or the error that the file changed while it was read, or (a write already under
+    /// way when the read began) a copy in the process's own memory whose every byte is one of
+    /// the two versions' bytes at that place, to be checked like any input. Never a crash or
+    /// a view of bytes that change after they were checked.
+    #[test]
+    fn a_file_rewritten_in_place_while_it_is_read_gives_a_version_or_an_error() {
+        use std::os::unix::fs::{FileExt, PermissionsExt};
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("tree");
+        let version = |c: char| format!("{} 7 root 1\n", c.to_string().repeat(12)).repeat(150_000);
+        let (a, b) = (version('a'), version('b'));
+        assert!(a.len() as u64 > MAP_MIN_BYTES);
+        std::fs::write(&p, &a).unwrap();
+        assert!(matches!(read_file(&p, "tree"), Ok(FileText::Mapped(_))));
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o664)).unwrap();
+        assert!(matches!(read_file(&p, "tree"), Ok(FileText::Read(_))));
+        let done = AtomicBool::new(false);
+        let (mut whole, mut changed, mut torn, mut reads) = (0, 0, 0, 0);
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                let w = std::fs::OpenOptions::new().write(true).open(&p).unwrap();
+                for i in 0..40 {
+                    let v = if i % 2 == 0 { &b } else { &a };
+                    w.write_all_at(v.as_bytes(), 0).unwrap();
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                }
+                done.store(true, Ordering::Release);
+            });
+            // Reads while the writer writes, then three after it is done.
+            let mut after = 0;
+            while after < 3 {
+                if done.load(Ordering::Acquire) {
+                    after += 1;
+                }
+                reads += 1;
+                match read_file(&p, "tree") {
+                    Ok(FileText::Read(got)) => {
+                        assert_eq!(got.len(), a.len());
+                        if got == a.as_bytes() || got == b.as_bytes() {
+                            whole += 1;
+                        } else {
+                            let mixed = (got.iter().zip(a.bytes().zip(b.bytes())))
+                                .all(|(&g, (x, y))| g == x || g == y);
+                            assert!(mixed, "a byte of neither version");
+                            torn += 1;
+                        }
+                    }
+                    Ok(FileText::Mapped(_)) => panic!("a group-writable file was mapped"),
+                    Err(e) => {
+                        let e = e.to_string();
+                        assert!(
+                            e.starts_with("tree: ") && e.contains("changed while it was read"),
+                            "{e}"
+                        );
+                        changed += 1;
+                    }
+                }
+            }
+        });
+        assert_eq!(whole + changed + torn, reads);
+        // The reads after the last write see one version whole.
+        assert!(whole >= 3, "{whole} whole, {changed} changed, {torn} torn");
     }
 
     #[test]

@@ -5,9 +5,9 @@ use std::collections::HashSet;
 use std::path::Path;
 use std::time::Duration;
 
+use crate::mem::hash::SeededMap;
 use rusqlite::types::{Value, ValueRef};
 use rusqlite::{params, Connection, OpenFlags};
-use crate::mem::hash::SeededMap;
 
 use crate::fairshare::spec::{NodeKind, NodeSpec, Shares, TreeSource, TreeSpec};
 use crate::files::text;

@@ -16,8 +16,8 @@ use crate::home::snapshot_cache::{
     Key, Section, BLOCK_LOG, F_ID, F_LINE, F_PARENT_SHARES, F_USAGE_GIVEN, F_USER, HEADER, LAYOUT,
     MAGIC, SECTIONS, TABLE_AT,
 };
-use crate::usage::UnmatchedUsage;
 use crate::mem::hash::SeededSet;
+use crate::usage::UnmatchedUsage;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 

@@ -15,7 +15,10 @@ pub use crate::jobs::names::{Names, Sym};
 /// always false, and then no id is seen twice.
 fn may_have_duplicate_ids(jobs: &[Job]) -> bool {
     let sorted = |part: &[Job]| {
-        let mut h: Vec<u64> = part.iter().map(|j| crate::mem::hash::hash_one(j.id.as_bytes())).collect();
+        let mut h: Vec<u64> = part
+            .iter()
+            .map(|j| crate::mem::hash::hash_one(j.id.as_bytes()))
+            .collect();
         h.sort_unstable();
         h
     };

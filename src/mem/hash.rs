@@ -68,9 +68,69 @@ pub fn hash_one<T: Hash + ?Sized>(x: &T) -> u64 {
     Seeded.hash_one(x)
 }
 
+/// `n` distinct names of 32 printable ASCII bytes that all have one FxHash (the unseeded hash
+/// the tables used before), built the way a flooder would: FxHash mixes a 32-byte string as
+/// `mix(SEED2 ^ w2, mix(SEED1 ^ w0, K ^ w1) ^ w3) ^ 32` (words `w0..w3`, `mix` a folded
+/// multiply), so a last word equal to the inner mix zeroes the product whatever the third word
+/// is: one 16-byte prefix whose inner mix is printable gives 2^64 colliding names.
+#[cfg(test)]
+pub(crate) fn fx_colliding_names(n: usize) -> Vec<String> {
+    const SEED1: u64 = 0x243f_6a88_85a3_08d3;
+    const K: u64 = 0xa409_3822_299f_31d0;
+    let mix = |x: u64, y: u64| {
+        let full = u128::from(x) * u128::from(y);
+        (full as u64) ^ ((full >> 64) as u64)
+    };
+    let word = |b: &[u8]| u64::from_le_bytes(b.try_into().unwrap_or_default());
+    let printable = |w: u64| w.to_le_bytes().iter().all(|b| (0x21..0x7f).contains(b));
+    let (prefix, last) = (0u64..)
+        .map(|k| format!("acct{k:012}"))
+        .map(|p| {
+            let t = mix(
+                SEED1 ^ word(&p.as_bytes()[..8]),
+                K ^ word(&p.as_bytes()[8..]),
+            );
+            (p, t)
+        })
+        .find(|(_, t)| printable(*t))
+        .unwrap_or_default();
+    let last = String::from_utf8(last.to_le_bytes().to_vec()).unwrap_or_default();
+    (0..n).map(|i| format!("{prefix}{i:08}{last}")).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Names built to collide under FxHash do (every one of them), and under the seeded hash
+    /// they spread like random values: all distinct, and the low bits that place them in a
+    /// table of 2^18 slots put at most a handful on any slot.
+    #[test]
+    fn names_that_all_collide_under_fxhash_spread_under_the_seeded_hash() {
+        let names = fx_colliding_names(150_000);
+        let fx = |s: &str| rustc_hash::FxBuildHasher.hash_one(s);
+        assert!(names
+            .iter()
+            .all(|n| n.len() == 32 && fx(n) == fx(&names[0])));
+        assert_eq!(
+            names.iter().collect::<std::collections::HashSet<_>>().len(),
+            names.len()
+        );
+        let mut hashes: Vec<u64> = names.iter().map(|n| hash_one(n.as_str())).collect();
+        let mut per_slot = vec![0u32; 1 << 18];
+        for h in &hashes {
+            per_slot[(*h as usize) & ((1 << 18) - 1)] += 1;
+        }
+        // 150k values over 262k slots: a random hash puts at most about 8 on one.
+        assert!(
+            per_slot.iter().max().is_some_and(|&m| m <= 12),
+            "{:?}",
+            per_slot.iter().max()
+        );
+        hashes.sort_unstable();
+        hashes.dedup();
+        assert_eq!(hashes.len(), names.len());
+    }
 
     /// Two processes draw two secrets: std gives each new `RandomState` other keys (a new
     /// process: new random keys), and the secret follows the keys.

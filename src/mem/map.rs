@@ -54,9 +54,7 @@ pub fn may_map(meta: &std::fs::Metadata, also_owner: Option<u32>) -> bool {
     let owner = meta.uid();
     meta.is_file()
         && meta.mode() & 0o022 == 0
-        && (owner == 0
-            || owner == rustix::process::geteuid().as_raw()
-            || Some(owner) == also_owner)
+        && (owner == 0 || owner == rustix::process::geteuid().as_raw() || Some(owner) == also_owner)
 }
 
 impl Mapping {
@@ -136,11 +134,7 @@ pub(super) fn release(map: &memmap2::Mmap, range: Range<usize>) {
     // zeroes file pages, as it does anonymous ones), so every byte a borrower still reads keeps
     // its value.
     let _ = unsafe {
-        map.unchecked_advise_range(
-            memmap2::UncheckedAdvice::DontNeed,
-            range.start,
-            range.len(),
-        )
+        map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, range.start, range.len())
     };
 }
 

@@ -185,5 +185,42 @@ mod tests {
         assert!(*bytes == *data);
         assert!(read_file(&dir.path().join("missing")).is_err());
         assert!(read_file(dir.path()).is_err(), "a directory is not a file");
+        // Writable by its group: another user could change it under a mapping; read instead.
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&large, std::fs::Permissions::from_mode(0o664)).unwrap();
+        let bytes = read_file(&large).unwrap();
+        assert!(matches!(bytes, FileBytes::Read(_)));
+        assert!(*bytes == *data);
+    }
+
+    /// A write between the two looks at a file is seen: in place at the same size, appended,
+    /// or the file replaced by a rename (another inode); an untouched file passes.
+    #[test]
+    fn a_stamp_sees_every_write_made_after_it() {
+        use std::os::unix::fs::FileExt;
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f");
+        std::fs::write(&p, b"0123456789").unwrap();
+        let f = File::open(&p).unwrap();
+        let stamp = || Stamp::of(&f.metadata().unwrap());
+        // Past the coarsest timestamp tick of kernels without fine-grained ones.
+        let tick = || std::thread::sleep(std::time::Duration::from_millis(20));
+        let before = stamp();
+        assert!(before.check(&f).is_ok());
+        let w = std::fs::OpenOptions::new().write(true).open(&p).unwrap();
+        tick();
+        w.write_all_at(b"abc", 2).unwrap();
+        let e = before.check(&f).unwrap_err();
+        assert!(e.to_string().contains("changed while it was read"), "{e}");
+        let before = stamp();
+        tick();
+        w.write_all_at(b"more", 10).unwrap();
+        assert!(before.check(&f).is_err());
+        let before = stamp();
+        let other = dir.path().join("g");
+        std::fs::write(&other, std::fs::read(&p).unwrap()).unwrap();
+        std::fs::rename(&other, &p).unwrap();
+        let renamed = File::open(&p).unwrap();
+        assert_ne!(Stamp::of(&renamed.metadata().unwrap()), before);
     }
 }

@@ -7,10 +7,10 @@ use crate::fairshare::{keyword_source, Algorithm, NodeId, ShareResult, Shares, T
 use crate::jobs::entity::EntityName;
 use crate::jobs::job_set::JobSet;
 use crate::jobs::names::Sym;
+use crate::mem::hash::SeededMap;
 use crate::order::formula_api::SortFormula;
 use crate::parallel::PARALLEL_MIN_JOBS;
 use crate::pbs::defs::FairshareEntity;
-use crate::mem::hash::SeededMap;
 use std::collections::{BTreeSet, HashSet};
 
 /// The share tree, each job's node in it, and the computed results.

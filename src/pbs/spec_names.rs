@@ -186,6 +186,34 @@ mod tests {
     use super::*;
     use crate::fairshare::spec::{NodeKind, Shares};
 
+    /// Tree names built to collide under the unseeded hash used before go in with short
+    /// probes (counted: how far past its first slot each name sits).
+    #[test]
+    fn names_chosen_to_collide_are_indexed_with_short_probes() {
+        let names = crate::mem::hash::fx_colliding_names(150_000);
+        let mut nodes = Vec::new();
+        let mut index = SpecNames::with_capacity(names.len());
+        for n in &names {
+            assert_eq!(index.insert_next(&nodes, n), Ok(()));
+            nodes.push(NodeSpec::new(n, None, NodeKind::User, Shares::Count(1)));
+        }
+        let mask = index.slots.len() - 1;
+        let (mut longest, mut total) = (0, 0);
+        for (at, &s) in index.slots.iter().enumerate().filter(|(_, &s)| s != 0) {
+            let i = (s as u32 - 1) as usize;
+            let home = name_hash(&nodes[i].name) as usize & mask;
+            let walk = (at.wrapping_sub(home) & mask) + 1;
+            longest = longest.max(walk);
+            total += walk;
+        }
+        assert!(longest <= 64, "longest probe {longest}");
+        assert!(total <= 2 * names.len(), "{total} probes");
+        assert!(names
+            .iter()
+            .enumerate()
+            .all(|(i, n)| index.find(&nodes, n) == Some(i)));
+    }
+
     #[test]
     fn finds_refuses_twice_and_learns_appended_nodes() {
         let mut spec = TreeSpec::default();

@@ -5,8 +5,8 @@
 //! the database, and the default urgency (docs/replay.md, "flux priority").
 
 use crate::flux::priority::{priority, Site, Weights, URGENCY_DEFAULT};
-use crate::replay::trace::Trace;
 use crate::mem::hash::SeededMap;
+use crate::replay::trace::Trace;
 
 /// The flux side of a replay: the plugin's weights and each trace job's queue and bank factors.
 #[derive(Debug, Clone, PartialEq)]

@@ -11,12 +11,12 @@
 use crate::fairshare::pbs::MIN_USAGE;
 use crate::fairshare::{compute, keyword_source, Algorithm, NodeKind, NodeSpec, Options};
 use crate::fairshare::{Shares, Tree, TreeSource, TreeSpec};
+use crate::mem::hash::SeededMap;
 use crate::pbs::defs::Keyword;
 use crate::replay::decay::{Decay, DecayedUsage};
 use crate::replay::sim::ReplayError;
 use crate::replay::site_tree::SiteTree;
 use crate::replay::trace::Trace;
-use crate::mem::hash::SeededMap;
 
 /// Entities of a trace: accounts and (account, user) associations.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -17,6 +17,7 @@
 
 use crate::fairshare::keyword_source;
 use crate::formula::{Program, ResourceTable};
+use crate::mem::hash::SeededMap;
 use crate::pbs::defs::Keyword;
 use crate::replay::classes::{Class, Member};
 use crate::replay::flux::FluxPolicy;
@@ -24,7 +25,6 @@ use crate::replay::planned::Planned;
 use crate::replay::shares::ShareModel;
 use crate::replay::slurm::{Fixed, FixedCache, SlurmPolicy};
 use crate::replay::trace::{Trace, TraceJob};
-use crate::mem::hash::SeededMap;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 

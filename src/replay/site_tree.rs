@@ -16,10 +16,10 @@
 use crate::fairshare::tree::PBS_UNKNOWN;
 use crate::fairshare::{compute, keyword_source, Algorithm, NodeKind, NodeSpec, Options};
 use crate::fairshare::{pbs, Shares, Tree, TreeSpec};
+use crate::mem::hash::SeededMap;
 use crate::pbs::defs::Keyword;
 use crate::replay::shares::Entities;
 use crate::replay::sim::ReplayError;
-use crate::mem::hash::SeededMap;
 
 /// The site's tree with every trace association matched to a leaf.
 #[derive(Debug, Clone)]

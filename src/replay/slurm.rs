@@ -6,12 +6,12 @@
 //! (docs/replay.md, "Slurm priority", says what is modelled and what is not).
 
 use crate::fairshare::Algorithm;
+use crate::mem::hash::SeededMap;
 use crate::replay::sim::{Cluster, ReplayError};
 use crate::replay::trace::TraceJob;
 use crate::slurm::conf::{Node, SlurmConf};
 use crate::slurm::multifactor::{compute, Site, Weights};
 use crate::slurm::squeue::{SlurmJob, TimeLimit};
-use crate::mem::hash::SeededMap;
 use std::collections::BTreeMap;
 
 /// The most nodes a Slurm cluster model may have: slurm.conf's node records are built for them

@@ -4,10 +4,10 @@
 use crate::fairshare::{NodeKind, NodeSpec, Shares, TreeSpec};
 use crate::files::text::check_usage;
 use crate::files::FormatError;
+use crate::mem::hash::SeededSet;
 use crate::pbs::defs::tree::{ROOT_NAME, UNKNOWN_GROUP, USAGE_FILE as FILE};
 use hashbrown::hash_table::Entry;
 use hashbrown::HashTable;
-use crate::mem::hash::SeededSet;
 use std::collections::{HashMap, HashSet};
 
 /// One usage record to apply: `account` is `None` for a PBS entity.

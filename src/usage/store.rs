@@ -3,13 +3,13 @@
 //! ledger `usage.ledger` beside it. `UsageHome` opens both under the home's exclusive lock.
 
 use crate::files::toml_spans::{line_col, locate, one_line};
+use crate::mem::hash::SeededMap;
 use crate::usage::decay::ModelKind;
 use crate::usage::error::UsageError;
 use crate::usage::job::FinishedJob;
 use crate::usage::ledger::Ledger;
 use crate::usage::marks::Mark;
 use crate::usage::settings::{check_time, UsageSettings, MAX_FLUX_BINS};
-use crate::mem::hash::SeededMap;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 

@@ -38,6 +38,7 @@ mod hardening_regressions;
 mod hardening_validate;
 mod home_security;
 mod home_snapshot;
+mod mapped_inputs;
 mod math_bits;
 mod newcomer;
 mod order_cli;

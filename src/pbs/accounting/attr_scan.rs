@@ -191,7 +191,11 @@ mod tests {
                 let got = classify(&block);
                 for (k, w) in WANTED.iter().enumerate() {
                     let at = if v == *w { 1u64 << pos } else { 0 };
-                    let rest = if v.wrapping_add(1) == *w { !(1u64 << pos) } else { 0 };
+                    let rest = if v.wrapping_add(1) == *w {
+                        !(1u64 << pos)
+                    } else {
+                        0
+                    };
                     assert_eq!(got[k], at | rest, "byte {v} at {pos}");
                 }
             }
