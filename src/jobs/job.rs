@@ -118,44 +118,7 @@ const INLINE_ID: usize = 22;
 
 /// A string of at most [`INLINE_ID`] bytes held in place, without a heap block: a short job id,
 /// or a user name the qstat reader keeps for its next batch (`raw::PendingName`).
-#[derive(Clone, Copy)]
-pub(crate) struct ShortStr {
-    len: u8,
-    bytes: [u8; INLINE_ID],
-}
-
-impl ShortStr {
-    /// `s` held in place, or `None` when it is longer than [`INLINE_ID`] bytes.
-    #[inline]
-    pub(crate) fn new(s: &str) -> Option<ShortStr> {
-        let len = s.len();
-        let mut bytes = [0u8; INLINE_ID];
-        bytes.get_mut(..len)?.copy_from_slice(s.as_bytes());
-        Some(ShortStr {
-            len: len as u8,
-            bytes,
-        })
-    }
-
-    /// The string's bytes (compared and sorted as they are: byte order is `str`'s order).
-    #[inline]
-    pub(crate) fn as_bytes(&self) -> &[u8] {
-        self.bytes.get(..usize::from(self.len)).unwrap_or(&[])
-    }
-
-    /// The string. Checked UTF-8 (`new` copied the bytes of a `str`, so the check always
-    /// passes): a short check, off the hot paths, which compare [`as_bytes`](Self::as_bytes).
-    #[inline]
-    pub(crate) fn as_str(&self) -> &str {
-        std::str::from_utf8(self.as_bytes()).unwrap_or_default()
-    }
-}
-
-impl std::fmt::Debug for ShortStr {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        std::fmt::Debug::fmt(self.as_str(), f)
-    }
-}
+pub(crate) type ShortStr = crate::mem::short_str::ShortStr<INLINE_ID>;
 
 /// How a [`JobId`] holds its text.
 #[derive(Clone)]

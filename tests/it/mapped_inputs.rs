@@ -33,6 +33,7 @@ fn a_large_input_another_user_could_write_is_read_with_the_same_results() {
             .arg("share")
             .arg("--tree")
             .arg(&tree)
+            .args(["-a", "pbs"])
             .args(args)
             .assert()
             .success()
