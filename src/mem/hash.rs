@@ -22,9 +22,22 @@ struct Secret {
     shared: foldhash::SharedSeed,
 }
 
-/// The process's secret, drawn on first use.
+/// The process's secret.
+static SECRET: OnceLock<Secret> = OnceLock::new();
+
+/// The process's secret (one load and a branch once drawn, so the hash inlines).
+#[inline(always)]
 fn secret() -> &'static Secret {
-    static SECRET: OnceLock<Secret> = OnceLock::new();
+    match SECRET.get() {
+        Some(s) => s,
+        None => draw_secret(),
+    }
+}
+
+/// Draws the secret, on first use.
+#[cold]
+#[inline(never)]
+fn draw_secret() -> &'static Secret {
     SECRET.get_or_init(|| secret_from(&std::hash::RandomState::new()))
 }
 
@@ -47,7 +60,7 @@ pub struct Seeded;
 impl BuildHasher for Seeded {
     type Hasher = foldhash::fast::FoldHasher<'static>;
 
-    #[inline]
+    #[inline(always)]
     fn build_hasher(&self) -> Self::Hasher {
         let s = secret();
         foldhash::fast::FoldHasher::with_seed(s.per_hasher, &s.shared)
@@ -63,7 +76,7 @@ pub type SeededSet<K> = std::collections::HashSet<K, Seeded>;
 /// The seeded hash of `x`, for the crate's own open tables (the job reader's name pool, the
 /// share tree's name indexes): the same value for the same `x` everywhere in this process,
 /// another in the next process.
-#[inline]
+#[inline(always)]
 pub fn hash_one<T: Hash + ?Sized>(x: &T) -> u64 {
     Seeded.hash_one(x)
 }
