@@ -3,7 +3,7 @@
 //! like `10**10**10` from hanging or allocating gigabytes.
 
 use crate::formula::limits::MAX_INT_BITS;
-use crate::formula::value::PyErr;
+use crate::formula::py_err::PyErr;
 use num_bigint::{BigInt, BigUint, Sign};
 use num_integer::Integer;
 use num_traits::{ToPrimitive, Zero};

@@ -6,7 +6,10 @@
 
 pub mod attainment;
 mod classes;
+pub mod cluster;
 pub mod decay;
+pub mod entities;
+pub mod error;
 pub mod flux;
 pub mod flux_trace;
 mod planned;

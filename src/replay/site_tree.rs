@@ -17,8 +17,8 @@ use crate::fairshare::tree::PBS_UNKNOWN;
 use crate::fairshare::{compute, keyword_source, Algorithm, NodeKind, NodeSpec, Options};
 use crate::fairshare::{pbs, Shares, Tree, TreeSpec};
 use crate::pbs::defs::Keyword;
-use crate::replay::shares::Entities;
-use crate::replay::sim::ReplayError;
+use crate::replay::entities::Entities;
+use crate::replay::error::ReplayError;
 use rustc_hash::FxHashMap;
 
 /// The site's tree with every trace association matched to a leaf.

@@ -6,7 +6,8 @@
 //! (docs/replay.md, "Slurm priority", says what is modelled and what is not).
 
 use crate::fairshare::Algorithm;
-use crate::replay::sim::{Cluster, ReplayError};
+use crate::replay::cluster::Cluster;
+use crate::replay::error::ReplayError;
 use crate::replay::trace::TraceJob;
 use crate::slurm::conf::{Node, SlurmConf};
 use crate::slurm::multifactor::{compute, Site, Weights};

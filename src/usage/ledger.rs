@@ -3,10 +3,10 @@
 //! append-only; `usage.toml` records how many bytes of it are committed, so a crash between the
 //! append and the store's atomic rename leaves an uncommitted tail that is ignored and cut off.
 
+use crate::usage::checks::{check_name, check_usage};
 use crate::usage::error::UsageError;
 use crate::usage::job::{fingerprint, FinishedJob, Source};
 use crate::usage::settings::check_time;
-use crate::usage::store::{check_name, check_usage};
 use rustc_hash::FxHashSet;
 use std::borrow::Cow;
 use std::fmt::Write as _;
