@@ -228,7 +228,7 @@ impl Home {
     fn lock(&self) -> Result<WriteLock, HomeError> {
         let lock = WriteLock::acquire(&self.dir, files::LOCK)?;
         self.dir.check_safe(&files::ALL)?;
-        journal::recover(&self.dir)?;
+        journal::recover(&self.dir, &files::ALL)?;
         Ok(lock)
     }
 
@@ -236,7 +236,7 @@ impl Home {
     /// there was one. (Every change does this first; tests call it to see the settled home.)
     pub fn recover(&self) -> Result<bool, HomeError> {
         let _lock = WriteLock::acquire(&self.dir, files::LOCK)?;
-        journal::recover(&self.dir)
+        journal::recover(&self.dir, &files::ALL)
     }
 
     /// Applies one change: writers' lock, re-read, `f`, check, then the new state and its audit

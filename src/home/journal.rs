@@ -145,11 +145,12 @@ pub fn commit(
 }
 
 /// Finishes a change interrupted by a crash (see the module's documentation); true if there was
-/// one. Called with the writers' lock held, before any change.
-pub fn recover(dir: &HomeDir) -> Result<bool, HomeError> {
+/// one. Called with the writers' lock held, before any change. `files`: every file the home
+/// holds, whose leftover temporaries are swept.
+pub fn recover(dir: &HomeDir, files: &[&str]) -> Result<bool, HomeError> {
     let done = finish_pending(dir)?;
     // A writer killed before its intent record was written leaves only a temporary.
-    dir.sweep_temporaries(&crate::home::dir::files::ALL)?;
+    dir.sweep_temporaries(files)?;
     Ok(done)
 }
 
@@ -256,7 +257,7 @@ mod tests {
         };
         dir.write(PENDING, p.render().as_bytes(), 0o600).unwrap();
         std::fs::write(d.path().join(AUDIT), "l1\nl2\n").unwrap();
-        assert!(recover(&dir).unwrap());
+        assert!(recover(&dir, &crate::home::dir::files::ALL).unwrap());
         assert_eq!(read(d.path(), "f"), "old");
         assert_eq!(read(d.path(), AUDIT), "l1\n");
         assert!(!d.path().join(&s.temp).exists());
@@ -270,9 +271,9 @@ mod tests {
         dir.write(PENDING, p.render().as_bytes(), 0o600).unwrap();
         std::fs::write(d.path().join(AUDIT), "l1\nl").unwrap();
         dir.commit(s, "f").unwrap();
-        assert!(recover(&dir).unwrap());
+        assert!(recover(&dir, &crate::home::dir::files::ALL).unwrap());
         assert_eq!(read(d.path(), "f"), "new");
         assert_eq!(read(d.path(), AUDIT), "l1\nl2\n");
-        assert!(!recover(&dir).unwrap());
+        assert!(!recover(&dir, &crate::home::dir::files::ALL).unwrap());
     }
 }

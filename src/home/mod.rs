@@ -12,6 +12,7 @@ pub mod permissions;
 pub mod slurm_store;
 pub mod snapshot_cache;
 pub mod snapshot_ident;
+pub mod snapshot_layout;
 pub mod snapshot_view;
 pub mod state;
 pub mod state_file;
