@@ -25,6 +25,7 @@ pub mod terms;
 pub mod validate;
 pub mod value;
 pub use ast::{Expr, ExprKind};
+pub use bigint::big_int_bits_made;
 pub use error::FormulaError;
 pub use parse::parse;
 pub use program::{sort_value, Evaluation, Program};

@@ -100,7 +100,11 @@ impl Value {
 
     /// A big int result, refused beyond the size limit.
     pub(crate) fn checked_bigint(b: BigInt) -> PyResult {
-        check_bits(b.bits())?;
+        if let Err(e) = check_bits(b.bits()) {
+            // computed before it was refused: the work was done
+            bigint::made(b.bits());
+            return Err(e);
+        }
         Ok(Value::from_bigint(b))
     }
 
