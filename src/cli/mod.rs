@@ -26,6 +26,7 @@ pub mod share;
 mod share_json;
 pub mod shell;
 pub mod slurm;
+pub mod sources;
 pub mod tree;
 pub mod usage;
 
