@@ -10,6 +10,7 @@ pub mod fsio;
 pub mod journal;
 pub mod permissions;
 pub mod site;
+pub mod site_view;
 pub mod slurm_store;
 pub mod snapshot_cache;
 pub mod snapshot_ident;

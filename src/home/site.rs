@@ -193,6 +193,12 @@ fn is_utc_time(s: &str) -> bool {
         })
 }
 
+/// The half-life, in seconds, of a decay by `factor` every `period` seconds (PBS's
+/// `fairshare_decay_factor` per `fairshare_decay_time`): `period · ln 2 / −ln factor`.
+pub fn pbs_half_life(period: f64, factor: f64) -> f64 {
+    period * std::f64::consts::LN_2 / -factor.ln()
+}
+
 /// The BLAKE3 of `bytes`, as 64 hex digits.
 pub fn hash_hex(bytes: &[u8]) -> String {
     blake3::hash(bytes).to_hex().to_string()

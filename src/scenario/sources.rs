@@ -152,11 +152,7 @@ impl Default for Sources {
     }
 }
 
-/// The half-life, in seconds, of a decay by `factor` every `period` seconds (PBS's
-/// `fairshare_decay_factor` per `fairshare_decay_time`): `period · ln 2 / −ln factor`.
-pub fn pbs_half_life(period: f64, factor: f64) -> f64 {
-    period * std::f64::consts::LN_2 / -factor.ln()
-}
+pub use crate::home::site::pbs_half_life;
 
 /// The half-life source of a PBS decay `(period, factor)` taken from `from`.
 pub fn pbs_decay_source(from: Source, period: u64, factor: f64) -> Source {
