@@ -548,7 +548,7 @@ pub fn run(args: Args, global: &Global) -> CliResult {
 /// Writes `text` to `path` through a temporary file beside it (no partial plot on failure).
 fn write_file(path: &Path, text: &str) -> Result<(), Failure> {
     if path.as_os_str() == "-" {
-        return super::plot::write(path, text);
+        return super::svg::write(path, text);
     }
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".tmp");

@@ -3,6 +3,7 @@
 //! algorithm's own system (sshare, pbsfs, `flux account view-bank -t`), `--json` or `--csv`.
 
 use super::chunks::{first_pass, write_chunks};
+use super::share_cell::Cell;
 use super::share_json::JsonRowLayout;
 use super::table::{text_width, Align, StreamTable, Table};
 use super::{CliResult, Failure, Global};
@@ -12,8 +13,6 @@ use fairsort::fairshare::{
 use fairsort::inputs::TreeFormat;
 use fairsort::order::fixed::push_fixed;
 use fairsort::scenario::{Base, ScenarioBuilder, ScenarioError};
-use serde::ser::Serializer;
-use serde::Serialize;
 use serde_json::{json, Map, Value};
 use std::collections::HashSet;
 use std::fmt::Write as _;
@@ -236,30 +235,6 @@ fn to_json(v: &Value) -> String {
     s
 }
 
-/// One output cell, borrowed from the tree and the result: what `--json` prints as a JSON value
-/// and `--csv` as text.
-#[derive(Debug, Clone, Copy)]
-pub(super) enum Cell<'a> {
-    /// JSON `null`, an empty CSV cell.
-    Null,
-    /// A string (names, "parent", "inf", "-inf").
-    Text(&'a str),
-    /// An integer (depth, shares).
-    Int(u64),
-    /// A finite number, printed as serde_json prints an `f64` (ryu).
-    Num(f64),
-}
-
-impl Serialize for Cell<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match *self {
-            Cell::Null => s.serialize_unit(),
-            Cell::Text(t) => s.serialize_str(t),
-            Cell::Int(i) => s.serialize_u64(i),
-            Cell::Num(x) => s.serialize_f64(x),
-        }
-    }
-}
 
 impl Cell<'_> {
     /// Appends the cell as `--csv` prints it: the JSON value's text, strings unquoted, null empty.
