@@ -18,7 +18,6 @@ pub mod order;
 mod order_rows;
 pub mod plot;
 pub mod progress;
-mod svg;
 pub mod qmgr;
 pub mod replay;
 pub mod share;
@@ -28,6 +27,7 @@ pub mod shell;
 pub mod site;
 pub mod slurm;
 pub mod sources;
+mod svg;
 pub mod tree;
 pub mod usage;
 

@@ -12,6 +12,7 @@ use fairsort::fairshare::{
 };
 use fairsort::inputs::TreeFormat;
 use fairsort::order::fixed::push_fixed;
+use fairsort::scenario::sources::{Source, Sources};
 use fairsort::scenario::{Base, ScenarioBuilder, ScenarioError};
 use serde_json::{json, Map, Value};
 use std::collections::HashSet;
@@ -64,7 +65,13 @@ pub struct Args {
 
 /// Runs `fairsort share`.
 pub fn run(args: Args, global: &Global) -> CliResult {
-    let (tree, home_algorithm) = load_tree(&args, global)?;
+    let (tree, home_algorithm, mut sources) = load_tree(&args, global)?;
+    if args.compare {
+        sources.algorithm = Source::flag("--compare").value("all");
+    }
+    let sources_json = serde_json::to_value(&sources)?;
+    let sources_text = super::sources::header(&sources, "formula");
+    let text_report = !args.json && !args.csv;
     let opts = options(&args)?;
     let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     if args.compare {
@@ -73,11 +80,11 @@ pub fn run(args: Args, global: &Global) -> CliResult {
             .map(|&a| compute(&tree, a, &opts).map_err(share_failure))
             .collect::<Result<Vec<_>, _>>()?;
         let text = if args.json {
-            compare_json(&tree, &results)
+            compare_json(&tree, &results, sources_json)
         } else if args.csv {
             compare_csv(&tree, &results)?
         } else {
-            compare_table(&tree, &results)
+            format!("{sources_text}\n{}", compare_table(&tree, &results))
         };
         out.write_all(text.as_bytes())?;
         out.flush()?;
@@ -105,11 +112,18 @@ pub fn run(args: Args, global: &Global) -> CliResult {
             (compute(&tree, algorithm, &opts), None)
         };
     let result = result.map_err(share_failure)?;
+    if text_report {
+        writeln!(out, "{sources_text}")?;
+    }
     if let Some(who) = &args.explain {
         let id = find_user(&tree, who)?;
         let e = explain::explain(&tree, &result, id);
         let text = if args.json {
-            to_json(&serde_json::to_value(&e).unwrap_or(Value::Null))
+            let mut v = serde_json::to_value(&e).unwrap_or(Value::Null);
+            if let Value::Object(m) = &mut v {
+                m.insert("sources".into(), sources_json);
+            }
+            to_json(&v)
         } else if args.csv {
             return Err(Failure::usage(
                 "--explain prints a table or --json, not --csv",
@@ -123,7 +137,7 @@ pub fn run(args: Args, global: &Global) -> CliResult {
     } else {
         let order = order.unwrap_or_else(|| tree.preorder());
         if args.json {
-            write_json(&mut out, &tree, &result, &order)?;
+            write_json(&mut out, &tree, &result, &order, &sources_json)?;
         } else if args.csv {
             write_csv(&mut out, &tree, &result, &order)?;
         } else if algorithm == Algorithm::Flux {
@@ -143,7 +157,7 @@ pub fn run(args: Args, global: &Global) -> CliResult {
 /// The share tree of the Scenario: `--tree` (with `--usage`), else the home's tree
 /// (imported with `fairsort tree import`) with the home's usage and `--usage` over it, and then
 /// the home's `fairshare_algorithm`. Usage that met no association is warned about on stderr.
-fn load_tree(args: &Args, global: &Global) -> Result<(Tree, Option<Algorithm>), Failure> {
+fn load_tree(args: &Args, global: &Global) -> Result<(Tree, Option<Algorithm>, Sources), Failure> {
     let base = match args.tree {
         Some(_) => Base::None,
         None => Base::Home(
@@ -166,11 +180,19 @@ fn load_tree(args: &Args, global: &Global) -> Result<(Tree, Option<Algorithm>), 
         })?;
     super::usage::warn_unmatched(&sc.unmatched_usage);
     let algorithm = home.as_ref().map(|_| sc.algorithm);
+    let mut sources = sc.sources;
+    match args.algorithm {
+        Some(a) => sources.algorithm = Source::flag("--algorithm").value(a.to_string()),
+        None if home.is_none() => sources.algorithm = Source::none(),
+        None => {}
+    }
+    // `share` evaluates no formula.
+    sources.formula = Source::none();
     let tree = sc
         .setup
         .tree
         .ok_or_else(|| Failure::usage(no_tree(home.as_deref())))?;
-    Ok((tree, algorithm))
+    Ok((tree, algorithm, sources))
 }
 
 fn no_tree(home: Option<&str>) -> String {
@@ -234,7 +256,6 @@ fn to_json(v: &Value) -> String {
     s.push('\n');
     s
 }
-
 
 impl Cell<'_> {
     /// Appends the cell as `--csv` prints it: the JSON value's text, strings unquoted, null empty.
@@ -394,6 +415,7 @@ fn write_json(
     tree: &Tree,
     result: &ShareResult,
     order: &[NodeId],
+    sources: &Value,
 ) -> CliResult {
     let fields = json_fields(result.algorithm);
     let layout = JsonRowLayout::new(fields.iter().map(|f| f.name()));
@@ -413,10 +435,12 @@ fn write_json(
         Ok(())
     })?;
     if order.is_empty() {
-        out.write_all(b"]\n}\n")?;
+        out.write_all(b"],\n  \"sources\": ")?;
     } else {
-        out.write_all(b"\n  ]\n}\n")?;
+        out.write_all(b"\n  ],\n  \"sources\": ")?;
     }
+    serde_json::to_writer(&mut *out, sources).map_err(Failure::from)?;
+    out.write_all(b"\n}\n")?;
     Ok(())
 }
 
@@ -873,7 +897,7 @@ fn compare_rows(tree: &Tree, results: &[ShareResult]) -> Vec<(NodeId, Vec<Option
         .collect()
 }
 
-fn compare_json(tree: &Tree, results: &[ShareResult]) -> String {
+fn compare_json(tree: &Tree, results: &[ShareResult], sources: Value) -> String {
     let rows: Vec<Value> = compare_rows(tree, results)
         .into_iter()
         .map(|(id, factors)| {
@@ -888,7 +912,7 @@ fn compare_json(tree: &Tree, results: &[ShareResult]) -> String {
         })
         .collect();
     let algs: Vec<&str> = results.iter().map(|r| r.algorithm.name()).collect();
-    to_json(&json!({"algorithms": algs, "rows": rows}))
+    to_json(&json!({"algorithms": algs, "rows": rows, "sources": sources}))
 }
 
 fn compare_header(results: &[ShareResult]) -> Vec<String> {
