@@ -54,6 +54,7 @@ mod server_safety;
 mod server_tree;
 mod share_cli;
 mod share_flux_db;
+mod site_home;
 mod slurm_capture_cli;
 mod slurm_captures;
 mod slurm_edges;

@@ -117,3 +117,21 @@ pub fn python_missing(what: &str) {
     }
     eprintln!("SKIPPED: {message}");
 }
+
+/// A report's text without its leading `sources:` block (the lines up to and including the
+/// first blank line), for tests that compare the table below it with a real tool's layout.
+pub fn table_part(text: &str) -> &str {
+    if !text.starts_with("sources:") {
+        return text;
+    }
+    text.split_once("\n\n").map_or("", |(_, rest)| rest)
+}
+
+/// A JSON report without its `sources` object, to compare the results of two runs whose
+/// inputs came from different places (a home, files, an example).
+pub fn without_sources(mut doc: serde_json::Value) -> serde_json::Value {
+    if let Some(o) = doc.as_object_mut() {
+        o.remove("sources");
+    }
+    doc
+}
