@@ -6,6 +6,7 @@ pub mod db;
 pub mod jobs;
 pub mod jobs_table;
 pub mod priority;
+pub mod schema;
 pub mod site;
 pub use jobs::{read_flux_jobs, FluxJob};
 pub use jobs_table::read_jobs_table;

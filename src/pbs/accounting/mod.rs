@@ -4,6 +4,8 @@
 mod attr_scan;
 mod chunks;
 pub mod log;
+pub mod reader;
 pub(crate) mod record;
 pub(crate) mod span;
 pub use log::{PbsLogReader, ReadStats};
+pub use reader::{lines, AcctRecord, Line, LineText, RecordError, RecordReader};
