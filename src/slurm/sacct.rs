@@ -246,6 +246,11 @@ fn json_job(
         for t in list {
             let ty = text(t.get("type")).to_ascii_lowercase();
             let name = text(t.get("name")).to_ascii_lowercase();
+            // A TRES slurmdbd did not measure (`energy` without an energy plugin) has a null
+            // count: nothing allocated, as the job readers take it.
+            if t.get("count").is_some_and(serde_json::Value::is_null) {
+                continue;
+            }
             let count = json_value(t.get("count")).ok_or("a tres.allocated entry without count")?;
             let label = if name.is_empty() {
                 ty

@@ -209,7 +209,7 @@ mod tests {
         );
         assert_eq!(
             got[3].start,
-            log.iter().position(|c| *c == b'\n').unwrap() + 4
+            log.iter().position(|c| *c == b'\n').unwrap() + 5
         );
         let mut r = RecordReader::default();
         let LineText::Text(first) = got[0].text else {
