@@ -87,7 +87,7 @@ fn sacct_row(row: &SacctRow<'_>, path: &Path, trace: &mut Trace) -> Result<(), T
     }
     let time = |c: Col| -> Result<Option<i64>, TraceError> {
         let s = row.text(c);
-        date_cell(s).map_err(|()| line_err(path, line, format!("{} `{s}` is not a date", name(c))))
+        date_cell(s).map_err(|_| line_err(path, line, format!("{} `{s}` is not a date", name(c))))
     };
     let Some(submit) = time(Col::Submit)? else {
         return Err(line_err(path, line, "no Submit time"));

@@ -1,6 +1,8 @@
 //! The Slurm adapter: `slurm.conf`, `sshare -a -l -P`/`-p` captures, `sacctmgr show assoc -P`
 //! output and `sacctmgr dump` files, QOS and association priorities, `squeue --json`, `sacct`
-//! (`-P` and `--json`), and the multifactor job priority as `sprio` shows it, with its what-if.
+//! (`-P` rows in `sacct_rows`, the `--json` document and its jobs in `sacct_json`: the readers
+//! `usage record` and `replay` share; charging in `sacct`), and the multifactor job priority as
+//! `sprio` shows it, with its what-if.
 
 pub mod bind;
 mod columns;

@@ -325,7 +325,7 @@ fn row_job(row: &SacctRow<'_>, weights: &BillingWeights) -> Result<Option<Finish
         }
     }
     let end_s = get(Col::End)?.trim();
-    let Some(end) = date_cell(end_s).map_err(|()| format!("bad End `{end_s}`"))? else {
+    let Some(end) = date_cell(end_s).map_err(|_| format!("bad End `{end_s}`"))? else {
         return Ok(None);
     };
     let user = get(Col::User)?.trim();

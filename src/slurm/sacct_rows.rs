@@ -316,14 +316,18 @@ pub fn read_sacct_rows<E>(
     }
 }
 
+/// A cell that should hold a date and holds something else (each reader words the complaint).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NotADate;
+
 /// A date cell (`2024-04-13T10:00:00`, read as UTC): `Ok(None)` for `Unknown`, `None` or
-/// empty, `Err` for anything else that is not a date.
-pub fn date_cell(s: &str) -> Result<Option<i64>, ()> {
+/// empty, [`NotADate`] for anything else that is not a date.
+pub fn date_cell(s: &str) -> Result<Option<i64>, NotADate> {
     match s.trim() {
         "" | "Unknown" | "None" => Ok(None),
         t => crate::usage::decay::calendar::parse_iso(t)
             .map(Some)
-            .ok_or(()),
+            .ok_or(NotADate),
     }
 }
 
@@ -376,6 +380,6 @@ mod tests {
         assert_eq!(counts.lines, 6);
         assert_eq!(counts.bytes, text.len() as u64);
         assert_eq!(date_cell(" 2024-04-13T10:00:00 "), Ok(Some(1_713_002_400)));
-        assert_eq!(date_cell("soon"), Err(()));
+        assert_eq!(date_cell("soon"), Err(NotADate));
     }
 }
