@@ -48,6 +48,7 @@ mod plot;
 mod qmgr_formula;
 mod qmgr_language;
 mod qstat_fast_path;
+mod readers_agree;
 mod replay;
 mod server_permissions;
 mod server_safety;
