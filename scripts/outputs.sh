@@ -1073,6 +1073,27 @@ run tree-import-format-unknown tree import "$D/formats/t2_fair_tree.psv" --tree-
 run tree-import-no-file tree import
 show_home tree-home-final
 SESSION=
+
+# ==== 8b. site ===================================================================================
+# The site record: a Slurm site stored, then PBS and flux orders from the same home, `site show`,
+# `site remove` (its times and user@host differ from run to run: compare the rest).
+SESSION=site
+run site-show-none site show
+run site-show-json-none site show --json
+run site-remove-none site remove
+run site-tree-import tree import "$D/slurm_priority/sshare.psv"
+run site-slurm-import slurm import --conf "$D/slurm_priority/slurm.conf" --qos "$D/slurm_priority/qos.psv"
+run site-show site show
+run site-show-json site show --json
+run site-order-pbs order --jobs examples/pbs_cluster/jobs.json --formula ncpus --tree "$D/share/resource_group"
+run site-order-slurm order --jobs "$D/slurm_priority/squeue.json" --at 1764000000
+run site-order-flux order --jobs examples/flux_priority/flux-jobs.json --tree "$FLUXDB"
+run site-share share
+run site-share-json share --json
+run site-remove site remove
+run site-show-removed site show
+run site-remove-again site remove
+SESSION=
 for dir in tree-pbs tree-sshare tree-sacctmgr tree-toml tree-json; do
   for f in "$BAD/$dir"/*; do
     [[ $f == *.expected ]] && continue

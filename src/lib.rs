@@ -38,6 +38,7 @@ pub mod replay;
 pub mod scenario;
 pub mod slurm;
 pub mod snippet;
+pub mod swf;
 pub mod usage;
 
 /// The README's Rust examples, compiled and run as doctests.

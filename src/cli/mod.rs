@@ -15,17 +15,19 @@ pub mod eval;
 pub mod ftest;
 pub mod init;
 pub mod order;
-pub mod order_flux;
 mod order_rows;
-pub mod order_slurm;
 pub mod plot;
 pub mod progress;
 pub mod qmgr;
 pub mod replay;
 pub mod share;
+mod share_cell;
 mod share_json;
 pub mod shell;
+pub mod site;
 pub mod slurm;
+pub mod sources;
+mod svg;
 pub mod tree;
 pub mod usage;
 
@@ -68,6 +70,8 @@ pub enum Command {
     Tree(tree::Args),
     /// Store a Slurm site's configuration (slurm.conf, QOS, associations) in the home.
     Slurm(slurm::Args),
+    /// Show which site the home describes and where each part came from, or remove it.
+    Site(site::Args),
     /// Set and print server, scheduler, queue and resource attributes, like PBS qmgr.
     Qmgr(qmgr::Args),
     /// Dry-run the job queue order: bind, evaluate, sort, threshold and explain.
@@ -99,6 +103,7 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Share(args) => share::run(args, &global),
         Command::Tree(args) => tree::run(args, &global),
         Command::Slurm(args) => slurm::run(args, &global),
+        Command::Site(args) => site::run(args, &global),
         Command::Qmgr(args) => qmgr::run(args, &global),
         Command::Order(args) => order::run(*args, &global),
         Command::Test(args) => ftest::run(args, &global),

@@ -160,7 +160,7 @@ pub fn run(args: Args, global: &Global) -> CliResult {
         }
     }
     .map_err(plot_failure)?;
-    write(&args.output, &svg)
+    super::svg::write(&args.output, &svg)
 }
 
 /// `plot attainment|waits`: the replay of `fairsort replay` with the same inputs, writing only
@@ -192,16 +192,6 @@ fn replay_plot(args: Args, global: &Global) -> CliResult {
         },
         global,
     )
-}
-
-/// Writes the SVG to `path`, or to standard output for `-`.
-pub(super) fn write(path: &std::path::Path, svg: &str) -> CliResult {
-    if path.as_os_str() == "-" {
-        crate::out!("{svg}");
-        return Ok(());
-    }
-    std::fs::write(path, svg)
-        .map_err(|e| Failure::user(format!("cannot write {}: {e}", path.display())))
 }
 
 fn tree_of(sc: &Scenario) -> Result<&Tree, Failure> {

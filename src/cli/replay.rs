@@ -22,6 +22,7 @@ use fairsort::replay::{
     waits_svg, Attainment, Backfill, Cluster, EntityStats, FluxPolicy, Options, Outcome, Report,
     SlurmPolicy, Trace, TraceFormat,
 };
+use fairsort::scenario::sources::{From, Source, Sources};
 use fairsort::slurm as fslurm;
 use fairsort::usage::decay::{FluxDecay, PbsDecay, ResetPeriod, SlurmDecay};
 use serde::Serialize;
@@ -200,6 +201,8 @@ fn cluster(args: &Args, trace: &Trace, state: Option<&HomeState>) -> Result<Clus
 struct HomeInputs {
     state: Option<HomeState>,
     tree: Option<TreeSpec>,
+    /// The home's directory, its tree's file and what the site record keeps of its import.
+    at: Option<(String, String, Option<fairsort::home::Provenance>)>,
 }
 
 /// Reads the home, if one exists: its state, and its share tree unless `--tree` is
@@ -224,9 +227,19 @@ fn home_inputs(args: &Args, global: &Global) -> Result<HomeInputs, Failure> {
                 t
             }),
     };
+    let record = home
+        .site_record()
+        .map_err(|e| Failure::user(e.to_string()))?;
     Ok(HomeInputs {
         state: Some(state),
         tree,
+        at: Some((
+            home.file(fairsort::home::dir::files::STATE)
+                .display()
+                .to_string(),
+            home.tree_path().display().to_string(),
+            record.and_then(|r| r.tree),
+        )),
     })
 }
 
@@ -272,6 +285,73 @@ fn defaults(args: &Args, state: Option<&HomeState>) -> Result<(String, f64), Fai
     Ok((formula, half_life))
 }
 
+/// Where the replay's inputs came from: the tree (`--tree`, the flux database, the home, or built
+/// from the trace), the formula, the half-life (`--half-life`, slurm.conf, the home's PBS decay,
+/// or the 7-day default); usage is charged from the trace.
+fn replay_sources(
+    args: &Args,
+    home: &HomeInputs,
+    slurm_half: Option<u32>,
+    has_tree: bool,
+    half_life: f64,
+) -> Sources {
+    let tree = match (&args.tree, &args.flux_db, &home.at) {
+        (Some(p), _, _) => Source::file("--tree", p.display().to_string()),
+        (None, Some(db), _) => Source::file("--flux-db", db.display().to_string()),
+        (None, None, Some((_, tree, imported))) if has_tree => {
+            Source::home(tree.clone()).imported(imported.clone())
+        }
+        _ => Source::new(From::Trace)
+            .path(args.trace.display().to_string())
+            .detail("accounts → users, 1 share each"),
+    };
+    let server = home.at.as_ref().map(|(s, _, _)| s.clone());
+    let formula = match (&args.formula, &args.slurm_conf, &args.flux_db, &server) {
+        (Some(_), _, _, _) => Source::flag("--formula"),
+        (None, Some(c), _, _) => {
+            Source::file("--slurm-conf", c.display().to_string()).detail("PriorityWeight*")
+        }
+        (None, None, Some(db), _) => Source::file("--flux-db", db.display().to_string()),
+        (None, None, None, Some(s)) => Source::home(s.clone()).detail("job_sort_formula"),
+        _ => Source::none(),
+    };
+    let half = format!("{half_life}");
+    let half_life = match (args.model.half_life, slurm_half, &args.flux_db, &home.state) {
+        (Some(_), _, _, _) => Source::flag("--half-life").value(half),
+        (None, Some(_), _, _) => Source::file(
+            "--slurm-conf",
+            args.slurm_conf
+                .as_deref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default(),
+        )
+        .value(half)
+        .detail("PriorityDecayHalfLife"),
+        (None, None, None, Some(state)) => Source::home(server.clone().unwrap_or_default())
+            .value(half)
+            .detail(format!(
+                "fairshare_decay_time {} s, fairshare_decay_factor {}",
+                state.sched.fairshare_decay_time, state.sched.fairshare_decay_factor
+            )),
+        _ => Source::new(From::Default).value(half),
+    };
+    Sources {
+        scheduler: if args.slurm_conf.is_some() {
+            "slurm"
+        } else if args.flux_db.is_some() {
+            "flux"
+        } else {
+            "pbs"
+        },
+        site: None,
+        tree,
+        usage: Source::new(From::Trace).detail("charged as the jobs run"),
+        formula,
+        algorithm: Source::new(From::Default).detail("the formula's keywords (or the scheduler's)"),
+        half_life,
+    }
+}
+
 /// One policy's replay and what the output needs of it.
 struct Run {
     label: &'static str,
@@ -286,6 +366,7 @@ struct Run {
 struct Replays {
     formula_a: String,
     half_life: f64,
+    sources: Sources,
     trace: Trace,
     cluster: Cluster,
     runs: Vec<Run>,
@@ -318,6 +399,7 @@ fn replays(args: &Args, global: &Global) -> Result<Replays, Failure> {
         .flux_db
         .as_deref()
         .map(|p| format!("flux-accounting priority ({})", p.display()));
+    let slurm_half = slurm.as_ref().map(|(conf, _)| conf.decay_half_life);
     let (formula_a, half_life) = match &slurm {
         // Slurm: PriorityDecayHalfLife (0: no decay, an infinite half-life).
         Some((conf, _)) => (
@@ -391,6 +473,7 @@ fn replays(args: &Args, global: &Global) -> Result<Replays, Failure> {
             outcome: o,
         })
     };
+    let sources = replay_sources(args, &home, slurm_half, opts.tree.is_some(), half_life);
     let mut runs = vec![run_one("A", &formula_a, a.as_ref())?];
     if let (Some(p), Some(src)) = (&b, &args.against) {
         runs.push(run_one("B", src, Some(p))?);
@@ -398,6 +481,7 @@ fn replays(args: &Args, global: &Global) -> Result<Replays, Failure> {
     Ok(Replays {
         formula_a,
         half_life,
+        sources,
         trace,
         cluster,
         runs,
@@ -519,13 +603,14 @@ pub fn run(args: Args, global: &Global) -> CliResult {
     let Replays {
         formula_a,
         half_life,
+        sources,
         trace,
         cluster,
         runs,
     } = replays(&args, global)?;
     write_plots(&args, &trace, &runs)?;
     if args.json {
-        return print_json(&args, &trace, cluster, half_life, &runs);
+        return print_json(&args, &trace, cluster, half_life, &runs, &sources);
     }
     if args.csv {
         return print_csv(&runs);
@@ -541,6 +626,7 @@ pub fn run(args: Args, global: &Global) -> CliResult {
         cluster,
         ra,
         runs.get(1).map(|r| &r.report),
+        &sources,
     )?;
     Ok(())
 }
@@ -548,7 +634,7 @@ pub fn run(args: Args, global: &Global) -> CliResult {
 /// Writes `text` to `path` through a temporary file beside it (no partial plot on failure).
 fn write_file(path: &Path, text: &str) -> Result<(), Failure> {
     if path.as_os_str() == "-" {
-        return super::plot::write(path, text);
+        return super::svg::write(path, text);
     }
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".tmp");
@@ -633,6 +719,7 @@ fn print_json(
     cluster: Cluster,
     half_life: f64,
     runs: &[Run],
+    sources: &Sources,
 ) -> CliResult {
     let stdout = std::io::stdout();
     let mut w = BufWriter::with_capacity(1 << 16, stdout.lock());
@@ -647,6 +734,7 @@ fn print_json(
     member(&mut w, "mem_per_node_kb", &cluster.mem_per_node, false)?;
     member(&mut w, "half_life", &half_life, false)?;
     member(&mut w, "decay", &args.model.decay, false)?;
+    member(&mut w, "sources", sources, false)?;
     let left_out: Vec<serde_json::Value> = trace
         .left_out
         .iter()
@@ -720,6 +808,7 @@ fn print_text(
     cluster: Cluster,
     a: &Report,
     b: Option<&Report>,
+    sources: &Sources,
 ) -> CliResult {
     let mem = if cluster.mem_per_node > 0 {
         format!(", {}kb memory per node", cluster.mem_per_node)
@@ -734,6 +823,7 @@ fn print_text(
         cluster.cores(),
         args.model.backfill
     );
+    crate::out!("{}", super::sources::header(sources, "formula"));
     for (reason, n) in &trace.left_out {
         crate::outln!("left out of the trace: {n} jobs ({reason})");
     }

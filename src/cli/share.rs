@@ -3,6 +3,7 @@
 //! algorithm's own system (sshare, pbsfs, `flux account view-bank -t`), `--json` or `--csv`.
 
 use super::chunks::{first_pass, write_chunks};
+use super::share_cell::Cell;
 use super::share_json::JsonRowLayout;
 use super::table::{text_width, Align, StreamTable, Table};
 use super::{CliResult, Failure, Global};
@@ -11,9 +12,8 @@ use fairsort::fairshare::{
 };
 use fairsort::inputs::TreeFormat;
 use fairsort::order::fixed::push_fixed;
+use fairsort::scenario::sources::{Source, Sources};
 use fairsort::scenario::{Base, ScenarioBuilder, ScenarioError};
-use serde::ser::Serializer;
-use serde::Serialize;
 use serde_json::{json, Map, Value};
 use std::collections::HashSet;
 use std::fmt::Write as _;
@@ -65,7 +65,13 @@ pub struct Args {
 
 /// Runs `fairsort share`.
 pub fn run(args: Args, global: &Global) -> CliResult {
-    let (tree, home_algorithm) = load_tree(&args, global)?;
+    let (tree, home_algorithm, mut sources) = load_tree(&args, global)?;
+    if args.compare {
+        sources.algorithm = Source::flag("--compare").value("all");
+    }
+    let sources_json = serde_json::to_value(&sources)?;
+    let sources_text = super::sources::header(&sources, "formula");
+    let text_report = !args.json && !args.csv;
     let opts = options(&args)?;
     let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     if args.compare {
@@ -74,11 +80,11 @@ pub fn run(args: Args, global: &Global) -> CliResult {
             .map(|&a| compute(&tree, a, &opts).map_err(share_failure))
             .collect::<Result<Vec<_>, _>>()?;
         let text = if args.json {
-            compare_json(&tree, &results)
+            compare_json(&tree, &results, sources_json)
         } else if args.csv {
             compare_csv(&tree, &results)?
         } else {
-            compare_table(&tree, &results)
+            format!("{sources_text}\n{}", compare_table(&tree, &results))
         };
         out.write_all(text.as_bytes())?;
         out.flush()?;
@@ -106,11 +112,18 @@ pub fn run(args: Args, global: &Global) -> CliResult {
             (compute(&tree, algorithm, &opts), None)
         };
     let result = result.map_err(share_failure)?;
+    if text_report {
+        writeln!(out, "{sources_text}")?;
+    }
     if let Some(who) = &args.explain {
         let id = find_user(&tree, who)?;
         let e = explain::explain(&tree, &result, id);
         let text = if args.json {
-            to_json(&serde_json::to_value(&e).unwrap_or(Value::Null))
+            let mut v = serde_json::to_value(&e).unwrap_or(Value::Null);
+            if let Value::Object(m) = &mut v {
+                m.insert("sources".into(), sources_json);
+            }
+            to_json(&v)
         } else if args.csv {
             return Err(Failure::usage(
                 "--explain prints a table or --json, not --csv",
@@ -124,7 +137,7 @@ pub fn run(args: Args, global: &Global) -> CliResult {
     } else {
         let order = order.unwrap_or_else(|| tree.preorder());
         if args.json {
-            write_json(&mut out, &tree, &result, &order)?;
+            write_json(&mut out, &tree, &result, &order, &sources_json)?;
         } else if args.csv {
             write_csv(&mut out, &tree, &result, &order)?;
         } else if algorithm == Algorithm::Flux {
@@ -144,7 +157,7 @@ pub fn run(args: Args, global: &Global) -> CliResult {
 /// The share tree of the Scenario: `--tree` (with `--usage`), else the home's tree
 /// (imported with `fairsort tree import`) with the home's usage and `--usage` over it, and then
 /// the home's `fairshare_algorithm`. Usage that met no association is warned about on stderr.
-fn load_tree(args: &Args, global: &Global) -> Result<(Tree, Option<Algorithm>), Failure> {
+fn load_tree(args: &Args, global: &Global) -> Result<(Tree, Option<Algorithm>, Sources), Failure> {
     let base = match args.tree {
         Some(_) => Base::None,
         None => Base::Home(
@@ -167,11 +180,19 @@ fn load_tree(args: &Args, global: &Global) -> Result<(Tree, Option<Algorithm>), 
         })?;
     super::usage::warn_unmatched(&sc.unmatched_usage);
     let algorithm = home.as_ref().map(|_| sc.algorithm);
+    let mut sources = sc.sources;
+    match args.algorithm {
+        Some(a) => sources.algorithm = Source::flag("--algorithm").value(a.to_string()),
+        None if home.is_none() => sources.algorithm = Source::none(),
+        None => {}
+    }
+    // `share` evaluates no formula.
+    sources.formula = Source::none();
     let tree = sc
         .setup
         .tree
         .ok_or_else(|| Failure::usage(no_tree(home.as_deref())))?;
-    Ok((tree, algorithm))
+    Ok((tree, algorithm, sources))
 }
 
 fn no_tree(home: Option<&str>) -> String {
@@ -234,31 +255,6 @@ fn to_json(v: &Value) -> String {
     let mut s = serde_json::to_string_pretty(v).unwrap_or_default();
     s.push('\n');
     s
-}
-
-/// One output cell, borrowed from the tree and the result: what `--json` prints as a JSON value
-/// and `--csv` as text.
-#[derive(Debug, Clone, Copy)]
-pub(super) enum Cell<'a> {
-    /// JSON `null`, an empty CSV cell.
-    Null,
-    /// A string (names, "parent", "inf", "-inf").
-    Text(&'a str),
-    /// An integer (depth, shares).
-    Int(u64),
-    /// A finite number, printed as serde_json prints an `f64` (ryu).
-    Num(f64),
-}
-
-impl Serialize for Cell<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match *self {
-            Cell::Null => s.serialize_unit(),
-            Cell::Text(t) => s.serialize_str(t),
-            Cell::Int(i) => s.serialize_u64(i),
-            Cell::Num(x) => s.serialize_f64(x),
-        }
-    }
 }
 
 impl Cell<'_> {
@@ -419,6 +415,7 @@ fn write_json(
     tree: &Tree,
     result: &ShareResult,
     order: &[NodeId],
+    sources: &Value,
 ) -> CliResult {
     let fields = json_fields(result.algorithm);
     let layout = JsonRowLayout::new(fields.iter().map(|f| f.name()));
@@ -438,10 +435,12 @@ fn write_json(
         Ok(())
     })?;
     if order.is_empty() {
-        out.write_all(b"]\n}\n")?;
+        out.write_all(b"],\n  \"sources\": ")?;
     } else {
-        out.write_all(b"\n  ]\n}\n")?;
+        out.write_all(b"\n  ],\n  \"sources\": ")?;
     }
+    serde_json::to_writer(&mut *out, sources).map_err(Failure::from)?;
+    out.write_all(b"\n}\n")?;
     Ok(())
 }
 
@@ -898,7 +897,7 @@ fn compare_rows(tree: &Tree, results: &[ShareResult]) -> Vec<(NodeId, Vec<Option
         .collect()
 }
 
-fn compare_json(tree: &Tree, results: &[ShareResult]) -> String {
+fn compare_json(tree: &Tree, results: &[ShareResult], sources: Value) -> String {
     let rows: Vec<Value> = compare_rows(tree, results)
         .into_iter()
         .map(|(id, factors)| {
@@ -913,7 +912,7 @@ fn compare_json(tree: &Tree, results: &[ShareResult]) -> String {
         })
         .collect();
     let algs: Vec<&str> = results.iter().map(|r| r.algorithm.name()).collect();
-    to_json(&json!({"algorithms": algs, "rows": rows}))
+    to_json(&json!({"algorithms": algs, "rows": rows, "sources": sources}))
 }
 
 fn compare_header(results: &[ShareResult]) -> Vec<String> {

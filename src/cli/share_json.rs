@@ -3,7 +3,7 @@
 //! row into a scratch buffer and copying it line by line (that was half of `share --json`'s
 //! rows over a million users: issue #16).
 
-use super::share::Cell;
+use super::share_cell::Cell;
 
 /// The fixed text of `--json` rows for one list of field names: the key of each field with its
 /// indentation, ready to copy.

@@ -67,7 +67,7 @@ pub fn run(args: Args, global: &Global) -> CliResult {
                 &name(&assoc).unwrap_or_default(),
             ))
             .map_err(user_error)?;
-            home.store_slurm_site(&current_user(), &site)
+            home.store_slurm_site_from(&current_user(), &site, &super::sources::absolute(&conf))
                 .map_err(user_error)?;
             crate::outln!(
                 "stored the Slurm configuration ({}{}{}) in {}",

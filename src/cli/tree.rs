@@ -44,14 +44,39 @@ fn user_error(e: HomeError) -> Failure {
     }
 }
 
+/// The format the tree reader detects in `file` (for the site record).
+fn detected(file: &std::path::Path) -> Option<TreeFormat> {
+    use std::io::Read;
+    let mut head = Vec::with_capacity(8192);
+    std::fs::File::open(file)
+        .and_then(|f| f.take(8192).read_to_end(&mut head))
+        .ok()?;
+    fairsort::inputs::detect_format(file, &head)
+}
+
 /// Runs `fairsort tree`.
 pub fn run(args: Args, global: &Global) -> CliResult {
     let home = Home::existing(global.home.as_deref()).map_err(user_error)?;
     match args.action {
         Action::Import { file, tree_format } => {
             let spec = read_tree(&file, tree_format).map_err(|e| Failure::user(e.to_string()))?;
-            home.store_tree(&current_user(), &spec)
-                .map_err(user_error)?;
+            let format = tree_format.or_else(|| detected(&file));
+            let before = home.site().map_err(user_error)?;
+            home.store_tree_from(
+                &current_user(),
+                &spec,
+                (
+                    &super::sources::absolute(&file),
+                    format.map_or("detected", |f| f.name()),
+                ),
+            )
+            .map_err(user_error)?;
+            let now = fairsort::home::SiteKind::of_tree(spec.source).unwrap_or(before.kind);
+            if before.kind == fairsort::home::SiteKind::Slurm && now != before.kind {
+                eprintln!(
+                    "fairsort: note: the home is a {now} site now; its Slurm configuration was removed"
+                );
+            }
             crate::outln!(
                 "stored {} nodes from {} in {}",
                 spec.nodes.len(),

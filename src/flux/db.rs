@@ -12,6 +12,7 @@ use rusqlite::{params, Connection, OpenFlags};
 use crate::fairshare::spec::{NodeKind, NodeSpec, Shares, TreeSource, TreeSpec};
 use crate::files::text;
 use crate::files::FormatError;
+use crate::flux::schema;
 
 /// A sub-bank row: name, active, shares.
 type SubBank = (String, bool, Value);
@@ -115,11 +116,7 @@ pub fn read_db(path: &Path) -> Result<TreeSpec, FormatError> {
 /// [`read_db`] over an open connection (`path` names it in messages).
 pub fn read_conn(conn: &Connection, path: &Path) -> Result<TreeSpec, FormatError> {
     let root: String = conn
-        .query_row(
-            "SELECT bank FROM bank_table WHERE parent_bank='' LIMIT 1",
-            [],
-            |r| r.get(0),
-        )
+        .query_row(schema::ROOT_BANK, [], |r| r.get(0))
         .map_err(|e| match e {
             rusqlite::Error::QueryReturnedNoRows => FormatError::file(
                 &path.display().to_string(),
@@ -128,7 +125,7 @@ pub fn read_conn(conn: &Connection, path: &Path) -> Result<TreeSpec, FormatError
             e => db_err(path, e),
         })?;
     let mut sub_banks = conn
-        .prepare("SELECT bank, active, shares FROM bank_table WHERE parent_bank=?1 ORDER BY bank")
+        .prepare(schema::SUB_BANKS)
         .map_err(|e| db_err(path, e))?;
     // Every active association at once, grouped by bank (in user-name order within a bank, as a
     // `WHERE bank=?` query would give them): flux-accounting's association_table is keyed by
@@ -137,10 +134,7 @@ pub fn read_conn(conn: &Connection, path: &Path) -> Result<TreeSpec, FormatError
     let mut n_rows = 0usize;
     {
         let mut all = conn
-            .prepare(
-                "SELECT bank, username, shares, job_usage, active FROM association_table \
-                 ORDER BY bank, username",
-            )
+            .prepare(schema::TREE_ASSOCIATIONS)
             .map_err(|e| db_err(path, e))?;
         let rows = all
             .query_map([], |r| {
@@ -278,10 +272,10 @@ pub fn write_usage(
         .map_err(|e| db_err(path, e))?;
     {
         let mut assoc = tx
-            .prepare("UPDATE association_table SET job_usage=?1 WHERE username=?2 AND bank=?3")
+            .prepare(schema::SET_ASSOCIATION_USAGE)
             .map_err(|e| db_err(path, e))?;
         let mut bank_stmt = tx
-            .prepare("UPDATE bank_table SET job_usage=?1 WHERE bank=?2")
+            .prepare(schema::SET_BANK_USAGE)
             .map_err(|e| db_err(path, e))?;
         for (bank, user, u) in usage {
             let changed = match user {

@@ -15,6 +15,7 @@
 
 use crate::fairshare::{Column, NodeKind, Options, Tree, TreeSpec};
 use crate::flux::priority::{Association, Site, Weights};
+use crate::flux::schema;
 use rusqlite::types::Value;
 use rusqlite::{Connection, OpenFlags};
 use std::collections::HashSet;
@@ -81,9 +82,7 @@ fn columns(conn: &Connection, table: &str, name: &str) -> Result<HashSet<String>
         path: name.to_string(),
         message: e.to_string(),
     };
-    let mut st = conn
-        .prepare("SELECT name FROM pragma_table_info(?1)")
-        .map_err(sql_err)?;
+    let mut st = conn.prepare(schema::TABLE_COLUMNS).map_err(sql_err)?;
     let cols = st
         .query_map([table], |r| r.get::<_, String>(0))
         .map_err(sql_err)?
@@ -168,9 +167,7 @@ pub fn read_site_conn(conn: &Connection, name: &str) -> Result<Site, SiteError> 
         message: e.to_string(),
     };
     let tables: HashSet<String> = {
-        let mut st = conn
-            .prepare("SELECT name FROM sqlite_master WHERE type='table'")
-            .map_err(sql_err)?;
+        let mut st = conn.prepare(schema::TABLES).map_err(sql_err)?;
         let t = st
             .query_map([], |r| r.get::<_, String>(0))
             .map_err(sql_err)?
@@ -178,7 +175,7 @@ pub fn read_site_conn(conn: &Connection, name: &str) -> Result<Site, SiteError> 
             .map_err(sql_err)?;
         t
     };
-    if !tables.contains("association_table") {
+    if !tables.contains(schema::ASSOCIATION_TABLE) {
         return Err(SiteError::Schema {
             path: name.into(),
             message: "not a flux-accounting database (no association_table)".into(),
@@ -186,8 +183,8 @@ pub fn read_site_conn(conn: &Connection, name: &str) -> Result<Site, SiteError> 
     }
     let mut site = Site::default();
 
-    let cols = columns(conn, "association_table", name)?;
-    let missing: Vec<&str> = ["username", "userid", "bank", "default_bank", "fairshare"]
+    let cols = columns(conn, schema::ASSOCIATION_TABLE, name)?;
+    let missing: Vec<&str> = schema::SITE_ASSOCIATION_COLUMNS
         .into_iter()
         .filter(|c| !cols.contains(*c))
         .collect();
@@ -201,19 +198,8 @@ pub fn read_site_conn(conn: &Connection, name: &str) -> Result<Site, SiteError> 
             ),
         });
     }
-    let opt = |c: &str, default: &str| {
-        if cols.contains(c) {
-            c.to_string()
-        } else {
-            default.to_string()
-        }
-    };
     // No ORDER BY, as the script: table order decides which default_bank is last.
-    let sql = format!(
-        "SELECT username, userid, bank, default_bank, fairshare, {}, {} FROM association_table",
-        opt("queues", "''"),
-        opt("active", "1")
-    );
+    let sql = schema::site_associations(cols.contains("queues"), cols.contains("active"));
     let mut st = conn.prepare(&sql).map_err(sql_err)?;
     let mut rows = st.query([]).map_err(sql_err)?;
     while let Some(r) = rows.next().map_err(sql_err)? {
@@ -223,7 +209,7 @@ pub fn read_site_conn(conn: &Connection, name: &str) -> Result<Site, SiteError> 
         let key = format!("({username}, {bank})");
         let bad = |column: &'static str, message: String| SiteError::Value {
             path: name.into(),
-            table: "association_table",
+            table: schema::ASSOCIATION_TABLE,
             row: key.clone(),
             column,
             message,
@@ -242,16 +228,9 @@ pub fn read_site_conn(conn: &Connection, name: &str) -> Result<Site, SiteError> 
         });
     }
 
-    if tables.contains("queue_table") {
-        let qcols = columns(conn, "queue_table", name)?;
-        let sql = format!(
-            "SELECT queue, {} FROM queue_table",
-            if qcols.contains("priority") {
-                "priority"
-            } else {
-                "0"
-            }
-        );
+    if tables.contains(schema::QUEUE_TABLE) {
+        let qcols = columns(conn, schema::QUEUE_TABLE, name)?;
+        let sql = schema::queue_priorities(qcols.contains("priority"));
         let mut st = conn.prepare(&sql).map_err(sql_err)?;
         let mut rows = st.query([]).map_err(sql_err)?;
         while let Some(r) = rows.next().map_err(sql_err)? {
@@ -259,7 +238,7 @@ pub fn read_site_conn(conn: &Connection, name: &str) -> Result<Site, SiteError> 
             let p =
                 py_int(&r.get::<_, Value>(1).map_err(sql_err)?).map_err(|m| SiteError::Value {
                     path: name.into(),
-                    table: "queue_table",
+                    table: schema::QUEUE_TABLE,
                     row: queue.clone(),
                     column: "priority",
                     message: m,
@@ -268,19 +247,17 @@ pub fn read_site_conn(conn: &Connection, name: &str) -> Result<Site, SiteError> 
         }
     }
 
-    if tables.contains("bank_table") {
-        let bcols = columns(conn, "bank_table", name)?;
+    if tables.contains(schema::BANK_TABLE) {
+        let bcols = columns(conn, schema::BANK_TABLE, name)?;
         if bcols.contains("priority") {
-            let mut st = conn
-                .prepare("SELECT bank, priority FROM bank_table")
-                .map_err(sql_err)?;
+            let mut st = conn.prepare(schema::BANK_PRIORITIES).map_err(sql_err)?;
             let mut rows = st.query([]).map_err(sql_err)?;
             while let Some(r) = rows.next().map_err(sql_err)? {
                 let bank = py_str(&r.get::<_, Value>(0).map_err(sql_err)?);
                 let p = py_float(&r.get::<_, Value>(1).map_err(sql_err)?).map_err(|m| {
                     SiteError::Value {
                         path: name.into(),
-                        table: "bank_table",
+                        table: schema::BANK_TABLE,
                         row: bank.clone(),
                         column: "priority",
                         message: m,
@@ -292,17 +269,15 @@ pub fn read_site_conn(conn: &Connection, name: &str) -> Result<Site, SiteError> 
     }
 
     let mut weights = Weights::default();
-    if tables.contains("priority_factor_weight_table") {
-        let mut st = conn
-            .prepare("SELECT factor, weight FROM priority_factor_weight_table")
-            .map_err(sql_err)?;
+    if tables.contains(schema::PRIORITY_FACTOR_WEIGHT_TABLE) {
+        let mut st = conn.prepare(schema::FACTOR_WEIGHTS).map_err(sql_err)?;
         let mut rows = st.query([]).map_err(sql_err)?;
         while let Some(r) = rows.next().map_err(sql_err)? {
             let factor = py_str(&r.get::<_, Value>(0).map_err(sql_err)?);
             let w =
                 py_int(&r.get::<_, Value>(1).map_err(sql_err)?).map_err(|m| SiteError::Value {
                     path: name.into(),
-                    table: "priority_factor_weight_table",
+                    table: schema::PRIORITY_FACTOR_WEIGHT_TABLE,
                     row: factor.clone(),
                     column: "weight",
                     message: m,
@@ -313,13 +288,9 @@ pub fn read_site_conn(conn: &Connection, name: &str) -> Result<Site, SiteError> 
     }
     site.weights = weights;
 
-    if tables.contains("config_table") {
+    if tables.contains(schema::CONFIG_TABLE) {
         let v: Option<Value> = conn
-            .query_row(
-                "SELECT value FROM config_table WHERE key='deny_unknown_queues'",
-                [],
-                |r| r.get(0),
-            )
+            .query_row(schema::DENY_UNKNOWN_QUEUES, [], |r| r.get(0))
             .map(Some)
             .or_else(|e| match e {
                 rusqlite::Error::QueryReturnedNoRows => Ok(None),

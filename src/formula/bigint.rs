@@ -3,7 +3,7 @@
 //! like `10**10**10` from hanging or allocating gigabytes.
 
 use crate::formula::limits::MAX_INT_BITS;
-use crate::formula::value::PyErr;
+use crate::formula::py_err::PyErr;
 use num_bigint::{BigInt, BigUint, Sign};
 use num_integer::Integer;
 use num_traits::{ToPrimitive, Zero};
@@ -21,13 +21,32 @@ pub fn too_big() -> PyErr {
     .into()
 }
 
-/// `Err` when `bits` is beyond the limit.
+thread_local! {
+    /// The bits of every big-int result this thread made (see [`big_int_bits_made`]).
+    static MADE: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts a big-int result of `bits` bits in [`big_int_bits_made`].
+pub(crate) fn made(bits: u64) {
+    MADE.with(|a| a.set(a.get().saturating_add(bits)));
+}
+
+/// `Err` when `bits` is beyond the limit. A size within it is a result about to be made, and
+/// is counted in [`big_int_bits_made`].
 pub fn check_bits(bits: u64) -> Result<(), PyErr> {
     if bits > MAX_INT_BITS {
         Err(too_big())
     } else {
+        made(bits);
         Ok(())
     }
+}
+
+/// How many bits of big-int results this thread's evaluations have made or admitted so far
+/// (a result refused only after it was computed counts too): a bound on the big-int work they
+/// did, which the size limit keeps small and tests check by count rather than by time.
+pub fn big_int_bits_made() -> u64 {
+    MADE.with(|a| a.get())
 }
 
 /// 2^n as an f64, for `-1074 <= n <= 1023` (exact, subnormals included).

@@ -36,19 +36,8 @@ pub(crate) struct Compiler<'r> {
     pub keywords: Vec<String>,
 }
 
-/// Parses, validates as PBS's server does (the formula evaluated with every keyword and
-/// resource = 1: a `NameError` there is 15124 or 15125, see [`crate::formula::validate`]) and compiles
-/// a formula. Names the validation does not reach are compiled to raise `NameError` when a
-/// job reaches them, as in PBS's scheduler.
-pub fn compile(src: &str, resources: &ResourceTable) -> Result<Program, FormulaError> {
-    let expr = crate::formula::parse::parse(src)?;
-    let program = compile_expr(src, &expr, resources)?;
-    crate::formula::validate::server_verdict(&expr, resources, true)?;
-    Ok(program)
-}
-
 /// Compiles an already parsed formula (`src` is kept as the program's source) for evaluation
-/// per job, without the server's validation (see [`compile`]): unknown names raise `NameError`
+/// per job, without the server's validation (see [`compile`](crate::formula::compile())): unknown names raise `NameError`
 /// when reached. fairsort's own refusals (functions it does not evaluate) are errors.
 pub fn compile_expr(
     src: &str,
@@ -316,6 +305,7 @@ impl Compiler<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formula::compile;
 
     fn nodes(src: &str) -> Vec<Node> {
         match compile(src, &ResourceTable::builtin()) {

@@ -2,7 +2,7 @@
 //! formula meets a complex number when a negative number is raised to a fractional power
 //! (`(-1)**0.5`), and Python carries it on without raising.
 
-use crate::formula::value::PyErr;
+use crate::formula::py_err::PyErr;
 
 /// A complex number `(re, im)`.
 pub type C = (f64, f64);

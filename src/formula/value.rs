@@ -10,7 +10,6 @@ use crate::formula::repr;
 use num_bigint::BigInt;
 use num_integer::Integer;
 use num_traits::{Signed, ToPrimitive};
-use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::fmt;
 use std::sync::Arc;
@@ -35,8 +34,7 @@ pub enum Value {
     Complex(f64, f64),
 }
 
-/// A Python exception, as `str(exception)`.
-pub type PyErr = Cow<'static, str>;
+pub use crate::formula::py_err::PyErr;
 /// The result of a Python operation.
 pub type PyResult = Result<Value, PyErr>;
 
@@ -102,7 +100,11 @@ impl Value {
 
     /// A big int result, refused beyond the size limit.
     pub(crate) fn checked_bigint(b: BigInt) -> PyResult {
-        check_bits(b.bits())?;
+        if let Err(e) = check_bits(b.bits()) {
+            // computed before it was refused: the work was done
+            bigint::made(b.bits());
+            return Err(e);
+        }
         Ok(Value::from_bigint(b))
     }
 

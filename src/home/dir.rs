@@ -41,8 +41,10 @@ pub mod files {
     /// A Slurm site's configuration (slurm.conf, `sacctmgr` QOS and associations; see
     /// `slurm_store`).
     pub const SLURM: &str = super::super::slurm_store::FILE;
+    /// Which scheduler the home describes and where each part came from (see `site`).
+    pub const SITE: &str = super::super::site::FILE;
     /// Every file the home reads or writes (checked before the home is used).
-    pub const ALL: [&str; 10] = [
+    pub const ALL: [&str; 11] = [
         STATE,
         TREE,
         USAGE,
@@ -53,6 +55,7 @@ pub mod files {
         SNAPSHOT,
         USAGE_CACHE,
         SLURM,
+        SITE,
     ];
 }
 
@@ -67,20 +70,26 @@ pub struct Home {
 /// [`Home::with_exclusive`] and committed with its audit record.
 #[derive(Debug, Default)]
 pub struct Change {
-    write: Option<(&'static str, Vec<u8>)>,
-    remove_after: Option<&'static str>,
+    writes: Vec<(&'static str, Vec<u8>)>,
+    removes: Vec<&'static str>,
 }
 
 impl Change {
-    /// Replaces the home's file `name` with `contents` when the change commits.
+    /// Replaces the home's file `name` with `contents` when the change commits (the first file
+    /// written is the change's commit point, see `journal`).
     pub fn write(&mut self, name: &'static str, contents: Vec<u8>) {
-        self.write = Some((name, contents));
+        self.writes.retain(|(n, _)| *n != name);
+        self.removes.retain(|n| *n != name);
+        self.writes.push((name, contents));
     }
 
-    /// Removes the home's file `name` once the change has committed (a file the new one
-    /// supersedes).
+    /// Removes the home's file `name` when the change commits (a file the new one supersedes),
+    /// in the same transaction as the writes.
     pub fn remove_after(&mut self, name: &'static str) {
-        self.remove_after = Some(name);
+        self.writes.retain(|(n, _)| *n != name);
+        if !self.removes.contains(&name) {
+            self.removes.push(name);
+        }
     }
 }
 
@@ -228,7 +237,7 @@ impl Home {
     fn lock(&self) -> Result<WriteLock, HomeError> {
         let lock = WriteLock::acquire(&self.dir, files::LOCK)?;
         self.dir.check_safe(&files::ALL)?;
-        journal::recover(&self.dir)?;
+        journal::recover(&self.dir, &files::ALL)?;
         Ok(lock)
     }
 
@@ -236,7 +245,7 @@ impl Home {
     /// there was one. (Every change does this first; tests call it to see the settled home.)
     pub fn recover(&self) -> Result<bool, HomeError> {
         let _lock = WriteLock::acquire(&self.dir, files::LOCK)?;
-        journal::recover(&self.dir)
+        journal::recover(&self.dir, &files::ALL)
     }
 
     /// Applies one change: writers' lock, re-read, `f`, check, then the new state and its audit
@@ -284,23 +293,23 @@ impl Home {
         let state = self.load()?;
         let mut change = Change::default();
         let out = f(&state, &mut change)?;
-        let target = change
-            .write
-            .as_ref()
-            .map(|(name, bytes)| (*name, bytes.as_slice(), modes::PUBLIC));
-        journal::commit(
+        let ops: Vec<journal::Op<'_>> = change
+            .writes
+            .iter()
+            .map(|(name, bytes)| journal::Op::Write(name, bytes.as_slice(), modes::PUBLIC))
+            .chain(change.removes.iter().map(|name| journal::Op::Remove(name)))
+            .collect();
+        journal::commit_all(
             &self.dir,
-            target,
+            &ops,
             &audit::record(user, &current_host(), command),
         )?;
-        if let Some(name) = change.remove_after {
-            self.dir.remove(name)?;
-        }
         Ok(out)
     }
 
     /// Runs `f` with the current state on one consistent view of the home without any lock:
-    /// `server.toml`, `resource_group`, `tree.toml` and `usage.toml` are held open first (their inodes
+    /// `server.toml`, `resource_group`, `tree.toml`, `usage.toml`, `slurm.toml` and `site.toml`
+    /// are held open first (their inodes
     /// pinned), `f` reads through [`Home::read_text`], and if any of them was replaced
     /// meanwhile the whole read is done again. Every writer renames a new inode over a file, and
     /// the open files keep their inodes from being reused, so if each name still names the
@@ -310,7 +319,14 @@ impl Home {
         &self,
         f: impl Fn(&HomeState) -> Result<T, HomeError>,
     ) -> Result<T, HomeError> {
-        const NAMES: [&str; 4] = [files::STATE, files::TREE, files::NATIVE_TREE, files::USAGE];
+        const NAMES: [&str; 6] = [
+            files::STATE,
+            files::TREE,
+            files::NATIVE_TREE,
+            files::USAGE,
+            files::SLURM,
+            files::SITE,
+        ];
         for attempt in 0..200u64 {
             let pinned: Vec<Option<File>> = NAMES
                 .iter()

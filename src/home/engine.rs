@@ -1,9 +1,8 @@
-//! The server's bridge to the formula engine (`crate::formula`): validating a formula against
-//! the known keywords and the home's resource definitions.
+//! The home's bridge to the formula engine (`crate::formula`): validating a formula against
+//! the known keywords and a home's resources (`HomeState::resource_table`).
 
 use crate::formula::{compile, ResourceTable};
-use crate::home::state::HomeState;
-use crate::pbs::defs::{codes, ResourceType};
+use crate::pbs::defs::codes;
 
 /// Why a formula was refused: PBS's code and message, and fairsort's caret lines.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -16,33 +15,12 @@ pub struct FormulaProblem {
     pub detail: String,
 }
 
-/// The resource table of a home: PBS's built-ins plus its custom definitions.
-pub fn resource_table(state: &HomeState) -> ResourceTable {
-    let mut table = ResourceTable::builtin();
-    for (name, def) in &state.resources {
-        // `HomeState::check` guarantees valid names and types; a definition the engine
-        // refuses anyway is left out, so formulas using it fail validation visibly.
-        if let Ok(ty) = def.kind.parse::<ResourceType>() {
-            let _ = table.define(name, ty);
-        }
-    }
-    table
-}
-
-impl HomeState {
-    /// The resources formulas may use: built-ins plus this home's custom definitions.
-    pub fn resource_table(&self) -> ResourceTable {
-        resource_table(self)
-    }
-}
-
 /// The names of `src` that the server's validation does not reach and a job would fail on
 /// (unknown names, string or boolean resources); empty when the formula does not validate.
-pub(crate) fn unreached_names(src: &str, state: &HomeState) -> Vec<String> {
-    let table = resource_table(state);
+pub(crate) fn unreached_names(src: &str, table: &ResourceTable) -> Vec<String> {
     crate::formula::parse(src)
         .ok()
-        .and_then(|expr| crate::formula::validate::check(src, &expr, &table).ok())
+        .and_then(|expr| crate::formula::validate::check(src, &expr, table).ok())
         .map(|c| c.warnings.into_iter().map(|w| w.name).collect())
         .unwrap_or_default()
 }
@@ -50,8 +28,11 @@ pub(crate) fn unreached_names(src: &str, state: &HomeState) -> Vec<String> {
 /// Validates `src` as PBS does before storing it; returns the keywords it uses. Problems the
 /// engine has no PBS code for (length or nesting limits) are reported as 15123, as PBS would
 /// refuse such a formula as malformed.
-pub(crate) fn check_formula(src: &str, state: &HomeState) -> Result<Vec<String>, FormulaProblem> {
-    match compile(src, &resource_table(state)) {
+pub(crate) fn check_formula(
+    src: &str,
+    table: &ResourceTable,
+) -> Result<Vec<String>, FormulaProblem> {
+    match compile(src, table) {
         Ok(program) => Ok(program.keywords().to_vec()),
         Err(e) => {
             let pbs = e.pbs_code().unwrap_or(codes::BAD_FORMULA);
@@ -67,17 +48,28 @@ pub(crate) fn check_formula(src: &str, state: &HomeState) -> Result<Vec<String>,
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::home::state::ResourceDef;
+    use crate::home::state::{HomeState, ResourceDef};
 
     #[test]
     fn pbs_codes_for_bad_formulas() {
         let mut st = HomeState::initial("alice");
-        assert!(check_formula("pow(2, -(fairshare_tree_usage/fairshare_perc))", &st).is_ok());
+        assert!(check_formula(
+            "pow(2, -(fairshare_tree_usage/fairshare_perc))",
+            &st.resource_table()
+        )
+        .is_ok());
         assert_eq!(
-            check_formula("fair_share_factor", &st).unwrap_err().code,
+            check_formula("fair_share_factor", &st.resource_table())
+                .unwrap_err()
+                .code,
             15124
         );
-        assert_eq!(check_formula("ncpus *", &st).unwrap_err().code, 15123);
+        assert_eq!(
+            check_formula("ncpus *", &st.resource_table())
+                .unwrap_err()
+                .code,
+            15123
+        );
         st.resources.insert(
             "s".into(),
             ResourceDef {
@@ -92,12 +84,12 @@ mod tests {
                 flag: None,
             },
         );
-        let p = check_formula("s", &st).unwrap_err();
+        let p = check_formula("s", &st.resource_table()).unwrap_err();
         assert_eq!(
             (p.code, p.message.as_str()),
             (15125, "Formula contains a resource of an invalid type")
         );
-        assert!(check_formula("foo * 2", &st)
+        assert!(check_formula("foo * 2", &st.resource_table())
             .unwrap()
             .contains(&"foo".to_string()));
     }

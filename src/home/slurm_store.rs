@@ -8,6 +8,7 @@
 use crate::home::dir::{files, Home};
 use crate::home::error::HomeError;
 use crate::home::permissions::{current_host, is_manager, unauthorized};
+use crate::home::site::{provenance_now, SiteKind};
 use crate::slurm::{parse_assoc_priorities, parse_qos_priorities, parse_slurm_conf, SlurmConf};
 use serde::{Deserialize, Serialize};
 
@@ -74,6 +75,18 @@ impl Home {
     /// Validates `site` and stores it as the home's Slurm configuration (replacing any). Only
     /// managers may; nothing changes on error.
     pub fn store_slurm_site(&self, user: &str, site: &SlurmSite) -> Result<(), HomeError> {
+        self.store_slurm_site_from(user, site, "-")
+    }
+
+    /// [`Home::store_slurm_site`] of a configuration read from `origin` (the `slurm.conf`
+    /// given), which the site record keeps (`site.toml`, in the same transaction): the home
+    /// becomes a Slurm site.
+    pub fn store_slurm_site_from(
+        &self,
+        user: &str,
+        site: &SlurmSite,
+        origin: &str,
+    ) -> Result<(), HomeError> {
         let host = current_host();
         let parts = [
             Some("slurm.conf"),
@@ -106,7 +119,17 @@ impl Home {
             if !is_manager(user, &host, &state.server.managers) {
                 return Err(unauthorized("", user, &host, &state.server.managers).into());
             }
+            let mut record = self.site()?.record;
+            record.kind = SiteKind::Slurm;
+            let format = parts
+                .iter()
+                .flatten()
+                .copied()
+                .collect::<Vec<_>>()
+                .join(", ");
+            record.slurm = Some(provenance_now(user, origin, &format, text.as_bytes()));
             change.write(files::SLURM, text.into_bytes());
+            change.write(files::SITE, record.render()?.into_bytes());
             Ok(())
         })
     }

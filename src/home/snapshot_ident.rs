@@ -48,7 +48,7 @@ pub fn of(
     let mut h = blake3::Hasher::new();
     h.update(b"fairsort home snapshot identity\0");
     h.update(env!("CARGO_PKG_VERSION").as_bytes());
-    h.update(&crate::home::snapshot_cache::LAYOUT.to_le_bytes());
+    h.update(&crate::home::snapshot_layout::LAYOUT.to_le_bytes());
     h.update(&(tree.0.len() as u64).to_le_bytes());
     h.update(tree.0.as_bytes());
     let mut settled = true;

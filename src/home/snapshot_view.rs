@@ -12,7 +12,7 @@
 
 use crate::fairshare::tree::{Assembler, PBS_UNKNOWN};
 use crate::fairshare::{Node, NodeId, NodeKind, Shares, Tree, TreeSource};
-use crate::home::snapshot_cache::{
+use crate::home::snapshot_layout::{
     Key, Section, BLOCK_LOG, F_ID, F_LINE, F_PARENT_SHARES, F_USAGE_GIVEN, F_USER, HEADER, LAYOUT,
     MAGIC, SECTIONS, TABLE_AT,
 };

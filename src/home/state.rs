@@ -199,7 +199,7 @@ impl HomeState {
             }
         }
         if let Some(f) = &self.server.job_sort_formula {
-            if let Err(p) = crate::home::engine::check_formula(f, self) {
+            if let Err(p) = crate::home::engine::check_formula(f, &self.resource_table()) {
                 return bad(
                     &["server", "job_sort_formula"],
                     format!("job_sort_formula: {} ({})", p.message, p.code),
@@ -209,7 +209,10 @@ impl HomeState {
         if let Err(msg) = check_text("fairshare_usage_res", &self.sched.fairshare_usage_res) {
             return bad(&["sched", "fairshare_usage_res"], msg);
         }
-        if let Err(p) = crate::home::engine::check_formula(&self.sched.fairshare_usage_res, self) {
+        if let Err(p) = crate::home::engine::check_formula(
+            &self.sched.fairshare_usage_res,
+            &self.resource_table(),
+        ) {
             return bad(
                 &["sched", "fairshare_usage_res"],
                 format!("fairshare_usage_res: {} ({})", p.message, p.code),
@@ -381,6 +384,26 @@ pub(crate) fn check_object_name(name: &str) -> Result<(), String> {
 pub(crate) fn resource_type_message(kind: &str) -> String {
     let names: Vec<&str> = ResourceType::ALL.iter().map(|t| t.as_str()).collect();
     format!("resource type {kind} is not one of {}", names.join(", "))
+}
+
+/// The resource table of a home: PBS's built-ins plus its custom definitions.
+pub fn resource_table(state: &HomeState) -> crate::formula::ResourceTable {
+    let mut table = crate::formula::ResourceTable::builtin();
+    for (name, def) in &state.resources {
+        // `HomeState::check` guarantees valid names and types; a definition the engine
+        // refuses anyway is left out, so formulas using it fail validation visibly.
+        if let Ok(ty) = def.kind.parse::<crate::pbs::defs::ResourceType>() {
+            let _ = table.define(name, ty);
+        }
+    }
+    table
+}
+
+impl HomeState {
+    /// The resources formulas may use: built-ins plus this home's custom definitions.
+    pub fn resource_table(&self) -> crate::formula::ResourceTable {
+        resource_table(self)
+    }
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use crate::home::dir::{files, Home};
 use crate::home::error::HomeError;
 use crate::home::fsio::modes;
 use crate::home::permissions::{current_host, is_manager, unauthorized};
+use crate::home::site::{self, SiteKind};
 use crate::home::snapshot_cache;
 use crate::home::snapshot_ident;
 use crate::home::snapshot_view::SnapshotView;
@@ -368,6 +369,19 @@ impl Home {
     /// (with the home's `unknown_shares`), any other in `tree.toml`; the other file is removed.
     /// Only managers may. Usage is not touched. Nothing changes on error.
     pub fn store_tree(&self, user: &str, spec: &TreeSpec) -> Result<(), HomeError> {
+        self.store_tree_from(user, spec, ("-", "-"))
+    }
+
+    /// [`Home::store_tree`] of a tree read from `origin` (the file given and its format), which
+    /// the home's site record keeps (`site.toml`, in the same transaction): the tree's
+    /// scheduler becomes the site's, and a Slurm configuration is removed when the site stops
+    /// being a Slurm site.
+    pub fn store_tree_from(
+        &self,
+        user: &str,
+        spec: &TreeSpec,
+        origin: (&str, &str),
+    ) -> Result<(), HomeError> {
         let host = current_host();
         let command = format!("tree import ({} nodes)", spec.nodes.len());
         // Permission before the lock: a refused user never waits for, nor holds, the lock.
@@ -406,11 +420,20 @@ impl Home {
             Tree::build(back).map_err(|e| {
                 HomeError::Tree(format!("the tree cannot be stored as {name}: {e}"))
             })?;
+            // The site record, read (and checked: a bad hand edit stops the import) under the
+            // lock, changes with the tree.
+            let before = self.site()?;
+            let tree = site::provenance_now(user, origin.0, origin.1, text.as_bytes());
+            let record = site::after_tree_import(before.record, before.kind, spec.source, tree);
+            let drops_slurm = record.kind != SiteKind::Slurm;
             change.write(name, text.into_bytes());
-            // `tree.toml` wins when both exist; the other layout's file is removed once the new
-            // tree is committed (a crash exactly between the two leaves `tree.toml` in force
-            // until the next import).
+            change.write(files::SITE, record.render()?.into_bytes());
+            // `tree.toml` wins when both exist; the other layout's file goes in the same
+            // transaction (see `journal`).
             change.remove_after(if pbs_layout { NATIVE_TREE } else { files::TREE });
+            if drops_slurm {
+                change.remove_after(files::SLURM);
+            }
             Ok(())
         })
     }

@@ -44,7 +44,7 @@ impl UsageHome {
     ) -> Result<UsageHome, crate::home::HomeError> {
         let lock = WriteLock::acquire(&dir, files::LOCK)?;
         dir.check_safe(&files::ALL)?;
-        journal::recover(&dir)?;
+        journal::recover(&dir, &files::ALL)?;
         Ok(UsageHome {
             store: dir.file(files::USAGE),
             ledger: dir.file(files::LEDGER),

@@ -50,7 +50,7 @@ impl JobsFormat {
         if name.to_ascii_lowercase().ends_with(".csv") {
             return JobsFormat::Csv;
         }
-        let text = String::from_utf8_lossy(&head[..head.len().min(4096)]);
+        let text = String::from_utf8_lossy(&head[..head.len().min(DETECT_HEAD)]);
         let trimmed = text.trim_start();
         if trimmed.starts_with('{') || trimmed.starts_with('[') {
             if text.contains("\"Jobs\"") || text.contains("\"pbs_version\"") {
@@ -72,6 +72,44 @@ impl JobsFormat {
                 JobsFormat::Csv
             }
         }
+    }
+}
+
+/// Which scheduler's path a jobs file takes: a PBS queue (or fairsort's lists) is ordered by a
+/// formula, a Slurm queue by multifactor priority when a `slurm.conf` is known, a flux queue by
+/// `mf_priority`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobsScheduler {
+    /// `qstat -f -F json` and fairsort's JSON and CSV lists.
+    Pbs,
+    /// `squeue --json` and `squeue` pipe output.
+    Slurm,
+    /// `flux jobs --json`.
+    Flux,
+}
+
+/// How many bytes of a jobs file the detector reads.
+pub const DETECT_HEAD: usize = 4096;
+
+impl JobsFormat {
+    /// The scheduler whose queue this format is.
+    pub fn scheduler(self) -> JobsScheduler {
+        match self {
+            JobsFormat::Qstat | JobsFormat::Json | JobsFormat::Csv => JobsScheduler::Pbs,
+            JobsFormat::SqueueJson | JobsFormat::SqueuePipe => JobsScheduler::Slurm,
+            JobsFormat::FluxJobs => JobsScheduler::Flux,
+        }
+    }
+
+    /// [`JobsFormat::detect`] on the first [`DETECT_HEAD`] bytes of the file at `path` (the rest
+    /// is not read).
+    pub fn detect_file(path: &std::path::Path) -> std::io::Result<JobsFormat> {
+        use std::io::Read;
+        let mut head = Vec::with_capacity(DETECT_HEAD);
+        std::fs::File::open(path)?
+            .take(DETECT_HEAD as u64)
+            .read_to_end(&mut head)?;
+        Ok(JobsFormat::detect(&path.to_string_lossy(), &head))
     }
 }
 
@@ -200,6 +238,15 @@ mod tests {
             JobsFormat::FluxJobs
         );
         assert_eq!("flux-jobs".parse::<JobsFormat>(), Ok(JobsFormat::FluxJobs));
+        assert_eq!(JobsFormat::FluxJobs.scheduler(), JobsScheduler::Flux);
+        assert_eq!(JobsFormat::SqueuePipe.scheduler(), JobsScheduler::Slurm);
+        assert_eq!(JobsFormat::Qstat.scheduler(), JobsScheduler::Pbs);
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("q.json");
+        let mut big = b"{\"timestamp\":1,\"pbs_version\":\"x\",\"Jobs\":{".to_vec();
+        big.resize(1 << 20, b' ');
+        std::fs::write(&p, &big).unwrap();
+        assert_eq!(JobsFormat::detect_file(&p).unwrap(), JobsFormat::Qstat);
         assert!(read_jobs_bytes(
             "f.json",
             br#"{"jobs":[{"id":1,"userid":2,"urgency":3}]}"#,

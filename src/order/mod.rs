@@ -9,6 +9,7 @@ pub mod dry_run;
 pub mod explain;
 pub mod fixed;
 pub mod formula_api;
+mod keys;
 mod pass;
 pub mod report;
 pub mod shares;

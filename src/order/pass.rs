@@ -13,7 +13,7 @@ use crate::mem::{prefetch, prefetch_all};
 use crate::order::bind::{Binder, Source};
 use crate::order::compat;
 use crate::order::formula_api::SortFormula;
-use crate::order::sort::{descending_key, pack, value_of_key, Key};
+use crate::order::keys::{descending_key, pack, value_of_key, Key};
 use crate::parallel::{join, PARALLEL_MIN_JOBS};
 use std::collections::HashMap;
 

@@ -174,7 +174,7 @@ fn single<'a>(a: &'a AttrOp, obj: &str) -> Result<Option<&'a str>, Rejection> {
 
 /// Validates a formula with the formula engine; failures carry PBS's code and a caret.
 fn check_formula(src: &str, st: &HomeState, obj: &str) -> Result<(), Rejection> {
-    engine::check_formula(src, st)
+    engine::check_formula(src, &st.resource_table())
         .map(|_| ())
         .map_err(|p| Rejection::new(p.code, obj, p.message).with_detail(p.detail))
 }
@@ -478,13 +478,13 @@ fn revalidate_formulas(st: &HomeState, names: &[String]) -> Result<(), Rejection
     ];
     for (attr, formula) in stored {
         if let Some(f) = formula {
-            if let Err(p) = engine::check_formula(f, st) {
+            if let Err(p) = engine::check_formula(f, &st.resource_table()) {
                 return Err(Rejection::pbs(codes::RESCBUSY, obj).with_detail(format!(
                     "{attr} = {f} would no longer be valid ({}); change or unset it first",
                     p.message
                 )));
             }
-            if let Some(n) = engine::unreached_names(f, st)
+            if let Some(n) = engine::unreached_names(f, &st.resource_table())
                 .into_iter()
                 .find(|n| names.contains(n))
             {

@@ -4,7 +4,7 @@
 //! scheduler had been started then: PBS decays at every `fairshare_decay_time` after it, Slurm
 //! at every `PriorityCalcPeriod`, flux shifts its half-life bins at every half-life.
 
-use crate::replay::sim::ReplayError;
+use crate::replay::error::ReplayError;
 use crate::usage::decay::{FluxDecay, HalfLife, PbsDecay, SlurmDecay, PBS_MIN_USAGE};
 
 /// A decay model for the replay's usage.

@@ -2,10 +2,11 @@
 //! time, real run time (`t_inactive − t_run`), requested duration, cores (from R), user (the
 //! association of `userid`) and bank.
 
-use crate::flux::jobs_table::resource_counts;
-use crate::replay::trace::{Trace, TraceError, TraceJob};
-use rusqlite::{Connection, OpenFlags};
-use std::collections::HashMap;
+use crate::flux::jobs_table::{
+    for_each_job, job_users, open_read_only, resource_counts, JobOrder, JobsReadError,
+};
+use crate::flux::schema::JobColumn;
+use crate::replay::trace_job::{Trace, TraceError, TraceJob};
 use std::path::Path;
 
 /// The first bytes of every SQLite database file.
@@ -36,42 +37,23 @@ pub fn read_flux_trace(db: &Path, trace: &mut Trace) -> Result<(), TraceError> {
         message,
     };
     let sql = |e: rusqlite::Error| err(format!("flux-accounting database: {e}"));
-    let conn = Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_ONLY).map_err(sql)?;
-    let mut users: HashMap<i64, (String, Option<String>)> = HashMap::new();
-    {
-        let mut st = conn
-            .prepare("SELECT userid, username, default_bank FROM association_table")
-            .map_err(sql)?;
-        let mut rows = st.query([]).map_err(sql)?;
-        while let Some(r) = rows.next().map_err(sql)? {
-            let (id, name, bank): (i64, String, Option<String>) = (
-                r.get(0).map_err(sql)?,
-                r.get(1).map_err(sql)?,
-                r.get(2).map_err(sql)?,
-            );
-            users.entry(id).or_insert((name, bank));
-        }
-    }
-    let mut st = conn
-        .prepare(
-            "SELECT id, userid, t_submit, t_run, t_inactive, R, jobspec, bank FROM jobs \
-             ORDER BY t_submit, id",
-        )
-        .map_err(sql)?;
-    let mut rows = st.query([]).map_err(sql)?;
-    while let Some(r) = rows.next().map_err(sql)? {
-        let id: i64 = r.get(0).map_err(sql)?;
+    let conn = open_read_only(db).map_err(sql)?;
+    let users = job_users(&conn).map_err(sql)?;
+    let read = for_each_job(&conn, JobOrder::Submit, |r| -> Result<(), TraceError> {
+        let id: i64 = r.get(JobColumn::Id).map_err(sql)?;
         let bad = |what: &str, e: rusqlite::Error| err(format!("job {id}: bad {what}: {e}"));
-        let userid: i64 = r.get(1).map_err(|e| bad("userid", e))?;
-        let t_submit: f64 = r.get(2).map_err(|e| bad("t_submit", e))?;
-        let t_run: f64 = r.get(3).map_err(|e| bad("t_run", e))?;
-        let t_inactive: f64 = r.get(4).map_err(|e| bad("t_inactive", e))?;
-        let rr: Option<String> = r.get(5).map_err(|e| bad("R", e))?;
-        let jobspec: Option<String> = r.get(6).map_err(|e| bad("jobspec", e))?;
-        let bank: Option<String> = r.get(7).map_err(|e| bad("bank", e))?;
+        let userid: i64 = r.get(JobColumn::UserId).map_err(|e| bad("userid", e))?;
+        let t_submit: f64 = r.get(JobColumn::TSubmit).map_err(|e| bad("t_submit", e))?;
+        let t_run: f64 = r.get(JobColumn::TRun).map_err(|e| bad("t_run", e))?;
+        let t_inactive: f64 = r
+            .get(JobColumn::TInactive)
+            .map_err(|e| bad("t_inactive", e))?;
+        let rr: Option<String> = r.get(JobColumn::R).map_err(|e| bad("R", e))?;
+        let jobspec: Option<String> = r.get(JobColumn::Jobspec).map_err(|e| bad("jobspec", e))?;
+        let bank: Option<String> = r.get(JobColumn::Bank).map_err(|e| bad("bank", e))?;
         if t_run <= 0.0 {
             trace.leave_out("never ran (t_run 0)");
-            continue;
+            return Ok(());
         }
         if !(t_submit.is_finite()
             && t_run.is_finite()
@@ -92,7 +74,7 @@ pub fn read_flux_trace(db: &Path, trace: &mut Trace) -> Result<(), TraceError> {
         let cores = if cores > 0.0 { cores } else { nodes };
         if cores < 1.0 {
             trace.leave_out("no cores in R");
-            continue;
+            return Ok(());
         }
         trace.jobs.push(TraceJob {
             id: id.to_string(),
@@ -110,6 +92,11 @@ pub fn read_flux_trace(db: &Path, trace: &mut Trace) -> Result<(), TraceError> {
             queue: String::new(),
             qos: String::new(),
         });
+        Ok(())
+    });
+    match read {
+        Ok(()) => Ok(()),
+        Err(JobsReadError::Sqlite(e)) => Err(sql(e)),
+        Err(JobsReadError::Stop(e)) => Err(e),
     }
-    Ok(())
 }

@@ -6,18 +6,24 @@
 
 pub mod attainment;
 mod classes;
+pub mod cluster;
 pub mod decay;
+pub mod entities;
+pub mod error;
 pub mod flux;
 pub mod flux_trace;
+mod pbs_trace;
 mod planned;
 pub mod plot;
 pub mod report;
-pub mod sacct_json;
+mod sacct_trace;
 pub mod shares;
 pub mod sim;
 mod site_tree;
 pub mod slurm;
+mod swf_trace;
 pub mod trace;
+pub mod trace_job;
 pub use attainment::{attainment, Attainment, Series};
 pub use decay::Decay;
 pub use flux::FluxPolicy;

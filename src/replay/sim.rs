@@ -20,6 +20,8 @@ use crate::formula::{Program, ResourceTable};
 use crate::mem::hash::SeededMap;
 use crate::pbs::defs::Keyword;
 use crate::replay::classes::{Class, Member};
+pub use crate::replay::cluster::Cluster;
+pub use crate::replay::error::ReplayError;
 use crate::replay::flux::FluxPolicy;
 use crate::replay::planned::Planned;
 use crate::replay::shares::ShareModel;
@@ -27,30 +29,6 @@ use crate::replay::slurm::{Fixed, FixedCache, SlurmPolicy};
 use crate::replay::trace::{Trace, TraceJob};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-
-/// The cluster: nodes × cores per node (and memory per node); jobs need whole cores (and their
-/// memory).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Cluster {
-    /// Nodes.
-    pub nodes: u64,
-    /// Cores per node.
-    pub cores_per_node: u64,
-    /// Memory per node in KB (PBS's size unit); 0: memory is not modelled.
-    pub mem_per_node: u64,
-}
-
-impl Cluster {
-    /// Cores in all.
-    pub fn cores(&self) -> u64 {
-        self.nodes.saturating_mul(self.cores_per_node)
-    }
-
-    /// Memory in all, in KB (0: not modelled).
-    pub fn mem(&self) -> u64 {
-        self.nodes.saturating_mul(self.mem_per_node)
-    }
-}
 
 /// Backfill policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -117,24 +95,6 @@ pub struct Outcome {
     /// Per association (`Entities` order): its part of the site tree's shares (empty without
     /// a site tree: accounts equal, users equal within their account).
     pub shares: Vec<f64>,
-}
-
-/// A replay that cannot run.
-#[derive(Debug, thiserror::Error)]
-pub enum ReplayError {
-    /// The cluster has no cores.
-    #[error("the cluster has no cores (--nodes and --cores-per-node must be at least 1)")]
-    EmptyCluster,
-    /// The half-life is not a positive number of seconds.
-    #[error("{0}")]
-    HalfLife(String),
-    /// The share tree built from the trace's entities, or an algorithm over it, failed.
-    #[error("fair share: {0}")]
-    Shares(String),
-    /// Slurm's priority cannot be replayed: a cluster model too large for slurm.conf's node
-    /// records (or, a defect, the formula standing for it did not compile).
-    #[error("slurm priority: {0}")]
-    Slurm(String),
 }
 
 /// Where one formula slot's value comes from during the replay.

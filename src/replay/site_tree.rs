@@ -18,8 +18,8 @@ use crate::fairshare::{compute, keyword_source, Algorithm, NodeKind, NodeSpec, O
 use crate::fairshare::{pbs, Shares, Tree, TreeSpec};
 use crate::mem::hash::SeededMap;
 use crate::pbs::defs::Keyword;
-use crate::replay::shares::Entities;
-use crate::replay::sim::ReplayError;
+use crate::replay::entities::Entities;
+use crate::replay::error::ReplayError;
 
 /// The site's tree with every trace association matched to a leaf.
 #[derive(Debug, Clone)]

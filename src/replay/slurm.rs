@@ -7,7 +7,8 @@
 
 use crate::fairshare::Algorithm;
 use crate::mem::hash::SeededMap;
-use crate::replay::sim::{Cluster, ReplayError};
+use crate::replay::cluster::Cluster;
+use crate::replay::error::ReplayError;
 use crate::replay::trace::TraceJob;
 use crate::slurm::conf::{Node, SlurmConf};
 use crate::slurm::multifactor::{compute, Site, Weights};

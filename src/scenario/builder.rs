@@ -23,6 +23,7 @@ use crate::order::Setup;
 use crate::pbs::apply_pbs_usage;
 use crate::pbs::defs::{FairshareEntity, ResourceType};
 use crate::scenario::example;
+use crate::scenario::sources::{self, Source, Sources};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::usage::UnmatchedUsage;
 use std::collections::BTreeMap;
@@ -92,6 +93,7 @@ pub struct ScenarioBuilder {
     resource_table: Option<ResourceTable>,
     pbs_compat: bool,
     lazy_tree: bool,
+    tree_source: Option<Source>,
 }
 
 /// The base's contribution, in one shape for examples and homes.
@@ -110,6 +112,10 @@ struct BaseInputs {
     unmatched: UnmatchedUsage,
     jobs: Option<JobSet>,
     resources: Option<ResourceTable>,
+    /// Where the base's inputs came from (for the reports' headers).
+    sources: Sources,
+    /// The home's `usage.toml`, when the base is a home that has one.
+    usage_file: Option<String>,
 }
 
 fn input(e: impl std::fmt::Display) -> ScenarioError {
@@ -141,7 +147,14 @@ impl ScenarioBuilder {
             resource_table: None,
             pbs_compat: false,
             lazy_tree: false,
+            tree_source: None,
         }
+    }
+
+    /// Names where a tree given with [`ScenarioBuilder::tree_spec`] came from (reports' headers).
+    pub fn tree_source(mut self, source: Source) -> Self {
+        self.tree_source = Some(source);
+        self
     }
 
     /// Leaves a home's tree in its `snapshot.bin`, read in place, when it is used as is and the
@@ -339,7 +352,9 @@ impl ScenarioBuilder {
             Some(table) => table.clone(),
             None => resource_table(home_resources, &self.resources, &jobs)?,
         };
+        let sources = self.sources(base.as_ref(), tree.as_ref(), lazy_tree.is_some(), algorithm);
         Ok(Scenario {
+            sources,
             title: base.and_then(|b| b.title),
             formula,
             setup: Setup {
@@ -358,6 +373,67 @@ impl ScenarioBuilder {
             lazy_tree,
             part: None,
         })
+    }
+
+    /// Where each input came from: the files and flags given, else the base's.
+    fn sources(
+        &self,
+        base: Option<&BaseInputs>,
+        tree: Option<&Tree>,
+        lazy: bool,
+        algorithm: Algorithm,
+    ) -> Sources {
+        let from_base = base.map(|b| b.sources.clone()).unwrap_or_default();
+        let has_tree = tree.is_some() || lazy;
+        let tree_kind = tree.map(|t| {
+            serde_json::to_value(t.source())
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default()
+        });
+        let tree_source = match (&self.tree_spec, &self.tree) {
+            (Some(_), _) => self
+                .tree_source
+                .clone()
+                .unwrap_or_else(|| Source::new(sources::From::File).detail("given")),
+            (None, Some((path, _))) => {
+                let s = Source::file("--tree", path.display().to_string());
+                match tree_kind {
+                    Some(k) => s.value(k),
+                    None => s,
+                }
+            }
+            (None, None) if has_tree => from_base.tree.clone(),
+            (None, None) => Source::none(),
+        };
+        let base_tree_used = self.tree_spec.is_none() && self.tree.is_none() && has_tree;
+        let home_usage = base
+            .and_then(|b| b.usage_file.clone())
+            .filter(|_| base_tree_used);
+        let usage = match (&self.usage, home_usage) {
+            (Some(p), Some(h)) => Source::file("--usage", p.display().to_string())
+                .detail(format!("over the home's {h}")),
+            (Some(p), None) => Source::file("--usage", p.display().to_string()),
+            (None, Some(h)) => Source::home(h),
+            (None, None) => Source::none(),
+        };
+        let formula = match (&self.formula, base) {
+            (Some(_), _) => Source::flag("--formula"),
+            (None, Some(b)) if !b.formula.is_empty() => from_base.formula.clone(),
+            (None, _) => Source::none(),
+        };
+        let algorithm = match (self.algorithm, base) {
+            (Some(a), _) => Source::flag("--algorithm").value(a.to_string()),
+            (None, Some(_)) => from_base.algorithm.clone(),
+            (None, None) => Source::new(sources::From::Default).value(algorithm.to_string()),
+        };
+        Sources {
+            tree: tree_source,
+            usage,
+            formula,
+            algorithm,
+            ..from_base
+        }
     }
 
     /// The jobs: a job set given, the jobs file, the base's jobs, or none if they are optional.
@@ -392,6 +468,18 @@ impl ScenarioBuilder {
                     unmatched: UnmatchedUsage::default(),
                     jobs: Some(ex.jobs),
                     resources: None,
+                    sources: Sources {
+                        tree: Source::example(name.clone()),
+                        formula: Source::example(name.clone()),
+                        algorithm: Source::example(name.clone()).value(ex.algorithm.to_string()),
+                        half_life: sources::pbs_decay_source(
+                            Source::new(sources::From::Default),
+                            86_400,
+                            0.5,
+                        ),
+                        ..Sources::default()
+                    },
+                    usage_file: None,
                 }))
             }
             Base::Home(home) => home_base(home, self.base_tree_wanted()).map(Some),
@@ -520,17 +608,77 @@ fn home_base(home: &Home, tree: Option<TreeForm>) -> Result<BaseInputs, Scenario
     };
     let state = &snap.state;
     let sched = &state.sched;
+    let site = home.site().map_err(input)?;
+    let algorithm = home.site_algorithm(state).map_err(input)?;
+    let server_toml = home
+        .file(crate::home::dir::files::STATE)
+        .display()
+        .to_string();
+    let slurm_toml = home
+        .file(crate::home::dir::files::SLURM)
+        .display()
+        .to_string();
+    let (algorithm_source, half_life) = match site.kind {
+        crate::home::SiteKind::Slurm => {
+            let conf = home
+                .slurm_site()
+                .map_err(input)?
+                .map(|s| s.validate(("", "", "")))
+                .transpose()
+                .map_err(input)?;
+            let from = |what: &str| match &conf {
+                Some(_) => Source::home(slurm_toml.clone()).detail(what.to_string()),
+                None => {
+                    Source::new(sources::From::Default).detail(format!("{what}: Slurm's default"))
+                }
+            };
+            let half = conf.as_ref().map_or(604_800, |c| c.decay_half_life);
+            let half = if half == 0 {
+                f64::INFINITY
+            } else {
+                f64::from(half)
+            };
+            (
+                from("PriorityFlags"),
+                from("PriorityDecayHalfLife").value(format!("{half}")),
+            )
+        }
+        crate::home::SiteKind::Flux => (
+            Source::home(home.tree_path().display().to_string()).detail("a flux site"),
+            Source::new(sources::From::Default).value("604800"),
+        ),
+        crate::home::SiteKind::Pbs => (
+            Source::home(server_toml.clone()).detail("fairshare_algorithm"),
+            sources::pbs_decay_source(
+                Source::home(server_toml.clone()),
+                sched.fairshare_decay_time,
+                sched.fairshare_decay_factor,
+            ),
+        ),
+    };
+    let usage_file = home
+        .dir()
+        .identity(crate::home::dir::files::USAGE)
+        .map_err(input)?
+        .map(|_| home.usage_path().display().to_string());
+    let base_sources = Sources {
+        site: Some(site.kind),
+        tree: Source::home(home.tree_path().display().to_string())
+            .imported(site.record.tree.clone()),
+        formula: Source::home(server_toml).detail("job_sort_formula"),
+        algorithm: algorithm_source.value(algorithm.to_string()),
+        half_life,
+        ..Sources::default()
+    };
     Ok(BaseInputs {
+        sources: base_sources,
+        usage_file,
         title: Some(format!("home {}", home.path().display())),
         formula: state.server.job_sort_formula.clone().unwrap_or_default(),
         threshold: sched.job_sort_formula_threshold,
         fair_share: sched.fair_share,
         entity: sched.fairshare_entity.as_str().parse().map_err(input)?,
-        algorithm: sched
-            .fairshare_algorithm
-            .to_string()
-            .parse()
-            .map_err(input)?,
+        algorithm,
         queues: state
             .queues
             .keys()

@@ -8,6 +8,7 @@ mod error;
 pub mod example;
 mod part;
 mod run;
+pub mod sources;
 pub use builder::{Base, JobsInput, ScenarioBuilder, Threshold};
 pub use error::ScenarioError;
 pub use run::{AgainstRow, Comparison, OrderExplanation, TermValue};
@@ -21,6 +22,8 @@ use crate::usage::UnmatchedUsage;
 /// Everything an evaluation needs, for one moment in time.
 #[derive(Debug, Clone)]
 pub struct Scenario {
+    /// Where each input came from (reports name them in their headers and JSON).
+    pub sources: sources::Sources,
     /// Where it came from, for headers (`home DIR`, an example's name).
     pub title: Option<String>,
     /// The `job_sort_formula` (`None`: none set anywhere).

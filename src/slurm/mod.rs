@@ -1,15 +1,19 @@
 //! The Slurm adapter: `slurm.conf`, `sshare -a -l -P`/`-p` captures, `sacctmgr show assoc -P`
 //! output and `sacctmgr dump` files, QOS and association priorities, `squeue --json`, `sacct`
-//! (`-P` and `--json`), and the multifactor job priority as `sprio` shows it, with its what-if.
+//! (`-P` rows in `sacct_rows`, the `--json` document and its jobs in `sacct_json`: the readers
+//! `usage record` and `replay` share; charging in `sacct`), and the multifactor job priority as
+//! `sprio` shows it, with its what-if.
 
 pub mod bind;
 mod columns;
 pub mod conf;
 pub mod dump;
+pub mod job;
 pub mod multifactor;
 pub mod priorities;
 pub mod sacct;
 pub mod sacct_json;
+pub mod sacct_rows;
 pub mod sacctmgr;
 pub mod squeue;
 pub mod sshare;

@@ -4,6 +4,11 @@
 //! (slurm.md §5): with `TRESBillingWeights` B = Σ wᵢ·tresᵢ, else the row's `billing=` TRES, else
 //! AllocCPUS.
 
+use crate::slurm::job::text;
+use crate::slurm::sacct_json::{json_value, sacct_json_jobs};
+use crate::slurm::sacct_rows::{
+    date_cell, read_sacct_rows, Col, Counts, SacctHeader, SacctLine, SacctReadError, SacctRow,
+};
 use crate::usage::decay::calendar::parse_iso;
 use crate::usage::error::{Malformed, UsageError};
 use crate::usage::job::{FinishedJob, Source};
@@ -94,53 +99,31 @@ impl BillingWeights {
     }
 }
 
-/// Column positions found in the header.
-struct Columns {
-    id: usize,
-    user: usize,
-    account: Option<usize>,
-    end: usize,
-    start: Option<usize>,
-    elapsed: Option<usize>,
-    elapsed_raw: Option<usize>,
-    tres: Option<usize>,
-    cpus: Option<usize>,
-    state: Option<usize>,
-}
-
-impl Columns {
-    fn from_header(h: &str) -> Result<Columns, String> {
-        let names: Vec<String> = h
-            .split('|')
-            .map(|c| c.trim().to_ascii_lowercase())
-            .collect();
-        let find = |n: &str| names.iter().position(|c| c == n);
-        let need = |n: &str| {
-            find(n).ok_or_else(|| format!("sacct header has no {n} column (use sacct -P --format=JobID,User,Account,Start,End,Elapsed,AllocCPUS,AllocTRES,State)"))
-        };
-        let c = Columns {
-            id: find("jobidraw").map_or_else(|| need("jobid"), Ok)?,
-            user: need("user")?,
-            account: find("account"),
-            end: need("end")?,
-            start: find("start"),
-            elapsed: find("elapsed"),
-            elapsed_raw: find("elapsedraw"),
-            tres: find("alloctres"),
-            cpus: find("alloccpus").or_else(|| find("ncpus")),
-            state: find("state"),
-        };
-        if c.elapsed.is_none() && c.elapsed_raw.is_none() && c.start.is_none() {
-            return Err("sacct header needs Elapsed, ElapsedRaw or Start".into());
+/// Checks that a header names what charging needs.
+fn check_header(h: &SacctHeader) -> Result<(), String> {
+    let need = |c: Col| {
+        if h.has(c) {
+            Ok(())
+        } else {
+            Err(format!("sacct header has no {} column (use sacct -P --format=JobID,User,Account,Start,End,Elapsed,AllocCPUS,AllocTRES,State)", c.name()))
         }
-        if c.tres.is_none() && c.cpus.is_none() {
-            return Err("sacct header needs AllocTRES or AllocCPUS".into());
-        }
-        Ok(c)
+    };
+    if h.id_col().is_none() {
+        need(Col::JobId)?;
     }
+    need(Col::User)?;
+    need(Col::End)?;
+    if !h.has(Col::Elapsed) && !h.has(Col::ElapsedRaw) && !h.has(Col::Start) {
+        return Err("sacct header needs Elapsed, ElapsedRaw or Start".into());
+    }
+    if !h.has(Col::AllocTres) && !h.has(Col::AllocCpus) && !h.has(Col::NCpus) {
+        return Err("sacct header needs AllocTRES or AllocCPUS".into());
+    }
+    Ok(())
 }
 
-/// Reads `sacct -P` output; `file` names it in reports.
+/// Reads `sacct -P` output (through [`read_sacct_rows`], the reader `replay` uses too), or
+/// `sacct --json` (detected by its first byte); `file` names it in reports.
 pub fn read_sacct(
     r: &mut dyn BufRead,
     file: &Path,
@@ -163,50 +146,37 @@ pub fn read_sacct(
         read_sacct_json(&bytes, file, weights, sink, malformed, &mut stats)?;
         return Ok(stats);
     }
-    let mut cols: Option<Columns> = None;
-    let mut line = Vec::with_capacity(4096);
-    loop {
-        let (n, too_long) =
-            crate::files::lines::read_line(r, &mut line, crate::files::lines::MAX_LINE_BYTES)
-                .map_err(|e| UsageError::io(file, e))?;
-        if n == 0 {
-            break;
-        }
-        stats.bytes += n as u64;
-        stats.lines += 1;
-        let decoded = if too_long {
-            Err(crate::files::lines::too_long_message())
-        } else {
-            std::str::from_utf8(&line).map_err(|_| "not valid UTF-8 text".to_string())
-        };
-        let text = match decoded {
-            Ok(t) => t.trim_end_matches(['\n', '\r']),
-            Err(message) if cols.is_none() => {
-                return Err(UsageError::Input {
-                    path: file.to_path_buf(),
-                    message: format!("line {}: {message}", stats.lines),
-                })
+    let input = |message: String| UsageError::Input {
+        path: file.to_path_buf(),
+        message,
+    };
+    let mut counts = Counts::default();
+    let read = read_sacct_rows(r, &mut counts, |l| -> Result<(), UsageError> {
+        match l {
+            SacctLine::Header { header, .. } => check_header(header).map_err(input),
+            SacctLine::Row(row) => {
+                let line = row.line;
+                stats.take(row_job(&row, weights), sink, malformed, file, line);
+                Ok(())
             }
-            Err(message) => {
-                stats.skip(malformed, file, stats.lines, message);
-                continue;
+            SacctLine::Bad {
+                line,
+                after_header: false,
+                message,
+            } => Err(input(format!("line {line}: {message}"))),
+            SacctLine::Bad { line, message, .. } => {
+                stats.skip(malformed, file, line, message);
+                Ok(())
             }
-        };
-        if text.trim().is_empty() {
-            continue;
         }
-        let Some(c) = &cols else {
-            cols = Some(
-                Columns::from_header(text).map_err(|message| UsageError::Input {
-                    path: file.to_path_buf(),
-                    message,
-                })?,
-            );
-            continue;
-        };
-        stats.take(row(c, text, weights), sink, malformed, file, stats.lines);
+    });
+    stats.bytes = counts.bytes;
+    stats.lines = counts.lines;
+    match read {
+        Ok(()) => Ok(stats),
+        Err(SacctReadError::Io(e)) => Err(UsageError::io(file, e)),
+        Err(SacctReadError::Stop(e)) => Err(e),
     }
-    Ok(stats)
 }
 
 /// `sacct --json` (Slurm 21.08 to 24.x; the fields of SchedMD's data_parser): each finished
@@ -225,12 +195,7 @@ fn read_sacct_json(
         path: file.to_path_buf(),
         message,
     };
-    let doc: serde_json::Value =
-        serde_json::from_slice(bytes).map_err(|e| input(format!("sacct --json: {e}")))?;
-    let jobs = doc
-        .get("jobs")
-        .and_then(serde_json::Value::as_array)
-        .ok_or_else(|| input("sacct --json: no `jobs` list".into()))?;
+    let jobs = sacct_json_jobs(bytes).map_err(input)?;
     for (i, j) in jobs.iter().enumerate() {
         stats.lines += 1;
         let outcome = json_job(j, weights).map_err(|m| {
@@ -242,46 +207,17 @@ fn read_sacct_json(
     Ok(())
 }
 
-/// A plain number or data_parser's `{set, infinite, number}`; `None` when unset.
-fn json_number(v: Option<&serde_json::Value>) -> Option<f64> {
-    match v? {
-        serde_json::Value::Number(n) => n.as_f64(),
-        serde_json::Value::Object(o) => {
-            if o.get("set").and_then(serde_json::Value::as_bool) == Some(false)
-                || o.get("infinite").and_then(serde_json::Value::as_bool) == Some(true)
-            {
-                return None;
-            }
-            o.get("number").and_then(serde_json::Value::as_f64)
-        }
-        _ => None,
-    }
-}
-
-fn json_text(v: Option<&serde_json::Value>) -> String {
-    match v {
-        Some(serde_json::Value::String(s)) => s.clone(),
-        Some(serde_json::Value::Array(a)) => a
-            .iter()
-            .filter_map(serde_json::Value::as_str)
-            .collect::<Vec<_>>()
-            .join(","),
-        Some(serde_json::Value::Number(n)) => n.to_string(),
-        _ => String::new(),
-    }
-}
-
 fn json_job(
     j: &serde_json::Value,
     weights: &BillingWeights,
 ) -> Result<Option<FinishedJob>, String> {
-    let id = match json_number(j.get("job_id")) {
+    let id = match json_value(j.get("job_id")) {
         Some(v) if v >= 0.0 => format!("{}", v as u64),
         _ => return Err("no job_id".into()),
     };
     let state = match j.get("state") {
-        Some(serde_json::Value::Object(o)) => json_text(o.get("current")),
-        other => json_text(other),
+        Some(serde_json::Value::Object(o)) => text(o.get("current")),
+        other => text(other),
     };
     if ["RUNNING", "PENDING", "REQUEUED", "RESIZING", "SUSPENDED"]
         .iter()
@@ -290,16 +226,16 @@ fn json_job(
         return Ok(None); // not finished yet
     }
     let time = j.get("time");
-    let end = match json_number(time.and_then(|t| t.get("end"))) {
+    let end = match json_value(time.and_then(|t| t.get("end"))) {
         Some(e) if e > 0.0 => e as i64,
         _ => return Ok(None),
     };
-    let seconds = json_number(time.and_then(|t| t.get("elapsed"))).ok_or("no time.elapsed")?;
-    let user = json_text(j.get("user"));
+    let seconds = json_value(time.and_then(|t| t.get("elapsed"))).ok_or("no time.elapsed")?;
+    let user = text(j.get("user"));
     if user.is_empty() {
         return Err("no user".into());
     }
-    let account = Some(json_text(j.get("account"))).filter(|a| !a.is_empty());
+    let account = Some(text(j.get("account"))).filter(|a| !a.is_empty());
     // tres.allocated as an AllocTRES string (memory in MB).
     let mut alloc = Vec::new();
     if let Some(list) = j
@@ -308,10 +244,14 @@ fn json_job(
         .and_then(serde_json::Value::as_array)
     {
         for t in list {
-            let ty = json_text(t.get("type")).to_ascii_lowercase();
-            let name = json_text(t.get("name")).to_ascii_lowercase();
-            let count =
-                json_number(t.get("count")).ok_or("a tres.allocated entry without count")?;
+            let ty = text(t.get("type")).to_ascii_lowercase();
+            let name = text(t.get("name")).to_ascii_lowercase();
+            // A TRES slurmdbd did not measure (`energy` without an energy plugin) has a null
+            // count: nothing allocated, as the job readers take it.
+            if t.get("count").is_some_and(serde_json::Value::is_null) {
+                continue;
+            }
+            let count = json_value(t.get("count")).ok_or("a tres.allocated entry without count")?;
             let label = if name.is_empty() {
                 ty
             } else {
@@ -339,7 +279,7 @@ fn json_job(
     } else if let Some(c) = count("cpu=") {
         c
     } else {
-        json_number(j.get("required").and_then(|r| r.get("CPUs")))
+        json_value(j.get("required").and_then(|r| r.get("CPUs")))
             .ok_or("no billing or cpu in tres.allocated, no required.CPUs")?
     };
     if !(seconds.is_finite() && seconds >= 0.0) {
@@ -366,22 +306,17 @@ fn json_job(
     }))
 }
 
-fn row(c: &Columns, text: &str, weights: &BillingWeights) -> Result<Option<FinishedJob>, String> {
-    let f: Vec<&str> = text.split('|').collect();
-    let get = |i: usize| {
-        f.get(i)
-            .copied()
-            .ok_or_else(|| format!("row has {} fields, fewer than the header", f.len()))
-    };
-    let id = get(c.id)?.trim();
+/// The job of a `sacct -P` row, charged: `Ok(None)` for a step or a job not finished yet.
+fn row_job(row: &SacctRow<'_>, weights: &BillingWeights) -> Result<Option<FinishedJob>, String> {
+    let get = |c: Col| row.cell(c).map(Option::unwrap_or_default);
+    let id = row.id()?;
     if id.is_empty() {
         return Err("empty JobID".into());
     }
     if id.contains('.') {
         return Ok(None); // a job step: its job's row carries the charge
     }
-    if let Some(s) = c.state {
-        let state = get(s)?;
+    if let Some(state) = row.cell(Col::State)? {
         if ["RUNNING", "PENDING", "REQUEUED", "RESIZING", "SUSPENDED"]
             .iter()
             .any(|x| state.starts_with(x))
@@ -389,41 +324,41 @@ fn row(c: &Columns, text: &str, weights: &BillingWeights) -> Result<Option<Finis
             return Ok(None); // not finished yet
         }
     }
-    let end_s = get(c.end)?.trim();
-    if matches!(end_s, "Unknown" | "None" | "") {
+    let end_s = get(Col::End)?.trim();
+    let Some(end) = date_cell(end_s).map_err(|_| format!("bad End `{end_s}`"))? else {
         return Ok(None);
-    }
-    let end = parse_iso(end_s).ok_or_else(|| format!("bad End `{end_s}`"))?;
-    let user = get(c.user)?.trim();
+    };
+    let user = get(Col::User)?.trim();
     if user.is_empty() {
         return Err("empty User".into());
     }
-    let account = match c.account {
-        Some(a) => Some(get(a)?.trim())
-            .filter(|a| !a.is_empty())
-            .map(str::to_string),
-        None => None,
-    };
-    let seconds = if let Some(i) = c.elapsed_raw {
-        let v = get(i)?;
+    let account = row
+        .cell(Col::Account)?
+        .map(str::trim)
+        .filter(|a| !a.is_empty())
+        .map(str::to_string);
+    let seconds = if let Some(v) = row.cell(Col::ElapsedRaw)? {
         v.trim()
             .parse::<f64>()
             .map_err(|_| format!("bad ElapsedRaw `{v}`"))?
-    } else if let Some(i) = c.elapsed {
-        let v = get(i)?;
+    } else if let Some(v) = row.cell(Col::Elapsed)? {
         slurm_duration(v).ok_or_else(|| format!("bad Elapsed `{v}`"))?
     } else {
-        let s = c.start.map(get).transpose()?.unwrap_or_default();
+        let s = get(Col::Start)?;
         let start = parse_iso(s.trim()).ok_or_else(|| format!("bad Start `{s}`"))?;
         if end < start {
             return Err(format!("End `{end_s}` is before Start `{}`", s.trim()));
         }
         (end - start) as f64
     };
-    let tres = c
-        .tres
-        .map(get)
-        .transpose()?
+    let cpus = || -> Result<Option<&str>, String> {
+        match row.cell(Col::AllocCpus)? {
+            Some(v) => Ok(Some(v)),
+            None => row.cell(Col::NCpus),
+        }
+    };
+    let tres = row
+        .cell(Col::AllocTres)?
         .map(str::trim)
         .filter(|t| !t.is_empty());
     let billable = if !weights.is_empty() {
@@ -437,8 +372,7 @@ fn row(c: &Columns, text: &str, weights: &BillingWeights) -> Result<Option<Finis
             .and_then(|v| v.parse::<f64>().ok())
     }) {
         b
-    } else if let Some(i) = c.cpus {
-        let v = get(i)?;
+    } else if let Some(v) = cpus()? {
         v.trim()
             .parse::<f64>()
             .map_err(|_| format!("bad AllocCPUS `{v}`"))?

@@ -10,7 +10,9 @@
 //! `priority` field is never used: it is the answer.
 
 use crate::jobs::error::JobsError;
-use crate::slurm::squeue::{bad, number, split_partitions, text, to_u32, Num, SlurmJob, TimeLimit};
+use crate::slurm::job::{
+    bad, number, parse_tres_str, split_partitions, text, to_u32, Num, SlurmJob, TimeLimit,
+};
 use serde_json::Value;
 
 /// `tres.requested` (or `tres.allocated`) as `name=count` pairs: `cpu`, `mem` (MB), `node`,
@@ -24,8 +26,7 @@ fn tres_list(job: &str, name: &str, v: Option<&Value>) -> Result<Vec<(String, f6
         Value::Null => return Ok(Vec::new()),
         // A TRES string, as some builds print it.
         Value::String(s) => {
-            return crate::slurm::squeue::parse_tres_str(s)
-                .map_err(|m| bad(job, &format!("{name}: tres.requested"), m))
+            return parse_tres_str(s).map_err(|m| bad(job, &format!("{name}: tres.requested"), m))
         }
         _ => {
             return Err(bad(
@@ -67,8 +68,43 @@ fn tres_list(job: &str, name: &str, v: Option<&Value>) -> Result<Vec<(String, f6
     Ok(out)
 }
 
+/// The `jobs` list of a `sacct --json` document: the one document reader of `usage record`,
+/// `replay` and the job readers.
+pub fn sacct_json_jobs(bytes: &[u8]) -> Result<Vec<Value>, String> {
+    let doc: Value = serde_json::from_slice(bytes).map_err(|e| format!("sacct --json: {e}"))?;
+    match doc {
+        Value::Object(mut o) => match o.remove("jobs") {
+            Some(Value::Array(jobs)) => Ok(jobs),
+            _ => Err("sacct --json: no `jobs` list".into()),
+        },
+        _ => Err("sacct --json: no `jobs` list".into()),
+    }
+}
+
+/// A TRES count of `tres.<kind>` (`allocated` or `requested`) of type `ty` (no name), if any.
+pub fn tres_count(j: &Value, kind: &str, ty: &str) -> Option<f64> {
+    j.get("tres")?
+        .get(kind)?
+        .as_array()?
+        .iter()
+        .filter(|t| text(t.get("type")).eq_ignore_ascii_case(ty) && text(t.get("name")).is_empty())
+        .find_map(|t| match t.get("count").map(number) {
+            Some(Ok(Num::Value(c))) => Some(c),
+            _ => None,
+        })
+}
+
+/// A plain number or data_parser's `{set, infinite, number}`; `None` when unset, infinite or
+/// not a number.
+pub fn json_value(v: Option<&Value>) -> Option<f64> {
+    match number(v?) {
+        Ok(Num::Value(x)) => Some(x),
+        _ => None,
+    }
+}
+
 /// Reads job number `index` (0-based) of a `sacct --json` document named `name`.
-pub(crate) fn sacct_job(name: &str, index: usize, j: &Value) -> Result<SlurmJob, JobsError> {
+pub fn sacct_job(name: &str, index: usize, j: &Value) -> Result<SlurmJob, JobsError> {
     let id = match j.get("job_id").map(number) {
         Some(Ok(Num::Value(v))) => {
             let array = j.get("array");

@@ -4,10 +4,10 @@
 //! append and the store's atomic rename leaves an uncommitted tail that is ignored and cut off.
 
 use crate::mem::hash::SeededSet;
+use crate::usage::checks::{check_name, check_usage};
 use crate::usage::error::UsageError;
 use crate::usage::job::{fingerprint, FinishedJob, Source};
 use crate::usage::settings::check_time;
-use crate::usage::store::{check_name, check_usage};
 use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::fs::OpenOptions;

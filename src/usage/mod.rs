@@ -4,6 +4,7 @@
 
 pub mod apply;
 pub mod charge;
+pub mod checks;
 pub mod decay;
 pub mod error;
 pub mod job;

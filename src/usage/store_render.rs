@@ -5,8 +5,26 @@
 //! left to the `toml` crate. The tests compare both on generated stores.
 
 use crate::digits::push_int;
+use crate::usage::error::UsageError;
 use crate::usage::store::UsageStore;
 use std::fmt::Write as _;
+use std::path::Path;
+
+impl UsageStore {
+    /// The store as the TOML text kept in the home, with its header comment.
+    pub fn render(&self, path: &Path) -> Result<String, UsageError> {
+        let text = match render(self) {
+            Some(text) => text,
+            None => toml::to_string(self).map_err(|e| UsageError::Store {
+                path: path.to_path_buf(),
+                message: e.to_string(),
+            })?,
+        };
+        Ok(format!(
+            "# fairsort usage store (docs/usage.md). Change it with `fairsort usage`.\n{text}"
+        ))
+    }
+}
 
 /// The TOML text of `store` (without the header comment), or `None` when a string is not plain.
 pub(crate) fn render(store: &UsageStore) -> Option<String> {

@@ -311,7 +311,7 @@ fn verdicts_agree_with_pbs_servers_validation_in_python() {
         .stdout(std::process::Stdio::piped())
         .spawn()
     else {
-        eprintln!("SKIPPED: python3 is not available; the validation differential did not run");
+        crate::common::python_missing("the validation differential");
         return;
     };
     let input: String = formulas.iter().map(|f| format!("{f}\n")).collect();

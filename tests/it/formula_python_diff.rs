@@ -157,7 +157,7 @@ fn random_formulas_agree_with_python() {
         })
         .collect();
     let Some(results) = python(&cases) else {
-        eprintln!("SKIPPED: python3 is not available; the differential test did not run");
+        crate::common::python_missing("the differential test");
         return;
     };
     assert_eq!(
@@ -231,7 +231,7 @@ fn cli_eval_json_agrees_with_python() {
         .map(|_| json!({"f": gen(&mut r, 3), "b": bindings(&mut r)}))
         .collect();
     let Some(results) = python(&cases) else {
-        eprintln!("SKIPPED: python3 is not available; the differential test did not run");
+        crate::common::python_missing("the differential test");
         return;
     };
     let mut failures = Vec::new();

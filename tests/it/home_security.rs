@@ -9,7 +9,7 @@
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command as Process, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use predicates::prelude::*;
 
@@ -256,11 +256,10 @@ fn permission_is_checked_before_the_lock() {
         vec!["usage", "set", "alice", "5"],
         vec!["tree", "import", &data_str("server/resource_group")],
     ] {
-        let start = Instant::now();
         fairsort_home(h)
-            .env("FAIRSORT_LOCK_TIMEOUT", "30")
-            // A version that locks first would wait for the test's lock forever.
-            .timeout(Duration::from_secs(15))
+            // A version that locked first would give up on the test's lock after 1 s and say
+            // so (`lock` in stderr, refused below).
+            .env("FAIRSORT_LOCK_TIMEOUT", "1")
             .args(&args)
             .assert()
             .code(1)
@@ -272,10 +271,6 @@ fn permission_is_checked_before_the_lock() {
                 " is not a manager of this home; managers: nobody@*",
             ))
             .stderr(predicate::str::contains("lock").not());
-        assert!(
-            start.elapsed() < Duration::from_secs(10),
-            "{args:?} waited for the lock"
-        );
     }
 }
 
@@ -318,11 +313,10 @@ fn flock_holder(file: &Path) -> Option<Child> {
         .ok()
 }
 
-/// A change with `FAIRSORT_LOCK_TIMEOUT=timeout`, and how long it took; killed after 20 s (a
-/// version without a bounded wait would block for as long as the holder lives).
-fn timed_change(h: &Path, timeout: &str, value: u32) -> (std::process::Output, Duration) {
-    let start = Instant::now();
-    let out = assert_cmd::Command::new(bin())
+/// A change with `FAIRSORT_LOCK_TIMEOUT=timeout`; killed after 20 s (a version without a
+/// bounded wait would block for as long as the holder lives).
+fn timed_change(h: &Path, timeout: &str, value: u32) -> std::process::Output {
+    assert_cmd::Command::new(bin())
         .arg("--home")
         .arg(h)
         .env("FAIRSORT_LOCK_TIMEOUT", timeout)
@@ -330,8 +324,7 @@ fn timed_change(h: &Path, timeout: &str, value: u32) -> (std::process::Output, D
         .args(["qmgr", "-c", &format!("set queue q Priority = {value}")])
         .timeout(Duration::from_secs(20))
         .output()
-        .unwrap();
-    (out, start.elapsed())
+        .unwrap()
 }
 
 #[test]
@@ -347,13 +340,13 @@ fn nobody_outside_the_managers_can_block_a_change() {
         .collect();
     let holders = Killed(files.iter().filter_map(|f| flock_holder(f)).collect());
     std::thread::sleep(Duration::from_millis(300));
-    let (out, took) = timed_change(h, "2", 11);
+    // Blocked by any of those locks, the change would give up after 2 s and fail.
+    let out = timed_change(h, "2", 11);
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(took < Duration::from_secs(2), "delayed {took:?}");
     qmgr(h, "print queue q")
         .success()
         .stdout(predicate::str::contains("Priority = 11"));
@@ -371,13 +364,9 @@ fn nobody_outside_the_managers_can_block_a_change() {
     let pid = holder.id();
     let _holder = Killed(vec![holder]);
     std::thread::sleep(Duration::from_millis(300));
-    let (out, took) = timed_change(h, "1", 12);
+    let out = timed_change(h, "1", 12);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(
-        took >= Duration::from_secs(1) && took < Duration::from_secs(4),
-        "gave up after {took:?}"
-    );
     assert!(
         stderr.contains(&format!(
             "lock: the home is locked by pid {pid} (sleep, uid "
@@ -386,7 +375,7 @@ fn nobody_outside_the_managers_can_block_a_change() {
     );
     assert_eq!(mode(&h.join("lock")), 0o600, "tightened again");
     drop(_holder);
-    let (out, _) = timed_change(h, "1", 13);
+    let out = timed_change(h, "1", 13);
     assert!(
         out.status.success(),
         "{}",

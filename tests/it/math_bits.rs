@@ -501,7 +501,7 @@ fn check(name: &str, args: &[Vec<Arg>]) {
     let cases = cases(name, args, 10);
     let lines: Vec<String> = cases.iter().map(|c| c.python.clone()).collect();
     let Some(want) = python(&lines) else {
-        eprintln!("SKIPPED: python3 is not available; math_bits::{name} did not run");
+        crate::common::python_missing(&format!("math_bits::{name}"));
         return;
     };
     let resources = ResourceTable::builtin();

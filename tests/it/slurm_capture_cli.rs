@@ -96,7 +96,7 @@ fn site_capture_fair_tree() {
 
 /// The Account cells (leading spaces and name) of a table's rows, after the two header lines.
 fn account_cells(table: &str) -> Vec<String> {
-    let mut lines = table.lines();
+    let mut lines = crate::common::table_part(table).lines();
     let rule = lines.nth(1).unwrap();
     let width = rule.find(' ').unwrap();
     lines

@@ -155,7 +155,7 @@ fn table_explain_and_what_if() {
     .map(str::to_string);
     let out = fairsort().args(&base).output().unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
-    let mut lines = text.lines();
+    let mut lines = crate::common::table_part(&text).lines();
     let header: Vec<&str> = lines.next().unwrap().split_whitespace().collect();
     assert_eq!(
         header,
@@ -288,8 +288,7 @@ fn real_sprio_capture_2205_reproduced() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let ours: Vec<Vec<String>> = String::from_utf8(out.stdout)
-        .unwrap()
+    let ours: Vec<Vec<String>> = crate::common::table_part(&String::from_utf8(out.stdout).unwrap())
         .lines()
         .skip(1)
         .map(|l| l.split_whitespace().map(str::to_string).collect())
@@ -382,7 +381,8 @@ fn real_sprio_capture_2205_small_relative_to_time() {
         String::from_utf8_lossy(&out.stderr)
     );
     let cells = |text: &str| -> Vec<Vec<String>> {
-        text.lines()
+        crate::common::table_part(text)
+            .lines()
             .skip(1)
             .map(|l| l.split_whitespace().map(str::to_string).collect())
             .collect()
@@ -423,7 +423,10 @@ fn the_built_in_example_is_the_fixture_site() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert_eq!(json_of(&out.stdout), run("squeue.json", &[]));
+    assert_eq!(
+        crate::common::without_sources(json_of(&out.stdout)),
+        crate::common::without_sources(run("squeue.json", &[]))
+    );
     // The Slurm-only flags are refused on the PBS path.
     let out = fairsort()
         .args(["order", "--example", "pbs", "--at", "5"])
@@ -468,7 +471,8 @@ fn real_sprio_capture_2205_with_slurmdbd() {
     let dir = "slurm_priority/real_2205_dbd";
     let out = dbd_run("squeue.json", "1795634031", false);
     let cells = |text: &str| -> Vec<Vec<String>> {
-        text.lines()
+        crate::common::table_part(text)
+            .lines()
             .skip(1)
             .map(|l| l.split_whitespace().map(str::to_string).collect())
             .collect()

@@ -2,14 +2,14 @@
 //! directory of daily files. Streaming over bytes with one reused buffer; only the entity, `end`,
 //! and the resources the charge reads are converted.
 
-use crate::pbs::accounting::attr_scan::{for_each_attr, Masks};
+use crate::pbs::accounting::reader::{line_text, LineText, RecordReader};
 use crate::pbs::defs::units::resource_value;
 use crate::pbs::defs::FairshareEntity;
 use crate::usage::charge::{clamp_charge, Charge};
 use crate::usage::error::{Malformed, UsageError};
 use crate::usage::job::FinishedJob;
 pub use crate::usage::tally::ReadStats;
-use crate::usage::units::{parse_f64, pbs_log_date};
+use crate::usage::units::parse_f64;
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
@@ -20,10 +20,8 @@ pub struct PbsLogReader<'c> {
     used: Vec<Option<f64>>,
     req: Vec<Option<f64>>,
     values: Vec<f64>,
-    /// The last record date read and its value: consecutive records mostly share it.
-    last_date: Option<([u8; 19], i64)>,
-    /// Scratch space of the attribute splitter.
-    masks: Masks,
+    /// The record reader (and its scratch space).
+    records: RecordReader,
 }
 
 /// `key == lit`, compared as a fixed-size array (no call to `memcmp` for a short key).
@@ -51,8 +49,7 @@ impl<'c> PbsLogReader<'c> {
             used: vec![None; n],
             req: vec![None; n],
             values: vec![0.0; n],
-            last_date: None,
-            masks: Masks::default(),
+            records: RecordReader::default(),
         }
     }
 
@@ -80,17 +77,10 @@ impl<'c> PbsLogReader<'c> {
                 stats.skip(malformed, file, stats.lines, message);
                 continue;
             }
-            let mut line = buf.as_slice();
-            while let Some((last, rest)) = line.split_last() {
-                if *last == b'\n' || *last == b'\r' {
-                    line = rest;
-                } else {
-                    break;
-                }
-            }
-            if line.iter().all(u8::is_ascii_whitespace) {
+            let raw = buf.strip_suffix(b"\n").unwrap_or(&buf);
+            let LineText::Text(line) = line_text(raw) else {
                 continue;
-            }
+            };
             let record = self.line(line, &mut stats);
             stats.take(record, sink, malformed, file, stats.lines);
         }
@@ -110,19 +100,6 @@ impl<'c> PbsLogReader<'c> {
             .map(|p| FinishedJob::pbs(p.id, p.end, p.entity.to_string(), p.charge)))
     }
 
-    /// [`pbs_log_date`], remembering the last date read.
-    fn date(&mut self, text: &[u8]) -> Option<i64> {
-        let raw = <[u8; 19]>::try_from(text).ok()?;
-        match self.last_date {
-            Some((last, t)) if last == raw => Some(t),
-            _ => {
-                let t = pbs_log_date(text)?;
-                self.last_date = Some((raw, t));
-                Some(t)
-            }
-        }
-    }
-
     /// One line, borrowed from it (no allocation for a well-formed record): `Ok(None)` for a
     /// well-formed non-`E` record. An evaluation error of the charge is counted in `stats`.
     pub(super) fn line_parts<'a>(
@@ -130,22 +107,12 @@ impl<'c> PbsLogReader<'c> {
         line: &'a [u8],
         stats: &mut ReadStats,
     ) -> Result<Option<JobParts<'a>>, String> {
-        let mut parts = line.splitn(4, |c| *c == b';');
-        let date = parts.next().unwrap_or_default();
-        let (Some(kind), Some(id)) = (parts.next(), parts.next()) else {
-            return Err("not a PBS accounting record (expected `date;type;id;message`)".into());
-        };
-        let Some(date) = self.date(date) else {
-            return Err(format!(
-                "bad record date `{}` (expected MM/DD/YYYY HH:MM:SS)",
-                String::from_utf8_lossy(date)
-            ));
-        };
-        if !is(kind, b"E") {
+        let rec = self.records.record(line).map_err(|e| e.to_string())?;
+        if !is(rec.kind, b"E") {
             return Ok(None);
         }
-        let msg = parts.next().unwrap_or_default();
-        let id = std::str::from_utf8(id)
+        let (date, msg) = (rec.date, rec.message);
+        let id = std::str::from_utf8(rec.id)
             .ok()
             .filter(|s| !s.is_empty() && !s.bytes().any(|c| c.is_ascii_whitespace()))
             .ok_or("bad job id")?;
@@ -181,9 +148,9 @@ impl<'c> PbsLogReader<'c> {
     /// The attributes of an `E` record's message.
     fn attrs<'a>(&mut self, msg: &'a [u8]) -> Result<Attrs<'a>, String> {
         let mut a = Attrs::default();
-        let mut masks = std::mem::take(&mut self.masks);
-        let split = for_each_attr(msg, &mut masks, |key, value| self.take(key, value, &mut a));
-        self.masks = masks;
+        let mut records = std::mem::take(&mut self.records);
+        let split = records.attrs(msg, |key, value| self.take(key, value, &mut a));
+        self.records = records;
         split?;
         Ok(a)
     }

@@ -5,6 +5,7 @@
 
 use crate::digits::push_int;
 use crate::pbs::accounting::log::{EntityName, JobParts, PbsLogReader, ReadStats};
+use crate::pbs::accounting::reader::LineText;
 use crate::usage::job::{fingerprint, Source};
 use crate::usage::settings::check_time;
 use crate::usage::store::{check_name, check_usage};
@@ -66,42 +67,23 @@ impl PbsSpan {
         self.recs.reserve(text.len() / 1024);
         self.buf.reserve(text.len() / 24);
         let mut lines = 0u64;
-        let mut pos = 0usize;
-        while let Some(rest) = text.get(pos..).filter(|r| !r.is_empty()) {
-            let start = pos;
-            let raw = match memchr::memchr(b'\n', rest) {
-                Some(i) => {
-                    pos += i + 1;
-                    rest.get(..i).unwrap_or_default()
-                }
-                None => {
-                    pos = text.len();
-                    rest
-                }
-            };
-            lines += 1;
+        for l in crate::pbs::accounting::reader::lines(text) {
+            lines = l.number;
             let at = |kind, eval_error| Rec {
-                line: lines,
-                start: start as u64,
+                line: l.number,
+                start: l.start as u64,
                 eval_error,
                 kind,
             };
-            if raw.len() > crate::files::lines::MAX_LINE_BYTES {
-                self.recs
-                    .push(at(Err(crate::files::lines::too_long_message()), false));
-                continue;
-            }
-            let mut line = raw;
-            while let Some((last, rest)) = line.split_last() {
-                if *last == b'\n' || *last == b'\r' {
-                    line = rest;
-                } else {
-                    break;
+            let line = match l.text {
+                LineText::Text(line) => line,
+                LineText::Blank => continue,
+                LineText::TooLong => {
+                    self.recs
+                        .push(at(Err(crate::files::lines::too_long_message()), false));
+                    continue;
                 }
-            }
-            if line.iter().all(u8::is_ascii_whitespace) {
-                continue;
-            }
+            };
             let mut one = ReadStats::default();
             match reader.line_parts(line, &mut one) {
                 Ok(None) => {}

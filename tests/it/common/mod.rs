@@ -107,3 +107,31 @@ impl Rng {
         xs[self.below(xs.len())]
     }
 }
+
+/// What a suite whose oracle is python3 does when python3 cannot run: under CI (`CI=true`,
+/// where `.ci/run` installs it) the suite fails; elsewhere it says loudly that it was skipped.
+pub fn python_missing(what: &str) {
+    let message = format!("python3 is not available; {what} did not run");
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("{message} (CI=true: python3 is required)");
+    }
+    eprintln!("SKIPPED: {message}");
+}
+
+/// A report's text without its leading `sources:` block (the lines up to and including the
+/// first blank line), for tests that compare the table below it with a real tool's layout.
+pub fn table_part(text: &str) -> &str {
+    if !text.starts_with("sources:") {
+        return text;
+    }
+    text.split_once("\n\n").map_or("", |(_, rest)| rest)
+}
+
+/// A JSON report without its `sources` object, to compare the results of two runs whose
+/// inputs came from different places (a home, files, an example).
+pub fn without_sources(mut doc: serde_json::Value) -> serde_json::Value {
+    if let Some(o) = doc.as_object_mut() {
+        o.remove("sources");
+    }
+    doc
+}

@@ -3,56 +3,23 @@
 //! database, in the order flux runs them; `--json`, `--explain JOBID` and `--against-weights`
 //! (what-if). The arithmetic is `fairsort::flux::priority`.
 
-use super::order::Args;
-use super::{CliResult, Failure};
+use super::report::{self, Body, SchedulerOrder};
+use super::{Args, JobsIn};
+use crate::cli::{CliResult, Failure};
 use fairsort::flux::jobs::{parse_job_id, FluxJob};
 use fairsort::flux::priority::{compute, FluxRow, Outcome, QueueFactor, Site, Weights};
 use fairsort::flux::read_flux_jobs;
 use fairsort::flux::site::{read_site, read_site_conn, recompute_fairshare, FairshareSource};
-use fairsort::inputs::JobsFormat;
+use fairsort::scenario::sources::{Source, Sources};
 use serde::Serialize;
 use serde_json::{json, Value};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::Path;
 
 /// The built-in `--example flux`: a flux-accounting database made at run time from SQL text
 /// (examples/flux_priority/accounting.sql) and a `flux jobs --json` queue.
-const EX_SQL: &str = include_str!("../../examples/flux_priority/accounting.sql");
-const EX_JOBS: &str = include_str!("../../examples/flux_priority/flux-jobs.json");
-
-/// Whether `order` should take the flux path: `--example flux`, `--jobs-format flux-jobs`, or a
-/// `--jobs` file the detector reads as `flux jobs --json`.
-pub fn wanted(args: &Args) -> bool {
-    if args.example.as_deref() == Some("flux") {
-        return true;
-    }
-    if args.slurm_conf.is_some() {
-        return false;
-    }
-    match (args.jobs_format, &args.jobs) {
-        (Some(f), _) => f == JobsFormat::FluxJobs,
-        (None, Some(p)) if p.as_os_str() != "-" => {
-            let mut head = vec![0u8; 4096];
-            let n = std::fs::File::open(p)
-                .and_then(|mut f| f.read(&mut head))
-                .unwrap_or(0);
-            head.truncate(n);
-            JobsFormat::detect(&p.display().to_string(), &head) == JobsFormat::FluxJobs
-        }
-        _ => false,
-    }
-}
-
-fn read(path: &Path) -> Result<Vec<u8>, Failure> {
-    if path.as_os_str() == "-" {
-        let mut b = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut b)
-            .map_err(|e| Failure::user(format!("cannot read stdin: {e}")))?;
-        return Ok(b);
-    }
-    std::fs::read(path).map_err(|e| Failure::user(format!("cannot read {}: {e}", path.display())))
-}
+const EX_SQL: &str = include_str!("../../../examples/flux_priority/accounting.sql");
+const EX_JOBS: &str = include_str!("../../../examples/flux_priority/flux-jobs.json");
 
 /// The inputs: the plugin's data, the jobs, and names for the header.
 struct Inputs {
@@ -61,6 +28,8 @@ struct Inputs {
     db_name: String,
     /// With `--flux-fairshare computed`: how many associations' fair shares changed.
     recomputed: Option<usize>,
+    /// Where the database came from.
+    db: Source,
 }
 
 fn recompute(
@@ -77,7 +46,7 @@ fn recompute(
         .map_err(|e| Failure::user(format!("--flux-fairshare computed: {e}")))
 }
 
-fn load(args: &Args) -> Result<Inputs, Failure> {
+fn load(args: &Args, jobs_in: JobsIn) -> Result<Inputs, Failure> {
     if args.example.as_deref() == Some("flux") {
         if args.jobs.is_some() || args.tree.is_some() {
             return Err(Failure::usage(
@@ -99,12 +68,14 @@ fn load(args: &Args) -> Result<Inputs, Failure> {
             jobs,
             db_name: "examples/flux_priority/accounting.sql".into(),
             recomputed,
+            db: Source::example("flux").detail("accounting.sql"),
         });
     }
-    let jobs_path = args
-        .jobs
-        .as_deref()
-        .ok_or_else(|| Failure::usage("flux priorities need --jobs (flux jobs --json output)"))?;
+    if matches!(jobs_in, JobsIn::None) {
+        return Err(Failure::usage(
+            "flux priorities need --jobs (flux jobs --json output)",
+        ));
+    }
     let db = args.tree.as_deref().ok_or_else(|| {
         Failure::usage(
             "flux priorities need --tree accounting.db (the flux-accounting database mf_priority reads)",
@@ -112,14 +83,15 @@ fn load(args: &Args) -> Result<Inputs, Failure> {
     })?;
     let mut site = read_site(db).map_err(|e| Failure::user(e.to_string()))?;
     let recomputed = recompute(args, &mut site, || fairsort::flux::db::read_db(db))?;
-    let name = jobs_path.display().to_string();
+    let name = jobs_in.name();
     let jobs =
-        read_flux_jobs(&name, &read(jobs_path)?).map_err(|e| Failure::user(e.to_string()))?;
+        read_flux_jobs(&name, &jobs_in.bytes()?).map_err(|e| Failure::user(e.to_string()))?;
     Ok(Inputs {
         site,
         jobs,
         db_name: db.display().to_string(),
         recomputed,
+        db: Source::file("--tree", db.display().to_string()).value("flux-db"),
     })
 }
 
@@ -147,29 +119,113 @@ fn refuse_other_flags(args: &Args) -> Result<(), Failure> {
 }
 
 /// Runs the flux path of `fairsort order`.
-pub fn run(args: &Args) -> CliResult {
+pub(super) fn run(args: &Args, jobs: JobsIn) -> CliResult {
     refuse_other_flags(args)?;
-    let inp = load(args)?;
+    let inp = load(args, jobs)?;
     let mode = args.flux_queue_factor.unwrap_or_default();
     let weights = inp.site.weights;
     let rows = compute(&inp.site, &weights, &inp.jobs, mode);
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    if let Some(list) = &args.against_weights {
-        let mut other = weights;
-        other
-            .set(list)
-            .map_err(|e| Failure::usage(format!("--against-weights: {e}")))?;
-        let rows_b = compute(&inp.site, &other, &inp.jobs, mode);
-        print_against(&mut out, args, &weights, &other, &rows, &rows_b)?;
-    } else if let Some(id) = &args.explain {
-        print_explain(&mut out, args, &inp, &weights, &rows, id)?;
-    } else if args.json {
-        print_json(&mut out, args, &inp, &weights, mode, &rows)?;
-    } else {
-        print_table(&mut out, args, &inp, &weights, mode, &rows)?;
-    }
+    let against = match &args.against_weights {
+        Some(list) => {
+            let mut other = weights;
+            other
+                .set(list)
+                .map_err(|e| Failure::usage(format!("--against-weights: {e}")))?;
+            let rows_b = compute(&inp.site, &other, &inp.jobs, mode);
+            Some((other, rows_b))
+        }
+        None => None,
+    };
+    let fairshare = match inp.recomputed {
+        None => inp.db.clone().detail("association_table.fairshare"),
+        Some(_) => inp
+            .db
+            .clone()
+            .detail("--flux-fairshare computed: from the shares and usage"),
+    };
+    let sources = Sources {
+        scheduler: "flux",
+        site: None,
+        tree: inp.db.clone().detail("bank and association tables"),
+        usage: inp.db.clone().detail("job_usage_factor_table"),
+        formula: inp.db.clone().detail("the plugin's weights"),
+        algorithm: fairshare.value("flux"),
+        half_life: inp
+            .db
+            .clone()
+            .detail("priority_decay_half_life of flux-accounting"),
+    };
+    let order = FluxOrder {
+        args,
+        inp,
+        weights,
+        mode,
+        rows,
+        against,
+        sources,
+    };
+    let mut out = std::io::BufWriter::new(std::io::stdout());
+    report::print(&mut out, args, &order)?;
     out.flush()?;
     Ok(())
+}
+
+/// A flux-accounting site's priorities (and a what-if), for the one output path.
+struct FluxOrder<'a> {
+    args: &'a Args,
+    inp: Inputs,
+    weights: Weights,
+    mode: QueueFactor,
+    rows: Vec<FluxRow>,
+    against: Option<(Weights, Vec<FluxRow>)>,
+    sources: Sources,
+}
+
+impl FluxOrder<'_> {
+    fn against(&self) -> Result<(&Weights, &[FluxRow]), Failure> {
+        match &self.against {
+            Some((w, rows)) => Ok((w, rows)),
+            None => Err(Failure::user("internal: no comparison for this report")),
+        }
+    }
+}
+
+impl SchedulerOrder for FluxOrder<'_> {
+    fn sources(&self) -> &Sources {
+        &self.sources
+    }
+
+    fn formula_label(&self) -> &'static str {
+        "weights"
+    }
+
+    fn header(&self, body: &Body<'_>) -> Result<String, Failure> {
+        let mut out = Vec::new();
+        if let Body::Order = body {
+            header(&mut out, &self.inp, &self.weights, self.mode)?;
+        }
+        String::from_utf8(out).map_err(|e| Failure::user(e.to_string()))
+    }
+
+    fn text(&self, out: &mut (dyn Write + Send), body: &Body<'_>) -> CliResult {
+        let (args, inp, w, rows) = (self.args, &self.inp, &self.weights, &self.rows);
+        match body {
+            Body::Against => {
+                let (wb, rows_b) = self.against()?;
+                print_against(out, args, w, wb, rows, rows_b, &self.sources)
+            }
+            Body::Explain(id) => print_explain(out, args, inp, w, rows, id, &self.sources),
+            Body::Order => print_table(out, args, inp, rows),
+        }
+    }
+
+    fn json(&self, out: &mut (dyn Write + Send), body: &Body<'_>) -> CliResult {
+        let (args, inp, w, rows) = (self.args, &self.inp, &self.weights, &self.rows);
+        match body {
+            Body::Order => print_json(out, args, inp, w, self.mode, rows, &self.sources),
+            _ => self.text(out, body),
+        }
+    }
 }
 
 fn mode_name(m: QueueFactor) -> &'static str {
@@ -292,7 +348,7 @@ fn priority_cell(r: &FluxRow) -> String {
         .map_or_else(|| "-".to_string(), |p| p.to_string())
 }
 
-fn header(out: &mut impl Write, inp: &Inputs, w: &Weights, mode: QueueFactor) -> CliResult {
+fn header(out: &mut Vec<u8>, inp: &Inputs, w: &Weights, mode: QueueFactor) -> CliResult {
     writeln!(
         out,
         "fairsort order: flux-accounting mf_priority (v0.60) from {}",
@@ -327,14 +383,11 @@ fn header(out: &mut impl Write, inp: &Inputs, w: &Weights, mode: QueueFactor) ->
 }
 
 fn print_table(
-    out: &mut impl Write,
+    out: &mut (dyn Write + Send),
     args: &Args,
     inp: &Inputs,
-    w: &Weights,
-    mode: QueueFactor,
     rows: &[FluxRow],
 ) -> CliResult {
-    header(out, inp, w, mode)?;
     let not_pending = inp.jobs.iter().filter(|j| !j.is_pending()).count();
     writeln!(
         out,
@@ -493,12 +546,13 @@ fn print_table(
 /// `--json`, written row by row (one compact object per line), so a million-job queue is never
 /// one JSON tree in memory.
 fn print_json(
-    out: &mut impl Write,
+    out: &mut (dyn Write + Send),
     args: &Args,
     inp: &Inputs,
     w: &Weights,
     mode: QueueFactor,
     rows: &[FluxRow],
+    sources: &Sources,
 ) -> CliResult {
     writeln!(out, "{{")?;
     writeln!(
@@ -527,17 +581,21 @@ fn print_json(
         write!(out, "{}\n    ", if i == 0 { "" } else { "," })?;
         serde_json::to_writer(&mut *out, &RowOut::of(r))?;
     }
-    writeln!(out, "\n  ]\n}}")?;
+    writeln!(out, "\n  ],")?;
+    write!(out, "  \"sources\": ")?;
+    serde_json::to_writer(&mut *out, sources)?;
+    writeln!(out, "\n}}")?;
     Ok(())
 }
 
 fn print_explain(
-    out: &mut impl Write,
+    out: &mut (dyn Write + Send),
     args: &Args,
     inp: &Inputs,
     w: &Weights,
     rows: &[FluxRow],
     id: &str,
+    sources: &Sources,
 ) -> CliResult {
     let want = parse_job_id(id).ok_or_else(|| {
         Failure::usage(format!(
@@ -560,9 +618,7 @@ fn print_explain(
         let mut v = row_json(r)?;
         v["weights"] = weights_json(w);
         v["rank"] = json!(r.outcome.priority().map(|_| pos + 1));
-        serde_json::to_writer_pretty(&mut *out, &v)?;
-        writeln!(out)?;
-        return Ok(());
+        return report::json(out, &v, sources);
     }
     let f58 = fairsort::flux::jobs::f58_encode(r.id);
     let ranked = rows
@@ -682,12 +738,13 @@ fn signed_sum(terms: &[f64]) -> String {
 }
 
 fn print_against(
-    out: &mut impl Write,
+    out: &mut (dyn Write + Send),
     args: &Args,
     wa: &Weights,
     wb: &Weights,
     a: &[FluxRow],
     b: &[FluxRow],
+    sources: &Sources,
 ) -> CliResult {
     let rank_of = |rows: &[FluxRow]| -> std::collections::HashMap<u64, (usize, Option<i64>)> {
         rows.iter()
@@ -716,9 +773,7 @@ fn print_against(
             .collect();
         let doc =
             json!({"weights": weights_json(wa), "weights_against": weights_json(wb), "jobs": jobs});
-        serde_json::to_writer_pretty(&mut *out, &doc)?;
-        writeln!(out)?;
-        return Ok(());
+        return report::json(out, &doc, sources);
     }
     writeln!(
         out,

@@ -3,14 +3,16 @@
 //! `--explain JOBID` and `--against-weights` (what-if). The arithmetic is
 //! `fairsort::slurm::multifactor`.
 
-use super::order::Args;
-use super::table::{Align, Table};
-use super::{CliResult, Failure, Global};
+use super::report::{self, Body, SchedulerOrder};
+use super::{Args, JobsIn};
+use crate::cli::table::{Align, Table};
+use crate::cli::{CliResult, Failure, Global};
 use fairsort::fairshare::{slurm, Algorithm, Options, ShareResult, Tree};
 use fairsort::formula::{Program, ResourceTable};
 use fairsort::home::{Home, SlurmSite};
 use fairsort::inputs::read_slurm_jobs;
 use fairsort::order::explain::fmt;
+use fairsort::scenario::sources::{From, Source, Sources};
 use fairsort::slurm::bind as slurm_bind;
 use fairsort::slurm::multifactor::{
     compute, sprio_cell, Factors, FairShare, PriorityRow, Site, Weights,
@@ -21,17 +23,10 @@ use fairsort::slurm::SlurmJob;
 use fairsort::{inputs as formats, slurm as fslurm};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::Path;
 
 fn read(path: &Path) -> Result<Vec<u8>, Failure> {
-    if path.as_os_str() == "-" {
-        let mut b = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut b)
-            .map_err(|e| Failure::user(format!("cannot read stdin: {e}")))?;
-        return Ok(b);
-    }
     std::fs::read(path).map_err(|e| Failure::user(format!("cannot read {}: {e}", path.display())))
 }
 
@@ -48,6 +43,7 @@ struct Inputs {
     assoc: Option<fslurm::AssocPriorities>,
     tree: Option<(Tree, ShareResult)>,
     now: i64,
+    sources: Sources,
 }
 
 fn algorithm_of(args: &Args, conf: &fslurm::SlurmConf) -> Algorithm {
@@ -62,13 +58,13 @@ fn algorithm_of(args: &Args, conf: &fslurm::SlurmConf) -> Algorithm {
 
 /// The built-in `--example sprio`: tests/data/slurm_priority's site (a 10-node slurm.conf, a
 /// squeue 23.02 --json queue, sshare, sacctmgr assoc and QOS captures) at 1764000000.
-const EX_CONF: &str = include_str!("../../examples/slurm_priority/slurm.conf");
-const EX_JOBS: &str = include_str!("../../examples/slurm_priority/squeue.json");
-const EX_TREE: &str = include_str!("../../examples/slurm_priority/sshare.psv");
-const EX_QOS: &str = include_str!("../../examples/slurm_priority/qos.psv");
-const EX_ASSOC: &str = include_str!("../../examples/slurm_priority/assoc.psv");
+const EX_CONF: &str = include_str!("../../../examples/slurm_priority/slurm.conf");
+const EX_JOBS: &str = include_str!("../../../examples/slurm_priority/squeue.json");
+const EX_TREE: &str = include_str!("../../../examples/slurm_priority/sshare.psv");
+const EX_QOS: &str = include_str!("../../../examples/slurm_priority/qos.psv");
+const EX_ASSOC: &str = include_str!("../../../examples/slurm_priority/assoc.psv");
 /// The second of the example's capture.
-pub const EXAMPLE_AT: i64 = 1_764_000_000;
+const EXAMPLE_AT: i64 = 1_764_000_000;
 
 /// Texts of the inputs and the names errors give them.
 struct Texts {
@@ -77,16 +73,37 @@ struct Texts {
     qos: Option<(String, String)>,
     assoc: Option<(String, String)>,
     tree: Option<fairsort::fairshare::TreeSpec>,
+    /// Where the tree, the usage and slurm.conf came from.
+    sources: (Source, Source, Source),
 }
 
-fn texts_of_files(args: &Args) -> Result<Texts, Failure> {
+/// The tree's source when `--tree` is given.
+fn tree_file_source(args: &Args) -> Option<Source> {
+    args.tree
+        .as_ref()
+        .map(|p| Source::file("--tree", p.display().to_string()).value("slurm"))
+}
+
+/// The tree's source when the associations are the tree (`--assoc` or the stored ones).
+fn assoc_source(assoc: Option<&(String, String)>) -> Source {
+    match assoc {
+        Some((_, name)) => Source::new(From::File)
+            .path(name.clone())
+            .detail("the associations (sacctmgr show assoc)"),
+        None => Source::none(),
+    }
+}
+
+fn texts_of_files(args: &Args, jobs: JobsIn) -> Result<Texts, Failure> {
     let conf_path = args
         .slurm_conf
         .as_deref()
         .ok_or_else(|| Failure::usage("--slurm-conf is required"))?;
-    let jobs_path = args.jobs.as_deref().ok_or_else(|| {
-        Failure::usage("--slurm-conf needs --jobs (squeue --json or squeue pipe output)")
-    })?;
+    if matches!(jobs, JobsIn::None) {
+        return Err(Failure::usage(
+            "--slurm-conf needs --jobs (squeue --json or squeue pipe output)",
+        ));
+    }
     let named = |p: &Path| -> Result<(String, String), Failure> {
         Ok((read_text(p)?, p.display().to_string()))
     };
@@ -96,12 +113,17 @@ fn texts_of_files(args: &Args) -> Result<Texts, Failure> {
         ),
         None => None,
     };
+    let conf = named(conf_path)?;
+    let assoc = args.assoc.as_deref().map(named).transpose()?;
+    let tree_source = tree_file_source(args).unwrap_or_else(|| assoc_source(assoc.as_ref()));
+    let conf_source = Source::file("--slurm-conf", conf_path.display().to_string());
     Ok(Texts {
-        conf: named(conf_path)?,
-        jobs: (read(jobs_path)?, jobs_path.display().to_string()),
+        conf,
+        jobs: (jobs.name(), jobs.bytes()?).into_named(),
         qos: args.qos.as_deref().map(named).transpose()?,
-        assoc: args.assoc.as_deref().map(named).transpose()?,
+        assoc,
         tree,
+        sources: (tree_source, Source::none(), conf_source),
     })
 }
 
@@ -109,13 +131,30 @@ fn example_texts() -> Result<Texts, Failure> {
     let tree = formats::read_tree_str(EX_TREE, formats::TreeFormat::Sshare)
         .map_err(|e| Failure::user(e.to_string()))?;
     let named = |t: &str, n: &str| (t.to_string(), n.to_string());
+    let ex = || Source::example("slurm");
     Ok(Texts {
         conf: named(EX_CONF, "slurm.conf"),
         jobs: (EX_JOBS.as_bytes().to_vec(), "squeue.json".to_string()),
         qos: Some(named(EX_QOS, "qos.psv")),
         assoc: Some(named(EX_ASSOC, "assoc.psv")),
         tree: Some(tree),
+        sources: (
+            ex().detail("sshare.psv"),
+            Source::none(),
+            ex().detail("slurm.conf"),
+        ),
     })
+}
+
+/// Jobs read whole: (name, bytes) → (bytes, name), the order `Texts` keeps them in.
+trait IntoNamed {
+    fn into_named(self) -> (Vec<u8>, String);
+}
+
+impl IntoNamed for (String, Vec<u8>) {
+    fn into_named(self) -> (Vec<u8>, String) {
+        (self.1, self.0)
+    }
 }
 
 fn load(args: &Args, t: Texts, default_at: Option<i64>) -> Result<Inputs, Failure> {
@@ -164,6 +203,37 @@ fn load(args: &Args, t: Texts, default_at: Option<i64>) -> Result<Inputs, Failur
     if tree.is_none() && conf.weight_fairshare != 0 {
         eprintln!("fairsort: note: PriorityWeightFairshare is set but no --tree: fair share 0");
     }
+    let (tree_source, usage_source, conf_source) = t.sources;
+    let algorithm = tree.as_ref().map(|(_, r)| r.algorithm);
+    let sources = Sources {
+        scheduler: "slurm",
+        site: None,
+        tree: if tree.is_some() {
+            tree_source
+        } else {
+            Source::none()
+        },
+        usage: usage_source,
+        formula: match &args.formula {
+            Some(_) => Source::flag("--formula"),
+            None => conf_source.clone().detail("PriorityWeight*"),
+        },
+        algorithm: match (args.algorithm, algorithm) {
+            (Some(a), _) => Source::flag("--algorithm").value(a.to_string()),
+            (None, Some(a)) => conf_source
+                .clone()
+                .detail("PriorityFlags")
+                .value(a.to_string()),
+            (None, None) => Source::none(),
+        },
+        half_life: conf_source.detail("PriorityDecayHalfLife").value(
+            if conf.decay_half_life == 0 {
+                f64::INFINITY.to_string()
+            } else {
+                conf.decay_half_life.to_string()
+            },
+        ),
+    };
     let now = match args.at.or(default_at) {
         Some(t) => t,
         None => std::time::SystemTime::now()
@@ -178,6 +248,7 @@ fn load(args: &Args, t: Texts, default_at: Option<i64>) -> Result<Inputs, Failur
         assoc,
         tree,
         now,
+        sources,
     })
 }
 
@@ -216,7 +287,7 @@ fn formula_values(
 }
 
 /// Where a Slurm run's site comes from.
-pub enum SlurmBase {
+pub(super) enum SlurmBase {
     /// `--slurm-conf FILE` and the other files.
     Files,
     /// `--example slurm` (or its older name `sprio`).
@@ -225,18 +296,10 @@ pub enum SlurmBase {
     Home(Box<(Home, SlurmSite)>),
 }
 
-/// Whether `fairsort order` takes the Slurm path, and from what. A home that cannot be opened
-/// leaves the decision to the PBS path (which reports it).
-pub fn base(args: &Args, global: &Global) -> Result<Option<SlurmBase>, Failure> {
-    if args.slurm_conf.is_some() {
-        return Ok(Some(SlurmBase::Files));
-    }
-    match args.example.as_deref() {
-        Some("slurm" | "sprio") => return Ok(Some(SlurmBase::Example)),
-        Some(_) => return Ok(None),
-        None => {}
-    }
-    let Ok(Some(home)) = Home::find(global.home.as_deref()) else {
+/// The home's Slurm configuration as a base, when the home stores one. A home that cannot be
+/// opened leaves the decision to the PBS path (which reports it).
+pub(super) fn home_base(global: &Global) -> Result<Option<SlurmBase>, Failure> {
+    let Some(home) = super::found_home(global) else {
         return Ok(None);
     };
     match home.slurm_site() {
@@ -248,12 +311,17 @@ pub fn base(args: &Args, global: &Global) -> Result<Option<SlurmBase>, Failure> 
 
 /// The texts of a home's Slurm site; files given on the command line take precedence (the
 /// tree: `--tree`, else the home's tree with its usage, else the associations).
-fn texts_of_home(args: &Args, home: &Home, site: SlurmSite) -> Result<Texts, Failure> {
-    let jobs_path = args.jobs.as_deref().ok_or_else(|| {
-        Failure::usage(
+fn texts_of_home(
+    args: &Args,
+    home: &Home,
+    site: SlurmSite,
+    jobs: JobsIn,
+) -> Result<Texts, Failure> {
+    if matches!(jobs, JobsIn::None) {
+        return Err(Failure::usage(
             "a Slurm home needs --jobs (squeue --json, sacct --json or squeue pipe output)",
-        )
-    })?;
+        ));
+    }
     let stored = home
         .file(fairsort::home::slurm_store::FILE)
         .display()
@@ -261,46 +329,88 @@ fn texts_of_home(args: &Args, home: &Home, site: SlurmSite) -> Result<Texts, Fai
     let named = |p: &Path| -> Result<(String, String), Failure> {
         Ok((read_text(p)?, p.display().to_string()))
     };
-    let tree = match &args.tree {
-        Some(p) => Some(
-            formats::read_tree(p, args.tree_format).map_err(|e| Failure::user(e.to_string()))?,
+    let record = home
+        .site_record()
+        .map_err(|e| Failure::user(e.to_string()))?;
+    let (tree, home_tree) = match &args.tree {
+        Some(p) => (
+            Some(
+                formats::read_tree(p, args.tree_format)
+                    .map_err(|e| Failure::user(e.to_string()))?,
+            ),
+            false,
         ),
-        None => home.tree_spec().map_err(|e| Failure::user(e.to_string()))?,
+        None => {
+            let t = home.tree_spec().map_err(|e| Failure::user(e.to_string()))?;
+            let found = t.is_some();
+            (t, found)
+        }
     };
+    let assoc = match args.assoc.as_deref() {
+        Some(p) => Some(named(p)?),
+        None => site.assoc.map(|a| (a, format!("{stored} (assoc)"))),
+    };
+    let tree_source = match (tree_file_source(args), home_tree) {
+        (Some(s), _) => s,
+        (None, true) => Source::home(home.tree_path().display().to_string())
+            .imported(record.as_ref().and_then(|r| r.tree.clone())),
+        (None, false) => assoc_source(assoc.as_ref()),
+    };
+    let usage_source = if home_tree && home.usage_path().exists() {
+        Source::home(home.usage_path().display().to_string())
+    } else {
+        Source::none()
+    };
+    let conf_source =
+        Source::home(stored.clone()).imported(record.as_ref().and_then(|r| r.slurm.clone()));
     Ok(Texts {
         conf: (site.conf, format!("{stored} (slurm.conf)")),
-        jobs: (read(jobs_path)?, jobs_path.display().to_string()),
+        jobs: (jobs.name(), jobs.bytes()?).into_named(),
         qos: match args.qos.as_deref() {
             Some(p) => Some(named(p)?),
             None => site.qos.map(|q| (q, format!("{stored} (qos)"))),
         },
-        assoc: match args.assoc.as_deref() {
-            Some(p) => Some(named(p)?),
-            None => site.assoc.map(|a| (a, format!("{stored} (assoc)"))),
-        },
+        assoc,
         tree,
+        sources: (tree_source, usage_source, conf_source),
     })
 }
 
 /// Runs the Slurm path of `fairsort order` (`--slurm-conf FILE`, `--example sprio`, or a home
 /// with a Slurm configuration).
-pub fn run(args: &Args, base: SlurmBase) -> CliResult {
+pub(super) fn run(args: &Args, base: SlurmBase, jobs: JobsIn) -> CliResult {
     let inp = match base {
-        SlurmBase::Files => load(args, texts_of_files(args)?, None)?,
+        SlurmBase::Files => load(args, texts_of_files(args, jobs)?, None)?,
         SlurmBase::Example => load(args, example_texts()?, Some(EXAMPLE_AT))?,
         SlurmBase::Home(b) => {
             let (home, site) = *b;
-            load(args, texts_of_home(args, &home, site)?, None)?
+            let mut inp = load(args, texts_of_home(args, &home, site, jobs)?, None)?;
+            inp.sources.site = Some(fairsort::home::SiteKind::Slurm);
+            inp
         }
     };
     run_with(args, inp)
+}
+
+/// A Slurm site's priorities (and a formula's order or a comparison), for the one output path.
+struct SlurmOrder<'a> {
+    args: &'a Args,
+    inp: Inputs,
+    weights: Weights,
+    rows: Vec<PriorityRow>,
+    formula: Option<Program>,
+    /// The formula's values, when `--formula` orders the rows.
+    values: Option<RowValues>,
+    /// A comparison: the two labels and the result.
+    against: Option<(String, String, WhatIf)>,
 }
 
 fn run_with(args: &Args, inp: Inputs) -> CliResult {
     let weights = Weights::of(&inp.conf);
     let rows = rows_with(&inp, &weights);
     let formula = args.formula.as_deref().map(compile).transpose()?;
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut against = None;
+    let mut values = None;
     if args.against.is_some() || args.against_weights.is_some() {
         let (a_label, a) = match &formula {
             Some(p) => (
@@ -313,11 +423,6 @@ fn run_with(args: &Args, inp: Inputs) -> CliResult {
             ),
         };
         let (b_label, b) = match (&args.against, &args.against_weights) {
-            (Some(_), Some(_)) => {
-                return Err(Failure::usage(
-                    "--against and --against-weights: give one of them",
-                ))
-            }
             (Some(src), None) => {
                 let p = compile(src)?;
                 let v = formula_values(&inp, &weights, &rows, &p)?;
@@ -334,37 +439,147 @@ fn run_with(args: &Args, inp: Inputs) -> CliResult {
                     whatif::priorities(&rows_b),
                 )
             }
-            (None, None) => unreachable!("checked above"),
+            _ => {
+                return Err(Failure::usage(
+                    "--against and --against-weights: give one of them",
+                ))
+            }
         };
         let cmp = whatif::what_if(&a, &b, &rows, &inp.jobs, args.movers);
-        print_against(&mut out, args, &rows, (&a_label, &b_label), &cmp)?;
-    } else if let Some(id) = &args.explain {
-        print_explain(&mut out, &inp, &weights, &rows, id)?;
+        against = Some((a_label, b_label, cmp));
+    } else if args.explain.is_none() {
         if let Some(p) = &formula {
-            print_formula_explain(&mut out, &inp, &weights, &rows, p, id)?;
+            values = Some(formula_values(&inp, &weights, &rows, p)?);
         }
-    } else if let Some(p) = &formula {
-        let values = formula_values(&inp, &weights, &rows, p)?;
-        print_formula_order(&mut out, args, &inp, &rows, p, &values)?;
-    } else if args.json {
-        let doc = json!({
-            "at": inp.now,
-            "algorithm": inp.tree.as_ref().map(|(_, r)| r.algorithm.to_string()),
-            "not_pending": inp.jobs.iter().filter(|j| !j.is_pending()).count(),
-            "jobs": rows.iter().map(row_json).collect::<Vec<_>>(),
-        });
-        serde_json::to_writer_pretty(&mut out, &doc).map_err(|e| Failure::user(e.to_string()))?;
-        writeln!(out)?;
-    } else {
-        print_table(&mut out, args, &rows)?;
     }
+    let order = SlurmOrder {
+        args,
+        inp,
+        weights,
+        rows,
+        formula,
+        values,
+        against,
+    };
+    let mut out = std::io::BufWriter::new(std::io::stdout());
+    report::print(&mut out, args, &order)?;
     out.flush()?;
     Ok(())
 }
 
+impl SlurmOrder<'_> {
+    fn against(&self) -> Result<(&str, &str, &WhatIf), Failure> {
+        match &self.against {
+            Some((a, b, c)) => Ok((a, b, c)),
+            None => Err(Failure::user("internal: no comparison for this report")),
+        }
+    }
+}
+
+impl SchedulerOrder for SlurmOrder<'_> {
+    fn sources(&self) -> &Sources {
+        &self.inp.sources
+    }
+
+    fn formula_label(&self) -> &'static str {
+        if self.formula.is_some() {
+            "formula"
+        } else {
+            "weights"
+        }
+    }
+
+    fn header(&self, body: &Body<'_>) -> Result<String, Failure> {
+        match (body, &self.formula, &self.values) {
+            (Body::Order, Some(p), Some(values)) => Ok(format!(
+                "formula:    {}\njobs:       {} rows (one per pending job and partition) at {}{}\n",
+                p.source(),
+                self.rows.len(),
+                self.inp.now,
+                if values.errors.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        ", {} evaluation error(s): value 0 used",
+                        values.errors.len()
+                    )
+                }
+            )),
+            _ => Ok(String::new()),
+        }
+    }
+
+    fn text(&self, out: &mut (dyn Write + Send), body: &Body<'_>) -> CliResult {
+        let (inp, weights, rows) = (&self.inp, &self.weights, &self.rows);
+        match body {
+            Body::Against => {
+                let (a, b, cmp) = self.against()?;
+                print_against(out, self.args, rows, (a, b), cmp, &self.inp.sources)
+            }
+            Body::Explain(id) => {
+                print_explain(out, inp, weights, rows, id)?;
+                if let Some(p) = &self.formula {
+                    print_formula_explain(out, inp, weights, rows, p, id)?;
+                }
+                Ok(())
+            }
+            Body::Order => match (&self.formula, &self.values) {
+                (Some(p), Some(values)) => {
+                    print_formula_order(out, self.args, inp, rows, p, values)
+                }
+                _ => print_table(out, self.args, rows),
+            },
+        }
+    }
+
+    fn json(&self, out: &mut (dyn Write + Send), body: &Body<'_>) -> CliResult {
+        let (inp, rows) = (&self.inp, &self.rows);
+        match body {
+            Body::Against => {
+                let (a, b, cmp) = self.against()?;
+                print_against(out, self.args, rows, (a, b), cmp, &self.inp.sources)
+            }
+            // An explanation is text (a JSON explanation of sprio's factors is the order's rows).
+            Body::Explain(id) => {
+                print_explain(out, inp, &self.weights, rows, id)?;
+                if let Some(p) = &self.formula {
+                    print_formula_explain(out, inp, &self.weights, rows, p, id)?;
+                }
+                Ok(())
+            }
+            Body::Order => match (&self.formula, &self.values) {
+                (Some(p), Some(values)) => {
+                    print_formula_order(out, self.args, inp, rows, p, values)
+                }
+                _ => {
+                    let doc = json!({
+                        "at": inp.now,
+                        "algorithm": inp.tree.as_ref().map(|(_, r)| r.algorithm.to_string()),
+                        "not_pending": inp.jobs.iter().filter(|j| !j.is_pending()).count(),
+                        "jobs": rows.iter().map(row_json).collect::<Vec<_>>(),
+                    });
+                    report::json(out, &doc, &inp.sources)
+                }
+            },
+        }
+    }
+
+    /// `--csv` was never a Slurm format: the text report, as before.
+    fn csv(&self, out: &mut (dyn Write + Send), body: &Body<'_>) -> CliResult {
+        write!(out, "{}", self.header(body)?)?;
+        write!(
+            out,
+            "{}",
+            crate::cli::sources::header(self.sources(), self.formula_label())
+        )?;
+        writeln!(out)?;
+        self.text(out, body)
+    }
+}
+
 /// `--formula` on a Slurm site: the rows ordered by the formula (ties: submit time, job id).
 fn print_formula_order(
-    out: &mut impl Write,
+    out: &mut (dyn Write + Send),
     args: &Args,
     inp: &Inputs,
     rows: &[PriorityRow],
@@ -397,26 +612,8 @@ fn print_formula_order(
             "total": rows.len(),
             "jobs": jobs,
         });
-        serde_json::to_writer_pretty(&mut *out, &doc).map_err(|e| Failure::user(e.to_string()))?;
-        writeln!(out)?;
-        return Ok(());
+        return report::json(out, &doc, &inp.sources);
     }
-    writeln!(out, "formula:    {}", p.source())?;
-    writeln!(
-        out,
-        "jobs:       {} rows (one per pending job and partition) at {}{}",
-        rows.len(),
-        inp.now,
-        if values.errors.is_empty() {
-            String::new()
-        } else {
-            format!(
-                ", {} evaluation error(s): value 0 used",
-                values.errors.len()
-            )
-        }
-    )?;
-    writeln!(out)?;
     let mut t = Table::new(&[
         ("rank", Align::Right),
         ("job id", Align::Left),
@@ -449,7 +646,7 @@ fn print_formula_order(
 
 /// `--explain JOBID --formula F`: the formula's keywords and value for each of the job's rows.
 fn print_formula_explain(
-    out: &mut impl Write,
+    out: &mut (dyn Write + Send),
     inp: &Inputs,
     weights: &Weights,
     rows: &[PriorityRow],
@@ -521,7 +718,7 @@ fn tres_cell(f: &Factors) -> String {
         .join(",")
 }
 
-fn print_table(out: &mut impl Write, args: &Args, rows: &[PriorityRow]) -> CliResult {
+fn print_table(out: &mut (dyn Write + Send), args: &Args, rows: &[PriorityRow]) -> CliResult {
     writeln!(
         out,
         "{:>15} {:<9} {:<8} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>6} {:<20}",
@@ -563,7 +760,7 @@ fn print_table(out: &mut impl Write, args: &Args, rows: &[PriorityRow]) -> CliRe
 }
 
 fn print_explain(
-    out: &mut impl Write,
+    out: &mut (dyn Write + Send),
     inp: &Inputs,
     weights: &Weights,
     rows: &[PriorityRow],
@@ -666,11 +863,12 @@ fn print_explain(
 }
 
 fn print_against(
-    out: &mut impl Write,
+    out: &mut (dyn Write + Send),
     args: &Args,
     rows: &[PriorityRow],
     labels: (&str, &str),
     cmp: &WhatIf,
+    sources: &Sources,
 ) -> CliResult {
     let shown: Vec<&WhatIfRow> = cmp
         .rows
@@ -706,15 +904,9 @@ fn print_against(
             "jobs": shown.iter().map(|r| row(r)).collect::<Vec<_>>(),
             "movers": cmp.movers.iter().map(row).collect::<Vec<_>>(),
         });
-        serde_json::to_writer_pretty(&mut *out, &doc).map_err(|e| Failure::user(e.to_string()))?;
-        writeln!(out)?;
-        return Ok(());
+        return report::json(out, &doc, sources);
     }
-    let moved = |d: i64| match d.cmp(&0) {
-        std::cmp::Ordering::Greater => format!("+{d}"),
-        std::cmp::Ordering::Less => d.to_string(),
-        std::cmp::Ordering::Equal => "=".to_string(),
-    };
+    let moved = report::moved;
     writeln!(out, "current:  {}", labels.0)?;
     writeln!(out, "against:  {}", labels.1)?;
     writeln!(out)?;
@@ -748,21 +940,17 @@ fn print_against(
         writeln!(out, "... {} more", cmp.rows.len() - shown.len())?;
     }
     writeln!(out)?;
-    if cmp.movers.is_empty() {
-        writeln!(out, "no job changes rank")?;
-    } else {
-        writeln!(out, "biggest movers (+ = earlier under --against):")?;
-        for r in &cmp.movers {
+    report::movers(
+        out,
+        cmp.movers.iter().map(|r| {
             let p = &rows[r.row];
-            writeln!(
-                out,
-                "  {:<12} {:>4} -> {:<4} ({})",
+            (
                 format!("{}/{}", p.id, p.partition),
                 r.rank,
                 r.rank_against,
-                moved(r.moved)
-            )?;
-        }
-    }
-    super::order::correlation_line(out, cmp.spearman, cmp.kendall)
+                r.moved,
+            )
+        }),
+    )?;
+    report::correlation_line(out, cmp.spearman, cmp.kendall)
 }

@@ -1,0 +1,636 @@
+//! The PBS path of `fairsort order` (a qstat queue or fairsort's job lists, or a Slurm queue
+//! with no slurm.conf): bind every job, evaluate the formula, sort, apply the threshold, and
+//! explain (`--explain JOBID`) or compare formulas (`--against`). A thin layer over
+//! `fairsort::order`: the Scenario of the example or home with the files and flags over it.
+
+use super::report::{self, Body, SchedulerOrder};
+use super::{Args, JobsIn};
+use crate::cli::table::{Align, StreamTable, Table};
+use crate::cli::{CliResult, Failure, Global};
+use fairsort::fairshare;
+use fairsort::fairshare::Tree;
+use fairsort::formula::Program;
+use fairsort::order::dry_run::DryRun;
+use fairsort::order::explain::fmt;
+use fairsort::order::report::{rows, OrderDocument, HEADERS};
+use fairsort::pbs::defs::ResourceType;
+use fairsort::scenario::sources::Sources;
+use fairsort::scenario::{
+    AgainstRow, Base, Comparison, JobsInput, OrderExplanation, Scenario, ScenarioBuilder,
+    ScenarioError, TermValue, Threshold,
+};
+use serde::Serialize;
+use std::io::Write;
+
+fn scenario_failure(e: ScenarioError) -> Failure {
+    if e.is_request() {
+        Failure::usage(e.to_string())
+    } else {
+        Failure::user(e.to_string())
+    }
+}
+
+fn parse_assignment(s: &str, what: &str) -> Result<(String, String), Failure> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.trim().is_empty() && !v.trim().is_empty() => {
+            Ok((k.trim().to_string(), v.trim().to_string()))
+        }
+        _ => Err(Failure::usage(format!(
+            "--{what} expects NAME=VALUE, got `{s}`"
+        ))),
+    }
+}
+
+/// The Scenario of the command line: the example (`--example`) or the home if one exists,
+/// with the files and flags over it.
+fn scenario(args: &Args, global: &Global, jobs: JobsIn) -> Result<Scenario, Failure> {
+    let base = match &args.example {
+        // `slurm` is the multifactor site (order_slurm); its share tree is this example
+        Some(name) if name == "slurm-tree" => Base::Example("slurm".to_string()),
+        Some(name) => Base::Example(name.clone()),
+        None => Base::FindHome(global.home.clone()),
+    };
+    let mut b = ScenarioBuilder::new(base)
+        .formula(args.formula.clone())
+        .require_formula()
+        .threshold(match (args.no_threshold, args.threshold) {
+            (true, _) => Threshold::Off,
+            (false, Some(t)) => Threshold::Set(t),
+            (false, None) => Threshold::Base,
+        })
+        .tree_file(args.tree.clone(), args.tree_format)
+        .usage_file(args.usage.clone())
+        .unknown_shares(args.unknown_shares)
+        .entity(args.entity)
+        .algorithm(args.algorithm)
+        .fair_share(if args.no_fair_share {
+            Some(false)
+        } else if args.fair_share {
+            Some(true)
+        } else {
+            None
+        })
+        .pbs_compat(args.pbs_compat);
+    // A plain order runs `order_once` and nothing else over the tree: a home's tree may stay
+    // in its snapshot until then, and only the part the jobs need be built (issue #16).
+    if args.explain.is_none() && args.against.is_none() {
+        b = b.lazy_home_tree();
+    }
+    let input = match jobs {
+        JobsIn::None => None,
+        JobsIn::File(path) => Some(JobsInput::File(path)),
+        JobsIn::Stdin(bytes) => Some(JobsInput::Bytes {
+            name: "-".into(),
+            bytes,
+        }),
+    };
+    if let Some(input) = input {
+        b = b.jobs(input, args.jobs_format);
+    }
+    for q in &args.queue_priority {
+        let (name, v) = parse_assignment(q, "queue-priority")?;
+        let p: i64 = v.parse().map_err(|_| {
+            Failure::usage(format!("--queue-priority {name}: `{v}` is not an integer"))
+        })?;
+        b = b.queue_priority(name, p);
+    }
+    for def in &args.resource {
+        let (name, ty) = parse_assignment(def, "resource")?;
+        let ty = ResourceType::from_flag(&ty).ok_or_else(|| {
+            Failure::usage(format!(
+                "--resource {name}: unknown type `{ty}` (expected long, float, size, time, boolean, string)"
+            ))
+        })?;
+        b = b.resource(name, ty);
+    }
+    b.build().map_err(scenario_failure)
+}
+
+/// Runs the PBS path of `fairsort order`.
+pub(super) fn run(args: &Args, global: &Global, jobs: JobsIn) -> CliResult {
+    // Two long steps on a large queue, reading and ordering it; the bar is gone before the
+    // output starts (stdout may be the same terminal).
+    let mut progress = crate::cli::progress::Progress::new(2, "order: reading the jobs");
+    let mut sc = scenario(args, global, jobs)?;
+    progress.stage(1, "order: ordering");
+    crate::cli::usage::warn_unmatched(&sc.unmatched_usage);
+    let program = sc
+        .compile(sc.formula_source().map_err(scenario_failure)?)
+        .map_err(scenario_failure)?;
+    // Not locked: a large table is written by two threads in turn (`chunks::write_ordered`).
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout());
+    if let Some(other) = &args.against {
+        let other = sc.compile(other).map_err(scenario_failure)?;
+        let cmp = sc
+            .compare(&program, &other, args.top, args.movers)
+            .map_err(scenario_failure)?;
+        progress.finish();
+        let order = PbsOrder {
+            args,
+            sc: &sc,
+            program: &program,
+            result: None,
+            explanation: None,
+            against: Some((&other, &cmp)),
+        };
+        report::print(&mut out, args, &order)?;
+    } else {
+        // The tree moves into the result: a 100k-user tree is not copied (issue #16).
+        let top = if args.explain.is_some() {
+            None
+        } else {
+            args.top
+        };
+        let result = sc.order_once(&program, top).map_err(scenario_failure)?;
+        progress.finish();
+        let explanation = match &args.explain {
+            Some(id) => Some(
+                sc.explain(&program, &result, id)
+                    .map_err(scenario_failure)?,
+            ),
+            None => None,
+        };
+        let order = PbsOrder {
+            args,
+            sc: &sc,
+            program: &program,
+            result: Some(&result),
+            explanation: explanation.as_ref(),
+            against: None,
+        };
+        report::print(&mut out, args, &order)?;
+        // The process ends next: freeing a large tree node by node (twice: the scenario's and
+        // the dry run's) would cost more than a small order itself (issue #16).
+        std::mem::forget(result);
+    }
+    out.flush()?;
+    std::mem::forget(sc);
+    Ok(())
+}
+
+/// A PBS dry run (or comparison), for the one output path.
+struct PbsOrder<'a> {
+    args: &'a Args,
+    sc: &'a Scenario,
+    program: &'a Program,
+    result: Option<&'a DryRun>,
+    explanation: Option<&'a OrderExplanation>,
+    against: Option<(&'a Program, &'a Comparison)>,
+}
+
+impl PbsOrder<'_> {
+    fn result(&self) -> Result<&DryRun, Failure> {
+        self.result
+            .ok_or_else(|| Failure::user("internal: no dry run for this report"))
+    }
+
+    fn explanation(&self) -> Result<(&DryRun, &OrderExplanation), Failure> {
+        match self.explanation {
+            Some(e) => Ok((self.result()?, e)),
+            None => Err(Failure::user("internal: no explanation for this report")),
+        }
+    }
+
+    fn against(&self) -> Result<(&Program, &Comparison), Failure> {
+        self.against
+            .ok_or_else(|| Failure::user("internal: no comparison for this report"))
+    }
+}
+
+impl SchedulerOrder for PbsOrder<'_> {
+    fn sources(&self) -> &Sources {
+        &self.sc.sources
+    }
+
+    fn header(&self, body: &Body<'_>) -> Result<String, Failure> {
+        Ok(match body {
+            Body::Order => header(self.sc, self.program, self.result()?),
+            Body::Explain(_) | Body::Against => String::new(),
+        })
+    }
+
+    fn text(&self, out: &mut (dyn Write + Send), body: &Body<'_>) -> CliResult {
+        match body {
+            Body::Order => order_table(out, self.args, self.sc, self.result()?),
+            Body::Explain(_) => {
+                let (result, e) = self.explanation()?;
+                explain_text(out, self.sc, self.program, result, e)
+            }
+            Body::Against => {
+                let (other, cmp) = self.against()?;
+                against_text(out, self.program, other, cmp)
+            }
+        }
+    }
+
+    fn json(&self, out: &mut (dyn Write + Send), body: &Body<'_>) -> CliResult {
+        let sources = self.sources();
+        match body {
+            Body::Order => {
+                let result = self.result()?;
+                let doc = OrderDocument {
+                    formula: self.program.source(),
+                    threshold: self.sc.setup.threshold,
+                    pbs_compat: self.sc.setup.pbs_compat,
+                    total: result.order.summary.total,
+                    jobs: rows(&self.sc.setup.jobs, &result.order, self.args.top),
+                };
+                report::json(out, &doc, sources)
+            }
+            Body::Explain(_) => {
+                let (_, x) = self.explanation()?;
+                #[derive(Serialize)]
+                struct Doc<'a> {
+                    formula: &'a str,
+                    #[serde(flatten)]
+                    job: &'a fairsort::order::JobExplanation,
+                    terms: &'a [TermValue],
+                    entity: &'a str,
+                    fair_share: Option<&'a fairshare::explain::Explanation>,
+                }
+                let doc = Doc {
+                    formula: self.program.source(),
+                    job: &x.job,
+                    terms: &x.terms,
+                    entity: &x.entity,
+                    fair_share: x.fair_share.as_ref(),
+                };
+                report::json(out, &doc, sources)
+            }
+            Body::Against => {
+                let (other, cmp) = self.against()?;
+                #[derive(Serialize)]
+                struct Doc<'a> {
+                    formula: &'a str,
+                    against: &'a str,
+                    spearman: Option<f64>,
+                    kendall: Option<f64>,
+                    total: usize,
+                    jobs: &'a [AgainstRow],
+                    movers: &'a [AgainstRow],
+                }
+                let doc = Doc {
+                    formula: self.program.source(),
+                    against: other.source(),
+                    spearman: cmp.spearman,
+                    kendall: cmp.kendall,
+                    total: cmp.total,
+                    jobs: &cmp.rows,
+                    movers: &cmp.movers,
+                };
+                report::json(out, &doc, sources)
+            }
+        }
+    }
+
+    fn csv(&self, out: &mut (dyn Write + Send), body: &Body<'_>) -> CliResult {
+        match body {
+            Body::Order => order_csv(out, self.args, self.sc, self.result()?),
+            // An explanation has no rows: its text, as before `--csv` meant anything here.
+            Body::Explain(_) => {
+                let (result, e) = self.explanation()?;
+                explain_text(out, self.sc, self.program, result, e)
+            }
+            Body::Against => against_csv(out, &self.against()?.1.rows),
+        }
+    }
+}
+
+fn tree_kind(tree: &Tree) -> &'static str {
+    match tree.source() {
+        fairshare::TreeSource::Pbs => "PBS",
+        fairshare::TreeSource::Slurm => "Slurm",
+        fairshare::TreeSource::Flux => "flux",
+        fairshare::TreeSource::Native => "fairsort",
+    }
+}
+
+fn header(sc: &Scenario, program: &Program, result: &DryRun) -> String {
+    let s = &sc.setup;
+    let mut h = String::new();
+    if let Some(t) = &sc.title {
+        h.push_str(&format!("fairsort order: {t}\n"));
+    }
+    h.push_str(&format!("formula:    {}\n", program.source()));
+    if let Some(t) = s.threshold {
+        h.push_str(&format!(
+            "threshold:  {} (a queued job at or below it is not eligible this cycle)\n",
+            fmt(t)
+        ));
+    } else if result.order.ranked.iter().any(|r| r.below_threshold) {
+        // Only shown when it matters: PBS's unset threshold is INT_MIN, not "none".
+        h.push_str(&format!(
+            "threshold:  unset, which PBS applies as INT_MIN ({})\n",
+            fmt(fairsort::pbs::defs::threshold::UNSET)
+        ));
+    }
+    if let Some(ctx) = &result.shares {
+        let algs: Vec<String> = ctx
+            .results
+            .iter()
+            .map(|r| r.algorithm.to_string())
+            .collect();
+        let mut line = format!(
+            "fair share: {} tree, {} nodes; {}; values from {}",
+            tree_kind(&ctx.tree),
+            sc.share_tree_len(ctx.tree.len()),
+            if fairsort::order::shares::is_pbs_tree(&ctx.tree) {
+                format!("entity {}", s.entity)
+            } else {
+                "entity = the job's (account, user) association".to_string()
+            },
+            if algs.is_empty() {
+                "(none used)".to_string()
+            } else {
+                algs.join(", ")
+            }
+        );
+        if s.fair_share {
+            line.push_str("; fair_share on (ties by usage/perc path)");
+        }
+        h.push_str(&line);
+        h.push('\n');
+        if !ctx.unknown_entities.is_empty() {
+            let shown: Vec<&str> = ctx
+                .unknown_entities
+                .iter()
+                .take(5)
+                .map(String::as_str)
+                .collect();
+            h.push_str(&format!(
+                "note:       {} entit{} not in the tree, placed under `unknown` with 1 share as PBS does: {}{}\n",
+                ctx.unknown_entities.len(),
+                if ctx.unknown_entities.len() == 1 { "y" } else { "ies" },
+                shown.join(", "),
+                if ctx.unknown_entities.len() > 5 { ", ..." } else { "" }
+            ));
+        }
+    }
+    if let Some(ctx) = result
+        .shares
+        .as_ref()
+        .filter(|c| !c.unmatched_associations.is_empty())
+    {
+        let jobs = ctx.job_nodes.iter().filter(|n| n.is_none()).count();
+        let names = &ctx.unmatched_associations;
+        let shown: Vec<&str> = names.iter().take(5).map(String::as_str).collect();
+        h.push_str(&format!(
+            "note:       {jobs} job{} of {} association{} not in the tree get no fair-share values (0): {}{}\n",
+            if jobs == 1 { "" } else { "s" },
+            names.len(),
+            if names.len() == 1 { "" } else { "s" },
+            shown.join(", "),
+            if names.len() > 5 { ", ..." } else { "" }
+        ));
+    }
+    if s.pbs_compat {
+        h.push_str("rounding:   --pbs-compat (PBS's text binding and 32-bit float values)\n");
+    }
+    let summary = result.order.summary;
+    let (total, eligible, below) = (summary.total, summary.eligible, summary.below_threshold);
+    let errors = result.order.errors.len();
+    let mut line = format!("jobs:       {total} ({eligible} eligible");
+    if below > 0 {
+        line.push_str(&format!(", {below} below threshold"));
+    }
+    let other = total - eligible - below;
+    if other > 0 {
+        line.push_str(&format!(", {other} not queued"));
+    }
+    if errors > 0 {
+        line.push_str(&format!(", {errors} evaluation error(s): value 0 used"));
+    }
+    line.push_str(")\n");
+    h.push_str(&line);
+    h
+}
+
+/// The table of the order (after the header).
+fn order_table(
+    out: &mut (dyn Write + Send),
+    args: &Args,
+    sc: &Scenario,
+    result: &DryRun,
+) -> CliResult {
+    let jobs = &sc.setup.jobs;
+    let rows = rows(jobs, &result.order, args.top);
+    let mut t = StreamTable::new(&[
+        (HEADERS[0], Align::Right),
+        (HEADERS[1], Align::Left),
+        (HEADERS[2], Align::Left),
+        (HEADERS[3], Align::Left),
+        (HEADERS[4], Align::Right),
+        (HEADERS[5], Align::Left),
+    ]);
+    for (i, w) in crate::cli::order_rows::widths(jobs, &rows)
+        .into_iter()
+        .enumerate()
+    {
+        t.widen(i, w);
+    }
+    let mut out = out;
+    t.write_header(&mut out)?;
+    crate::cli::order_rows::write_table(&mut out, &t, jobs, &rows)?;
+    if rows.len() < result.order.summary.total {
+        writeln!(
+            out,
+            "... {} more (showing the top {})",
+            result.order.summary.total - rows.len(),
+            rows.len()
+        )?;
+    }
+    Ok(())
+}
+
+/// The order as CSV rows.
+fn order_csv(
+    out: &mut (dyn Write + Send),
+    args: &Args,
+    sc: &Scenario,
+    result: &DryRun,
+) -> CliResult {
+    let rows = rows(&sc.setup.jobs, &result.order, args.top);
+    let mut w = csv::Writer::from_writer(&mut *out);
+    w.write_record([
+        "rank", "job_id", "owner", "queue", "value", "status", "error",
+    ])?;
+    w.flush()?;
+    drop(w);
+    let mut out = out;
+    crate::cli::order_rows::write_csv(&mut out, &rows)?;
+    Ok(())
+}
+
+/// One job's explanation as text.
+fn explain_text(
+    out: &mut (dyn Write + Send),
+    sc: &Scenario,
+    program: &Program,
+    result: &DryRun,
+    x: &OrderExplanation,
+) -> CliResult {
+    let e = &x.job;
+    let term_values = &x.terms;
+    let share = &x.fair_share;
+    let entity = &x.entity;
+    let total = result.order.ranked.len();
+    let status = if e.below_threshold {
+        format!("not eligible: {}", fairsort::order::THRESHOLD_COMMENT)
+    } else if e.eligible {
+        "eligible".to_string()
+    } else {
+        "not queued".to_string()
+    };
+    writeln!(
+        out,
+        "job {}: rank {} of {total}, value {} ({status})",
+        e.id,
+        e.rank,
+        fmt(e.value)
+    )?;
+    writeln!(out, "formula: {}", program.source())?;
+    if let Some(err) = &e.error {
+        writeln!(
+            out,
+            "evaluation error: {err} (PBS: Formula evaluation for job had an error.  Zero value will be used: {err})"
+        )?;
+    }
+    writeln!(out, "\nkeywords:")?;
+    let mut t = Table::new(&[
+        ("keyword", Align::Left),
+        ("value", Align::Right),
+        ("from", Align::Left),
+    ]);
+    for b in &e.keywords {
+        // Six decimals, as PBS prints fair-share keywords (`%f`); integers stay integers.
+        let v = if b.value.fract() == 0.0 {
+            format!("{}", b.value)
+        } else {
+            format!("{:.6}", b.value).trim_end_matches('0').to_string()
+        };
+        t.row(vec![b.keyword.clone(), v, b.source.clone()]);
+    }
+    write!(out, "{}", t.render())?;
+    writeln!(out, "\nterms:")?;
+    let mut t = Table::new(&[("term", Align::Left), ("value", Align::Right)]);
+    for tv in term_values {
+        let v = match &tv.error {
+            Some(err) => format!("error: {err}"),
+            None => fmt(tv.value),
+        };
+        t.row(vec![tv.term.clone(), v]);
+    }
+    write!(out, "{}", t.render())?;
+    match &share {
+        Some(s) => {
+            writeln!(
+                out,
+                "\nfair share of entity `{entity}` ({}):",
+                sc.setup.entity
+            )?;
+            write!(out, "{}", fairshare::explain::render(s))?;
+        }
+        None if result.shares.is_some() => {
+            writeln!(
+                out,
+                "\nfair share: entity `{entity}` is not in the share tree"
+            )?;
+        }
+        None => {}
+    }
+    match &e.next {
+        Some(n) => writeln!(
+            out,
+            "\nabove the next job {} (value {}): {}",
+            n.id,
+            fmt(n.value),
+            n.reason
+        )?,
+        None => writeln!(out, "\nlast in the queue")?,
+    }
+    Ok(())
+}
+
+/// A comparison as text.
+fn against_text(
+    out: &mut (dyn Write + Send),
+    a_prog: &Program,
+    b_prog: &Program,
+    cmp: &Comparison,
+) -> CliResult {
+    let shown = &cmp.rows;
+    let moved = report::moved;
+    writeln!(out, "current:  {}", a_prog.source())?;
+    writeln!(out, "against:  {}", b_prog.source())?;
+    writeln!(out)?;
+    let table = |rows: &[AgainstRow]| {
+        let mut t = Table::new(&[
+            ("rank", Align::Right),
+            ("against", Align::Right),
+            ("moved", Align::Right),
+            ("job id", Align::Left),
+            ("owner", Align::Left),
+            ("queue", Align::Left),
+            ("value", Align::Right),
+            ("value against", Align::Right),
+            ("status", Align::Left),
+        ]);
+        for r in rows {
+            t.row(vec![
+                r.rank.to_string(),
+                r.rank_against.to_string(),
+                moved(r.moved),
+                r.id.to_string(),
+                r.owner.to_string(),
+                r.queue.to_string(),
+                fmt(r.value),
+                fmt(r.value_against),
+                r.status.clone(),
+            ]);
+        }
+        t.render()
+    };
+    write!(out, "{}", table(shown))?;
+    if shown.len() < cmp.total {
+        writeln!(out, "... {} more", cmp.total - shown.len())?;
+    }
+    writeln!(out)?;
+    report::movers(
+        out,
+        cmp.movers
+            .iter()
+            .map(|r| (r.id.to_string(), r.rank, r.rank_against, r.moved)),
+    )?;
+    report::correlation_line(out, cmp.spearman, cmp.kendall)
+}
+
+/// A comparison's rows as CSV.
+fn against_csv(out: &mut (dyn Write + Send), shown: &[AgainstRow]) -> CliResult {
+    let mut w = csv::Writer::from_writer(&mut *out);
+    w.write_record([
+        "rank",
+        "rank_against",
+        "moved",
+        "job_id",
+        "owner",
+        "queue",
+        "value",
+        "value_against",
+        "status",
+    ])?;
+    for r in shown {
+        w.write_record([
+            r.rank.to_string(),
+            r.rank_against.to_string(),
+            r.moved.to_string(),
+            r.id.to_string(),
+            r.owner.to_string(),
+            r.queue.to_string(),
+            r.value.to_string(),
+            r.value_against.to_string(),
+            r.status.to_string(),
+        ])?;
+    }
+    w.flush()?;
+    Ok(())
+}
