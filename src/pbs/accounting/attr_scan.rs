@@ -15,28 +15,10 @@ const SPACE: usize = 0;
 const EQUALS: usize = 1;
 const QUOTE: usize = 2;
 
-/// The three masks of 64 bytes, eight bytes at a time in a `u64` (SWAR: no SIMD intrinsics,
-/// so no `unsafe`): a byte equal to the one sought is zero after an XOR, a zero byte is found
-/// exactly by the carry-free test below, and one multiply gathers the eight flags into a byte.
+/// The three masks of 64 bytes (`mem::byte_masks`: SSE2 on x86-64).
+#[inline]
 fn classify(block: &[u8; 64]) -> [u64; 3] {
-    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    let mut out = [0u64; 3];
-    for (part, chunk) in block.chunks_exact(8).enumerate() {
-        let Some(word) = chunk.first_chunk::<8>() else {
-            continue;
-        };
-        let x = u64::from_le_bytes(*word);
-        for (mask, wanted) in out.iter_mut().zip(WANTED) {
-            let t = x ^ (u64::from(wanted) * ONES);
-            // 0x80 in each byte of `t` that is zero, 0 elsewhere (no carry crosses bytes).
-            let zero = !(((t & LOW7).wrapping_add(LOW7)) | t | LOW7);
-            // The high bits, bytes 0..8, moved to bits 56..64, in order.
-            let bits = (zero >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56;
-            *mask |= bits << (8 * part);
-        }
-    }
-    out
+    crate::mem::byte_masks::masks3(block, WANTED)
 }
 
 /// The bytes of [`SPACE`], [`EQUALS`] and [`QUOTE`], in that order.
