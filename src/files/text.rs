@@ -22,7 +22,9 @@ fn halves(bytes: &[u8]) -> Option<(&[u8], &[u8])> {
 
 /// Checks that `bytes` is UTF-8, naming the line of the first bad byte. One checked pass
 /// (std's validator, with its ASCII fast path): the two-thread check this replaced needed an
-/// unchecked conversion to join its halves, and saved under 1 % of the largest reads.
+/// unchecked conversion to join its halves, and its one pass over a 62 MB `sshare` capture is a
+/// few milliseconds of one core (`share -a classic` over a million users: 0.4 % more
+/// instructions, with the seeded hash, callgrind).
 pub(crate) fn utf8<'a>(bytes: &'a [u8], file: &str) -> Result<&'a str, FormatError> {
     std::str::from_utf8(bytes).map_err(|e| bad_utf8(bytes, e.valid_up_to(), file))
 }
