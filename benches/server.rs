@@ -1,4 +1,4 @@
-//! home benchmarks: parsing qmgr requests, loading a state with many queues, and one
+//! Home benchmarks: parsing qmgr requests, loading a state with many queues, and one
 //! complete change (exclusive lock, re-read, apply, fsync'd atomic write, audit record).
 
 use criterion::{criterion_group, criterion_main, Criterion};

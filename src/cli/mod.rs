@@ -50,7 +50,7 @@ pub struct Cli {
 /// Options every subcommand accepts, before or after the subcommand name.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct Global {
-    /// home directory (attributes, resources, queues, share tree, usage).
+    /// The home directory (attributes, resources, queues, share tree, usage).
     #[arg(long, global = true, env = "FAIRSORT_HOME", value_name = "DIR")]
     pub home: Option<PathBuf>,
 }
