@@ -10,7 +10,7 @@ use fairsort::jobs::JobSet;
 use fairsort::order::dry_run::{bind_and_order, dry_run, order_options, prepare_shares};
 use fairsort::order::{Setup, ShareEngine};
 use fairsort::pbs::defs::FairshareEntity;
-use fairsort::pbs::read_qstat_json_slice;
+use fairsort::pbs::read_qstat_json;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::hint::black_box;
@@ -148,7 +148,7 @@ fn read_qstat(c: &mut Criterion) {
     let text = qstat_json(jobs, users);
     for _ in 0..2 {
         let (t, cpu) = (std::time::Instant::now(), process_cpu());
-        let set = read_qstat_json_slice(text.as_bytes()).unwrap_or_default();
+        let set = read_qstat_json(text.as_bytes()).unwrap_or_default();
         let (parse, parse_cpu) = (t.elapsed(), process_cpu().saturating_sub(cpu));
         let (n, t) = (set.len(), std::time::Instant::now());
         drop(set);
@@ -173,7 +173,7 @@ fn read_qstat(c: &mut Criterion) {
         b.iter_with_large_drop(|| {
             let set: JobSet = fairsort::mem::read_file(&path)
                 .ok()
-                .and_then(|bytes| read_qstat_json_slice(&bytes).ok())
+                .and_then(|bytes| read_qstat_json(&bytes).ok())
                 .unwrap_or_default();
             black_box(set)
         })
@@ -224,7 +224,7 @@ fn bind_eval_sort(c: &mut Criterion) {
     let (n_jobs, n_users) = sizes();
     let text = qstat_json(n_jobs, n_users);
     let t = std::time::Instant::now();
-    let jobs = match read_qstat_json_slice(text.as_bytes()) {
+    let jobs = match read_qstat_json(text.as_bytes()) {
         Ok(j) => j,
         Err(e) => panic!("bench jobs: {e}"),
     };

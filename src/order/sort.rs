@@ -456,7 +456,7 @@ mod tests {
     use crate::order::shares::ShareContext;
     use crate::order::testing::ClosureFormula;
     use crate::pbs::defs::FairshareEntity as EntityKey;
-    use crate::pbs::qstat::read_qstat_json_slice;
+    use crate::pbs::qstat::read_qstat_json;
     use approx::assert_abs_diff_eq;
 
     fn qstat(jobs: &[(&str, &str, &str)]) -> JobSet {
@@ -472,7 +472,7 @@ mod tests {
                 )
             })
             .collect();
-        read_qstat_json_slice(format!(r#"{{"Jobs":{{{}}}}}"#, body.join(",")).as_bytes()).unwrap()
+        read_qstat_json(format!(r#"{{"Jobs":{{{}}}}}"#, body.join(",")).as_bytes()).unwrap()
     }
 
     fn no_queues(_: &str) -> Option<i64> {
@@ -641,7 +641,7 @@ mod tests {
 
     #[test]
     fn fair_share_ties_and_runnable_first() {
-        let set = read_qstat_json_slice(
+        let set = read_qstat_json(
             br#"{"Jobs":{"1.s":{"Job_Owner":"a@h","job_state":"R","qtime":1},
                           "2.s":{"Job_Owner":"a@h","qtime":2},
                           "3.s":{"Job_Owner":"b@h","qtime":3}}}"#,

@@ -3,17 +3,12 @@
 
 pub mod accounting;
 pub mod defs;
-// The qstat reader's SIMD block scan and its unchecked conversions are being reworked
-// separately; until then its `unsafe` is allowed here (the crate root denies it elsewhere).
-#[allow(unsafe_code)]
 pub mod qstat;
 pub mod resource_group;
 mod spec_names;
 pub mod usage_apply;
 pub mod usage_file;
-pub use qstat::{
-    read_qstat_json, read_qstat_json_fast, read_qstat_json_slice, read_qstat_json_slice_serde,
-};
+pub use qstat::read_qstat_json;
 pub use resource_group::{
     parse_resource_group, parse_resource_group_indexed, write_resource_group, SpecNames,
 };

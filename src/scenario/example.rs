@@ -6,7 +6,7 @@ use crate::fairshare::{Algorithm, TreeSpec};
 use crate::jobs::job_set::JobSet;
 use crate::native::read_job_list_json;
 use crate::pbs::defs::FairshareEntity;
-use crate::pbs::read_qstat_json_slice;
+use crate::pbs::read_qstat_json;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
@@ -78,7 +78,7 @@ pub fn load(key: &str) -> Result<Example, String> {
     let tree: TreeSpec =
         toml::from_str(tree).map_err(|e| format!("example {key}: tree.toml: {e}"))?;
     let jobs = if qstat {
-        read_qstat_json_slice(jobs.as_bytes())
+        read_qstat_json(jobs.as_bytes())
     } else {
         read_job_list_json(jobs.as_bytes())
     }

@@ -430,9 +430,8 @@ fn the_layer_check_catches_upward_sideways_and_hidden_imports() {
 const UNSAFE_HOMES: &[&str] = &["mem", "formula::float_math"];
 
 /// Modules whose `unsafe` is being moved or removed in their own rework (and allowed on their
-/// `mod` line meanwhile): the qstat reader's SIMD block scan and unchecked conversions. Remove
-/// an entry when its module has none left.
-const UNSAFE_PENDING: &[&str] = &["pbs::qstat"];
+/// `mod` line meanwhile); none at present. Remove an entry when its module has none left.
+const UNSAFE_PENDING: &[&str] = &[];
 
 #[test]
 fn unsafe_lives_only_in_the_memory_module_and_the_libm_bindings() {

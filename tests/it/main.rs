@@ -48,7 +48,6 @@ mod order_threshold;
 mod plot;
 mod qmgr_formula;
 mod qmgr_language;
-mod qstat_fast_path;
 mod readers_agree;
 mod replay;
 mod server_permissions;

@@ -1,7 +1,9 @@
 //! The `key=value` attributes of a PBS `E` record's message, split from bit masks of its spaces,
-//! `=` and `"` made in one vectorised pass (issue #16: finding each key's `=` byte by byte was
+//! `=` and `"` made in one vectorised pass (`mem::byte_masks`) (issue #16: finding each key's `=` byte by byte was
 //! most of the record parser's time). The splitting rules are those of the byte-by-byte reader
 //! (the tests compare both).
+
+use crate::mem::byte_masks::{Class, Classes, Kernel};
 
 /// Bit masks of a message: bit `i` of word `w` is byte `64·w + i`; bytes past the message's
 /// end are none of the three. Reused from message to message.
@@ -9,40 +11,28 @@
 pub(crate) struct Masks {
     /// Per 64 bytes: spaces, `=`, `"`.
     words: Vec<[u64; 3]>,
+    /// The CPU's widest kernel (`mem::byte_masks`).
+    kernel: Kernel,
 }
 
 const SPACE: usize = 0;
 const EQUALS: usize = 1;
 const QUOTE: usize = 2;
 
-/// The three masks of 64 bytes (`mem::byte_masks`: SSE2 on x86-64).
-#[inline]
-fn classify(block: &[u8; 64]) -> [u64; 3] {
-    crate::mem::byte_masks::masks3(block, WANTED)
-}
+/// The classes of [`SPACE`], [`EQUALS`] and [`QUOTE`], in that order.
+struct Attrs;
 
-/// The bytes of [`SPACE`], [`EQUALS`] and [`QUOTE`], in that order.
-const WANTED: [u8; 3] = [b' ', b'=', b'"'];
+impl Classes for Attrs {
+    const CLASSES: [Class; 3] = [Class::of(b" "), Class::of(b"="), Class::of(b"\"")];
+}
 
 impl Masks {
     /// The masks of `msg`.
     fn fill(&mut self, msg: &[u8]) {
-        self.words.clear();
-        self.words.reserve(msg.len() / 64 + 1);
-        let mut blocks = msg.chunks_exact(64);
-        for block in &mut blocks {
-            if let Ok(block) = <&[u8; 64]>::try_from(block) {
-                self.words.push(classify(block));
-            }
-        }
-        let rest = blocks.remainder();
-        if !rest.is_empty() {
-            let mut pad = [0u8; 64];
-            if let Some(head) = pad.get_mut(..rest.len()) {
-                head.copy_from_slice(rest);
-            }
-            self.words.push(classify(&pad));
-        }
+        // Every word is written by `fill`; the block holding the end is padded with zero bytes,
+        // which are none of the three.
+        self.words.resize(msg.len().div_ceil(64), [0; 3]);
+        self.kernel.fill::<Attrs>(msg, 0, &mut self.words);
     }
 
     /// The first byte at or after `from` whose bit of `kind` is `set` (padding included when
@@ -152,36 +142,41 @@ mod tests {
         Ok(got)
     }
 
-    /// The word-at-a-time masks are the byte-by-byte ones, for every byte value at every
-    /// position (neighbours of every value too: a carry between bytes would show).
+    /// The bytes of [`SPACE`], [`EQUALS`] and [`QUOTE`].
+    const WANTED: [u8; 3] = [b' ', b'=', b'"'];
+
+    /// The masks are the byte-by-byte ones, for every byte value at every position (neighbours
+    /// of every value too: a carry between bytes would show), and over a partial last block.
     #[test]
     fn the_masks_are_the_bytes_that_equal_each_wanted_byte() {
+        let mut msg = Vec::new();
         for shift in 0..64usize {
-            let block: [u8; 64] = std::array::from_fn(|i| ((i * 4 + shift * 37) % 256) as u8);
-            let mut want = [0u64; 3];
-            for (i, c) in block.iter().enumerate() {
-                for (k, w) in WANTED.iter().enumerate() {
-                    want[k] |= u64::from(c == w) << i;
-                }
-            }
-            assert_eq!(classify(&block), want, "shift {shift}");
+            msg.extend((0..64).map(|i| ((i * 4 + shift * 37) % 256) as u8));
         }
         for v in 0..=255u8 {
             for pos in 0..64 {
                 let mut block = [v.wrapping_add(1); 64];
                 block[pos] = v;
-                let got = classify(&block);
-                for (k, w) in WANTED.iter().enumerate() {
-                    let at = if v == *w { 1u64 << pos } else { 0 };
-                    let rest = if v.wrapping_add(1) == *w {
-                        !(1u64 << pos)
-                    } else {
-                        0
-                    };
-                    assert_eq!(got[k], at | rest, "byte {v} at {pos}");
-                }
+                msg.extend_from_slice(&block);
             }
         }
+        msg.extend_from_slice(b"a= \"b");
+        let mut masks = Masks::default();
+        masks.fill(&msg);
+        assert_eq!(masks.words.len(), msg.len().div_ceil(64));
+        for (w, got) in masks.words.iter().enumerate() {
+            let mut want = [0u64; 3];
+            for (i, c) in msg.iter().skip(64 * w).take(64).enumerate() {
+                for (k, wanted) in WANTED.iter().enumerate() {
+                    want[k] |= u64::from(c == wanted) << i;
+                }
+            }
+            assert_eq!(*got, want, "block {w}");
+        }
+        masks.fill(b"x=1");
+        assert_eq!(masks.words, [[0, 2, 0]]);
+        masks.fill(b"");
+        assert!(masks.words.is_empty());
     }
 
     #[test]

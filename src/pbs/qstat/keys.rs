@@ -1,5 +1,5 @@
-//! The `qstat -f -F json` attributes fairsort binds: their keys and the one `Field` enum that
-//! both qstat readers (serde's in `qstat`, the scanner's in `qstat_split`) match keys to.
+//! The `qstat -f -F json` attributes fairsort binds: their keys and the `Field` enum the reader
+//! matches each job's keys to.
 
 /// `Job_Owner` (`user@host`).
 pub(super) const JOB_OWNER: &[u8] = b"Job_Owner";

@@ -5,10 +5,16 @@
 //!
 //! Jobs are converted one at a time as the parser reaches them (no `serde_json::Value` tree;
 //! attributes fairsort does not use, such as `Variable_List`, are skipped unread), so memory
-//! grows with the jobs kept, not with the file. `euser` falls back to the user part of
-//! `Job_Owner` (qstat shows `euser`/`egroup` only to managers).
+//! grows with the jobs kept, not with the file. The text is read by a strict scanner of
+//! fairsort's own (`scan`, `blocks`, `entries`, `shapes`), a large `Jobs` object in parts on
+//! every thread of rayon's pool (`split`); whatever the scanner is unsure of is read by
+//! serde_json (`read_serde`), so every answer is serde_json's. `euser` falls back to the user
+//! part of `Job_Owner` (qstat shows `euser`/`egroup` only to managers).
 
+#[cfg(test)]
+mod agreement;
 mod blocks;
+mod entries;
 mod keys;
 mod scan;
 mod shapes;
@@ -23,11 +29,10 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visi
 use serde::Deserialize;
 use std::borrow::Cow;
 use std::fmt;
-use std::io::Read;
 
 /// One job's attributes as `qstat -f -F json` prints them (only those fairsort binds).
 #[derive(Default)]
-struct QstatJob<'a> {
+pub(super) struct QstatJob<'a> {
     owner: Option<Raw<'a>>,
     euser: Option<Raw<'a>>,
     egroup: Option<Raw<'a>>,
@@ -113,7 +118,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for QstatJob<'a> {
 
 impl<'a> QstatJob<'a> {
     /// The fields by meaning.
-    fn into_raw(self) -> RawJob<'a> {
+    pub(super) fn into_raw(self) -> RawJob<'a> {
         RawJob {
             owner: self.owner,
             euser: self.euser,
@@ -130,48 +135,34 @@ impl<'a> QstatJob<'a> {
     }
 }
 
-/// Reads `qstat -f -F json` text held in memory (the fastest path: strings are borrowed, and a
-/// large `Jobs` object is parsed in two halves on two threads). A text the fast path does not
-/// accept is read again by the plain serde reader, for its exact error.
-pub fn read_qstat_json_slice(bytes: &[u8]) -> Result<JobSet, JobsError> {
+/// Reads `qstat -f -F json` text held in memory: the one reader of qstat output. The strict
+/// scanner reads it (a large `Jobs` object in parts on every thread of rayon's pool, strings
+/// borrowed from the text); a text it declines — anything unusual, any error — is read by
+/// serde_json in one pass, which also gives the exact message for a bad one.
+pub fn read_qstat_json(bytes: &[u8]) -> Result<JobSet, JobsError> {
     read_qstat_json_paged(bytes, Pages::none())
 }
 
-/// [`read_qstat_json_slice`] over a mapped file, holding only a few windows of it at a time.
-pub fn read_qstat_json_paged(bytes: &[u8], pages: Pages) -> Result<JobSet, JobsError> {
-    match read_fast(bytes, pages) {
-        Some(result) => result,
-        None => read_qstat_json_slice_serde(bytes),
+/// [`read_qstat_json`] over a mapped file, holding only a few windows of it at a time.
+pub(crate) fn read_qstat_json_paged(bytes: &[u8], pages: Pages) -> Result<JobSet, JobsError> {
+    match split::read(bytes, pages, split::MIN_PART_BYTES) {
+        Some(set) => Ok(set),
+        None => read_serde(bytes),
     }
 }
 
-fn read_fast(bytes: &[u8], pages: Pages) -> Option<Result<JobSet, JobsError>> {
-    let (mut set, sorted) = crate::pbs::qstat::split::read(bytes, pages)?;
-    let finished = if sorted {
-        set.finish_sorted()
-    } else {
-        set.finish()
-    };
-    Some(finished.map(|()| set))
+/// The text read by the scanner in parts of one byte or more (`None` where it declines) and by
+/// serde_json in one pass, which must agree whenever the first answers: for the `jobs` fuzz
+/// target and the crate's tests.
+#[cfg(any(test, fuzzing))]
+pub fn read_both_ways(bytes: &[u8]) -> (Option<JobSet>, Result<JobSet, JobsError>) {
+    (split::read(bytes, Pages::none(), 1), read_serde(bytes))
 }
 
-/// The fast path alone (the strict scanner of `json_scan`, two threads on a large text):
-/// `None` when it leaves the text to serde_json. Public so the tests can check that whenever it
-/// answers, it answers exactly as [`read_qstat_json_slice_serde`].
-pub fn read_qstat_json_fast(bytes: &[u8]) -> Option<Result<JobSet, JobsError>> {
-    read_fast(bytes, Pages::none())
-}
-
-/// Reads `qstat -f -F json` text held in memory with serde_json only (no fast path): the
-/// reference the fast path is tested against, and what it falls back to.
-pub fn read_qstat_json_slice_serde(bytes: &[u8]) -> Result<JobSet, JobsError> {
+/// Reads `qstat -f -F json` text in one pass of serde_json: what a text the scanner declines is
+/// read with, and the reference the scanner is tested against.
+fn read_serde(bytes: &[u8]) -> Result<JobSet, JobsError> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    finish(read(&mut de), &mut de)
-}
-
-/// Reads `qstat -f -F json` from any reader, job by job (for pipes and files too big to hold).
-pub fn read_qstat_json<R: Read>(reader: R) -> Result<JobSet, JobsError> {
-    let mut de = serde_json::Deserializer::from_reader(std::io::BufReader::new(reader));
     finish(read(&mut de), &mut de)
 }
 
@@ -296,8 +287,8 @@ mod tests {
     #[test]
     fn reads_the_real_layout_in_submission_order() {
         for set in [
-            read_qstat_json_slice(SAMPLE.as_bytes()).unwrap(),
             read_qstat_json(SAMPLE.as_bytes()).unwrap(),
+            split::read(SAMPLE.as_bytes(), Pages::none(), 1).unwrap(),
         ] {
             assert_eq!(set.len(), 2);
             let a = &set.jobs[0];
@@ -323,57 +314,55 @@ mod tests {
 
     #[test]
     fn no_jobs_key_is_an_empty_queue() {
-        let set = read_qstat_json_slice(br#"{"timestamp":1,"pbs_version":"22"}"#).unwrap();
+        let set = read_qstat_json(br#"{"timestamp":1,"pbs_version":"22"}"#).unwrap();
         assert!(set.is_empty());
     }
 
     #[test]
     fn bad_values_name_the_job_and_field() {
-        let e = read_qstat_json_slice(br#"{"Jobs":{"7.s":{"Job_Owner":"a@h","Priority":"high"}}}"#)
+        let e = read_qstat_json(br#"{"Jobs":{"7.s":{"Job_Owner":"a@h","Priority":"high"}}}"#)
             .unwrap_err();
         assert_eq!(
             e.to_string(),
             "job `7.s`: Priority: expected an integer, got `high`"
         );
-        let e = read_qstat_json_slice(br#"{"Jobs":{"7.s":{"Job_Owner":"a@h","qtime":"soon"}}}"#)
-            .unwrap_err();
-        assert!(e.to_string().starts_with("job `7.s`: qtime:"), "{e}");
         let e =
-            read_qstat_json_slice(br#"{"Jobs":{"7.s":{"Job_Owner":"a@h","Resource_List":[1]}}}"#)
-                .unwrap_err();
+            read_qstat_json(br#"{"Jobs":{"7.s":{"Job_Owner":"a@h","qtime":"soon"}}}"#).unwrap_err();
+        assert!(e.to_string().starts_with("job `7.s`: qtime:"), "{e}");
+        let e = read_qstat_json(br#"{"Jobs":{"7.s":{"Job_Owner":"a@h","Resource_List":[1]}}}"#)
+            .unwrap_err();
         assert!(e.to_string().contains("job `7.s`"), "{e}");
         assert!(e.to_string().contains("line 1"), "{e}");
     }
 
     #[test]
     fn broken_json_reports_the_position() {
-        let e = read_qstat_json_slice(b"{\"Jobs\":{\"1.s\":{\"Job_Name\":inf}}}").unwrap_err();
+        let e = read_qstat_json(b"{\"Jobs\":{\"1.s\":{\"Job_Name\":inf}}}").unwrap_err();
         assert!(e.to_string().contains("line 1 column"), "{e}");
-        assert!(read_qstat_json_slice(b"[]").is_err());
-        assert!(read_qstat_json_slice(b"{} x").is_err());
+        assert!(read_qstat_json(b"[]").is_err());
+        assert!(read_qstat_json(b"{} x").is_err());
     }
 
     #[test]
     fn duplicate_ids_are_refused() {
-        let e = read_qstat_json_slice(
-            br#"{"Jobs":{"1.s":{"Job_Owner":"a@h"},"1.s":{"Job_Owner":"b@h"}}}"#,
-        )
-        .unwrap_err();
+        let e =
+            read_qstat_json(br#"{"Jobs":{"1.s":{"Job_Owner":"a@h"},"1.s":{"Job_Owner":"b@h"}}}"#)
+                .unwrap_err();
         assert_eq!(e, JobsError::DuplicateJob("1.s".into()));
     }
     #[test]
     fn a_repeated_attribute_is_refused_and_unknown_ones_skipped() {
         let text = r#"{"Jobs":{"1.s":{"euser":"a","Other":{"x":[1,{"y":null}]},"euser":"b"}}}"#;
-        let e = read_qstat_json_slice(text.as_bytes()).unwrap_err();
+        let e = read_qstat_json(text.as_bytes()).unwrap_err();
         assert!(e.to_string().contains("duplicate field `euser`"), "{e}");
         let text = r#"{"Jobs":{"1.s":{"euser":"a","Resource_List":{},"Resource_List":{}}}}"#;
-        let e = read_qstat_json_slice(text.as_bytes()).unwrap_err();
+        let e = read_qstat_json(text.as_bytes()).unwrap_err();
         assert!(
             e.to_string().contains("duplicate field `Resource_List`"),
             "{e}"
         );
         let text = r#"{"Jobs":{"1.s":{"eus\u0065r":"a","Other":{"x":[1]}}}}"#;
-        let set = read_qstat_json_slice(text.as_bytes()).unwrap();
+        let set = read_qstat_json(text.as_bytes()).unwrap();
         assert_eq!(set.user(&set.jobs[0]), "a");
     }
 }

@@ -1,21 +1,23 @@
 //! A strict JSON scanner over bytes in memory, for the fast path of the `qstat -f -F json`
-//! reader: through whitespace and strings by the 64-byte blocks' bitmasks of `json_blocks`.
+//! reader: through whitespace and strings by the 64-byte blocks' bitmasks of `blocks`.
 //!
 //! Why not serde_json alone: `qstat -f -F json` indents every line (38 % of a real file's bytes
 //! are spaces), and serde_json steps through whitespace one byte at a time and pays a visitor
-//! call per token — 36 000 instructions per 1.6 KB job, 2 s of CPU for a million jobs. sonic-rs
-//! and simd-json were measured on the same jobs and were slower still (docs/order.md). This
+//! call per token — 2.2 s of CPU for a million jobs (1.7 GB). sonic-rs's lazy API and
+//! simd-json's tape are slower still on these files (`benches/qstat_reader.rs`; docs/perf.md,
+//! "The qstat reader", which also gives why this reader is kept). This
 //! scanner does the little the qstat reader needs (skip whitespace, read or skip a string,
 //! number or literal, skip any value), and is *stricter* than serde_json: whatever it is unsure
 //! of — a lone surrogate, a number out of range, nesting deeper than [`MAX_DEPTH`] — it refuses
 //! (`None`), and the caller re-reads the text with serde_json for the exact answer and message.
 //! So every text is read either by serde_json or as serde_json would read it; the differential
-//! tests in `qstat_split` and the `jobs` fuzz target compare the two readers.
+//! tests in `agreement` and the `jobs` fuzz target compare the two readers.
 
 use crate::jobs::raw::Raw;
-use crate::pbs::qstat::blocks::Blocks;
+use crate::mem::ascii::ascii_str;
 #[cfg(test)]
-use crate::pbs::qstat::blocks::Level;
+use crate::mem::byte_masks::Kernel;
+use crate::pbs::qstat::blocks::Blocks;
 use std::borrow::Cow;
 
 /// A string as [`Scan::string_parts`] finds it.
@@ -24,8 +26,6 @@ struct StringParts<'a> {
     raw: &'a [u8],
     /// Whether `raw` holds a backslash escape.
     escaped: bool,
-    /// Whether every byte of `raw` is ASCII (so it is UTF-8 without a check).
-    ascii: bool,
 }
 
 /// Deepest nesting a skipped value may have; deeper values are left to serde_json. (64: one
@@ -37,7 +37,7 @@ pub(super) const MAX_DEPTH: usize = 64;
 pub(super) struct Scan<'a> {
     bytes: &'a [u8],
     pos: usize,
-    /// The bitmasks of the text around `pos` (`json_blocks`).
+    /// The bitmasks of the text around `pos` (`blocks`).
     blocks: Blocks,
 }
 
@@ -51,14 +51,14 @@ impl<'a> Scan<'a> {
         }
     }
 
-    /// [`new`](Self::new) with the masks computed by the kernel `level` (for the tests that
-    /// run every kernel).
+    /// [`new`](Self::new) with the masks computed by `kernel` (for the tests that run every
+    /// kernel).
     #[cfg(test)]
-    pub(super) fn with_level(bytes: &'a [u8], pos: usize, level: Level) -> Scan<'a> {
+    pub(super) fn with_level(bytes: &'a [u8], pos: usize, kernel: Kernel) -> Scan<'a> {
         Scan {
             bytes,
             pos,
-            blocks: Blocks::with_level(level),
+            blocks: Blocks::with_kernel(kernel),
         }
     }
 
@@ -303,25 +303,19 @@ impl<'a> Scan<'a> {
         self.string_parts().map(|s| (s.raw, s.escaped))
     }
 
-    /// [`string_raw`](Self::string_raw), with whether the raw bytes are all ASCII.
+    /// [`string_raw`](Self::string_raw) as its parts.
     #[inline(always)]
     fn string_parts(&mut self) -> Option<StringParts<'a>> {
         self.eat(b'"')?;
         let start = self.pos;
         let mut escaped = false;
-        let mut ascii = true;
         loop {
-            let (stop, plain) = self.string_stop(self.pos);
-            ascii &= plain;
+            let (stop, _) = self.string_stop(self.pos);
             match self.bytes.get(stop)? {
                 b'"' => {
                     self.pos = stop + 1;
                     let raw = self.bytes.get(start..stop)?;
-                    return Some(StringParts {
-                        raw,
-                        escaped,
-                        ascii,
-                    });
+                    return Some(StringParts { raw, escaped });
                 }
                 b'\\' => {
                     escaped = true;
@@ -353,10 +347,9 @@ impl<'a> Scan<'a> {
             if ascii && self.bytes.get(stop) == Some(&b'"') {
                 let raw = self.bytes.get(start..stop)?;
                 self.pos = stop + 1;
-                debug_assert!(raw.is_ascii());
-                // SAFETY: every byte of `raw` is below 0x80 (the blocks' `high` mask is clear
-                // over it), and ASCII text is valid UTF-8.
-                return Some(Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(raw) }));
+                // Every byte is below 0x80 (the blocks' `high` mask is clear over it); the
+                // inlined check of `ascii_str` confirms it.
+                return ascii_str(raw).map(Cow::Borrowed);
             }
         }
         self.string_slow()
@@ -368,14 +361,6 @@ impl<'a> Scan<'a> {
         let parts = self.string_parts()?;
         if parts.escaped {
             return unescape(parts.raw).map(Cow::Owned);
-        }
-        if parts.ascii {
-            debug_assert!(parts.raw.is_ascii());
-            // SAFETY: every byte of `raw` is below 0x80 (the blocks' `high` mask is clear over
-            // it), and ASCII text is valid UTF-8.
-            return Some(Cow::Borrowed(unsafe {
-                std::str::from_utf8_unchecked(parts.raw)
-            }));
         }
         std::str::from_utf8(parts.raw).ok().map(Cow::Borrowed)
     }
@@ -907,7 +892,7 @@ mod tests {
     /// What the scanner makes of `text` as one whole value, skipped (`skip`) or read (`raw`),
     /// with the masks of kernel `level`: `Some` only when the value is followed by whitespace
     /// alone, like `serde_json::from_slice`.
-    fn scan_whole(text: &[u8], level: Level, how: How) -> Option<Option<Raw<'_>>> {
+    fn scan_whole(text: &[u8], level: Kernel, how: How) -> Option<Option<Raw<'_>>> {
         let mut s = Scan::with_level(text, 0, level);
         s.ws();
         let raw = match how {
@@ -952,7 +937,7 @@ mod tests {
         let show = || format!("pad {pad}: {}", String::from_utf8_lossy(value));
         let serde_skip = serde_json::from_slice::<IgnoredAny>(&text).is_ok();
         let serde_raw = serde_json::from_slice::<Raw>(&text).ok();
-        for level in Level::all() {
+        for level in Kernel::all() {
             for how in [How::Skip, How::SkipValue] {
                 let skip = scan_whole(&text, level, how).is_some();
                 if skip != serde_skip {
@@ -1178,7 +1163,7 @@ mod tests {
     /// the job loop reads it), against those three steps alone: the same key and cursor, or
     /// both refuse.
     fn keys_agree(text: &[u8], start: usize) -> Result<(), String> {
-        for level in Level::all() {
+        for level in Kernel::all() {
             let mut slow = Scan::with_level(text, start, level);
             let want = (|| {
                 let key = slow.key_bytes()?.into_owned();

@@ -1,46 +1,50 @@
 //! The fast path of the `qstat -f -F json` reader: the text is read with the strict scanner of
-//! `json_scan` (not serde_json), and the `Jobs` object is cut into parts at job boundaries that
-//! two threads read, one from the front and one from the back, until they meet; each thread's
-//! jobs are sorted on it and the two sets merged in order.
+//! `scan` (not serde_json), and a large `Jobs` object is cut into up to [`MAX_PARTS`] parts at
+//! job boundaries that every thread of rayon's pool reads: each thread takes the next unread
+//! part from a shared counter until none is left (a thread slowed by another program, or by a
+//! stretch of the file whose pages are slower to reach, simply takes fewer), sorts its jobs
+//! into submission order, and the threads' sets are then merged in pairs.
 //!
 //! The cuts are found without scanning the file: from each of a few equal steps, the first `}`
 //! `,` `"` whose key is followed by two entries that look like jobs (`"id": {…}`). Those guesses
-//! are then *proved*: the first part is parsed from the start of `Jobs`, and every part must
-//! end at a job boundary at exactly the next cut (the last at the end of `Jobs`), so by
-//! induction each part began at a boundary. Otherwise (a guess fell inside a string, say) the
-//! whole object is parsed again on one thread. Any error at all returns `None`, and the caller
-//! re-reads the file with the plain serde reader, whose messages name the job, the field or the
-//! line and column — so both paths accept exactly the same files and report the same errors.
+//! are then *proved*: the first part starts at the start of `Jobs`, and every part must end at
+//! a job boundary at exactly the next cut (the last at the end of `Jobs`), so by induction each
+//! part began at a boundary. Otherwise (a guess fell inside a string, say) the whole object is
+//! read again in one pass on one thread. Any error at all — a syntax error, a bad value, a job
+//! id seen twice — returns `None`, and the caller re-reads the file with the plain serde
+//! reader, whose messages name the job, the field or the line and column — so both paths
+//! accept exactly the same files and report the same errors.
 //!
-//! The back thread reads its parts from the last one down, so its pools (names, resource
-//! names, texts) are not in the file's order of first appearance; nothing depends on a pool's
-//! order (symbols are looked up by name, and the order of output follows the jobs).
+//! Each thread's pools (names, resource names, texts) are in the order it read its parts, not
+//! the file's; nothing depends on a pool's order (symbols are looked up by name, and the order
+//! of output follows the jobs).
 
 use crate::jobs::job_set::JobSet;
-use crate::jobs::names;
-use crate::jobs::raw::{add_job_later, Pending, RawJob, RawResources, QSTAT_FIELDS};
-use crate::mem::read_file::{Pages, PAGE_WINDOW};
-use crate::parallel::{join, PARALLEL_MIN_BYTES};
-use crate::pbs::qstat::keys;
-use crate::pbs::qstat::keys::Field;
+use crate::mem::read_file::Pages;
+use crate::pbs::qstat::entries::{entries, Stop};
 use crate::pbs::qstat::scan::Scan;
-use crate::pbs::qstat::shapes::{closes_here, open_member, skip_flat_object, Shapes};
-use std::borrow::Cow;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Most parts a large `Jobs` object is read in.
+const MAX_PARTS: usize = 256;
+
+/// Fewest bytes per part in the product (a smaller text is read in fewer parts; below twice
+/// this, in one pass).
+pub(super) const MIN_PART_BYTES: usize = 512 << 10;
 
 /// How many `},"` spots after each step are tried as a cut.
 const CUT_TRIES: usize = 256;
 
-/// Reads the jobs of a `qstat -f -F json` text (not yet `finish`ed), or `None` when the text is
-/// not plainly well formed (the caller then uses the serde reader for its error). The flag is
-/// true when the jobs are in submission order already (read in two halves, each sorted, then
-/// merged): the caller may then skip `finish`'s sort.
-pub(super) fn read(bytes: &[u8], pages: Pages) -> Option<(JobSet, bool)> {
+/// Reads the jobs of a `qstat -f -F json` text (`finish`ed), its `Jobs` object in parts of at
+/// least `min_part` bytes, or `None` when the text is not plainly well formed (the caller then
+/// uses the serde reader for its error).
+pub(super) fn read(bytes: &[u8], pages: Pages, min_part: usize) -> Option<JobSet> {
     let mut s = Scan::new(bytes, 0);
     s.ws_eat(b'{')?;
     s.ws();
     let mut set: Option<(JobSet, bool)> = None;
     if s.eat(b'}').is_some() {
-        return trailing(&mut s).then(|| (JobSet::default(), false));
+        return trailing(&mut s).then(JobSet::default);
     }
     loop {
         let key = s.string()?;
@@ -50,362 +54,32 @@ pub(super) fn read(bytes: &[u8], pages: Pages) -> Option<(JobSet, bool)> {
             if set.is_some() || s.peek() != Some(b'{') {
                 return None; // a second `Jobs`, or not an object: the serde reader decides
             }
-            let (jobs, end, sorted) = jobs_object(bytes, s.pos() + 1, pages)?;
+            let (jobs, end, sorted) = jobs_object(bytes, s.pos() + 1, pages, min_part)?;
             set = Some((jobs, sorted));
             s = Scan::new(bytes, end);
         } else {
             s.skip()?;
         }
         if !s.next_or_close(b'}')? {
-            return trailing(&mut s).then(|| set.unwrap_or_default());
+            break;
         }
     }
+    if !trailing(&mut s) {
+        return None;
+    }
+    let (mut set, sorted) = set.unwrap_or_default();
+    let finished = if sorted {
+        set.finish_sorted()
+    } else {
+        set.finish()
+    };
+    finished.ok().map(|()| set)
 }
 
 /// Only whitespace after the top-level object.
 fn trailing(s: &mut Scan) -> bool {
     s.ws();
     s.peek().is_none()
-}
-
-/// A key of at most 16 bytes as two little-endian words: its first 8 bytes and its last 8
-/// (overlapping when shorter than 16; zero-padded when shorter than 8). With the length, equal
-/// words mean equal keys. The compile-time twin of `names::words`, which the reader calls (the
-/// tests check that both agree on every bound key and its neighbours).
-const fn words(key: &[u8]) -> (u64, u64) {
-    let n = key.len();
-    let mut head = 0u64;
-    let mut tail = 0u64;
-    let mut i = 0;
-    while i < 8 {
-        if i < n {
-            head |= (key[i] as u64) << (8 * i);
-        }
-        if n >= 8 {
-            tail |= (key[n - 8 + i] as u64) << (8 * i);
-        }
-        i += 1;
-    }
-    if n < 8 {
-        tail = head;
-    }
-    (head, tail)
-}
-
-/// Which attribute `key` names: dispatched on its length and two words, not byte compares.
-#[inline]
-fn field(key: &[u8]) -> Field {
-    const fn w(key: &[u8]) -> (u64, u64) {
-        words(key)
-    }
-    const EUSER: (u64, u64) = w(keys::EUSER);
-    const QUEUE: (u64, u64) = w(keys::QUEUE);
-    const QTIME: (u64, u64) = w(keys::QTIME);
-    const EGROUP: (u64, u64) = w(keys::EGROUP);
-    const PRIORITY: (u64, u64) = w(keys::PRIORITY);
-    const JOB_OWNER: (u64, u64) = w(keys::JOB_OWNER);
-    const JOB_STATE: (u64, u64) = w(keys::JOB_STATE);
-    const ACCRUE_TYPE: (u64, u64) = w(keys::ACCRUE_TYPE);
-    const ACCOUNT_NAME: (u64, u64) = w(keys::ACCOUNT_NAME);
-    const ELIGIBLE_TIME: (u64, u64) = w(keys::ELIGIBLE_TIME);
-    const RESOURCE_LIST: (u64, u64) = w(keys::RESOURCE_LIST);
-    if !matches!(key.len(), 5 | 6 | 8 | 9 | 11 | 12 | 13) {
-        return Field::Other;
-    }
-    let k = names::words(key);
-    match key.len() {
-        5 if k == EUSER => Field::Euser,
-        5 if k == QUEUE => Field::Queue,
-        5 if k == QTIME => Field::Qtime,
-        6 if k == EGROUP => Field::Egroup,
-        8 if k == PRIORITY => Field::Priority,
-        9 if k == JOB_OWNER => Field::Owner,
-        9 if k == JOB_STATE => Field::State,
-        11 if k == ACCRUE_TYPE => Field::AccrueType,
-        12 if k == ACCOUNT_NAME => Field::Account,
-        13 if k == ELIGIBLE_TIME => Field::EligibleTime,
-        13 if k == RESOURCE_LIST => Field::Resources,
-        _ => Field::Other,
-    }
-}
-
-/// One job record (the cursor on its `{`), read as the serde reader's `QstatJob` reads it: the
-/// attributes fairsort binds, a repeated one refused, `null` taken as absent, the rest skipped.
-/// While the record's bytes between values are those of the last job's (`shapes`), each key is
-/// known from them; from the first difference on it is read the general way and its layout
-/// remembered for the next job.
-fn job<'a>(s: &mut Scan<'a>, shapes: &mut Shapes) -> Option<RawJob<'a>> {
-    s.eat(b'{')?;
-    let text = s.text();
-    let mut job = RawJob::default();
-    let mut have_resources = false;
-    let mut follow = !shapes.is_empty();
-    let mut k = 0;
-    loop {
-        let from = s.pos();
-        let field = match shapes.step(k, s, &mut follow) {
-            Some(field) => field,
-            None => {
-                if !open_member(s, k)? {
-                    return Some(job);
-                }
-                let field = match s.plain_key() {
-                    Some(key) => field(key),
-                    None => {
-                        let key = s.key_bytes()?;
-                        s.ws_eat(b':')?;
-                        s.ws();
-                        field(&key)
-                    }
-                };
-                if shapes.len() == k {
-                    shapes.push(text.get(from..s.pos())?, field);
-                }
-                field
-            }
-        };
-        let slot = match field {
-            Field::Owner => Some(&mut job.owner),
-            Field::Euser => Some(&mut job.euser),
-            Field::Egroup => Some(&mut job.egroup),
-            Field::Account => Some(&mut job.account),
-            Field::Queue => Some(&mut job.queue),
-            Field::State => Some(&mut job.state),
-            Field::Priority => Some(&mut job.priority),
-            Field::Qtime => Some(&mut job.qtime),
-            Field::EligibleTime => Some(&mut job.eligible_time),
-            Field::AccrueType => Some(&mut job.accrue_type),
-            Field::Resources => {
-                if have_resources {
-                    return None;
-                }
-                have_resources = true;
-                job.resources = resources(s)?;
-                None
-            }
-            Field::Other => {
-                match shapes.plain(k) {
-                    Some(len) if s.skip_plain_of(len) => {}
-                    _ if s.peek() == Some(b'{') => {
-                        // An object of plain strings along the last one's members; any other
-                        // object the general way (not tried as flat a second time).
-                        if !skip_flat_object(s, shapes.object(k)) {
-                            s.skip()?;
-                        }
-                        shapes.set_plain(k, None);
-                    }
-                    _ => {
-                        let plain = s.skip_value_len()?;
-                        shapes.set_plain(k, plain);
-                    }
-                }
-                None
-            }
-        };
-        if let Some(slot) = slot {
-            if slot.is_some() {
-                return None; // a repeated attribute: the serde reader names it
-            }
-            *slot = match s.peek() {
-                Some(b'n') => {
-                    s.skip()?; // `null` (or not JSON, which `skip` refuses)
-                    None
-                }
-                _ => Some(s.raw()?),
-            };
-        }
-        k += 1;
-        if follow && k == shapes.len() {
-            // The last job ended here: this one should too; if not, the rest the general way.
-            if closes_here(s)? {
-                return Some(job);
-            }
-            follow = false;
-        }
-    }
-}
-
-/// A `Resource_List` object (the cursor on its `{`): (name, value) pairs in order.
-fn resources<'a>(s: &mut Scan<'a>) -> Option<RawResources<'a>> {
-    s.eat(b'{')?;
-    s.ws();
-    let mut out = Vec::with_capacity(8);
-    if s.eat(b'}').is_some() {
-        return Some(RawResources(out));
-    }
-    loop {
-        let name = match s.plain_key() {
-            // What `string` gives for a key without escapes: its bytes, if they are UTF-8.
-            Some(key) if key.is_ascii() => {
-                // SAFETY: ASCII bytes are UTF-8.
-                Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(key) })
-            }
-            Some(key) => Cow::Borrowed(std::str::from_utf8(key).ok()?),
-            None => {
-                let name = s.string()?;
-                s.ws_eat(b':')?;
-                s.ws();
-                name
-            }
-        };
-        out.push((name, s.raw()?));
-        if !s.next_or_close(b'}')? {
-            return Some(RawResources(out));
-        }
-    }
-}
-
-/// How one run over `Jobs` entries ended.
-enum Stop {
-    /// At the entry starting here (the first boundary at or after the requested cut).
-    Boundary(usize),
-    /// At the end of `Jobs`; the position just after its `}`.
-    End(usize),
-}
-
-/// Parses `Jobs` entries from `pos` (a boundary: the `"` of a key, or `}`), adding each job to
-/// `set`, until the end of the object or the first boundary at or after `stop_at`.
-fn entries(
-    bytes: &[u8],
-    pos: usize,
-    stop_at: usize,
-    set: &mut JobSet,
-    pages: Pages,
-) -> Option<Stop> {
-    // Users are interned in batches, one per window, before the window's text is dropped
-    // (see `add_job_later`).
-    let mut first = set.jobs.len();
-    let mut pending = Pending::default();
-    let mut window = Window::new(pages, pos, stop_at);
-    let stop = entries_of(
-        bytes,
-        pos,
-        stop_at,
-        set,
-        &mut pending,
-        &mut first,
-        &mut window,
-    );
-    set.intern_users(first, &pending.users);
-    window.finish();
-    stop
-}
-
-/// The part of a mapped text one run holds: the run faults in half a window ahead of itself
-/// at a time, never past where it is to stop, and drops what lies behind it (see
-/// `read_file::Pages`).
-struct Window<'m> {
-    pages: Pages<'m>,
-    /// Where the run is to stop: text past it is another run's.
-    limit: usize,
-    /// Start of what has not been dropped yet.
-    kept: usize,
-    /// End of what has been faulted in.
-    ahead: usize,
-    /// Where the next step happens.
-    mark: usize,
-}
-
-impl<'m> Window<'m> {
-    fn new(pages: Pages<'m>, pos: usize, limit: usize) -> Self {
-        let ahead = (pos + PAGE_WINDOW).min(limit.max(pos));
-        pages.advance(pos..pos, pos..ahead);
-        Window {
-            pages,
-            limit,
-            kept: pos,
-            ahead,
-            mark: pos + PAGE_WINDOW / 2,
-        }
-    }
-
-    /// Whether the run, at `pos`, is due to [`step`](Self::step).
-    #[inline]
-    fn due(&self, pos: usize) -> bool {
-        pos >= self.mark
-    }
-
-    /// Drops the text before `pos` (nothing borrowed from it may be used after) and faults in
-    /// the next half window.
-    fn step(&mut self, pos: usize) {
-        let ahead = (pos + PAGE_WINDOW).min(self.limit.max(pos));
-        self.pages
-            .advance(self.kept..pos, self.ahead.max(pos)..ahead);
-        (self.kept, self.ahead, self.mark) = (pos, ahead, pos + PAGE_WINDOW / 2);
-    }
-
-    /// The run is over: drop what it still holds of the text.
-    fn finish(self) {
-        self.pages.advance(self.kept..self.ahead, 0..0);
-    }
-}
-
-/// [`entries`] with the user names left in `pending`.
-fn entries_of<'a>(
-    bytes: &'a [u8],
-    pos: usize,
-    stop_at: usize,
-    set: &mut JobSet,
-    pending: &mut Pending<'a>,
-    first: &mut usize,
-    window: &mut Window,
-) -> Option<Stop> {
-    let mut s = Scan::new(bytes, pos);
-    s.ws();
-    if s.eat(b'}').is_some() {
-        return Some(Stop::End(s.pos()));
-    }
-    let mut ahead = ReadAhead::new(pos);
-    let mut shapes = Shapes::default();
-    loop {
-        ahead.fetch(bytes, s.pos());
-        if window.due(s.pos()) {
-            set.intern_users(*first, &pending.users);
-            pending.users.clear();
-            *first = set.jobs.len();
-            window.step(s.pos());
-        }
-        if s.pos() >= stop_at {
-            return Some(Stop::Boundary(s.pos()));
-        }
-        let id = s.string()?;
-        s.ws_eat(b':')?;
-        s.ws();
-        let job = job(&mut s, &mut shapes)?;
-        add_job_later(set, &id, job, &QSTAT_FIELDS, pending).ok()?;
-        if !s.next_or_close(b'}')? {
-            return Some(Stop::End(s.pos()));
-        }
-    }
-}
-
-/// How far ahead of the scanner its text is prefetched into the CPU cache.
-const READ_AHEAD: usize = 4096;
-
-/// Prefetches the text a few kilobytes ahead of the scanner. The file's pages are in memory
-/// (the page cache), not in the CPU cache, and the hardware prefetcher stops at every 4 KiB
-/// page: without this, about half the scanner's time was the first load of each cache line
-/// (the `movdqu` of `string_stop`, the word loads of `ws`).
-struct ReadAhead {
-    /// The first byte not prefetched yet.
-    next: usize,
-}
-
-impl ReadAhead {
-    fn new(pos: usize) -> Self {
-        ReadAhead { next: pos }
-    }
-
-    /// The scanner is at `pos`: prefetch every cache line up to `pos + READ_AHEAD`.
-    #[inline]
-    fn fetch(&mut self, bytes: &[u8], pos: usize) {
-        let to = (pos + READ_AHEAD).min(bytes.len());
-        self.next = self.next.max(pos);
-        while self.next < to {
-            crate::mem::prefetch(bytes.get(self.next));
-            self.next += 64;
-        }
-    }
 }
 
 /// Whether the entry at `pos` and the one after it look like jobs: `"id": {…}` twice (or once,
@@ -457,96 +131,11 @@ fn find_cut(bytes: &[u8], from: usize) -> Option<usize> {
     None
 }
 
-/// Parses the `Jobs` object whose `{` is just before `start`: in parts on two threads when the
-/// text is large. Returns the jobs, the position after the object's `}`, and whether the jobs
-/// are in submission order (each thread's jobs sorted on it, then merged).
-fn jobs_object(bytes: &[u8], start: usize, pages: Pages) -> Option<(JobSet, usize, bool)> {
-    let bounds = if bytes.len() - start >= PARALLEL_MIN_BYTES {
-        part_bounds(bytes, start)
-    } else {
-        vec![start]
-    };
-    if bounds.len() < 2 {
-        return one_pass(bytes, start, pages);
-    }
-    let claims = Claims::new(bounds.len());
-    let part = |set: &mut JobSet, k: usize| {
-        let stop_at = bounds.get(k + 1).copied().unwrap_or(usize::MAX);
-        entries(bytes, bounds[k], stop_at, set, pages)
-    };
-    // The front thread reads parts 0, 1, 2, ... and the back thread the last, the one before
-    // it, ... until they meet: however unevenly the two go (a part of the file whose pages are
-    // slower to reach, another program on one core), they finish within a part of each other,
-    // and the front thread's jobs are a prefix of the file, the back thread's the rest.
-    let (front, back) = join(
-        || {
-            let mut set = JobSet::default();
-            let mut stops = Vec::new();
-            while let Some(k) = claims.front() {
-                stops.push((k, part(&mut set, k)));
-            }
-            set.sort_submission();
-            (set, stops)
-        },
-        || {
-            let mut set = JobSet::default();
-            let mut stops = Vec::new();
-            while let Some(k) = claims.back() {
-                stops.push((k, part(&mut set, k)));
-            }
-            set.sort_submission();
-            (set, stops)
-        },
-    );
-    let (mut first, front_stops) = front;
-    let (second, back_stops) = back;
-    let mut stops: Vec<(usize, Option<Stop>)> = front_stops.into_iter().chain(back_stops).collect();
-    stops.sort_by_key(|&(k, _)| k);
-    // Every part must end exactly where the next begins, the last at the end of `Jobs`: then
-    // each began at a job boundary (the first does), and the parts are the file's jobs.
-    let mut end = None;
-    for (k, stop) in &stops {
-        let proved = match (stop, bounds.get(k + 1)) {
-            (Some(Stop::Boundary(at)), Some(next)) => at == next,
-            (Some(Stop::End(at)), None) => {
-                end = Some(*at);
-                true
-            }
-            // A part that began at a proved boundary and failed: the text is not plainly well
-            // formed, and the serde reader reports it.
-            (None, _) => return None,
-            _ => false,
-        };
-        if !proved {
-            // A guessed boundary was not one (it fell inside a string, say): one pass.
-            return one_pass(bytes, start, pages);
-        }
-    }
-    let end = end?;
-    first.merge_sorted(second).ok()?;
-    Some((first, end, true))
-}
-
-/// The whole `Jobs` object on this thread.
-fn one_pass(bytes: &[u8], start: usize, pages: Pages) -> Option<(JobSet, usize, bool)> {
-    let mut set = JobSet::default();
-    match entries(bytes, start, usize::MAX, &mut set, pages)? {
-        Stop::End(end) => Some((set, end, false)),
-        Stop::Boundary(_) => None,
-    }
-}
-
-/// Most parts a large `Jobs` object is read in.
-const MAX_PARTS: usize = 64;
-
-/// Fewest bytes per part (a smaller text is read in fewer parts).
-const MIN_PART_BYTES: usize = 256 << 10;
-
 /// Where each part of the `Jobs` object starting at `start` begins: `start`, then likely job
 /// boundaries (see [`find_cut`]) at about equal steps, increasing.
-fn part_bounds(bytes: &[u8], start: usize) -> Vec<usize> {
+fn part_bounds(bytes: &[u8], start: usize, min_part: usize) -> Vec<usize> {
     let len = bytes.len() - start;
-    let parts = (len / MIN_PART_BYTES).clamp(2, MAX_PARTS);
+    let parts = (len / min_part.max(1)).min(MAX_PARTS);
     let mut bounds = vec![start];
     for k in 1..parts {
         let from = (start + len / parts * k).max(bounds[bounds.len() - 1] + 1);
@@ -558,30 +147,139 @@ fn part_bounds(bytes: &[u8], start: usize) -> Vec<usize> {
     bounds
 }
 
-/// The parts still to read, handed out from both ends: the front thread takes the first
-/// unread part, the back thread the last.
-struct Claims(std::sync::Mutex<std::ops::Range<usize>>);
+/// What one thread read: its jobs (sorted into submission order) and how each part it took
+/// ended, by part number.
+struct Share {
+    set: JobSet,
+    stops: Vec<(usize, Option<Stop>)>,
+}
 
-impl Claims {
-    /// Parts `0..parts`, none read.
-    fn new(parts: usize) -> Self {
-        Claims(std::sync::Mutex::new(0..parts))
+/// Parses the `Jobs` object whose `{` is just before `start`: in parts on the pool's threads
+/// when it is large, else (or when the cuts are not proved) in one pass. Returns the jobs (not
+/// yet checked for a repeated id), the position after the object's `}`, and whether the jobs
+/// are in submission order already (read in parts, each thread's sorted, then merged).
+fn jobs_object(
+    bytes: &[u8],
+    start: usize,
+    pages: Pages,
+    min_part: usize,
+) -> Option<(JobSet, usize, bool)> {
+    let bounds = part_bounds(bytes, start, min_part);
+    if bounds.len() < 2 {
+        return one_pass(bytes, start, pages);
     }
+    let next = AtomicUsize::new(0);
+    // Each thread takes the next unread part until none is left: parts are handed out in the
+    // file's order, so the last parts (the end of the file) are the last to start, and no
+    // thread waits for more than about one part at the end.
+    let take = || {
+        let mut share = Share {
+            set: JobSet::default(),
+            stops: Vec::new(),
+        };
+        loop {
+            let k = next.fetch_add(1, Ordering::Relaxed);
+            let Some(&from) = bounds.get(k) else { break };
+            let stop_at = bounds.get(k + 1).copied().unwrap_or(usize::MAX);
+            share
+                .stops
+                .push((k, entries(bytes, from, stop_at, &mut share.set, pages)));
+        }
+        share.set.sort_submission();
+        share
+    };
+    let threads = rayon::current_num_threads().clamp(1, bounds.len());
+    let shares: Vec<Share> = {
+        use rayon::prelude::*;
+        (0..threads)
+            .into_par_iter()
+            .with_max_len(1)
+            .map(|_| take())
+            .collect()
+    };
+    let mut stops: Vec<(usize, Option<Stop>)> = shares
+        .iter()
+        .flat_map(|s| s.stops.iter().copied())
+        .collect();
+    stops.sort_by_key(|&(k, _)| k);
+    // A part that began at a proved boundary and failed: the text is not plainly well formed,
+    // and the serde reader reports it.
+    if let Some(failed) = first_failure(&stops) {
+        if proved_up_to(&bounds, &stops, failed) {
+            return None;
+        }
+    }
+    let Some(end) = proved_end(&bounds, &stops) else {
+        // A guessed boundary was not one (it fell inside a string, say): one pass.
+        return one_pass(bytes, start, pages);
+    };
+    let sets: Vec<JobSet> = shares.into_iter().map(|s| s.set).collect();
+    Some((merge_all(sets)?, end, true))
+}
 
-    /// The first unread part, if any.
-    fn front(&self) -> Option<usize> {
-        self.0.lock().ok()?.next()
+/// The whole `Jobs` object on this thread.
+fn one_pass(bytes: &[u8], start: usize, pages: Pages) -> Option<(JobSet, usize, bool)> {
+    let mut set = JobSet::default();
+    match entries(bytes, start, usize::MAX, &mut set, pages)? {
+        Stop::End(end) => Some((set, end, false)),
+        Stop::Boundary(_) => None,
     }
+}
 
-    /// The last unread part, if any.
-    fn back(&self) -> Option<usize> {
-        self.0.lock().ok()?.next_back()
+/// The first part (by number) that failed, if any.
+fn first_failure(stops: &[(usize, Option<Stop>)]) -> Option<usize> {
+    stops
+        .iter()
+        .find(|(_, stop)| stop.is_none())
+        .map(|&(k, _)| k)
+}
+
+/// Whether parts `0..k` each ended exactly where the next begins (so part `k` began at a job
+/// boundary).
+fn proved_up_to(bounds: &[usize], stops: &[(usize, Option<Stop>)], k: usize) -> bool {
+    (0..k).all(|i| match (stops.get(i), bounds.get(i + 1)) {
+        (Some(&(j, Some(Stop::Boundary(at)))), Some(&next)) => j == i && at == next,
+        _ => false,
+    })
+}
+
+/// The end of `Jobs` when every part (`stops`, by part number: each exactly once) ended exactly
+/// where the next begins and the last at the end of `Jobs`: then each began at a job boundary
+/// (the first does) and the parts hold the file's jobs. `None` otherwise.
+fn proved_end(bounds: &[usize], stops: &[(usize, Option<Stop>)]) -> Option<usize> {
+    if stops.len() != bounds.len() || stops.iter().enumerate().any(|(i, &(k, _))| i != k) {
+        return None;
     }
+    let mut end = None;
+    for &(k, stop) in stops {
+        match (stop?, bounds.get(k + 1)) {
+            (Stop::Boundary(at), Some(&next)) if at == next => {}
+            (Stop::End(at), None) => end = Some(at),
+            _ => return None,
+        }
+    }
+    end
+}
+
+/// The sets merged into one in submission order, in pairs on the pool's threads (each set is
+/// sorted already; the merged order does not depend on the order of the sets: equal keys are
+/// the same job id, which `finish_sorted` then refuses).
+fn merge_all(mut sets: Vec<JobSet>) -> Option<JobSet> {
+    if sets.len() <= 1 {
+        return Some(sets.pop().unwrap_or_default());
+    }
+    let right = sets.split_off(sets.len() / 2);
+    let (left, right) = crate::parallel::join(|| merge_all(sets), || merge_all(right));
+    let mut left = left?;
+    left.merge_sorted(right?).ok()?;
+    Some(left)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mem::read_file::PAGE_WINDOW;
+    use crate::pbs::qstat::keys;
 
     fn job(id: usize, user: &str) -> String {
         format!(
@@ -598,40 +296,12 @@ mod tests {
         )
     }
 
-    fn summary(set: &JobSet) -> Vec<(String, String, i64)> {
-        set.jobs
-            .iter()
-            .map(|j| (j.id.to_string(), set.user(j).to_string(), j.qtime))
-            .collect()
-    }
-
-    #[test]
-    fn halves_merge_into_the_same_jobs_as_one_pass() {
-        let text = qstat(20_000);
-        assert!(text.len() > PARALLEL_MIN_BYTES);
-        let start = text.find("Jobs\":{").unwrap() + 7;
-        assert!(find_cut(text.as_bytes(), start + (text.len() - start) / 2).is_some());
-        let (mut fast, _) = read(text.as_bytes(), Pages::none()).unwrap();
-        fast.finish().unwrap();
-        let mut one = JobSet::default();
-        let Some(Stop::End(_)) =
-            entries(text.as_bytes(), start, usize::MAX, &mut one, Pages::none())
-        else {
-            panic!("one pass")
-        };
-        one.finish().unwrap();
-        assert_eq!(fast.len(), 20_000);
-        assert_eq!(summary(&fast), summary(&one));
-        let ncpus = fast.resources.get("ncpus").unwrap();
-        assert_eq!(
-            fast.build_columns().resources[ncpus as usize].values[19_999],
-            19_999.0
-        );
+    fn serde(text: &str) -> JobSet {
+        crate::pbs::qstat::read_serde(text.as_bytes()).unwrap()
     }
 
     /// A large text whose jobs are far out of submission order (qtimes scattered, with ties
-    /// that the sequence numbers then decide), with no `},"` inside a value: its cut is a
-    /// boundary, so it is read in two halves.
+    /// that the sequence numbers then decide), with no `},"` inside a value.
     fn scattered(n: usize) -> String {
         let jobs: Vec<String> = (0..n)
             .map(|i| {
@@ -649,67 +319,66 @@ mod tests {
         )
     }
 
+    /// `f` on a pool of `threads` threads.
+    fn on<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(f)
+    }
+
     #[test]
-    fn sorted_halves_finish_as_a_full_sort_does() {
+    fn parts_on_any_number_of_threads_give_the_plain_readers_jobs() {
         let text = scattered(20_000);
-        assert!(text.len() > PARALLEL_MIN_BYTES);
-        let (mut fast, sorted) = read(text.as_bytes(), Pages::none()).unwrap();
-        assert!(sorted);
-        let mut resorted = crate::pbs::qstat::read_qstat_json_slice_serde(text.as_bytes()).unwrap();
-        fast.finish_sorted().unwrap();
-        resorted.finish().unwrap();
-        assert_eq!(fast.len(), 20_000);
-        assert_eq!(summary(&fast), summary(&resorted));
-        assert_eq!(fast.describe(), resorted.describe());
-        let qtimes: Vec<i64> = fast.jobs.iter().map(|j| j.qtime).collect();
+        let start = text.find("Jobs\":{").unwrap() + 7;
+        let bounds = part_bounds(text.as_bytes(), start, 16 << 10);
+        assert!(bounds.len() > 16, "{}", bounds.len());
+        assert!(bounds.windows(2).all(|w| w[0] < w[1]));
+        for &b in &bounds[1..] {
+            assert!(text[b..].starts_with('"') && text[..b].trim_end().ends_with("},"));
+        }
+        let want = serde(&text);
+        for threads in [1, 2, 3, 8] {
+            let got = on(threads, || read(text.as_bytes(), Pages::none(), 16 << 10)).unwrap();
+            assert_eq!(got.len(), 20_000);
+            assert_eq!(got.describe(), want.describe(), "{threads} threads");
+        }
+        let qtimes: Vec<i64> = want.jobs.iter().map(|j| j.qtime).collect();
         assert!(qtimes.is_sorted() && qtimes != (0..20_000).collect::<Vec<i64>>());
-        // A job id seen twice, one in each half, is still reported as the serde reader does.
+    }
+
+    #[test]
+    fn a_repeated_id_or_a_bad_value_is_left_to_the_plain_reader() {
+        let text = scattered(20_000);
+        assert!(read(text.as_bytes(), Pages::none(), 16 << 10).is_some());
+        // A job id seen twice, in two parts.
         let dup = text.replacen("\"19990.pbs\":", "\"10.pbs\":", 1);
-        let (mut fast, sorted) = read(dup.as_bytes(), Pages::none()).unwrap();
-        assert!(sorted);
-        let want = crate::pbs::qstat::read_qstat_json_slice_serde(dup.as_bytes()).unwrap_err();
-        assert_eq!(
-            fast.finish_sorted().unwrap_err().to_string(),
-            want.to_string()
-        );
-        assert!(want.to_string().contains("10.pbs"), "{want}");
+        assert!(read(dup.as_bytes(), Pages::none(), 16 << 10).is_none());
+        let bad = text.replacen("\"qtime\":", "\"qtime\":\"soon\",\"x\":", 1);
+        assert!(read(bad.as_bytes(), Pages::none(), 16 << 10).is_none());
+        let trailing = format!("{text} x");
+        assert!(read(trailing.as_bytes(), Pages::none(), 16 << 10).is_none());
     }
 
     #[test]
     fn a_mapped_text_read_window_by_window_gives_the_same_jobs() {
-        // Several windows long, so pages are dropped behind both halves while user names
+        // Several windows long, so pages are dropped behind every part while user names
         // borrowed from them are still to be interned.
         let text = qstat(20_000).replace("\"A\":\"", &format!("\"A\":\"{}", "y".repeat(2000)));
-        assert!(text.len() > 2 * PAGE_WINDOW && text.len() > PARALLEL_MIN_BYTES);
+        assert!(text.len() > 2 * PAGE_WINDOW);
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("jobs.json");
         std::fs::write(&path, &text).unwrap();
-        let file = std::fs::File::open(&path).unwrap();
-        let map = unsafe { memmap2::Mmap::map(&file) }.unwrap();
-        let (mut paged, _) = read(&map, Pages::of(&map)).unwrap();
-        paged.finish().unwrap();
-        let (mut whole, _) = read(text.as_bytes(), Pages::none()).unwrap();
-        whole.finish().unwrap();
+        let file = crate::mem::read_file(&path).unwrap();
+        let paged = on(2, || read(&file, file.pages(), MIN_PART_BYTES)).unwrap();
         assert_eq!(paged.len(), 20_000);
-        assert_eq!(paged.describe(), whole.describe());
+        assert_eq!(paged.describe(), serde(&text).describe());
     }
 
     #[test]
-    fn read_ahead_covers_the_text_ahead_and_stops_at_its_end() {
-        let bytes = vec![b' '; 10_000];
-        let mut ahead = ReadAhead::new(100);
-        ahead.fetch(&bytes, 100);
-        assert_eq!(ahead.next, 100 + READ_AHEAD.next_multiple_of(64));
-        ahead.fetch(&bytes, 9_000);
-        assert!(ahead.next >= bytes.len() && ahead.next < bytes.len() + 64);
-        let before = ahead.next;
-        ahead.fetch(&bytes, 50);
-        assert_eq!(ahead.next, before, "never moves back");
-    }
-
-    #[test]
-    fn a_wrong_cut_falls_back_to_one_thread() {
-        // A cut inside a string value is not a boundary: the first half parses on.
+    fn a_cut_inside_a_string_is_not_a_boundary() {
+        // A cut inside a string value: the part before it parses on past it.
         let text = qstat(50);
         let bytes = text.as_bytes();
         let start = text.find("Jobs\":{").unwrap() + 7;
@@ -724,35 +393,24 @@ mod tests {
     }
 
     #[test]
-    fn parts_are_handed_out_once_each_from_both_ends() {
-        let claims = Claims::new(4);
-        let got = [
-            claims.front(),
-            claims.back(),
-            claims.back(),
-            claims.front(),
-            claims.front(),
-            claims.back(),
-        ];
-        assert_eq!(got, [Some(0), Some(3), Some(2), Some(1), None, None]);
-    }
-
-    #[test]
-    fn many_parts_read_from_both_ends_give_the_serde_readers_jobs() {
-        let text = scattered(40_000);
-        let start = text.find("Jobs\":{").unwrap() + 7;
-        let bounds = part_bounds(text.as_bytes(), start);
-        assert!(bounds.len() > 8, "{}", bounds.len());
-        assert!(bounds.windows(2).all(|w| w[0] < w[1]));
-        for &b in &bounds[1..] {
-            assert!(text[b..].starts_with('"') && text[..b].trim_end().ends_with("},"));
+    fn only_parts_that_end_at_the_next_cut_are_proved() {
+        let bounds = [10, 20, 30];
+        let b = |at| Some(Stop::Boundary(at));
+        let e = |at| Some(Stop::End(at));
+        assert_eq!(
+            proved_end(&bounds, &[(0, b(20)), (1, b(30)), (2, e(41))]),
+            Some(41)
+        );
+        for stops in [
+            vec![(0, b(21)), (1, b(30)), (2, e(41))],
+            vec![(0, b(20)), (1, e(30)), (2, e(41))],
+            vec![(0, b(20)), (1, b(30)), (2, b(41))],
+            vec![(0, b(20)), (1, None), (2, e(41))],
+            vec![(0, b(20)), (2, e(41))],
+            vec![(0, b(20)), (1, b(30)), (1, b(30)), (2, e(41))],
+        ] {
+            assert_eq!(proved_end(&bounds, &stops), None, "{stops:?}");
         }
-        let (mut fast, sorted) = read(text.as_bytes(), Pages::none()).unwrap();
-        assert!(sorted);
-        fast.finish_sorted().unwrap();
-        let mut serde = crate::pbs::qstat::read_qstat_json_slice_serde(text.as_bytes()).unwrap();
-        serde.finish().unwrap();
-        assert_eq!(fast.describe(), serde.describe());
     }
 
     #[test]
@@ -771,16 +429,38 @@ mod tests {
             .collect();
         let text = format!("{{\"Jobs\":{{\n{}\n}}}}\n", jobs.join(",\n"));
         let start = text.find("Jobs\":{").unwrap() + 7;
-        let bounds = part_bounds(text.as_bytes(), start);
+        let bounds = part_bounds(text.as_bytes(), start, 16 << 10);
         assert!(bounds.len() > 2);
         assert!(bounds[1..].iter().any(|&b| text[b..].starts_with("\"2\"")));
-        let (mut fast, sorted) = read(text.as_bytes(), Pages::none()).unwrap();
-        assert!(!sorted, "read again in one pass");
-        fast.finish().unwrap();
-        let mut serde = crate::pbs::qstat::read_qstat_json_slice_serde(text.as_bytes()).unwrap();
-        serde.finish().unwrap();
-        assert_eq!(fast.len(), 20_000);
-        assert_eq!(fast.describe(), serde.describe());
+        // Read again in one pass, to the same jobs.
+        let set = on(2, || read(text.as_bytes(), Pages::none(), 16 << 10)).unwrap();
+        assert_eq!(set.len(), 20_000);
+        assert_eq!(set.describe(), serde(&text).describe());
+    }
+
+    #[test]
+    fn anything_unusual_is_left_to_the_plain_reader() {
+        for bad in [
+            "",
+            "[]",
+            "{\"Jobs\":[]}",
+            "{\"Jobs\":{\"1.s\":{\"Job_Owner\":\"a@h\"}},\"Jobs\":{}}",
+            "{\"Jobs\":{\"1.s\":{\"Priority\":\"high\",\"Job_Owner\":\"a@h\"}}}",
+            "{\"Jobs\":{}} x",
+            "{\"Jobs\":{\"1.s\":{\"Job_Name\":inf}}}",
+        ] {
+            assert!(read(bad.as_bytes(), Pages::none(), 1).is_none(), "{bad}");
+        }
+        for (empty, jobs) in [
+            (" {} ", 0),
+            ("{\"Jobs\":{}}", 0),
+            ("{\"Jobs\":{\"1.s\":{\"euser\":\"a\"}}}", 1),
+        ] {
+            assert_eq!(
+                read(empty.as_bytes(), Pages::none(), 1).map(|s| s.len()),
+                Some(jobs)
+            );
+        }
     }
 
     /// Jobs laid out alike but for one key each, changed at its last byte or made longer (a
@@ -822,67 +502,9 @@ mod tests {
                 jobs.join(","),
                 "z".repeat(80)
             );
-            let (mut fast, _) =
-                read(text.as_bytes(), Pages::none()).expect("the fast path reads it");
-            fast.finish().unwrap();
-            let mut serde =
-                crate::pbs::qstat::read_qstat_json_slice_serde(text.as_bytes()).unwrap();
-            serde.finish().unwrap();
-            assert_eq!(fast.describe(), serde.describe(), "indent {indent}");
+            let fast = read(text.as_bytes(), Pages::none(), MIN_PART_BYTES)
+                .expect("the fast path reads it");
+            assert_eq!(fast.describe(), serde(&text).describe(), "indent {indent}");
         }
-    }
-
-    #[test]
-    fn keys_are_told_apart_as_byte_compares_tell_them() {
-        let bound = keys::KEYS;
-        for (key, want) in bound {
-            assert_eq!(field(key), want);
-            assert_eq!(names::words(key), words(key));
-            // Every one-byte change, and every prefix and extension, is another key.
-            for i in 0..key.len() {
-                for b in [0u8, b' ', key[i] ^ 0x20, key[i] ^ 1, 0xff] {
-                    let mut other = key.to_vec();
-                    other[i] = b;
-                    if other != key {
-                        assert_eq!(field(&other), Field::Other, "{other:?}");
-                    }
-                }
-                assert_eq!(field(&key[..i]), Field::Other);
-            }
-            assert_eq!(field(&[key, b"x"].concat()), Field::Other);
-            assert_eq!(field(&[b"x", key].concat()), Field::Other);
-        }
-        for other in [
-            &b""[..],
-            b"Job_Name",
-            b"Variable_List",
-            b"\0\0\0\0\0",
-            b"euse\0",
-        ] {
-            assert_eq!(field(other), Field::Other);
-        }
-    }
-
-    #[test]
-    fn anything_unusual_is_left_to_the_serde_reader() {
-        for bad in [
-            "",
-            "[]",
-            "{\"Jobs\":[]}",
-            "{\"Jobs\":{\"1.s\":{\"Job_Owner\":\"a@h\"}},\"Jobs\":{}}",
-            "{\"Jobs\":{\"1.s\":{\"Priority\":\"high\",\"Job_Owner\":\"a@h\"}}}",
-            "{\"Jobs\":{}} x",
-            "{\"Jobs\":{\"1.s\":{\"Job_Name\":inf}}}",
-        ] {
-            assert!(read(bad.as_bytes(), Pages::none()).is_none(), "{bad}");
-        }
-        assert_eq!(
-            read(b" {} ", Pages::none()).map(|s| (s.0.len(), s.1)),
-            Some((0, false))
-        );
-        assert_eq!(
-            read(b"{\"Jobs\":{}}", Pages::none()).map(|s| (s.0.len(), s.1)),
-            Some((0, false))
-        );
     }
 }

@@ -1,10 +1,14 @@
-//! The `qstat -f -F json` fast path (fairsort's strict scanner, two threads on large files)
-//! against the serde_json reader, on generated documents: valid ones with every kind of value,
-//! whitespace, escape and number edge case, and the same documents with a byte changed. Whenever
-//! the fast path answers, it must answer exactly as serde_json (same jobs, names, values to the
-//! bit, same error); when it declines, `read_qstat_json_slice` uses serde_json itself.
+//! The fast path (the strict scanner, `split`) against the plain serde_json reader, on generated
+//! documents: valid ones with every kind of value, whitespace, escape and number edge case, and
+//! the same documents with a byte changed, their `Jobs` cut in parts of every size and read on
+//! two threads. Whenever the fast path answers, it must answer exactly as serde_json (same
+//! jobs, names, values to the bit); when it declines, `read_qstat_json` uses serde_json itself,
+//! for its exact error.
 
-use fairsort::pbs::{read_qstat_json_fast, read_qstat_json_slice, read_qstat_json_slice_serde};
+use crate::jobs::job_set::JobSet;
+use crate::jobs::JobsError;
+use crate::mem::read_file::Pages;
+use crate::pbs::qstat::{read_qstat_json, read_serde, split};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 
@@ -351,34 +355,54 @@ fn mutated() -> impl Strategy<Value = Vec<u8>> {
     })
 }
 
-/// Fast path, serde reader and the public reader agree on `bytes`; returns whether the fast
-/// path answered.
+/// Smallest parts tried: each document is read cut wherever a part of this many bytes ends.
+const PART_SIZES: [usize; 3] = [1, 24, 100];
+
+/// The fast path (in parts of every size of [`PART_SIZES`], on two threads), the plain reader
+/// and the public reader agree on `bytes`; returns whether the fast path answered at the
+/// smallest size.
 fn agree(bytes: &[u8]) -> Result<bool, TestCaseError> {
-    let serde = read_qstat_json_slice_serde(bytes);
-    let public = read_qstat_json_slice(bytes);
-    let fast = read_qstat_json_fast(bytes);
+    let serde = read_serde(bytes);
+    let public = read_qstat_json(bytes);
     let text = String::from_utf8_lossy(bytes);
-    let same = |a: &Result<fairsort::jobs::JobSet, fairsort::jobs::JobsError>| match (a, &serde) {
+    let same = |a: &Result<JobSet, JobsError>| match (a, &serde) {
         (Ok(a), Ok(b)) => a.describe() == b.describe(),
         (Err(a), Err(b)) => a.to_string() == b.to_string(),
         _ => false,
     };
     prop_assert!(same(&public), "public reader differs from serde on {text}");
-    if let Some(fast) = &fast {
-        prop_assert!(
-            same(fast),
-            "fast path {:?} differs from serde {:?} on {text}",
-            fast.as_ref().map(|s| s.describe()),
-            serde.as_ref().map(|s| s.describe())
-        );
+    let mut answered = Vec::new();
+    for min_part in PART_SIZES {
+        let parts = two_threads(|| split::read(bytes, Pages::none(), min_part));
+        answered.push(parts.is_some());
+        if let Some(parts) = parts {
+            let shown = parts.describe();
+            prop_assert!(
+                same(&Ok(parts)),
+                "fast path in parts of {min_part} bytes {shown:?} differs from serde {:?} on {text}",
+                serde.as_ref().map(|s| s.describe())
+            );
+        }
     }
-    Ok(fast.is_some())
+    Ok(answered[0])
+}
+
+/// `f` on a pool of two threads (one pool for every test).
+fn two_threads<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    static POOL: std::sync::OnceLock<rayon::ThreadPool> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .expect("a pool")
+    })
+    .install(f)
 }
 
 proptest! {
-    // 3000 cases each by default; QSTAT_FAST_PATH_CASES=N for a longer hunt.
+    // 3000 cases each by default; QSTAT_AGREEMENT_CASES=N for a longer hunt.
     #![proptest_config(ProptestConfig::with_cases(
-        std::env::var("QSTAT_FAST_PATH_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(3000)
+        std::env::var("QSTAT_AGREEMENT_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(3000)
     ))]
 
     #[test]
@@ -395,7 +419,7 @@ proptest! {
     fn documents_of_jobs_laid_out_alike(doc in shaped_document()) {
         let fast = agree(doc.as_bytes())?;
         // Whatever serde_json reads the fast path reads too (it declines nothing here).
-        prop_assert!(fast || read_qstat_json_slice_serde(doc.as_bytes()).is_err(), "{doc}");
+        prop_assert!(fast || read_serde(doc.as_bytes()).is_err(), "{doc}");
     }
 }
 
@@ -410,7 +434,7 @@ fn the_fast_path_reads_what_serde_json_reads() {
         let doc = document().new_tree(&mut runner).unwrap().current();
         let fast = agree(doc.as_bytes()).unwrap();
         answered += usize::from(fast);
-        if read_qstat_json_slice_serde(doc.as_bytes()).is_ok() && !doc.contains(",\"Jobs\":{}") {
+        if read_serde(doc.as_bytes()).is_ok() && !doc.contains(",\"Jobs\":{}") {
             readable += 1;
             assert!(fast, "the fast path declined a plain document: {doc}");
         }
@@ -420,14 +444,15 @@ fn the_fast_path_reads_what_serde_json_reads() {
         "only {readable} of 500 documents were readable"
     );
     assert!(answered >= readable);
-    let plain = r#"{"Jobs":{"1.s":{"Job_Owner":"a@h","Resource_List":{"ncpus":4,"mem":"4gb"}}}}"#;
+    let plain = r#"{"Jobs":{"1.s":{"Job_Owner":"a@h","Resource_List":{"ncpus":4,"mem":"4gb"}},
+        "2.s":{"Job_Owner":"b@h"}}}"#;
     assert!(agree(plain.as_bytes()).unwrap());
 }
 
-/// Large documents take the two-thread path (the `Jobs` object cut in two); tricky whitespace
-/// and strings that look like job boundaries must not change the result.
+/// Large documents are read in parts of the product's size; tricky whitespace and strings that
+/// look like job boundaries must not change the result.
 #[test]
-fn two_thread_documents_match_serde() {
+fn large_documents_read_in_parts_match_serde() {
     for variant in 0..3 {
         let mut s = String::from("{\n    \"timestamp\":1,\n    \"Jobs\":{\n");
         let mut n = 0;
@@ -450,11 +475,10 @@ fn two_thread_documents_match_serde() {
             n += 1;
         }
         s.push_str("\n    }\n}\n");
-        let fast = read_qstat_json_fast(s.as_bytes())
-            .expect("the fast path reads it")
-            .unwrap();
-        let serde = read_qstat_json_slice_serde(s.as_bytes()).unwrap();
-        assert_eq!(fast.len(), n);
-        assert!(fast.describe() == serde.describe(), "variant {variant}");
+        let parts = two_threads(|| split::read(s.as_bytes(), Pages::none(), split::MIN_PART_BYTES))
+            .expect("the fast path reads it");
+        let serde = read_serde(s.as_bytes()).unwrap();
+        assert_eq!(parts.len(), n);
+        assert!(parts.describe() == serde.describe(), "variant {variant}");
     }
 }
