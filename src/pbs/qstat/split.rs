@@ -6,14 +6,16 @@
 //! into submission order, and the threads' sets are then merged in pairs.
 //!
 //! The cuts are found without scanning the file: from each of a few equal steps, the first `}`
-//! `,` `"` whose key is followed by two entries that look like jobs (`"id": {…}`). Those guesses
-//! are then *proved*: the first part starts at the start of `Jobs`, and every part must end at
-//! a job boundary at exactly the next cut (the last at the end of `Jobs`), so by induction each
-//! part began at a boundary. Otherwise (a guess fell inside a string, say) the whole object is
-//! read again in one pass on one thread. Any error at all — a syntax error, a bad value, a job
-//! id seen twice — returns `None`, and the caller re-reads the file with the plain serde
-//! reader, whose messages name the job, the field or the line and column — so both paths
-//! accept exactly the same files and report the same errors.
+//! `,` `"` whose key is followed by two entries that look like jobs (`"id": {…}`), looked for in
+//! a bounded window with a bounded number of tries (so the search is linear in the text's
+//! length whatever the text). Those guesses are then *proved*: the first part starts at the
+//! start of `Jobs`, and every part must end at a job boundary at exactly the next cut (the last
+//! at the end of `Jobs`), so by induction each part began at a boundary. Otherwise (a guess fell
+//! inside a string, say) — and on any error at all: a syntax error, a bad value, a job id seen
+//! twice — this returns `None`, and the caller reads the text in one pass with the plain serde
+//! reader, whose messages name the job, the field or the line and column; so both paths accept
+//! exactly the same files and report the same errors. A `Jobs` object too small to cut is read
+//! in one pass by the scanner.
 //!
 //! Each thread's pools (names, resource names, texts) are in the order it read its parts, not
 //! the file's; nothing depends on a pool's order (symbols are looked up by name, and the order
@@ -32,12 +34,19 @@ const MAX_PARTS: usize = 256;
 /// this, in one pass).
 pub(super) const MIN_PART_BYTES: usize = 512 << 10;
 
-/// How many `},"` spots after each step are tried as a cut.
-const CUT_TRIES: usize = 256;
+/// How many spots after each step that start like a job (`}` `,` `"` and a digit) are parsed as
+/// two jobs, at most: with the window of [`part_bounds`], the bound that keeps the search for
+/// cuts linear in the text's length whatever the text (spots that do not start like a job cost
+/// a few byte compares each).
+const CUT_TRIES: usize = 8;
+
+/// Fewest bytes the search for one cut looks through (the product's steps are 512 KiB or more;
+/// this is for the tests' tiny parts).
+const MIN_CUT_WINDOW: usize = 64 << 10;
 
 /// Reads the jobs of a `qstat -f -F json` text (`finish`ed), its `Jobs` object in parts of at
-/// least `min_part` bytes, or `None` when the text is not plainly well formed (the caller then
-/// uses the serde reader for its error).
+/// least `min_part` bytes, or `None` when the text is not plainly well formed or the cuts are
+/// not proved (the caller then uses the serde reader).
 pub(super) fn read(bytes: &[u8], pages: Pages, min_part: usize) -> Option<JobSet> {
     let mut s = Scan::new(bytes, 0);
     s.ws_eat(b'{')?;
@@ -112,19 +121,34 @@ fn looks_like_jobs(bytes: &[u8], pos: usize) -> bool {
     true
 }
 
-/// A likely job boundary at or after `from`: the `"` of a key that follows `}` `,`.
-fn find_cut(bytes: &[u8], from: usize) -> Option<usize> {
+/// The first byte at or after `pos` that is not JSON whitespace (or the end).
+fn skip_ws(bytes: &[u8], pos: usize) -> usize {
+    let rest = bytes.get(pos..).unwrap_or_default();
+    pos + rest
+        .iter()
+        .position(|b| !matches!(b, b' ' | b'\n' | b'\r' | b'\t'))
+        .unwrap_or(rest.len())
+}
+
+/// A likely job boundary in `from..limit`: the `"` of a key that follows `}` `,`, with two
+/// entries that look like jobs before `limit`. Each call reads at most `limit - from` bytes
+/// looking for `}`, and at most [`CUT_TRIES`] times that parsing candidates.
+fn find_cut(bytes: &[u8], from: usize, limit: usize) -> Option<usize> {
+    let window = bytes.get(..limit.min(bytes.len()))?;
     let mut pos = from;
-    for _ in 0..CUT_TRIES {
-        let close = pos + bytes.get(pos..)?.iter().position(|&b| b == b'}')?;
-        pos = close + 1;
-        let mut s = Scan::new(bytes, pos);
-        if s.ws_eat(b',').is_none() {
+    let mut tries = 0;
+    while tries < CUT_TRIES {
+        pos += 1 + window.get(pos..)?.iter().position(|&b| b == b'}')?;
+        let comma = skip_ws(window, pos);
+        if window.get(comma) != Some(&b',') {
             continue;
         }
-        s.ws();
-        let key = s.pos();
-        if s.peek() == Some(b'"') && looks_like_jobs(bytes, key) {
+        let key = skip_ws(window, comma + 1);
+        if window.get(key) != Some(&b'"') || !window.get(key + 1).is_some_and(u8::is_ascii_digit) {
+            continue;
+        }
+        tries += 1;
+        if looks_like_jobs(window, key) {
             return Some(key);
         }
     }
@@ -132,14 +156,18 @@ fn find_cut(bytes: &[u8], from: usize) -> Option<usize> {
 }
 
 /// Where each part of the `Jobs` object starting at `start` begins: `start`, then likely job
-/// boundaries (see [`find_cut`]) at about equal steps, increasing.
+/// boundaries (see [`find_cut`]) at about equal steps, increasing. Each cut is looked for in the
+/// step after its place (at least [`MIN_CUT_WINDOW`]), so the search reads each byte of the
+/// text a bounded number of times.
 fn part_bounds(bytes: &[u8], start: usize, min_part: usize) -> Vec<usize> {
-    let len = bytes.len() - start;
+    let len = bytes.len().saturating_sub(start);
     let parts = (len / min_part.max(1)).min(MAX_PARTS);
+    let step = len / parts.max(1);
+    let window = step.max(MIN_CUT_WINDOW);
     let mut bounds = vec![start];
     for k in 1..parts {
-        let from = (start + len / parts * k).max(bounds[bounds.len() - 1] + 1);
-        match find_cut(bytes, from) {
+        let from = (start + step * k).max(bounds[bounds.len() - 1] + 1);
+        match find_cut(bytes, from, from.saturating_add(window)) {
             Some(cut) if cut > bounds[bounds.len() - 1] => bounds.push(cut),
             _ => {}
         }
@@ -155,9 +183,10 @@ struct Share {
 }
 
 /// Parses the `Jobs` object whose `{` is just before `start`: in parts on the pool's threads
-/// when it is large, else (or when the cuts are not proved) in one pass. Returns the jobs (not
-/// yet checked for a repeated id), the position after the object's `}`, and whether the jobs
-/// are in submission order already (read in parts, each thread's sorted, then merged).
+/// when it is large, else in one pass. Returns the jobs (not yet checked for a repeated id),
+/// the position after the object's `}`, and whether the jobs are in submission order already
+/// (read in parts, each thread's sorted, then merged); `None` when a part fails or the cuts
+/// are not proved.
 fn jobs_object(
     bytes: &[u8],
     start: usize,
@@ -188,33 +217,27 @@ fn jobs_object(
         share.set.sort_submission();
         share
     };
-    let threads = rayon::current_num_threads().clamp(1, bounds.len());
-    let shares: Vec<Share> = {
-        use rayon::prelude::*;
-        (0..threads)
-            .into_par_iter()
-            .with_max_len(1)
-            .map(|_| take())
-            .collect()
-    };
+    let shares = on_workers(rayon::current_num_threads().clamp(1, bounds.len()), &take);
     let mut stops: Vec<(usize, Option<Stop>)> = shares
         .iter()
         .flat_map(|s| s.stops.iter().copied())
         .collect();
     stops.sort_by_key(|&(k, _)| k);
-    // A part that began at a proved boundary and failed: the text is not plainly well formed,
-    // and the serde reader reports it.
-    if let Some(failed) = first_failure(&stops) {
-        if proved_up_to(&bounds, &stops, failed) {
-            return None;
-        }
-    }
-    let Some(end) = proved_end(&bounds, &stops) else {
-        // A guessed boundary was not one (it fell inside a string, say): one pass.
-        return one_pass(bytes, start, pages);
-    };
+    let end = proved_end(&bounds, &stops)?;
     let sets: Vec<JobSet> = shares.into_iter().map(|s| s.set).collect();
     Some((merge_all(sets)?, end, true))
+}
+
+/// `f` run by `k` workers at once, this thread one of them (`parallel::join` hands the others
+/// to pool threads, a share at each level), and their `k` results.
+fn on_workers<R: Send>(k: usize, f: &(impl Fn() -> R + Sync)) -> Vec<R> {
+    if k <= 1 {
+        return vec![f()];
+    }
+    let (mut here, there) =
+        crate::parallel::join(|| on_workers(k - k / 2, f), || on_workers(k / 2, f));
+    here.extend(there);
+    here
 }
 
 /// The whole `Jobs` object on this thread.
@@ -224,23 +247,6 @@ fn one_pass(bytes: &[u8], start: usize, pages: Pages) -> Option<(JobSet, usize, 
         Stop::End(end) => Some((set, end, false)),
         Stop::Boundary(_) => None,
     }
-}
-
-/// The first part (by number) that failed, if any.
-fn first_failure(stops: &[(usize, Option<Stop>)]) -> Option<usize> {
-    stops
-        .iter()
-        .find(|(_, stop)| stop.is_none())
-        .map(|&(k, _)| k)
-}
-
-/// Whether parts `0..k` each ended exactly where the next begins (so part `k` began at a job
-/// boundary).
-fn proved_up_to(bounds: &[usize], stops: &[(usize, Option<Stop>)], k: usize) -> bool {
-    (0..k).all(|i| match (stops.get(i), bounds.get(i + 1)) {
-        (Some(&(j, Some(Stop::Boundary(at)))), Some(&next)) => j == i && at == next,
-        _ => false,
-    })
 }
 
 /// The end of `Jobs` when every part (`stops`, by part number: each exactly once) ended exactly
@@ -392,6 +398,25 @@ mod tests {
         assert!(!looks_like_jobs(bytes, inside));
     }
 
+    /// `k` workers run, at once: each waits (a long while, not for ever) until all have
+    /// started, which in a serial run the first would never see.
+    #[test]
+    fn every_worker_runs_at_once() {
+        for k in [1, 2, 3, 5] {
+            let started = AtomicUsize::new(0);
+            let saw_all = on(k, || {
+                on_workers(k, &|| {
+                    started.fetch_add(1, Ordering::SeqCst);
+                    (0..100_000_000).any(|_| {
+                        std::thread::yield_now();
+                        started.load(Ordering::SeqCst) == k
+                    })
+                })
+            });
+            assert_eq!(saw_all, vec![true; k], "{k} workers");
+        }
+    }
+
     #[test]
     fn only_parts_that_end_at_the_next_cut_are_proved() {
         let bounds = [10, 20, 30];
@@ -414,7 +439,7 @@ mod tests {
     }
 
     #[test]
-    fn a_guessed_cut_inside_a_job_falls_back_to_one_pass() {
+    fn a_guessed_cut_inside_a_job_is_disproved() {
         // Each job holds an object of two objects under digit keys: the spot after its first
         // member's `},` looks like two jobs, so the cuts fall inside jobs and are disproved.
         let jobs: Vec<String> = (0..20_000)
@@ -432,9 +457,42 @@ mod tests {
         let bounds = part_bounds(text.as_bytes(), start, 16 << 10);
         assert!(bounds.len() > 2);
         assert!(bounds[1..].iter().any(|&b| text[b..].starts_with("\"2\"")));
-        // Read again in one pass, to the same jobs.
-        let set = on(2, || read(text.as_bytes(), Pages::none(), 16 << 10)).unwrap();
+        assert!(on(2, || read(text.as_bytes(), Pages::none(), 16 << 10)).is_none());
+        // The public reader still reads it (with the plain reader), to the same jobs.
+        let set = crate::pbs::qstat::read_qstat_json(text.as_bytes()).unwrap();
         assert_eq!(set.len(), 20_000);
+        assert_eq!(set.describe(), serde(&text).describe());
+    }
+
+    /// The search for cuts reads a bounded number of bytes per part whatever the text: in a job
+    /// of many `},"1…":` spots that are not jobs only [`CUT_TRIES`] are parsed, a window with no
+    /// `}` is searched to its end only, and the text is still read as the plain reader reads it.
+    #[test]
+    fn cuts_are_looked_for_in_a_bounded_window() {
+        let inner: Vec<String> = (0..40_000)
+            .map(|i| format!("\"a{i}\":{{\"b\":1}},\"{i}\":5"))
+            .collect();
+        let text = format!(
+            "{{\"Jobs\":{{\"1.s\":{{\"Job_Owner\":\"u@h\",\"X\":{{{}}}}},\"2.s\":{{\"Job_Owner\":\"v@h\",\"Y\":\"{}\"}}}}}}",
+            inner.join(","),
+            "y".repeat(1 << 20)
+        );
+        let start = text.find("Jobs\":{").unwrap() + 7;
+        let bytes = text.as_bytes();
+        // Hundreds of spots in the window start like a job; the first CUT_TRIES are parsed and
+        // are not, and the search stops there although the job's end is in the window.
+        let from = text.find("\"a20000\"").unwrap();
+        let end = text.find(",\"2.s\"").unwrap();
+        assert!(text[from..end].matches("},\"").count() > 100 * CUT_TRIES);
+        assert_eq!(find_cut(bytes, from, end + 100), None);
+        assert_eq!(find_cut(bytes, end - 10, text.len()), Some(end + 1));
+        // No `}` in the window at all.
+        let late = text.find("yyyy").unwrap();
+        assert_eq!(find_cut(bytes, late, late + MIN_CUT_WINDOW), None);
+        assert_eq!(part_bounds(bytes, start, 16 << 10), [start]);
+        // Too few cuts: the scanner reads it in one pass, as the plain reader does.
+        let set = read(bytes, Pages::none(), 16 << 10).unwrap();
+        assert_eq!(set.len(), 2);
         assert_eq!(set.describe(), serde(&text).describe());
     }
 
