@@ -1,7 +1,7 @@
 //! Rows of a large output rendered on two threads: the rows are cut into chunks, two chunks a
 //! round are rendered into buffers at once (one on this thread, one on a pool thread), and the
 //! buffers are written in row order, so the output is byte for byte what one thread writes
-//! (issue #16: `share` of a million rows spent a fifth of its time formatting them).
+//! (`share` of a million rows spent a fifth of its time formatting them).
 //! [`write_ordered`] does the same without rounds: each of two workers renders the next chunk
 //! and writes it when its turn comes, so writing one chunk overlaps rendering the next.
 

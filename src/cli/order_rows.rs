@@ -3,7 +3,7 @@
 //! record read for a status unless it can widen the column), then the rows rendered in
 //! chunks by two workers into two reused buffers and written in rank order, the write of
 //! one chunk overlapping the rendering of the next (`chunks::write_ordered`). The bytes are
-//! those of formatting row after row on one thread (issue #16).
+//! those of formatting row after row on one thread.
 
 use super::chunks::write_ordered;
 use super::table::{text_width, StreamTable};
@@ -123,7 +123,7 @@ pub fn write_table<W: Write + Send>(
 
 /// [`write_table`] with windows of `window` ranks. A large table is written window by window:
 /// the window's name cells are prepared first — the jobs visited in their memory order, not
-/// in rank order (issue #16: a visit in rank order waits on two or three cache and TLB misses
+/// in rank order (a visit in rank order waits on two or three cache and TLB misses
 /// a row: the job's record, its id and its user's name) — then its rows are rendered in chunks
 /// from the cells, in rank order, and written.
 fn write_table_in<W: Write + Send>(

@@ -3,7 +3,7 @@
 //! comparisons), and [`crate::fairshare::pbs::compare_path`] builds both root paths and two whole result
 //! rows per call. [`PathOrder`] reads each node's `usage / fairshare_perc` and each prepared
 //! node's root path once, then compares without allocating — with exactly `compare_path`'s
-//! answers (issue #16).
+//! answers.
 
 use crate::fairshare::node::NodeId;
 use crate::fairshare::pbs::{compare_path, MIN_USAGE};

@@ -1,4 +1,4 @@
-//! CPython 3.11's float math, bit for bit on Linux x86-64 with glibc (issue #14).
+//! CPython 3.11's float math, bit for bit on Linux x86-64 with glibc.
 //!
 //! `math` takes most functions from the C library and some from its own code
 //! (`Modules/mathmodule.c`). The ones it computes itself are ported here statement by statement,

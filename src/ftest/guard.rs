@@ -1,4 +1,4 @@
-//! The qmgr guard (issue #6): with `set server job_sort_formula_tests = PATH`, a new
+//! The qmgr guard: with `set server job_sort_formula_tests = PATH`, a new
 //! `job_sort_formula` is stored only if every case of that test file passes with it as the
 //! current formula. The server calls `guard` in its `set server job_sort_formula` path.
 

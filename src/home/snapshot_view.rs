@@ -1,7 +1,7 @@
 //! `snapshot.bin` (layout 3, see `snapshot_cache`) read in place: the header and block table are
 //! checked when it is opened, every other block of the body only when something in it is first
 //! read (its BLAKE3 against the table), so a one-job `order` from a 100 000-user home touches a
-//! few dozen 4 KiB blocks instead of decoding the whole tree (issue #16). [`SnapshotView::full_tree`]
+//! few dozen 4 KiB blocks instead of decoding the whole tree. [`SnapshotView::full_tree`]
 //! checks every block and builds the whole `Tree`; [`SnapshotView::part`] builds only the part
 //! of it that a few entities' paths need, with PBS's usage and share sums of the whole.
 //!

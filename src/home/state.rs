@@ -32,7 +32,7 @@ pub struct ServerAttrs {
     pub job_sort_formula: Option<String>,
     /// Who may change anything: `user@host` patterns (`*` as user, `*` or `*.domain` as host).
     pub managers: Vec<String>,
-    /// Path of the formula unit-test file that guards formula changes (issue #6); stored as given.
+    /// Path of the formula unit-test file that guards formula changes; stored as given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub job_sort_formula_tests: Option<String>,
     /// fairsort: nodes of `fairsort replay`'s cluster model (unset: the flags' or the trace's).

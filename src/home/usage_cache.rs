@@ -1,6 +1,6 @@
 //! `usage.bin`: a binary copy of the home's usage store `usage.toml` as checked, so a command
 //! that loads the store (a re-record of an already-charged log, `usage show`) does not parse
-//! megabytes of TOML each run (issue #16; docs/usage.md, "The binary copy of the store").
+//! megabytes of TOML each run (docs/usage.md, "The binary copy of the store").
 //!
 //! It is never trusted over the text. Its key is a BLAKE3 hash of the exact bytes of `usage.toml`
 //! (and of fairsort's version and this layout's version): a reader hashes the text it has just

@@ -88,7 +88,7 @@ pub fn prepare_shares(
 }
 
 /// [`prepare_shares`] with the tree given instead of copied from `setup` (a caller that takes
-/// it out of the setup saves a copy of the whole tree; issue #16).
+/// it out of the setup saves a copy of the whole tree).
 pub fn prepare_shares_with(
     setup: &Setup,
     tree: Option<Tree>,

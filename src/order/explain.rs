@@ -187,7 +187,7 @@ pub fn fmt_into(v: f64, out: &mut String) {
 pub const FMT_BYTES: usize = 24;
 
 /// [`fmt`]'s text written into `buf` (and returned) without a `String`: a million-row table
-/// formats every value once to measure it and once to print it (issue #16). `None` for a value
+/// formats every value once to measure it and once to print it. `None` for a value
 /// outside the integer path (NaN, the infinities, |v| · 10^4 ≥ 2^64), which [`fmt_into`] writes.
 #[inline]
 pub fn fmt_bytes(v: f64, buf: &mut [u8; FMT_BYTES]) -> Option<&[u8]> {
@@ -243,7 +243,7 @@ pub fn fmt_width(v: f64) -> usize {
 
 /// At least [`fmt_width`] of `v`, from its magnitude alone (a sign, the digits of its integer
 /// part rounded up, a point and 4 decimals): a table's widths pass formats only the values
-/// whose bound exceeds the widest found so far (issue #16: a million values formatted twice).
+/// whose bound exceeds the widest found so far (a million values formatted twice).
 #[inline]
 pub fn fmt_width_bound(v: f64) -> usize {
     let a = v.abs();

@@ -1,7 +1,7 @@
 //! Fixed-precision decimal text of an `f64` (what `format!("{v:.p$}")` writes), byte for byte
 //! the same as core's formatter but without its general big-number path: `order` prints a
 //! million values with 4 decimals, and core's exact mode (Grisu with a Dragon fallback) was ~5 %
-//! of a 1M-job `order` (issue #16). The binary value is scaled by 10^p in exact integer
+//! of a 1M-job `order`. The binary value is scaled by 10^p in exact integer
 //! arithmetic and rounded half to even, as core rounds; whatever does not fit (NaN, infinities,
 //! precisions above [`MAX_FAST_PRECISION`], values of 2^128 / 10^p and above) goes to core.
 

@@ -1,6 +1,6 @@
 //! `SpecNames`: the node indices of a `TreeSpec` by name, as the `resource_group` reader builds
 //! them while it reads, so that applying a usage file to the tree just read does not hash a
-//! million names a second time (issue #16: `share` over a million-entity PBS tree).
+//! million names a second time (`share` over a million-entity PBS tree).
 //!
 //! An open-addressing table of its own (linear probing, at most half full) rather than
 //! hashbrown's: each slot keeps 32 bits of the name's hash beside the node index, so a probe

@@ -187,7 +187,7 @@ fn server_attr(st: &mut HomeState, a: &AttrOp) -> Result<(), Rejection> {
         "job_sort_formula" => match single(a, obj)? {
             Some(v) => {
                 check_formula(v, st, obj)?;
-                // ftest (issue #6): the opt-in guard — with job_sort_formula_tests set, the
+                // ftest: the opt-in guard — with job_sort_formula_tests set, the
                 // formula must pass that test file before it is stored.
                 if let Some(tests) = &st.server.job_sort_formula_tests {
                     crate::ftest::guard(std::path::Path::new(tests), v, &st.resource_table())

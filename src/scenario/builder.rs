@@ -159,7 +159,7 @@ impl ScenarioBuilder {
 
     /// Leaves a home's tree in its `snapshot.bin`, read in place, when it is used as is and the
     /// snapshot is valid: [`Scenario::order_once`] then builds only the part of it that the
-    /// jobs need when that is enough (issue #16). The caller must run `order_once` (or
+    /// jobs need when that is enough. The caller must run `order_once` (or
     /// [`Scenario::build_tree`]) before anything else that reads the tree.
     pub fn lazy_home_tree(mut self) -> Self {
         self.lazy_tree = true;

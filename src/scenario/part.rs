@@ -3,7 +3,7 @@
 //! (`ScenarioBuilder::lazy_home_tree`) builds only the jobs' entities and their ancestors
 //! (`home::snapshot_view::SnapshotView::part`) and computes their rows with the whole tree's
 //! usages and share sums (`fairshare::pbs::compute_with`), bit for bit the rows of the whole
-//! (issue #16). Only when that is all the run needs: a PBS tree, a formula whose fair-share
+//! tree. Only when that is all the run needs: a PBS tree, a formula whose fair-share
 //! keywords are PBS's (or none), and few jobs for the tree's size; else the whole tree is built.
 
 use crate::fairshare;

@@ -36,7 +36,7 @@ fn nice_value(v: f64) -> i64 {
 
 /// The fields the Slurm JSON readers use (squeue's and sacct's), so a large document is never
 /// held as a whole `Value` tree: every other field (environment, command, steps, ...) is
-/// skipped while parsing (issue #16: a 66 MB, 100k-job squeue --json).
+/// skipped while parsing (a 66 MB, 100k-job squeue --json).
 #[derive(serde::Deserialize)]
 struct SlimDoc {
     #[serde(default)]

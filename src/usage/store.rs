@@ -420,8 +420,8 @@ impl Usage {
 
 /// Charging the jobs of PBS logs into a [`Usage`]: the entities (keyed by name alone) found
 /// through a compact index — names in one arena, usage in a vector, a table of indices — that
-/// stays in the CPU's caches where the store's map of 50 000 separately allocated names does not
-/// (issue #16). The same checks, ledger admission and additions in the same order as
+/// stays in the CPU's caches where the store's map of 50 000 separately allocated names does
+/// not. The same checks, ledger admission and additions in the same order as
 /// [`Usage::try_charge`], so totals are bit-identical; [`PbsCharging::finish`] writes them back.
 #[derive(Debug)]
 pub(crate) struct PbsCharging {

@@ -1,5 +1,5 @@
 //! The usage store's TOML text written directly, byte for byte what the `toml` crate writes for
-//! it, without building a TOML document of 50 000 tables first (issue #16: that took about as
+//! it, without building a TOML document of 50 000 tables first (that took about as
 //! long as charging a 500 MB log). Only for stores whose every string is plain (printable ASCII
 //! without quotes or backslashes, which TOML writes as they are between `"`); any other store is
 //! left to the `toml` crate. The tests compare both on generated stores.

@@ -1,4 +1,4 @@
-//! Every input error names its file and line (issue #18), whatever the format: JSON (with the
+//! Every input error names its file and line, whatever the format: JSON (with the
 //! column), TOML, CSV, PBS `resource_group`, sshare text, PBS accounting logs; and a formula's
 //! syntax error points at the offending character with a caret.
 

@@ -148,7 +148,7 @@ fn bad_native_input() {
     let e = read_toml("[[accounts]]\nname = \"a\"\nshares = \"half\"\n")
         .unwrap_err()
         .to_string();
-    // Refused while reading, so the error names the line (issue #18).
+    // Refused while reading, so the error names the line.
     assert_eq!(
         e,
         "tree.toml: line 3: shares must be a non-negative integer or \"parent\", not \"half\""

@@ -1,5 +1,5 @@
-//! `fairsort check`, `eval` and `qmgr set server job_sort_formula` give PBS's server's verdict
-//! (issue #14): the server evaluates the formula with every keyword and resource = 1, so only
+//! `fairsort check`, `eval` and `qmgr set server job_sort_formula` give PBS's server's verdict:
+//! the server evaluates the formula with every keyword and resource = 1, so only
 //! a name that evaluation reaches is refused (15124, or 15125 for a string/boolean resource);
 //! names it does not reach are accepted and fairsort warns about them. PBS's built-in resources
 //! are OpenPBS's; `ngpus` is valid once defined; fairsort's own keywords are flagged.

@@ -1,4 +1,4 @@
-//! Python's numbers as PBS's `eval` has them (issue #14): unbounded ints, complex results, the
+//! Python's numbers as PBS's `eval` has them: unbounded ints, complex results, the
 //! value PBS sorts by (`PyFloat_AsDouble`: -1.0 for a complex result or an int beyond the
 //! double range), Python's repr in `fairsort eval`, `--json` without `null`, the integer
 //! functions, and the size limit that keeps `10**10**10` from hanging. python3 is the oracle

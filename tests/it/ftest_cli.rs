@@ -225,7 +225,7 @@ fn example_file_passes_with_the_documented_formula() {
         .stdout(predicate::str::ends_with("9 passed, 0 failed\n"));
 }
 
-/// #14, openpbs.md §3.2/§3.6: in a formula test, usage of a name that is not in the
+/// openpbs.md §3.2/§3.6: in a formula test, usage of a name that is not in the
 /// `resource_group` makes it an entity with 1 share under `unknown` (PBS's `find_alloc_ginfo`),
 /// its usage counted there and at the root, for `[[share]]` and `[[order]]` cases alike.
 #[test]

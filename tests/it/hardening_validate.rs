@@ -1,4 +1,4 @@
-//! Issue #15: hand-edited home files are validated (file:line:col) and never rewritten, every
+//! Hand-edited home files are validated (file:line:col) and never rewritten, every
 //! setting has a range checked on set, decay over any span is instant, usage stays finite and
 //! non-negative through every ingest path, and impossible dates and names are refused.
 

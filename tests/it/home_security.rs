@@ -1,4 +1,4 @@
-//! The home's defences (docs/security.md, issue #15): no link is ever followed, an unsafe home is
+//! The home's defences (docs/security.md): no link is ever followed, an unsafe home is
 //! refused with the fix, permission is checked before the lock, nobody outside the managers can
 //! block a change for longer than the documented wait, modes are documented and kept.
 //!

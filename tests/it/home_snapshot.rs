@@ -1,4 +1,4 @@
-//! The home's binary snapshot `snapshot.bin` (issue #16): written by a reader that owns the
+//! The home's binary snapshot `snapshot.bin`: written by a reader that owns the
 //! home, used only when it was built from exactly the current text (same results, bit for bit),
 //! rebuilt when any input changes (a same-size, same-mtime edit included), ignored when damaged
 //! or foreign, and never followed when it is a link.

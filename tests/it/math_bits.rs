@@ -1,5 +1,5 @@
 //! Bit-exactness of the math functions against python3 (CPython 3.11 on Linux x86-64 with glibc
-//! is the reference, issue #14): each function gets a few thousand arguments (special values,
+//! is the reference): each function gets a few thousand arguments (special values,
 //! random bit patterns, ranges around poles, zeros and overflow thresholds), fairsort evaluates
 //! `f(fairshare_factor, ...)` through the public formula API (the fast path and the exact
 //! evaluator, both), one python3 process evaluates `math.f(...)`, and the results must be the

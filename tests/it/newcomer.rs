@@ -1,4 +1,4 @@
-//! A newcomer's first hour (issue #18): a fresh HOME, the README's commands in order, every
+//! A newcomer's first hour: a fresh HOME, the README's commands in order, every
 //! command piped into a reader that closes early, the missing-home rule, PBS units on the
 //! command line, shell completion and man pages, pictures, dates in local time or UTC, and
 //! the error cases a newcomer hits.

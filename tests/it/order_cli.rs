@@ -685,7 +685,7 @@ fn slurm_at_takes_epoch_seconds_or_iso_8601() {
 
 #[test]
 fn with_jobs_and_tree_files_read_at_once_the_jobs_error_comes_first() {
-    // The tree file is read while the jobs are (session 9): a bad jobs file is still the error
+    // The tree file is read while the jobs are: a bad jobs file is still the error
     // reported when the tree and usage files are bad too, and a bad tree file is reported when
     // the jobs are right.
     let dir = tempfile::tempdir().unwrap();

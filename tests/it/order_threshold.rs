@@ -1,4 +1,4 @@
-//! `job_sort_formula_threshold` as PBS (issue #14): stored as PBS stores it (a C float, printed
+//! `job_sort_formula_threshold` as PBS: stored as PBS stores it (a C float, printed
 //! with at most 4 decimals and read back by the scheduler), unset = `INT_MIN`, and with
 //! `--pbs-compat` a job exactly at the threshold is classified as PBS classifies it.
 

@@ -1,4 +1,4 @@
-//! Formula validation through `fairsort qmgr` (acceptance of issue #4): PBS's codes 15123,
+//! Formula validation through `fairsort qmgr`: PBS's codes 15123,
 //! 15124, 15125 with fairsort's caret, nothing stored on failure, custom resources usable in
 //! formulas, and resources in use protected.
 

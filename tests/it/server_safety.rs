@@ -1,7 +1,7 @@
 //! Safety of the home under real processes: 50 concurrent `fairsort qmgr` writers lose
 //! no update, a writer killed with SIGKILL at random moments never leaves a broken or
 //! half-written state file, and every change that was committed is audited, exactly once and
-//! in order, and no change that was not committed is (issue #15).
+//! in order, and no change that was not committed is.
 
 use fairsort::home::Home;
 use std::process::{Command, Stdio};
@@ -213,7 +213,7 @@ fn every_committed_change_is_audited_under_random_kills() {
     );
 }
 
-/// The long run of the same check (issue #15: 1,000 random kills); run with
+/// The long run of the same check (1,000 random kills); run with
 /// `cargo test --test it -- --ignored thousand_kills --nocapture`.
 #[test]
 #[ignore]

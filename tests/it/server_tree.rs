@@ -134,7 +134,7 @@ fn no_tree_yet_and_non_manager() {
     assert!(!h.join("resource_group").exists());
 }
 
-/// #14, openpbs.md §3.2: `tree import` takes a line whose parent is `unknown`; `tree show` prints
+/// openpbs.md §3.2: `tree import` takes a line whose parent is `unknown`; `tree show` prints
 /// the stored `resource_group`, not the entities the home's usage adds (PBS never writes those
 /// to the file), and `--json` places them under `unknown` with their usage.
 #[test]
@@ -194,7 +194,7 @@ fn capture_usage(account: &str, user: &str) -> f64 {
         .unwrap()
 }
 
-/// #14: a real `sshare -a -l -P` capture (the `root|root` user, a user in two accounts,
+/// A real `sshare -a -l -P` capture (the `root|root` user, a user in two accounts,
 /// zero-usage accounts) is stored in Slurm's model: the root's name, every association with its
 /// usage and shares, the accounts' stated usage, no PBS `unknown` group.
 #[test]
@@ -260,7 +260,7 @@ fn sshare_capture_is_stored_in_its_own_model() {
     assert!(!h.join("resource_group").exists() && h.join("tree.toml").exists());
 }
 
-/// #14: on a Slurm site, `share` and `order` work from the home with no flags, with the home's
+/// On a Slurm site, `share` and `order` work from the home with no flags, with the home's
 /// `fairshare_algorithm` (Fair Tree here: the capture's own values come back).
 #[test]
 fn share_and_order_on_a_slurm_home_need_no_flags() {
@@ -343,7 +343,7 @@ fn share_and_order_on_a_slurm_home_need_no_flags() {
     assert_eq!(order, ["3", "2", "1"], "{v}");
 }
 
-/// #14: a flux-accounting database is stored as a flux tree and `share` uses it with the home's
+/// A flux-accounting database is stored as a flux tree and `share` uses it with the home's
 /// algorithm.
 #[test]
 fn flux_home_keeps_its_banks_and_uses_the_home_algorithm() {

@@ -359,7 +359,7 @@ fn entities_not_in_resource_group_are_counted_under_unknown() {
     assert_abs_diff_eq!(root["raw_usage"].as_f64().unwrap(), 1.0 + 100.0 + 30.0);
 }
 
-/// #14: an account with no usage below it (PBS's empty `unknown` group, an account whose users
+/// An account with no usage below it (PBS's empty `unknown` group, an account whose users
 /// never ran) has usage +0, never `-0.0` / `-0.000000` (a sum of no floats is -0.0 in Rust).
 #[test]
 fn empty_accounts_print_no_negative_zero() {

@@ -104,7 +104,7 @@ fn account_cells(table: &str) -> Vec<String> {
         .collect()
 }
 
-/// #14, Slurm's `slurmdb_tree_name_get` (src/sshare/process.c): the Account column is indented
+/// Slurm's `slurmdb_tree_name_get` (src/sshare/process.c): the Account column is indented
 /// one space per depth: an account one space deeper than its parent, a user row (showing its
 /// account) one space deeper than the account's row. The table indents exactly as the capture.
 #[test]
@@ -134,7 +134,7 @@ fn sshare_table_indents_every_depth_as_slurm() {
     }
 }
 
-/// #14: the capture imported into a home prints, with every algorithm and layout, the root's
+/// The capture imported into a home prints, with every algorithm and layout, the root's
 /// name, no invented `unknown` row and no negative zero.
 #[test]
 fn imported_capture_prints_no_unknown_row_nor_negative_zero() {

@@ -372,7 +372,7 @@ fn pbs_home() -> tempfile::TempDir {
     home
 }
 
-/// openpbs.md §3.2/§3.6 (#14): alice and bob (the logs' users) are not in `resource_group`. PBS
+/// openpbs.md §3.2/§3.6: alice and bob (the logs' users) are not in `resource_group`. PBS
 /// creates each with 1 share under `unknown`, counts their usage there and in every ancestor, and
 /// writes them to the usage file: `usage record` says so, `usage show` places them under
 /// `unknown`, `usage export` writes them, and `share` (from the home, no flags) lists them under
@@ -497,7 +497,7 @@ JobID|User|Account|Start|End|Elapsed|AllocCPUS|AllocTRES|State
 604|dave|nowhere|2024-04-13T10:00:00|2024-04-13T10:00:10|00:00:10|1|billing=1,cpu=1|COMPLETED
 ";
 
-/// #14: usage of users with no association in the tree (carol in physics, alice in chem, dave in
+/// Usage of users with no association in the tree (carol in physics, alice in chem, dave in
 /// an account the tree lacks) is recorded but reported by `usage record`, and `share` and `order`
 /// from the home say once that it was not counted; the counted association is unchanged.
 #[test]

@@ -1,4 +1,4 @@
-//! `usage.bin`, the binary copy of the usage store (issue #16): written with every committed
+//! `usage.bin`, the binary copy of the usage store: written with every committed
 //! store, used only for the exact text it was made from, never trusted over a hand edit of
 //! `usage.toml`, and a damaged or foreign copy is only a miss.
 

@@ -1,5 +1,5 @@
 //! The `key=value` attributes of a PBS `E` record's message, split from bit masks of its spaces,
-//! `=` and `"` made in one vectorised pass (`mem::byte_masks`) (issue #16: finding each key's `=` byte by byte was
+//! `=` and `"` made in one vectorised pass (`mem::byte_masks`; finding each key's `=` byte by byte
 //! most of the record parser's time). The splitting rules are those of the byte-by-byte reader
 //! (the tests compare both).
 

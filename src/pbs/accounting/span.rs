@@ -1,7 +1,7 @@
 //! A span of a PBS accounting log parsed on a worker thread into what charging needs and
 //! nothing more: per finished job its ledger line (already formatted), its fingerprint, its
 //! entity and charge, all in one reused buffer; per malformed record its complaint. Charging
-//! (in file order, on one thread) then only looks up, adds and copies (issue #16).
+//! (in file order, on one thread) then only looks up, adds and copies.
 
 use crate::digits::push_int;
 use crate::pbs::accounting::log::{EntityName, JobParts, PbsLogReader, ReadStats};
