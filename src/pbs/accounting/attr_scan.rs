@@ -1,7 +1,7 @@
 //! The `key=value` attributes of a PBS `E` record's message, split from bit masks of its spaces,
-//! `=` and `"` made in one vectorised pass (`mem::byte_masks`; finding each key's `=` byte by byte
-//! most of the record parser's time). The splitting rules are those of the byte-by-byte reader
-//! (the tests compare both).
+//! `=` and `"` made in one vectorised pass (`mem::byte_masks`; finding each key's `=` byte by
+//! byte was most of the record parser's time). The splitting rules are those of the byte-by-byte
+//! reader (the tests compare both).
 
 use crate::mem::byte_masks::{Class, Classes, Kernel};
 
