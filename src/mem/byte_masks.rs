@@ -17,7 +17,9 @@
 //! below are never called on a CPU without their features.
 
 /// One class of bytes: those equal to one of `equal`, those below `below` (none when 0), and,
-/// when `high`, those 0x80 and above.
+/// when `high`, those 0x80 and above. The compares of `equal` are joined in pairs, `(a | b) |
+/// (c | d)`, so a pair that differs in one bit (tab and carriage return, 0x09 and 0x0d) becomes
+/// one mask-and-compare: list such bytes next to each other.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Class {
     /// Bytes in the class, compared one by one.
@@ -102,9 +104,11 @@ mod x86 {
         unsafe {
             let v = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
             for (mask, class) in out.iter_mut().zip(C::CLASSES) {
+                let eq = |c: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8));
                 let mut hit = _mm_setzero_si128();
-                for &c in class.equal {
-                    hit = _mm_or_si128(hit, _mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8)));
+                for pair in class.equal.chunks(2) {
+                    let second = pair.get(1).map_or(_mm_setzero_si128(), |&c| eq(c));
+                    hit = _mm_or_si128(hit, _mm_or_si128(eq(pair[0]), second));
                 }
                 if class.below > 0 {
                     // Unsigned `v < below` is `min(v, below - 1) == v`.
@@ -143,9 +147,11 @@ mod x86 {
             // unaligned; AVX2 is enabled on this function (checked by the caller at run time).
             let v = unsafe { _mm256_loadu_si256(b.as_ptr().add(32 * k).cast::<__m256i>()) };
             for (mask, class) in m.iter_mut().zip(C::CLASSES) {
+                let eq = |c: u8| _mm256_cmpeq_epi8(v, _mm256_set1_epi8(c as i8));
                 let mut hit = _mm256_setzero_si256();
-                for &c in class.equal {
-                    hit = _mm256_or_si256(hit, _mm256_cmpeq_epi8(v, _mm256_set1_epi8(c as i8)));
+                for pair in class.equal.chunks(2) {
+                    let second = pair.get(1).map_or(_mm256_setzero_si256(), |&c| eq(c));
+                    hit = _mm256_or_si256(hit, _mm256_or_si256(eq(pair[0]), second));
                 }
                 if class.below > 0 {
                     let top = _mm256_set1_epi8((class.below - 1) as i8);
@@ -169,9 +175,10 @@ mod x86 {
         let v = unsafe { _mm512_loadu_si512(b.as_ptr().cast::<__m512i>()) };
         let mut m = [0u64; 3];
         for (mask, class) in m.iter_mut().zip(C::CLASSES) {
+            let eq = |c: u8| _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(c as i8));
             let mut hit = 0u64;
-            for &c in class.equal {
-                hit |= _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(c as i8));
+            for pair in class.equal.chunks(2) {
+                hit |= eq(pair[0]) | pair.get(1).map_or(0, |&c| eq(c));
             }
             if class.below > 0 {
                 hit |= _mm512_cmplt_epu8_mask(v, _mm512_set1_epi8(class.below as i8));
@@ -186,14 +193,22 @@ mod x86 {
 
     /// [`fill_with`] compiled for AVX2, so that its kernel is inlined.
     #[target_feature(enable = "avx2")]
-    pub(super) fn fill_avx2<C: Classes>(bytes: &[u8], block: usize, out: &mut [Masks]) {
-        fill_with::<C>(bytes, block, out, |b| block_avx2::<C>(b));
+    pub(super) fn fill_avx2<C: Classes>(
+        bytes: &[u8],
+        block: usize,
+        out: &mut (impl AsMut<[Masks]> + ?Sized),
+    ) {
+        fill_with::<C>(bytes, block, out.as_mut(), |b| block_avx2::<C>(b));
     }
 
     /// [`fill_with`] compiled for AVX-512BW, so that its kernel is inlined.
     #[target_feature(enable = "avx512f,avx512bw")]
-    pub(super) fn fill_avx512<C: Classes>(bytes: &[u8], block: usize, out: &mut [Masks]) {
-        fill_with::<C>(bytes, block, out, |b| block_avx512::<C>(b));
+    pub(super) fn fill_avx512<C: Classes>(
+        bytes: &[u8],
+        block: usize,
+        out: &mut (impl AsMut<[Masks]> + ?Sized),
+    ) {
+        fill_with::<C>(bytes, block, out.as_mut(), |b| block_avx512::<C>(b));
     }
 }
 
@@ -262,12 +277,18 @@ impl Kernel {
 
     /// Fills `out` with the masks of classes `C` of the blocks from `block` on (block `b` is
     /// bytes `64b..64b + 64` of `bytes`); the block holding the text's end is padded with zero
-    /// bytes, the blocks after it are [`past_end`].
-    pub(crate) fn fill<C: Classes>(self, bytes: &[u8], block: usize, out: &mut [Masks]) {
+    /// bytes, the blocks after it are [`past_end`]. `out` is any slice of masks; an array's
+    /// length is known to the compiled loop.
+    pub(crate) fn fill<C: Classes>(
+        self,
+        bytes: &[u8],
+        block: usize,
+        out: &mut (impl AsMut<[Masks]> + ?Sized),
+    ) {
         match self.0 {
-            Width::Portable => fill_with::<C>(bytes, block, out, block_portable::<C>),
+            Width::Portable => fill_with::<C>(bytes, block, out.as_mut(), block_portable::<C>),
             #[cfg(target_arch = "x86_64")]
-            Width::Sse2 => fill_with::<C>(bytes, block, out, x86::block_sse2::<C>),
+            Width::Sse2 => fill_with::<C>(bytes, block, out.as_mut(), x86::block_sse2::<C>),
             #[cfg(target_arch = "x86_64")]
             // SAFETY: a `Kernel` of width AVX2 is only made when the CPU has AVX2
             // (`detect`, `all`).

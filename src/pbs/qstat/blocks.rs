@@ -21,8 +21,8 @@ impl Classes for Json {
             below: 0x20,
             high: false,
         },
-        // JSON whitespace.
-        Class::of(b" \t\n\r"),
+        // JSON whitespace (tab and carriage return side by side: one compare, `mem::byte_masks`).
+        Class::of(b" \n\t\r"),
         // Parts of multi-byte UTF-8 characters (or not UTF-8 at all).
         Class {
             equal: &[],

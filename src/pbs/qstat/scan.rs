@@ -337,8 +337,10 @@ impl<'a> Scan<'a> {
         }
     }
 
-    /// A string, decoded and checked to be UTF-8 (borrowed when it has no escapes).
-    #[inline]
+    /// A string, decoded and checked to be UTF-8 (borrowed when it has no escapes). Inlined
+    /// into the job loop (a call per job id and value was 107 M of 1,765 M instructions of a
+    /// 100 000-job `order`).
+    #[inline(always)]
     pub(super) fn string(&mut self) -> Option<Cow<'a, str>> {
         // The usual string — ASCII, no escape — without the call (a job's id, names, values).
         if self.peek() == Some(b'"') {
