@@ -429,10 +429,6 @@ fn the_layer_check_catches_upward_sideways_and_hidden_imports() {
 /// Where `unsafe` may appear: the memory module and the libm bindings.
 const UNSAFE_HOMES: &[&str] = &["mem", "formula::float_math"];
 
-/// Modules whose `unsafe` is being moved or removed in their own rework (and allowed on their
-/// `mod` line meanwhile); none at present. Remove an entry when its module has none left.
-const UNSAFE_PENDING: &[&str] = &[];
-
 #[test]
 fn unsafe_lives_only_in_the_memory_module_and_the_libm_bindings() {
     let mut found = Vec::new();
@@ -440,7 +436,6 @@ fn unsafe_lives_only_in_the_memory_module_and_the_libm_bindings() {
         let joined = segs.join("::");
         if UNSAFE_HOMES
             .iter()
-            .chain(UNSAFE_PENDING)
             .any(|h| joined == *h || joined.starts_with(&format!("{h}::")))
         {
             continue;
