@@ -7,38 +7,38 @@ use crate::files::FormatError;
 /// Longest line any text reader accepts (1 MiB).
 pub const MAX_LINE_BYTES: usize = 1 << 20;
 
-/// Inputs from this size up are checked (UTF-8) and counted (lines) in two halves on two threads.
-const HALVES_MIN_BYTES: usize = 1 << 22;
+/// Inputs from this size up are checked (UTF-8) and counted (lines) in parts on every worker.
+const PARTS_MIN_BYTES: usize = 1 << 22;
 
-/// `bytes` cut after a newline near its middle (both halves then UTF-8 on their own exactly
-/// when the whole is), or `None` when small or without one there.
-fn halves(bytes: &[u8]) -> Option<(&[u8], &[u8])> {
-    if bytes.len() < HALVES_MIN_BYTES {
-        return None;
-    }
-    let mid = bytes.len() / 2;
-    let nl = memchr::memchr(b'\n', bytes.get(mid..)?)?;
-    Some(bytes.split_at(mid + nl + 1))
+/// `bytes` cut after newlines into parts for the workers (each part then UTF-8 on its own
+/// exactly when the whole is), or one part when small.
+fn parts(bytes: &[u8]) -> Vec<&[u8]> {
+    let count = crate::parallel::part_count(bytes.len(), PARTS_MIN_BYTES);
+    crate::parallel::line_parts(bytes, count)
 }
 
 /// Checks that `bytes` is UTF-8, naming the line of the first bad byte.
 pub(crate) fn utf8<'a>(bytes: &'a [u8], file: &str) -> Result<&'a str, FormatError> {
-    let checked = match halves(bytes) {
-        // A bad byte in the first half is the first; else the second half's first.
-        Some((a, b)) => {
-            match crate::parallel::join(|| std::str::from_utf8(a), || std::str::from_utf8(b)) {
-                (Err(e), _) => Err(e.valid_up_to()),
-                (Ok(_), Err(e)) => Err(a.len() + e.valid_up_to()),
-                (Ok(_), Ok(_)) => Ok(()),
-            }
-        }
-        None => std::str::from_utf8(bytes)
+    let parts = parts(bytes);
+    let valid = |part: &[u8]| {
+        std::str::from_utf8(part)
             .map(|_| ())
-            .map_err(|e| e.valid_up_to()),
+            .map_err(|e| e.valid_up_to())
     };
+    let found = crate::parallel::run_parts(parts.clone(), valid);
+    // The first bad byte is the first part's that has one.
+    let mut checked = Ok(());
+    let mut at = 0;
+    for (part, found) in parts.iter().zip(found) {
+        if let Err(upto) = found {
+            checked = Err(at + upto);
+            break;
+        }
+        at += part.len();
+    }
     match checked {
-        // SAFETY: every byte was checked above, the halves apart: two UTF-8 texts joined are
-        // UTF-8 (the cut is after a `\n`, never inside a character).
+        // SAFETY: every byte was checked above, the parts apart: UTF-8 texts joined are UTF-8
+        // (each cut is after a `\n`, never inside a character).
         Ok(()) => Ok(unsafe { std::str::from_utf8_unchecked(bytes) }),
         Err(upto) => Err(bad_utf8(bytes, upto, file)),
     }
@@ -240,13 +240,8 @@ impl LineLengths {
 /// once instead of growing them line by line (a vectorised byte count).
 pub(crate) fn line_count_hint(text: &str) -> usize {
     let count = |b: &[u8]| b.iter().filter(|&&c| c == b'\n').count();
-    match halves(text.as_bytes()) {
-        Some((a, b)) => {
-            let (x, y) = crate::parallel::join(|| count(a), || count(b));
-            1 + x + y
-        }
-        None => 1 + count(text.as_bytes()),
-    }
+    let counts = crate::parallel::run_parts(parts(text.as_bytes()), count);
+    1 + counts.into_iter().sum::<usize>()
 }
 
 /// A share count: a non-negative integer.
@@ -331,17 +326,17 @@ mod tests {
         assert!(e.contains("line 3") && e.contains("longer than"), "{e}");
     }
 
-    /// Large inputs are checked in halves: the same text, or the same first bad line, whichever
-    /// half holds it; and the same line count.
+    /// Large inputs are checked in parts: the same text, or the same first bad line, whichever
+    /// part holds it; and the same line count.
     #[test]
-    fn halves_check_and_count_as_one_pass() {
+    fn parts_check_and_count_as_one_pass() {
         let line = "  acct|us\u{e9}r|1|0.5|10|\n";
-        let n = HALVES_MIN_BYTES / line.len() + 9;
+        let n = 3 * PARTS_MIN_BYTES / line.len() + 9;
         let text = line.repeat(n);
-        assert!(halves(text.as_bytes()).is_some());
+        assert!(parts(text.as_bytes()).len() > 1 || crate::parallel::workers() == 1);
         assert_eq!(utf8(text.as_bytes(), "f").unwrap(), text);
         assert_eq!(line_count_hint(&text), n + 1);
-        for bad_line in [3, n / 2, n / 2 + 1, n - 1] {
+        for bad_line in [3, n / 3, n / 2, n / 2 + 1, n - 1] {
             let mut bytes = text.clone().into_bytes();
             let at = (bad_line - 1) * line.len() + 10; // the second byte of `é`
             bytes[at] = b'x';

@@ -1,9 +1,62 @@
-//! `share --json` rows written straight into the output buffer: the bytes
-//! `serde_json::to_writer_pretty` gives for a row, moved two levels in, without serialising each
-//! row into a scratch buffer and copying it line by line (that was half of `share --json`'s
-//! rows over a million users: issue #16).
+//! The cells of the share rows that `share --json` and `--csv` print, and the JSON rows written
+//! straight into an output buffer: the bytes `serde_json::to_writer_pretty` gives for a row,
+//! moved two levels in, without serialising each row into a scratch buffer and copying it line
+//! by line (that was half of `share --json`'s rows over a million users). The library prints
+//! nothing: the caller gives the buffer.
 
-use super::share_cell::Cell;
+use serde::ser::Serializer;
+use serde::Serialize;
+use serde_json::{json, Value};
+
+/// One output cell, borrowed from the tree and the result: what `--json` prints as a JSON value
+/// and `--csv` as text.
+#[derive(Debug, Clone, Copy)]
+pub enum Cell<'a> {
+    /// JSON `null`, an empty CSV cell.
+    Null,
+    /// A string (names, "parent", "inf", "-inf").
+    Text(&'a str),
+    /// An integer (depth, shares).
+    Int(u64),
+    /// A finite number, printed as serde_json prints an `f64` (ryu).
+    Num(f64),
+}
+
+impl Serialize for Cell<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match *self {
+            Cell::Null => s.serialize_unit(),
+            Cell::Text(t) => s.serialize_str(t),
+            Cell::Int(i) => s.serialize_u64(i),
+            Cell::Num(x) => s.serialize_f64(x),
+        }
+    }
+}
+
+impl Cell<'_> {
+    /// Appends the cell as `--csv` prints it: the JSON value's text, strings unquoted, null empty.
+    pub fn write_text(self, out: &mut Vec<u8>) {
+        match self {
+            Cell::Null => {}
+            Cell::Text(t) => out.extend_from_slice(t.as_bytes()),
+            Cell::Int(i) => push_u64(out, i),
+            Cell::Num(x) => {
+                let _ = serde_json::to_writer(&mut *out, &x);
+            }
+        }
+    }
+}
+
+impl From<Cell<'_>> for Value {
+    fn from(c: Cell<'_>) -> Value {
+        match c {
+            Cell::Null => Value::Null,
+            Cell::Text(t) => t.into(),
+            Cell::Int(i) => i.into(),
+            Cell::Num(x) => json!(x),
+        }
+    }
+}
 
 /// The fixed text of `--json` rows for one list of field names: the key of each field with its
 /// indentation, ready to copy.
@@ -78,7 +131,7 @@ fn push_str(buf: &mut Vec<u8>, s: &str) {
 /// Appends `i` in decimal.
 fn push_u64(buf: &mut Vec<u8>, i: u64) {
     let mut digits = [0u8; 20];
-    buf.extend_from_slice(fairsort::digits::decimal(i, &mut digits));
+    buf.extend_from_slice(crate::digits::decimal(i, &mut digits));
 }
 
 #[cfg(test)]
