@@ -8,17 +8,17 @@ use fairsort::parallel::{self, PARALLEL_MIN_JOBS};
 /// The cells a table's first pass formatted, `per_row` a row, part by part.
 pub struct SplitCells {
     parts: Vec<TextCells>,
-    /// Rows per part (all but the last hold this many).
-    part_rows: usize,
+    /// Every part but the last holds `1 << shift` rows (a shift, not a division, per cell).
+    shift: u32,
     per_row: usize,
 }
 
 impl SplitCells {
     /// Cell `k` of row `row`.
     pub fn get(&self, row: usize, k: usize) -> &str {
-        let part = row / self.part_rows.max(1);
+        let part = row >> self.shift;
         match self.parts.get(part) {
-            Some(cells) => cells.get((row - part * self.part_rows) * self.per_row + k),
+            Some(cells) => cells.get((row - (part << self.shift)) * self.per_row + k),
             None => "",
         }
     }
@@ -35,8 +35,10 @@ pub fn first_pass<T: Sync>(
     bytes: usize,
     pass: impl Fn(&[T], &mut StreamTable, &mut TextCells) + Sync,
 ) -> SplitCells {
-    let ranges = parallel::ranges(rows.len(), PARALLEL_MIN_JOBS, 1);
-    let part_rows = ranges.first().map_or(0, |r| r.len());
+    // Parts of a power of two of rows each, as many as the pool's parts or fewer.
+    let count = parallel::part_count(rows.len(), PARALLEL_MIN_JOBS);
+    let part_rows = rows.len().div_ceil(count).max(1).next_power_of_two();
+    let ranges = parallel::even_ranges(rows.len(), rows.len().div_ceil(part_rows), part_rows);
     let table = &*t;
     let done = parallel::map_ranges(ranges, |r| {
         let part = rows.get(r).unwrap_or_default();
@@ -53,7 +55,7 @@ pub fn first_pass<T: Sync>(
     }
     SplitCells {
         parts,
-        part_rows,
+        shift: part_rows.trailing_zeros(),
         per_row,
     }
 }

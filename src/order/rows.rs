@@ -744,7 +744,7 @@ mod tests {
     #[test]
     fn chunked_rows_are_the_rows_written_one_by_one() {
         let n = PARALLEL_MIN_JOBS + 2 * CHUNK + 123;
-        // Both workers (names ASCII or not), --top, and small queues on one thread.
+        // Every worker (names ASCII or not), --top, and small queues on one thread.
         let cases = [
             (n, true, None),
             (n, false, None),
