@@ -35,6 +35,7 @@ impl Serialize for Cell<'_> {
 
 impl Cell<'_> {
     /// Appends the cell as `--csv` prints it: the JSON value's text, strings unquoted, null empty.
+    #[inline]
     pub fn write_text(self, out: &mut Vec<u8>) {
         match self {
             Cell::Null => {}
@@ -104,6 +105,7 @@ impl JsonRowLayout {
 }
 
 /// Appends one cell as serde_json prints its value.
+#[inline]
 fn push_cell(buf: &mut Vec<u8>, cell: Cell<'_>) {
     match cell {
         Cell::Null => buf.extend_from_slice(b"null"),
@@ -118,6 +120,7 @@ fn push_cell(buf: &mut Vec<u8>, cell: Cell<'_>) {
 
 /// Appends `s` as a JSON string: quoted, escaped as serde_json escapes (`"`, `\` and control
 /// characters below 0x20; everything else as is).
+#[inline]
 fn push_str(buf: &mut Vec<u8>, s: &str) {
     if s.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
         let _ = serde_json::to_writer(&mut *buf, s);
@@ -129,6 +132,7 @@ fn push_str(buf: &mut Vec<u8>, s: &str) {
 }
 
 /// Appends `i` in decimal.
+#[inline]
 fn push_u64(buf: &mut Vec<u8>, i: u64) {
     let mut digits = [0u8; 20];
     buf.extend_from_slice(crate::digits::decimal(i, &mut digits));

@@ -17,6 +17,7 @@ use std::ops::Range;
 
 /// A cell's width in characters, as a table pads it (ASCII text, the common case, without
 /// decoding).
+#[inline]
 pub fn text_width(s: &str) -> usize {
     if s.is_ascii() {
         s.len()
