@@ -2,9 +2,9 @@
 //! file and is a thin layer over the library; output formats are table (default), `--json`, `--csv`.
 
 pub mod choices;
-mod chunks;
 pub mod dates;
 pub mod failure;
+mod first_pass;
 pub mod ftest_report;
 pub mod locate;
 pub mod table;
@@ -15,14 +15,11 @@ pub mod eval;
 pub mod ftest;
 pub mod init;
 pub mod order;
-mod order_rows;
 pub mod plot;
 pub mod progress;
 pub mod qmgr;
 pub mod replay;
 pub mod share;
-mod share_cell;
-mod share_json;
 pub mod shell;
 pub mod site;
 pub mod slurm;

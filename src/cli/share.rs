@@ -2,16 +2,16 @@
 //! (`--compare`) or explained for one user (`--explain`). Output: a table in the style of the
 //! algorithm's own system (sshare, pbsfs, `flux account view-bank -t`), `--json` or `--csv`.
 
-use super::chunks::{first_pass, write_chunks};
-use super::share_cell::Cell;
-use super::share_json::JsonRowLayout;
+use super::first_pass::first_pass;
 use super::table::{text_width, Align, StreamTable, Table};
 use super::{CliResult, Failure, Global};
+use fairsort::fairshare::json_rows::{Cell, JsonRowLayout};
 use fairsort::fairshare::{
     compute, explain, Algorithm, NodeId, Options, ShareError, ShareResult, ShareRow, Shares, Tree,
 };
 use fairsort::inputs::TreeFormat;
 use fairsort::order::fixed::push_fixed;
+use fairsort::parallel::write_chunks;
 use fairsort::scenario::sources::{Source, Sources};
 use fairsort::scenario::{Base, ScenarioBuilder, ScenarioError};
 use serde_json::{json, Map, Value};
@@ -73,7 +73,8 @@ pub fn run(args: Args, global: &Global) -> CliResult {
     let sources_text = super::sources::header(&sources, "formula");
     let text_report = !args.json && !args.csv;
     let opts = options(&args)?;
-    let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    // Not locked: a large table is written by every worker in turn (`parallel::write_chunks`).
+    let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout());
     if args.compare {
         let results = Algorithm::ALL
             .iter()
@@ -95,7 +96,7 @@ pub fn run(args: Args, global: &Global) -> CliResult {
         .or(home_algorithm)
         .ok_or_else(|| Failure::usage("--algorithm is required with --tree (or use --compare)"))?;
     // The rows' order is a walk of the tree alone (the pbsfs table's own order, else the tree
-    // order): made on the other thread while the values are computed.
+    // order): made on a pool thread while the values are computed.
     let pbs_rows = algorithm == Algorithm::Pbs && !args.json && !args.csv && args.explain.is_none();
     let walk = || {
         if pbs_rows {
@@ -257,33 +258,6 @@ fn to_json(v: &Value) -> String {
     s
 }
 
-impl Cell<'_> {
-    /// Appends the cell as `--csv` prints it: the JSON value's text, strings unquoted, null empty.
-    fn write_text(self, out: &mut Vec<u8>) {
-        match self {
-            Cell::Null => {}
-            Cell::Text(t) => out.extend_from_slice(t.as_bytes()),
-            Cell::Int(i) => {
-                let _ = write!(out, "{i}");
-            }
-            Cell::Num(x) => {
-                let _ = serde_json::to_writer(&mut *out, &x);
-            }
-        }
-    }
-}
-
-impl From<Cell<'_>> for Value {
-    fn from(c: Cell<'_>) -> Value {
-        match c {
-            Cell::Null => Value::Null,
-            Cell::Text(t) => t.into(),
-            Cell::Int(i) => i.into(),
-            Cell::Num(x) => json!(x),
-        }
-    }
-}
-
 /// A float as the JSON contract wants it: a number, "inf"/"-inf", or null (absent, NaN).
 fn num(v: Option<f64>) -> Cell<'static> {
     match v {
@@ -408,10 +382,10 @@ fn cell<'a>(tree: &'a Tree, id: NodeId, row: &ShareRow, field: Field) -> Cell<'a
 }
 
 /// `share --json`: what `serde_json::to_writer_pretty` wrote for the whole document, with the rows
-/// rendered on two threads ([`write_chunks`]) straight into the chunks' buffers
+/// rendered on every worker ([`write_chunks`]) straight into the chunks' buffers
 /// ([`JsonRowLayout`]: each row as serde_json pretty-prints it alone, moved two levels in).
 fn write_json(
-    out: &mut impl Write,
+    out: &mut (impl Write + Send),
     tree: &Tree,
     result: &ShareResult,
     order: &[NodeId],
@@ -444,10 +418,10 @@ fn write_json(
     Ok(())
 }
 
-/// `share --csv`: a header, then the rows rendered on two threads ([`write_chunks`]) straight
+/// `share --csv`: a header, then the rows rendered on every worker ([`write_chunks`]) straight
 /// into the chunks' buffers, each field as the `csv` crate writes it ([`push_csv_field`]).
 fn write_csv(
-    out: &mut impl Write,
+    out: &mut (impl Write + Send),
     tree: &Tree,
     result: &ShareResult,
     order: &[NodeId],
@@ -550,7 +524,7 @@ fn indented(s: &mut String, indent: usize, name: &str) {
 /// `slurmdb_tree_name_get` does (an account one space deeper than its parent; a user row shows
 /// its account one space deeper than the account's row, i.e. at the user's own depth).
 fn sshare_table(
-    out: &mut impl Write,
+    out: &mut (impl Write + Send),
     tree: &Tree,
     result: &ShareResult,
     order: &[NodeId],
@@ -688,7 +662,7 @@ fn decimal_digits(n: u64) -> usize {
 /// pbsfs -p style, with the three formula keywords; `order`: the tree's pbsfs order when made
 /// already.
 fn pbs_table(
-    out: &mut impl Write,
+    out: &mut (impl Write + Send),
     tree: &Tree,
     result: &ShareResult,
     order: Option<Vec<NodeId>>,
@@ -804,11 +778,11 @@ fn left(out: &mut Vec<u8>, s: &str, width: usize) {
     spaces(out, width.saturating_sub(s.chars().count()));
 }
 
-/// `flux account view-bank -t` layout (flux.md §5): 20-column fields, the rows rendered on two
-/// threads ([`write_chunks`]; core's `{:>20}` padding, a character at a time, was half of the
-/// rows' time).
+/// `flux account view-bank -t` layout (flux.md §5): 20-column fields, the rows rendered on
+/// every worker ([`write_chunks`]; core's `{:>20}` padding, a character at a time, was half of
+/// the rows' time).
 fn flux_table(
-    out: &mut impl Write,
+    out: &mut (impl Write + Send),
     tree: &Tree,
     result: &ShareResult,
     order: &[NodeId],

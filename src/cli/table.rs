@@ -58,14 +58,8 @@ impl Table {
     }
 }
 
-/// A cell's width in characters (ASCII text, the common case, without decoding).
-pub fn text_width(s: &str) -> usize {
-    if s.is_ascii() {
-        s.len()
-    } else {
-        s.chars().count()
-    }
-}
+/// A cell's width in characters: the library's, which pads the order's rows the same way.
+pub use fairsort::order::rows::text_width;
 
 /// Cells formatted once into one buffer (one allocation for a million cells, not a million),
 /// for tables whose widths need the formatted text before the first row is written.

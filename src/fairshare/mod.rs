@@ -6,6 +6,7 @@ pub mod algorithm;
 pub mod compute;
 pub mod explain;
 pub mod flux;
+pub mod json_rows;
 pub(crate) mod key_sort;
 mod name_index;
 pub mod node;

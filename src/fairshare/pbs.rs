@@ -226,17 +226,25 @@ fn result_of(tree: &Tree, vals: &[PbsValues], usage: Vec<f64>) -> ShareResult {
         fairshare: &mut fairshare,
         norm_usage: &mut norm_usage,
     };
-    // Each row depends only on its own values (a `pow` each): over a million nodes the two
-    // halves are filled on two threads, the same arithmetic per row.
-    if n >= crate::parallel::PARALLEL_MIN_JOBS {
-        let (front, back) = cols.split_at(n / 2);
-        crate::parallel::join(
-            || front.fill(0, root, root_usage, &vals[..n / 2], &usage[..n / 2]),
-            || back.fill(n / 2, root, root_usage, &vals[n / 2..], &usage[n / 2..]),
-        );
-    } else {
-        cols.fill(0, root, root_usage, vals, &usage);
+    // Each row depends only on its own values (a `pow` each): over a million nodes the rows
+    // are filled in parts on every worker, the same arithmetic per row.
+    let mut rest = cols;
+    let mut parts = Vec::new();
+    for r in crate::parallel::ranges(n, crate::parallel::PARALLEL_MIN_JOBS, 1) {
+        let (part, tail) = rest.split_at(r.len());
+        parts.push((r, part));
+        rest = tail;
     }
+    crate::parallel::run_parts(parts, |(r, part)| {
+        let (vals, usage) = (vals.get(r.clone()), usage.get(r.clone()));
+        part.fill(
+            r.start,
+            root,
+            root_usage,
+            vals.unwrap_or_default(),
+            usage.unwrap_or_default(),
+        );
+    });
     let mut result = ShareResult::new(Algorithm::Pbs, n);
     result.set_column(Column::FairsharePerc, perc);
     result.set_column(Column::FairshareTreeUsage, tree_usage);

@@ -137,14 +137,15 @@ impl Tree {
             unknown_shares,
             nodes: mut specs,
         } = spec;
-        // The nodes' memory (136 bytes a node) is faulted in on a pool thread while this one
-        // checks and links the specs: the faults were two fifths of building a large tree.
+        // The nodes' memory (136 bytes a node) is faulted in by the pool's other workers while
+        // this thread checks and links the specs: the faults were two fifths of building a
+        // large tree.
         let mut tree = Tree::empty(source, unknown_shares, specs.len() + 3);
         let link = || links(&mut specs, root_name, root_usage, unknown_shares);
         let links = if tree.nodes.capacity() >= PARALLEL_MIN_JOBS {
-            // The memory is cut in 2 MiB parts that the pool thread takes one at a time from the
-            // start, and this thread too once the links are made: neither waits for the other
-            // (a fixed split left one thread idle for a tenth of a second, whichever was faster).
+            // The memory is cut in 2 MiB parts that the other workers take one at a time from
+            // the start, and this thread too once the links are made: none waits for another
+            // (a fixed split left a thread idle for a tenth of a second, whichever was faster).
             let parts = FaultParts::new(tree.nodes.spare_capacity_mut());
             let links = || {
                 let links = link();
@@ -153,7 +154,7 @@ impl Tree {
                 }
                 links
             };
-            crate::parallel::join(links, || parts.fault_in_all()).0
+            crate::parallel::with_helpers(links, || parts.fault_in_all())
         } else {
             link()
         };
@@ -719,7 +720,7 @@ struct Links {
     child_list: Vec<usize>,
 }
 
-/// Parts of a vector's spare memory for two threads to fault in ([`fault_in`]), each taking
+/// Parts of a vector's spare memory for the workers to fault in ([`fault_in`]), each taking
 /// the next part until none is left.
 struct FaultParts<'a, T> {
     parts: std::sync::Mutex<std::slice::ChunksMut<'a, std::mem::MaybeUninit<T>>>,
@@ -1151,7 +1152,7 @@ mod tests {
         let mut v: Vec<u64> = Vec::with_capacity((3 << 20) / 8 + 5);
         let n = v.capacity();
         let parts = FaultParts::new(v.spare_capacity_mut());
-        crate::parallel::join(|| parts.fault_in_all(), || parts.fault_in_all());
+        crate::parallel::each_worker(3, |_| parts.fault_in_all());
         let taken = parts.parts.into_inner().unwrap().count();
         assert_eq!(taken, 0, "every part taken");
         // 3 MiB and a bit: two parts of 2 MiB's worth of u64 at most.

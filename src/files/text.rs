@@ -7,23 +7,19 @@ use crate::files::FormatError;
 /// Longest line any text reader accepts (1 MiB).
 pub const MAX_LINE_BYTES: usize = 1 << 20;
 
-/// Inputs from this size up have their lines counted in two halves on two threads.
-const HALVES_MIN_BYTES: usize = 1 << 22;
+/// Inputs from this size up have their lines counted in parts on every worker.
+const PARTS_MIN_BYTES: usize = 1 << 22;
 
-/// `bytes` cut after a newline near its middle, or `None` when small or without one there.
-fn halves(bytes: &[u8]) -> Option<(&[u8], &[u8])> {
-    if bytes.len() < HALVES_MIN_BYTES {
-        return None;
-    }
-    let mid = bytes.len() / 2;
-    let nl = memchr::memchr(b'\n', bytes.get(mid..)?)?;
-    Some(bytes.split_at(mid + nl + 1))
+/// `bytes` cut after newlines into parts for the workers, or one part when small.
+fn parts(bytes: &[u8]) -> Vec<&[u8]> {
+    let count = crate::parallel::part_count(bytes.len(), PARTS_MIN_BYTES);
+    crate::parallel::line_parts(bytes, count)
 }
 
 /// Checks that `bytes` is UTF-8, naming the line of the first bad byte. One checked pass
-/// (std's validator, with its ASCII fast path): the two-thread check this replaced needed an
-/// unchecked conversion to join its halves, and its one pass over a 62 MB `sshare` capture is a
-/// few milliseconds of one core (`share -a classic` over a million users: 0.4 % more
+/// (std's validator, with its ASCII fast path): a check in parts would need an unchecked
+/// conversion to join them, and one pass over a 62 MB `sshare` capture is a few milliseconds of
+/// one core (`share -a classic` over a million users: 0.4 % more
 /// instructions, with the seeded hash, callgrind).
 pub(crate) fn utf8<'a>(bytes: &'a [u8], file: &str) -> Result<&'a str, FormatError> {
     std::str::from_utf8(bytes).map_err(|e| bad_utf8(bytes, e.valid_up_to(), file))
@@ -211,13 +207,8 @@ impl LineLengths {
 /// once instead of growing them line by line (a vectorised byte count).
 pub(crate) fn line_count_hint(text: &str) -> usize {
     let count = |b: &[u8]| b.iter().filter(|&&c| c == b'\n').count();
-    match halves(text.as_bytes()) {
-        Some((a, b)) => {
-            let (x, y) = crate::parallel::join(|| count(a), || count(b));
-            1 + x + y
-        }
-        None => 1 + count(text.as_bytes()),
-    }
+    let counts = crate::parallel::run_parts(parts(text.as_bytes()), count);
+    1 + counts.into_iter().sum::<usize>()
 }
 
 /// A share count: a non-negative integer.
@@ -302,17 +293,17 @@ mod tests {
         assert!(e.contains("line 3") && e.contains("longer than"), "{e}");
     }
 
-    /// Large inputs (whose lines are counted in halves): the same text, or the same first bad
-    /// line, whichever half holds it; and the same line count.
+    /// Large inputs (whose lines are counted in parts): the same text, or the same first bad
+    /// line, wherever it is; and the same line count.
     #[test]
-    fn halves_check_and_count_as_one_pass() {
+    fn parts_check_and_count_as_one_pass() {
         let line = "  acct|us\u{e9}r|1|0.5|10|\n";
-        let n = HALVES_MIN_BYTES / line.len() + 9;
+        let n = 3 * PARTS_MIN_BYTES / line.len() + 9;
         let text = line.repeat(n);
-        assert!(halves(text.as_bytes()).is_some());
+        assert!(parts(text.as_bytes()).len() > 1 || crate::parallel::workers() == 1);
         assert_eq!(utf8(text.as_bytes(), "f").unwrap(), text);
         assert_eq!(line_count_hint(&text), n + 1);
-        for bad_line in [3, n / 2, n / 2 + 1, n - 1] {
+        for bad_line in [3, n / 3, n / 2, n / 2 + 1, n - 1] {
             let mut bytes = text.clone().into_bytes();
             let at = (bad_line - 1) * line.len() + 10; // the second byte of `é`
             bytes[at] = b'x';

@@ -153,7 +153,7 @@ pub fn detect(path: &Path) -> Result<InputFormat, UsageError> {
 /// Reads every input and charges its new jobs into `usage`.
 ///
 /// A PBS log's prefix charged before is skipped when its charged mark still matches (docs/usage.md,
-/// "Charged marks"), its jobs counted as already charged; the rest is parsed on two threads and
+/// "Charged marks"), its jobs counted as already charged; the rest is parsed on every worker and
 /// charged in file order.
 pub fn record(
     inputs: &[PathBuf],

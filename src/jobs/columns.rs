@@ -1,13 +1,13 @@
 //! The numbers binding reads, column by column: a job set's per-job attributes and resource
 //! requests laid out as one vector per attribute (job index order), so that binding a million
 //! jobs streams through memory instead of visiting every `Job`. Built on demand
-//! (`JobSet::build_columns`, `Binder::bind`), on two threads for a large queue, from the set's
+//! (`JobSet::build_columns`, `Binder::bind`), on every worker for a large queue, from the set's
 //! parts (this file is below `job.rs`, which holds `JobSet`); `order::run` binds straight from
 //! the jobs instead (`order_pass`).
 
 use crate::jobs::job::{Job, Request, ResourceValue};
 use crate::jobs::names::{Names, Sym};
-use crate::parallel::{join, PARALLEL_MIN_JOBS};
+use crate::parallel::{self, PARALLEL_MIN_JOBS};
 
 /// One resource of every job as a column (job index order): the bound value, 0 when the job
 /// does not request it, and the first job whose value is text (an error if a formula uses it).
@@ -149,7 +149,7 @@ impl<'c> Part<'c> {
 
 impl Columns {
     /// Builds the columns of a job set's jobs from its parts (`JobSet::build_columns` passes
-    /// them): in two halves on two threads for a large set.
+    /// them): in parts on every worker for a large set.
     pub fn build(jobs: &[Job], requests: &[Request], resources: &Names, texts: &Names) -> Columns {
         let set = Jobs { jobs, requests };
         let n = set.jobs.len();
@@ -166,14 +166,23 @@ impl Columns {
                 })
                 .collect(),
         };
-        let part = Part::of(&mut cols);
-        let first_texts = if n >= PARALLEL_MIN_JOBS {
-            let (front, back) = part.split_at(n / 2);
-            let (front, back) = join(|| front.fill(set, 0), || back.fill(set, n / 2));
-            front.into_iter().zip(back).map(|(f, b)| f.or(b)).collect()
-        } else {
-            part.fill(set, 0)
-        };
+        let mut rest = Part::of(&mut cols);
+        let mut parts = Vec::new();
+        for r in parallel::ranges(n, PARALLEL_MIN_JOBS, 1) {
+            let (part, tail) = rest.split_at(r.len());
+            parts.push((r.start, part));
+            rest = tail;
+        }
+        // Per resource, the first job whose value is text: the first part's that has one.
+        let found = parallel::run_parts(parts, |(start, part)| part.fill(set, start));
+        let mut first_texts = vec![None; cols.resources.len()];
+        for part in found {
+            for (first, text) in first_texts.iter_mut().zip(part) {
+                if first.is_none() {
+                    *first = text;
+                }
+            }
+        }
         for (col, text) in cols.resources.iter_mut().zip(first_texts) {
             col.first_text = text.map(|(job, t)| (job, texts.name(t).into()));
         }
@@ -187,7 +196,7 @@ mod tests {
     use crate::jobs::job_set::JobSet;
     use crate::native::read_job_list_csv;
 
-    /// The columns of a set, built job by job (the reference for the two-thread build).
+    /// The columns of a set, built job by job (the reference for the build in parts).
     fn one_by_one(set: &JobSet) -> Columns {
         let mut cols = Columns::default();
         let r = set.resources.len();
@@ -217,8 +226,8 @@ mod tests {
     }
 
     #[test]
-    fn two_halves_build_the_same_columns() {
-        for n in [0, 3, PARALLEL_MIN_JOBS + 7] {
+    fn parts_build_the_same_columns() {
+        for n in [0, 3, PARALLEL_MIN_JOBS + 7, PARALLEL_MIN_JOBS * 3 + 5] {
             let mut csv = String::from("id,user,queue,state,priority,ncpus,place,mem\n");
             for i in 0..n {
                 let place = if i % 50_000 == 40_000 { "free" } else { "" };

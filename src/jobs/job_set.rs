@@ -3,45 +3,25 @@
 //! (`names.rs`), requests are kept in one vector; `build_columns` gives a column view (`columns.rs`).
 
 use crate::jobs::error::JobsError;
-use crate::parallel::PARALLEL_MIN_JOBS;
+use crate::jobs::names::name_hash;
+use crate::parallel::{self, PARALLEL_MIN_JOBS};
 
 // Defined in the files below; `queue::job::Job` and the others still name them.
 pub use crate::jobs::columns::{Columns, ResourceColumn};
 pub use crate::jobs::job::{id_sequence, Job, JobId, JobState, Request, ResourceValue};
 pub use crate::jobs::names::{Names, Sym};
 
-/// Whether two jobs' ids have the same hash: sorted id hashes of the two halves (each sorted on
-/// its own thread for a large set), checked for a repeat within a half or between them. Almost
-/// always false, and then no id is seen twice.
+/// Whether two jobs' ids have the same hash: the id hashes, made and sorted on every worker
+/// for a large set, checked for a repeat. Almost always false, and then no id is seen twice.
 fn may_have_duplicate_ids(jobs: &[Job]) -> bool {
-    let sorted = |part: &[Job]| {
-        let mut h: Vec<u64> = part
-            .iter()
-            .map(|j| crate::mem::hash::hash_one(j.id.as_bytes()))
-            .collect();
-        h.sort_unstable();
-        h
-    };
-    let (a, b) = if jobs.len() >= PARALLEL_MIN_JOBS {
-        let (front, back) = jobs.split_at(jobs.len() / 2);
-        crate::parallel::join(|| sorted(front), || sorted(back))
-    } else {
-        (sorted(jobs), Vec::new())
-    };
-    let repeats = |h: &[u64]| h.windows(2).any(|w| w[0] == w[1]);
-    if repeats(&a) || repeats(&b) {
-        return true;
-    }
-    // A hash in both halves: walk the two sorted lists together.
-    let (mut i, mut k) = (0, 0);
-    while let (Some(x), Some(y)) = (a.get(i), b.get(k)) {
-        match x.cmp(y) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => k += 1,
-            std::cmp::Ordering::Equal => return true,
-        }
-    }
-    false
+    let mut h: Vec<u64> = parallel::map_slice(jobs, |_, j| name_hash(&j.id));
+    parallel::sort_unstable(&mut h);
+    // Each range checked with the first hash of the next, so every pair of neighbours is seen.
+    let repeats = parallel::map_ranges(parallel::ranges(h.len(), PARALLEL_MIN_JOBS, 1), |r| {
+        let part = h.get(r.start..(r.end + 1).min(h.len())).unwrap_or_default();
+        part.windows(2).any(|w| w[0] == w[1])
+    });
+    repeats.into_iter().any(|r| r)
 }
 
 /// The id seen twice whose second sighting comes first (in `jobs` order), if any. Sorting
@@ -52,25 +32,10 @@ fn first_duplicate_id(jobs: &[Job]) -> Option<&str> {
     if !may_have_duplicate_ids(jobs) {
         return None;
     }
-    // Each half hashed and sorted on its own thread (a million ids: the hashing reads every
-    // id's heap bytes); the two sorted runs are then merged (keys are distinct: a stable sort
-    // gives the unstable one's order, merging runs in linear time).
-    let sorted = |from: usize, part: &[Job]| {
-        let mut keys: Vec<(u64, usize)> = (part.iter().enumerate())
-            .map(|(i, j)| (crate::mem::hash::hash_one(j.id.as_bytes()), from + i))
-            .collect();
-        keys.sort_unstable();
-        keys
-    };
-    let mid = if jobs.len() >= crate::parallel::PARALLEL_MIN_JOBS {
-        jobs.len() / 2
-    } else {
-        jobs.len()
-    };
-    let (head, tail) = jobs.split_at(mid);
-    let (mut keys, mut rest) = crate::parallel::join(|| sorted(0, head), || sorted(mid, tail));
-    keys.append(&mut rest);
-    keys.sort();
+    // Hashed and sorted on every worker (a million ids: the hashing reads every id's heap
+    // bytes); the keys are distinct.
+    let mut keys: Vec<(u64, usize)> = parallel::map_slice(jobs, |i, j| (name_hash(&j.id), i));
+    parallel::sort_unstable(&mut keys);
     let mut best: Option<usize> = None;
     let mut start = 0;
     while start < keys.len() {
@@ -157,9 +122,9 @@ fn packed_keys(jobs: &[Job]) -> Option<Packed> {
     Some(Packed::Wide(keys.collect()))
 }
 
-/// Sorts distinct keys: nothing when sorted already, a merge when they are two sorted runs (the
-/// two halves of a file, each sorted on its thread: the stable sort merges runs in linear
-/// time), otherwise the unstable sort (the same order: the keys are distinct).
+/// Sorts distinct keys: nothing when sorted already, a merge when they are two sorted runs (a
+/// set appended to another, both sorted already: the stable sort merges runs in linear time),
+/// otherwise the unstable sort (the same order: the keys are distinct).
 fn sort_keys<T: Ord>(keys: &mut [T]) {
     match keys.windows(2).position(|w| w[0] > w[1]) {
         None => {}
@@ -169,8 +134,11 @@ fn sort_keys<T: Ord>(keys: &mut [T]) {
 }
 
 /// Merges `b` into `a`, both in submission order, into submission order, stably (`a`'s jobs
-/// first among equal keys): in place, each job moved once, no second buffer of jobs, and `b`'s
-/// emptied end given back as `a` grows ([`crate::mem::reuse::merge_by`]).
+/// first among equal keys): from the back, in place, each job moved once and no second buffer
+/// of jobs. `b`'s emptied end is given back every [`RELEASE_BYTES`] while `a`'s new end is
+/// written, so the pages `a` grows into are mostly the ones `b` just freed (on this VM a page
+/// touched for the first time costs four times a recently freed one) and the peak holds about
+/// `b`'s jobs less than `a` and `b` whole.
 fn merge_into(a: &mut Vec<Job>, b: Vec<Job>) {
     crate::mem::reuse::merge_by(a, b, |x, y| {
         submission_cmp(x, y) == std::cmp::Ordering::Greater
@@ -261,7 +229,7 @@ impl JobSet {
     }
 
     /// [`finish`](Self::finish) for a set its reader already put in submission order (the
-    /// fast reader's two sorted halves, merged): skips the pass over every job that would
+    /// fast reader's sorted parts, merged): skips the pass over every job that would
     /// only find it sorted.
     pub(crate) fn finish_sorted(&mut self) -> Result<(), JobsError> {
         debug_assert!(self
@@ -279,8 +247,8 @@ impl JobSet {
     }
 
     /// Sorts the jobs into submission order (stable: jobs with equal keys keep their order).
-    /// A reader that parses a large file in parts sorts each part on its own thread; `finish`
-    /// then finds the parts' sorted runs and only merges them.
+    /// A reader that parses a large file in parts sorts each part on the worker that read it;
+    /// `finish` then finds the parts' sorted runs and only merges them.
     pub(crate) fn sort_submission(&mut self) {
         let n = self.jobs.len();
         if n < KEY_SORT_MIN_JOBS || n >= u32::MAX as usize {
@@ -291,7 +259,7 @@ impl JobSet {
             .jobs
             .is_sorted_by(|a, b| submission_cmp(a, b) != std::cmp::Ordering::Greater)
         {
-            return; // as the halves of a large file are, once merged
+            return; // as the parts of a large file are, once merged
         }
         // A large set: sort small keys, then move each job once. A stable sort of the jobs
         // themselves (128 bytes each) moved them some twenty times over.
@@ -345,7 +313,7 @@ impl JobSet {
         }
     }
 
-    /// Builds the column view of the jobs, in two halves on two threads for a large set. Not
+    /// Builds the column view of the jobs, in parts on every worker for a large set. Not
     /// built by `finish`: ordering binds straight from the jobs (`order_pass`), and a column
     /// per resource of every job was ≈ 90 bytes a job of fresh memory (issue #16).
     pub fn build_columns(&self) -> Columns {
@@ -431,8 +399,8 @@ impl JobSet {
         self.take_jobs(other, false)
     }
 
-    /// [`append`](Self::append) for two sets each in submission order already (the halves of
-    /// a large file, sorted on their threads): `other`'s jobs are merged in among these, so
+    /// [`append`](Self::append) for two sets each in submission order already (parts of a
+    /// large file, each sorted by the worker that read it): `other`'s jobs are merged in among these, so
     /// `finish` finds the whole set sorted and moves no job (it permuted a million 128-byte
     /// jobs at random before).
     pub(crate) fn merge_sorted(&mut self, other: JobSet) -> Result<(), JobsError> {
@@ -453,7 +421,7 @@ impl JobSet {
                 message: "more than 4294967295 resource requests in all".to_string(),
             });
         }
-        // The other half's 100 000 user names, in one batch (serial: it overlaps the misses).
+        // The other set's 100 000 user names, in one batch (serial: it overlaps the misses).
         let other_names: Vec<&str> = other.names.iter().collect();
         let mut names: Vec<Sym> = Vec::with_capacity(other_names.len());
         self.names
@@ -501,8 +469,8 @@ impl JobSet {
                 jobs.append(&mut other_jobs);
             }
         };
-        // The two moves are independent: for a large set (the two halves of a million-job
-        // file) they run at once.
+        // The two moves are independent: for a large set (a part of a million-job file) they
+        // run at once.
         if parallel {
             crate::parallel::join(move_jobs, move_requests);
         } else {
@@ -550,19 +518,19 @@ mod tests {
         assert_eq!(first_duplicate_id(&jobs), Some("b"));
         assert_eq!(first_duplicate_id(&jobs[..3]), None);
         assert_eq!(first_duplicate_id(&jobs[2..6]), Some("c"));
-        // A large set, checked in two halves: a repeat within a half and across the halves.
-        let mut many: Vec<Job> = (0..PARALLEL_MIN_JOBS + 5)
+        // A large set, checked in parts: a repeat within a part and across parts.
+        let mut many: Vec<Job> = (0..3 * PARALLEL_MIN_JOBS + 5)
             .map(|i| job(&i.to_string()))
             .collect();
         assert!(!may_have_duplicate_ids(&many));
         assert_eq!(first_duplicate_id(&many), None);
-        many[PARALLEL_MIN_JOBS] = job("3");
-        assert_eq!(first_duplicate_id(&many), Some("3"), "across the halves");
-        many[PARALLEL_MIN_JOBS] = job(&(PARALLEL_MIN_JOBS + 1).to_string());
+        many[3 * PARALLEL_MIN_JOBS] = job("3");
+        assert_eq!(first_duplicate_id(&many), Some("3"), "across parts");
+        many[3 * PARALLEL_MIN_JOBS] = job(&(3 * PARALLEL_MIN_JOBS + 1).to_string());
         assert_eq!(
             first_duplicate_id(&many),
-            Some((PARALLEL_MIN_JOBS + 1).to_string().as_str()),
-            "within the second half"
+            Some((3 * PARALLEL_MIN_JOBS + 1).to_string().as_str()),
+            "within a part"
         );
         let mut names = Names::default();
         assert_eq!(names.intern("x"), 0);
@@ -687,10 +655,10 @@ mod tests {
         assert_eq!(keys, [1, 2, 5, 9]);
     }
 
-    /// Merging two sorted halves gives the stable sort of the whole, with the first half's
-    /// jobs first among equal keys, for halves of any lengths (either one empty).
+    /// Merging two sorted sets gives the stable sort of the whole, with the first set's jobs
+    /// first among equal keys, for sets of any lengths (either one empty).
     #[test]
-    fn merging_sorted_halves_is_the_stable_sort_of_both() {
+    fn merging_sorted_sets_is_the_stable_sort_of_both() {
         let job = |i: usize, half: u32| Job {
             id: format!("{}.{}", i % 4, "s".repeat(1 + i % 3 * 20)).into(),
             seq: (i % 3) as u64,
@@ -782,7 +750,7 @@ mod tests {
         };
         let whole = read(rows(0, 2 * n));
         let mut front = read(rows(0, n));
-        // The second half names its resources in another order and its texts afresh.
+        // The second set names its resources in another order and its texts afresh.
         let back = crate::native::read_job_list_csv(
             format!(
                 "id,place,ncpus,group,user\n{}",
@@ -807,7 +775,7 @@ mod tests {
         front.append(back).unwrap();
         front.finish().unwrap();
         merged.finish().unwrap();
-        assert_eq!(merged.describe(), front.describe(), "merged halves");
+        assert_eq!(merged.describe(), front.describe(), "merged sets");
         assert_eq!(front.len(), 2 * n);
         let view = |set: &JobSet| -> Vec<(String, String, String, String, String)> {
             let (ncpus, place) = (set.resources.get("ncpus"), set.resources.get("place"));
@@ -833,7 +801,7 @@ mod tests {
         assert_ne!(
             front.resources.get("ncpus"),
             None,
-            "the second half's symbols were mapped"
+            "the second set's symbols were mapped"
         );
         let ncpus = |set: &JobSet| set.resources.get("ncpus").unwrap() as usize;
         assert_eq!(

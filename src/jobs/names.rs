@@ -318,7 +318,7 @@ impl Names {
     /// Interns `names` in order, giving each one's position and symbol to `each`: [`intern`]
     /// of each, with the hashes computed first and the index slot of the name [`AHEAD`] places
     /// on prefetched, so the cache misses of a large pool's cold index overlap (a million-job
-    /// reader interns each window's users so, and the second half's names into the first's).
+    /// reader interns each window's users so, and a later part's names into the first's).
     ///
     /// [`intern`]: Self::intern
     pub(crate) fn intern_each<S: AsRef<str>>(

@@ -12,6 +12,7 @@ pub mod formula_api;
 mod keys;
 mod pass;
 pub mod report;
+pub mod rows;
 pub mod shares;
 pub mod sort;
 #[cfg(test)]

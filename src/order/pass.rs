@@ -1,7 +1,7 @@
 //! Bind, evaluate and key every job in one pass (issue #16): a block of jobs is gathered
 //! straight from the job records into a small row buffer, evaluated, and written as packed sort
-//! keys into one array allocated once (runnable jobs from its front, the others from its back),
-//! on two threads for a large queue. No column per resource or keyword and no array of values:
+//! keys into one array allocated once (runnable jobs from the front of their part of it, the
+//! others from its back), on every worker for a large queue. No column per resource or keyword and no array of values:
 //! at ten million jobs each byte per job that is touched fresh costs ≈ 15 ms of page clearing.
 //! `order::run` uses it; `order::evaluate` + `order::order` remain the reference it is tested
 //! against.
@@ -14,7 +14,7 @@ use crate::order::bind::{Binder, Source};
 use crate::order::compat;
 use crate::order::formula_api::SortFormula;
 use crate::order::keys::{descending_key, pack, value_of_key, Key};
-use crate::parallel::{join, PARALLEL_MIN_JOBS};
+use crate::parallel::{self, PARALLEL_MIN_JOBS};
 use std::collections::HashMap;
 
 /// Jobs per block: the block's rows (`width` values each) stay in L1/L2.
@@ -55,7 +55,7 @@ impl Keyed {
     }
 }
 
-/// What one pass reads, shared by both halves.
+/// What one pass reads, shared by every part.
 struct Pass<'a> {
     jobs: &'a JobSet,
     binder: &'a Binder,
@@ -68,9 +68,9 @@ struct Pass<'a> {
     threshold: Option<f64>,
 }
 
-/// One half's results.
+/// One part's results.
 #[derive(Default)]
-struct Half {
+struct PartKeys {
     runnable: usize,
     below_threshold: usize,
     exceptions: Vec<(u32, f64)>,
@@ -109,28 +109,26 @@ pub(crate) fn key_jobs(
     };
     let n = jobs.len();
     let mut keys = vec![Key::default(); n];
-    let halves = if n < PARALLEL_MIN_JOBS {
-        vec![(0, pass.key_range(0, &mut keys))]
-    } else {
-        // Cut at a block boundary so both halves use whole blocks.
-        let mid = (n / 2).div_ceil(BLOCK) * BLOCK;
-        let mid = mid.min(n);
-        let (left, right) = keys.split_at_mut(mid);
-        let (a, b) = join(|| pass.key_range(0, left), || pass.key_range(mid, right));
-        vec![(0, a), (mid, b)]
-    };
-    Some(pass.combine(keys, halves))
+    // Parts of whole blocks.
+    let ranges = parallel::ranges(n, PARALLEL_MIN_JOBS, BLOCK);
+    let parts = parallel::split_mut(&mut keys, &ranges);
+    let starts = ranges.iter().map(|r| r.start);
+    let parts = parallel::run_parts(starts.zip(parts).collect(), |(start, out)| {
+        let len = out.len();
+        (len, pass.key_range(start, out))
+    });
+    Some(pass.combine(keys, parts))
 }
 
 impl Pass<'_> {
     /// Keys the jobs `start..start + out.len()` into `out`: runnable ones from the front, the
     /// others from the back.
-    fn key_range(&self, start: usize, out: &mut [Key]) -> Half {
+    fn key_range(&self, start: usize, out: &mut [Key]) -> PartKeys {
         let sources = self.binder.sources();
         let width = sources.len();
-        let mut half = Half {
+        let mut part = PartKeys {
             texts: vec![None; width],
-            ..Half::default()
+            ..PartKeys::default()
         };
         let mut rows = vec![0.0; BLOCK * width];
         let mut values = [0.0; BLOCK];
@@ -165,14 +163,14 @@ impl Pass<'_> {
                         }
                     }
                 }
-                self.bind_row(start + k, job, row, &mut half.texts);
+                self.bind_row(start + k, job, row, &mut part.texts);
             }
             let values = values.get_mut(..block.len()).unwrap_or_default();
             for (j, e) in self.formula.evaluate_rows(rows, values) {
                 if let Some(v) = values.get_mut(j) {
                     *v = 0.0;
                 }
-                half.errors.push(((first + j) as u32, e));
+                part.errors.push(((first + j) as u32, e));
             }
             for ((k, job), &raw) in block.iter().enumerate().zip(values.iter()) {
                 let i = first + k;
@@ -182,13 +180,13 @@ impl Pass<'_> {
                     raw
                 };
                 if value.is_nan() || (value == 0.0 && value.is_sign_negative()) {
-                    half.exceptions.push((i as u32, value));
+                    part.exceptions.push((i as u32, value));
                 }
                 let rank = self.fs.and_then(|r| r.get(i)).copied().unwrap_or(0);
                 let key = pack(descending_key(value), rank, i as u32);
                 let slot = if job.state.is_runnable() {
                     if crate::pbs::defs::threshold::is_below(value, self.threshold) {
-                        half.below_threshold += 1;
+                        part.below_threshold += 1;
                     }
                     front += 1;
                     out.get_mut(front - 1)
@@ -201,8 +199,8 @@ impl Pass<'_> {
                 }
             }
         }
-        half.runnable = front;
-        half
+        part.runnable = front;
+        part
     }
 
     /// Fills job `i`'s slot values into `row`, as `Binder::bind` gathers them; a text value of
@@ -249,12 +247,17 @@ impl Pass<'_> {
         }
     }
 
-    /// Puts the halves' runnable keys together before the others' and gathers their counts; a
-    /// text value in a used resource is the bind error of the first such slot.
-    fn combine(&self, mut keys: Vec<Key>, halves: Vec<(usize, Half)>) -> Result<Keyed, BindError> {
+    /// Puts the parts' runnable keys together before the others' (`parts`: each part's length
+    /// and results, in order) and gathers their counts; a text value in a used resource is the
+    /// bind error of the first such slot.
+    fn combine(
+        &self,
+        mut keys: Vec<Key>,
+        parts: Vec<(usize, PartKeys)>,
+    ) -> Result<Keyed, BindError> {
         let width = self.binder.sources().len();
         for slot in 0..width {
-            let first = (halves.iter())
+            let first = (parts.iter())
                 .filter_map(|(_, h)| h.texts.get(slot).copied().flatten())
                 .min_by_key(|t| t.0);
             if let Some((j, text)) = first {
@@ -262,19 +265,17 @@ impl Pass<'_> {
                 return Err(self.binder.not_numeric(id, slot, self.jobs.text(text)));
             }
         }
-        // [A runnable | A rest | B runnable | B rest] → [A runnable | B runnable | A rest | B rest]
-        let mut runnable = 0;
+        // [A runnable | A rest | B runnable | B rest | …] → [runnable … | rest …], each group
+        // in no order (both are sorted next).
+        let shape: Vec<(usize, usize)> = parts.iter().map(|(len, p)| (*len, p.runnable)).collect();
+        let runnable = parallel::gather_fronts(&mut keys, &shape);
         let mut below_threshold = 0;
         let mut exceptions = Vec::new();
         let mut errors = HashMap::new();
-        for (start, half) in halves {
-            if let Some(part) = keys.get_mut(runnable..start + half.runnable) {
-                part.rotate_right(half.runnable);
-            }
-            runnable += half.runnable;
-            below_threshold += half.below_threshold;
-            exceptions.extend(half.exceptions);
-            errors.extend(half.errors);
+        for (_, part) in parts {
+            below_threshold += part.below_threshold;
+            exceptions.extend(part.exceptions);
+            errors.extend(part.errors);
         }
         Ok(Keyed {
             keys,
@@ -400,8 +401,9 @@ mod tests {
     }
 
     #[test]
-    fn a_large_queue_in_uneven_halves_orders_as_the_column_path() {
-        // Odd, not a multiple of the block: the halves differ in length and in runnable jobs.
+    fn a_large_queue_in_uneven_parts_orders_as_the_column_path() {
+        // Odd, not a multiple of the block: the last part is shorter, and the parts differ in
+        // runnable jobs.
         check(PARALLEL_MIN_JOBS * 2 + 17);
     }
 
@@ -410,7 +412,7 @@ mod tests {
         let n = PARALLEL_MIN_JOBS * 2 + 3;
         let f = ClosureFormula::new("f", &["ncpus", "place"], |s| Ok(s[0] + s[1]));
         let unused = ClosureFormula::new("g", &["ncpus"], |s| Ok(s[0]));
-        // Only in the second half; in both halves (the first half's job is named); in one job.
+        // Only in the last part; in several parts (the first part's job is named); in one job.
         for text_at in [vec![n - 2], vec![n - 2, 40_000, 90_000], vec![0]] {
             let set = queue(n, &text_at);
             let b = Binder::new(f.keywords(), &set, &qp, None, false).unwrap();

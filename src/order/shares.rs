@@ -53,8 +53,8 @@ impl ShareContext {
         };
         let job_nodes =
             if pbs && entity != FairshareEntity::EgroupEuser && jobs.len() >= PARALLEL_MIN_JOBS {
-                // Every name found in the tree is known before the pass, which then runs on two
-                // threads; the jobs whose name is not in the tree are resolved after it, one by one
+                // Every name found in the tree is known before the pass, which then runs on every
+                // worker; the jobs whose name is not in the tree are resolved after it, one by one
                 // in job order, as before (so the unknown entities are added in the same order).
                 pass.cache.single = (pbs_nodes_by_name(&pass.tree, jobs).into_iter())
                     .map(|found| found.map(Some))
@@ -154,19 +154,20 @@ fn pbs_node(tree: &Tree, name: &str) -> Option<NodeId> {
 }
 
 /// [`pbs_node`] of every name of `jobs.names` (users, groups, accounts and queues alike), by
-/// symbol, in two halves on two threads: the 100 000 look-ups of a 100 000-user tree were half
-/// of `resolve`, on one thread while the other waited. Names that are no job's entity are
+/// symbol, in parts on every worker: the 100 000 look-ups of a 100 000-user tree were half of
+/// `resolve`, on one thread while the other cores waited. Names that are no job's entity are
 /// looked up for nothing (a few hundred groups and queues: cheaper than finding the used ones).
 fn pbs_nodes_by_name(tree: &Tree, jobs: &JobSet) -> Vec<Option<NodeId>> {
     let find = |syms: std::ops::Range<usize>| -> Vec<Option<NodeId>> {
         syms.map(|s| pbs_node(tree, jobs.names.name(s as Sym)))
             .collect()
     };
-    let n = jobs.names.len();
-    let (mut front, back) = crate::parallel::join(|| find(0..n / 2), || find(n / 2..n));
-    front.extend(back);
-    front
+    let ranges = crate::parallel::ranges(jobs.names.len(), NAMES_MIN, 1);
+    crate::parallel::concat(crate::parallel::map_ranges(ranges, find))
 }
+
+/// Below this many names [`pbs_nodes_by_name`] looks them up on the calling thread.
+const NAMES_MIN: usize = 1 << 12;
 
 /// Each distinct entity key's node, looked up in the tree once: one-name keys (PBS entities but
 /// `egroup:euser`) in a table indexed by symbol, pairs in a hash map (a million jobs' look-ups
@@ -287,7 +288,7 @@ mod tests {
 
     #[test]
     fn names_looked_up_first_give_the_same_nodes_and_unknowns() {
-        // A set large enough for the names to be looked up on two threads first: the nodes,
+        // A set large enough for the names to be looked up on every worker first: the nodes,
         // the unknown entities (in order of first job) and the tree's new users are those of
         // the one-thread pass over a small set of the same jobs, entity by entity.
         let n = PARALLEL_MIN_JOBS + 10;

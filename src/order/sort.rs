@@ -13,7 +13,7 @@ use crate::order::compat;
 use crate::order::formula_api::SortFormula;
 use crate::order::keys::{descending_key, pack, value_of_key};
 use crate::order::pass::{key_jobs, Keyed};
-use crate::parallel::{join, PARALLEL_MIN_JOBS};
+use crate::parallel::{self, PARALLEL_MIN_JOBS};
 use std::cmp::Ordering;
 use std::collections::HashMap;
 
@@ -50,26 +50,17 @@ const EVAL_BLOCK: usize = 1024;
 
 /// Evaluates the formula on every bound job: the bound columns are transposed block by block
 /// into rows and handed to `SortFormula::evaluate_rows`, one call per block (no per-job dynamic
-/// dispatch or allocation). A large queue is split in two halves evaluated in parallel
-/// (`crate::parallel::join`: a panic in either reaches the caller; no job is left at 0).
+/// dispatch or allocation). A large queue is cut into parts of whole blocks evaluated on every
+/// worker (`crate::parallel::run_parts`: a panic in any reaches the caller; no job is left at 0).
 pub fn evaluate(formula: &dyn SortFormula, bound: &Bound, jobs: usize) -> Evaluations {
     let mut values = vec![0.0; jobs];
-    let mut errors = HashMap::new();
-    if jobs < PARALLEL_MIN_JOBS {
-        for (j, e) in evaluate_range(formula, bound, 0, &mut values) {
-            errors.insert(j, e);
-        }
-        return Evaluations { values, errors };
-    }
-    // Cut at a block boundary so both halves use whole blocks.
-    let mid = (jobs / 2).div_ceil(EVAL_BLOCK) * EVAL_BLOCK;
-    let (left, right) = values.split_at_mut(mid.min(jobs));
-    let (e1, e2) = join(
-        || evaluate_range(formula, bound, 0, left),
-        || evaluate_range(formula, bound, mid, right),
-    );
-    errors.extend(e1);
-    errors.extend(e2);
+    let ranges = parallel::ranges(jobs, PARALLEL_MIN_JOBS, EVAL_BLOCK);
+    let starts: Vec<usize> = ranges.iter().map(|r| r.start).collect();
+    let parts = parallel::split_mut(&mut values, &ranges);
+    let found = parallel::run_parts(starts.into_iter().zip(parts).collect(), |(start, out)| {
+        evaluate_range(formula, bound, start, out)
+    });
+    let errors = found.into_iter().flatten().collect();
     Evaluations { values, errors }
 }
 
@@ -105,70 +96,9 @@ fn evaluate_range(
     errors
 }
 
-/// Sorts distinct keys. A large slice is split in place around a sampled median (no second
-/// buffer) and the two parts are sorted in parallel; the partition itself is done on both
-/// threads too (each half partitioned on its own, then the half's high keys and the other
-/// half's low keys swapped), so no serial pass over every key leaves one core idle.
+/// Sorts distinct keys, on every worker for a large slice ([`parallel::sort_unstable`]).
 fn sort_keys<T: Ord + Copy + Send + Sync>(keys: &mut [T]) {
-    let len = keys.len();
-    if len < PARALLEL_MIN_JOBS {
-        keys.sort_unstable();
-        return;
-    }
-    let mut sample: Vec<T> = (0..64)
-        .filter_map(|i| keys.get(i * len / 64).copied())
-        .collect();
-    sample.sort_unstable();
-    let Some(&pivot) = sample.get(sample.len() / 2) else {
-        keys.sort_unstable();
-        return;
-    };
-    let mid = len / 2;
-    let (front, back) = keys.split_at_mut(mid);
-    let (a, b) = join(|| partition(front, pivot), || partition(back, pivot));
-    // [front low (a) | front high | back low (b) | back high]: swap the shorter of the two
-    // middle runs with the end of the other next to it, so every low key comes first.
-    let high = mid - a;
-    let swap = high.min(b);
-    let (x, y) = (a..a + swap, mid + b - swap..mid + b);
-    let (left, right) = keys.split_at_mut(mid);
-    if let (Some(x), Some(y)) = (left.get_mut(x), right.get_mut(y.start - mid..y.end - mid)) {
-        swap_halves(x, y);
-    }
-    let (low, high) = keys.split_at_mut(a + b);
-    join(|| low.sort_unstable(), || high.sort_unstable());
-}
-
-/// Hoare-style partition of `keys`: the keys below `pivot` first; returns how many they are.
-fn partition<T: Ord + Copy>(keys: &mut [T], pivot: T) -> usize {
-    let (mut i, mut j) = (0, keys.len());
-    loop {
-        while i < j && keys.get(i).is_some_and(|&k| k < pivot) {
-            i += 1;
-        }
-        while i < j && keys.get(j - 1).is_some_and(|&k| k >= pivot) {
-            j -= 1;
-        }
-        if i >= j {
-            break;
-        }
-        keys.swap(i, j - 1);
-        i += 1;
-        j -= 1;
-    }
-    i
-}
-
-/// Swaps the contents of `x` and `y` (of equal length), a large swap on two threads.
-fn swap_halves<T: Send>(x: &mut [T], y: &mut [T]) {
-    if x.len() < PARALLEL_MIN_JOBS {
-        x.swap_with_slice(y);
-        return;
-    }
-    let half = x.len() / 2;
-    let (x1, x2) = x.split_at_mut(half);
-    let (y1, y2) = y.split_at_mut(half);
-    join(|| x1.swap_with_slice(y1), || x2.swap_with_slice(y2));
+    parallel::sort_unstable(keys);
 }
 
 /// One job's place in the order.
@@ -686,8 +616,8 @@ mod tests {
             x
         };
         // Random values; nearly all equal values (distinct only by the index bits); ascending
-        // and descending values (one half all below the pivot, the other all above: the
-        // middle runs swapped are one whole half, on two threads at the larger size).
+        // and descending values (each worker's part all below the pivot or all above: the
+        // runs swapped are whole parts).
         for n in [PARALLEL_MIN_JOBS * 2 + 17, PARALLEL_MIN_JOBS * 5 + 3] {
             for shape in 0..4 {
                 let mut keys: Vec<u128> = (0..n)
@@ -745,8 +675,8 @@ mod tests {
 
     #[test]
     fn a_failing_part_of_the_evaluation_reaches_the_caller_not_zeros() {
-        // The last jobs fall in the half evaluated off the calling thread; a bug there used to
-        // leave that half of the queue at 0 and the caller none the wiser.
+        // The last jobs fall in a part evaluated off the calling thread; a bug there used to
+        // leave that part of the queue at 0 and the caller none the wiser.
         let n = PARALLEL_MIN_JOBS * 2;
         let f = ClosureFormula::new("x", &["x"], |s| {
             assert!(s[0] < (n - 10) as f64, "formula engine bug");

@@ -78,7 +78,7 @@ pub fn parse_resource_group_indexed(
 /// a cache miss with the work of the lines between.
 const AHEAD: usize = 16;
 
-/// Files from this size up are read in two stages on two threads.
+/// Files from this size up are read in two stages at once ([`stages`]).
 const PIPELINE_MIN_BYTES: usize = 1 << 20;
 
 /// [`parse_resource_group_indexed`], in two stages from `pipeline_min` bytes of text up.

@@ -3,7 +3,7 @@
 
 use crate::fairshare::{NodeKind, NodeSpec, Shares, TreeSource, TreeSpec};
 use crate::files::FormatError;
-use crate::parallel::{join, PARALLEL_MIN_JOBS};
+use crate::parallel::{self, PARALLEL_MIN_JOBS};
 use crate::pbs::defs::tree::{ROOT_NAME, UNKNOWN_GROUP, USAGE_FILE as FILE};
 use crate::pbs::{name_hash, PbsUsage, SpecNames};
 use crate::usage::apply::{apply_usage, entity_usage, UnmatchedUsage, UsageRecord};
@@ -11,7 +11,7 @@ use crate::usage::apply::{apply_usage, entity_usage, UnmatchedUsage, UsageRecord
 /// [`apply_usage`] of the entries of a PBS usage file, with the index of the tree's names that
 /// the `resource_group` reader built ([`SpecNames`], when `spec` is the tree it read and nothing
 /// was added since): the same usage, errors and added entities, without indexing a million
-/// names again, the entries looked up on two threads. Otherwise [`apply_usage`] itself.
+/// names again, the entries looked up on every worker. Otherwise [`apply_usage`] itself.
 pub fn apply_pbs_usage(
     spec: &mut TreeSpec,
     names: Option<SpecNames>,
@@ -30,7 +30,7 @@ pub fn apply_pbs_usage(
         return apply_usage(spec, pbs_records(usage));
     };
     let given = spec.nodes.len();
-    // The node of each entry among the nodes read (`u32::MAX`: none), on two threads.
+    // The node of each entry among the nodes read (`u32::MAX`: none), in parts on every worker.
     // Each name's slot is loaded into the cache `AHEAD` entries before it is looked up (a
     // cache miss each in a million-name table, no longer one after the other).
     const AHEAD: usize = 16;
@@ -51,14 +51,9 @@ pub fn apply_pbs_usage(
             .collect()
     };
     let entries = usage.entries.as_slice();
-    let found = if entries.len() >= PARALLEL_MIN_JOBS {
-        let (a, b) = entries.split_at(entries.len() / 2);
-        let (mut fa, fb) = join(|| find_all(a), || find_all(b));
-        fa.extend(fb);
-        fa
-    } else {
-        find_all(entries)
-    };
+    let ranges = parallel::ranges(entries.len(), PARALLEL_MIN_JOBS, 1);
+    let found = parallel::map_ranges(ranges, |r| find_all(entries.get(r).unwrap_or_default()));
+    let found = parallel::concat(found);
     // Then in file order, as [`apply_usage`]: check, refuse a group, set a leaf or add an
     // entity under `unknown` (found by name when it comes again).
     for (k, ((name, usage), &at)) in entries.iter().zip(&found).enumerate() {

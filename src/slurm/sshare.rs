@@ -277,7 +277,7 @@ fn parse_sshare_from<'t>(text: &'t str, pipeline_min: usize) -> Result<TreeSpec,
     builder.finish()
 }
 
-/// Captures from this size up are read in two stages on two threads ([`parse_sshare`]).
+/// Captures from this size up are read in two stages at once ([`parse_sshare`]).
 const PIPELINE_MIN_BYTES: usize = 1 << 20;
 
 /// The tree of a capture as its rows come, in order. The first error of the tree's shape is

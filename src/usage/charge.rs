@@ -3,8 +3,8 @@
 //! whatever `Charge` it is given.
 
 /// A charge computation over named, slot-indexed values (slot i = `keywords()[i]`), so a reader
-/// extracts only what the formula needs. `Sync`: a log's halves are parsed and charged on two
-/// threads with one `Charge`.
+/// extracts only what the formula needs. `Sync`: a log's chunks are parsed and charged on every
+/// worker with one `Charge`.
 pub trait Charge: Sync {
     /// The resource names the charge reads, in slot order.
     fn keywords(&self) -> &[String];

@@ -117,7 +117,7 @@ pub(super) fn run(args: &Args, global: &Global, jobs: JobsIn) -> CliResult {
     let program = sc
         .compile(sc.formula_source().map_err(scenario_failure)?)
         .map_err(scenario_failure)?;
-    // Not locked: a large table is written by two threads in turn (`chunks::write_ordered`).
+    // Not locked: a large table is written by every worker in turn (`parallel::write_ordered`).
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout());
     if let Some(other) = &args.against {
         let other = sc.compile(other).map_err(scenario_failure)?;
@@ -422,7 +422,7 @@ fn order_table(
         (HEADERS[4], Align::Right),
         (HEADERS[5], Align::Left),
     ]);
-    for (i, w) in crate::cli::order_rows::widths(jobs, &rows)
+    for (i, w) in fairsort::order::rows::widths(jobs, &rows)
         .into_iter()
         .enumerate()
     {
@@ -430,7 +430,8 @@ fn order_table(
     }
     let mut out = out;
     t.write_header(&mut out)?;
-    crate::cli::order_rows::write_table(&mut out, &t, jobs, &rows)?;
+    let widths = std::array::from_fn(|i| t.width(i));
+    fairsort::order::rows::write_table(&mut out, &widths, jobs, &rows)?;
     if rows.len() < result.order.summary.total {
         writeln!(
             out,
@@ -457,7 +458,7 @@ fn order_csv(
     w.flush()?;
     drop(w);
     let mut out = out;
-    crate::cli::order_rows::write_csv(&mut out, &rows)?;
+    fairsort::order::rows::write_csv(&mut out, &rows)?;
     Ok(())
 }
 

@@ -5,7 +5,7 @@
 
 use crate::fairshare::key_sort::SiblingSort;
 use crate::fairshare::{NodeId, Shares, Tree};
-use crate::parallel::{join, PARALLEL_MIN_JOBS};
+use crate::parallel::PARALLEL_MIN_JOBS;
 
 /// Per-node arrays indexed by `NodeId`, built in O(n) with one pass over the tree's nodes and
 /// no per-node allocation (a pass over 1M users is dominated by memory traffic).
@@ -141,25 +141,36 @@ impl Links {
 
     /// Sorts every fs children list by `value` descending, users first on equal values,
     /// otherwise in tree order (Fair Tree's sibling order). A large tree's lists are sorted in
-    /// two groups (cut at a list boundary near the middle) in parallel.
+    /// parts of whole lists (cut at the list boundaries nearest to even shares of the entries)
+    /// on every worker.
     pub fn sort_children(&mut self, value: &[f64]) {
         let total = self.child_list.len();
         let starts = &self.child_start;
         let is_user = &self.is_user;
-        if total < PARALLEL_MIN_JOBS {
-            sort_lists(&mut self.child_list, 0, starts, value, is_user);
-            return;
+        let mut cuts = vec![0];
+        for r in crate::parallel::ranges(total, PARALLEL_MIN_JOBS, 1)
+            .iter()
+            .skip(1)
+        {
+            let at = starts.get(starts.partition_point(|&s| s < r.start));
+            let cut = at.copied().unwrap_or(total).min(total);
+            if cuts.last().is_some_and(|&c| cut > c) {
+                cuts.push(cut);
+            }
         }
-        let cut = starts
-            .get(starts.partition_point(|&s| s < total / 2))
-            .copied()
-            .unwrap_or(total)
-            .min(total);
-        let (first, second) = self.child_list.split_at_mut(cut);
-        join(
-            || sort_lists(first, 0, starts, value, is_user),
-            || sort_lists(second, cut, starts, value, is_user),
-        );
+        cuts.push(total);
+        cuts.dedup();
+        let ranges: Vec<_> = cuts.windows(2).map(|w| w[0]..w[1]).collect();
+        let parts = crate::parallel::split_mut(&mut self.child_list, &ranges);
+        let parts: Vec<_> = ranges.iter().map(|r| r.start).zip(parts).collect();
+        crate::parallel::run_parts(parts, |(offset, list)| {
+            // The lists inside the part: those starting from `offset` up to its end.
+            let end = offset + list.len();
+            let first = starts.partition_point(|&s| s < offset);
+            let last = starts.partition_point(|&s| s <= end);
+            let starts = starts.get(first..last).unwrap_or_default();
+            sort_lists(list, offset, starts, value, is_user);
+        });
     }
 
     /// Number of nodes, root included.
@@ -235,7 +246,7 @@ mod tests {
     use crate::fairshare::slurm::testtrees::{t1, t2};
 
     #[test]
-    fn two_thread_sort_equals_one_thread_sort_on_a_large_tree() {
+    fn the_sort_in_parts_equals_one_thread_sort_on_a_large_tree() {
         use crate::fairshare::slurm::testtrees::{acct, build, user};
         let mut nodes = Vec::new();
         let mut x: u64 = 7;

@@ -1,8 +1,8 @@
 //! The work queue of `usage record`'s PBS log reader (issue #16): a log is cut into small chunks
-//! of whole lines; both threads take the next chunk to parse as they come free, and the calling
+//! of whole lines; every worker takes the next chunk to parse as it comes free, and the calling
 //! thread also consumes (charges) the parsed chunks strictly in file order, parsing whenever the
 //! next one in order is not ready. Neither thread waits for a fixed share of a round, so the
-//! serial charging no longer leaves the other thread idle (or itself behind).
+//! serial charging no longer leaves the other workers idle (or itself behind).
 
 use std::ops::Range;
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
@@ -68,11 +68,11 @@ pub(crate) enum Next<T> {
     Consume(T),
     /// Produce item `.0` into the buffers `.1` (recycled), then [`Queue::publish`] it.
     Produce(usize, T),
-    /// Every item is consumed, or the helper stopped (a panic) before publishing the next one.
+    /// Every item is consumed, or a helper stopped (a panic) before publishing the next one.
     Done,
 }
 
-/// Items `0..count` produced by either thread in any order, each at most `ahead` past the next
+/// Items `0..count` produced by any worker in any order, each at most `ahead` past the next
 /// to consume, and consumed by one thread in order. Items' buffers are recycled.
 pub(crate) struct Queue<T> {
     state: Mutex<State<T>>,
@@ -90,10 +90,10 @@ struct State<T> {
     ring: Vec<Option<T>>,
     /// Buffers of consumed items, to produce into.
     spare: Vec<T>,
-    /// The consumer left (done, or a panic): the helper stops claiming.
+    /// The consumer left (done, or a panic): the helpers stop claiming.
     consumer_gone: bool,
-    /// The helper left.
-    helper_gone: bool,
+    /// A helper left while unwinding (a panic), maybe without publishing an item it claimed.
+    helper_failed: bool,
 }
 
 impl<T: Default> Queue<T> {
@@ -107,7 +107,7 @@ impl<T: Default> Queue<T> {
                 ring: (0..ahead).map(|_| None).collect(),
                 spare: Vec::new(),
                 consumer_gone: false,
-                helper_gone: false,
+                helper_failed: false,
             }),
             changed: Condvar::new(),
             count,
@@ -116,7 +116,7 @@ impl<T: Default> Queue<T> {
     }
 
     fn lock(&self) -> MutexGuard<'_, State<T>> {
-        // A poisoned lock means the other thread panicked; its panic reaches the caller anyway.
+        // A poisoned lock means another thread panicked; its panic reaches the caller anyway.
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -137,7 +137,7 @@ impl<T: Default> Queue<T> {
     }
 
     /// The consumer's next step: the next item in order once produced, else an item to produce
-    /// itself, else it waits for the helper.
+    /// itself, else it waits for the helpers.
     pub fn next(&self) -> Next<T> {
         let mut st = self.lock();
         loop {
@@ -151,8 +151,8 @@ impl<T: Default> Queue<T> {
             if let Some((i, t)) = self.claim(&mut st) {
                 return Next::Produce(i, t);
             }
-            if st.helper_gone {
-                // The next item was claimed by the helper, which left without it.
+            if st.helper_failed {
+                // The next item was maybe claimed by the helper that failed, which left without it.
                 return Next::Done;
             }
             st = self.wait(st);
@@ -213,7 +213,9 @@ impl<T: Default> Drop for Leaving<'_, T> {
     fn drop(&mut self) {
         let mut st = self.queue.lock();
         if self.helper {
-            st.helper_gone = true;
+            // A helper that leaves normally published every item it claimed; the others may
+            // still be producing theirs.
+            st.helper_failed |= std::thread::panicking();
         } else {
             st.consumer_gone = true;
         }
@@ -255,8 +257,8 @@ mod tests {
         assert_eq!(p.iter().filter(|p| !p.is_empty()).count(), 2);
     }
 
-    /// Both threads produce, the consumer sees every item once and in order, whatever the
-    /// window and however the work is spread.
+    /// Every worker produces (the consumer and three helpers), the consumer sees every item
+    /// once and in order, whatever the window and however the work is spread.
     #[test]
     fn the_consumer_sees_every_item_in_order() {
         for (count, ahead) in [(0, 4), (1, 1), (5, 1), (100, 3), (1000, 16)] {
@@ -272,12 +274,14 @@ mod tests {
             let mut seen = Vec::new();
             let mut by_consumer = 0;
             std::thread::scope(|s| {
-                s.spawn(|| {
-                    let _gone = q.leaving(true);
-                    while let Some((i, v)) = q.claim_for_helper() {
-                        q.publish(i, work(i, v));
-                    }
-                });
+                for _ in 0..3 {
+                    s.spawn(|| {
+                        let _gone = q.leaving(true);
+                        while let Some((i, v)) = q.claim_for_helper() {
+                            q.publish(i, work(i, v));
+                        }
+                    });
+                }
                 let _gone = q.leaving(false);
                 loop {
                     match q.next() {
@@ -304,7 +308,12 @@ mod tests {
         let q: Queue<u8> = Queue::new(3, 2);
         let claimed = q.claim_for_helper();
         assert_eq!(claimed.map(|c| c.0), Some(0));
-        drop(q.leaving(true));
+        // The helper panics while parsing its item.
+        let failed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let _gone = q.leaving(true);
+            panic!("helper failed");
+        }));
+        assert!(failed.is_err());
         // item 1 the consumer may claim itself; item 0 never comes
         assert!(matches!(q.next(), Next::Produce(1, _)));
         assert!(matches!(q.next(), Next::Done));

@@ -1,12 +1,12 @@
 //! `usage record` of PBS accounting logs: each file is mapped, its charged prefix skipped when
 //! its charged mark still matches ([`crate::usage::marks`]), and the rest cut into small chunks of whole
-//! lines that both threads parse as they come free ([`crate::pbs::accounting::chunks`]). Charging stays on the
+//! lines that every worker parses as it comes free ([`crate::pbs::accounting::chunks`]). Charging stays on the
 //! calling thread and in file order (it charges each chunk once parsed, and parses the next
 //! itself while it waits), so usage totals, the ledger and the malformed-record reports (file and
 //! line) are exactly those of reading the file line by line.
 
 use crate::files::text::FileText;
-use crate::parallel::{join, PARALLEL_MIN_BYTES};
+use crate::parallel::PARALLEL_MIN_BYTES;
 use crate::pbs::accounting::chunks::{Chunks, Next, Queue};
 use crate::pbs::accounting::log::{expand_inputs, PbsLogReader, ReadStats};
 use crate::pbs::accounting::span::{JobAt, PbsSpan};
@@ -19,7 +19,7 @@ use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
-/// Bytes per chunk: small enough that the two threads finish together (the last chunk is the
+/// Bytes per chunk: small enough that the workers finish together (the last chunk is the
 /// only wait), large enough that taking one costs nothing next to parsing it (~1 ms).
 const CHUNK: usize = 1 << 20;
 
@@ -169,7 +169,7 @@ pub(crate) fn read_pbs(
 }
 
 impl<'c> Files<'c> {
-    /// How `usage record` reads PBS logs: chunks of [`CHUNK`] bytes, on two threads from
+    /// How `usage record` reads PBS logs: chunks of [`CHUNK`] bytes, on every worker from
     /// [`PARALLEL_MIN_BYTES`] on.
     pub(crate) fn new(
         entity: FairshareEntity,
@@ -187,7 +187,7 @@ impl<'c> Files<'c> {
 }
 
 /// How a file is read: the reader's settings, the bytes per chunk, and from how many bytes to
-/// read on two threads.
+/// read on every worker.
 pub(crate) struct Files<'c> {
     entity: FairshareEntity,
     charge: &'c dyn Charge,
@@ -208,10 +208,7 @@ fn read_file(
     let (entity, charge) = (how.entity, how.charge);
     let bytes = log_bytes::open(file)?;
     let text: &[u8] = &bytes;
-    let (mut ra, mut rb) = (
-        PbsLogReader::new(entity, charge),
-        PbsLogReader::new(entity, charge),
-    );
+    let mut ra = PbsLogReader::new(entity, charge);
     let reader = ra.reader_id();
     let key = std::fs::canonicalize(file)
         .ok()
@@ -295,13 +292,15 @@ fn read_file(
     if text.len() - first < how.parallel_min {
         consume();
     } else {
+        // Every other worker parses with a reader of its own.
         let helper = || {
+            let mut rb = PbsLogReader::new(entity, charge);
             let _gone = queue.leaving(true);
             while let Some((j, span)) = queue.claim_for_helper() {
                 queue.publish(j, parse(&mut rb, j, span));
             }
         };
-        join(consume, helper);
+        crate::parallel::with_helpers(consume, helper);
     }
     if let Some(k) = key {
         let (offset, lines, jobs, eval_errors) = run.cut.unwrap_or_else(|| {

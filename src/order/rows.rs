@@ -1,20 +1,30 @@
-//! `fairsort order`'s rows as table lines or CSV records, for a million jobs: the column widths
-//! from one pass over the jobs and the ranked values (two halves on two threads, no job's
-//! record read for a status unless it can widen the column), then the rows rendered in
-//! chunks by two workers into two reused buffers and written in rank order, the write of
-//! one chunk overlapping the rendering of the next (`chunks::write_ordered`). The bytes are
-//! those of formatting row after row on one thread.
+//! The order's rows as table lines or CSV records (`fairsort order`'s table and `--csv`), for
+//! a million jobs: the column widths from one pass over the jobs and the ranked values (in
+//! parts on every worker, no job's record read for a status unless it can widen the column),
+//! then the rows rendered in chunks by every worker into reused buffers and written in rank
+//! order, the write of one chunk overlapping the rendering of the others
+//! ([`parallel::write_ordered`]). The bytes are those of formatting row after row on one
+//! thread. The library prints nothing: the rows go into the writer the caller gives.
 
-use super::chunks::write_ordered;
-use super::table::{text_width, StreamTable};
-use fairsort::jobs::{Job, JobSet, JobState};
-use fairsort::mem::{prefetch, prefetch_all};
-use fairsort::order::explain::{fmt_bytes, fmt_into, fmt_width, fmt_width_bound, FMT_BYTES};
-use fairsort::order::report::{push_status, status as status_for, Rows, Status};
-use fairsort::order::Ranked;
-use fairsort::parallel::{join, PARALLEL_MIN_JOBS};
+use crate::jobs::{Job, JobSet, JobState, Names, Sym};
+use crate::mem::{prefetch, prefetch_all};
+use crate::order::explain::{fmt_bytes, fmt_into, fmt_width, fmt_width_bound, FMT_BYTES};
+use crate::order::report::{push_status, status as status_for, Rows, Status};
+use crate::order::Ranked;
+use crate::parallel::{self, write_ordered, PARALLEL_MIN_JOBS};
 use std::io::{self, Write};
 use std::ops::Range;
+
+/// A cell's width in characters, as a table pads it (ASCII text, the common case, without
+/// decoding).
+#[inline]
+pub fn text_width(s: &str) -> usize {
+    if s.is_ascii() {
+        s.len()
+    } else {
+        s.chars().count()
+    }
+}
 
 /// Rows per chunk: ~0.5 MB of table text, which stays in the CPU's L2 cache between its
 /// rendering and its write.
@@ -31,11 +41,9 @@ pub fn widths(jobs: &JobSet, rows: &Rows) -> [usize; 6] {
     w[0] = decimal_digits(rows.len());
     let names = |a: [usize; 3], b: [usize; 3]| [a[0].max(b[0]), a[1].max(b[1]), a[2].max(b[2])];
     let ranked = rows.ranked();
-    let half = ranked.len() / 2;
-    let (first, second) = ranked.split_at(half);
     if rows.is_every_job() {
         // Names in the jobs' memory order (the same jobs as the rows', read in sequence), a
-        // user's or queue's width looked up by its symbol; each thread also takes half of
+        // user's or queue's width looked up by its symbol; each part also takes its share of
         // the ranked values.
         let sym_widths: Vec<u32> = jobs
             .names
@@ -43,21 +51,23 @@ pub fn widths(jobs: &JobSet, rows: &Rows) -> [usize; 6] {
             .map(|name| text_width(name) as u32)
             .collect();
         let sym = |s| sym_widths.get(s as usize).map_or(0, |&w| w as usize);
-        let (front, back) = jobs.jobs.split_at(jobs.jobs.len() / 2);
-        let part = |part: &[Job], ranked: &[Ranked]| {
+        let parts = parallel::part_count(jobs.jobs.len(), PARALLEL_MIN_JOBS);
+        // Part `i` of `len` items.
+        let nth = |len: usize, i: usize| i * len / parts..(i + 1) * len / parts;
+        let found = parallel::run_parts((0..parts).collect(), |i| {
+            let part = jobs.jobs.get(nth(jobs.jobs.len(), i)).unwrap_or_default();
+            let ranked = ranked.get(nth(ranked.len(), i)).unwrap_or_default();
             let names = part.iter().fold([0; 3], |m, job| {
                 names(m, [text_width(&job.id), sym(job.euser), sym(job.queue)])
             });
             (names, value_status_widths(rows, ranked))
-        };
-        let ((n1, vs1), (n2, vs2)) = two(
-            jobs.jobs.len(),
-            || part(front, first),
-            || part(back, second),
-        );
-        w[1..4].copy_from_slice(&names(n1, n2));
-        w[4] = vs1.0.max(vs2.0);
-        w[5] = vs1.1.max(vs2.1);
+        });
+        for (n, (value, status)) in found {
+            let wide = names([w[1], w[2], w[3]], n);
+            w[1..4].copy_from_slice(&wide);
+            w[4] = w[4].max(value);
+            w[5] = w[5].max(status);
+        }
     } else {
         let name_widths = rows.iter().fold([0; 3], |m, r| {
             names(
@@ -108,32 +118,32 @@ fn value_status_widths(rows: &Rows, part: &[Ranked]) -> (usize, usize) {
 /// cells and sort keys, reused from window to window, whatever the number of jobs).
 const WINDOW: usize = 1 << 20;
 
-/// Writes the table lines of every row (the header is the caller's): rank, names, value and
-/// status columns, each row written as bytes straight into its chunk (the bytes of
-/// `StreamTable::push_row`: cells padded to the widths, two spaces between, trailing
-/// whitespace trimmed).
+/// Writes the table lines of every row (the header is the caller's): rank, job id, owner,
+/// queue, value and status columns `widths` characters wide (the numbers right-aligned, the
+/// rest left), each row written as bytes straight into its chunk: cells padded to the widths,
+/// two spaces between, trailing whitespace trimmed.
 pub fn write_table<W: Write + Send>(
     out: &mut W,
-    table: &StreamTable,
+    widths: &[usize; 6],
     jobs: &JobSet,
     rows: &Rows,
 ) -> io::Result<()> {
-    write_table_in(out, table, jobs, rows, WINDOW)
+    write_table_in(out, widths, jobs, rows, WINDOW)
 }
 
 /// [`write_table`] with windows of `window` ranks. A large table is written window by window:
 /// the window's name cells are prepared first — the jobs visited in their memory order, not
-/// in rank order (a visit in rank order waits on two or three cache and TLB misses
-/// a row: the job's record, its id and its user's name) — then its rows are rendered in chunks
-/// from the cells, in rank order, and written.
+/// in rank order (a visit in rank order waits on two or three cache and TLB misses a row: the
+/// job's record, its id and its user's name) — then its rows are rendered in chunks from the
+/// cells, in rank order, and written.
 fn write_table_in<W: Write + Send>(
     out: &mut W,
-    table: &StreamTable,
+    widths: &[usize; 6],
     jobs: &JobSet,
     rows: &Rows,
     window: usize,
 ) -> io::Result<()> {
-    let w: [usize; 6] = std::array::from_fn(|i| table.width(i));
+    let w = *widths;
     let ranked = rows.ranked();
     let parallel = ranked.len() >= PARALLEL_MIN_JOBS;
     if !parallel {
@@ -150,7 +160,7 @@ fn write_table_in<W: Write + Send>(
         });
     }
     let mut cells = WindowCells::default();
-    let (users, queues) = join(
+    let (users, queues) = parallel::join(
         || SymCells::new(&jobs.names, w[2]),
         || SymCells::new(&jobs.names, w[3]),
     );
@@ -186,8 +196,8 @@ struct WindowCells {
 }
 
 impl WindowCells {
-    /// Prepares the cells of `part`'s rows for columns of these widths, in two halves on two
-    /// threads, each visiting its jobs in memory order; false when a name is not ASCII.
+    /// Prepares the cells of `part`'s rows for columns of these widths, in parts on every
+    /// worker, each visiting its jobs in memory order; false when a name is not ASCII.
     fn fill(&mut self, jobs: &JobSet, part: &[Ranked], w1: usize, syms: [&SymCells; 2]) -> bool {
         let [users, queues] = syms;
         let (w2, w3) = (users.width, queues.width);
@@ -199,11 +209,16 @@ impl WindowCells {
         self.text.resize(bytes, b' ');
         self.states.resize(part.len(), JobState::Queued);
         self.keys.resize(part.len(), 0);
-        let half = part.len() / 2;
-        let (text_a, text_b) = self.text.split_at_mut(half * stride);
-        let (states_a, states_b) = self.states.split_at_mut(half);
-        let (keys_a, keys_b) = self.keys.split_at_mut(half);
-        let (part_a, part_b) = part.split_at(half);
+        let ranges = parallel::ranges(part.len(), PARALLEL_MIN_JOBS, 1);
+        let text_ranges: Vec<Range<usize>> = (ranges.iter())
+            .map(|r| r.start * stride..r.end * stride)
+            .collect();
+        let texts = parallel::split_mut(&mut self.text, &text_ranges);
+        let states = parallel::split_mut(&mut self.states, &ranges);
+        let keys = parallel::split_mut(&mut self.keys, &ranges);
+        let parts = (ranges.iter().zip(texts).zip(states).zip(keys))
+            .map(|(((r, text), states), keys)| (r.clone(), text, states, keys))
+            .collect();
         let n = jobs.jobs.len();
         let fill = |part: &[Ranked],
                     keys: &mut [u64],
@@ -248,11 +263,11 @@ impl WindowCells {
             }
             ascii
         };
-        let (a, b) = join(
-            || fill(part_a, keys_a, text_a, states_a, 0),
-            || fill(part_b, keys_b, text_b, states_b, half),
-        );
-        a && b
+        let ascii = parallel::run_parts(parts, |(r, text, states, keys)| {
+            let rows = part.get(r.clone()).unwrap_or_default();
+            fill(rows, keys, text, states, r.start)
+        });
+        ascii.into_iter().all(|a| a)
     }
 
     /// Appends the table lines of rows `range` of the window `part`, whose first row has
@@ -281,7 +296,7 @@ impl WindowCells {
                 continue;
             };
             let begin = text.len();
-            let rank = fairsort::digits::decimal((first + row + 1) as u64, &mut digits);
+            let rank = crate::digits::decimal((first + row + 1) as u64, &mut digits);
             push_right(text, rank, rank.len(), w[0]);
             text.extend_from_slice(b"  ");
             text.extend_from_slice(cells);
@@ -361,7 +376,7 @@ struct SymCells {
 impl SymCells {
     /// The cells of `names` for a column `width` characters wide (longer names, which are not
     /// this column's, are cut).
-    fn new(names: &fairsort::jobs::Names, width: usize) -> SymCells {
+    fn new(names: &Names, width: usize) -> SymCells {
         let mut text = vec![b' '; names.len() * width];
         let mut ascii = Vec::with_capacity(names.len());
         for (name, slot) in names.iter().zip(text.chunks_exact_mut(width.max(1))) {
@@ -373,7 +388,7 @@ impl SymCells {
 
     /// Symbol `sym`'s cell; `None` for a name that is not ASCII or a symbol not in the pool.
     #[inline]
-    fn get(&self, sym: fairsort::jobs::Sym) -> Option<&[u8]> {
+    fn get(&self, sym: Sym) -> Option<&[u8]> {
         let s = sym as usize;
         match self.ascii.get(s) {
             Some(true) => self.text.get(s * self.width..(s + 1) * self.width),
@@ -383,7 +398,7 @@ impl SymCells {
 
     /// Prefetches symbol `sym`'s cell.
     #[inline]
-    fn prefetch(&self, sym: fairsort::jobs::Sym) {
+    fn prefetch(&self, sym: Sym) {
         prefetch(self.text.get(sym as usize * self.width));
     }
 }
@@ -459,7 +474,7 @@ fn render_direct(
             continue;
         };
         let begin = text.len();
-        let rank = fairsort::digits::decimal((start + i + 1) as u64, &mut digits);
+        let rank = crate::digits::decimal((start + i + 1) as u64, &mut digits);
         push_right(text, rank, rank.len(), w[0]);
         text.extend_from_slice(b"  ");
         push_left(text, job.id.as_bytes(), text_width(&job.id), w[1]);
@@ -555,7 +570,7 @@ pub fn write_csv<W: Write + Send>(out: &mut W, rows: &Rows) -> io::Result<()> {
                     }
                 };
                 w.write_record([
-                    fairsort::digits::decimal(r.rank as u64, &mut rank),
+                    crate::digits::decimal(r.rank as u64, &mut rank),
                     r.id.as_bytes(),
                     r.owner.as_bytes(),
                     r.queue.as_bytes(),
@@ -570,36 +585,43 @@ pub fn write_csv<W: Write + Send>(out: &mut W, rows: &Rows) -> io::Result<()> {
     )
 }
 
-/// `a` and `b`, on two threads when the pass covers `n` jobs or more than the parallel
-/// threshold (a small order never starts the pool).
-fn two<A: Send, B: Send>(
-    n: usize,
-    a: impl FnOnce() -> A + Send,
-    b: impl FnOnce() -> B + Send,
-) -> (A, B) {
-    if n >= PARALLEL_MIN_JOBS {
-        join(a, b)
-    } else {
-        (a(), b())
-    }
-}
-
+/// The number of decimal digits of `n`.
 fn decimal_digits(n: usize) -> usize {
-    fairsort::digits::count(n as u64)
+    crate::digits::count(n as u64)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::table::Align;
-    use fairsort::native::read_job_list_json;
-    use fairsort::order::report::{rows, status_cell};
-    use fairsort::order::sort::Evaluations;
-    use fairsort::order::{order, OrderOptions};
+    use crate::native::read_job_list_json;
+    use crate::order::report::{rows, status_cell};
+    use crate::order::sort::Evaluations;
+    use crate::order::{order, OrderOptions};
+
+    /// One table line as a table writer pads it, cell after cell: right-aligned (`right`) or
+    /// left, two spaces between, trailing whitespace trimmed.
+    fn padded_line(out: &mut Vec<u8>, cells: &[&str], widths: &[usize; 6], right: [bool; 6]) {
+        let mut line = String::new();
+        for (i, c) in cells.iter().enumerate() {
+            if i > 0 {
+                line.push_str("  ");
+            }
+            let pad = " ".repeat(widths[i].saturating_sub(text_width(c)));
+            if right[i] {
+                line.push_str(&pad);
+                line.push_str(c);
+            } else {
+                line.push_str(c);
+                line.push_str(&pad);
+            }
+        }
+        out.extend_from_slice(line.trim_end().as_bytes());
+        out.push(b'\n');
+    }
 
     /// More rows than one thread formats (several chunk pairs and a partial one), with ties,
     /// errors, every status and names of different widths (one not ASCII).
-    fn queue(n: usize, ascii: bool) -> (JobSet, fairsort::order::QueueOrder) {
+    fn queue(n: usize, ascii: bool) -> (JobSet, crate::order::QueueOrder) {
         let list: Vec<String> = (0..n)
             .map(|i| {
                 let state = ["Q", "Q", "R", "H", "E"][i % 5];
@@ -723,7 +745,7 @@ mod tests {
     #[test]
     fn chunked_rows_are_the_rows_written_one_by_one() {
         let n = PARALLEL_MIN_JOBS + 2 * CHUNK + 123;
-        // Both workers (names ASCII or not), --top, and small queues on one thread.
+        // Every worker (names ASCII or not), --top, and small queues on one thread.
         let cases = [
             (n, true, None),
             (n, false, None),
@@ -736,16 +758,9 @@ mod tests {
         for (n, ascii, top) in cases {
             let (jobs, o) = queue(n, ascii);
             let rows = rows(&jobs, &o, top);
-            // The table: widths from every cell, then each row on its own.
-            let columns = [
-                ("rank", Align::Right),
-                ("job id", Align::Left),
-                ("owner", Align::Left),
-                ("queue", Align::Left),
-                ("value", Align::Right),
-                ("status", Align::Left),
-            ];
-            let mut one = StreamTable::new(&columns);
+            // The table: widths from every cell and the headers, then each row on its own.
+            let headers = ["rank", "job id", "owner", "queue", "value", "status"];
+            let right = [true, false, false, false, true, false];
             let all: Vec<[String; 6]> = rows
                 .iter()
                 .map(|r| {
@@ -756,25 +771,25 @@ mod tests {
                         r.id.to_string(),
                         r.owner.to_string(),
                         r.queue.to_string(),
-                        fairsort::order::explain::fmt(r.value),
+                        crate::order::explain::fmt(r.value),
                         status,
                     ]
                 })
                 .collect();
+            let mut one: [usize; 6] = std::array::from_fn(|i| headers[i].len());
             for cells in &all {
                 for (i, c) in cells.iter().enumerate() {
-                    one.widen(i, text_width(c));
+                    one[i] = one[i].max(text_width(c));
                 }
             }
             let mut want = Vec::new();
             for cells in &all {
                 let cells: Vec<&str> = cells.iter().map(String::as_str).collect();
-                one.write_row(&mut want, &cells).unwrap();
+                padded_line(&mut want, &cells, &one, right);
             }
-            let mut t = StreamTable::new(&columns);
-            for (i, w) in widths(&jobs, &rows).into_iter().enumerate() {
-                t.widen(i, w);
-            }
+            let found = widths(&jobs, &rows);
+            let t: [usize; 6] = std::array::from_fn(|i| found[i].max(headers[i].len()));
+            assert_eq!(t, one, "the widths of every cell");
             let mut got = Vec::new();
             write_table(&mut got, &t, &jobs, &rows).unwrap();
             assert_eq!(got.len(), want.len(), "ascii {ascii}, top {top:?}");

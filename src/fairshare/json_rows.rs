@@ -1,9 +1,79 @@
-//! `share --json` rows written straight into the output buffer: the bytes
-//! `serde_json::to_writer_pretty` gives for a row, moved two levels in, without serialising each
-//! row into a scratch buffer and copying it line by line (that was half of `share --json`'s
-//! rows over a million users: issue #16).
+//! The cells of the share rows that `share --json` and `--csv` print, and the JSON rows written
+//! straight into an output buffer: the bytes `serde_json::to_writer_pretty` gives for a row,
+//! moved two levels in, without serialising each row into a scratch buffer and copying it line
+//! by line (that was half of `share --json`'s rows over a million users). The library prints
+//! nothing: the caller gives the buffer.
 
-use super::share_cell::Cell;
+use serde::ser::Serializer;
+use serde::Serialize;
+use serde_json::{json, Value};
+
+/// One output cell, borrowed from the tree and the result: what `--json` prints as a JSON value
+/// and `--csv` as text.
+#[derive(Debug, Clone, Copy)]
+pub enum Cell<'a> {
+    /// JSON `null`, an empty CSV cell.
+    Null,
+    /// A string (names, "parent", "inf", "-inf").
+    Text(&'a str),
+    /// An integer (depth, shares).
+    Int(u64),
+    /// A finite number, printed as serde_json prints an `f64` (ryu).
+    Num(f64),
+}
+
+impl Serialize for Cell<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match *self {
+            Cell::Null => s.serialize_unit(),
+            Cell::Text(t) => s.serialize_str(t),
+            Cell::Int(i) => s.serialize_u64(i),
+            Cell::Num(x) => s.serialize_f64(x),
+        }
+    }
+}
+
+impl Cell<'_> {
+    /// Appends the cell as `--csv` prints it: the JSON value's text, strings unquoted, null empty.
+    #[inline]
+    pub fn write_text(self, out: &mut Vec<u8>) {
+        match self {
+            Cell::Null => {}
+            Cell::Text(t) => out.extend_from_slice(t.as_bytes()),
+            Cell::Int(i) => push_u64(out, i),
+            Cell::Num(x) => push_f64(out, x),
+        }
+    }
+}
+
+/// zmij's buffer on a cache line of its own: its digits are written with wide stores, and a
+/// buffer left to straddle two lines (wherever the caller's frame put it) made every float of
+/// `share --json` half again as slow.
+#[repr(align(64))]
+struct FloatBuffer(zmij::Buffer);
+
+/// Appends `x` as serde_json prints an `f64`: zmij's shortest round-trip digits, `null` when
+/// not finite.
+#[inline]
+pub fn push_f64(out: &mut Vec<u8>, x: f64) {
+    if x.is_finite() {
+        let mut b = FloatBuffer(zmij::Buffer::new());
+        out.extend_from_slice(b.0.format_finite(x).as_bytes());
+    } else {
+        out.extend_from_slice(b"null");
+    }
+}
+
+impl From<Cell<'_>> for Value {
+    fn from(c: Cell<'_>) -> Value {
+        match c {
+            Cell::Null => Value::Null,
+            Cell::Text(t) => t.into(),
+            Cell::Int(i) => i.into(),
+            Cell::Num(x) => json!(x),
+        }
+    }
+}
 
 /// The fixed text of `--json` rows for one list of field names: the key of each field with its
 /// indentation, ready to copy.
@@ -51,20 +121,20 @@ impl JsonRowLayout {
 }
 
 /// Appends one cell as serde_json prints its value.
+#[inline]
 fn push_cell(buf: &mut Vec<u8>, cell: Cell<'_>) {
     match cell {
         Cell::Null => buf.extend_from_slice(b"null"),
         Cell::Text(t) => push_str(buf, t),
         Cell::Int(i) => push_u64(buf, i),
         // serde_json's own float formatting (and `null` for a non-finite value), to the byte.
-        Cell::Num(x) => {
-            let _ = serde_json::to_writer(&mut *buf, &x);
-        }
+        Cell::Num(x) => push_f64(buf, x),
     }
 }
 
 /// Appends `s` as a JSON string: quoted, escaped as serde_json escapes (`"`, `\` and control
 /// characters below 0x20; everything else as is).
+#[inline]
 fn push_str(buf: &mut Vec<u8>, s: &str) {
     if s.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
         let _ = serde_json::to_writer(&mut *buf, s);
@@ -76,9 +146,10 @@ fn push_str(buf: &mut Vec<u8>, s: &str) {
 }
 
 /// Appends `i` in decimal.
+#[inline]
 fn push_u64(buf: &mut Vec<u8>, i: u64) {
     let mut digits = [0u8; 20];
-    buf.extend_from_slice(fairsort::digits::decimal(i, &mut digits));
+    buf.extend_from_slice(crate::digits::decimal(i, &mut digits));
 }
 
 #[cfg(test)]
@@ -109,6 +180,43 @@ mod tests {
             out.extend_from_slice(line);
         }
         out
+    }
+
+    /// Floats as serde_json prints them, to the byte: edge values and a spread of bit patterns
+    /// (every exponent, both signs, NaNs and infinities as `null`).
+    #[test]
+    fn floats_are_serde_json_floats() {
+        let mut values = vec![
+            0.0,
+            -0.0,
+            1.0,
+            0.1,
+            1e-7,
+            1e16,
+            5e-324,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ];
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            values.push(f64::from_bits(x));
+        }
+        for v in values {
+            let mut got = b"kept".to_vec();
+            push_f64(&mut got, v);
+            let want = serde_json::to_vec(&v).unwrap();
+            assert_eq!(&got[..4], b"kept");
+            assert_eq!(got[4..], want[..], "{v:?}");
+            let mut text = Vec::new();
+            Cell::Num(v).write_text(&mut text);
+            assert_eq!(text, want, "{v:?}");
+        }
     }
 
     #[test]

@@ -1,16 +1,15 @@
-//! Rows of a large output rendered on two threads: the rows are cut into chunks, two chunks a
-//! round are rendered into buffers at once (one on this thread, one on a pool thread), and the
-//! buffers are written in row order, so the output is byte for byte what one thread writes
-//! (`share` of a million rows spent a fifth of its time formatting them).
-//! [`write_ordered`] does the same without rounds: each of two workers renders the next chunk
-//! and writes it when its turn comes, so writing one chunk overlaps rendering the next.
+//! Rows of a large output rendered on every worker and written in order: the rows are cut into
+//! chunks, each worker renders the next chunk not taken into its own buffer (kept and
+//! refilled) and writes it once the chunk before it is written, so one worker's write overlaps
+//! the others' rendering and the bytes are those of rendering and writing chunk after chunk on
+//! one thread (`share` of a million rows spent a fifth of its time formatting them on one).
+//! The library prints nothing: the caller gives the writer.
 
-use super::table::{StreamTable, TextCells};
-use fairsort::parallel::{join, PARALLEL_MIN_JOBS};
+use super::{each_worker, workers, PARALLEL_MIN_JOBS};
 use std::io::{self, Write};
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Condvar, Mutex, MutexGuard};
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 
 /// Whose turn it is to write, in [`write_ordered`].
 struct Turn {
@@ -28,14 +27,14 @@ struct Turns {
 
 impl Turns {
     fn lock(&self) -> MutexGuard<'_, Turn> {
-        self.turn.lock().unwrap_or_else(|e| e.into_inner())
+        self.turn.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Waits until chunk `k` may be written; false when a worker failed.
     fn wait_for(&self, k: usize) -> bool {
         let mut t = self.lock();
         while t.next != k && !t.failed {
-            t = self.changed.wait(t).unwrap_or_else(|e| e.into_inner());
+            t = self.changed.wait(t).unwrap_or_else(PoisonError::into_inner);
         }
         !t.failed
     }
@@ -53,8 +52,8 @@ impl Turns {
     }
 }
 
-/// Marks the turn failed if its worker unwinds (a panic in `render`), so the other worker,
-/// waiting for the panicking one's chunk, stops instead of waiting forever.
+/// Marks the turn failed if its worker unwinds (a panic in `render`), so the other workers,
+/// waiting for the panicking one's chunk, stop instead of waiting forever.
 struct FailOnUnwind<'a>(&'a Turns);
 
 impl Drop for FailOnUnwind<'_> {
@@ -67,12 +66,11 @@ impl Drop for FailOnUnwind<'_> {
 
 /// Writes the text of rows `0..rows`, rendered `chunk` rows at a time by `render(range,
 /// buf)` (which appends the rows of `range` to `buf`), to `out` in row order: the bytes of
-/// rendering and writing chunk after chunk on one thread. With `parallel`, two workers (this
-/// thread and a pool thread) each take the next chunk not taken, render it into their own
-/// buffer (kept and refilled: the memory is two chunks', whatever the rows) and write it once
-/// the chunk before it is written, so one worker's write overlaps the other's rendering and
-/// both cores render. An error stops both workers; the rows before the failed chunk are
-/// written, as on one thread.
+/// rendering and writing chunk after chunk on one thread. With `parallel`, every worker of the
+/// pool (this thread among them) takes the next chunk not taken, renders it into its own
+/// buffer (the memory is a chunk's per worker, whatever the rows) and writes it once the chunk
+/// before it is written. An error stops every worker: the rows before the failed chunk are
+/// written, as on one thread, and the error is returned.
 pub fn write_ordered<W: Write + Send>(
     out: &mut W,
     rows: usize,
@@ -83,11 +81,12 @@ pub fn write_ordered<W: Write + Send>(
     let chunk = chunk.max(1);
     let chunks = rows.div_ceil(chunk);
     let range = |k: usize| k * chunk..((k + 1) * chunk).min(rows);
-    if !parallel || chunks < 2 {
+    let k = if parallel { workers().min(chunks) } else { 1 };
+    if k < 2 {
         let mut buf = Vec::new();
-        for k in 0..chunks {
+        for c in 0..chunks {
             buf.clear();
-            render(range(k), &mut buf)?;
+            render(range(c), &mut buf)?;
             out.write_all(&buf)?;
         }
         return Ok(());
@@ -101,147 +100,48 @@ pub fn write_ordered<W: Write + Send>(
         changed: Condvar::new(),
     };
     let out = Mutex::new(out);
-    let worker = || -> io::Result<()> {
+    let worker = |_: usize| -> io::Result<()> {
         let _unwind = FailOnUnwind(&turns);
         let mut buf = Vec::new();
         loop {
-            let k = taken.fetch_add(1, Ordering::Relaxed);
-            if k >= chunks {
+            let c = taken.fetch_add(1, Ordering::Relaxed);
+            if c >= chunks {
                 return Ok(());
             }
             buf.clear();
-            let rendered = render(range(k), &mut buf);
-            if !turns.wait_for(k) {
+            let rendered = render(range(c), &mut buf);
+            if !turns.wait_for(c) {
                 // Another worker failed and returns its error.
                 return Ok(());
             }
             let written = rendered.and_then(|()| {
-                let mut out = out.lock().unwrap_or_else(|e| e.into_inner());
+                let mut out = out.lock().unwrap_or_else(PoisonError::into_inner);
                 out.write_all(&buf)
             });
-            turns.done(k, written.is_ok());
+            turns.done(c, written.is_ok());
             written?;
         }
     };
-    let (a, b) = join(worker, worker);
-    a.and(b)
+    // One worker fails at most (the others stop at its chunk): its error, else none.
+    each_worker(k, worker).into_iter().collect()
 }
 
-/// The cells a table's first pass formatted, `per_row` a row, in two halves.
-pub struct SplitCells {
-    halves: [TextCells; 2],
-    /// The first row of the second half.
-    mid: usize,
-    per_row: usize,
-}
-
-impl SplitCells {
-    /// Cell `k` of row `row`.
-    pub fn get(&self, row: usize, k: usize) -> &str {
-        match row.checked_sub(self.mid) {
-            None => self.halves[0].get(row * self.per_row + k),
-            Some(r) => self.halves[1].get(r * self.per_row + k),
-        }
-    }
-}
-
-/// A table's first pass over `rows` on two threads (below [`PARALLEL_MIN_JOBS`] rows, one):
-/// `pass(part, table, cells)` widens its copy of `t` and formats `per_row` cells a row of
-/// `part`; the copies' widths are merged into `t`. `bytes` is about a cell's length.
-pub fn first_pass<T: Sync>(
-    t: &mut StreamTable,
-    rows: &[T],
-    per_row: usize,
-    bytes: usize,
-    pass: impl Fn(&[T], &mut StreamTable, &mut TextCells) + Sync,
-) -> SplitCells {
-    let mid = if rows.len() < PARALLEL_MIN_JOBS {
-        rows.len()
-    } else {
-        rows.len() / 2
-    };
-    let (a, b) = rows.split_at(mid);
-    let half = |part: &[T]| {
-        let mut copy = t.clone();
-        let mut cells =
-            TextCells::with_capacity(part.len() * per_row, part.len() * per_row * bytes);
-        pass(part, &mut copy, &mut cells);
-        (copy, cells)
-    };
-    let ((ta, ca), (tb, cb)) = if b.is_empty() {
-        (half(a), half(b))
-    } else {
-        join(|| half(a), || half(b))
-    };
-    t.widen_to(&ta);
-    t.widen_to(&tb);
-    SplitCells {
-        halves: [ca, cb],
-        mid,
-        per_row,
-    }
-}
-
-/// Rows rendered per chunk.
+/// Rows per chunk of [`write_chunks`].
 const CHUNK: usize = 1 << 12;
 
-/// Writes `render`'s text of every item of `items` to `out`, in order. `render(first, chunk,
-/// buf)` appends the text of `chunk`, whose first item is `items[first]`, to `buf`. Below
-/// [`PARALLEL_MIN_JOBS`] items everything runs on this thread.
-pub fn write_chunks<T: Sync>(
-    out: &mut impl Write,
+/// Writes `render`'s text of every item of `items` to `out`, in order, as [`write_ordered`]
+/// does from [`PARALLEL_MIN_JOBS`] items up (on this thread below): `render(first, chunk,
+/// buf)` appends the text of `chunk`, whose first item is `items[first]`, to `buf`.
+pub fn write_chunks<T: Sync, W: Write + Send>(
+    out: &mut W,
     items: &[T],
     render: impl Fn(usize, &[T], &mut Vec<u8>) -> io::Result<()> + Sync,
 ) -> io::Result<()> {
-    let mut buf = Vec::new();
-    if items.len() < PARALLEL_MIN_JOBS {
-        for (k, chunk) in items.chunks(CHUNK).enumerate() {
-            buf.clear();
-            render(k * CHUNK, chunk, &mut buf)?;
-            out.write_all(&buf)?;
-        }
-        return Ok(());
-    }
-    // The previous round's two buffers are written while this round's are rendered.
-    let (mut a, mut b) = (Vec::new(), Vec::new());
-    let (mut done_a, mut done_b) = (Vec::<u8>::new(), Vec::<u8>::new());
-    for (k, round) in items.chunks(2 * CHUNK).enumerate() {
-        let first = k * 2 * CHUNK;
-        let (left, right) = round.split_at(round.len().min(CHUNK));
-        a.clear();
-        b.clear();
-        let (wa, wb) = (&mut a, &mut b);
-        let (da, db) = (&done_a, &done_b);
-        let out_ref = &mut *out;
-        let render = &render;
-        // Each side renders into a vector it owns for the round: `a` and `b` share a cache
-        // line, and a thread writing its buffer's length through `wa`/`wb` a few times a row
-        // took the line from the other thread each time (false sharing: rows of small pieces
-        // took three times as long on two threads).
-        let (ra, rb) = join(
-            move || -> io::Result<()> {
-                out_ref.write_all(da)?;
-                out_ref.write_all(db)?;
-                let mut own = std::mem::take(wa);
-                let r = render(first, left, &mut own);
-                *wa = own;
-                r
-            },
-            move || {
-                let mut own = std::mem::take(wb);
-                let r = render(first + left.len(), right, &mut own);
-                *wb = own;
-                r
-            },
-        );
-        ra?;
-        rb?;
-        std::mem::swap(&mut a, &mut done_a);
-        std::mem::swap(&mut b, &mut done_b);
-    }
-    out.write_all(&done_a)?;
-    out.write_all(&done_b)?;
-    Ok(())
+    let parallel = items.len() >= PARALLEL_MIN_JOBS;
+    write_ordered(out, items.len(), CHUNK, parallel, |range, buf| {
+        let first = range.start;
+        render(first, items.get(range).unwrap_or_default(), buf)
+    })
 }
 
 #[cfg(test)]
@@ -275,44 +175,6 @@ mod tests {
             .unwrap();
             assert!(got == want, "{n} items");
         }
-    }
-
-    /// Two halves give the widths and cells of one pass over every row.
-    #[test]
-    fn first_pass_in_halves_is_one_pass() {
-        use super::super::table::Align;
-        let rows: Vec<u64> = (0..PARALLEL_MIN_JOBS as u64 + 7).collect();
-        let cols = [("a", Align::Left), ("b", Align::Right)];
-        let pass = |part: &[u64], t: &mut StreamTable, cells: &mut TextCells| {
-            for &r in part {
-                // The widest cell of each column is in a different half.
-                let a = if r == 3 { "x".repeat(9) } else { r.to_string() };
-                let b = if r == rows.len() as u64 - 2 {
-                    "y".repeat(12)
-                } else {
-                    "z".into()
-                };
-                t.widen(0, cells.push(|s| s.push_str(&a)));
-                t.widen(1, cells.push(|s| s.push_str(&b)));
-            }
-        };
-        let (mut one, mut halves) = (StreamTable::new(&cols), StreamTable::new(&cols));
-        let mut all = TextCells::default();
-        pass(&rows, &mut one, &mut all);
-        let split = first_pass(&mut halves, &rows, 2, 4, pass);
-        for i in 0..rows.len() {
-            for k in 0..2 {
-                assert_eq!(split.get(i, k), all.get(i * 2 + k), "row {i} cell {k}");
-            }
-        }
-        let header = |mut t: StreamTable| {
-            let mut v = Vec::new();
-            t.write_header(&mut v).unwrap();
-            String::from_utf8(v).unwrap()
-        };
-        let want = header(one);
-        assert!(want.contains(&"-".repeat(12)));
-        assert_eq!(header(halves), want);
     }
 
     /// A writer that fails with `BrokenPipe` once `limit` bytes are written (a reader that
@@ -350,7 +212,7 @@ mod tests {
         got
     }
 
-    /// Two workers write the bytes of one thread: 0, 1 and an odd number of rows, chunks of
+    /// Every worker writes the bytes of one thread: 0, 1 and an odd number of rows, chunks of
     /// 1, 2 and 7 rows, the wide row first, last or inside a chunk, on each side of a boundary.
     #[test]
     fn ordered_chunks_are_one_thread_s_bytes() {
@@ -376,15 +238,18 @@ mod tests {
         }
     }
 
-    /// An error in rendering stops both workers: the chunks before it are written, in order,
+    /// An error in rendering stops every worker: the chunks before it are written, in order,
     /// and the error is returned; a closed output (`BrokenPipe`) likewise.
     #[test]
-    fn ordered_errors_stop_both_workers() {
+    fn ordered_errors_stop_every_worker() {
         for parallel in [false, true] {
             let mut got = Vec::new();
             let r = write_ordered(&mut got, 100, 3, parallel, |range, buf| {
                 if range.contains(&50) {
                     return Err(io::Error::other("bad row 50"));
+                }
+                if range.contains(&80) {
+                    return Err(io::Error::other("bad row 80"));
                 }
                 for i in range {
                     writeln!(buf, "{i}")?;
@@ -410,7 +275,7 @@ mod tests {
         }
     }
 
-    /// A panic in one worker's rendering reaches the caller; the other worker does not wait
+    /// A panic in one worker's rendering reaches the caller; the other workers do not wait
     /// forever for the panicking worker's chunk.
     #[test]
     fn an_ordered_panic_reaches_the_caller() {
