@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Deterministic inputs for the end-to-end harness of issue #16 (benches/peers/README.md).
+"""Deterministic inputs for the end-to-end harness (benches/peers/README.md).
 
     gen.py [--dir DIR] KIND [options]
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end figures of issue #16: fairsort (release build) against the Python peers, on the
+# End-to-end figures: fairsort (release build) against the Python peers, on the
 # same generated inputs, in one run. See benches/peers/README.md.
 #
 #   benches/peers/run.sh                         # every default case at full size

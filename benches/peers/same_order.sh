@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Byte-identical check of two `fairsort` binaries' `order` outputs (issue #16, docs/perf.md
-# "Session 7"): stdout, stderr and exit status of each case must agree. Inputs as run.sh makes
+# Byte-identical check of two `fairsort` binaries' `order` outputs: stdout, stderr and exit
+# status of each case must agree. Inputs as run.sh makes
 # them (gen.py, seeded); a 20k-job qstat file by default, the 1M-job file with FULL=1.
 #
 #   BASE=/tmp/old-fairsort benches/peers/same_order.sh               # NEW defaults to target/release

@@ -203,7 +203,7 @@ pub fn compute(tree: &Tree, opts: &Options) -> Result<ShareResult, ShareError> {
 /// root's is the whole tree's) and its children's share sum ([`child_share_sums`] of the
 /// whole). Each row is the whole tree's row of that node, bit for bit: PBS's values of a node
 /// depend only on its path, its siblings' shares and the root's usage (a one-job `order` from
-/// a 100 000-user home computes three rows instead of 101 002; issue #16).
+/// a 100 000-user home computes three rows instead of 101 002).
 /// `opts.extra_entities` are not added here: the caller adds them to `part` and counts them
 /// in `child_shares`.
 pub fn compute_with(part: &Tree, usage: Vec<f64>, child_shares: &[u64]) -> ShareResult {

@@ -134,11 +134,8 @@ fn sort_keys<T: Ord>(keys: &mut [T]) {
 }
 
 /// Merges `b` into `a`, both in submission order, into submission order, stably (`a`'s jobs
-/// first among equal keys): from the back, in place, each job moved once and no second buffer
-/// of jobs. `b`'s emptied end is given back every [`RELEASE_BYTES`] while `a`'s new end is
-/// written, so the pages `a` grows into are mostly the ones `b` just freed (on this VM a page
-/// touched for the first time costs four times a recently freed one) and the peak holds about
-/// `b`'s jobs less than `a` and `b` whole.
+/// first among equal keys): in place, each job moved once, no second buffer of jobs, and `b`'s
+/// emptied end given back as `a` grows ([`crate::mem::reuse::merge_by`]).
 fn merge_into(a: &mut Vec<Job>, b: Vec<Job>) {
     crate::mem::reuse::merge_by(a, b, |x, y| {
         submission_cmp(x, y) == std::cmp::Ordering::Greater
@@ -315,7 +312,7 @@ impl JobSet {
 
     /// Builds the column view of the jobs, in parts on every worker for a large set. Not
     /// built by `finish`: ordering binds straight from the jobs (`order_pass`), and a column
-    /// per resource of every job was ≈ 90 bytes a job of fresh memory (issue #16).
+    /// per resource of every job was ≈ 90 bytes a job of fresh memory.
     pub fn build_columns(&self) -> Columns {
         Columns::build(&self.jobs, &self.requests, &self.resources, &self.texts)
     }

@@ -1,5 +1,5 @@
 //! Reading a large job file. A million-job `qstat -f -F json` file is 1.5 GB: copying it out of
-//! the page cache into a fresh buffer cost 0.7–1.2 s of wall time on two cores (the kernel
+//! the page cache into a fresh buffer cost 0.7–1.2 s of wall time on a 2-core machine (the kernel
 //! zeroes and faults in 400 000 new pages, then copies 1.5 GB into them) — a quarter of the whole
 //! read. Mapping the file instead shares the page cache's pages.
 //!

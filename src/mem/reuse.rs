@@ -1,8 +1,9 @@
 //! Buffers reused in place where a second buffer would cost memory or page faults: merging two
 //! sorted vectors into the first's allocation from the back, and appending from the back while
-//! the source is given back. Safe Rust has no way to write a vector's slots out of order; these
-//! two do it by hand, with their invariants stated and tested here (items that own memory, so a
-//! lost item or a double drop would show).
+//! the source is given back, and turning a vector's items into items of another type of the same
+//! layout in its own allocation. Safe Rust has no way to write a vector's slots out of order or
+//! to change its item type; these three do it by hand, with their invariants stated and tested
+//! here (items that own memory, so a lost item or a double drop would show).
 
 /// How many bytes of items [`merge_by`] and [`append_from_back`] move between two releases
 /// of the source's emptied end.
@@ -16,9 +17,9 @@ fn release_every<T>() -> usize {
 /// Merges `b` into `a`, both sorted, stably (`a`'s items first among equal ones), with
 /// `after(x, y)` true when `x` goes after `y`: from the back, in place, each item moved once
 /// and no second buffer. `b`'s emptied end is given back every [`RELEASE_BYTES`] while `a`'s
-/// new end is written, so the pages `a` grows into are mostly the ones `b` just freed (on a
-/// virtual machine a page touched for the first time costs four times a recently freed one)
-/// and the peak holds one half's items less than `a` and `b` whole (the job reader's halves).
+/// new end is written, so the pages `a` grows into are mostly the ones `b` just freed (a page
+/// touched for the first time costs up to four times a recently freed one) and the peak holds
+/// about `b`'s items less than `a` and `b` whole.
 pub(crate) fn merge_by<T>(a: &mut Vec<T>, mut b: Vec<T>, after: impl Fn(&T, &T) -> bool) {
     let (n1, total, every) = (a.len(), a.len() + b.len(), release_every::<T>());
     a.reserve_exact(b.len());
@@ -75,6 +76,59 @@ pub(crate) fn append_from_back<T: Copy>(dst: &mut Vec<T>, mut src: Vec<T>, map: 
     unsafe { dst.set_len(len + n) };
 }
 
+/// Items of a map's output per part of [`map_in_place`] (a part is converted by one worker).
+const MAP_PART: usize = 1 << 14;
+
+/// The first `len` of `items` turned into `B`s by `f(position, item)`, written over the items
+/// in their own allocation (in parts on every worker of rayon's pool for a long vector), which
+/// the result keeps: a million 16-byte sort keys become the ranked entries without a second
+/// 16 MB buffer. `A` and `B` must have the same size and alignment (checked when compiled).
+/// A panic in `f` leaks the allocation.
+pub(crate) fn map_in_place<A, B, F>(items: Vec<A>, len: usize, f: F) -> Vec<B>
+where
+    A: Copy + Send,
+    B: Copy + Send,
+    F: Fn(usize, A) -> B + Sync,
+{
+    use rayon::prelude::*;
+    const {
+        assert!(
+            std::mem::size_of::<A>() == std::mem::size_of::<B>()
+                && std::mem::align_of::<A>() == std::mem::align_of::<B>()
+        )
+    };
+    let mut items = std::mem::ManuallyDrop::new(items);
+    let len = len.min(items.len());
+    let cap = items.capacity();
+    let slots = items.get_mut(..len).unwrap_or_default();
+    let convert = |(part, chunk): (usize, &mut [A])| {
+        let base = chunk.as_mut_ptr();
+        for at in 0..chunk.len() {
+            // SAFETY: `at < chunk.len()`, so slot `at` of this worker's own chunk holds an `A`
+            // (initialised, `Copy`: no drop), read before the `B` (same size and alignment,
+            // asserted above) is written over it; each slot is read once and written once.
+            unsafe {
+                let item = base.add(at).read();
+                base.add(at)
+                    .cast::<B>()
+                    .write(f(part * MAP_PART + at, item));
+            }
+        }
+    };
+    if len < 4 * MAP_PART {
+        slots.chunks_mut(MAP_PART).enumerate().for_each(convert);
+    } else {
+        slots.par_chunks_mut(MAP_PART).enumerate().for_each(convert);
+    }
+    let base = items.as_mut_ptr().cast::<B>();
+    // SAFETY: the allocation was made for `cap` `A`s, which have the size and alignment of `B`,
+    // so it holds `cap` `B`s with the same layout; its first `len` slots each had a `B` written
+    // over them above (every chunk was converted: `for_each` returns after all of them); the
+    // `A`s past `len` are `Copy` and simply forgotten; `items` is never dropped
+    // (`ManuallyDrop`), so the allocation has one owner.
+    unsafe { Vec::from_raw_parts(base, len, cap) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -122,6 +176,48 @@ mod tests {
                     (x[0], x[1], x[8191]),
                     (i as u64, i as u64 + u64::from(k >= na), i as u64)
                 );
+            }
+        }
+    }
+
+    /// Every item converted once, in place, at every length around the parts' size, on one
+    /// worker and on several; the allocation kept.
+    #[test]
+    fn map_in_place_converts_each_item_once_in_its_allocation() {
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        struct Pair {
+            pos: u32,
+            twice: u16,
+            flag: bool,
+        }
+        for n in [
+            0,
+            1,
+            MAP_PART - 1,
+            MAP_PART,
+            4 * MAP_PART + 3,
+            9 * MAP_PART + 1,
+        ] {
+            for keep in [n, n / 2] {
+                let items: Vec<[u32; 2]> = (0..n as u32).map(|x| [x * 7, 0]).collect();
+                let ptr = items.as_ptr() as usize;
+                let out: Vec<Pair> = map_in_place(items, keep, |i, x| Pair {
+                    pos: i as u32,
+                    twice: (x[0] / 7 * 2) as u16,
+                    flag: i % 3 == 0,
+                });
+                assert_eq!(out.len(), keep);
+                if n > 0 {
+                    assert_eq!(out.as_ptr() as usize, ptr, "same allocation");
+                }
+                for (i, p) in out.iter().enumerate() {
+                    let want = Pair {
+                        pos: i as u32,
+                        twice: (2 * i) as u16,
+                        flag: i % 3 == 0,
+                    };
+                    assert_eq!(*p, want, "{n} {keep} {i}");
+                }
             }
         }
     }

@@ -35,9 +35,9 @@ pub(crate) fn pack(value_key: u64, fs_rank: u32, job: u32) -> u128 {
     (value_key as u128) << 64 | (fs_rank as u128) << 32 | job as u128
 }
 
-/// A [`pack`]ed key in two words: ordered as the `u128`, but 8-byte aligned. (The ranked entries
-/// used to be written over the sorted keys' memory; they now get a vector of their own, without
-/// `unsafe`: 16 MB more at a million jobs, see `order::sort::order_keyed`.)
+/// A [`pack`]ed key in two words: ordered as the `u128`, but 8-byte aligned, so that the ranked
+/// entries (16 bytes, 8-aligned) are written over the sorted keys in their allocation
+/// (`mem::reuse::map_in_place`, from `order::sort::order_keyed`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[repr(C)]
 pub(crate) struct Key {

@@ -1,4 +1,4 @@
-//! Bind, evaluate and key every job in one pass (issue #16): a block of jobs is gathered
+//! Bind, evaluate and key every job in one pass: a block of jobs is gathered
 //! straight from the job records into a small row buffer, evaluated, and written as packed sort
 //! keys into one array allocated once (runnable jobs from the front of their part of it, the
 //! others from its back), on every worker for a large queue. No column per resource or keyword and no array of values:

@@ -156,7 +156,7 @@ pub fn concat<T>(mut parts: Vec<Vec<T>>) -> Vec<T> {
 /// parallel iterator called from outside the pool, every part ran on the pool's threads while
 /// the caller slept, and the caller's next (serial) step then shared the cores with pool
 /// threads still spinning for work — 4–8 ms more for `order` after the evaluation of a million
-/// jobs on two cores.
+/// jobs on a 2-core machine.
 pub fn each_worker<R: Send>(k: usize, f: impl Fn(usize) -> R + Sync) -> Vec<R> {
     let mut slots: Vec<Option<R>> = (0..k.max(1)).map(|_| None).collect();
     let f = &f;

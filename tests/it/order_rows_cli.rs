@@ -1,5 +1,5 @@
 //! `fairsort order`'s large outputs: a table or CSV of more rows than one thread
-//! writes (two workers render and write it in turn) read to the end, or read in part by a
+//! writes (every worker renders chunks and writes them in turn) read to the end, or read in part by a
 //! reader that then closes its end: status 0, nothing on stderr, as for a small output.
 
 use std::io::Read;

@@ -72,7 +72,7 @@ fn scenario(args: &Args, global: &Global, jobs: JobsIn) -> Result<Scenario, Fail
         })
         .pbs_compat(args.pbs_compat);
     // A plain order runs `order_once` and nothing else over the tree: a home's tree may stay
-    // in its snapshot until then, and only the part the jobs need be built (issue #16).
+    // in its snapshot until then, and only the part the jobs need be built.
     if args.explain.is_none() && args.against.is_none() {
         b = b.lazy_home_tree();
     }
@@ -135,7 +135,7 @@ pub(super) fn run(args: &Args, global: &Global, jobs: JobsIn) -> CliResult {
         };
         report::print(&mut out, args, &order)?;
     } else {
-        // The tree moves into the result: a 100k-user tree is not copied (issue #16).
+        // The tree moves into the result: a 100k-user tree is not copied.
         let top = if args.explain.is_some() {
             None
         } else {
@@ -160,7 +160,7 @@ pub(super) fn run(args: &Args, global: &Global, jobs: JobsIn) -> CliResult {
         };
         report::print(&mut out, args, &order)?;
         // The process ends next: freeing a large tree node by node (twice: the scenario's and
-        // the dry run's) would cost more than a small order itself (issue #16).
+        // the dry run's) would cost more than a small order itself.
         std::mem::forget(result);
     }
     out.flush()?;

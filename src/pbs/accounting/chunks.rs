@@ -1,7 +1,7 @@
-//! The work queue of `usage record`'s PBS log reader (issue #16): a log is cut into small chunks
+//! The work queue of `usage record`'s PBS log reader: a log is cut into small chunks
 //! of whole lines; every worker takes the next chunk to parse as it comes free, and the calling
 //! thread also consumes (charges) the parsed chunks strictly in file order, parsing whenever the
-//! next one in order is not ready. Neither thread waits for a fixed share of a round, so the
+//! next one in order is not ready. No worker waits for a fixed share of a round, so the
 //! serial charging no longer leaves the other workers idle (or itself behind).
 
 use std::ops::Range;
