@@ -1,7 +1,9 @@
 //! The PBS adapter: PBS's definitions (`defs`), `qstat -f -F json`, the `resource_group` share
-//! tree, the fair-share `usage` file (binary, both versions, and a text form) and accounting logs.
+//! tree, the fair-share `usage` file (binary, both versions, and a text form), accounting logs
+//! and the order of pbs_sched's cycle (`cycle`).
 
 pub mod accounting;
+pub mod cycle;
 pub mod defs;
 pub mod qstat;
 pub mod resource_group;
