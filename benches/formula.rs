@@ -3,13 +3,13 @@
 //! walks the syntax tree directly with per-job name look-ups (what a straightforward
 //! interpreter does) and, for the 10-term formula, the same formula written by hand in Rust.
 //! `cargo bench --bench formula`; criterion reports time per batch, divide by 100 000 for
-//! ns/job (docs/formula.md has the figures).
+//! ns/job (figures: docs/perf.md).
 //!
 //! Groups: `eval_100k_jobs` is wall time; `eval_100k_jobs_cpu` is this thread's CPU time
 //! (`CLOCK_THREAD_CPUTIME_ID`), much less sensitive to other processes sharing the cores.
 //! With `FORMULA_BENCH_ONCE=1` (or a formula name) the binary instead evaluates each batch once
 //! per way and exits,
-//! for instruction counts under `valgrind --tool=callgrind` (see docs/formula.md).
+//! for instruction counts under `valgrind --tool=callgrind` (docs/perf.md).
 
 use criterion::{black_box, criterion_group, BatchSize, Criterion, Throughput};
 use fairsort::formula::ast::{BinOp, BoolOp, CmpOp, Expr, ExprKind, Number, UnaryOp};

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Times a 1-job `fairsort order` from a home with USERS users (default 100 000) and the
-# usage of each (docs/perf.md "A small order from a large home").
+# usage of each (docs/perf.md, "A small order from a large home").
 #   benches/home_snapshot.sh [USERS] [RUNS]
 # Uses target/release/fairsort (set FAIRSORT to another binary); keeps the home in
 # ${WORK:-/tmp/fairsort-home-snapshot} so `perf record` can be run on it afterwards.

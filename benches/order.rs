@@ -1,6 +1,6 @@
 //! Benchmarks of `fairsort order` at scale: reading a million-job `qstat -f -F json` file, and
 //! binding + evaluating + sorting a million jobs against a 100 000-user share tree.
-//! Run: `cargo bench --bench order`. Figures are reported in docs/order.md.
+//! Run: `cargo bench --bench order`. Figures: docs/perf.md.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use fairsort::fairshare;
