@@ -7,6 +7,7 @@ pub mod cycle;
 pub mod defs;
 pub mod qstat;
 pub mod resource_group;
+pub mod sched_formula;
 mod spec_names;
 pub mod usage_apply;
 pub mod usage_file;
@@ -14,6 +15,7 @@ pub use qstat::read_qstat_json;
 pub use resource_group::{
     parse_resource_group, parse_resource_group_indexed, write_resource_group, SpecNames,
 };
+pub use sched_formula::read_sched_formula;
 pub use usage_apply::{apply_pbs_usage, pbs_records};
 pub use usage_file::{
     read_usage, read_usage_binary, read_usage_text, usage_from_tree, write_usage_binary, PbsUsage,

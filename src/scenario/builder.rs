@@ -79,6 +79,8 @@ pub struct ScenarioBuilder {
     jobs_optional: bool,
     without_tree: bool,
     formula: Option<String>,
+    /// The file `formula` was read from (`order --formula-file`), for the report's sources.
+    formula_file: Option<PathBuf>,
     formula_required: bool,
     threshold: Threshold,
     tree: Option<(PathBuf, Option<TreeFormat>)>,
@@ -133,6 +135,7 @@ impl ScenarioBuilder {
             jobs_optional: false,
             without_tree: false,
             formula: None,
+            formula_file: None,
             formula_required: false,
             threshold: Threshold::Base,
             tree: None,
@@ -198,6 +201,12 @@ impl ScenarioBuilder {
         if formula.is_some() {
             self.formula = formula;
         }
+        self
+    }
+
+    /// The file the formula was read from (named as its source in the report).
+    pub fn formula_file(mut self, file: Option<PathBuf>) -> Self {
+        self.formula_file = file;
         self
     }
 
@@ -418,7 +427,10 @@ impl ScenarioBuilder {
             (None, None) => Source::none(),
         };
         let formula = match (&self.formula, base) {
-            (Some(_), _) => Source::flag("--formula"),
+            (Some(_), _) => match &self.formula_file {
+                Some(f) => Source::file("--formula-file", f.display().to_string()),
+                None => Source::flag("--formula"),
+            },
             (None, Some(b)) if !b.formula.is_empty() => from_base.formula.clone(),
             (None, _) => Source::none(),
         };

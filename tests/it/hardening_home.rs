@@ -1,6 +1,6 @@
 //! The home under a full disk and a read-only home: a clear one-line error, exit 1,
 //! and the previous state intact. (Concurrent writers and kill -9 during writes are covered by
-//! tests/it/server_safety.rs.)
+//! tests/it/home_safety.rs.)
 //!
 //! A full disk is simulated with `ulimit -f 0` (writes fail with EFBIG; SIGXFSZ ignored), a
 //! read-only home by running as `nobody` through `setpriv` when the tests run as root (root

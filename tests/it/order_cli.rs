@@ -730,3 +730,54 @@ fn with_jobs_and_tree_files_read_at_once_the_jobs_error_comes_first() {
     assert!(err.contains(&usage), "the usage file is named: {err}");
     assert!(run(&jobs, &good_tree, None).status.success());
 }
+
+/// `--formula-file` reads a real PBS `sched_priv/sched_formula` (header line, then the formula):
+/// the same order and values as `--formula` with its text, the file named as the formula's
+/// source; a file without a formula, or missing, is one line naming it, exit 1.
+#[test]
+fn formula_file_reads_the_schedulers_sched_formula() {
+    let dir = data_str("pbs_cycles/fairshare_factor_formula");
+    let run = |formula_args: &[&str]| {
+        let out = fairsort()
+            .args(["order", "--json", "--jobs", &format!("{dir}/qstat.json")])
+            .args(["--tree", &format!("{dir}/resource_group")])
+            .args(formula_args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        v
+    };
+    let from_file = run(&["--formula-file", &format!("{dir}/sched_formula")]);
+    let from_flag = run(&[
+        "--formula",
+        "pow(2, -(fairshare_tree_usage/fairshare_perc))",
+    ]);
+    assert_eq!(from_file["jobs"], from_flag["jobs"]);
+    assert!(from_file["jobs"].as_array().is_some_and(|j| j.len() == 10));
+    assert_eq!(from_file["sources"]["formula"]["flag"], "--formula-file");
+    assert_eq!(
+        from_file["sources"]["formula"]["path"],
+        format!("{dir}/sched_formula")
+    );
+
+    let empty = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(empty.path(), "### PBS INTERNAL FILE DO NOT MODIFY ###\n").unwrap();
+    let name = empty.path().display().to_string();
+    fairsort()
+        .args(["order", "--jobs", &format!("{dir}/qstat.json")])
+        .args(["--formula-file", &name])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::starts_with(format!(
+            "fairsort: {name}: no formula"
+        )));
+    fairsort()
+        .args(["order", "--formula", "ncpus", "--formula-file", &name])
+        .assert()
+        .code(2);
+}

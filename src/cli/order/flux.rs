@@ -97,6 +97,7 @@ fn load(args: &Args, jobs_in: JobsIn) -> Result<Inputs, Failure> {
 
 fn refuse_other_flags(args: &Args) -> Result<(), Failure> {
     let pbs_or_slurm = [
+        (args.formula_file.is_some(), "--formula-file"),
         (args.formula.is_some(), "--formula"),
         (args.against.is_some(), "--against"),
         (args.threshold.is_some(), "--threshold"),

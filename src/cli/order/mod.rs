@@ -40,6 +40,10 @@ pub struct Args {
     /// The job_sort_formula (overrides the example's).
     #[arg(long, value_name = "FORMULA")]
     pub formula: Option<String>,
+    /// The job_sort_formula from a file: PBS's `sched_priv/sched_formula` (what the scheduler
+    /// really evaluates), or a file holding the formula on one line.
+    #[arg(long, value_name = "FILE", conflicts_with = "formula")]
+    pub formula_file: Option<PathBuf>,
     /// job_sort_formula_threshold: jobs at or below are not eligible this cycle.
     #[arg(long, value_name = "VALUE", allow_negative_numbers = true)]
     pub threshold: Option<f64>,
@@ -216,6 +220,13 @@ fn path(args: &Args, global: &Global, jobs: &JobsIn) -> Result<Path, Failure> {
 pub fn run(mut args: Args, global: &Global) -> CliResult {
     if args.example.is_none() && args.jobs.is_none() && invoked_as_demo(std::env::args()) {
         args.example = Some("pbs".to_string());
+    }
+    if let Some(file) = &args.formula_file {
+        let name = file.display().to_string();
+        let bytes = std::fs::read(file).map_err(|e| Failure::user(format!("{name}: {e}")))?;
+        let formula = fairsort::pbs::read_sched_formula(&bytes, &name)
+            .map_err(|e| Failure::user(e.to_string()))?;
+        args.formula = Some(formula);
     }
     let jobs = JobsIn::of(&args)?;
     match path(&args, global, &jobs)? {

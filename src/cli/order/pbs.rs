@@ -52,6 +52,7 @@ fn scenario(args: &Args, global: &Global, jobs: JobsIn) -> Result<Scenario, Fail
     };
     let mut b = ScenarioBuilder::new(base)
         .formula(args.formula.clone())
+        .formula_file(args.formula_file.clone())
         .require_formula()
         .threshold(match (args.no_threshold, args.threshold) {
             (true, _) => Threshold::Off,

@@ -214,9 +214,10 @@ fn load(args: &Args, t: Texts, default_at: Option<i64>) -> Result<Inputs, Failur
             Source::none()
         },
         usage: usage_source,
-        formula: match &args.formula {
-            Some(_) => Source::flag("--formula"),
-            None => conf_source.clone().detail("PriorityWeight*"),
+        formula: match (&args.formula_file, &args.formula) {
+            (Some(f), _) => Source::file("--formula-file", f.display().to_string()),
+            (None, Some(_)) => Source::flag("--formula"),
+            (None, None) => conf_source.clone().detail("PriorityWeight*"),
         },
         algorithm: match (args.algorithm, algorithm) {
             (Some(a), _) => Source::flag("--algorithm").value(a.to_string()),

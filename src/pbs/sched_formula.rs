@@ -1,0 +1,95 @@
+//! `sched_priv/sched_formula`, the file PBS's server writes for the scheduler when a
+//! `job_sort_formula` is set: a header line, then the formula on one line. Read so that an admin
+//! orders with the formula the scheduler really uses (`order --formula-file`).
+
+use crate::files::text::{lines, utf8};
+use crate::files::FormatError;
+
+/// The header line the server writes first (OpenPBS `src/server/sched_func.c`).
+pub const SCHED_FORMULA_HEADER: &str = "### PBS INTERNAL FILE DO NOT MODIFY ###";
+
+/// The formula of a `sched_formula` file (`file` names it in errors): the one line that is not
+/// the header, blank or a `#` comment. A file without one, or with two, is an error.
+pub fn read_sched_formula(bytes: &[u8], file: &str) -> Result<String, FormatError> {
+    let text = utf8(bytes, file)?;
+    let mut formula: Option<(usize, &str)> = None;
+    for line in lines(text, file) {
+        let (n, line) = line?;
+        let t = line.trim();
+        if t.is_empty() || t.starts_with('#') {
+            continue;
+        }
+        if let Some((first, _)) = formula {
+            return Err(FormatError::line(
+                file,
+                n,
+                format!(
+                    "a second formula line (the first is line {first}): sched_formula holds one"
+                ),
+            ));
+        }
+        formula = Some((n, t));
+    }
+    match formula {
+        Some((_, f)) => Ok(f.to_string()),
+        None => Err(FormatError::file(
+            file,
+            "no formula in it (a sched_formula file holds its header line, then the formula)",
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_formula_after_the_header() {
+        let text = format!("{SCHED_FORMULA_HEADER}\nncpus + (1 if \"a\" else 0)\n");
+        assert_eq!(
+            read_sched_formula(text.as_bytes(), "f").unwrap(),
+            "ncpus + (1 if \"a\" else 0)"
+        );
+    }
+
+    #[test]
+    fn none_or_two_formulas_are_errors() {
+        let e = read_sched_formula(SCHED_FORMULA_HEADER.as_bytes(), "f").unwrap_err();
+        assert!(e.to_string().starts_with("f: no formula"), "{e}");
+        let e = read_sched_formula(b"ncpus\n\nwalltime\n", "f").unwrap_err();
+        assert!(
+            e.to_string().starts_with("f:3: a second formula line"),
+            "{e}"
+        );
+        assert!(read_sched_formula(b"\xff\n", "f").is_err());
+    }
+
+    /// Every captured `sched_formula` of a real PBS site gives the formula `print server` shows.
+    #[test]
+    fn captured_files_give_the_servers_formula() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/pbs_cycles");
+        let mut seen = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let d = entry.unwrap().path();
+            let Ok(bytes) = std::fs::read(d.join("sched_formula")) else {
+                continue;
+            };
+            let server = std::fs::read_to_string(d.join("print_server.txt")).unwrap();
+            let Some(line) = server
+                .lines()
+                .find(|l| l.starts_with("set server job_sort_formula = "))
+            else {
+                continue;
+            };
+            let quoted = line.trim_start_matches("set server job_sort_formula = ");
+            // qmgr quotes with `'` a value that holds a `"`.
+            let printed = ['"', '\'']
+                .iter()
+                .find_map(|&q| quoted.strip_prefix(q).and_then(|v| v.strip_suffix(q)));
+            let got = read_sched_formula(&bytes, "sched_formula").unwrap();
+            assert_eq!(Some(got.as_str()), printed, "{}", d.display());
+            seen += 1;
+        }
+        assert!(seen >= 20, "only {seen} captures with a formula");
+    }
+}
