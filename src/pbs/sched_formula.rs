@@ -58,7 +58,8 @@ mod tests {
         assert!(e.to_string().starts_with("f: no formula"), "{e}");
         let e = read_sched_formula(b"ncpus\n\nwalltime\n", "f").unwrap_err();
         assert!(
-            e.to_string().starts_with("f:3: a second formula line"),
+            e.to_string()
+                .starts_with("f: line 3: a second formula line"),
             "{e}"
         );
         assert!(read_sched_formula(b"\xff\n", "f").is_err());
@@ -85,7 +86,8 @@ mod tests {
             // qmgr quotes with `'` a value that holds a `"`.
             let printed = ['"', '\'']
                 .iter()
-                .find_map(|&q| quoted.strip_prefix(q).and_then(|v| v.strip_suffix(q)));
+                .find_map(|&q| quoted.strip_prefix(q).and_then(|v| v.strip_suffix(q)))
+                .or(Some(quoted));
             let got = read_sched_formula(&bytes, "sched_formula").unwrap();
             assert_eq!(Some(got.as_str()), printed, "{}", d.display());
             seen += 1;
