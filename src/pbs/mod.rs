@@ -7,6 +7,7 @@ pub mod cycle;
 pub mod defs;
 pub mod qstat;
 pub mod resource_group;
+pub mod site_files;
 mod spec_names;
 pub mod usage_apply;
 pub mod usage_file;
