@@ -1,6 +1,7 @@
 //! The PBS adapter: PBS's definitions (`defs`), `qstat -f -F json`, the `resource_group` share
 //! tree, the fair-share `usage` file (binary, both versions, and a text form), accounting logs
-//! and the order of pbs_sched's cycle (`cycle`).
+//! the site's own files as PBS prints them (`site_files`) and the order of pbs_sched's cycle
+//! (`cycle`).
 
 pub mod accounting;
 pub mod cycle;
@@ -8,6 +9,7 @@ pub mod defs;
 pub mod qstat;
 pub mod resource_group;
 pub mod sched_formula;
+pub mod site_files;
 mod spec_names;
 pub mod usage_apply;
 pub mod usage_file;
