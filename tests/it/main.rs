@@ -45,6 +45,7 @@ mod order_cli;
 mod order_demo;
 mod order_rows_cli;
 mod order_threshold;
+mod pbs_cycles;
 mod plot;
 mod qmgr_formula;
 mod qmgr_language;

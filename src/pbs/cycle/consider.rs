@@ -283,22 +283,20 @@ pub fn consider(input: &CycleInput, rules: &CycleRules) -> CycleOrder {
             let end = (start..queues.len())
                 .find(|&k| queues[k].priority != queues[start].priority)
                 .unwrap_or(queues.len());
-            let mut at = vec![0usize; end - start];
-            loop {
-                let mut any = false;
-                for (k, pos) in at.iter_mut().enumerate() {
-                    let list = &per_queue[start + k];
+            // (queue, next position) of the group's queues that may still give a job; a queue
+            // that gives none is dropped, so each turn costs the queues still in it.
+            let mut active: Vec<(usize, usize)> = (start..end).map(|q| (q, 0)).collect();
+            while !active.is_empty() {
+                active.retain_mut(|(q, pos)| {
+                    let list = &per_queue[*q];
                     while let Some(&j) = list.get(*pos) {
                         *pos += 1;
                         if take(j, Phase::RoundRobin, &mut done) {
-                            any = true;
-                            break;
+                            return true;
                         }
                     }
-                }
-                if !any {
-                    break;
-                }
+                    false
+                });
             }
             start = end;
         }
@@ -331,5 +329,240 @@ pub fn consider(input: &CycleInput, rules: &CycleRules) -> CycleOrder {
     CycleOrder {
         considered: out,
         not_considered,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pbs::cycle::rules::QueueRule;
+    use crate::pbs::qstat::read_qstat_json;
+
+    /// Jobs (id, queue, state) submitted in this order.
+    fn jobs(list: &[(&str, &str, &str)]) -> JobSet {
+        let body: Vec<String> = (list.iter().enumerate())
+            .map(|(i, (id, queue, state))| {
+                format!(
+                    r#""{id}.s":{{"Job_Owner":"u@h","job_state":"{state}","queue":"{queue}","qtime":{}}}"#,
+                    i + 1
+                )
+            })
+            .collect();
+        read_qstat_json(format!(r#"{{"Jobs":{{{}}}}}"#, body.join(",")).as_bytes()).unwrap()
+    }
+
+    fn queue(name: &str, priority: i64) -> QueueRule {
+        QueueRule {
+            name: name.into(),
+            priority,
+            priority_set: true,
+            kind: QueueKind::Execution,
+            enabled: true,
+            started: true,
+        }
+    }
+
+    fn run(set: &JobSet, values: Option<&[f64]>, rules: &CycleRules) -> CycleOrder {
+        let input = CycleInput {
+            jobs: set,
+            values,
+            sort_keys: &[],
+            shares: None,
+        };
+        consider(&input, rules)
+    }
+
+    fn ids(set: &JobSet, o: &CycleOrder) -> Vec<String> {
+        let id = |j: u32| {
+            set.jobs[j as usize]
+                .id
+                .split('.')
+                .next()
+                .unwrap_or("")
+                .to_string()
+        };
+        o.considered.iter().map(|c| id(c.job)).collect()
+    }
+
+    fn three_queues() -> Vec<QueueRule> {
+        vec![queue("workq", 0), queue("express", 200), queue("high", 100)]
+    }
+
+    /// by_queue: express jobs over the whole list first, then queue by queue by Priority.
+    #[test]
+    fn by_queue_express_first_then_queues_by_priority() {
+        let set = jobs(&[
+            ("1", "workq", "Q"),
+            ("2", "high", "Q"),
+            ("3", "express", "Q"),
+            ("4", "workq", "Q"),
+            ("5", "express", "Q"),
+        ]);
+        let values = [5.0, 1.0, 2.0, 9.0, 3.0];
+        let rules = CycleRules {
+            queues: three_queues(),
+            ..CycleRules::default()
+        };
+        let o = run(&set, Some(&values), &rules);
+        assert_eq!(ids(&set, &o), ["5", "3", "2", "4", "1"]);
+        assert_eq!(o.considered[0].phase, Phase::Express);
+        assert_eq!(o.considered[2].phase, Phase::Queue);
+        assert_eq!(o.considered[2].queue_priority, 100);
+        assert_eq!(o.considered[0].preemption.level, 99_200);
+    }
+
+    /// Neither by_queue nor round_robin: one list, express first, then by value.
+    #[test]
+    fn whole_list_by_level_then_value() {
+        let set = jobs(&[
+            ("1", "workq", "Q"),
+            ("2", "high", "Q"),
+            ("3", "express", "Q"),
+        ]);
+        let values = [5.0, 7.0, 1.0];
+        let mut rules = CycleRules {
+            queues: three_queues(),
+            by_queue: false,
+            ..CycleRules::default()
+        };
+        assert_eq!(
+            ids(&set, &run(&set, Some(&values), &rules)),
+            ["3", "2", "1"]
+        );
+        rules.preemptive_sched = false;
+        let o = run(&set, Some(&values), &rules);
+        assert_eq!(ids(&set, &o), ["2", "1", "3"]);
+        assert!(o.considered.iter().all(|c| c.phase == Phase::Whole));
+    }
+
+    /// round_robin: one job from each queue of a Priority level in turn, no express pass.
+    #[test]
+    fn round_robin_turns_within_each_priority_level() {
+        let set = jobs(&[
+            ("1", "a", "Q"),
+            ("2", "a", "Q"),
+            ("3", "a", "Q"),
+            ("4", "b", "Q"),
+            ("5", "c", "Q"),
+            ("6", "express", "Q"),
+        ]);
+        let rules = CycleRules {
+            round_robin: true,
+            queues: vec![
+                queue("a", 10),
+                queue("b", 10),
+                queue("c", 5),
+                queue("express", 1),
+            ],
+            preempt_queue_prio: 1,
+            ..CycleRules::default()
+        };
+        let o = run(&set, None, &rules);
+        assert_eq!(ids(&set, &o), ["1", "4", "2", "3", "5", "6"]);
+        assert!(o.considered.iter().all(|c| c.value.is_none()));
+    }
+
+    /// Never considered: not queued, stopped queue, route queue, at or below the threshold.
+    #[test]
+    fn reasons_for_the_jobs_left_out() {
+        let set = jobs(&[
+            ("1", "workq", "H"),
+            ("2", "stopped", "Q"),
+            ("3", "route", "Q"),
+            ("4", "workq", "Q"),
+            ("5", "workq", "Q"),
+        ]);
+        let mut stopped = queue("stopped", 0);
+        stopped.started = false;
+        let mut route = queue("route", 0);
+        route.kind = QueueKind::Route;
+        let rules = CycleRules {
+            queues: vec![queue("workq", 0), stopped, route],
+            threshold: Some(2.0),
+            ..CycleRules::default()
+        };
+        let values = [9.0, 9.0, 9.0, 2.0, 2.5];
+        let o = run(&set, Some(&values), &rules);
+        assert_eq!(ids(&set, &o), ["5"]);
+        let reasons: Vec<Skipped> = o.not_considered.iter().map(|n| n.reason.clone()).collect();
+        assert_eq!(
+            reasons,
+            [
+                Skipped::NotQueued('H'),
+                Skipped::QueueStopped,
+                Skipped::RouteQueue,
+                Skipped::BelowThreshold {
+                    value: 2.0,
+                    threshold: 2.0
+                },
+            ]
+        );
+        // No formula: no threshold; unset threshold: INT_MIN.
+        assert_eq!(run(&set, None, &rules).considered.len(), 2);
+        let unset = CycleRules {
+            threshold: None,
+            ..rules
+        };
+        let low = [0.0, 0.0, 0.0, -3e9, 1.0];
+        assert_eq!(ids(&set, &run(&set, Some(&low), &unset)), ["5"]);
+    }
+
+    /// fair_share: zero shares left out, ties by the fair-share rank, over-share class.
+    #[test]
+    fn fair_share_zero_shares_and_ranks() {
+        let set = jobs(&[
+            ("1", "workq", "Q"),
+            ("2", "workq", "Q"),
+            ("3", "workq", "Q"),
+        ]);
+        let shares = CycleShares {
+            rank: vec![2, 1, 0],
+            zero_shares: vec![false, false, true],
+            over_share: vec![false, true, false],
+        };
+        let mut rules = CycleRules {
+            queues: vec![queue("workq", 0)],
+            fair_share: true,
+            ..CycleRules::default()
+        };
+        let input = CycleInput {
+            jobs: &set,
+            values: None,
+            sort_keys: &[],
+            shares: Some(&shares),
+        };
+        let o = consider(&input, &rules);
+        assert_eq!(ids(&set, &o), ["2", "1"]);
+        assert_eq!(o.not_considered[0].reason, Skipped::ZeroShares);
+        assert_eq!(o.considered[0].fair_share_rank, Some(1));
+        rules.preempt_prio.push(vec![PreemptClass::FairShare]);
+        let o = consider(&input, &rules);
+        assert_eq!(ids(&set, &o), ["1", "2"], "over its share: a lower level");
+    }
+
+    /// Values are kept as floats: 16777217 and 16777216 tie, submission order decides.
+    #[test]
+    fn values_compare_as_floats() {
+        let set = jobs(&[("1", "workq", "Q"), ("2", "workq", "Q")]);
+        let rules = CycleRules {
+            queues: vec![queue("workq", 0)],
+            ..CycleRules::default()
+        };
+        let o = run(&set, Some(&[16_777_216.0, 16_777_217.0]), &rules);
+        assert_eq!(ids(&set, &o), ["1", "2"]);
+        assert_eq!(o.considered[1].value, Some(16_777_216.0));
+    }
+
+    /// A queue the rules do not list is an execution queue of Priority 0.
+    #[test]
+    fn unlisted_queue_is_priority_zero() {
+        let set = jobs(&[("1", "other", "Q"), ("2", "low", "Q"), ("3", "workq", "Q")]);
+        let rules = CycleRules {
+            queues: vec![queue("workq", 0), queue("low", -5)],
+            ..CycleRules::default()
+        };
+        let o = run(&set, None, &rules);
+        assert_eq!(ids(&set, &o), ["3", "1", "2"]);
+        assert_eq!(o.considered[1].queue, None);
     }
 }

@@ -101,7 +101,7 @@ impl Levels {
             prio -= PRIORITY_STEP;
         }
         // preempt_cmp: more bits first, then higher priority (priorities are distinct).
-        table.sort_by(|a, b| (b.0.count_ones(), b.1).cmp(&(a.0.count_ones(), a.1)));
+        table.sort_by_key(|e| std::cmp::Reverse((e.0.count_ones(), e.1)));
         let normal = table.iter().find(|e| e.0 == 1).map(|e| e.1).unwrap_or(0);
         Levels {
             table,
