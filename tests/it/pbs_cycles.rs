@@ -7,12 +7,10 @@
 //! `Formula Evaluation` values; the others must be its `not_considered`, for the same reason.
 
 use crate::common::data;
-use fairsort::fairshare::{Algorithm, Column};
 use fairsort::jobs::JobSet;
-use fairsort::order::Binder;
 use fairsort::pbs::cycle::{
-    consider, CycleInput, CycleRules, CycleShares, PreemptClass, QueueKind, QueueRule, Skipped,
-    SortKey,
+    consider, cycle_shares, sort_key_columns, CycleInput, CycleRules, CycleShares, PreemptClass,
+    QueueKind, QueueRule, Skipped, SortKey,
 };
 use fairsort::pbs::defs::FairshareEntity;
 use fairsort::scenario::{Base, JobsInput, ScenarioBuilder, Threshold};
@@ -205,34 +203,9 @@ fn compute(name: &str, rules: &CycleRules, entity: FairshareEntity, unknown: u64
         v
     });
     let shares = run.shares.as_ref().filter(|_| needs_tree).map(|ctx| {
-        let result = ctx.result(Algorithm::Pbs).expect("PBS fair share computed");
-        let root_usage = result.get(Column::Usage, ctx.tree.root()).unwrap_or(0.0);
-        let node = |i: usize| ctx.job_nodes[i];
-        let perc = |i: usize| node(i).and_then(|n| result.get(Column::FairsharePerc, n));
-        let usage = |i: usize| node(i).and_then(|n| result.get(Column::Usage, n));
-        let n = jobs.len();
-        CycleShares {
-            rank: run
-                .options
-                .fair_share_rank
-                .clone()
-                .unwrap_or_else(|| vec![0; n]),
-            zero_shares: (0..n).map(|i| perc(i) == Some(0.0)).collect(),
-            over_share: (0..n)
-                .map(|i| root_usage * perc(i).unwrap_or(0.0) < usage(i).unwrap_or(0.0))
-                .collect(),
-        }
+        cycle_shares(ctx, run.options.fair_share_rank.as_deref()).expect("PBS fair share computed")
     });
-    let names: Vec<String> = rules.sort_keys.iter().map(|k| k.name.clone()).collect();
-    let no_queue = |_: &str| None;
-    let binder = Binder::new(&names, &jobs, &no_queue, None, true).unwrap();
-    let keys = binder
-        .bind(&jobs)
-        .unwrap()
-        .columns
-        .iter()
-        .map(|c| c.to_vec())
-        .collect();
+    let keys = sort_key_columns(&rules.sort_keys, &jobs, None, true).unwrap();
     Computed {
         jobs,
         values,
