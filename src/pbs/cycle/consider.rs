@@ -140,7 +140,7 @@ struct Queue {
 /// The queues in `sinfo->queues` order (`std::sort` by Priority descending, equal ones in the
 /// server's order: its small-array insertion sort keeps them), route queues left out. Queues of
 /// jobs that the rules do not list come after the listed ones of the same Priority (0).
-fn queues(input: &CycleInput, rules: &CycleRules, job_queue: &mut [Option<usize>]) -> Vec<Queue> {
+fn queues(input: &CycleInput, rules: &CycleRules) -> Vec<Queue> {
     let by_name: HashMap<&str, usize> = (rules.queues.iter().enumerate())
         .map(|(i, q)| (q.name.as_str(), i))
         .collect();
@@ -165,7 +165,6 @@ fn queues(input: &CycleInput, rules: &CycleRules, job_queue: &mut [Option<usize>
                 list.len() - 1
             }),
         };
-        job_queue[i] = Some(at);
         list[at].jobs.push(i as u32);
     }
     let mut order: Vec<usize> = (0..list.len())
@@ -184,9 +183,7 @@ fn queues(input: &CycleInput, rules: &CycleRules, job_queue: &mut [Option<usize>
 pub fn consider(input: &CycleInput, rules: &CycleRules) -> CycleOrder {
     let jobs = input.jobs;
     let n = jobs.len();
-    let mut job_queue: Vec<Option<usize>> = vec![None; n];
-    let queues = queues(input, rules, &mut job_queue);
-    // job_queue holds the index into the unsorted list; the rule index is what reports need.
+    let queues = queues(input, rules);
     let mut rule_of = vec![None; n];
     let mut priority_of = vec![0i64; n];
     let mut sorted_in = vec![false; n];
