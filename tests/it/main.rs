@@ -48,6 +48,7 @@ mod order_cli;
 mod order_demo;
 mod order_rows_cli;
 mod order_threshold;
+mod pbs_cycles;
 mod pbs_site_files;
 mod plot;
 mod qmgr_formula;
