@@ -224,8 +224,39 @@ fn same_value(logged: &str, got: f64) -> bool {
 }
 
 /// Runs one scenario and checks it against its `expected.json`.
+/// The scenario's rules read from the site's own files — `print_server.txt`, `list_sched.txt`,
+/// `sched_config` — by `pbs::site_files`, for the period the cycle ran in (prime time only in
+/// `prime_non_prime_in_prime`), with `fairshare_entity` and `unknown_shares` of its
+/// sched_config.
+fn rules_from_files(name: &str) -> (CycleRules, FairshareEntity, u64) {
+    use fairsort::pbs::site_files as sf;
+    let read = |f: &str| std::fs::read_to_string(dir(name).join(f)).unwrap();
+    let server = sf::read_print_server(&read("print_server.txt"), "print_server.txt").unwrap();
+    let scheds = sf::read_sched_attrs(&read("list_sched.txt"), "list_sched.txt").unwrap();
+    let sched = sf::default_sched(&scheds).expect("the default scheduler");
+    let config = sf::read_sched_config(&read("sched_config"), "sched_config").unwrap();
+    let prime = name == "prime_non_prime_in_prime";
+    let rules = sf::cycle_rules(&server, sched, &config, prime).unwrap();
+    let values = config.for_period(prime).values;
+    let entity = values
+        .get("fairshare_entity")
+        .map_or(FairshareEntity::Euser, |e| e.parse().unwrap());
+    let unknown = values
+        .get("unknown_shares")
+        .map_or(0, |u| u.parse().unwrap());
+    (rules, entity, unknown)
+}
+
 fn check(name: &str) {
-    let (rules, entity, unknown) = rules(name);
+    check_with(name, rules(name));
+}
+
+/// The same cycle with the rules read from the site's files: the order an imported site gives.
+fn check_files(name: &str) {
+    check_with(name, rules_from_files(name));
+}
+
+fn check_with(name: &str, (rules, entity, unknown): (CycleRules, FairshareEntity, u64)) {
     let c = compute(name, &rules, entity, unknown);
     let input = CycleInput {
         jobs: &c.jobs,
@@ -303,6 +334,10 @@ fn check(name: &str) {
 macro_rules! scenarios {
     ($($name:ident),* $(,)?) => {
         $(#[test] fn $name() { check(stringify!($name)); })*
+        /// Every scenario again, its rules read from its files.
+        mod from_files {
+            $(#[test] fn $name() { super::check_files(stringify!($name)); })*
+        }
     };
 }
 

@@ -13,7 +13,7 @@ pub use pbsfs::{read_pbsfs, read_pbsfs_entity, PbsfsEntity, PbsfsRow, PbsfsTree}
 pub use print_server::{read_print_server, QueuePrint, ResourceDef, ServerPrint};
 pub use qmgr_print::{pbs_bool, AttrValue, Attrs, QmgrObject};
 pub use rules::cycle_rules;
-pub use sched_attrs::{read_sched_attrs, PreemptPrio, SchedAttrs};
+pub use sched_attrs::{default_sched, read_sched_attrs, PreemptPrio, SchedAttrs};
 pub use sched_config::{
     read_sched_config, ConfigLine, ConfigNote, Period, PeriodOptions, SchedConfig,
 };
