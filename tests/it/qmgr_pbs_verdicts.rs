@@ -136,3 +136,36 @@ fn every_captured_verdict_is_real_qmgrs() {
     assert_eq!(matched + listed, text.lines().count() - 1);
     assert!(matched >= 90, "{matched} rows matched");
 }
+
+#[test]
+fn a_stored_formula_pbs_sched_would_crash_on_is_warned_about() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("h");
+    let out = fairsort_home(&home)
+        .args(["qmgr", "-c", "set server job_sort_formula = '\"\"'"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("warning: OpenPBS 23.06 pbs_sched: the `\"` at column 1"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    let quiet = fairsort_home(&home)
+        .args([
+            "qmgr",
+            "-c",
+            "set server job_sort_formula = \"ans + ncpus\"",
+        ])
+        .output()
+        .unwrap();
+    assert!(quiet.status.success(), "{quiet:?}");
+    assert!(quiet.stderr.is_empty(), "{quiet:?}");
+    // the server's formula is now `ans + ncpus`: a different scheduler formula is 15226 (122)
+    let incompatible = fairsort_home(&home)
+        .args(["qmgr", "-c", "set sched job_sort_formula = ncpus"])
+        .output()
+        .unwrap();
+    assert_eq!(incompatible.status.code(), Some(122), "{incompatible:?}");
+}
