@@ -4,7 +4,7 @@
 
 use super::{CliResult, Failure, Global};
 use fairsort::home::{current_host, current_user, Home};
-use fairsort::qmgr::{run_request, script_requests, Reply};
+use fairsort::qmgr::{run_request, script_requests, Reply, RequestError};
 use std::io::{BufRead, IsTerminal, Read, Write};
 
 /// Arguments of `fairsort qmgr`.
@@ -49,19 +49,35 @@ pub fn run(args: Args, global: &Global) -> CliResult {
     let host = current_host();
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    let mut failed = false;
+    // As real qmgr: the exit status is the last request's (0 when it succeeded), and with -a
+    // the first failure ends the run with 1 (refused by the parser) or 2 (by the server).
+    let mut status = 0u8;
     for req in &requests {
         if args.echo && !req.trim().is_empty() {
             writeln!(out, "{req}")?;
         }
         match run_request(&home, &user, &host, req, args.json) {
-            Ok(Some(Reply::Output(text))) => out.write_all(text.as_bytes())?,
+            Ok(Some(Reply::Output(text))) => {
+                out.write_all(text.as_bytes())?;
+                status = 0;
+            }
             Ok(Some(Reply::Quit)) => break,
-            Ok(_) => {}
+            Ok(Some(Reply::Done)) => {
+                status = 0;
+                print_hazards(req);
+            }
+            Ok(None) => {}
             Err(e) => {
                 out.flush()?;
                 eprintln!("{}", e.render());
-                failed = true;
+                status = e.exit_status();
+                if args.abort {
+                    status = if matches!(e, RequestError::Parse(..)) {
+                        1
+                    } else {
+                        2
+                    };
+                }
                 if args.abort || e.is_fatal() {
                     break;
                 }
@@ -69,10 +85,9 @@ pub fn run(args: Args, global: &Global) -> CliResult {
         }
     }
     out.flush()?;
-    if failed {
-        Err(Failure::silent(1))
-    } else {
-        Ok(())
+    match status {
+        0 => Ok(()),
+        n => Err(Failure::silent(n)),
     }
 }
 
@@ -102,6 +117,7 @@ fn interactive(args: &Args, home: &Home) -> CliResult {
         match run_request(home, &user, &host, req, args.json) {
             Ok(Some(Reply::Output(text))) => std::io::stdout().lock().write_all(text.as_bytes())?,
             Ok(Some(Reply::Quit)) => return Ok(()),
+            Ok(Some(Reply::Done)) => print_hazards(req),
             Ok(_) => {}
             Err(e) => {
                 eprintln!("{}", e.render());
@@ -110,5 +126,13 @@ fn interactive(args: &Args, home: &Home) -> CliResult {
                 }
             }
         }
+    }
+}
+
+/// After a stored `job_sort_formula`, one `warning:` line per way the real pbs_sched would
+/// crash or misbehave on it (`fairsort::formula::pbs_hazards`); the change itself stands.
+fn print_hazards(request: &str) {
+    for line in fairsort::qmgr::formula_hazards(request) {
+        eprintln!("warning: {line}");
     }
 }

@@ -5,7 +5,7 @@ use crate::formula::ast::{BoolOp, Expr, ExprKind, Number, UnaryOp};
 use crate::formula::error::FormulaError;
 use crate::formula::exact::eval_node;
 use crate::formula::ir::{Node, Raised};
-use crate::formula::names::{resolve, Resolved};
+use crate::formula::names::{resolve, validation_local, Resolved};
 use crate::formula::program::Program;
 use crate::formula::resources::ResourceTable;
 use crate::formula::value::Value;
@@ -80,6 +80,8 @@ enum Bound {
     Resolved(Resolved),
     /// The int 1 (the server's validation).
     One,
+    /// The int 0 (a name the server's validation script itself defines, `ans`, `errnum`).
+    Zero,
     /// Not in the namespace: `NameError` when reached.
     NameError,
 }
@@ -119,6 +121,9 @@ impl Compiler<'_> {
     /// Resolves a name as PBS's namespace does, then applies the policy: what is a slot at
     /// run time is 1 in the server's validation, and a name the namespace lacks raises.
     fn resolve(&self, name: &str, span: &crate::formula::ast::Span) -> Result<Bound, FormulaError> {
+        if let (Policy::Ones { .. }, Some(v)) = (self.policy, validation_local(name)) {
+            return Ok(if v == 0 { Bound::Zero } else { Bound::One });
+        }
         let resolved = resolve(name, span, self.resources);
         Ok(match (self.policy, resolved) {
             (_, Ok(Resolved::Const(c))) => Bound::Resolved(Resolved::Const(c)),
@@ -199,6 +204,7 @@ impl Compiler<'_> {
                     })
                 }
                 Bound::One => Node::Const(Value::Int(1)),
+                Bound::Zero => Node::Const(Value::Int(0)),
                 Bound::NameError => Node::Raise(Box::new(Raised::name_error(name, e.span.clone()))),
             },
             ExprKind::Unary(op, inner) => {
@@ -280,7 +286,7 @@ impl Compiler<'_> {
                         )))))
                     }
                     // The server's first pass: a string resource is 1 there.
-                    Bound::One => {
+                    Bound::One | Bound::Zero => {
                         return Ok(self.push(Node::Raise(Box::new(Raised {
                             message: "'int' object is not callable".into(),
                             name: None,

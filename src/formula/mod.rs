@@ -18,6 +18,7 @@ mod ir;
 pub mod limits;
 pub mod names;
 pub mod parse;
+pub mod pbs_hazards;
 pub mod program;
 mod py_err;
 pub mod repr;

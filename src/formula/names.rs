@@ -50,6 +50,20 @@ pub(crate) const PYTHON_BUILTINS: &[&str] = &[
     "super", "tuple", "type", "vars", "zip",
 ];
 
+/// The value of a name PBS's server's validation script defines beside the formula it
+/// checks (`ans = 0`, `errnum = 0`, `errmsg = ''`, the dicts `globals1` and `globals2`;
+/// `sched_func.c`, `validate_job_formula`), as the int fairsort's validation binds it to (the
+/// dicts are truthy, 1; the others falsy, 0). They come before resources and keywords (the
+/// script's locals win), so a formula naming one passes the server's validation although the
+/// scheduler, which does not define them, fails it on every job.
+pub(crate) fn validation_local(name: &str) -> Option<i128> {
+    match name {
+        "ans" | "errnum" | "errmsg" => Some(0),
+        "globals1" | "globals2" => Some(1),
+        _ => None,
+    }
+}
+
 /// Resolves `name` (found at `span`) in PBS's lookup order.
 pub fn resolve(
     name: &str,

@@ -15,6 +15,13 @@ pub struct FormulaProblem {
     pub detail: String,
 }
 
+/// Whether a `job_sort_formula` is `""`, an empty Python string: PBS's server accepts and
+/// stores it (and its scheduler cannot use it, `crate::formula::pbs_hazards`); fairsort stores
+/// it as PBS does, and refuses it only where a job is to be sorted by it.
+pub(crate) fn is_empty_string_formula(src: &str) -> bool {
+    src.trim() == "\"\""
+}
+
 /// The names of `src` that the server's validation does not reach and a job would fail on
 /// (unknown names, string or boolean resources); empty when the formula does not validate.
 pub(crate) fn unreached_names(src: &str, table: &ResourceTable) -> Vec<String> {

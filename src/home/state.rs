@@ -51,6 +51,10 @@ pub struct ServerAttrs {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SchedAttrs {
+    /// PBS's scheduler `job_sort_formula` (PBS 2021+): when both are set it must equal the
+    /// server's (15226).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub job_sort_formula: Option<String>,
     /// Jobs whose formula value is at or below this are not eligible this cycle (unset = none).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub job_sort_formula_threshold: Option<f64>,
@@ -73,6 +77,7 @@ pub struct SchedAttrs {
 impl Default for SchedAttrs {
     fn default() -> Self {
         SchedAttrs {
+            job_sort_formula: None,
             job_sort_formula_threshold: None,
             fair_share: false,
             fairshare_entity: FairshareEntity::default(),
@@ -198,10 +203,17 @@ impl HomeState {
                 return bad(&["server", "replay_mem_per_node"], msg);
             }
         }
-        if let Some(f) = &self.server.job_sort_formula {
+        for (object, formula) in [
+            ("server", &self.server.job_sort_formula),
+            ("sched", &self.sched.job_sort_formula),
+        ] {
+            let Some(f) = formula else { continue };
+            if crate::home::engine::is_empty_string_formula(f) {
+                continue;
+            }
             if let Err(p) = crate::home::engine::check_formula(f, &self.resource_table()) {
                 return bad(
-                    &["server", "job_sort_formula"],
+                    &[object, "job_sort_formula"],
                     format!("job_sort_formula: {} ({})", p.message, p.code),
                 );
             }

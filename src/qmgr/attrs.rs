@@ -37,7 +37,8 @@ pub const SERVER_ATTRS: [&str; 6] = [
     "replay_mem_per_node",
 ];
 /// Canonical sched attribute names.
-pub const SCHED_ATTRS: [&str; 8] = [
+pub const SCHED_ATTRS: [&str; 9] = [
+    "job_sort_formula",
     "job_sort_formula_threshold",
     "fair_share",
     "fairshare_entity",
@@ -84,6 +85,9 @@ pub(crate) fn server_values(s: &ServerAttrs) -> Vec<(&'static str, Value)> {
 /// Sched attributes (all have values; the threshold only when set).
 pub(crate) fn sched_values(s: &SchedAttrs) -> Vec<(&'static str, Value)> {
     let mut v = Vec::new();
+    if let Some(f) = &s.job_sort_formula {
+        v.push(("job_sort_formula", Value::Single(f.clone())));
+    }
     if let Some(t) = s.job_sort_formula_threshold {
         v.push(("job_sort_formula_threshold", Value::Single(t.to_string())));
     }

@@ -85,11 +85,11 @@ pub const HELP: &str = "fairsort qmgr: commands are VERB OBJECT [NAME[,NAME]] [A
   e.g.     set server job_sort_formula = \"pow(2, -(fairshare_tree_usage/fairshare_perc))\"
 ";
 
-/// The `obj=` label qmgr shows: empty for the server, `default` for the scheduler, else the name.
+/// The `obj=` label qmgr shows: the names the request gave (empty for the server, and for the
+/// scheduler when none was named, as real qmgr prints `obj= svr=default`).
 fn object_label(object: Object, cmd: &Command) -> String {
     match object {
         Object::Server => String::new(),
-        Object::Sched => "default".to_string(),
         _ => cmd.names.join(","),
     }
 }
@@ -119,7 +119,7 @@ fn apply(st: &mut HomeState, object: Object, cmd: &Command, host: &str) -> Resul
                         if object == Object::Server {
                             server_attr(st, a)?;
                         } else {
-                            sched_attr(st, a)?;
+                            sched_attr(st, a, &object_label(object, cmd))?;
                         }
                     }
                     Ok(())
@@ -172,6 +172,28 @@ fn single<'a>(a: &'a AttrOp, obj: &str) -> Result<Option<&'a str>, Rejection> {
     }
 }
 
+/// PBS's 15226 rule (`validate_job_formula`, checked before the formula itself): the server's
+/// and the scheduler's `job_sort_formula` must be the same text when the other one is set.
+fn check_compatible(other: Option<&str>, new: &str, obj: &str) -> Result<(), Rejection> {
+    match other {
+        Some(o) if o != new => Err(
+            Rejection::pbs(codes::SVR_SCHED_JSF_INCOMPAT, obj).with_detail(format!(
+                "the other job_sort_formula is {o}; unset it or set the same"
+            )),
+        ),
+        _ => Ok(()),
+    }
+}
+
+/// Validates a `job_sort_formula` as PBS's server does. `""` (an empty Python string) is one
+/// PBS's server accepts and fairsort stores as written, though no job can be sorted by it.
+fn check_job_sort_formula(v: &str, st: &HomeState, obj: &str) -> Result<(), Rejection> {
+    if engine::is_empty_string_formula(v) {
+        return Ok(());
+    }
+    check_formula(v, st, obj)
+}
+
 /// Validates a formula with the formula engine; failures carry PBS's code and a caret.
 fn check_formula(src: &str, st: &HomeState, obj: &str) -> Result<(), Rejection> {
     engine::check_formula(src, &st.resource_table())
@@ -184,9 +206,11 @@ fn server_attr(st: &mut HomeState, a: &AttrOp) -> Result<(), Rejection> {
     let name = canonical(&a.name, &attrs::SERVER_ATTRS)
         .ok_or_else(|| Rejection::pbs(codes::NOATTR, obj))?;
     match name {
-        "job_sort_formula" => match single(a, obj)? {
+        // An empty value unsets, as PBS's server stores no empty string.
+        "job_sort_formula" => match single(a, obj)?.filter(|v| !v.is_empty()) {
             Some(v) => {
-                check_formula(v, st, obj)?;
+                check_compatible(st.sched.job_sort_formula.as_deref(), v, obj)?;
+                check_job_sort_formula(v, st, obj)?;
                 // ftest: the opt-in guard — with job_sort_formula_tests set, the
                 // formula must pass that test file before it is stored.
                 if let Some(tests) = &st.server.job_sort_formula_tests {
@@ -263,11 +287,24 @@ fn server_attr(st: &mut HomeState, a: &AttrOp) -> Result<(), Rejection> {
     Ok(())
 }
 
-fn sched_attr(st: &mut HomeState, a: &AttrOp) -> Result<(), Rejection> {
-    let obj = "default";
+fn sched_attr(st: &mut HomeState, a: &AttrOp, obj: &str) -> Result<(), Rejection> {
     let name = canonical(&a.name, &attrs::SCHED_ATTRS)
         .ok_or_else(|| Rejection::pbs(codes::NOATTR, obj))?;
     let value = single(a, obj)?;
+    if name == "job_sort_formula" {
+        return match value.filter(|v| !v.is_empty()) {
+            None => {
+                st.sched.job_sort_formula = None;
+                Ok(())
+            }
+            Some(v) => {
+                check_compatible(st.server.job_sort_formula.as_deref(), v, obj)?;
+                check_job_sort_formula(v, st, obj)?;
+                st.sched.job_sort_formula = Some(v.to_string());
+                Ok(())
+            }
+        };
+    }
     let d = SchedAttrs::default();
     let s = &mut st.sched;
     let Some(v) = value else {
@@ -472,12 +509,16 @@ fn revalidate_formulas(st: &HomeState, names: &[String]) -> Result<(), Rejection
     let stored = [
         ("job_sort_formula", st.server.job_sort_formula.as_deref()),
         (
+            "sched job_sort_formula",
+            st.sched.job_sort_formula.as_deref(),
+        ),
+        (
             "fairshare_usage_res",
             Some(st.sched.fairshare_usage_res.as_str()),
         ),
     ];
     for (attr, formula) in stored {
-        if let Some(f) = formula {
+        if let Some(f) = formula.filter(|f| !engine::is_empty_string_formula(f)) {
             if let Err(p) = engine::check_formula(f, &st.resource_table()) {
                 return Err(Rejection::pbs(codes::RESCBUSY, obj).with_detail(format!(
                     "{attr} = {f} would no longer be valid ({}); change or unset it first",

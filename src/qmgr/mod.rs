@@ -15,25 +15,41 @@ use crate::home::Home;
 /// Why one request failed, ready to print on stderr.
 #[derive(Debug)]
 pub enum RequestError {
-    /// Refused before reaching the server (qmgr client-side messages).
-    Parse(String),
-    /// Refused by the server (PBS's two lines plus detail) or a home error.
-    Server(HomeError),
+    /// Refused before reaching the server (qmgr client-side messages) and real qmgr's exit
+    /// status for it.
+    Parse(String, u8),
+    /// Refused by the server (PBS's two lines plus detail) or a home error; `change`: the
+    /// request was a create/delete/set/unset (not a list or print).
+    Server(HomeError, bool),
 }
 
 impl RequestError {
+    /// real qmgr's exit status for this failure (`qmgr.c`: `execute` returns the server's
+    /// error number for a change, which the exit status keeps modulo 256 — 15123 is 19, 15226
+    /// is 122 — and 1 for a failed list or print; a home error is 1).
+    pub fn exit_status(&self) -> u8 {
+        match self {
+            RequestError::Parse(_, status) => *status,
+            RequestError::Server(HomeError::Rejected(r), true) => match (r.code % 256) as u8 {
+                0 => 1,
+                n => n,
+            },
+            RequestError::Server(..) => 1,
+        }
+    }
+
     /// The text to print (no trailing newline).
     pub fn render(&self) -> String {
         match self {
-            RequestError::Parse(s) => s.clone(),
-            RequestError::Server(HomeError::Rejected(r)) => r.render("default"),
-            RequestError::Server(e) => format!("qmgr: {e}"),
+            RequestError::Parse(s, _) => s.clone(),
+            RequestError::Server(HomeError::Rejected(r), _) => r.render("default"),
+            RequestError::Server(e, _) => format!("qmgr: {e}"),
         }
     }
 
     /// True when later requests cannot succeed either (broken state file, I/O error).
     pub fn is_fatal(&self) -> bool {
-        matches!(self, RequestError::Server(e) if !matches!(e, HomeError::Rejected(_)))
+        matches!(self, RequestError::Server(e, _) if !matches!(e, HomeError::Rejected(_)))
     }
 }
 
@@ -45,13 +61,39 @@ pub fn run_request(
     line: &str,
     json: bool,
 ) -> Result<Option<Reply>, RequestError> {
-    let cmd = parse(line).map_err(|e| RequestError::Parse(e.render(line)))?;
+    let cmd = parse(line).map_err(|e| RequestError::Parse(e.render(line), e.exit_status()))?;
     match cmd {
         None => Ok(None),
         Some(c) => execute(home, user, host, &c, line, json)
             .map(Some)
-            .map_err(|e| RequestError::Server(point_at_unknown_attribute(e, &c, line))),
+            .map_err(|e| {
+                RequestError::Server(point_at_unknown_attribute(e, &c, line), c.verb.is_change())
+            }),
     }
+}
+
+/// The warnings of a `set server|sched job_sort_formula = F` request: one line per way the
+/// real pbs_sched would crash or misbehave on `F` ([`crate::formula::pbs_hazards`]); none
+/// for any other request.
+pub fn formula_hazards(line: &str) -> Vec<String> {
+    let Ok(Some(cmd)) = parse(line) else {
+        return Vec::new();
+    };
+    if cmd.verb != parser::Verb::Set
+        || !matches!(
+            cmd.object,
+            Some(parser::Object::Server | parser::Object::Sched)
+        )
+    {
+        return Vec::new();
+    }
+    cmd.attrs
+        .iter()
+        .filter(|a| a.name.eq_ignore_ascii_case("job_sort_formula"))
+        .filter_map(|a| a.value.as_ref().map(|(_, v)| v.as_str()))
+        .flat_map(crate::formula::pbs_hazards::static_hazards)
+        .map(|h| h.render())
+        .collect()
 }
 
 /// The closest of `known` to `word` (case-insensitive), if it is close enough to be a typo:
@@ -67,7 +109,7 @@ pub(crate) fn nearest<'a>(word: &str, known: &[&'a str]) -> Option<&'a str> {
         .map(|(_, k)| k)
 }
 
-/// PBS's `Unknown Attribute` (15002) with, below its two lines, the request with a caret under
+/// PBS's `Undefined attribute ` (15002) with, below its two lines, the request with a caret under
 /// the first attribute its object does not have and the nearest attribute it has.
 fn point_at_unknown_attribute(e: HomeError, cmd: &Command, line: &str) -> HomeError {
     let HomeError::Rejected(mut r) = e else {

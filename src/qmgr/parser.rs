@@ -1,6 +1,7 @@
 //! The qmgr grammar: `VERB OBJECT [NAME[,NAME...]] [ATTR OP VALUE[, ATTR OP VALUE...]]`, with
 //! qmgr's case-insensitive verbs and object types and their abbreviations (`s`, `p`, `l`, ...).
 
+use crate::pbs::defs::qmgr_attributes::is_qmgr_attribute;
 use crate::qmgr::attrs;
 use crate::qmgr::lexer::{tokenize, Op, TokKind, Token};
 use crate::snippet;
@@ -83,9 +84,27 @@ pub enum ParseError {
     IllegalObject(String),
     /// An object type qmgr knows but fairsort does not manage (node, hook, ...).
     Unsupported(String),
+    /// An attribute name qmgr does not know where it expects one: `qmgr: Syntax error` with
+    /// the caret at byte `at`, then fairsort's hint line.
+    UnknownAttribute {
+        /// Byte offset for the caret.
+        at: usize,
+        /// "did you mean" (or the attribute list).
+        hint: String,
+    },
 }
 
 impl ParseError {
+    /// real qmgr's exit status for it (`qmgr.c`, `parse`): 4 for a syntax error, 1 for an
+    /// illegal operation, 2 for an illegal object type (and an object fairsort does not manage).
+    pub fn exit_status(&self) -> u8 {
+        match self {
+            ParseError::Syntax(_) | ParseError::UnknownAttribute { .. } => 4,
+            ParseError::IllegalOperation(_) => 1,
+            ParseError::IllegalObject(_) | ParseError::Unsupported(_) => 2,
+        }
+    }
+
     /// The message lines (with a caret under `src` for syntax errors), no trailing newline.
     pub fn render(&self, src: &str) -> String {
         match self {
@@ -93,10 +112,14 @@ impl ParseError {
                 "qmgr: Syntax error\n{}",
                 snippet::render(&Spot::in_line(src, *at), Layout::Bare, false)
             ),
+            ParseError::UnknownAttribute { at, hint } => format!(
+                "qmgr: Syntax error\n{}\n{hint}",
+                snippet::render(&Spot::in_line(src, *at), Layout::Bare, false)
+            ),
             ParseError::IllegalOperation(w) => {
                 let at = src.find(w.as_str()).unwrap_or(0);
                 format!(
-                    "qmgr: Illegal operation: {w}\n{}{}\nTry 'help' if you are having trouble.",
+                    "qmgr: Illegal operation: {w}\nTry 'help' if you are having trouble.\n{}{}",
                     caret(src, at, w),
                     suggestion(w, &VERBS)
                 )
@@ -111,7 +134,7 @@ impl ParseError {
                     .find(w.as_str())
                     .map_or(0, |i| i + first_end);
                 format!(
-                    "qmgr: Illegal object type: {w}\n{}{}\nTry 'help' if you are having trouble.",
+                    "qmgr: Illegal object type: {w}.\n{}{}\nTry 'help' if you are having trouble.",
                     caret(src, at, w),
                     suggestion(w, &OBJECTS)
                 )
@@ -202,12 +225,48 @@ pub fn parse(src: &str) -> Result<Option<Command>, ParseError> {
     if names.is_empty() && matches!(object, Object::Queue | Object::Resource) && verb.is_change() {
         return Err(ParseError::Syntax(p.at(2)));
     }
+    unknown_first_attribute(src, verb, object, &names, &attrs)?;
     Ok(Some(Command {
         verb,
         object: Some(object),
         names,
         attrs,
     }))
+}
+
+/// Real qmgr takes the word after `server`/`sched` for the object's name unless it is an
+/// attribute name it knows (any object's, [`is_qmgr_attribute`]); so `set server nosuch = 1`
+/// fails there as a syntax error at the `=` (at the end for `unset`). fairsort's own
+/// attributes count as known. The error carries fairsort's "did you mean" line.
+fn unknown_first_attribute(
+    src: &str,
+    verb: Verb,
+    object: Object,
+    names: &[String],
+    attrs: &[AttrOp],
+) -> Result<(), ParseError> {
+    let known: &[&str] = match object {
+        Object::Server => &attrs::SERVER_ATTRS,
+        Object::Sched => &attrs::SCHED_ATTRS,
+        _ => return Ok(()),
+    };
+    let Some(a) = attrs.first() else {
+        return Ok(());
+    };
+    if !matches!(verb, Verb::Set | Verb::Unset)
+        || !names.is_empty()
+        || is_qmgr_attribute(&a.name)
+        || attrs::canonical(&a.name, known).is_some()
+    {
+        return Ok(());
+    }
+    let rest = src.get(a.span.end..).unwrap_or("");
+    let at = a.span.end + (rest.len() - rest.trim_start().len());
+    let hint = match crate::qmgr::nearest(&a.name, known) {
+        Some(k) => format!("did you mean `{k}`?"),
+        None => format!("attributes: {}", known.join(", ")),
+    };
+    Err(ParseError::UnknownAttribute { at, hint })
 }
 
 struct Parser<'a> {
@@ -267,7 +326,8 @@ impl Parser<'_> {
                 self.word(i + 1).is_some()
                     || matches!(verb, Verb::Create | Verb::Delete)
                     || (matches!(verb, Verb::List | Verb::Print)
-                        && attrs::canonical(first, known).is_none())
+                        && attrs::canonical(first, known).is_none()
+                        && !is_qmgr_attribute(first))
             }
         };
         if !is_name {

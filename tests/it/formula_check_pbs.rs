@@ -130,7 +130,7 @@ fn pbs_builtin_resources_and_ngpus() {
     let dir = tempfile::tempdir().unwrap();
     let h = dir.path();
     qmgr(h, "set server job_sort_formula = ngpus")
-        .code(1)
+        .code(20)
         .stderr(predicate::str::contains("Error (15124)"));
     qmgr(h, "create resource ngpus type=long").success();
     qmgr(h, "set server job_sort_formula = ngpus").success();
@@ -174,7 +174,7 @@ fn qmgr_uses_the_same_verdict() {
     assert!(String::from_utf8_lossy(&out.get_output().stdout)
         .contains("    job_sort_formula = 1 if walltime else nosuchname\n"));
     qmgr(h, "set server job_sort_formula = \"1 if 0 else nosuchname\"")
-        .code(1)
+        .code(20)
         .stderr(predicate::str::starts_with(
             "qmgr obj= svr=default: Formula contains invalid keyword\nqmgr: Error (15124) returned from server\n",
         ));
@@ -187,14 +187,14 @@ fn qmgr_uses_the_same_verdict() {
     )
     .success();
     qmgr(h, "delete resource foo")
-        .code(1)
+        .code(70)
         .stderr(predicate::str::contains("Error (15174)"))
         .stderr(predicate::str::contains("uses foo"));
     qmgr(h, "set resource foo type=string")
-        .code(1)
+        .code(70)
         .stderr(predicate::str::contains("Error (15174)"));
     qmgr(h, "set server job_sort_formula = \"walltime + arch\"")
-        .code(1)
+        .code(21)
         .stderr(predicate::str::contains("Error (15125)"));
 }
 
@@ -245,7 +245,7 @@ fn python_that_could_run_code_stays_refused() {
         dir.path(),
         "set server job_sort_formula = \"__import__(1)\"",
     )
-    .code(1)
+    .code(19)
     .stderr(predicate::str::starts_with(
         "qmgr obj= svr=default: Invalid Formula Format\nqmgr: Error (15123) returned from server\n",
     ))

@@ -220,7 +220,7 @@ fn qmgr_guard_refuses_a_formula_that_breaks_a_test() {
     )
     .success();
     qmgr(h, "set server job_sort_formula = \"-ncpus\"")
-        .code(1)
+        .code(166)
         .stderr(predicate::str::contains("job_sort_formula refused"))
         .stderr(predicate::str::contains("\"big jobs first\""));
     let listed = fairsort_home(h)

@@ -95,7 +95,7 @@ fn empty_manager_list_and_bad_formula_in_server_toml_are_refused() {
     // and qmgr cannot empty the list either
     std::fs::write(&path, &text).unwrap();
     qmgr(h, "unset server managers")
-        .code(1)
+        .code(166)
         .stderr(predicate::str::contains("managers: the list is empty"));
 }
 
@@ -472,9 +472,9 @@ fn values_with_newlines_and_quotes_round_trip_through_print_as_one_command() {
 fn control_characters_in_text_attributes_are_refused() {
     let dir = new_home();
     qmgr(dir.path(), "set server job_sort_formula_tests = \"a\x1bb\"")
-        .code(1)
+        .code(166)
         .stderr(predicate::str::contains("control character"));
-    qmgr(dir.path(), "set server job_sort_formula = \"ncpus\x07\"").code(1);
+    qmgr(dir.path(), "set server job_sort_formula = \"ncpus\x07\"").code(19);
 }
 
 #[test]

@@ -29,28 +29,28 @@ fn non_manager_reads_but_cannot_change() {
         .success()
         .stdout("Queue workq\n    Priority = 10\n");
     qmgr(h, "set server job_sort_formula = ncpus")
-        .code(1)
+        .code(159)
         .stderr(refused("", "nobody@*"));
     qmgr(h, "set server managers += root@*")
-        .code(1)
+        .code(159)
         .stderr(refused("", "nobody@*"));
     qmgr(h, "unset server managers")
-        .code(1)
+        .code(159)
         .stderr(refused("", "nobody@*"));
     qmgr(h, "set sched fair_share = True")
-        .code(1)
-        .stderr(refused("default", "nobody@*"));
+        .code(159)
+        .stderr(refused("", "nobody@*"));
     qmgr(h, "set queue workq Priority = 1")
-        .code(1)
+        .code(159)
         .stderr(refused("workq", "nobody@*"));
     qmgr(h, "create queue other")
-        .code(1)
+        .code(159)
         .stderr(predicate::str::contains("Error (15007)"));
     qmgr(h, "delete queue workq")
-        .code(1)
+        .code(159)
         .stderr(predicate::str::contains("Error (15007)"));
     qmgr(h, "create resource foo type=float")
-        .code(1)
+        .code(159)
         .stderr(predicate::str::contains("Error (15007)"));
     assert_eq!(
         std::fs::read(h.join("server.toml")).unwrap(),
@@ -72,7 +72,7 @@ fn hand_written_state_file_with_other_managers_is_enforced() {
         .success()
         .stdout(predicate::str::contains("    job_sort_formula = ncpus\n"));
     qmgr(h, "unset server job_sort_formula")
-        .code(1)
+        .code(159)
         .stderr(refused("", "alice@*.example.com, *@trusted-host"));
     assert!(std::fs::read_to_string(h.join("server.toml"))
         .unwrap()

@@ -74,7 +74,7 @@ fn the_threshold_is_stored_as_pbs_stores_it() {
         text.contains("    job_sort_formula_threshold = 0.1235\n"),
         "{text}"
     );
-    qmgr(h.path(), "set sched job_sort_formula_threshold = 1e39").code(1);
+    qmgr(h.path(), "set sched job_sort_formula_threshold = 1e39").code(166);
 }
 
 #[test]

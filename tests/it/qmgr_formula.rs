@@ -25,7 +25,7 @@ fn set_print_list_unset_and_refused_formula() {
     )));
     assert!(stdout(h, "list server").contains(&format!("\n    job_sort_formula = {PBS_FORMULA}\n")));
     qmgr(h, "set server job_sort_formula = fair_share_factor")
-        .code(1)
+        .code(20)
         .stdout("")
         .stderr(predicate::str::starts_with(
             "qmgr obj= svr=default: Formula contains invalid keyword\nqmgr: Error (15124) returned from server\n",
@@ -45,7 +45,7 @@ fn syntax_error_is_15123_with_caret() {
     let dir = tempfile::tempdir().unwrap();
     let h = dir.path();
     qmgr(h, "set server job_sort_formula = 'ncpus *'")
-        .code(1)
+        .code(19)
         .stderr(predicate::str::starts_with(
             "qmgr obj= svr=default: Invalid Formula Format\nqmgr: Error (15123) returned from server\n",
         ))
@@ -58,27 +58,27 @@ fn custom_resources_in_formulas() {
     let dir = tempfile::tempdir().unwrap();
     let h = dir.path();
     qmgr(h, "set server job_sort_formula = foo")
-        .code(1)
+        .code(20)
         .stderr(predicate::str::contains("Error (15124)"));
     qmgr(h, "create resource foo type=float").success();
     qmgr(h, "set server job_sort_formula = \"foo * 2 + ncpus\"").success();
     qmgr(h, "create resource bar type=string").success();
     qmgr(h, "set server job_sort_formula = bar")
-        .code(1)
+        .code(21)
         .stderr(predicate::str::starts_with(
             "qmgr obj= svr=default: Formula contains a resource of an invalid type\nqmgr: Error (15125) returned from server\n",
         ));
     qmgr(h, "create resource bar")
-        .code(1)
+        .code(207)
         .stderr("qmgr obj=bar svr=default: Duplicate entry in list \nqmgr: Error (15055) returned from server\n");
     // In use by the stored formula: refused, nothing changes.
     qmgr(h, "delete resource foo")
-        .code(1)
+        .code(70)
         .stderr(predicate::str::starts_with(
             "qmgr obj=foo svr=default: Resource busy\nqmgr: Error (15174) returned from server\njob_sort_formula = foo * 2 + ncpus would no longer be valid",
         ));
     qmgr(h, "set resource foo type=string")
-        .code(1)
+        .code(70)
         .stderr(predicate::str::contains("Error (15174)"));
     assert!(stdout(h, "list resource foo").contains("type = float"));
     qmgr(h, "delete resource bar").success();
@@ -96,10 +96,10 @@ fn builtin_resources_are_listed_and_protected() {
     assert!(stdout(h, "list resource").contains("Resource ncpus\n    type = long\n"));
     assert!(stdout(h, "list resource walltime").contains("type = time"));
     qmgr(h, "create resource ncpus type=float")
-        .code(1)
+        .code(207)
         .stderr(predicate::str::contains("Error (15055)"));
     qmgr(h, "delete resource ncpus")
-        .code(1)
+        .code(156)
         .stderr("qmgr obj=ncpus svr=default: Invalid request\nqmgr: Error (15004) returned from server\nncpus is a built-in resource\n");
     assert_eq!(stdout(h, "print resource"), "");
 }
@@ -117,8 +117,8 @@ fn fairshare_usage_res_is_a_validated_formula() {
         "set sched fairshare_usage_res = ceil(fabs(-ncpus*(walltime/100.00)*sqrt(100)))\n"
     ));
     qmgr(h, "set sched fairshare_usage_res = nosuch")
-        .code(1)
+        .code(20)
         .stderr(predicate::str::starts_with(
-            "qmgr obj=default svr=default: Formula contains invalid keyword\nqmgr: Error (15124) returned from server\n",
+            "qmgr obj= svr=default: Formula contains invalid keyword\nqmgr: Error (15124) returned from server\n",
         ));
 }

@@ -10,8 +10,9 @@ pub struct Code {
     pub message: &'static str,
 }
 
-/// PBSE_NOATTR: the attribute does not exist on that object.
-pub const NOATTR: Code = code(15002, "Unknown Attribute");
+/// PBSE_NOATTR: the attribute does not exist on that object (PBS's `msg_noattr`, trailing
+/// space included).
+pub const NOATTR: Code = code(15002, "Undefined attribute ");
 /// PBSE_IVALREQ: a request that cannot apply (e.g. deleting a built-in resource).
 pub const IVALREQ: Code = code(15004, "Invalid request");
 /// PBSE_PERM: the user is not a manager (or may not change the formula).
@@ -40,6 +41,13 @@ pub const IVAL_OBJ_NAME: Code = code(15172, "Invalid object name");
 pub const RESCBUSY: Code = code(15174, "Resource busy");
 /// PBSE_UNKSCHED: a scheduler other than `default`.
 pub const UNKSCHED: Code = code(15213, "Unknown Scheduler");
+
+/// PBSE_SVR_SCHED_JSF_INCOMPAT: the server's and the scheduler's `job_sort_formula` would
+/// differ (both set).
+pub const SVR_SCHED_JSF_INCOMPAT: Code = code(
+    15226,
+    "Server's job_sort_formula value is incompatible with sched's",
+);
 
 /// The three codes of formula validation, in code order (15123, 15124, 15125).
 pub const FORMULA_CODES: [Code; 3] = [BAD_FORMULA, BAD_FORMULA_KW, BAD_FORMULA_TYPE];
