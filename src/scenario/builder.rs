@@ -677,7 +677,13 @@ fn home_base(home: &Home, tree: Option<TreeForm>) -> Result<BaseInputs, Scenario
         site: Some(site.kind),
         tree: Source::home(home.tree_path().display().to_string())
             .imported(site.record.tree.clone()),
-        formula: Source::home(server_toml).detail("job_sort_formula"),
+        formula: Source::home(server_toml).detail(
+            if state.server.job_sort_formula.is_none() && sched.job_sort_formula.is_some() {
+                "sched job_sort_formula"
+            } else {
+                "job_sort_formula"
+            },
+        ),
         algorithm: algorithm_source.value(algorithm.to_string()),
         half_life,
         ..Sources::default()
@@ -686,7 +692,11 @@ fn home_base(home: &Home, tree: Option<TreeForm>) -> Result<BaseInputs, Scenario
         sources: base_sources,
         usage_file,
         title: Some(format!("home {}", home.path().display())),
-        formula: state.server.job_sort_formula.clone().unwrap_or_default(),
+        // As pbs_sched (`query_server_info`): the server's formula, else the scheduler's (the
+        // two are equal when both are set: qmgr's rule 15226).
+        formula: (state.server.job_sort_formula.clone())
+            .or_else(|| sched.job_sort_formula.clone())
+            .unwrap_or_default(),
         threshold: sched.job_sort_formula_threshold,
         fair_share: sched.fair_share,
         entity: sched.fairshare_entity.as_str().parse().map_err(input)?,

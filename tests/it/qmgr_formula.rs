@@ -122,3 +122,32 @@ fn fairshare_usage_res_is_a_validated_formula() {
             "qmgr obj= svr=default: Formula contains invalid keyword\nqmgr: Error (15124) returned from server\n",
         ));
 }
+
+/// As pbs_sched: `order` evaluates the server's formula, else the scheduler's (`set sched
+/// job_sort_formula`), and names which one in its sources.
+#[test]
+fn order_uses_the_schedulers_formula_when_the_server_has_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = dir.path();
+    let jobs = crate::common::data_str("pbs_cycles/threshold/qstat.json");
+    let order = || {
+        let out = crate::common::fairsort_home(h)
+            .args(["order", "--json", "--jobs", &jobs])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    qmgr(h, "set sched job_sort_formula = \"ncpus*2\"").success();
+    let v = order();
+    assert_eq!(v["formula"], "ncpus*2");
+    assert_eq!(v["sources"]["formula"]["detail"], "sched job_sort_formula");
+    qmgr(h, "set server job_sort_formula = \"ncpus*2\"").success();
+    let v = order();
+    assert_eq!(v["formula"], "ncpus*2");
+    assert_eq!(v["sources"]["formula"]["detail"], "job_sort_formula");
+}
