@@ -35,24 +35,8 @@ if [[ ! -x /usr/bin/time ]]; then
     exit 2
 fi
 
-case $SIZE in
-full)
-    ORDER_JOBS=1000000 ORDER_USERS=100000 ORDER_GROUPS=1000
-    SHARE_USERS=1000000 SHARE_TOP=10 SHARE_SUB=100 SHARE_GROUPS=1000
-    LOG_BYTES=525000000 LOG_USERS=50000
-    HOME_USERS=100000 HOME_GROUPS=1000
-    ;;
-small)
-    ORDER_JOBS=20000 ORDER_USERS=2000 ORDER_GROUPS=20
-    SHARE_USERS=20000 SHARE_TOP=5 SHARE_SUB=20 SHARE_GROUPS=20
-    LOG_BYTES=10000000 LOG_USERS=1000
-    HOME_USERS=2000 HOME_GROUPS=20
-    ;;
-*)
-    echo "run.sh: SIZE is full or small" >&2
-    exit 2
-    ;;
-esac
+# shellcheck source=common.sh
+. "$HERE/common.sh"
 
 mkdir -p "$DIR/out"
 OUT=$DIR/out
@@ -60,11 +44,6 @@ RESULTS=$OUT/results.tsv
 : >"$RESULTS"
 FAILED=0
 
-FORMULA='fairshare_factor + 0.01*pow(ncpus, 0.5) + queue_priority/10 + eligible_time/3600 - walltime/360000 + (0.5 if mem > 67108864 else 0)'
-ORDER_FLAGS=(--formula "$FORMULA" --threshold 0.05 --fair-share
-    --queue-priority express=100 --queue-priority long=-10)
-
-gen() { "$PY" "$HERE/gen.py" --dir "$DIR" "$@"; }
 # measure OUT CMD... -> "wall_s rss_kb status cpu_s"
 measure() { "$PY" "$HERE/measure.py" "$@"; }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
@@ -229,22 +208,7 @@ case_usage() {
 # home: order 1 job from a home with a 100k-user tree and their usage
 case_home() {
     local users=$HOME_USERS h="$OUT/home"
-    gen pbs-tree --users "$users" --groups "$HOME_GROUPS"
-    gen home-log --users "$users" --groups "$HOME_GROUPS"
-    gen qstat --jobs 1 --users "$users" --groups "$HOME_GROUPS"
-    rm -rf "$h"
-    "$FAIRSORT" init --home "$h" >/dev/null
-    "$FAIRSORT" tree import --home "$h" "$DIR/tree_$users.resource_group" >/dev/null
-    "$FAIRSORT" usage record --home "$h" "$DIR/homelog_$users.log" >/dev/null
-    "$FAIRSORT" qmgr --home "$h" >/dev/null <<EOF
-set server job_sort_formula = "$FORMULA"
-set sched default fair_share = True
-set sched default job_sort_formula_threshold = 0.05
-create queue express
-set queue express Priority = 100
-create queue long
-set queue long Priority = -10
-EOF
+    home_case_setup "$h" "$FAIRSORT"
     local i lines=()
     for ((i = 0; i < HOME_RUNS; i++)); do
         lines+=("$(measure "$OUT/home.fs.txt" "$FAIRSORT" order --home "$h" --jobs "$DIR/jobs_1.json")")

@@ -22,18 +22,11 @@ fn dir(name: &str) -> PathBuf {
     data(&format!("pbs_cycles/{name}"))
 }
 
-/// `set server job_sort_formula = ...` of `print_server.txt`, unquoted.
+/// The server's `job_sort_formula` of `print_server.txt`, as `pbs::site_files` reads it.
 fn formula(name: &str) -> Option<String> {
     let text = std::fs::read_to_string(dir(name).join("print_server.txt")).unwrap();
-    text.lines()
-        .find_map(|l| l.strip_prefix("set server job_sort_formula = "))
-        .map(|f| {
-            let f = f.trim();
-            f.strip_prefix('"')
-                .and_then(|f| f.strip_suffix('"'))
-                .unwrap_or(f)
-                .to_string()
-        })
+    let server = fairsort::pbs::site_files::read_print_server(&text, "print_server.txt").unwrap();
+    server.job_sort_formula().map(str::to_string)
 }
 
 /// A queue: (name, Priority, started).

@@ -122,12 +122,8 @@ fn check_queues(name: &str, dir: &Path) {
     }
     // The formula the server handed the scheduler is the one `print server` shows.
     if let Some(f) = read(dir, "sched_formula") {
-        let body: Vec<&str> = f.lines().filter(|l| !l.starts_with("###")).collect();
-        assert_eq!(
-            server.job_sort_formula(),
-            Some(body.join("\n").trim()),
-            "{name}"
-        );
+        let read = fairsort::pbs::read_sched_formula(f.as_bytes(), "sched_formula").unwrap();
+        assert_eq!(server.job_sort_formula(), Some(read.as_str()), "{name}");
     }
     assert!(server.server.value("default_queue").is_some(), "{name}");
 }
