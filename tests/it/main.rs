@@ -51,6 +51,7 @@ mod order_threshold;
 mod pbs_cycles;
 mod pbs_hazards_captures;
 mod pbs_site_files;
+mod pbs_site_order;
 mod plot;
 mod qmgr_formula;
 mod qmgr_language;
