@@ -104,7 +104,10 @@ fn pbs_conf() -> Result<(PathBuf, PathBuf, String), Failure> {
 
 /// The standard output of a site command, or why it failed.
 fn run_site(program: &Path, args: &[&str]) -> Result<String, Failure> {
-    let shown = format!("{} {}", program.display(), args.join(" "));
+    let shown = std::iter::once(program.display().to_string())
+        .chain(args.iter().map(|a| a.to_string()))
+        .collect::<Vec<_>>()
+        .join(" ");
     let out = Command::new(program)
         .args(args)
         .output()

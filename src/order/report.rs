@@ -191,6 +191,11 @@ impl<'a> Rows<'a> {
         }
     }
 
+    /// Why the scheduler holds a ranked entry's job back, if it does (beyond the threshold).
+    pub fn held_of(&self, r: &Ranked) -> Option<Held> {
+        self.order.held(r.job)
+    }
+
     /// A ranked entry's evaluation error, if any.
     pub fn error_of(&self, r: &Ranked) -> Option<&'a str> {
         self.order.error(r.job)

@@ -146,6 +146,7 @@ pub(super) fn run(args: &Args, global: &Global, jobs: JobsIn) -> CliResult {
             no_formula,
             result: None,
             explanation: None,
+            place: None,
             against: Some((&other, &cmp)),
         };
         report::print(&mut out, args, &order)?;
@@ -156,13 +157,14 @@ pub(super) fn run(args: &Args, global: &Global, jobs: JobsIn) -> CliResult {
         } else {
             args.top
         };
+        let mut cycle = None;
         let result = if sc.cycle.is_some() {
             let mut dry = sc.order_once(&program, None).map_err(scenario_failure)?;
-            if let Some(cycle) = sc
+            cycle = sc
                 .cycle_order(&dry, !no_formula)
-                .map_err(scenario_failure)?
-            {
-                fairsort::scenario::cycle::apply_cycle(&mut dry, &cycle, top);
+                .map_err(scenario_failure)?;
+            if let Some(c) = &cycle {
+                fairsort::scenario::cycle::apply_cycle(&mut dry, &c.order, top);
             }
             dry
         } else {
@@ -176,6 +178,13 @@ pub(super) fn run(args: &Args, global: &Global, jobs: JobsIn) -> CliResult {
             ),
             None => None,
         };
+        let place = match (&cycle, &sc.cycle, &args.explain) {
+            (Some(run), Some(site), Some(id)) => {
+                let jobs = &sc.setup.jobs;
+                jobs.find(id).map(|j| run.place(site, jobs, j as u32))
+            }
+            _ => None,
+        };
         let order = PbsOrder {
             args,
             sc: &sc,
@@ -183,6 +192,7 @@ pub(super) fn run(args: &Args, global: &Global, jobs: JobsIn) -> CliResult {
             no_formula,
             result: Some(&result),
             explanation: explanation.as_ref(),
+            place: place.as_ref(),
             against: None,
         };
         report::print(&mut out, args, &order)?;
@@ -204,6 +214,8 @@ struct PbsOrder<'a> {
     no_formula: bool,
     result: Option<&'a DryRun>,
     explanation: Option<&'a OrderExplanation>,
+    /// Where the explained job stands in the PBS site's cycle.
+    place: Option<&'a fairsort::scenario::cycle::CyclePlace>,
     against: Option<(&'a Program, &'a Comparison)>,
 }
 
@@ -243,7 +255,11 @@ impl SchedulerOrder for PbsOrder<'_> {
             Body::Order => order_table(out, self.args, self.sc, self.result()?),
             Body::Explain(_) => {
                 let (result, e) = self.explanation()?;
-                explain_text(out, self.sc, self.program, result, e)
+                explain_text(out, self.sc, self.program, result, e)?;
+                match self.place {
+                    Some(p) => cycle_text(out, p),
+                    None => Ok(()),
+                }
             }
             Body::Against => {
                 let (other, cmp) = self.against()?;
@@ -284,6 +300,8 @@ impl SchedulerOrder for PbsOrder<'_> {
                     terms: &'a [TermValue],
                     entity: &'a str,
                     fair_share: Option<&'a fairshare::explain::Explanation>,
+                    #[serde(skip_serializing_if = "Option::is_none")]
+                    cycle: Option<&'a fairsort::scenario::cycle::CyclePlace>,
                 }
                 let doc = Doc {
                     formula: self.program.source(),
@@ -291,6 +309,7 @@ impl SchedulerOrder for PbsOrder<'_> {
                     terms: &x.terms,
                     entity: &x.entity,
                     fair_share: x.fair_share.as_ref(),
+                    cycle: self.place,
                 };
                 report::json(out, &doc, sources)
             }
@@ -326,7 +345,11 @@ impl SchedulerOrder for PbsOrder<'_> {
             // An explanation has no rows: its text, as before `--csv` meant anything here.
             Body::Explain(_) => {
                 let (result, e) = self.explanation()?;
-                explain_text(out, self.sc, self.program, result, e)
+                explain_text(out, self.sc, self.program, result, e)?;
+                match self.place {
+                    Some(p) => cycle_text(out, p),
+                    None => Ok(()),
+                }
             }
             Body::Against => against_csv(out, &self.against()?.1.rows),
         }
@@ -521,10 +544,21 @@ fn explain_text(
     let share = &x.fair_share;
     let entity = &x.entity;
     let total = result.order.ranked.len();
+    let held = (sc.setup.jobs.find(&e.id)).and_then(|j| result.order.held(j as u32));
     let status = if e.below_threshold {
         format!("not eligible: {}", fairsort::order::THRESHOLD_COMMENT)
     } else if e.eligible {
         "eligible".to_string()
+    } else if let Some(h) = held {
+        let r = fairsort::order::sort::Ranked {
+            job: 0,
+            value: 0.0,
+            eligible: false,
+            below_threshold: false,
+        };
+        let st =
+            fairsort::order::report::status_held(&r, fairsort::jobs::JobState::Queued, Some(h));
+        format!("not eligible: {st}")
     } else {
         "not queued".to_string()
     };
@@ -586,6 +620,8 @@ fn explain_text(
         None => {}
     }
     match &e.next {
+        // On a PBS site the cycle's rules (below) place the job, not its value alone.
+        Some(_) if sc.cycle.is_some() => {}
         Some(n) => writeln!(
             out,
             "\nabove the next job {} (value {}): {}",
@@ -593,6 +629,7 @@ fn explain_text(
             fmt(n.value),
             n.reason
         )?,
+        None if sc.cycle.is_some() => {}
         None => writeln!(out, "\nlast in the queue")?,
     }
     Ok(())
@@ -771,4 +808,44 @@ impl<'a> CycleJson<'a> {
             rules_from: &c.from,
         }
     }
+}
+
+/// `--explain` on a PBS site: where pbs_sched's cycle puts the job, and what placed it there.
+fn cycle_text(
+    out: &mut (dyn Write + Send),
+    p: &fairsort::scenario::cycle::CyclePlace,
+) -> CliResult {
+    writeln!(out, "\npbs_sched's cycle:")?;
+    match (p.considered, &p.not_considered) {
+        (Some(n), _) => writeln!(out, "  considered:      {n} of {}", p.of)?,
+        (None, Some(why)) => writeln!(out, "  not considered:  {why}")?,
+        (None, None) => writeln!(out, "  not considered")?,
+    }
+    if let Some(l) = p.preempt_level {
+        writeln!(
+            out,
+            "  preemption:      level {l} ({}); higher levels are considered first",
+            p.preempt_classes.join(", ")
+        )?;
+    }
+    match p.queue_priority {
+        Some(pr) => writeln!(out, "  queue:           {} (Priority {pr})", p.queue)?,
+        None => writeln!(out, "  queue:           {}", p.queue)?,
+    }
+    if let Some(by) = p.reached_by {
+        writeln!(out, "  reached by:      {by}")?;
+    }
+    if let Some(v) = p.value {
+        writeln!(out, "  formula value:   {} (as a C float)", fmt(v))?;
+    }
+    if let Some(r) = p.fair_share_rank {
+        writeln!(
+            out,
+            "  fair-share rank: {r} (1: the most deserving entity's path)"
+        )?;
+    }
+    for (k, v) in &p.sort_keys {
+        writeln!(out, "  job_sort_key:    {k} = {}", fmt(*v))?;
+    }
+    Ok(())
 }
