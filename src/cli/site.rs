@@ -175,6 +175,27 @@ fn render(v: &SiteView) -> String {
             t.row(vec!["weight".into(), format!("{n}={x}")]);
         }
     }
+    if let Some(p) = &v.pbs {
+        t.row(vec![
+            "pbs files".into(),
+            match &p.imported {
+                Some(i) => format!(
+                    "{} ({}; {}), imported {} by {}{}",
+                    p.file,
+                    i.format,
+                    i.source,
+                    i.imported,
+                    i.by,
+                    if p.edited_since_import {
+                        "; edited since"
+                    } else {
+                        ""
+                    }
+                ),
+                None => format!("{} (import not recorded)", p.file),
+            },
+        ]);
+    }
     t.row(vec!["algorithm".into(), v.algorithm.clone()]);
     t.row(vec![
         "decay".into(),

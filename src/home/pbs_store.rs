@@ -433,9 +433,10 @@ impl Home {
             .transpose()
     }
 
-    /// Imports a PBS site: the texts into `pbs.toml`, what fairsort models of them into
-    /// `server.toml`, the tree into `resource_group` and the usage into `usage.toml`, with the
-    /// site record, in one audited transaction. Only managers may; nothing changes on error.
+    /// Imports a PBS site: the texts into `pbs.toml` (a part not given keeps the stored one),
+    /// what fairsort models of them into `server.toml`, the tree into `resource_group` and the
+    /// usage into `usage.toml`, with the site record, in one audited transaction. Only
+    /// managers may; nothing changes on error.
     pub fn import_pbs(&self, user: &str, import: &PbsImport) -> Result<PbsImported, HomeError> {
         let host = crate::home::permissions::current_host();
         let mut parts: Vec<&'static str> = Vec::new();
@@ -464,13 +465,21 @@ impl Home {
             return Err(crate::home::permissions::unauthorized("", user, &host, &managers).into());
         }
         let parsed = s.parse(&import.names)?;
-        let text = s.render()?;
-        if PbsSite::read(&text, &self.file(FILE))? != *s {
-            return Err(bad(format!(
-                "the site's files do not read back the same from {FILE}"
-            )));
-        }
         self.with_exclusive(user, &command, |state, change| {
+            // A part not given keeps the stored one (read, and checked, under the lock).
+            let stored = self.pbs_site()?.unwrap_or_default();
+            let merged = PbsSite {
+                server: s.server.clone().or(stored.server),
+                sched: s.sched.clone().or(stored.sched),
+                sched_config: s.sched_config.clone().or(stored.sched_config),
+                holidays: s.holidays.clone().or(stored.holidays),
+            };
+            let text = merged.render()?;
+            if PbsSite::read(&text, &self.file(FILE))? != merged {
+                return Err(bad(format!(
+                    "the site's files do not read back the same from {FILE}"
+                )));
+            }
             if !crate::home::permissions::is_manager(user, &host, &state.server.managers) {
                 return Err(crate::home::permissions::unauthorized(
                     "",
@@ -522,7 +531,7 @@ impl Home {
                     &formats.join(", "),
                     text.as_bytes(),
                 ));
-                change.write(files::PBS, text.clone().into_bytes());
+                change.write(files::PBS, text.into_bytes());
             }
             if let Some(spec) = &import.tree {
                 let mut spec = spec.clone();

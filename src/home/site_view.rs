@@ -103,6 +103,8 @@ pub struct SiteView {
     pub weights: std::collections::BTreeMap<String, String>,
     /// A Slurm site's configuration, if stored.
     pub slurm: Option<SlurmView>,
+    /// A PBS site's own files (`pbs.toml`), if imported (same shape: file, import, edits).
+    pub pbs: Option<SlurmView>,
     /// The fair-share algorithm.
     pub algorithm: String,
     /// The decay.
@@ -225,6 +227,17 @@ impl Home {
             }
             None => None,
         };
+        let pbs = match self.dir().identity(files::PBS)? {
+            Some(_) => {
+                let imported = site.record.pbs.clone();
+                Some(SlurmView {
+                    file: self.file(files::PBS).display().to_string(),
+                    edited_since_import: edited(self, files::PBS, imported.as_ref())?,
+                    imported,
+                })
+            }
+            None => None,
+        };
         let sched = &state.sched;
         let pbs_half = crate::home::site::pbs_half_life(
             sched.fairshare_decay_time as f64,
@@ -331,6 +344,7 @@ impl Home {
             formula: server.job_sort_formula.clone(),
             weights,
             slurm,
+            pbs,
             algorithm: self.site_algorithm(&state)?.to_string(),
             decay,
             cluster,

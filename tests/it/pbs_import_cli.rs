@@ -111,6 +111,22 @@ fn pbs_home_finds_the_scheduler_files() {
         text.contains("# sched_config") && text.contains("fair_share: true"),
         "{text}"
     );
+    // A part imported again alone keeps the others.
+    fairsort()
+        .arg("--home")
+        .arg(&home)
+        .args(["pbs", "import", "--sched-config"])
+        .arg(d.join("sched_config"))
+        .assert()
+        .success();
+    let show = fairsort()
+        .arg("--home")
+        .arg(&home)
+        .args(["pbs", "show"])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8(show.stdout).unwrap(), text);
+    assert_eq!(considered(&home, &d.join("qstat.json"), &at), want);
 }
 
 /// Writes an executable stub that prints `file` (whatever its arguments say, `qmgr` prints the

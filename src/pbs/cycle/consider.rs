@@ -227,6 +227,7 @@ pub fn consider(input: &CycleInput, rules: &CycleRules) -> CycleOrder {
         } else if rule.is_some_and(|q| !q.started) {
             Some(Skipped::QueueStopped)
         } else if rules.fair_share
+            && rules.enforce_no_shares
             && shares.is_some_and(|s| s.zero_shares.get(i).copied().unwrap_or(false))
         {
             Some(Skipped::ZeroShares)
@@ -535,6 +536,12 @@ mod tests {
         rules.preempt_prio.push(vec![PreemptClass::FairShare]);
         let o = consider(&input, &rules);
         assert_eq!(ids(&set, &o), ["1", "2"], "over its share: a lower level");
+        // `fairshare_enforce_no_shares: false`: an entity without shares runs last.
+        rules.preempt_prio.pop();
+        rules.enforce_no_shares = false;
+        let o = consider(&input, &rules);
+        assert_eq!(ids(&set, &o), ["3", "2", "1"]);
+        assert!(o.not_considered.is_empty());
     }
 
     /// Values are kept as floats: 16777217 and 16777216 tie, submission order decides.

@@ -15,6 +15,9 @@ pub struct CycleRules {
     pub strict_ordering: bool,
     /// `fair_share`: ties after the formula broken by the fair-share tree (shipped: false).
     pub fair_share: bool,
+    /// `fairshare_enforce_no_shares`: with `fair_share`, jobs of entities with no shares are
+    /// never considered (pbs_sched's default: on, `parse.cpp`).
+    pub enforce_no_shares: bool,
     /// `job_sort_key` lines, in file order.
     pub sort_keys: Vec<SortKey>,
     /// `preemptive_sched` (shipped: true): jobs get preemption levels from `preempt_prio`.
@@ -41,6 +44,7 @@ impl Default for CycleRules {
             round_robin: false,
             strict_ordering: false,
             fair_share: false,
+            enforce_no_shares: true,
             sort_keys: Vec::new(),
             preemptive_sched: true,
             preempt_queue_prio: 150,

@@ -34,6 +34,11 @@ pub fn cycle_rules(
         round_robin: period.round_robin,
         strict_ordering: period.strict_ordering,
         fair_share: period.fair_share,
+        // `config()`: `enforce_no_shares = 1` unless a line sets it (`num ? 1 : 0`).
+        enforce_no_shares: period
+            .values
+            .get("fairshare_enforce_no_shares")
+            .is_none_or(|v| super::sched_config::num(v) != 0),
         sort_keys: period.job_sort_keys,
         preemptive_sched: period.preemptive_sched,
         preempt_queue_prio: sched
@@ -146,6 +151,16 @@ mod tests {
             (d.preempt_queue_prio, &d.preempt_prio, None)
         );
         assert!(!r.by_queue, "absent from sched_config: pbs_sched's false");
+        assert!(
+            r.enforce_no_shares,
+            "absent: pbs_sched's `enforce_no_shares = 1`"
+        );
+        let off = read_sched_config("fairshare_enforce_no_shares: false\n", "sc").unwrap();
+        assert!(
+            !cycle_rules(&server, &sched[0], &off, false)
+                .unwrap()
+                .enforce_no_shares
+        );
     }
 
     #[test]

@@ -218,7 +218,7 @@ fn scan<'a>(s: &'a str, pos: &mut usize, target: u8) -> Option<&'a str> {
 
 /// pbs_sched's `num` of a value: 1 for `true`, 0 for `false` (any case), `strtol` of a value
 /// starting with a digit, else -1. Boolean options are `num != 0`.
-fn num(value: &str) -> i64 {
+pub(crate) fn num(value: &str) -> i64 {
     if value.eq_ignore_ascii_case("true") {
         1
     } else if value.eq_ignore_ascii_case("false") {
