@@ -42,6 +42,11 @@ fn kind_of(name: &str, resources: &ResourceTable) -> String {
 pub fn run(args: Args, global: &Global) -> CliResult {
     let resources = resource_table(&args.resources, global)?;
     let src = args.input.read()?;
+    // What would bring the real pbs_sched down on this text, whatever fairsort's verdict.
+    let hazards: Vec<String> = fairsort::formula::pbs_hazards::static_hazards(&src)
+        .iter()
+        .map(|h| h.render())
+        .collect();
     let fail = |e: &formula::FormulaError| {
         let mut f = formula_failure(&src, e, args.json);
         if e.code().is_none() && e.hint().is_none() {
@@ -49,6 +54,11 @@ pub fn run(args: Args, global: &Global) -> CliResult {
                 "\n(fairsort's own refusal, not PBS's: see \"Where fairsort differs from PBS\" \
                  in docs/formula.md)",
             );
+        }
+        if !args.json {
+            for h in &hazards {
+                f.message.push_str(&format!("\nwarning: {h}"));
+            }
         }
         f
     };
@@ -98,6 +108,7 @@ pub fn run(args: Args, global: &Global) -> CliResult {
             "pbs": pbs,
             "keywords": kws,
             "warnings": warnings,
+            "pbs_sched_hazards": hazards,
             "parsed": expr.to_string(),
         });
         crate::outln!("{out}");
@@ -119,6 +130,9 @@ pub fn run(args: Args, global: &Global) -> CliResult {
     }
     for w in &checked.warnings {
         eprintln!("fairsort: warning: {}", w.render(&src));
+    }
+    for h in &hazards {
+        eprintln!("fairsort: warning: {h}");
     }
     Ok(())
 }

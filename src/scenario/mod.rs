@@ -7,6 +7,7 @@ mod builder;
 pub mod cycle;
 mod error;
 pub mod example;
+mod hazards;
 mod part;
 mod run;
 pub mod sources;

@@ -73,7 +73,8 @@ fn status_for(reason: &str) -> &'static str {
     }
 }
 
-fn check(name: &str) {
+/// `order --home H --jobs qstat.json --at EPOCH --json` of the imported capture.
+fn order_json(name: &str) -> Value {
     let tmp = tempfile::tempdir().unwrap();
     let home = import(name, tmp.path());
     let want = expected(name);
@@ -91,7 +92,14 @@ fn check(name: &str) {
         "{name}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let doc = json_of(&out.stdout);
+    json_of(&out.stdout)
+}
+
+fn check(name: &str) {
+    let want = expected(name);
+    let doc = order_json(name);
+    // pbs_sched survived these cycles: nothing to warn about.
+    assert!(doc.get("warnings").is_none(), "{name}: {}", doc["warnings"]);
     let jobs = doc["jobs"].as_array().unwrap();
     let considered: Vec<&Value> = jobs.iter().filter(|j| j["eligible"] == true).collect();
     let got: Vec<&str> = considered
@@ -187,3 +195,43 @@ scenarios!(
     unknown_shares_0_formula_no_touch,
     preempt_fairshare,
 );
+
+/// The job whose evaluation brought the real pbs_sched down (the last one its log shows).
+fn crash_job(name: &str) -> String {
+    let log = std::fs::read_to_string(dir(name).join("sched_log.txt")).unwrap();
+    log.lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.splitn(6, ';').collect();
+            (f.len() == 6 && f[3] == "Job" && f[5].to_lowercase().starts_with("formula evaluation"))
+                .then(|| f[4].to_string())
+        })
+        .last()
+        .unwrap()
+}
+
+/// Where the real pbs_sched crashed, the imported site's order warns, naming the job it
+/// crashed on and the PBS version.
+#[test]
+fn order_warns_where_pbs_sched_crashed() {
+    for name in [
+        "crash_complex",
+        "crash_complex_after_5min",
+        "crash_bigint",
+        "crash_first_error",
+    ] {
+        // Not `crash_unknown_last` and `crash_unknown_shares_formula`: after `pbsfs -s`
+        // (`usage.touch`) pbs_sched re-sorted the jobs before evaluating them
+        // (`init_scheduling_cycle`) and evaluated frank's, submitted last, first; a dry run
+        // follows the server's order (docs/order.md).
+        let doc = order_json(name);
+        let warnings = doc["warnings"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{name}: no warnings"));
+        let job = crash_job(name);
+        let named: Vec<&str> = (warnings.iter())
+            .filter_map(|w| w.as_str())
+            .filter(|w| w.contains(&format!("job {job}")) && w.contains("OpenPBS 23.06"))
+            .collect();
+        assert_eq!(named.len(), 1, "{name}: {warnings:?}");
+    }
+}

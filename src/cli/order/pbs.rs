@@ -147,6 +147,7 @@ pub(super) fn run(args: &Args, global: &Global, jobs: JobsIn) -> CliResult {
             result: None,
             explanation: None,
             place: None,
+            warnings: &[],
             against: Some((&other, &cmp)),
         };
         report::print(&mut out, args, &order)?;
@@ -158,8 +159,12 @@ pub(super) fn run(args: &Args, global: &Global, jobs: JobsIn) -> CliResult {
             args.top
         };
         let mut cycle = None;
+        let mut hazards = Vec::new();
         let result = if sc.cycle.is_some() {
             let mut dry = sc.order_once(&program, None).map_err(scenario_failure)?;
+            if !no_formula {
+                hazards = sc.pbs_warnings(&program, &dry);
+            }
             cycle = sc
                 .cycle_order(&dry, !no_formula)
                 .map_err(scenario_failure)?;
@@ -168,8 +173,16 @@ pub(super) fn run(args: &Args, global: &Global, jobs: JobsIn) -> CliResult {
             }
             dry
         } else {
-            sc.order_once(&program, top).map_err(scenario_failure)?
+            let dry = sc.order_once(&program, top).map_err(scenario_failure)?;
+            hazards = sc.pbs_warnings(&program, &dry);
+            dry
         };
+        let warnings = hazards;
+        if !args.json {
+            for w in &warnings {
+                eprintln!("warning: {w}");
+            }
+        }
         progress.finish();
         let explanation = match &args.explain {
             Some(id) => Some(
@@ -193,6 +206,7 @@ pub(super) fn run(args: &Args, global: &Global, jobs: JobsIn) -> CliResult {
             result: Some(&result),
             explanation: explanation.as_ref(),
             place: place.as_ref(),
+            warnings: &warnings,
             against: None,
         };
         report::print(&mut out, args, &order)?;
@@ -216,6 +230,8 @@ struct PbsOrder<'a> {
     explanation: Option<&'a OrderExplanation>,
     /// Where the explained job stands in the PBS site's cycle.
     place: Option<&'a fairsort::scenario::cycle::CyclePlace>,
+    /// What would crash or mislead the real pbs_sched on this formula and queue.
+    warnings: &'a [String],
     against: Option<(&'a Program, &'a Comparison)>,
 }
 
@@ -286,9 +302,20 @@ impl SchedulerOrder for PbsOrder<'_> {
                     order: OrderDocument<'a>,
                     #[serde(skip_serializing_if = "Option::is_none")]
                     cycle: Option<CycleJson<'a>>,
+                    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+                    warnings: &'a [String],
                 }
                 let cycle = self.sc.cycle.as_ref().map(|c| CycleJson::of(c, result));
-                report::json(out, &Doc { order: doc, cycle }, sources)
+                let warnings = self.warnings;
+                report::json(
+                    out,
+                    &Doc {
+                        order: doc,
+                        cycle,
+                        warnings,
+                    },
+                    sources,
+                )
             }
             Body::Explain(_) => {
                 let (_, x) = self.explanation()?;
