@@ -200,12 +200,13 @@ scenarios!(
 fn crash_job(name: &str) -> String {
     let log = std::fs::read_to_string(dir(name).join("sched_log.txt")).unwrap();
     log.lines()
+        .rev()
         .filter_map(|l| {
             let f: Vec<&str> = l.splitn(6, ';').collect();
             (f.len() == 6 && f[3] == "Job" && f[5].to_lowercase().starts_with("formula evaluation"))
                 .then(|| f[4].to_string())
         })
-        .last()
+        .next()
         .unwrap()
 }
 
