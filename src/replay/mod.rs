@@ -32,8 +32,8 @@ pub use report::{summarize, EntityStats, Report};
 pub use shares::Entities;
 pub use sim::ReplayError;
 pub use sim::{
-    replay, replay_flux, replay_slurm, replay_with, Backfill, Cluster, Options, Outcome, Placement,
-    Progress,
+    replay, replay_flux, replay_slurm, replay_tiered, replay_with, Backfill, Cluster, Options,
+    Outcome, Placement, Progress,
 };
 pub use slurm::SlurmPolicy;
 pub use trace::{read_trace, Trace, TraceError, TraceFormat, TraceJob};

@@ -141,6 +141,9 @@ const PROGRESS_EVERY: u64 = 1 << 14;
 /// order, reversed), then earlier submit, then earlier trace position.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 struct Entry {
+    /// The job's place in the scheduler's walk before its value (PBS's preemption level and
+    /// queue, `pbs::cycle::walk_tiers`; 0 for every job otherwise): lower first.
+    tier: u64,
     key: u64,
     submit: i64,
     job: usize,
@@ -165,7 +168,20 @@ pub fn replay_with(
     opts: &Options,
     progress: &mut dyn Progress,
 ) -> Result<Outcome, ReplayError> {
-    run(trace, program, opts, progress, None, None)
+    run(trace, program, opts, progress, None, None, None)
+}
+
+/// Runs `program` over `trace` in the walk of PBS's scheduler: each job's `tiers` entry
+/// (`pbs::cycle::walk_tiers`: express jobs first, then queue by queue with `by_queue`, each by
+/// preemption level) orders before its formula value.
+pub fn replay_tiered(
+    trace: &Trace,
+    program: &Program,
+    opts: &Options,
+    tiers: &[u64],
+    progress: &mut dyn Progress,
+) -> Result<Outcome, ReplayError> {
+    run(trace, program, opts, progress, None, None, Some(tiers))
 }
 
 /// Runs `trace` ordered by Slurm's multifactor priority under `policy` (the fair-share factor
@@ -178,7 +194,7 @@ pub fn replay_slurm(
 ) -> Result<Outcome, ReplayError> {
     let program = crate::formula::compile("slurm_priority", &ResourceTable::builtin())
         .map_err(|e| ReplayError::Slurm(e.to_string()))?;
-    run(trace, &program, opts, progress, Some(policy), None)
+    run(trace, &program, opts, progress, Some(policy), None, None)
 }
 
 /// Runs `trace` ordered by flux-accounting's priority under `policy` (the fair-share factor
@@ -192,7 +208,7 @@ pub fn replay_flux(
     // The Slurm keyword only carries the slot: `Slot::Slurm` asks the policy in force.
     let program = crate::formula::compile("slurm_priority", &ResourceTable::builtin())
         .map_err(|e| ReplayError::Slurm(e.to_string()))?;
-    run(trace, &program, opts, progress, None, Some(policy))
+    run(trace, &program, opts, progress, None, Some(policy), None)
 }
 
 /// Slurm's side of a pass: the policy, the time origin, each pending trace job's fixed
@@ -211,6 +227,7 @@ fn run(
     progress: &mut dyn Progress,
     policy: Option<&SlurmPolicy>,
     flux: Option<&FluxPolicy>,
+    tiers: Option<&[u64]>,
 ) -> Result<Outcome, ReplayError> {
     let total = opts.cluster.cores();
     if total == 0 {
@@ -303,11 +320,14 @@ fn run(
         order_free: slurm.is_some(),
         // flux's priority reads each job's queue and bank, which a class does not key; the
         // classes' min-tree holds cores and walltimes, not memory.
+        // Tiers are not keyed by the classes: a tiered queue is ordered job by job.
         classes: (reeval == Reeval::OnShareChange
             && slurm.is_none()
             && flux.is_none()
+            && tiers.is_none()
             && mem_total == 0)
             .then(Classes::default),
+        tiers,
         slurm,
         queued_cores: 0,
         queued: 0,
@@ -367,6 +387,8 @@ fn run(
 
 struct Sim<'a> {
     jobs: &'a [TraceJob],
+    /// Each trace job's tier (`Entry::tier`), when the walk has tiers.
+    tiers: Option<&'a [u64]>,
     program: &'a Program,
     cpn: u64,
     backfill: Backfill,
@@ -819,7 +841,9 @@ impl Sim<'_> {
                 }
             }
         }
+        let tiers = self.tiers;
         self.pending.extend(self.fresh.drain(..).map(|j| Entry {
+            tier: tiers.and_then(|t| t.get(j).copied()).unwrap_or(0),
             key: 0,
             submit: jobs.get(j).map_or(0, |x| x.submit),
             job: j,

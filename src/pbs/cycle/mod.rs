@@ -10,6 +10,7 @@ pub mod inputs;
 pub mod levels;
 mod msort;
 pub mod rules;
+pub mod tiers;
 
 pub use consider::{
     consider, Considered, CycleInput, CycleOrder, CycleShares, NotConsidered, Phase, Skipped,
@@ -17,3 +18,4 @@ pub use consider::{
 pub use inputs::{cycle_shares, sort_key_columns, SortKeyError};
 pub use levels::{Levels, PreemptStatus, Preemption};
 pub use rules::{CycleRules, PreemptClass, QueueKind, QueueRule, SortKey};
+pub use tiers::walk_tiers;
