@@ -1,7 +1,6 @@
 //! Readers of the files a PBS site already has, one per format: `qmgr -c 'print server'`,
 //! `qmgr -c 'list sched'` / `'print sched'`, `sched_config`, `pbsfs` output, `holidays` (prime
-//! time); and the mapping of
-//! what they say to the rules of pbs_sched's cycle (`rules`).
+//! time); and the mapping of what they say to the rules of pbs_sched's cycle (`rules`).
 
 pub mod holidays;
 pub mod pbsfs;
