@@ -42,7 +42,7 @@ fn non_prime_capture_is_non_prime_at_its_epoch() {
     let dir = data("pbs_cycles/prime_non_prime");
     let h = holidays(&dir.join("holidays"));
     assert_eq!(h.year, 2026);
-    assert!(h.notes.is_empty(), "{:?}", h.notes);
+    assert!(h.notes().is_empty(), "{:?}", h.notes());
     let t = epoch(&dir);
     assert!(!h.is_prime(t, &TimeZone::UTC));
     assert_eq!(h.prime_ends(t, &TimeZone::UTC), None);

@@ -165,7 +165,7 @@ pub struct Holidays {
     /// The holidays' day-of-year numbers, as written (1 = 1 January; only 1..=366 can match).
     pub holidays: BTreeSet<i32>,
     /// What pbs_sched would log reading the file.
-    pub notes: Vec<HolidaysNote>,
+    notes: Vec<HolidaysNote>,
 }
 
 /// The fields of `struct tm` that the prime-time rule reads.
@@ -220,6 +220,11 @@ impl Holidays {
     /// No holidays file: prime time always, as pbs_sched assumes when it cannot open one.
     pub fn none() -> Holidays {
         Holidays::default()
+    }
+
+    /// What pbs_sched would log reading the file, in file order.
+    pub fn notes(&self) -> &[HolidaysNote] {
+        &self.notes
     }
 
     /// The starts of `day` after reading (after PBS's filling of unset days, when a year is set).
