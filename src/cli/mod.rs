@@ -15,6 +15,7 @@ pub mod eval;
 pub mod ftest;
 pub mod init;
 pub mod order;
+pub mod pbs;
 pub mod plot;
 pub mod progress;
 pub mod qmgr;
@@ -67,6 +68,9 @@ pub enum Command {
     Tree(tree::Args),
     /// Store a Slurm site's configuration (slurm.conf, QOS, associations) in the home.
     Slurm(slurm::Args),
+    /// Store a PBS site's own files (print server, list sched, sched_config, resource_group,
+    /// usage, holidays) in the home.
+    Pbs(pbs::Args),
     /// Show which site the home describes and where each part came from, or remove it.
     Site(site::Args),
     /// Set and print server, scheduler, queue and resource attributes, like PBS qmgr.
@@ -100,6 +104,7 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Share(args) => share::run(args, &global),
         Command::Tree(args) => tree::run(args, &global),
         Command::Slurm(args) => slurm::run(args, &global),
+        Command::Pbs(args) => pbs::run(args, &global),
         Command::Site(args) => site::run(args, &global),
         Command::Qmgr(args) => qmgr::run(args, &global),
         Command::Order(args) => order::run(*args, &global),

@@ -43,8 +43,11 @@ pub mod files {
     pub const SLURM: &str = super::super::slurm_store::FILE;
     /// Which scheduler the home describes and where each part came from (see `site`).
     pub const SITE: &str = super::super::site::FILE;
+    /// A PBS site's own files (print server, list sched, sched_config, holidays; see
+    /// `pbs_store`).
+    pub const PBS: &str = super::super::pbs_store::FILE;
     /// Every file the home reads or writes (checked before the home is used).
-    pub const ALL: [&str; 11] = [
+    pub const ALL: [&str; 12] = [
         STATE,
         TREE,
         USAGE,
@@ -56,6 +59,7 @@ pub mod files {
         USAGE_CACHE,
         SLURM,
         SITE,
+        PBS,
     ];
 }
 
@@ -319,13 +323,14 @@ impl Home {
         &self,
         f: impl Fn(&HomeState) -> Result<T, HomeError>,
     ) -> Result<T, HomeError> {
-        const NAMES: [&str; 6] = [
+        const NAMES: [&str; 7] = [
             files::STATE,
             files::TREE,
             files::NATIVE_TREE,
             files::USAGE,
             files::SLURM,
             files::SITE,
+            files::PBS,
         ];
         for attempt in 0..200u64 {
             let pinned: Vec<Option<File>> = NAMES

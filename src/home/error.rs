@@ -116,6 +116,10 @@ pub enum HomeError {
     /// back.
     #[error("{0}")]
     Slurm(String),
+    /// A PBS site's files (`print server`, `list sched`, `sched_config`, `holidays`) could not
+    /// be stored or read back.
+    #[error("{0}")]
+    Pbs(String),
 }
 
 impl HomeError {

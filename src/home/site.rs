@@ -96,6 +96,9 @@ pub struct SiteRecord {
     /// The Slurm configuration's import (`slurm.toml`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slurm: Option<Provenance>,
+    /// The PBS site's files' import (`pbs.toml`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pbs: Option<Provenance>,
 }
 
 /// Longest `source` kept (a path).
@@ -104,7 +107,11 @@ const MAX_SOURCE: usize = 4096;
 impl SiteRecord {
     /// Checks what serde cannot: the key path of the first problem and the message.
     fn check_at(&self) -> Result<(), (Vec<&'static str>, String)> {
-        for (table, part) in [("tree", &self.tree), ("slurm", &self.slurm)] {
+        for (table, part) in [
+            ("tree", &self.tree),
+            ("slurm", &self.slurm),
+            ("pbs", &self.pbs),
+        ] {
             let Some(p) = part else { continue };
             let bad = |key: &'static str, msg: String| Err((vec![table, key], msg));
             if p.source.is_empty()
@@ -145,6 +152,12 @@ impl SiteRecord {
             return Err((
                 vec!["kind"],
                 "kind: a Slurm configuration is recorded, so the kind is `slurm`".into(),
+            ));
+        }
+        if self.pbs.is_some() && self.kind != SiteKind::Pbs {
+            return Err((
+                vec!["kind"],
+                "kind: a PBS site's files are recorded, so the kind is `pbs`".into(),
             ));
         }
         Ok(())
@@ -357,7 +370,13 @@ impl Home {
         }
         // A site record that fails its check is never dropped unseen: fix it first.
         let kind = self.site()?.kind;
-        const PARTS: [&str; 4] = [files::NATIVE_TREE, files::TREE, files::SLURM, FILE];
+        const PARTS: [&str; 5] = [
+            files::NATIVE_TREE,
+            files::TREE,
+            files::SLURM,
+            files::PBS,
+            FILE,
+        ];
         let present = |home: &Home| -> Result<Vec<&'static str>, HomeError> {
             let mut v = Vec::new();
             for name in PARTS {
@@ -403,6 +422,7 @@ pub(crate) fn after_tree_import(
         kind,
         tree: Some(tree),
         slurm: before.slurm.filter(|_| kind == SiteKind::Slurm),
+        pbs: before.pbs.filter(|_| kind == SiteKind::Pbs),
     }
 }
 
@@ -429,6 +449,7 @@ mod tests {
                 format: "slurm.conf, qos, assoc".into(),
                 ..prov()
             }),
+            pbs: None,
         };
         let text = r.render().unwrap();
         assert_eq!(SiteRecord::parse(&text, Path::new("s")).unwrap(), r);
@@ -470,6 +491,7 @@ mod tests {
             kind: SiteKind::Slurm,
             tree: None,
             slurm: Some(prov()),
+            pbs: None,
         };
         let r = after_tree_import(slurm.clone(), SiteKind::Slurm, TreeSource::Native, prov());
         assert_eq!((r.kind, r.slurm.is_some()), (SiteKind::Slurm, true));

@@ -121,6 +121,9 @@ impl Home {
             }
             let mut record = self.site()?.record;
             record.kind = SiteKind::Slurm;
+            // A Slurm site has no PBS site's files.
+            record.pbs = None;
+            change.remove_after(files::PBS);
             let format = parts
                 .iter()
                 .flatten()

@@ -145,6 +145,7 @@ mod tests {
                 })
                 .collect(),
             errors: Default::default(),
+            held: Default::default(),
             summary: Default::default(),
         }
     }

@@ -5,7 +5,7 @@ use crate::jobs::job::JobState;
 use crate::jobs::job_set::JobSet;
 use crate::mem::prefetch;
 use crate::order::explain::fmt;
-use crate::order::sort::{QueueOrder, Ranked, THRESHOLD_COMMENT};
+use crate::order::sort::{Held, QueueOrder, Ranked, THRESHOLD_COMMENT};
 use serde::{Serialize, Serializer};
 use std::fmt;
 use std::ops::Range;
@@ -21,6 +21,12 @@ pub enum Status {
     Running,
     /// Held.
     Held,
+    /// Queued, but its fair-share entity has no shares.
+    ZeroShares,
+    /// Queued in a queue that is not started.
+    QueueStopped,
+    /// In a route queue.
+    RouteQueue,
     /// Any other state, by its letter.
     State(char),
 }
@@ -32,6 +38,9 @@ impl fmt::Display for Status {
             Status::BelowThreshold => f.write_str("below threshold"),
             Status::Running => f.write_str("running"),
             Status::Held => f.write_str("held"),
+            Status::ZeroShares => f.write_str("zero shares"),
+            Status::QueueStopped => f.write_str("queue not started"),
+            Status::RouteQueue => f.write_str("route queue"),
             Status::State(c) => write!(f, "state {c}"),
         }
     }
@@ -51,6 +60,9 @@ impl Status {
             Status::BelowThreshold => Some("below threshold"),
             Status::Running => Some("running"),
             Status::Held => Some("held"),
+            Status::ZeroShares => Some("zero shares"),
+            Status::QueueStopped => Some("queue not started"),
+            Status::RouteQueue => Some("route queue"),
             Status::State(_) => None,
         }
     }
@@ -62,6 +74,9 @@ impl Status {
             Status::BelowThreshold => 15,
             Status::Running => 7,
             Status::Held => 4,
+            Status::ZeroShares => 11,
+            Status::QueueStopped => 17,
+            Status::RouteQueue => 11,
             Status::State(_) => 7,
         }
     }
@@ -79,7 +94,9 @@ pub struct JobRow<'a> {
     pub owner: &'a str,
     /// Queue.
     pub queue: &'a str,
-    /// Sort value (0 after an evaluation error).
+    /// Sort value (0 after an evaluation error); in JSON a non-finite one is the text PBS logs
+    /// it as (`inf`, `-inf`, `nan`), JSON having no number for it.
+    #[serde(serialize_with = "value_json")]
     pub value: f64,
     /// Python's message when evaluation failed.
     pub error: Option<&'a str>,
@@ -91,11 +108,24 @@ pub struct JobRow<'a> {
     pub comment: Option<&'static str>,
 }
 
+/// A value as JSON: the number, or for a non-finite one the text printf gives it.
+fn value_json<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+    if v.is_finite() {
+        s.serialize_f64(*v)
+    } else if v.is_nan() {
+        s.serialize_str("nan")
+    } else if *v > 0.0 {
+        s.serialize_str("inf")
+    } else {
+        s.serialize_str("-inf")
+    }
+}
+
 /// The `--json` document; its `jobs` are serialized row by row as they are produced.
 #[derive(Debug, Clone, Serialize)]
 pub struct OrderDocument<'a> {
-    /// The formula.
-    pub formula: &'a str,
+    /// The formula (`None`: the site sorts without one, by `job_sort_key` or fair share).
+    pub formula: Option<&'a str>,
     /// The threshold, if set.
     pub threshold: Option<f64>,
     /// Whether PBS's rounding was reproduced.
@@ -157,8 +187,13 @@ impl<'a> Rows<'a> {
         } else if r.eligible {
             Some(Status::Eligible)
         } else {
-            job().map(|job| status(r, job.state))
+            job().map(|job| status_held(r, job.state, self.order.held(r.job)))
         }
+    }
+
+    /// Why the scheduler holds a ranked entry's job back, if it does (beyond the threshold).
+    pub fn held_of(&self, r: &Ranked) -> Option<Held> {
+        self.order.held(r.job)
     }
 
     /// A ranked entry's evaluation error, if any.
@@ -207,6 +242,18 @@ impl Serialize for Rows<'_> {
 /// A ranked entry's status given its job's state (for a writer that keeps the states apart
 /// from the job records).
 pub fn status(r: &Ranked, state: JobState) -> Status {
+    status_held(r, state, None)
+}
+
+/// [`status`] of a job the scheduler may hold back for a reason of its own (`held`).
+pub fn status_held(r: &Ranked, state: JobState, held: Option<Held>) -> Status {
+    if let (false, Some(h)) = (r.eligible, held) {
+        return match h {
+            Held::ZeroShares => Status::ZeroShares,
+            Held::QueueStopped => Status::QueueStopped,
+            Held::RouteQueue => Status::RouteQueue,
+        };
+    }
     if r.below_threshold {
         Status::BelowThreshold
     } else if r.eligible {
@@ -230,7 +277,7 @@ fn row<'a>(jobs: &'a JobSet, order: &'a QueueOrder, pos: usize, r: &Ranked) -> O
         value: r.value,
         error: order.error(r.job),
         eligible: r.eligible,
-        status: status(r, job.state),
+        status: status_held(r, job.state, order.held(r.job)),
         comment: r.below_threshold.then_some(THRESHOLD_COMMENT),
     })
 }
@@ -282,7 +329,7 @@ pub fn status_text(jobs: &JobSet, order: &QueueOrder, r: &Ranked) -> String {
         .jobs
         .get(r.job as usize)
         .map_or(JobState::Queued, |j| j.state);
-    let st = status(r, state);
+    let st = status_held(r, state, order.held(r.job));
     match order.error(r.job) {
         Some(e) => format!("{st} (error, 0 used: {e})"),
         None => st.to_string(),

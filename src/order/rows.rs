@@ -9,7 +9,7 @@
 use crate::jobs::{Job, JobSet, JobState, Names, Sym};
 use crate::mem::{prefetch, prefetch_all};
 use crate::order::explain::{fmt_bytes, fmt_into, fmt_width, fmt_width_bound, FMT_BYTES};
-use crate::order::report::{push_status, status as status_for, Rows, Status};
+use crate::order::report::{push_status, status_held, Rows, Status};
 use crate::order::Ranked;
 use crate::parallel::{self, write_ordered, PARALLEL_MIN_JOBS};
 use std::io::{self, Write};
@@ -436,7 +436,7 @@ fn push_value_status(
     };
     push_right(text, v, v.len(), w[4]);
     text.extend_from_slice(b"  ");
-    let st = status_for(r, state);
+    let st = status_held(r, state, rows.held_of(r));
     match (rows.error_of(r), st.as_static()) {
         (None, Some(fixed)) => text.extend_from_slice(fixed.as_bytes()),
         (error, _) => {

@@ -122,8 +122,22 @@ pub struct QueueOrder {
     pub ranked: Vec<Ranked>,
     /// Evaluation errors by job index.
     pub errors: HashMap<u32, String>,
+    /// Why the scheduler would not consider a queued job, beyond the threshold, by job index
+    /// (set by a scheduler's cycle order: PBS's zero shares, stopped or route queues).
+    pub held: HashMap<u32, Held>,
     /// Counts over every job, ranked or not.
     pub summary: Summary,
+}
+
+/// Why a queued job above the threshold is still not considered this cycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Held {
+    /// Its fair-share entity has no shares (PBS: `Job has zero shares for fairshare`).
+    ZeroShares,
+    /// Its queue is not started (PBS: `Queue not started`).
+    QueueStopped,
+    /// Its queue only routes jobs elsewhere.
+    RouteQueue,
 }
 
 /// How many jobs the order holds, by status (over every job, also those `top` left unranked).
@@ -144,6 +158,14 @@ impl QueueOrder {
             return None; // the common case, without hashing
         }
         self.errors.get(&job).map(String::as_str)
+    }
+
+    /// Why a queued job is held back this cycle, if it is (beyond the threshold).
+    pub fn held(&self, job: u32) -> Option<Held> {
+        if self.held.is_empty() {
+            return None;
+        }
+        self.held.get(&job).copied()
     }
 
     /// Rank (1-based) of every job, indexed by job index.
@@ -239,6 +261,7 @@ pub fn order(jobs: &JobSet, evals: Evaluations, opts: &OrderOptions) -> QueueOrd
     QueueOrder {
         ranked,
         errors: evals.errors,
+        held: HashMap::new(),
         summary,
     }
 }
@@ -317,6 +340,7 @@ fn order_keyed(mut keyed: Keyed, opts: &OrderOptions) -> QueueOrder {
     QueueOrder {
         ranked,
         errors: std::mem::take(&mut keyed.errors),
+        held: HashMap::new(),
         summary,
     }
 }

@@ -13,7 +13,7 @@ pub mod site_files;
 mod spec_names;
 pub mod usage_apply;
 pub mod usage_file;
-pub use qstat::read_qstat_json;
+pub use qstat::{read_qstat_json, snapshot_time};
 pub use resource_group::{
     parse_resource_group, parse_resource_group_indexed, write_resource_group, SpecNames,
 };

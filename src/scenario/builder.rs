@@ -96,6 +96,7 @@ pub struct ScenarioBuilder {
     pbs_compat: bool,
     lazy_tree: bool,
     tree_source: Option<Source>,
+    at: Option<i64>,
 }
 
 /// The base's contribution, in one shape for examples and homes.
@@ -118,6 +119,17 @@ struct BaseInputs {
     sources: Sources,
     /// The home's `usage.toml`, when the base is a home that has one.
     usage_file: Option<String>,
+    /// A PBS site's cycle: the home's imported files with its state, or the PBS example's
+    /// shipped rules.
+    cycle: Option<BaseCycle>,
+}
+
+/// Where a base's cycle rules come from.
+enum BaseCycle {
+    /// A home's imported PBS site.
+    Home(crate::home::PbsParts, Box<crate::home::HomeState>, String),
+    /// The PBS example: the shipped `sched_config` over its queues.
+    Shipped(crate::pbs::cycle::CycleRules),
 }
 
 fn input(e: impl std::fmt::Display) -> ScenarioError {
@@ -151,7 +163,15 @@ impl ScenarioBuilder {
             pbs_compat: false,
             lazy_tree: false,
             tree_source: None,
+            at: None,
         }
+    }
+
+    /// The second the PBS cycle runs at (`order --at`): its prime time, and the eligible time
+    /// accruing jobs of a qstat snapshot taken at another second have by then.
+    pub fn at(mut self, at: Option<i64>) -> Self {
+        self.at = at;
+        self
     }
 
     /// Names where a tree given with [`ScenarioBuilder::tree_spec`] came from (reports' headers).
@@ -299,7 +319,7 @@ impl ScenarioBuilder {
         // worker while the jobs are read, instead of alone after a million jobs. The tree's
         // error, if any, is reported only when the jobs and the formula are right, as before.
         let mut early_tree = None;
-        let jobs = match (&self.job_set, &self.jobs, &self.tree) {
+        let mut jobs = match (&self.job_set, &self.jobs, &self.tree) {
             (None, Some(input), Some(_)) => {
                 let (jobs, tree) = crate::parallel::join(
                     || read_jobs(input, self.jobs_format),
@@ -316,7 +336,8 @@ impl ScenarioBuilder {
             (None, Some(b)) if !b.formula.is_empty() => Some(b.formula.clone()),
             (None, _) => None,
         };
-        if formula.is_none() && self.formula_required {
+        let cycle = self.cycle(base.as_mut(), &mut jobs)?;
+        if formula.is_none() && self.formula_required && cycle.is_none() {
             return Err(ScenarioError::Request(
                 "no formula: give --formula, or set job_sort_formula with `fairsort qmgr`".into(),
             ));
@@ -345,9 +366,15 @@ impl ScenarioBuilder {
                     .into(),
             ));
         }
-        let fair_share = self
-            .fair_share
-            .unwrap_or_else(|| base.as_ref().is_some_and(|b| b.fair_share));
+        let fair_share = self.fair_share.unwrap_or_else(|| match &cycle {
+            Some(c) => c.rules.fair_share,
+            None => base.as_ref().is_some_and(|b| b.fair_share),
+        });
+        let cycle = cycle.map(|mut c| {
+            c.rules.fair_share = fair_share;
+            c.rules.threshold = threshold;
+            c
+        });
         let entity = self
             .entity
             .or(base.as_ref().map(|b| b.entity))
@@ -381,7 +408,73 @@ impl ScenarioBuilder {
             unmatched_usage,
             lazy_tree,
             part: None,
+            cycle,
         })
+    }
+
+    /// The base's PBS cycle for the cycle's second (`at`, else the qstat snapshot's, else now),
+    /// and the jobs' eligible time advanced to `at` when both are known.
+    fn cycle(
+        &self,
+        base: Option<&mut BaseInputs>,
+        jobs: &mut JobSet,
+    ) -> Result<Option<crate::scenario::cycle::CycleSite>, ScenarioError> {
+        let Some(b) = base else { return Ok(None) };
+        let Some(source) = b.cycle.take() else {
+            return Ok(None);
+        };
+        let snapshot = self.snapshot_time();
+        if let (Some(at), Some(snap)) = (self.at, snapshot) {
+            let by = (at - snap) as f64;
+            for j in &mut jobs.jobs {
+                if j.accrue_type == 2 && j.state.is_runnable() {
+                    j.eligible_time = (j.eligible_time + by).max(0.0);
+                }
+            }
+        }
+        let at = self.at.or(snapshot);
+        Ok(Some(match source {
+            BaseCycle::Home(parts, state, from) => {
+                let at = at.unwrap_or_else(|| {
+                    std::time::SystemTime::now()
+                        .duration_since(std::time::UNIX_EPOCH)
+                        .map_or(0, |d| d.as_secs() as i64)
+                });
+                let prime = parts.is_prime(at);
+                let rules = parts.rules(&state, prime).map_err(input)?;
+                crate::scenario::cycle::CycleSite {
+                    rules,
+                    prime,
+                    at: Some(at),
+                    from,
+                }
+            }
+            BaseCycle::Shipped(rules) => crate::scenario::cycle::CycleSite {
+                rules,
+                prime: true,
+                at,
+                from:
+                    "the shipped sched_config (by_queue, preemptive_sched; no holidays: prime time)"
+                        .into(),
+            },
+        }))
+    }
+
+    /// The `timestamp` of the jobs when they are a qstat snapshot (its first bytes only).
+    fn snapshot_time(&self) -> Option<i64> {
+        match &self.jobs {
+            Some(JobsInput::File(path)) => {
+                use std::io::Read;
+                let mut head = Vec::with_capacity(4096);
+                let f = std::fs::File::open(path).ok()?;
+                f.take(4096).read_to_end(&mut head).ok()?;
+                crate::pbs::snapshot_time(&head)
+            }
+            Some(JobsInput::Bytes { bytes, .. }) => {
+                crate::pbs::snapshot_time(bytes.get(..4096).unwrap_or(bytes))
+            }
+            None => None,
+        }
     }
 
     /// Where each input came from: the files and flags given, else the base's.
@@ -475,7 +568,7 @@ impl ScenarioBuilder {
                     fair_share: ex.settings.fair_share,
                     entity: ex.entity,
                     algorithm: ex.algorithm,
-                    queues: ex.settings.queues,
+                    queues: ex.settings.queues.clone(),
                     tree: Some(HomeTree::Spec(ex.tree)),
                     unmatched: UnmatchedUsage::default(),
                     jobs: Some(ex.jobs),
@@ -492,6 +585,24 @@ impl ScenarioBuilder {
                         ..Sources::default()
                     },
                     usage_file: None,
+                    cycle: (ex.key == "pbs").then(|| {
+                        BaseCycle::Shipped(crate::pbs::cycle::CycleRules {
+                            queues: ex
+                                .settings
+                                .queues
+                                .iter()
+                                .map(|(name, &priority)| crate::pbs::cycle::QueueRule {
+                                    name: name.clone(),
+                                    priority,
+                                    priority_set: true,
+                                    kind: crate::pbs::cycle::QueueKind::Execution,
+                                    enabled: true,
+                                    started: true,
+                                })
+                                .collect(),
+                            ..Default::default()
+                        })
+                    }),
                 }))
             }
             Base::Home(home) => home_base(home, self.base_tree_wanted()).map(Some),
@@ -688,6 +799,14 @@ fn home_base(home: &Home, tree: Option<TreeForm>) -> Result<BaseInputs, Scenario
         half_life,
         ..Sources::default()
     };
+    let cycle = match home.pbs_parts().map_err(input)? {
+        Some(parts) if site.kind == crate::home::SiteKind::Pbs => Some(BaseCycle::Home(
+            parts,
+            Box::new(state.clone()),
+            format!("{}", home.file(crate::home::dir::files::PBS).display()),
+        )),
+        _ => None,
+    };
     Ok(BaseInputs {
         sources: base_sources,
         usage_file,
@@ -711,6 +830,7 @@ fn home_base(home: &Home, tree: Option<TreeForm>) -> Result<BaseInputs, Scenario
         unmatched: snap.unmatched,
         jobs: None,
         resources: Some(state.resource_table()),
+        cycle,
     })
 }
 

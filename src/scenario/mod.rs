@@ -4,6 +4,7 @@
 //! flags (see [`ScenarioBuilder`] for the precedence).
 
 mod builder;
+pub mod cycle;
 mod error;
 pub mod example;
 mod part;
@@ -43,6 +44,9 @@ pub struct Scenario {
     lazy_tree: Option<LazyTree>,
     /// When `order_once` ordered over a part of the tree: the sizes of the whole and the part.
     part: Option<part::PartSize>,
+    /// A PBS site's cycle (an imported PBS site, the PBS example): its order is the one its
+    /// scheduler considers jobs in (`cycle_order`).
+    pub cycle: Option<cycle::CycleSite>,
 }
 
 impl Scenario {

@@ -76,6 +76,7 @@ pub fn order(values: &RowValues, rows: &[PriorityRow], jobs: &[SlurmJob]) -> Que
             })
             .collect(),
         errors: values.errors.clone(),
+        held: Default::default(),
         summary: Summary {
             total: rows.len(),
             eligible: rows.len(),

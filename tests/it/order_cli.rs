@@ -409,7 +409,7 @@ fn example_runs_with_no_setup() {
             "fairsort order: PBS cluster (seed 004 share tree)",
         ))
         .stdout(predicate::str::contains(
-            "   1  101.pbs  bob    workq    0.7311  eligible",
+            "   2  101.pbs  bob    workq    0.7311  eligible",
         ))
         .stdout(predicate::str::contains(
             "104.pbs  scott  workq    0.0971  below threshold",

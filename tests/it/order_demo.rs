@@ -15,7 +15,9 @@ fn demo_prints_what_order_example_prints() {
         demo.contains("fairsort order: PBS cluster (seed 004 share tree)"),
         "{demo}"
     );
-    assert!(demo.contains("   1  101.pbs  bob    workq    0.7311  eligible"));
+    // pbs_sched's order under the shipped sched_config: the express queue first (by_queue).
+    assert!(demo.contains("   1  105.pbs  scott  express  0.5937  eligible"));
+    assert!(demo.contains("   2  101.pbs  bob    workq    0.7311  eligible"));
     assert_eq!(demo, stdout(&["order", "--example"]));
 }
 
@@ -26,7 +28,11 @@ fn demo_takes_order_flags() {
         stdout(&["order", "--example", "slurm", "--json"])
     );
     let top = stdout(&["demo", "--top", "2"]);
-    assert!(top.contains("102.pbs") && !top.contains("107.pbs"), "{top}");
+    // The first two pbs_sched considers: the express queue's job, then workq's best.
+    assert!(
+        top.contains("105.pbs") && top.contains("101.pbs") && !top.contains("102.pbs"),
+        "{top}"
+    );
 }
 
 #[test]

@@ -429,7 +429,7 @@ fn the_built_in_example_is_the_fixture_site() {
     );
     // The Slurm-only flags are refused on the PBS path.
     let out = fairsort()
-        .args(["order", "--example", "pbs", "--at", "5"])
+        .args(["order", "--example", "pbs", "--qos", "qos.psv"])
         .output()
         .unwrap();
     assert!(!out.status.success());

@@ -238,13 +238,9 @@ pub fn run(mut args: Args, global: &Global) -> CliResult {
                     "--flux-queue-factor and --flux-fairshare need flux jobs (--jobs flux-jobs.json --tree accounting.db, or --example flux)",
                 ));
             }
-            if args.qos.is_some()
-                || args.assoc.is_some()
-                || args.at.is_some()
-                || args.against_weights.is_some()
-            {
+            if args.qos.is_some() || args.assoc.is_some() || args.against_weights.is_some() {
                 return Err(Failure::usage(
-                    "--qos, --assoc, --at and --against-weights need --slurm-conf (or --example slurm); --against-weights also works with flux jobs",
+                    "--qos, --assoc and --against-weights need --slurm-conf (or --example slurm); --against-weights also works with flux jobs",
                 ));
             }
             pbs::run(&args, global, jobs)

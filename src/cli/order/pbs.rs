@@ -71,7 +71,8 @@ fn scenario(args: &Args, global: &Global, jobs: JobsIn) -> Result<Scenario, Fail
         } else {
             None
         })
-        .pbs_compat(args.pbs_compat);
+        .pbs_compat(args.pbs_compat)
+        .at(args.at);
     // A plain order runs `order_once` and nothing else over the tree: a home's tree may stay
     // in its snapshot until then, and only the part the jobs need be built.
     if args.explain.is_none() && args.against.is_none() {
@@ -104,7 +105,13 @@ fn scenario(args: &Args, global: &Global, jobs: JobsIn) -> Result<Scenario, Fail
         })?;
         b = b.resource(name, ty);
     }
-    b.build().map_err(scenario_failure)
+    let sc = b.build().map_err(scenario_failure)?;
+    if args.at.is_some() && sc.cycle.is_none() {
+        return Err(Failure::usage(
+            "--at needs a PBS site's cycle (a home after `fairsort pbs import`, or --example pbs) or a Slurm site (--slurm-conf)",
+        ));
+    }
+    Ok(sc)
 }
 
 /// Runs the PBS path of `fairsort order`.
@@ -115,9 +122,15 @@ pub(super) fn run(args: &Args, global: &Global, jobs: JobsIn) -> CliResult {
     let mut sc = scenario(args, global, jobs)?;
     progress.stage(1, "order: ordering");
     crate::cli::usage::warn_unmatched(&sc.unmatched_usage);
-    let program = sc
-        .compile(sc.formula_source().map_err(scenario_failure)?)
-        .map_err(scenario_failure)?;
+    // A PBS site may sort without a formula (job_sort_key, fair share): its cycle's order then
+    // uses no value, and the dry run's are 0.
+    let no_formula = sc.formula.is_none() && sc.cycle.is_some();
+    let program = if no_formula {
+        sc.compile("0").map_err(scenario_failure)?
+    } else {
+        sc.compile(sc.formula_source().map_err(scenario_failure)?)
+            .map_err(scenario_failure)?
+    };
     // Not locked: a large table is written by every worker in turn (`parallel::write_ordered`).
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout());
     if let Some(other) = &args.against {
@@ -130,8 +143,10 @@ pub(super) fn run(args: &Args, global: &Global, jobs: JobsIn) -> CliResult {
             args,
             sc: &sc,
             program: &program,
+            no_formula,
             result: None,
             explanation: None,
+            place: None,
             against: Some((&other, &cmp)),
         };
         report::print(&mut out, args, &order)?;
@@ -142,7 +157,19 @@ pub(super) fn run(args: &Args, global: &Global, jobs: JobsIn) -> CliResult {
         } else {
             args.top
         };
-        let result = sc.order_once(&program, top).map_err(scenario_failure)?;
+        let mut cycle = None;
+        let result = if sc.cycle.is_some() {
+            let mut dry = sc.order_once(&program, None).map_err(scenario_failure)?;
+            cycle = sc
+                .cycle_order(&dry, !no_formula)
+                .map_err(scenario_failure)?;
+            if let Some(c) = &cycle {
+                fairsort::scenario::cycle::apply_cycle(&mut dry, &c.order, top);
+            }
+            dry
+        } else {
+            sc.order_once(&program, top).map_err(scenario_failure)?
+        };
         progress.finish();
         let explanation = match &args.explain {
             Some(id) => Some(
@@ -151,12 +178,21 @@ pub(super) fn run(args: &Args, global: &Global, jobs: JobsIn) -> CliResult {
             ),
             None => None,
         };
+        let place = match (&cycle, &sc.cycle, &args.explain) {
+            (Some(run), Some(site), Some(id)) => {
+                let jobs = &sc.setup.jobs;
+                jobs.find(id).map(|j| run.place(site, jobs, j as u32))
+            }
+            _ => None,
+        };
         let order = PbsOrder {
             args,
             sc: &sc,
             program: &program,
+            no_formula,
             result: Some(&result),
             explanation: explanation.as_ref(),
+            place: place.as_ref(),
             against: None,
         };
         report::print(&mut out, args, &order)?;
@@ -174,8 +210,12 @@ struct PbsOrder<'a> {
     args: &'a Args,
     sc: &'a Scenario,
     program: &'a Program,
+    /// The site sorts without a formula (`program` is `0`).
+    no_formula: bool,
     result: Option<&'a DryRun>,
     explanation: Option<&'a OrderExplanation>,
+    /// Where the explained job stands in the PBS site's cycle.
+    place: Option<&'a fairsort::scenario::cycle::CyclePlace>,
     against: Option<(&'a Program, &'a Comparison)>,
 }
 
@@ -205,7 +245,7 @@ impl SchedulerOrder for PbsOrder<'_> {
 
     fn header(&self, body: &Body<'_>) -> Result<String, Failure> {
         Ok(match body {
-            Body::Order => header(self.sc, self.program, self.result()?),
+            Body::Order => header(self.sc, self.program, self.no_formula, self.result()?),
             Body::Explain(_) | Body::Against => String::new(),
         })
     }
@@ -215,7 +255,11 @@ impl SchedulerOrder for PbsOrder<'_> {
             Body::Order => order_table(out, self.args, self.sc, self.result()?),
             Body::Explain(_) => {
                 let (result, e) = self.explanation()?;
-                explain_text(out, self.sc, self.program, result, e)
+                explain_text(out, self.sc, self.program, result, e)?;
+                match self.place {
+                    Some(p) => cycle_text(out, p),
+                    None => Ok(()),
+                }
             }
             Body::Against => {
                 let (other, cmp) = self.against()?;
@@ -230,13 +274,21 @@ impl SchedulerOrder for PbsOrder<'_> {
             Body::Order => {
                 let result = self.result()?;
                 let doc = OrderDocument {
-                    formula: self.program.source(),
+                    formula: (!self.no_formula).then(|| self.program.source()),
                     threshold: self.sc.setup.threshold,
                     pbs_compat: self.sc.setup.pbs_compat,
                     total: result.order.summary.total,
                     jobs: rows(&self.sc.setup.jobs, &result.order, self.args.top),
                 };
-                report::json(out, &doc, sources)
+                #[derive(Serialize)]
+                struct Doc<'a> {
+                    #[serde(flatten)]
+                    order: OrderDocument<'a>,
+                    #[serde(skip_serializing_if = "Option::is_none")]
+                    cycle: Option<CycleJson<'a>>,
+                }
+                let cycle = self.sc.cycle.as_ref().map(|c| CycleJson::of(c, result));
+                report::json(out, &Doc { order: doc, cycle }, sources)
             }
             Body::Explain(_) => {
                 let (_, x) = self.explanation()?;
@@ -248,6 +300,8 @@ impl SchedulerOrder for PbsOrder<'_> {
                     terms: &'a [TermValue],
                     entity: &'a str,
                     fair_share: Option<&'a fairshare::explain::Explanation>,
+                    #[serde(skip_serializing_if = "Option::is_none")]
+                    cycle: Option<&'a fairsort::scenario::cycle::CyclePlace>,
                 }
                 let doc = Doc {
                     formula: self.program.source(),
@@ -255,6 +309,7 @@ impl SchedulerOrder for PbsOrder<'_> {
                     terms: &x.terms,
                     entity: &x.entity,
                     fair_share: x.fair_share.as_ref(),
+                    cycle: self.place,
                 };
                 report::json(out, &doc, sources)
             }
@@ -290,7 +345,11 @@ impl SchedulerOrder for PbsOrder<'_> {
             // An explanation has no rows: its text, as before `--csv` meant anything here.
             Body::Explain(_) => {
                 let (result, e) = self.explanation()?;
-                explain_text(out, self.sc, self.program, result, e)
+                explain_text(out, self.sc, self.program, result, e)?;
+                match self.place {
+                    Some(p) => cycle_text(out, p),
+                    None => Ok(()),
+                }
             }
             Body::Against => against_csv(out, &self.against()?.1.rows),
         }
@@ -306,13 +365,22 @@ fn tree_kind(tree: &Tree) -> &'static str {
     }
 }
 
-fn header(sc: &Scenario, program: &Program, result: &DryRun) -> String {
+fn header(sc: &Scenario, program: &Program, no_formula: bool, result: &DryRun) -> String {
     let s = &sc.setup;
     let mut h = String::new();
     if let Some(t) = &sc.title {
         h.push_str(&format!("fairsort order: {t}\n"));
     }
-    h.push_str(&format!("formula:    {}\n", program.source()));
+    if no_formula {
+        h.push_str(
+            "formula:    none (pbs_sched sorts by job_sort_key, fair share, then job order)\n",
+        );
+    } else {
+        h.push_str(&format!("formula:    {}\n", program.source()));
+    }
+    if let Some(c) = &sc.cycle {
+        h.push_str(&format!("cycle:      {}\n", cycle_line(c)));
+    }
     if let Some(t) = s.threshold {
         h.push_str(&format!(
             "threshold:  {} (a queued job at or below it is not eligible this cycle)\n",
@@ -476,10 +544,21 @@ fn explain_text(
     let share = &x.fair_share;
     let entity = &x.entity;
     let total = result.order.ranked.len();
+    let held = (sc.setup.jobs.find(&e.id)).and_then(|j| result.order.held(j as u32));
     let status = if e.below_threshold {
         format!("not eligible: {}", fairsort::order::THRESHOLD_COMMENT)
     } else if e.eligible {
         "eligible".to_string()
+    } else if let Some(h) = held {
+        let r = fairsort::order::sort::Ranked {
+            job: 0,
+            value: 0.0,
+            eligible: false,
+            below_threshold: false,
+        };
+        let st =
+            fairsort::order::report::status_held(&r, fairsort::jobs::JobState::Queued, Some(h));
+        format!("not eligible: {st}")
     } else {
         "not queued".to_string()
     };
@@ -541,6 +620,8 @@ fn explain_text(
         None => {}
     }
     match &e.next {
+        // On a PBS site the cycle's rules (below) place the job, not its value alone.
+        Some(_) if sc.cycle.is_some() => {}
         Some(n) => writeln!(
             out,
             "\nabove the next job {} (value {}): {}",
@@ -548,6 +629,7 @@ fn explain_text(
             fmt(n.value),
             n.reason
         )?,
+        None if sc.cycle.is_some() => {}
         None => writeln!(out, "\nlast in the queue")?,
     }
     Ok(())
@@ -634,5 +716,136 @@ fn against_csv(out: &mut (dyn Write + Send), shown: &[AgainstRow]) -> CliResult 
         ])?;
     }
     w.flush()?;
+    Ok(())
+}
+
+/// The header's account of the cycle's rules: how pbs_sched walks the queues, what sorts them,
+/// when, and where the rules come from.
+fn cycle_line(c: &fairsort::scenario::cycle::CycleSite) -> String {
+    let r = &c.rules;
+    let walk = if r.round_robin {
+        "round_robin (one job per queue of a Priority in turn)"
+    } else if r.by_queue {
+        "by_queue (queue by queue, highest Priority first)"
+    } else {
+        "the whole complex as one queue"
+    };
+    let mut parts = vec![format!("the order pbs_sched considers jobs in: {walk}")];
+    if r.preemptive_sched {
+        parts.push(format!(
+            "preemption levels (express queues at Priority >= {})",
+            r.preempt_queue_prio
+        ));
+    }
+    if !r.sort_keys.is_empty() {
+        let keys: Vec<String> = (r.sort_keys.iter())
+            .map(|k| format!("{} {}", k.name, if k.high { "HIGH" } else { "LOW" }))
+            .collect();
+        parts.push(format!("job_sort_key {}", keys.join(", ")));
+    }
+    if r.fair_share {
+        parts.push("fair_share".into());
+    }
+    let period = if c.prime {
+        "prime time"
+    } else {
+        "non-prime time"
+    };
+    parts.push(match c.at {
+        Some(at) => format!("{period} at {at}"),
+        None => period.to_string(),
+    });
+    parts.push(format!("rules from {}", c.from));
+    parts.join("; ")
+}
+
+/// The cycle of `order --json` on a PBS site: when it runs and the rules that ordered it.
+#[derive(Serialize)]
+struct CycleJson<'a> {
+    /// The cycle's second (epoch), when known.
+    at: Option<i64>,
+    /// In prime time.
+    prime: bool,
+    /// How many jobs pbs_sched considers (the first rows, `eligible` true).
+    considered: usize,
+    by_queue: bool,
+    round_robin: bool,
+    fair_share: bool,
+    preemptive_sched: bool,
+    preempt_queue_prio: i64,
+    /// `job_sort_key` lines as `NAME HIGH|LOW`.
+    job_sort_key: Vec<String>,
+    /// The threshold applied (`INT_MIN` when unset, as pbs_sched applies it).
+    threshold: f64,
+    /// The queues in the order the walk takes them: (name, Priority).
+    queues: Vec<(&'a str, i64)>,
+    /// Where the rules come from.
+    rules_from: &'a str,
+}
+
+impl<'a> CycleJson<'a> {
+    fn of(c: &'a fairsort::scenario::cycle::CycleSite, result: &DryRun) -> CycleJson<'a> {
+        let r = &c.rules;
+        let mut queues: Vec<(&str, i64)> = (r.queues.iter())
+            .filter(|q| q.kind == fairsort::pbs::cycle::QueueKind::Execution)
+            .map(|q| (q.name.as_str(), q.priority))
+            .collect();
+        queues.sort_by_key(|q| std::cmp::Reverse(q.1));
+        CycleJson {
+            at: c.at,
+            prime: c.prime,
+            considered: result.order.summary.eligible,
+            by_queue: r.by_queue,
+            round_robin: r.round_robin,
+            fair_share: r.fair_share,
+            preemptive_sched: r.preemptive_sched,
+            preempt_queue_prio: r.preempt_queue_prio,
+            job_sort_key: (r.sort_keys.iter())
+                .map(|k| format!("{} {}", k.name, if k.high { "HIGH" } else { "LOW" }))
+                .collect(),
+            threshold: r.threshold.unwrap_or(fairsort::pbs::defs::threshold::UNSET),
+            queues,
+            rules_from: &c.from,
+        }
+    }
+}
+
+/// `--explain` on a PBS site: where pbs_sched's cycle puts the job, and what placed it there.
+fn cycle_text(
+    out: &mut (dyn Write + Send),
+    p: &fairsort::scenario::cycle::CyclePlace,
+) -> CliResult {
+    writeln!(out, "\npbs_sched's cycle:")?;
+    match (p.considered, &p.not_considered) {
+        (Some(n), _) => writeln!(out, "  considered:      {n} of {}", p.of)?,
+        (None, Some(why)) => writeln!(out, "  not considered:  {why}")?,
+        (None, None) => writeln!(out, "  not considered")?,
+    }
+    if let Some(l) = p.preempt_level {
+        writeln!(
+            out,
+            "  preemption:      level {l} ({}); higher levels are considered first",
+            p.preempt_classes.join(", ")
+        )?;
+    }
+    match p.queue_priority {
+        Some(pr) => writeln!(out, "  queue:           {} (Priority {pr})", p.queue)?,
+        None => writeln!(out, "  queue:           {}", p.queue)?,
+    }
+    if let Some(by) = p.reached_by {
+        writeln!(out, "  reached by:      {by}")?;
+    }
+    if let Some(v) = p.value {
+        writeln!(out, "  formula value:   {} (as a C float)", fmt(v))?;
+    }
+    if let Some(r) = p.fair_share_rank {
+        writeln!(
+            out,
+            "  fair-share rank: {r} (1: the most deserving entity's path)"
+        )?;
+    }
+    for (k, v) in &p.sort_keys {
+        writeln!(out, "  job_sort_key:    {k} = {}", fmt(*v))?;
+    }
     Ok(())
 }

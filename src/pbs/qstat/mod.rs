@@ -366,3 +366,56 @@ mod tests {
         assert_eq!(set.user(&set.jobs[0]), "a");
     }
 }
+
+/// The `timestamp` of a `qstat -f -F json` snapshot (when qstat took it), read from the keys
+/// before `Jobs` only (qstat writes it first): `None` when it is not there. A cycle at another
+/// time (`order --at`) sees accruing jobs' `eligible_time` grown by the difference.
+pub fn snapshot_time(bytes: &[u8]) -> Option<i64> {
+    struct Top(std::rc::Rc<std::cell::Cell<Option<i64>>>);
+    impl<'de> Visitor<'de> for Top {
+        type Value = ();
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a qstat snapshot")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<(), A::Error> {
+            while let Some(key) = m.next_key::<Cow<'de, str>>()? {
+                match key.as_ref() {
+                    "timestamp" => {
+                        self.0.set(m.next_value::<i64>().ok());
+                        break;
+                    }
+                    "Jobs" => break,
+                    _ => {
+                        m.next_value::<IgnoredAny>()?;
+                    }
+                }
+            }
+            // Stops here: the rest of the file (the jobs) is not read.
+            Err(de::Error::custom("stop"))
+        }
+    }
+    let found = std::rc::Rc::new(std::cell::Cell::new(None));
+    let mut d = serde_json::Deserializer::from_slice(bytes);
+    let _ = d.deserialize_map(Top(found.clone()));
+    found.get()
+}
+
+#[cfg(test)]
+mod snapshot_time_tests {
+    use super::snapshot_time;
+
+    #[test]
+    fn timestamp_before_the_jobs_only() {
+        assert_eq!(
+            snapshot_time(br#"{"timestamp":1796166908,"pbs_version":"23","Jobs":{"#),
+            Some(1796166908)
+        );
+        assert_eq!(
+            snapshot_time(br#"{"pbs_version":"23","timestamp":7,"Jobs":{}}"#),
+            Some(7)
+        );
+        assert_eq!(snapshot_time(br#"{"Jobs":{},"timestamp":7}"#), None);
+        assert_eq!(snapshot_time(b"[1,2]"), None);
+        assert_eq!(snapshot_time(b""), None);
+    }
+}

@@ -10,7 +10,7 @@ use super::qmgr_print::{parse_qmgr_print, pbs_bool, Attrs, QmgrObject};
 pub const FILE: &str = "print_server";
 
 /// What `print server` says.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct ServerPrint {
     /// The server's attributes (`job_sort_formula`, `resources_available.ncpus`, ...).
     pub server: Attrs,

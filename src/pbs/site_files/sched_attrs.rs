@@ -13,7 +13,7 @@ use super::qmgr_print::{parse_qmgr_print, Attrs, DEFAULT_SCHED};
 pub const FILE: &str = "sched";
 
 /// One scheduler object.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct SchedAttrs {
     /// Its name (`default` for the default scheduler).
     pub name: String,

@@ -68,7 +68,7 @@ impl std::fmt::Display for ConfigNote {
 }
 
 /// A read `sched_config`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SchedConfig {
     /// Every option line, in file order.
     pub lines: Vec<ConfigLine>,
