@@ -155,15 +155,22 @@ impl std::fmt::Display for HolidaysNote {
     }
 }
 
-/// A read holidays file: pbs_sched's prime-time table, holidays and year.
+/// A read holidays file: pbs_sched's prime-time table, holidays and year (boxed: a `Holidays`
+/// rides in larger values and stays one pointer).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Holidays {
+    table: Box<Table>,
+}
+
+/// What a holidays file holds.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+struct Table {
     /// `YEAR`'s value (0: none given, and then it is prime time always).
-    pub year: i32,
+    year: i32,
     /// The starts of each day, indexed by [`Day`] in [`Day::ALL`] order.
     days: [DayStarts; 8],
     /// The holidays' day-of-year numbers, as written (1 = 1 January; only 1..=366 can match).
-    pub holidays: BTreeSet<i32>,
+    holidays: BTreeSet<i32>,
     /// What pbs_sched would log reading the file.
     notes: Vec<HolidaysNote>,
 }
@@ -222,26 +229,36 @@ impl Holidays {
         Holidays::default()
     }
 
+    /// `YEAR`'s value (0: none given, and then it is prime time always).
+    pub fn year(&self) -> i32 {
+        self.table.year
+    }
+
+    /// The holidays' day-of-year numbers, as written (1 = 1 January; only 1..=366 can match).
+    pub fn holidays(&self) -> &BTreeSet<i32> {
+        &self.table.holidays
+    }
+
     /// What pbs_sched would log reading the file, in file order.
     pub fn notes(&self) -> &[HolidaysNote] {
-        &self.notes
+        &self.table.notes
     }
 
     /// The starts of `day` after reading (after PBS's filling of unset days, when a year is set).
     pub fn day(&self, day: Day) -> DayStarts {
-        self.days[day as usize]
+        self.table.days[day as usize]
     }
 
     /// Whether `holidays` holds a day of the year (1-based), as `is_holiday()` asks.
     fn is_holiday(&self, yday: i32) -> bool {
-        self.holidays.contains(&yday)
+        self.table.holidays.contains(&yday)
     }
 
     /// Whether `epoch` is in prime time, in the local time of `tz` (`is_prime_time()`): always
     /// with no year; else not on a holiday; else by the day's starts. An epoch beyond the years
     /// -9999 to 9999 is judged at the nearest end of that range.
     pub fn is_prime(&self, epoch: i64, tz: &TimeZone) -> bool {
-        if self.year == 0 {
+        if self.table.year == 0 {
             return true;
         }
         let tm = Tm::clamped(epoch, tz);
@@ -276,7 +293,7 @@ impl Holidays {
     /// (an hour over 23).
     pub fn prime_ends(&self, epoch: i64, tz: &TimeZone) -> Option<i64> {
         let prime = self.is_prime(epoch, tz);
-        if prime && self.year == 0 {
+        if prime && self.table.year == 0 {
             return None;
         }
         let limit = epoch.saturating_add(WEEK);
@@ -318,7 +335,7 @@ impl Holidays {
     /// Whether pbs_sched would log "The holiday file is out of date; please update it." at
     /// `epoch`: a year is set and the local year is past it.
     pub fn out_of_date(&self, epoch: i64, tz: &TimeZone) -> bool {
-        self.year != 0 && Tm::clamped(epoch, tz).year > self.year
+        self.table.year != 0 && Tm::clamped(epoch, tz).year > self.table.year
     }
 
     /// PBS's `load_day()`: set `day`'s start of `period` (`prime`: true) from `word`; false for
@@ -327,7 +344,7 @@ impl Holidays {
         let Some(word) = word else {
             return false;
         };
-        let prime_start = self.days[day as usize].prime;
+        let prime_start = self.table.days[day as usize].prime;
         let start = match word {
             b"all" | b"ALL" => {
                 if !prime && prime_start.all {
@@ -348,12 +365,12 @@ impl Holidays {
                 Some(num) => Start {
                     hour: (num / 100) as u32,
                     min: (num % 100) as u32,
-                    ..*period_mut(&mut self.days[day as usize], prime)
+                    ..*period_mut(&mut self.table.days[day as usize], prime)
                 },
                 None => return false,
             },
         };
-        *period_mut(&mut self.days[day as usize], prime) = start;
+        *period_mut(&mut self.table.days[day as usize], prime) = start;
         true
     }
 
@@ -373,7 +390,7 @@ impl Holidays {
     /// PBS's `handle_missing_prime_info()`: a day nothing was set for (by its unsigned sum of
     /// fields) becomes prime all day.
     fn fill_missing_days(&mut self) {
-        for starts in &mut self.days {
+        for starts in &mut self.table.days {
             let p = starts.prime;
             let np = starts.non_prime;
             let sum = u32::from(p.all)
@@ -390,7 +407,7 @@ impl Holidays {
     }
 
     fn note(&mut self, line: usize, message: impl Into<String>) {
-        self.notes.push(HolidaysNote {
+        self.table.notes.push(HolidaysNote {
             line,
             message: message.into(),
         });
@@ -497,7 +514,7 @@ pub fn read_holidays(text: &str, file: &str) -> Result<Holidays, FormatError> {
             b"HOLIDAYFILE_VERSION1" => true,
             b"YEAR" => match words.next().map(strtol_whole) {
                 Some(Some(year)) => {
-                    out.year = year as i32;
+                    out.table.year = year as i32;
                     true
                 }
                 _ => false,
@@ -523,7 +540,7 @@ pub fn read_holidays(text: &str, file: &str) -> Result<Holidays, FormatError> {
                     out.load_line(&[day], pair, line)
                 }
                 None => {
-                    out.holidays.insert(strtol(name).0 as i32);
+                    out.table.holidays.insert(strtol(name).0 as i32);
                     true
                 }
             },
@@ -536,7 +553,7 @@ pub fn read_holidays(text: &str, file: &str) -> Result<Holidays, FormatError> {
             out.note(line, message);
         }
     }
-    if out.year != 0 {
+    if out.table.year != 0 {
         out.fill_missing_days();
     }
     Ok(out)
@@ -583,7 +600,7 @@ mod tests {
     }
 
     fn notes(h: &Holidays) -> Vec<String> {
-        h.notes.iter().map(|n| n.to_string()).collect()
+        h.notes().iter().map(|n| n.to_string()).collect()
     }
 
     const WORK: &str = "YEAR 2026\nweekday 0600 1730\nsaturday none all\nsunday none all\n";
@@ -591,7 +608,7 @@ mod tests {
     #[test]
     fn no_year_is_always_prime_even_with_holidays_and_non_prime_days() {
         let h = read("weekday none all\nsaturday none all\n1\n359\n");
-        assert_eq!(h.year, 0);
+        assert_eq!(h.year(), 0);
         assert!(prime(&h, utc(2026, 12, 25, 12, 0)));
         assert!(prime(&h, utc(2026, 12, 26, 3, 0)));
         assert_eq!(h.prime_ends(utc(2026, 12, 25, 12, 0), &TimeZone::UTC), None);
@@ -615,17 +632,17 @@ mod tests {
 
     #[test]
     fn year_lines() {
-        assert_eq!(read("YEAR 2026").year, 2026);
-        assert_eq!(read("YEAR   2026  extra\n").year, 2026);
-        assert_eq!(read("YEAR 2025\nYEAR 2026\n").year, 2026);
-        assert_eq!(read("YEAR -5\n").year, -5);
-        assert_eq!(read("YEAR +7\n").year, 7);
+        assert_eq!(read("YEAR 2026").year(), 2026);
+        assert_eq!(read("YEAR   2026  extra\n").year(), 2026);
+        assert_eq!(read("YEAR 2025\nYEAR 2026\n").year(), 2026);
+        assert_eq!(read("YEAR -5\n").year(), -5);
+        assert_eq!(read("YEAR +7\n").year(), 7);
         // `int num = strtol(...)`: the long's low 32 bits.
-        assert_eq!(read("YEAR 4294967296\n").year, 0);
-        assert_eq!(read("YEAR 4294969322\n").year, 2026);
+        assert_eq!(read("YEAR 4294967296\n").year(), 0);
+        assert_eq!(read("YEAR 4294969322\n").year(), 2026);
         for bad in ["YEAR\n", "YEAR 20x6\n", "YEAR 2026\r\n", "YEAR -\n"] {
             let h = read(&format!("YEAR 1999\n{bad}"));
-            assert_eq!(h.year, 1999, "{bad:?}");
+            assert_eq!(h.year(), 1999, "{bad:?}");
             assert_eq!(
                 notes(&h),
                 ["line 2: Error on line 2, line started with: YEAR"],
@@ -634,8 +651,8 @@ mod tests {
         }
         // Lower case is not the keyword: a holiday 0.
         let h = read("year 2026\n");
-        assert_eq!(h.year, 0);
-        assert!(h.holidays.contains(&0));
+        assert_eq!(h.year(), 0);
+        assert!(h.holidays().contains(&0));
     }
 
     #[test]
@@ -670,7 +687,7 @@ mod tests {
             assert_eq!(h.day(day).non_prime, Start::word(false));
         }
         assert!(prime(&h, utc(2026, 12, 26, 3, 0)), "Saturday: 24h prime");
-        assert!(h.notes.is_empty());
+        assert!(h.notes().is_empty());
     }
 
     #[test]
@@ -705,7 +722,7 @@ mod tests {
         assert!(!prime(&h, utc(2026, 12, 2, 12, 0)));
         assert!(prime(&h, utc(2026, 12, 3, 12, 0)));
         assert!(!prime(&h, utc(2026, 12, 4, 12, 0)));
-        assert!(h.notes.is_empty());
+        assert!(h.notes().is_empty());
     }
 
     #[test]
@@ -725,7 +742,7 @@ mod tests {
         assert_eq!(h.day(Day::Wednesday).prime, Start::word(true));
         // The weekday line warns once per day it writes, as pbs_sched logs it.
         let h = read("YEAR 2026\nweekday all all\n");
-        assert_eq!(h.notes.len(), 6);
+        assert_eq!(h.notes().len(), 6);
     }
 
     #[test]
@@ -773,22 +790,22 @@ mod tests {
         let h = read(&format!(
             "{WORK}  1  Jan 1 New Year's Day\n359abc Dec 25\nJan 2\n"
         ));
-        assert_eq!(h.holidays, BTreeSet::from([0, 1, 359]));
+        assert_eq!(*h.holidays(), BTreeSet::from([0, 1, 359]));
         assert!(!prime(&h, utc(2026, 12, 25, 12, 0)), "Friday 25 December");
         assert!(prime(&h, utc(2026, 12, 24, 12, 0)));
         assert!(!prime(&h, utc(2026, 1, 1, 12, 0)));
         assert!(prime(&h, utc(2026, 1, 2, 12, 0)), "`Jan 2` is day 0");
         // A day name in another case is a holiday 0 too, not a day line.
         let h = read("YEAR 2026\nMonday none all\n");
-        assert_eq!(h.holidays, BTreeSet::from([0]));
-        assert!(h.notes.is_empty());
+        assert_eq!(*h.holidays(), BTreeSet::from([0]));
+        assert!(h.notes().is_empty());
     }
 
     #[test]
     fn many_holidays_are_a_set() {
         let text: String = (0..100_000).map(|i| format!("{}\n", i % 400)).collect();
         let h = read(&format!("YEAR 2026\n{text}"));
-        assert_eq!(h.holidays.len(), 400);
+        assert_eq!(h.holidays().len(), 400);
         assert!(!prime(&h, utc(2026, 6, 1, 12, 0)));
     }
 
@@ -802,7 +819,7 @@ mod tests {
         );
         // A longer comment: its tail is read as a line of its own.
         let text = format!("#{}YEAR 2026\n", "a".repeat(254));
-        assert_eq!(read(&text).year, 2026);
+        assert_eq!(read(&text).year(), 2026);
         // 254 bytes and the newline fit one piece.
         let text = format!("#{}\nYEAR\n", "a".repeat(253));
         assert_eq!(
@@ -811,14 +828,14 @@ mod tests {
         );
         // A multi-byte character can be cut; its bytes are just bytes.
         let text = format!("#{}é\n7\n", "a".repeat(253));
-        assert_eq!(read(&text).holidays, BTreeSet::from([0, 7]));
+        assert_eq!(*read(&text).holidays(), BTreeSet::from([0, 7]));
     }
 
     #[test]
     fn nul_bytes_end_the_line_and_a_leading_one_is_refused() {
         let h = read("YEAR 2026\0 junk\n");
-        assert_eq!(h.year, 2026);
-        assert!(h.notes.is_empty());
+        assert_eq!(h.year(), 2026);
+        assert!(h.notes().is_empty());
         let err = read_holidays("YEAR 2026\n\0YEAR\n", "hol").expect_err("undefined in PBS");
         assert!(err.to_string().starts_with("hol: line 2: "), "{err}");
     }
