@@ -50,6 +50,7 @@ mod order_rows_cli;
 mod order_threshold;
 mod pbs_cycles;
 mod pbs_hazards_captures;
+mod pbs_holidays;
 mod pbs_import_cli;
 mod pbs_site_files;
 mod pbs_site_order;

@@ -1,6 +1,6 @@
 //! Readers of the files a PBS site already has, one per format: `qmgr -c 'print server'`,
-//! `qmgr -c 'list sched'` / `'print sched'`, `sched_config`, `pbsfs` output; and the mapping of
-//! what they say to the rules of pbs_sched's cycle (`rules`).
+//! `qmgr -c 'list sched'` / `'print sched'`, `sched_config`, `pbsfs` output, `holidays` (prime
+//! time); and the mapping of what they say to the rules of pbs_sched's cycle (`rules`).
 
 pub mod holidays;
 pub mod pbsfs;
@@ -10,7 +10,7 @@ pub mod rules;
 pub mod sched_attrs;
 pub mod sched_config;
 
-pub use holidays::{read_holidays, Holidays};
+pub use holidays::{read_holidays, Day, DayStarts, Holidays, HolidaysNote, Start};
 pub use pbsfs::{read_pbsfs, read_pbsfs_entity, PbsfsEntity, PbsfsRow, PbsfsTree};
 pub use print_server::{read_print_server, QueuePrint, ResourceDef, ServerPrint};
 pub use qmgr_print::{pbs_bool, AttrValue, Attrs, QmgrObject};
