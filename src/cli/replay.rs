@@ -201,6 +201,8 @@ fn cluster(args: &Args, trace: &Trace, state: Option<&HomeState>) -> Result<Clus
 struct HomeInputs {
     state: Option<HomeState>,
     tree: Option<TreeSpec>,
+    /// A PBS site's imported files (`fairsort pbs import`): the replay walks as its pbs_sched.
+    pbs: Option<fairsort::home::PbsParts>,
     /// The home's directory, its tree's file and what the site record keeps of its import.
     at: Option<(String, String, Option<fairsort::home::Provenance>)>,
 }
@@ -230,9 +232,16 @@ fn home_inputs(args: &Args, global: &Global) -> Result<HomeInputs, Failure> {
     let record = home
         .site_record()
         .map_err(|e| Failure::user(e.to_string()))?;
+    let pbs = match home.site().map_err(|e| Failure::user(e.to_string()))?.kind {
+        fairsort::home::SiteKind::Pbs => {
+            home.pbs_parts().map_err(|e| Failure::user(e.to_string()))?
+        }
+        _ => None,
+    };
     Ok(HomeInputs {
         state: Some(state),
         tree,
+        pbs,
         at: Some((
             home.file(fairsort::home::dir::files::STATE)
                 .display()
@@ -453,10 +462,17 @@ fn replays(args: &Args, global: &Global) -> Result<Replays, Failure> {
         None => None,
     };
     let flux = flux_site.as_ref().map(|s| FluxPolicy::new(s, &trace));
+    let tiers = match (&a, &home.pbs, &home.state) {
+        (Some(_), Some(parts), Some(state)) => Some(walk_tiers(parts, state, &trace)?),
+        _ => None,
+    };
     let run_one = |label: &'static str, src: &str, p: Option<&Program>| -> Result<Run, Failure> {
         let mut progress = Progress::new(0, &format!("replay {label}"));
         let o = match (p, &policy, &flux) {
-            (Some(p), _, _) => replay_with(&trace, p, &opts, &mut progress),
+            (Some(p), _, _) => match &tiers {
+                Some(t) => fairsort::replay::replay_tiered(&trace, p, &opts, t, &mut progress),
+                None => replay_with(&trace, p, &opts, &mut progress),
+            },
             (None, Some(pol), _) => replay_slurm(&trace, pol, &opts, &mut progress),
             (None, None, Some(f)) => replay_flux(&trace, f, &opts, &mut progress),
             (None, None, None) => {
@@ -473,7 +489,14 @@ fn replays(args: &Args, global: &Global) -> Result<Replays, Failure> {
             outcome: o,
         })
     };
-    let sources = replay_sources(args, &home, slurm_half, opts.tree.is_some(), half_life);
+    let mut sources = replay_sources(args, &home, slurm_half, opts.tree.is_some(), half_life);
+    if tiers.is_some() {
+        let detail = sources.formula.detail.take();
+        sources.formula.detail = Some(match detail {
+            Some(d) => format!("{d}; in pbs_sched's walk (the home's pbs.toml)"),
+            None => "in pbs_sched's walk (the home's pbs.toml)".into(),
+        });
+    }
     let mut runs = vec![run_one("A", &formula_a, a.as_ref())?];
     if let (Some(p), Some(src)) = (&b, &args.against) {
         runs.push(run_one("B", src, Some(p))?);
@@ -993,4 +1016,33 @@ fn print_attainment_csv(runs: &[Run]) -> CliResult {
     }
     w.flush()?;
     Ok(())
+}
+
+/// Each trace job's place in the PBS site's pbs_sched walk (`pbs::cycle::walk_tiers`), under
+/// the rules of the period it was submitted in (prime time from the site's holidays).
+fn walk_tiers(
+    parts: &fairsort::home::PbsParts,
+    state: &HomeState,
+    trace: &Trace,
+) -> Result<Vec<u64>, Failure> {
+    let rules = |prime| {
+        parts
+            .rules(state, prime)
+            .map_err(|e| Failure::user(e.to_string()))
+    };
+    let (prime, non_prime) = (rules(true)?, rules(false)?);
+    let queues = || trace.jobs.iter().map(|j| j.queue.as_str());
+    let in_prime = fairsort::pbs::cycle::walk_tiers(&prime, queues());
+    let out_of = fairsort::pbs::cycle::walk_tiers(&non_prime, queues());
+    let tz = jiff::tz::TimeZone::system();
+    let is_prime = |t: i64| parts.holidays.as_ref().is_none_or(|h| h.is_prime(t, &tz));
+    Ok((trace.jobs.iter().enumerate())
+        .map(|(i, j)| {
+            if is_prime(j.submit) {
+                in_prime[i]
+            } else {
+                out_of[i]
+            }
+        })
+        .collect())
 }

@@ -302,3 +302,83 @@ fn explain_shows_the_place_in_the_cycle() {
         "{text}"
     );
 }
+
+/// A replay on an imported PBS site walks as its pbs_sched: the express queue's job starts
+/// before an older workq job that the formula (`eligible_time`) puts first.
+#[test]
+fn replay_walks_as_the_site_pbs_sched() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = new_home(tmp.path());
+    let log = crate::common::write(
+        tmp.path(),
+        "20261120",
+        "11/20/2026 12:00:00;E;1.srv;user=alice group=phys queue=workq qtime=1795168800 start=1795168800 end=1795172400 Resource_List.ncpus=4 Resource_List.walltime=01:00:00\n\
+         11/20/2026 12:00:00;E;2.srv;user=bob group=chem queue=workq qtime=1795168810 start=1795172400 end=1795176000 Resource_List.ncpus=4 Resource_List.walltime=01:00:00\n\
+         11/20/2026 12:00:00;E;3.srv;user=carol group=chem queue=express qtime=1795168820 start=1795176000 end=1795179600 Resource_List.ncpus=4 Resource_List.walltime=01:00:00\n",
+    );
+    let server = crate::common::write(
+        tmp.path(),
+        "print_server.txt",
+        "create queue workq\nset queue workq queue_type = Execution\nset queue workq enabled = True\n\
+         set queue workq started = True\ncreate queue express\nset queue express queue_type = Execution\n\
+         set queue express Priority = 200\nset queue express enabled = True\nset queue express started = True\n\
+         set server job_sort_formula = eligible_time\n",
+    );
+    let starts = || {
+        let out = fairsort()
+            .arg("--home")
+            .arg(&home)
+            .args([
+                "replay",
+                "--trace-format",
+                "pbs",
+                "--nodes",
+                "1",
+                "--cores-per-node",
+                "4",
+            ])
+            .args(["--json", "--formula", "eligible_time", "--trace"])
+            .arg(&log)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let doc = json_of(&out.stdout);
+        let start = |id: &str| {
+            doc["jobs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|j| j["id"] == id)
+                .unwrap()["start"]
+                .as_i64()
+                .unwrap()
+        };
+        (
+            start("2.srv"),
+            start("3.srv"),
+            doc["sources"]["formula"]["detail"].clone(),
+        )
+    };
+    let (two, three, _) = starts();
+    assert!(two < three, "by the formula alone: the older job first");
+    fairsort()
+        .arg("--home")
+        .arg(&home)
+        .args(["pbs", "import", "--server"])
+        .arg(&server)
+        .assert()
+        .success();
+    let (two, three, detail) = starts();
+    assert!(
+        three < two,
+        "by_queue and the express level: the express job first"
+    );
+    assert!(
+        detail.as_str().unwrap_or("").contains("pbs_sched's walk"),
+        "{detail}"
+    );
+}
