@@ -215,7 +215,13 @@ impl Scenario {
         top: Option<usize>,
         movers: usize,
     ) -> Result<Comparison, ScenarioError> {
-        let (a, b) = self.order_against(current, against)?;
+        let (mut a, mut b) = self.order_against(current, against)?;
+        // A PBS site compares the orders its pbs_sched would consider the jobs in.
+        for run in [&mut a, &mut b] {
+            if let Some(c) = self.cycle_order(run, true)? {
+                crate::scenario::cycle::apply_cycle(run, &c.order, None);
+            }
+        }
         let cmp: RankComparison = compare(&a.order, &b.order);
         let jobs = &self.setup.jobs;
         let values = |run: &DryRun| {

@@ -39,3 +39,29 @@ fn demo_takes_order_flags() {
 fn plain_order_still_needs_jobs() {
     fairsort().args(["order"]).assert().code(2);
 }
+
+/// `--against` compares the orders pbs_sched would consider the jobs in: the express job is
+/// first under the example's formula and falls below the threshold under the other.
+#[test]
+fn against_compares_pbs_sched_orders() {
+    let out = stdout(&[
+        "order",
+        "--example",
+        "--against",
+        "fairshare_factor",
+        "--json",
+    ]);
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let row = doc["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|j| j["id"] == "105.pbs")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        (row["rank"].as_u64(), row["rank_against"].as_u64()),
+        (Some(1), Some(6))
+    );
+    assert_eq!(row["queue"], "express");
+}
