@@ -13,39 +13,38 @@ use crate::formula::Program;
 use crate::order::dry_run::DryRun;
 use crate::pbs::cycle::{CycleRules, QueueKind};
 use crate::scenario::Scenario;
-use std::collections::HashMap;
 
-/// The order pbs_sched evaluates the formula for the jobs in (indices into the jobs).
+/// The order pbs_sched evaluates the formula for the jobs in (indices into the jobs): one key
+/// per job, from its queue's symbol (no text hashed per job), then one sort.
 fn evaluation_order(s: &Scenario, rules: Option<&CycleRules>) -> Vec<u32> {
     let jobs = &s.setup.jobs;
     let Some(rules) = rules else {
         return (0..jobs.len() as u32).collect();
     };
-    let mut rank: HashMap<&str, (i64, usize)> = HashMap::new();
+    let unlisted = rules.queues.len();
+    // (Priority key, server position) per queue symbol; `None`: a route queue's jobs.
+    let mut of_sym: Vec<Option<(i64, usize)>> = vec![Some((0, unlisted)); jobs.names.len()];
     for (i, q) in rules.queues.iter().enumerate() {
-        if q.kind == QueueKind::Execution {
-            let p = if rules.by_queue || rules.round_robin {
-                -q.priority
-            } else {
-                0
-            };
-            rank.insert(q.name.as_str(), (p, i));
+        let Some(sym) = jobs.names.get(&q.name) else {
+            continue;
+        };
+        let key = match q.kind {
+            QueueKind::Route => None,
+            QueueKind::Execution if rules.by_queue || rules.round_robin => Some((-q.priority, i)),
+            QueueKind::Execution => Some((0, i)),
+        };
+        if let Some(slot) = of_sym.get_mut(sym as usize) {
+            *slot = key;
         }
     }
-    let route: std::collections::HashSet<&str> = (rules.queues.iter())
-        .filter(|q| q.kind == QueueKind::Route)
-        .map(|q| q.name.as_str())
+    let mut keyed: Vec<(i64, usize, u32)> = (jobs.jobs.iter().enumerate())
+        .filter_map(|(j, job)| {
+            let (p, i) = of_sym.get(job.queue as usize).copied().flatten()?;
+            Some((p, i, j as u32))
+        })
         .collect();
-    let unlisted = rules.queues.len();
-    let mut order: Vec<u32> = (0..jobs.len() as u32)
-        .filter(|&j| !route.contains(jobs.queue(&jobs.jobs[j as usize])))
-        .collect();
-    order.sort_by_key(|&j| {
-        let q = jobs.queue(&jobs.jobs[j as usize]);
-        let (p, i) = rank.get(q).copied().unwrap_or((0, unlisted));
-        (p, i, j)
-    });
-    order
+    keyed.sort_unstable();
+    keyed.into_iter().map(|(_, _, j)| j).collect()
 }
 
 /// The first job of `order` that would bring pbs_sched down, given the dry run's values
@@ -64,7 +63,7 @@ fn first_crash(
     for &j in order {
         // Past `--top`: pbs_sched's next evaluation is unknown, so nothing after it is.
         let v = value.get(j as usize).copied().flatten()?;
-        let id = jobs.jobs[j as usize].id.to_string();
+        let id = &jobs.jobs[j as usize].id;
         let result = if let Some(e) = dry.order.error(j) {
             Err(e.to_string())
         } else if v == -1.0 {
@@ -79,7 +78,7 @@ fn first_crash(
         } else {
             Ok(crate::formula::Value::Float(v))
         };
-        if let Some(h) = watch.observe(&id, &result) {
+        if let Some(h) = watch.observe(id, &result) {
             return Some(h);
         }
     }

@@ -151,19 +151,29 @@ fn queues(input: &CycleInput, rules: &CycleRules) -> Vec<Queue> {
             jobs: Vec::new(),
         })
         .collect();
-    let mut unknown: HashMap<&str, usize> = HashMap::new();
+    // The queue of each queue symbol, found once per symbol (no text hashed per job).
+    let mut of_sym: Vec<Option<usize>> = vec![None; input.jobs.names.len()];
     for (i, job) in input.jobs.jobs.iter().enumerate() {
-        let name = input.jobs.queue(job);
-        let at = match by_name.get(name) {
-            Some(&r) => r,
-            None => *unknown.entry(name).or_insert_with(|| {
-                list.push(Queue {
-                    rule: None,
-                    priority: 0,
-                    jobs: Vec::new(),
-                });
-                list.len() - 1
-            }),
+        let sym = job.queue as usize;
+        let at = match of_sym.get(sym).copied().flatten() {
+            Some(at) => at,
+            None => {
+                let at = match by_name.get(input.jobs.queue(job)) {
+                    Some(&r) => r,
+                    None => {
+                        list.push(Queue {
+                            rule: None,
+                            priority: 0,
+                            jobs: Vec::new(),
+                        });
+                        list.len() - 1
+                    }
+                };
+                if let Some(slot) = of_sym.get_mut(sym) {
+                    *slot = Some(at);
+                }
+                at
+            }
         };
         list[at].jobs.push(i as u32);
     }
@@ -241,7 +251,41 @@ pub fn consider(input: &CycleInput, rules: &CycleRules) -> CycleOrder {
         };
     }
     let cmp = JobCompare::new(&entries, input.sort_keys, rules);
-    let sort = |list: &mut Vec<u32>| glibc_msort(list, &|&a, &b| cmp.cmp(a, b));
+    // Without NaN the comparison is a total order, under which every stable sort gives glibc's
+    // merge sort's result: the standard library's, faster, is used then.
+    let total = !entries.iter().any(|e| e.value.is_nan())
+        && !input.sort_keys.iter().flatten().any(|v| v.is_nan());
+    // With no `job_sort_key` either, each job's comparison is one key of integers, sorted
+    // without calling the comparison at all.
+    let keyed = total && rules.sort_keys.is_empty();
+    let key_of = |j: u32| -> (u64, u64, u32) {
+        let e = &entries[j as usize];
+        let level = (i64::from(i32::MAX) - e.preemption.level.clamp(0, i64::from(i32::MAX))) as u64;
+        let head = (u64::from(!e.runnable) << 32) | level;
+        // Higher values first; -0.0 equals 0.0 as C's comparison finds.
+        let v = if e.value == 0.0 { 0.0 } else { e.value as f32 };
+        let bits = v.to_bits();
+        let ordered = if bits >> 31 == 1 {
+            !bits
+        } else {
+            bits | (1 << 31)
+        };
+        let rank = if rules.fair_share { e.fs_rank } else { 0 };
+        (head, (u64::from(!ordered) << 32) | u64::from(rank), j)
+    };
+    let sort = |list: &mut Vec<u32>| {
+        if keyed {
+            let mut keys: Vec<(u64, u64, u32)> = list.iter().map(|&j| key_of(j)).collect();
+            keys.sort_unstable();
+            for (slot, k) in list.iter_mut().zip(&keys) {
+                *slot = k.2;
+            }
+        } else if total {
+            list.sort_by(|&a, &b| cmp.cmp(a, b));
+        } else {
+            glibc_msort(list, &|&a, &b| cmp.cmp(a, b));
+        }
+    };
     let mut per_queue: Vec<Vec<u32>> = queues.iter().map(|q| q.jobs.clone()).collect();
     let whole: Vec<u32> = if rules.fair_share && (rules.by_queue || rules.round_robin) {
         per_queue.iter_mut().for_each(sort);
@@ -568,5 +612,82 @@ mod tests {
         let o = run(&set, None, &rules);
         assert_eq!(ids(&set, &o), ["3", "1", "2"]);
         assert_eq!(o.considered[1].queue, None);
+    }
+
+    /// The keyed sort (no `job_sort_key`, no NaN) gives the comparison's order: the same
+    /// queues, values (with ties, -0.0 and 0.0, infinities), states and fair-share ranks
+    /// sorted once by keys and once through the comparison (a constant sort key forces it).
+    #[test]
+    fn keyed_sort_is_the_comparison() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let queues = ["workq", "express", "low"];
+        let states = ["Q", "Q", "Q", "H", "R"];
+        let spec: Vec<(String, &str, &str)> = (0..400)
+            .map(|i| {
+                let q = queues[next(3) as usize];
+                let st = states[next(5) as usize];
+                (format!("{i}"), q, st)
+            })
+            .collect();
+        let list: Vec<(&str, &str, &str)> =
+            spec.iter().map(|(a, b, c)| (a.as_str(), *b, *c)).collect();
+        let set = jobs(&list);
+        let choices = [
+            0.0,
+            -0.0,
+            1.5,
+            -2.25,
+            1e30,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            7.0,
+        ];
+        let values: Vec<f64> = (0..400).map(|_| choices[next(8) as usize]).collect();
+        let shares = CycleShares {
+            rank: (0..400).map(|_| next(4) as u32).collect(),
+            zero_shares: vec![false; 400],
+            over_share: (0..400).map(|_| next(2) == 1).collect(),
+        };
+        for (by_queue, fair_share) in [(true, true), (true, false), (false, true), (false, false)] {
+            let base = CycleRules {
+                queues: vec![queue("workq", 0), queue("express", 200), queue("low", -5)],
+                by_queue,
+                fair_share,
+                preempt_prio: vec![
+                    vec![PreemptClass::ExpressQueue],
+                    vec![PreemptClass::NormalJobs],
+                    vec![PreemptClass::FairShare],
+                ],
+                ..CycleRules::default()
+            };
+            let with_key = CycleRules {
+                sort_keys: vec![crate::pbs::cycle::rules::SortKey {
+                    name: "constant".into(),
+                    high: true,
+                }],
+                ..base.clone()
+            };
+            let constant = vec![vec![0.0; 400]];
+            let one = |rules: &CycleRules, keys: &[Vec<f64>]| {
+                let input = CycleInput {
+                    jobs: &set,
+                    values: Some(&values),
+                    sort_keys: keys,
+                    shares: Some(&shares),
+                };
+                ids(&set, &consider(&input, rules))
+            };
+            assert_eq!(
+                one(&base, &[]),
+                one(&with_key, &constant),
+                "by_queue {by_queue}, fair_share {fair_share}"
+            );
+        }
     }
 }
