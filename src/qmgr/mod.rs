@@ -3,6 +3,7 @@
 
 pub mod attrs;
 pub mod exec;
+mod kept;
 pub mod lexer;
 pub mod parser;
 pub mod print;
@@ -125,11 +126,10 @@ fn point_at_unknown_attribute(e: HomeError, cmd: &Command, line: &str) -> HomeEr
         Some(parser::Object::Resource) => &attrs::RESOURCE_ATTRS,
         None => &[],
     };
-    if let Some(a) = cmd
-        .attrs
-        .iter()
-        .find(|a| attrs::canonical(&a.name, known).is_none())
-    {
+    if let Some(a) = cmd.attrs.iter().find(|a| {
+        attrs::canonical(&a.name, known).is_none()
+            && !cmd.object.is_some_and(|o| exec::is_kept_name(o, &a.name))
+    }) {
         let spot = crate::snippet::Spot::locate(line, a.span.clone());
         let mut detail = crate::snippet::render(&spot, crate::snippet::Layout::Bare, true);
         match nearest(&a.name, known) {
