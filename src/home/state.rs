@@ -473,7 +473,17 @@ pub fn check_other(
             "{key}: the value contains the control character {c:?}"
         ));
     }
-    Ok(())
+    match def.shape {
+        AttrShape::Bool if value != "True" && value != "False" => {
+            Err(format!("{key}: {value} is not True or False"))
+        }
+        AttrShape::Long
+            if object_attributes::normalize(def.shape, value).as_deref() != Some(value) =>
+        {
+            Err(format!("{key}: {value} is not an integer"))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Object names (queues, resources): a letter first, then letters, digits, `_`, `-`; at most 15

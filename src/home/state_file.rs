@@ -141,6 +141,10 @@ mod tests {
                 "/h/server.toml:4:14: scheduling: not an attribute PBS has for this object",
             ),
             (
+                "[server]\nmanagers = [\"root@*\"]\n[server.other]\nscheduling = \"yes\"\n",
+                "/h/server.toml:4:14: scheduling: yes is not True or False",
+            ),
+            (
                 "[server]\nmanagers = [\"root@*\"]\n[sched.other]\njob_sort_formula = \"1\"\n",
                 "/h/server.toml:4:20: job_sort_formula: fairsort keeps job_sort_formula in its own field",
             ),

@@ -6,7 +6,7 @@
 use crate::home::error::Rejection;
 use crate::home::state::check_other;
 use crate::pbs::defs::codes;
-use crate::pbs::defs::object_attributes::{find, print_rank, AttrDef, AttrShape};
+use crate::pbs::defs::object_attributes::{find, normalize, print_rank, AttrDef, AttrShape};
 use crate::qmgr::attrs::Value;
 use crate::qmgr::lexer::Op;
 use crate::qmgr::parser::AttrOp;
@@ -86,7 +86,7 @@ pub(crate) fn apply(
         return Err(unknown_resource());
     }
     let new = match op {
-        Op::Set => v.to_string(),
+        Op::Set => normalize(def.shape, v).ok_or_else(|| Rejection::pbs(codes::BADATVAL, obj))?,
         Op::Add | Op::Remove if def.shape == AttrShape::List => {
             let mut items: Vec<String> = kept
                 .other
@@ -258,7 +258,15 @@ mod tests {
         assert_eq!(m["acl_users"], "a,c");
         let e = run(SERVER, &mut m, op("scheduling", Some((Op::Add, "True"))));
         assert_eq!(e.unwrap_err().code, 15014);
-        run(SERVER, &mut m, op("scheduling", Some((Op::Set, "True")))).unwrap();
+        let e = run(SERVER, &mut m, op("scheduling", Some((Op::Set, "3"))));
+        let e = e.unwrap_err();
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (15014, "Illegal attribute or resource value")
+        );
+        run(SERVER, &mut m, op("scheduling", Some((Op::Set, "t")))).unwrap();
+        run(SERVER, &mut m, op("log_events", Some((Op::Set, "+0511")))).unwrap();
+        assert_eq!(m["log_events"], "511");
         let v = values(SERVER, &m);
         assert_eq!(
             v[0],

@@ -5,9 +5,11 @@ pub mod attrs;
 pub mod exec;
 mod kept;
 pub mod lexer;
+pub mod note;
 pub mod parser;
 pub mod print;
 pub use exec::{execute, select, Block, Reply};
+pub use note::KeptNote;
 pub use parser::{parse, Command, ParseError};
 
 use crate::home::error::HomeError;
