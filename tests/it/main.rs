@@ -52,6 +52,7 @@ mod pbs_cycles;
 mod pbs_hazards_captures;
 mod pbs_site_files;
 mod plot;
+mod qmgr_captures;
 mod qmgr_formula;
 mod qmgr_language;
 mod qmgr_pbs_verdicts;
