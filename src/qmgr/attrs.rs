@@ -3,8 +3,9 @@
 
 use crate::home::state::{Queue, ResourceDef, SchedAttrs, ServerAttrs};
 use crate::pbs::defs::object_attributes;
+use crate::pbs::defs::object_attributes::{print_rank, AttrDef, AttrShape};
 use crate::pbs::defs::units::format_time;
-use crate::qmgr::kept;
+use std::collections::BTreeMap;
 
 /// A rendered attribute value.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,12 +67,44 @@ pub type Values = Vec<(String, Value)>;
 /// fairsort's own attributes, then the kept PBS ones in PBS's order.
 fn with_kept(
     own: Vec<(&'static str, Value)>,
-    defs: &[object_attributes::AttrDef],
-    other: &std::collections::BTreeMap<String, String>,
+    defs: &[AttrDef],
+    other: &BTreeMap<String, String>,
 ) -> Values {
     let mut v: Values = own.into_iter().map(|(n, v)| (n.to_string(), v)).collect();
-    v.extend(kept::values(defs, other));
+    v.extend(kept_values(defs, other));
     v
+}
+
+/// The entries of a list value: split at commas, trimmed, empty ones dropped.
+pub(crate) fn split_list(v: &str) -> Vec<String> {
+    v.split(',')
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// The kept attributes as `print`/`list` show them, in PBS's definition order (resources of
+/// one attribute by name); list attributes one entry a line.
+pub(crate) fn kept_values(
+    defs: &[AttrDef],
+    other: &BTreeMap<String, String>,
+) -> Vec<(String, Value)> {
+    let mut v: Vec<(usize, &String, &String)> = other
+        .iter()
+        .map(|(k, val)| (print_rank(defs, k), k, val))
+        .collect();
+    v.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    v.into_iter()
+        .map(|(rank, k, val)| {
+            let list = defs.get(rank).is_some_and(|d| d.shape == AttrShape::List);
+            let value = if list {
+                Value::List(split_list(val))
+            } else {
+                Value::Single(val.clone())
+            };
+            (k.clone(), value)
+        })
+        .collect()
 }
 
 /// Server attributes that are set, in print order.

@@ -6,8 +6,8 @@
 use crate::home::error::Rejection;
 use crate::home::state::check_other;
 use crate::pbs::defs::codes;
-use crate::pbs::defs::object_attributes::{find, normalize, print_rank, AttrDef, AttrShape};
-use crate::qmgr::attrs::Value;
+use crate::pbs::defs::object_attributes::{find, normalize, AttrDef, AttrShape};
+use crate::qmgr::attrs::split_list;
 use crate::qmgr::lexer::Op;
 use crate::qmgr::parser::AttrOp;
 use std::collections::BTreeMap;
@@ -117,45 +117,17 @@ pub(crate) fn apply(
     Ok(true)
 }
 
-/// The entries of a list value: split at commas, trimmed, empty ones dropped.
-fn split_list(v: &str) -> Vec<String> {
-    v.split(',')
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty())
-        .collect()
-}
-
 /// Whether `name` (any case, `ATTR` or `ATTR.RESOURCE`) is an attribute PBS has for the object
 /// and fairsort keeps rather than models.
 pub(crate) fn is_kept_name(defs: &'static [AttrDef], modelled: &[&str], name: &str) -> bool {
     find(defs, name).is_some_and(|d| !modelled.contains(&d.name))
 }
 
-/// The kept attributes as `print`/`list` show them, in PBS's definition order (resources of
-/// one attribute by name); list attributes one entry a line.
-pub(crate) fn values(defs: &[AttrDef], other: &BTreeMap<String, String>) -> Vec<(String, Value)> {
-    let mut v: Vec<(usize, &String, &String)> = other
-        .iter()
-        .map(|(k, val)| (print_rank(defs, k), k, val))
-        .collect();
-    v.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
-    v.into_iter()
-        .map(|(rank, k, val)| {
-            let list = defs.get(rank).is_some_and(|d| d.shape == AttrShape::List);
-            let value = if list {
-                Value::List(split_list(val))
-            } else {
-                Value::Single(val.clone())
-            };
-            (k.clone(), value)
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::pbs::defs::object_attributes::{QUEUE, SCHED, SERVER};
+    use crate::qmgr::attrs::{kept_values as values, Value};
 
     fn op(name: &str, value: Option<(Op, &str)>) -> AttrOp {
         AttrOp {
