@@ -4,7 +4,7 @@
 
 use super::{CliResult, Failure, Global};
 use fairsort::home::{current_host, current_user, Home};
-use fairsort::qmgr::{run_request, script_requests, Reply, RequestError};
+use fairsort::qmgr::{run_request, script_requests, KeptNote, Reply, RequestError};
 use std::io::{BufRead, IsTerminal, Read, Write};
 
 /// Arguments of `fairsort qmgr`.
@@ -52,6 +52,7 @@ pub fn run(args: Args, global: &Global) -> CliResult {
     // As real qmgr: the exit status is the last request's (0 when it succeeded), and with -a
     // the first failure ends the run with 1 (refused by the parser) or 2 (by the server).
     let mut status = 0u8;
+    let mut kept = KeptNote::default();
     for req in &requests {
         if args.echo && !req.trim().is_empty() {
             writeln!(out, "{req}")?;
@@ -65,6 +66,7 @@ pub fn run(args: Args, global: &Global) -> CliResult {
             Ok(Some(Reply::Done)) => {
                 status = 0;
                 print_hazards(req);
+                kept.record(req);
             }
             Ok(None) => {}
             Err(e) => {
@@ -85,6 +87,7 @@ pub fn run(args: Args, global: &Global) -> CliResult {
         }
     }
     out.flush()?;
+    print_kept(&kept);
     match status {
         0 => Ok(()),
         n => Err(Failure::silent(n)),
@@ -98,6 +101,7 @@ fn interactive(args: &Args, home: &Home) -> CliResult {
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
     let mut line = String::new();
+    let mut kept = KeptNote::default();
     loop {
         {
             let mut out = std::io::stdout().lock();
@@ -111,13 +115,20 @@ fn interactive(args: &Args, home: &Home) -> CliResult {
             == 0
         {
             crate::outln!();
+            print_kept(&kept);
             return Ok(());
         }
         let req = line.trim_end_matches(['\n', '\r']);
         match run_request(home, &user, &host, req, args.json) {
             Ok(Some(Reply::Output(text))) => std::io::stdout().lock().write_all(text.as_bytes())?,
-            Ok(Some(Reply::Quit)) => return Ok(()),
-            Ok(Some(Reply::Done)) => print_hazards(req),
+            Ok(Some(Reply::Quit)) => {
+                print_kept(&kept);
+                return Ok(());
+            }
+            Ok(Some(Reply::Done)) => {
+                print_hazards(req);
+                kept.record(req);
+            }
             Ok(_) => {}
             Err(e) => {
                 eprintln!("{}", e.render());
@@ -134,5 +145,12 @@ fn interactive(args: &Args, home: &Home) -> CliResult {
 fn print_hazards(request: &str) {
     for line in fairsort::qmgr::formula_hazards(request) {
         eprintln!("warning: {line}");
+    }
+}
+
+/// After the run, the one line naming the PBS attributes it kept that fairsort does not model.
+fn print_kept(kept: &KeptNote) {
+    if let Some(line) = kept.line() {
+        eprintln!("{line}");
     }
 }

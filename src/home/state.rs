@@ -3,6 +3,8 @@
 
 use crate::fairshare::Algorithm;
 use crate::pbs::defs::codes::invalid_decay_factor;
+use crate::pbs::defs::object_attributes;
+use crate::pbs::defs::object_attributes::{AttrDef, AttrShape};
 use crate::pbs::defs::resources::RESOURCE_FLAGS;
 use crate::pbs::defs::{FairshareEntity, ResourceType};
 use serde::{Deserialize, Serialize};
@@ -45,6 +47,10 @@ pub struct ServerAttrs {
     /// unset: memory is not modelled.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replay_mem_per_node: Option<String>,
+    /// PBS attributes fairsort keeps but does not model (`scheduling`, `resources_default.ncpus`,
+    /// ...), by PBS's name, as `set` gave them: printed back by `print`/`list`, used by nothing.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub other: BTreeMap<String, String>,
 }
 
 /// Scheduler attributes: the threshold, fair-share settings and fairsort's algorithm choice.
@@ -72,6 +78,10 @@ pub struct SchedAttrs {
     pub unknown_shares: u64,
     /// fairsort: the algorithm behind `fairshare_factor` and ordering (default `pbs`).
     pub fairshare_algorithm: Algorithm,
+    /// PBS attributes fairsort keeps but does not model (`scheduling`, `resources_default.ncpus`,
+    /// ...), by PBS's name, as `set` gave them: printed back by `print`/`list`, used by nothing.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub other: BTreeMap<String, String>,
 }
 
 impl Default for SchedAttrs {
@@ -86,6 +96,7 @@ impl Default for SchedAttrs {
             fairshare_decay_factor: 0.5,
             unknown_shares: 0,
             fairshare_algorithm: Algorithm::Pbs,
+            other: BTreeMap::new(),
         }
     }
 }
@@ -106,6 +117,10 @@ pub struct Queue {
     /// `started`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub started: Option<bool>,
+    /// PBS attributes fairsort keeps but does not model (`scheduling`, `resources_default.ncpus`,
+    /// ...), by PBS's name, as `set` gave them: printed back by `print`/`list`, used by nothing.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub other: BTreeMap<String, String>,
 }
 
 /// A custom resource definition, as in PBS's `server_priv/resourcedef`.
@@ -265,6 +280,26 @@ impl HomeState {
                 );
             }
         }
+        for (object, defs, modelled, other) in [
+            (
+                "server",
+                object_attributes::SERVER,
+                SERVER_MODELLED,
+                &self.server.other,
+            ),
+            (
+                "sched",
+                object_attributes::SCHED,
+                SCHED_MODELLED,
+                &self.sched.other,
+            ),
+        ] {
+            for (key, value) in other {
+                if let Err(msg) = check_other(defs, modelled, key, value) {
+                    return bad(&[object, "other", key], msg);
+                }
+            }
+        }
         for (name, def) in &self.resources {
             if let Err(msg) = check_object_name(name) {
                 return bad(&["resources", name], msg);
@@ -298,6 +333,12 @@ impl HomeState {
                             QUEUE_PRIORITY_RANGE.end()
                         ),
                     );
+                }
+            }
+            for (key, value) in &q.other {
+                if let Err(msg) = check_other(object_attributes::QUEUE, QUEUE_MODELLED, key, value)
+                {
+                    return bad(&["queues", name, "other", key], msg);
                 }
             }
             if let Some(t) = &q.queue_type {
@@ -373,6 +414,75 @@ pub(crate) fn check_text(key: &str, v: &str) -> Result<(), String> {
             c
         )),
         None => Ok(()),
+    }
+}
+
+/// PBS server attributes fairsort models in [`ServerAttrs`]' own fields.
+pub const SERVER_MODELLED: &[&str] = &["job_sort_formula", "managers"];
+/// PBS scheduler attributes fairsort models in [`SchedAttrs`]' own fields.
+pub const SCHED_MODELLED: &[&str] = &["job_sort_formula", "job_sort_formula_threshold"];
+/// PBS queue attributes fairsort models in [`Queue`]'s own fields.
+pub const QUEUE_MODELLED: &[&str] = &["queue_type", "Priority", "enabled", "started"];
+
+/// Longest value of a kept attribute fairsort does not model, in bytes.
+pub const MAX_OTHER_VALUE_BYTES: usize = 65_536;
+
+/// A kept attribute: `key` is a name PBS gives a manager to set on that object (`ATTR` or, for
+/// resource and entity attributes, `ATTR.RESOURCE`, with the resource a valid name), and
+/// `value` is non-empty, at most [`MAX_OTHER_VALUE_BYTES`] long, without control characters,
+/// and not one fairsort models in its own field (`modelled`).
+pub fn check_other(
+    defs: &'static [AttrDef],
+    modelled: &[&str],
+    key: &str,
+    value: &str,
+) -> Result<(), String> {
+    let (base, resource) = match key.split_once('.') {
+        Some((b, r)) => (b, Some(r)),
+        None => (key, None),
+    };
+    let def = object_attributes::find(defs, base)
+        .filter(|d| d.name == base)
+        .ok_or_else(|| format!("{key}: not an attribute PBS has for this object"))?;
+    if modelled.contains(&def.name) {
+        return Err(format!("{key}: fairsort keeps {base} in its own field"));
+    }
+    if !def.writable {
+        return Err(format!("{key}: read-only in PBS"));
+    }
+    match (resource, def.shape) {
+        (Some(r), AttrShape::Resources | AttrShape::Entity) => {
+            check_object_name(r).map_err(|m| format!("{key}: resource {m}"))?
+        }
+        (Some(_), _) => return Err(format!("{key}: {base} takes no resource")),
+        (None, AttrShape::Resources) => {
+            return Err(format!("{key}: name the resource ({base}.RESOURCE)"))
+        }
+        (None, _) => {}
+    }
+    if value.is_empty() {
+        return Err(format!("{key}: the value is empty"));
+    }
+    if value.len() > MAX_OTHER_VALUE_BYTES {
+        return Err(format!(
+            "{key}: the value is longer than {MAX_OTHER_VALUE_BYTES} bytes"
+        ));
+    }
+    if let Some(c) = value.chars().find(|c| c.is_control()) {
+        return Err(format!(
+            "{key}: the value contains the control character {c:?}"
+        ));
+    }
+    match def.shape {
+        AttrShape::Bool if value != "True" && value != "False" => {
+            Err(format!("{key}: {value} is not True or False"))
+        }
+        AttrShape::Long
+            if object_attributes::normalize(def.shape, value).as_deref() != Some(value) =>
+        {
+            Err(format!("{key}: {value} is not an integer"))
+        }
+        _ => Ok(()),
     }
 }
 

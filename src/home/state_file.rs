@@ -130,7 +130,23 @@ mod tests {
             ),
             (
                 "[server]\nmanagers = [\"root@*\"]\n[queues.workq]\npriority = 1\nbogus = 2\n",
-                "/h/server.toml:5:1: unknown field `bogus`, expected one of `priority`, `queue_type`, `enabled`, `started`",
+                "/h/server.toml:5:1: unknown field `bogus`, expected one of `priority`, `queue_type`, `enabled`, `started`, `other`",
+            ),
+            (
+                "[server]\nmanagers = [\"root@*\"]\n[server.other]\npbs_version = \"1\"\n",
+                "/h/server.toml:4:15: pbs_version: read-only in PBS",
+            ),
+            (
+                "[server]\nmanagers = [\"root@*\"]\n[queues.q.other]\nscheduling = \"True\"\n",
+                "/h/server.toml:4:14: scheduling: not an attribute PBS has for this object",
+            ),
+            (
+                "[server]\nmanagers = [\"root@*\"]\n[server.other]\nscheduling = \"yes\"\n",
+                "/h/server.toml:4:14: scheduling: yes is not True or False",
+            ),
+            (
+                "[server]\nmanagers = [\"root@*\"]\n[sched.other]\njob_sort_formula = \"1\"\n",
+                "/h/server.toml:4:20: job_sort_formula: fairsort keeps job_sort_formula in its own field",
             ),
         ];
         let cases = cases.into_iter().chain([

@@ -2,7 +2,10 @@
 //! with values rendered as PBS renders them (booleans `True`/`False`, times `HH:MM:SS`).
 
 use crate::home::state::{Queue, ResourceDef, SchedAttrs, ServerAttrs};
+use crate::pbs::defs::object_attributes;
+use crate::pbs::defs::object_attributes::{print_rank, AttrDef, AttrShape};
 use crate::pbs::defs::units::format_time;
+use std::collections::BTreeMap;
 
 /// A rendered attribute value.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -58,8 +61,58 @@ pub(crate) fn canonical(name: &str, known: &[&'static str]) -> Option<&'static s
     known.iter().copied().find(|k| k.eq_ignore_ascii_case(name))
 }
 
+/// Names as `print`/`list` show them, with their values.
+pub type Values = Vec<(String, Value)>;
+
+/// fairsort's own attributes, then the kept PBS ones in PBS's order.
+fn with_kept(
+    own: Vec<(&'static str, Value)>,
+    defs: &[AttrDef],
+    other: &BTreeMap<String, String>,
+) -> Values {
+    let mut v: Values = own.into_iter().map(|(n, v)| (n.to_string(), v)).collect();
+    v.extend(kept_values(defs, other));
+    v
+}
+
+/// The entries of a list value: split at commas, trimmed, empty ones dropped.
+pub(crate) fn split_list(v: &str) -> Vec<String> {
+    v.split(',')
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// The kept attributes as `print`/`list` show them, in PBS's definition order (resources of
+/// one attribute by name); list attributes one entry a line.
+pub(crate) fn kept_values(
+    defs: &[AttrDef],
+    other: &BTreeMap<String, String>,
+) -> Vec<(String, Value)> {
+    let mut v: Vec<(usize, &String, &String)> = other
+        .iter()
+        .map(|(k, val)| (print_rank(defs, k), k, val))
+        .collect();
+    v.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    v.into_iter()
+        .map(|(rank, k, val)| {
+            let list = defs.get(rank).is_some_and(|d| d.shape == AttrShape::List);
+            let value = if list {
+                Value::List(split_list(val))
+            } else {
+                Value::Single(val.clone())
+            };
+            (k.clone(), value)
+        })
+        .collect()
+}
+
 /// Server attributes that are set, in print order.
-pub(crate) fn server_values(s: &ServerAttrs) -> Vec<(&'static str, Value)> {
+pub(crate) fn server_values(s: &ServerAttrs) -> Values {
+    with_kept(own_server_values(s), object_attributes::SERVER, &s.other)
+}
+
+fn own_server_values(s: &ServerAttrs) -> Vec<(&'static str, Value)> {
     let mut v = Vec::new();
     if let Some(f) = &s.job_sort_formula {
         v.push(("job_sort_formula", Value::Single(f.clone())));
@@ -82,8 +135,12 @@ pub(crate) fn server_values(s: &ServerAttrs) -> Vec<(&'static str, Value)> {
     v
 }
 
-/// Sched attributes (all have values; the threshold only when set).
-pub(crate) fn sched_values(s: &SchedAttrs) -> Vec<(&'static str, Value)> {
+/// Sched attributes (all have values; the threshold only when set), then the kept ones.
+pub(crate) fn sched_values(s: &SchedAttrs) -> Values {
+    with_kept(own_sched_values(s), object_attributes::SCHED, &s.other)
+}
+
+fn own_sched_values(s: &SchedAttrs) -> Vec<(&'static str, Value)> {
     let mut v = Vec::new();
     if let Some(f) = &s.job_sort_formula {
         v.push(("job_sort_formula", Value::Single(f.clone())));
@@ -119,8 +176,12 @@ pub(crate) fn sched_values(s: &SchedAttrs) -> Vec<(&'static str, Value)> {
     v
 }
 
-/// Queue attributes that are set, in PBS's print order.
-pub(crate) fn queue_values(q: &Queue) -> Vec<(&'static str, Value)> {
+/// Queue attributes that are set, in PBS's print order, then the kept ones.
+pub(crate) fn queue_values(q: &Queue) -> Values {
+    with_kept(own_queue_values(q), object_attributes::QUEUE, &q.other)
+}
+
+fn own_queue_values(q: &Queue) -> Vec<(&'static str, Value)> {
     let mut v = Vec::new();
     if let Some(t) = &q.queue_type {
         v.push(("queue_type", Value::Single(t.clone())));
@@ -138,10 +199,10 @@ pub(crate) fn queue_values(q: &Queue) -> Vec<(&'static str, Value)> {
 }
 
 /// Resource attributes.
-pub(crate) fn resource_values(r: &ResourceDef) -> Vec<(&'static str, Value)> {
-    let mut v = vec![("type", Value::Single(r.kind.clone()))];
+pub(crate) fn resource_values(r: &ResourceDef) -> Values {
+    let mut v = vec![("type".to_string(), Value::Single(r.kind.clone()))];
     if let Some(f) = &r.flag {
-        v.push(("flag", Value::Single(f.clone())));
+        v.push(("flag".to_string(), Value::Single(f.clone())));
     }
     v
 }

@@ -7,18 +7,23 @@ use crate::home::error::{HomeError, Rejection};
 use crate::home::permissions::{is_manager, unauthorized};
 use crate::home::state::{
     check_object_name, resource_type_message, HomeState, Queue, ResourceDef, SchedAttrs,
+    QUEUE_MODELLED, SCHED_MODELLED, SERVER_MODELLED,
 };
 use crate::pbs::defs::codes;
 use crate::pbs::defs::codes::invalid_decay_factor;
+use crate::pbs::defs::object_attributes;
 use crate::pbs::defs::resources;
 use crate::pbs::defs::resources::RESOURCE_FLAGS;
 use crate::pbs::defs::units::decay_time;
 use crate::pbs::defs::ResourceType;
 use crate::qmgr::attrs;
 use crate::qmgr::attrs::{canonical, parse_bool, Value};
+use crate::qmgr::kept;
+use crate::qmgr::kept::Kept;
 use crate::qmgr::lexer::Op;
 use crate::qmgr::parser::{AttrOp, Command, Object, Verb};
 use crate::qmgr::print;
+use std::collections::BTreeMap;
 
 /// What a request produced.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -124,6 +129,10 @@ fn apply(st: &mut HomeState, object: Object, cmd: &Command, host: &str) -> Resul
                     }
                     Ok(())
                 }
+                // PBS's `mgr_sched_create`: the default scheduler always exists.
+                Verb::Create if object == Object::Sched => {
+                    Err(Rejection::pbs(codes::SCHEDEXIST, object_label(object, cmd)))
+                }
                 _ => Err(
                     Rejection::pbs(codes::IVALREQ, object_label(object, cmd)).with_detail(format!(
                         "the {} object cannot be created or deleted",
@@ -201,10 +210,32 @@ fn check_formula(src: &str, st: &HomeState, obj: &str) -> Result<(), Rejection> 
         .map_err(|p| Rejection::new(p.code, obj, p.message).with_detail(p.detail))
 }
 
+/// A PBS attribute fairsort keeps but does not model ([`kept`]); 15002 when PBS has no
+/// attribute of that name for the object either.
+fn kept_attr(
+    kept: Kept<'_>,
+    resource_defs: &BTreeMap<String, ResourceDef>,
+    a: &AttrOp,
+    obj: &str,
+) -> Result<(), Rejection> {
+    let is_resource = |r: &str| resources::is_builtin(r) || resource_defs.contains_key(r);
+    if kept::apply(kept, a, obj, is_resource)? {
+        Ok(())
+    } else {
+        Err(Rejection::pbs(codes::NOATTR, obj))
+    }
+}
+
 fn server_attr(st: &mut HomeState, a: &AttrOp) -> Result<(), Rejection> {
     let obj = "";
-    let name = canonical(&a.name, &attrs::SERVER_ATTRS)
-        .ok_or_else(|| Rejection::pbs(codes::NOATTR, obj))?;
+    let Some(name) = canonical(&a.name, &attrs::SERVER_ATTRS) else {
+        let kept = Kept {
+            defs: object_attributes::SERVER,
+            modelled: SERVER_MODELLED,
+            other: &mut st.server.other,
+        };
+        return kept_attr(kept, &st.resources, a, obj);
+    };
     match name {
         // An empty value unsets, as PBS's server stores no empty string.
         "job_sort_formula" => match single(a, obj)?.filter(|v| !v.is_empty()) {
@@ -288,8 +319,14 @@ fn server_attr(st: &mut HomeState, a: &AttrOp) -> Result<(), Rejection> {
 }
 
 fn sched_attr(st: &mut HomeState, a: &AttrOp, obj: &str) -> Result<(), Rejection> {
-    let name = canonical(&a.name, &attrs::SCHED_ATTRS)
-        .ok_or_else(|| Rejection::pbs(codes::NOATTR, obj))?;
+    let Some(name) = canonical(&a.name, &attrs::SCHED_ATTRS) else {
+        let kept = Kept {
+            defs: object_attributes::SCHED,
+            modelled: SCHED_MODELLED,
+            other: &mut st.sched.other,
+        };
+        return kept_attr(kept, &st.resources, a, obj);
+    };
     let value = single(a, obj)?;
     if name == "job_sort_formula" {
         return match value.filter(|v| !v.is_empty()) {
@@ -386,8 +423,15 @@ fn queue(st: &mut HomeState, cmd: &Command, name: &str) -> Result<(), Rejection>
         .get_mut(name)
         .ok_or_else(|| Rejection::pbs(codes::UNKQUE, name))?;
     for a in &cmd.attrs {
-        let attr = canonical(&a.name, &attrs::QUEUE_ATTRS)
-            .ok_or_else(|| Rejection::pbs(codes::NOATTR, name))?;
+        let Some(attr) = canonical(&a.name, &attrs::QUEUE_ATTRS) else {
+            let kept = Kept {
+                defs: object_attributes::QUEUE,
+                modelled: QUEUE_MODELLED,
+                other: &mut q.other,
+            };
+            kept_attr(kept, &st.resources, a, name)?;
+            continue;
+        };
         let v = single(a, name)?;
         match attr {
             "Priority" => {
@@ -547,7 +591,7 @@ pub struct Block {
     /// The object's name.
     pub name: String,
     /// Its attributes, in print order.
-    pub values: Vec<(&'static str, Value)>,
+    pub values: attrs::Values,
 }
 
 impl Block {
@@ -561,7 +605,7 @@ impl Block {
                     Value::Single(s) => serde_json::Value::String(s.clone()),
                     Value::List(items) => serde_json::Value::from(items.clone()),
                 };
-                (n.to_string(), j)
+                (n.clone(), j)
             })
             .collect();
         serde_json::json!({"object": self.kind, "name": self.name, "attributes": attrs})
@@ -580,7 +624,10 @@ pub fn select(st: &HomeState, cmd: &Command, host: &str) -> Result<Vec<Block>, R
         Object::Queue => &attrs::QUEUE_ATTRS,
         Object::Resource => &attrs::RESOURCE_ATTRS,
     };
-    if filter.iter().any(|f| canonical(f, known).is_none()) {
+    if filter
+        .iter()
+        .any(|f| canonical(f, known).is_none() && !is_kept_name(object, f))
+    {
         return Err(Rejection::pbs(codes::NOATTR, object_label(object, cmd)));
     }
     let block = |kind, name: &str, values| Block {
@@ -631,7 +678,7 @@ pub fn select(st: &HomeState, cmd: &Command, host: &str) -> Result<Vec<Block>, R
                     block(
                         "Resource",
                         n,
-                        vec![("type", Value::Single(kind.to_string()))],
+                        vec![("type".to_string(), Value::Single(kind.to_string()))],
                     )
                 })
                 .collect();
@@ -664,4 +711,14 @@ fn show(st: &HomeState, object: Object, cmd: &Command, host: &str) -> Result<Str
         Object::Resource => print::print_resources(st, &cmd.names, &mut out),
     }
     Ok(out)
+}
+
+/// Whether `name` is a PBS attribute of `object` that fairsort keeps without modelling it.
+pub(crate) fn is_kept_name(object: Object, name: &str) -> bool {
+    match object {
+        Object::Server => kept::is_kept_name(object_attributes::SERVER, SERVER_MODELLED, name),
+        Object::Sched => kept::is_kept_name(object_attributes::SCHED, SCHED_MODELLED, name),
+        Object::Queue => kept::is_kept_name(object_attributes::QUEUE, QUEUE_MODELLED, name),
+        Object::Resource => false,
+    }
 }

@@ -3,10 +3,13 @@
 
 pub mod attrs;
 pub mod exec;
+mod kept;
 pub mod lexer;
+pub mod note;
 pub mod parser;
 pub mod print;
 pub use exec::{execute, select, Block, Reply};
+pub use note::KeptNote;
 pub use parser::{parse, Command, ParseError};
 
 use crate::home::error::HomeError;
@@ -125,11 +128,10 @@ fn point_at_unknown_attribute(e: HomeError, cmd: &Command, line: &str) -> HomeEr
         Some(parser::Object::Resource) => &attrs::RESOURCE_ATTRS,
         None => &[],
     };
-    if let Some(a) = cmd
-        .attrs
-        .iter()
-        .find(|a| attrs::canonical(&a.name, known).is_none())
-    {
+    if let Some(a) = cmd.attrs.iter().find(|a| {
+        attrs::canonical(&a.name, known).is_none()
+            && !cmd.object.is_some_and(|o| exec::is_kept_name(o, &a.name))
+    }) {
         let spot = crate::snippet::Spot::locate(line, a.span.clone());
         let mut detail = crate::snippet::render(&spot, crate::snippet::Layout::Bare, true);
         match nearest(&a.name, known) {

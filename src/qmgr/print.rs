@@ -51,7 +51,7 @@ fn header(out: &mut String, text: &str) {
     out.push_str("\n#\n");
 }
 
-fn print_attrs(out: &mut String, prefix: &str, values: &[(&str, Value)]) {
+fn print_attrs(out: &mut String, prefix: &str, values: &[(String, Value)]) {
     for (name, v) in values {
         match v {
             Value::Single(s) => out.push_str(&format!("{prefix} {name} = {}\n", quote(s))),
@@ -65,17 +65,21 @@ fn print_attrs(out: &mut String, prefix: &str, values: &[(&str, Value)]) {
     }
 }
 
-/// Keeps only the attributes named in `filter` (all when empty; names case-insensitive).
-pub(crate) fn filtered<'a>(
-    values: Vec<(&'a str, Value)>,
-    filter: &[String],
-) -> Vec<(&'a str, Value)> {
+/// Keeps only the attributes named in `filter` (all when empty; names case-insensitive; a
+/// resource attribute's name selects all its resources, `resources_default` all
+/// `resources_default.*`).
+pub(crate) fn filtered(values: attrs::Values, filter: &[String]) -> attrs::Values {
     if filter.is_empty() {
         return values;
     }
     values
         .into_iter()
-        .filter(|(n, _)| filter.iter().any(|f| f.eq_ignore_ascii_case(n)))
+        .filter(|(n, _)| {
+            let base = n.split('.').next().unwrap_or(n);
+            filter
+                .iter()
+                .any(|f| f.eq_ignore_ascii_case(n) || f.eq_ignore_ascii_case(base))
+        })
         .collect()
 }
 
@@ -157,7 +161,7 @@ pub(crate) fn print_sched(state: &HomeState, filter: &[String]) -> String {
 }
 
 /// One `list` block: `Kind name` then the attributes.
-pub(crate) fn list_block(kind: &str, name: &str, values: &[(&str, Value)]) -> String {
+pub(crate) fn list_block(kind: &str, name: &str, values: &[(String, Value)]) -> String {
     let mut out = format!("{kind} {name}\n");
     for (attr, v) in values {
         let text = match v {

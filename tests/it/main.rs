@@ -55,6 +55,7 @@ mod pbs_import_cli;
 mod pbs_site_files;
 mod pbs_site_order;
 mod plot;
+mod qmgr_captures;
 mod qmgr_formula;
 mod qmgr_language;
 mod qmgr_pbs_verdicts;

@@ -449,6 +449,11 @@ fn remaining_messages_server_name_singletons_help() {
     fails(
         h,
         "create sched default",
+        "qmgr obj=default svr=default: Scheduler already exists\nqmgr: Error (15211) returned from server\n",
+    );
+    fails(
+        h,
+        "delete sched default",
         "qmgr obj=default svr=default: Invalid request\nqmgr: Error (15004) returned from server\n\
          the sched object cannot be created or deleted\n",
     );

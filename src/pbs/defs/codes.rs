@@ -13,6 +13,12 @@ pub struct Code {
 /// PBSE_NOATTR: the attribute does not exist on that object (PBS's `msg_noattr`, trailing
 /// space included).
 pub const NOATTR: Code = code(15002, "Undefined attribute ");
+/// PBSE_ATTRRO: setting or unsetting a read-only attribute (`msg_attrro`, trailing space
+/// included; the server appends the attribute's name).
+pub const ATTRRO: Code = code(
+    15003,
+    "Cannot set attribute, read only or insufficient permission ",
+);
 /// PBSE_IVALREQ: a request that cannot apply (e.g. deleting a built-in resource).
 pub const IVALREQ: Code = code(15004, "Invalid request");
 /// PBSE_PERM: the user is not a manager (or may not change the formula).
@@ -39,6 +45,8 @@ pub const BAD_FORMULA_TYPE: Code = code(15125, "Formula contains a resource of a
 pub const IVAL_OBJ_NAME: Code = code(15172, "Invalid object name");
 /// PBSE_RESCBUSY: deleting a resource that is in use (fairsort: used by a stored formula).
 pub const RESCBUSY: Code = code(15174, "Resource busy");
+/// PBSE_SCHEDEXIST: `create sched` of an existing scheduler (`default` always exists).
+pub const SCHEDEXIST: Code = code(15211, "Scheduler already exists");
 /// PBSE_UNKSCHED: a scheduler other than `default`.
 pub const UNKSCHED: Code = code(15213, "Unknown Scheduler");
 

@@ -8,6 +8,7 @@
 pub mod codes;
 pub mod entity;
 pub mod keywords;
+pub mod object_attributes;
 pub mod qmgr_attributes;
 pub mod resources;
 pub mod threshold;
