@@ -12,8 +12,11 @@
 use crate::home::dir::{files, Home};
 use crate::home::error::HomeError;
 use crate::home::site::SiteKind;
-use crate::home::state::{HomeState, Queue, ResourceDef};
+use crate::home::state::{
+    check_other, HomeState, Queue, ResourceDef, QUEUE_MODELLED, SCHED_MODELLED, SERVER_MODELLED,
+};
 use crate::pbs::cycle::rules::{CycleRules, QueueKind, QueueRule};
+use crate::pbs::defs::object_attributes;
 use crate::pbs::site_files::{
     cycle_rules, default_sched, read_print_server, read_sched_attrs, read_sched_config, SchedAttrs,
     SchedConfig, ServerPrint,
@@ -172,6 +175,22 @@ impl PbsParts {
             .sched
             .job_sort_formula_threshold
             .map(crate::pbs::defs::threshold::stored);
+        // The scheduler's preemption settings as the home keeps them now (`fairsort qmgr` may
+        // have changed them since the import).
+        let mut kept = SchedAttrs {
+            name: "default".into(),
+            file: crate::home::dir::files::STATE.into(),
+            ..SchedAttrs::default()
+        };
+        for (name, value) in &state.sched.other {
+            kept.attrs.set(name, value.clone(), 0);
+        }
+        if let Some(p) = kept.preempt_queue_prio().map_err(bad)? {
+            rules.preempt_queue_prio = p;
+        }
+        if let Some(p) = kept.preempt_prio() {
+            rules.preempt_prio = p.levels;
+        }
         let mut queues: Vec<QueueRule> = Vec::with_capacity(state.queues.len());
         for q in &rules.queues {
             if let Some(home) = state.queues.get(&q.name) {
@@ -194,6 +213,9 @@ impl PbsParts {
     pub fn apply(&self, before: &HomeState) -> Result<(HomeState, Vec<String>), HomeError> {
         let mut st = before.clone();
         let mut notes = Vec::new();
+        // Attributes PBS would not take back from `qmgr` (read-only, or values fairsort cannot
+        // keep): left out of the state, listed once.
+        let mut dropped: Vec<String> = Vec::new();
         if let Some(server) = &self.server {
             st.queues.clear();
             st.resources.clear();
@@ -227,36 +249,49 @@ impl PbsParts {
                         queue_type,
                         enabled: q.enabled,
                         started: q.started,
+                        other: kept(
+                            object_attributes::QUEUE,
+                            QUEUE_MODELLED,
+                            q.attrs.iter(),
+                            &mut dropped,
+                        ),
                     },
                 );
             }
             st.server.job_sort_formula = server.job_sort_formula().map(str::to_string);
-            let kept: Vec<&str> = server
-                .server
-                .iter()
-                .map(|(n, _)| n)
-                .filter(|n| *n != "job_sort_formula")
-                .collect();
-            if !kept.is_empty() {
+            st.server.other = kept(
+                object_attributes::SERVER,
+                SERVER_MODELLED,
+                server.server.iter(),
+                &mut dropped,
+            );
+            let names: Vec<&str> = st.server.other.keys().map(String::as_str).collect();
+            if !names.is_empty() {
                 notes.push(list_note(
-                    &format!("{} server attribute", kept.len()),
-                    &kept,
+                    &format!("{} server attribute", names.len()),
+                    &names,
                 ));
             }
         }
         if let Some(sched) = &self.sched {
             st.sched.job_sort_formula = sched.attrs.value("job_sort_formula").map(str::to_string);
             st.sched.job_sort_formula_threshold = sched.threshold().map_err(bad)?;
-            let kept: Vec<&str> = sched
-                .attrs
-                .iter()
-                .map(|(n, _)| n)
-                .filter(|n| !["job_sort_formula", "job_sort_formula_threshold"].contains(n))
+            st.sched.other = kept(
+                object_attributes::SCHED,
+                SCHED_MODELLED,
+                sched.attrs.iter(),
+                &mut dropped,
+            );
+            // What the cycle reads from the kept text is modelled there.
+            let cycle = ["preempt_queue_prio", "preempt_prio"];
+            let names: Vec<&str> = (st.sched.other.keys())
+                .map(String::as_str)
+                .filter(|n| !cycle.contains(n))
                 .collect();
-            if !kept.is_empty() {
+            if !names.is_empty() {
                 notes.push(list_note(
-                    &format!("{} scheduler attribute", kept.len()),
-                    &kept,
+                    &format!("{} scheduler attribute", names.len()),
+                    &names,
                 ));
             }
         }
@@ -282,6 +317,21 @@ impl PbsParts {
                 notes.push(format!("holidays {n} (as pbs_sched logs it)"));
             }
         }
+        if !dropped.is_empty() {
+            let names: Vec<&str> = dropped.iter().map(String::as_str).collect();
+            let shown: Vec<&str> = names.iter().take(8).copied().collect();
+            notes.push(format!(
+                "left out {} read-only attribute{} (PBS sets them itself): {}{}",
+                names.len(),
+                if names.len() == 1 { "" } else { "s" },
+                shown.join(", "),
+                if names.len() > 8 {
+                    format!(" and {} more", names.len() - 8)
+                } else {
+                    String::new()
+                }
+            ));
+        }
         // The formulas must pass the server's validation against the new resources.
         let table = st.resource_table();
         for (what, f) in [
@@ -304,6 +354,34 @@ impl PbsParts {
         })?;
         Ok((st, notes))
     }
+}
+
+/// The attributes of `attrs` PBS has for this object and fairsort does not model, as the home
+/// keeps them (`other`: PBS's spelling of booleans and integers); the others are put in
+/// `dropped` (read-only ones, `state` of `print sched`, values fairsort cannot keep).
+fn kept<'a>(
+    defs: &'static [object_attributes::AttrDef],
+    modelled: &[&str],
+    attrs: impl Iterator<Item = (&'a str, &'a crate::pbs::site_files::AttrValue)>,
+    dropped: &mut Vec<String>,
+) -> std::collections::BTreeMap<String, String> {
+    let mut out = std::collections::BTreeMap::new();
+    for (name, v) in attrs {
+        let base = name.split('.').next().unwrap_or(name);
+        if modelled.contains(&base) {
+            continue;
+        }
+        let value = object_attributes::find(defs, base)
+            .and_then(|d| object_attributes::normalize(d.shape, &v.value))
+            .unwrap_or_else(|| v.value.clone());
+        match check_other(defs, modelled, name, &value) {
+            Ok(()) => {
+                out.insert(name.to_string(), value);
+            }
+            Err(_) => dropped.push(name.to_string()),
+        }
+    }
+    out
 }
 
 /// A note listing names, at most 8 of them.

@@ -5,6 +5,9 @@
 use crate::qmgr::exec::is_kept_name;
 use crate::qmgr::parser::{parse, Object, Verb};
 
+/// Scheduler attributes kept as text that a PBS site's cycle order reads.
+const CYCLE_READS: [&str; 2] = ["preempt_queue_prio", "preempt_prio"];
+
 /// Widest the list of names may get before the rest is counted as "and N more".
 const NAMES_WIDTH: usize = 100;
 
@@ -34,6 +37,10 @@ impl KeptNote {
             .filter(|a| a.value.as_ref().is_some_and(|(_, v)| !v.is_empty()))
         {
             if !is_kept_name(object, &a.name) {
+                continue;
+            }
+            // Kept, and read by the PBS site's cycle order (`fairsort order`).
+            if object == Object::Sched && CYCLE_READS.contains(&a.name.as_str()) {
                 continue;
             }
             let entry = (word, a.name.clone());
