@@ -660,3 +660,114 @@ impl Home {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pbs::cycle::rules::PreemptClass;
+
+    fn site() -> PbsSite {
+        PbsSite {
+            server: Some(
+                "create queue workq\nset queue workq queue_type = Execution\n\
+                 set queue workq enabled = True\nset queue workq started = True\n\
+                 create queue zq\nset queue zq queue_type = Execution\nset queue zq Priority = 100\n\
+                 set queue zq enabled = True\nset queue zq started = True\n\
+                 set server scheduling = True\nset server job_sort_formula = ncpus\n"
+                    .into(),
+            ),
+            sched: Some(
+                "Sched default\n    preempt_queue_prio = 90\n    state = idle\n    \
+                 job_sort_formula_threshold = 2\n"
+                    .into(),
+            ),
+            sched_config: Some(
+                "by_queue: False prime\nby_queue: True non_prime\nfair_share: true ALL\n\
+                 fairshare_entity: egroup\nunknown_shares: 5\nfairshare_decay_time: 12:00:00\n"
+                    .into(),
+            ),
+            holidays: None,
+        }
+    }
+
+    /// What fairsort models goes into the state; the rest is kept or listed.
+    #[test]
+    fn the_state_after_an_import() {
+        let parts = site().parse(&PbsNames::all("pbs.toml")).unwrap();
+        let before = HomeState::initial("alice");
+        let (st, notes) = parts.apply(&before).unwrap();
+        assert_eq!(st.server.job_sort_formula.as_deref(), Some("ncpus"));
+        assert_eq!(st.server.managers, before.server.managers, "managers stay");
+        assert_eq!(st.queues["zq"].priority, Some(100));
+        assert_eq!(st.queues["workq"].queue_type.as_deref(), Some("Execution"));
+        assert_eq!(
+            st.server.other.get("scheduling").map(String::as_str),
+            Some("True")
+        );
+        assert_eq!(st.sched.job_sort_formula_threshold, Some(2.0));
+        assert!(st.sched.fair_share);
+        assert_eq!(st.sched.fairshare_entity.as_str(), "egroup");
+        assert_eq!(
+            (st.sched.unknown_shares, st.sched.fairshare_decay_time),
+            (5, 43_200)
+        );
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.starts_with("left out 1 read-only attribute") && n.contains("state")),
+            "{notes:?}"
+        );
+        assert!(
+            !notes.iter().any(|n| n.contains("preempt_queue_prio")),
+            "the cycle reads it: {notes:?}"
+        );
+    }
+
+    /// The rules: the period's options, the queues in the server's order with the home's
+    /// values (changed after the import), the home's new queues after them.
+    #[test]
+    fn rules_follow_the_home() {
+        let parts = site().parse(&PbsNames::all("pbs.toml")).unwrap();
+        let (mut st, _) = parts.apply(&HomeState::initial("alice")).unwrap();
+        st.queues.get_mut("workq").unwrap().priority = Some(300);
+        st.queues.insert(
+            "aq".into(),
+            Queue {
+                queue_type: Some("Execution".into()),
+                ..Queue::default()
+            },
+        );
+        let prime = parts.rules(&st, true).unwrap();
+        let non = parts.rules(&st, false).unwrap();
+        assert!(!prime.by_queue && non.by_queue && prime.fair_share);
+        let names: Vec<&str> = prime.queues.iter().map(|q| q.name.as_str()).collect();
+        assert_eq!(names, ["workq", "zq", "aq"]);
+        assert_eq!(prime.queues[0].priority, 300);
+        assert_eq!(prime.preempt_queue_prio, 90);
+        assert_eq!(prime.threshold, Some(2.0));
+        assert_eq!(prime.preempt_prio[0], [PreemptClass::ExpressQueue]);
+        assert!(parts.is_prime(0), "no holidays file: always prime");
+    }
+
+    #[test]
+    fn bad_values_name_the_line_and_the_texts_round_trip() {
+        let bad = PbsSite {
+            sched_config: Some("fairshare_decay_factor: 1.5\n".into()),
+            ..PbsSite::default()
+        };
+        let parts = bad.parse(&PbsNames::all("x")).unwrap();
+        let e = parts
+            .apply(&HomeState::initial("a"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("line 1: fairshare_decay_factor"), "{e}");
+        let s = site();
+        let text = s.render().unwrap();
+        assert_eq!(PbsSite::read(&text, std::path::Path::new("p")).unwrap(), s);
+        let no_default = PbsSite {
+            sched: Some("Sched a\n    state = idle\n\nSched b\n    state = idle\n".into()),
+            ..PbsSite::default()
+        };
+        assert!(no_default.parse(&PbsNames::all("ls")).is_err());
+    }
+}
