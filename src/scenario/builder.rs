@@ -587,6 +587,8 @@ impl ScenarioBuilder {
                     usage_file: None,
                     cycle: (ex.key == "pbs").then(|| {
                         BaseCycle::Shipped(crate::pbs::cycle::CycleRules {
+                            // The example's own setting, over the shipped file's.
+                            fair_share: ex.settings.fair_share,
                             queues: ex
                                 .settings
                                 .queues

@@ -114,8 +114,11 @@ pub struct Args {
     /// --tree is given and it has Share and ParentName columns).
     #[arg(long, value_name = "FILE")]
     pub assoc: Option<PathBuf>,
-    /// Slurm: the second of the calculation, as epoch seconds or an ISO 8601 date-time (local
-    /// time without a zone; default: now).
+    /// The second of the calculation, as epoch seconds or an ISO 8601 date-time (local time
+    /// without a zone): Slurm's priority at that second (default: now); on a PBS site
+    /// (`fairsort pbs import`, `--example`) the cycle at that second: prime time from the
+    /// site's holidays, and accruing jobs' eligible_time advanced from the qstat snapshot's
+    /// timestamp (default: the snapshot's second, else now).
     #[arg(long, value_name = "TIME", value_parser = super::dates::parse_time)]
     pub at: Option<i64>,
     /// Slurm what-if: compare with changed weights, e.g.

@@ -489,7 +489,23 @@ fn header(sc: &Scenario, program: &Program, no_formula: bool, result: &DryRun) -
     if below > 0 {
         line.push_str(&format!(", {below} below threshold"));
     }
-    let other = total - eligible - below;
+    let held =
+        |h: fairsort::order::sort::Held| result.order.held.values().filter(|x| **x == h).count();
+    let mut other = total.saturating_sub(eligible + below);
+    for (h, what) in [
+        (fairsort::order::sort::Held::ZeroShares, "with zero shares"),
+        (
+            fairsort::order::sort::Held::QueueStopped,
+            "in queues not started",
+        ),
+        (fairsort::order::sort::Held::RouteQueue, "in route queues"),
+    ] {
+        let n = held(h);
+        if n > 0 {
+            line.push_str(&format!(", {n} {what}"));
+            other = other.saturating_sub(n);
+        }
+    }
     if other > 0 {
         line.push_str(&format!(", {other} not queued"));
     }
