@@ -103,3 +103,15 @@ macro_rules! out {
 
 /// The result type of every subcommand.
 pub type CliResult = Result<(), Failure>;
+
+/// A home's error at the command line: a PBS rejection prints PBS's own lines (exit 1), any
+/// other is one line (exit 1).
+pub(crate) fn home_failure(e: fairsort::home::HomeError) -> Failure {
+    match e {
+        fairsort::home::HomeError::Rejected(r) => {
+            eprintln!("{}", r.render("default"));
+            Failure::silent(1)
+        }
+        other => Failure::user(other.to_string()),
+    }
+}

@@ -5,8 +5,9 @@
 //! stores them in the home, so `fairsort order --jobs qstat.json` there considers jobs as the
 //! site's pbs_sched does; `show` prints what is stored.
 
+use super::failure::home_failure as user_error;
 use super::{CliResult, Failure, Global};
-use fairsort::home::{current_user, Home, HomeError, PbsImport, PbsNames, PbsSite};
+use fairsort::home::{current_user, Home, PbsImport, PbsNames, PbsSite};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -57,16 +58,6 @@ pub struct ImportArgs {
     /// PBS_EXEC, and the files of PBS_HOME, both from `/etc/pbs.conf` (or `$PBS_CONF_FILE`).
     #[arg(long)]
     pub live: bool,
-}
-
-fn user_error(e: HomeError) -> Failure {
-    match e {
-        HomeError::Rejected(r) => {
-            eprintln!("{}", r.render("default"));
-            Failure::silent(1)
-        }
-        other => Failure::user(other.to_string()),
-    }
 }
 
 fn read_text(path: &Path) -> Result<String, Failure> {

@@ -3,11 +3,12 @@
 //! weights, the decay model and half-life, the cluster's size); `remove` removes the stored site
 //! (tree, Slurm configuration, site record) in one audited change.
 
+use super::failure::home_failure as user_error;
 use super::sources::duration;
 use super::table::{Align, Table};
-use super::{CliResult, Failure, Global};
+use super::{CliResult, Global};
 use fairsort::home::site_view::SiteView;
-use fairsort::home::{current_user, Home, HomeError};
+use fairsort::home::{current_user, Home};
 
 /// Arguments of `fairsort site`.
 #[derive(Debug, clap::Args)]
@@ -30,16 +31,6 @@ pub enum Action {
     /// Remove the stored site (the share tree, the Slurm configuration and the site record; the
     /// attributes of server.toml and the usage stay). Managers only; audited.
     Remove,
-}
-
-fn user_error(e: HomeError) -> Failure {
-    match e {
-        HomeError::Rejected(r) => {
-            eprintln!("{}", r.render("default"));
-            Failure::silent(1)
-        }
-        other => Failure::user(other.to_string()),
-    }
 }
 
 /// Runs `fairsort site`.

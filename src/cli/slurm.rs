@@ -2,8 +2,9 @@
 //! optional `sacctmgr` QOS and association captures and stores them in the home, so `fairsort
 //! order --jobs squeue.json` there needs no flags; `show` prints what is stored.
 
+use super::failure::home_failure as user_error;
 use super::{CliResult, Failure, Global};
-use fairsort::home::{current_user, Home, HomeError, SlurmSite};
+use fairsort::home::{current_user, Home, SlurmSite};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `fairsort slurm`.
@@ -32,16 +33,6 @@ pub enum Action {
     },
     /// Print the stored configuration's texts.
     Show,
-}
-
-fn user_error(e: HomeError) -> Failure {
-    match e {
-        HomeError::Rejected(r) => {
-            eprintln!("{}", r.render("default"));
-            Failure::silent(1)
-        }
-        other => Failure::user(other.to_string()),
-    }
 }
 
 fn read(path: &Path) -> Result<String, Failure> {

@@ -2,8 +2,9 @@
 //! the engine reads and stores it in its scheduler's model (a PBS tree in `resource_group`
 //! layout, a Slurm, flux or fairsort tree as fairsort's TOML tree); `show` prints the stored tree.
 
+use super::failure::home_failure as user_error;
 use super::{CliResult, Failure, Global};
-use fairsort::home::{current_user, Home, HomeError};
+use fairsort::home::{current_user, Home};
 use fairsort::inputs::{read_tree, TreeFormat};
 use std::path::PathBuf;
 
@@ -32,16 +33,6 @@ pub enum Action {
         #[arg(long)]
         json: bool,
     },
-}
-
-fn user_error(e: HomeError) -> Failure {
-    match e {
-        HomeError::Rejected(r) => {
-            eprintln!("{}", r.render("default"));
-            Failure::silent(1)
-        }
-        other => Failure::user(other.to_string()),
-    }
 }
 
 /// The format the tree reader detects in `file` (for the site record).

@@ -135,3 +135,46 @@ pub fn without_sources(mut doc: serde_json::Value) -> serde_json::Value {
     }
     doc
 }
+
+/// Calls the macro `$m` with the name of every captured pbs_sched cycle fairsort reproduces
+/// (`tests/data/pbs_cycles`: all but the crashes and `formula_dquote_after`), one test each.
+#[macro_export]
+macro_rules! pbs_cycle_scenarios {
+    ($m:ident) => {
+        $m!(
+            by_queue_default,
+            by_queue_off,
+            by_queue_equal_prio,
+            by_queue_no_formula,
+            prime_non_prime,
+            prime_non_prime_in_prime,
+            round_robin,
+            express_preempt_on,
+            express_preempt_off,
+            express_preempt_by_queue,
+            express_prio_90,
+            threshold,
+            threshold_negative,
+            nan_threshold,
+            formula_errors,
+            float_division_error,
+            nan_inf,
+            float32_ties,
+            eligible_time,
+            job_states,
+            sort_key_no_formula,
+            sort_key_priority,
+            sort_key_with_formula,
+            fairshare_no_formula,
+            fairshare_with_formula,
+            fairshare_factor_formula,
+            fairshare_formula_no_fair_share,
+            fairshare_egroup,
+            unknown_shares_0,
+            unknown_shares_10,
+            unknown_shares_0_formula,
+            unknown_shares_0_formula_no_touch,
+            preempt_fairshare,
+        );
+    };
+}
