@@ -40,6 +40,9 @@ fn render_case(out: &mut String, path: &str, c: &CaseResult) {
         shown(path),
         c.line
     ));
+    for w in &c.warnings {
+        out.push_str(&format!("{INDENT}warning: {w}\n"));
+    }
     let Some(problem) = &c.problem else {
         return;
     };
@@ -215,6 +218,7 @@ mod tests {
             status,
             actual: None,
             problem,
+            warnings: Vec::new(),
         }
     }
 

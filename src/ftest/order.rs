@@ -128,6 +128,27 @@ pub(crate) fn run(
     Ok((Some(Value::Table(actual)), verdict))
 }
 
+/// Where the real pbs_sched would crash on the case's formula over its queue
+/// (`Scenario::pbs_warnings`); none when the case cannot run (its own error says why).
+pub(crate) fn warnings(o: &OrderCase, ctx: &Context, resources: &ResourceTable) -> Vec<String> {
+    let Ok(text) = o.formula.text(ctx) else {
+        return Vec::new();
+    };
+    let (Ok(program), Ok(scenario)) = (
+        compiled(text, resources),
+        queue_scenario(&o.setup, resources),
+    ) else {
+        return crate::formula::pbs_hazards::static_hazards(text)
+            .iter()
+            .map(|h| h.render())
+            .collect();
+    };
+    match scenario.order(&program, &[]) {
+        Ok(run) => scenario.pbs_warnings(&program, &run),
+        Err(_) => Vec::new(),
+    }
+}
+
 fn check_order(
     tolerance: Tolerance,
     e: &OrderExpect,

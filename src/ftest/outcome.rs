@@ -111,6 +111,10 @@ pub struct CaseResult {
     pub actual: Option<toml::Value>,
     /// Why it failed.
     pub problem: Option<Problem>,
+    /// Where the real pbs_sched would crash or misbehave on the case's formula (over its
+    /// queue, for an order case): one line each, naming the job and the PBS version.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 fn serialize_actual<S: serde::Serializer>(
@@ -232,6 +236,7 @@ mod tests {
             status,
             actual: None,
             problem: None,
+            warnings: Vec::new(),
         };
         let files = vec![
             FileResult {

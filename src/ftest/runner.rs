@@ -64,14 +64,22 @@ fn run_case(
         status: Status::Failed,
         actual: None,
         problem: None,
+        warnings: Vec::new(),
     };
     let outcome = match &case.body {
         CaseBody::Eval(e) => {
             result.formula = Some(e.formula.label().to_string());
+            if let Ok(text) = e.formula.text(ctx) {
+                result.warnings = crate::formula::pbs_hazards::static_hazards(text)
+                    .iter()
+                    .map(|h| h.render())
+                    .collect();
+            }
             value::run(case, e, ctx, resources)
         }
         CaseBody::Order(o) => {
             result.formula = Some(o.formula.label().to_string());
+            result.warnings = order::warnings(o, ctx, resources);
             order::run(case, o, ctx, resources)
         }
         CaseBody::Compare(c) => {

@@ -249,3 +249,37 @@ fn qmgr_guard_refuses_a_formula_that_breaks_a_test() {
         "{listed}"
     );
 }
+
+/// A formula the real pbs_sched would crash on over a case's queue is flagged under the case
+/// (the case itself passes): the first job pbs_sched evaluates raises.
+#[test]
+fn order_cases_warn_where_pbs_sched_would_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!(
+        "{QUEUE}\n[[order]]\nname = \"crashes pbs_sched\"\nformula = \"ncpus + 1/(ncpus-1)\"\njobs = \"@q\"\nexpect = [\"b1\", \"a2\", \"a1\"]\n\n[[order]]\nname = \"fine\"\nformula = \"ncpus\"\njobs = \"@q\"\nexpect = [\"b1\", \"a2\", \"a1\"]\n"
+    );
+    let f = write(dir.path(), "t.toml", &text);
+    let out = fairsort_home(dir.path())
+        .arg("test")
+        .arg(&f)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("warning: OpenPBS 23.06 pbs_sched: job a1, the first evaluated after pbs_sched starts, raises (division by zero)"),
+        "{text}"
+    );
+    assert_eq!(text.matches("warning:").count(), 1, "{text}");
+    let json = fairsort_home(dir.path())
+        .args(["test", "--json"])
+        .arg(&f)
+        .output()
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let s = doc.to_string();
+    assert!(
+        s.contains("\"warnings\":[\"OpenPBS 23.06 pbs_sched: job a1"),
+        "{s}"
+    );
+}
