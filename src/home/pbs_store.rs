@@ -192,13 +192,16 @@ impl PbsParts {
             rules.preempt_prio = p.levels;
         }
         let mut queues: Vec<QueueRule> = Vec::with_capacity(state.queues.len());
+        let mut listed = std::collections::BTreeSet::new();
         for q in &rules.queues {
             if let Some(home) = state.queues.get(&q.name) {
-                queues.push(queue_rule(&q.name, home));
+                if listed.insert(q.name.as_str()) {
+                    queues.push(queue_rule(&q.name, home));
+                }
             }
         }
         for (name, home) in &state.queues {
-            if !rules.queues.iter().any(|q| &q.name == name) {
+            if !listed.contains(name.as_str()) {
                 queues.push(queue_rule(name, home));
             }
         }

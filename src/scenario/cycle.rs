@@ -230,15 +230,19 @@ pub fn apply_cycle(dry: &mut DryRun, cycle: &CycleOrder, top: Option<usize>) {
             Skipped::BelowThreshold { .. } | Skipped::NotQueued(_) => {}
         }
     }
-    let below_of: std::collections::HashSet<u32> = (cycle.not_considered.iter())
-        .filter(|x| matches!(x.reason, Skipped::BelowThreshold { .. }))
-        .map(|x| x.job)
-        .collect();
+    let mut below_of = vec![false; n];
+    for x in &cycle.not_considered {
+        if let (Skipped::BelowThreshold { .. }, Some(b)) =
+            (&x.reason, below_of.get_mut(x.job as usize))
+        {
+            *b = true;
+        }
+    }
     for r in &order.ranked {
         if seen.get(r.job as usize).copied().unwrap_or(true) {
             continue;
         }
-        let is_below = below_of.contains(&r.job);
+        let is_below = below_of.get(r.job as usize).copied().unwrap_or(false);
         below += usize::from(is_below);
         ranked.push(Ranked {
             job: r.job,
