@@ -245,6 +245,13 @@ impl PbsParts {
                     }
                     None => None,
                 };
+                if let Some(p) = q.priority.filter(|p| !(-1024..=1023).contains(p)) {
+                    let line = q.attrs.get("Priority").map_or(0, |a| a.line);
+                    return Err(bad(format!(
+                        "{}: line {line}: queue {}: Priority {p} is not an integer from -1024 to 1023",
+                        server.file, q.name
+                    )));
+                }
                 st.queues.insert(
                     q.name.clone(),
                     Queue {
@@ -317,7 +324,7 @@ impl PbsParts {
         }
         if let Some(h) = &self.holidays {
             for n in h.notes().iter().take(5) {
-                notes.push(format!("holidays {n} (as pbs_sched logs it)"));
+                notes.push(format!("holidays: {} (as pbs_sched logs it)", n.message));
             }
         }
         if !dropped.is_empty() {

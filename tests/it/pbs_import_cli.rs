@@ -220,6 +220,22 @@ fn bad_input_names_its_line_and_changes_nothing() {
         before
     );
     assert!(!home.join("pbs.toml").exists());
+    let server = crate::common::write(
+        tmp.path(),
+        "print_server.txt",
+        "create queue q\nset queue q Priority = 99999\n",
+    );
+    fairsort()
+        .arg("--home")
+        .arg(&home)
+        .args(["pbs", "import", "--server"])
+        .arg(&server)
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains(
+            "print_server.txt: line 2: queue q: Priority 99999 is not an integer from -1024 to 1023",
+        ));
+    assert!(!home.join("pbs.toml").exists());
     fairsort()
         .arg("--home")
         .arg(&home)
