@@ -62,6 +62,17 @@ pub struct CyclePlace {
     pub fair_share_rank: Option<u32>,
     /// Each `job_sort_key`: (`NAME HIGH|LOW`, the job's value).
     pub sort_keys: Vec<(String, f64)>,
+    /// The next job considered and the rule that put this one before it.
+    pub before: Option<Before>,
+}
+
+/// Why a considered job comes before the next one.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Before {
+    /// The next job's id.
+    pub next: String,
+    /// The first rule of the walk or the comparison that tells them apart, in words.
+    pub because: String,
 }
 
 impl CycleRun {
@@ -111,7 +122,103 @@ impl CycleRun {
             value: c.and_then(|c| c.value),
             fair_share_rank: c.and_then(|c| c.fair_share_rank).map(|r| r + 1),
             sort_keys,
+            before: at.and_then(|i| self.before(site, jobs, i)),
         }
+    }
+
+    /// Why the `i`th job considered comes before the next one: the walk's pass, its queue's
+    /// turn, then `cmp_sort`'s keys in order.
+    fn before(&self, site: &CycleSite, jobs: &crate::jobs::JobSet, i: usize) -> Option<Before> {
+        let a = self.order.considered.get(i)?;
+        let b = self.order.considered.get(i + 1)?;
+        let next = jobs.jobs.get(b.job as usize)?.id.to_string();
+        let queue_of = |c: &crate::pbs::cycle::Considered| {
+            jobs.jobs
+                .get(c.job as usize)
+                .map(|j| jobs.queue(j).to_string())
+                .unwrap_or_default()
+        };
+        let because = if a.phase == Phase::Express && b.phase != Phase::Express {
+            "the express pass comes before any queue's turn (by_queue)".to_string()
+        } else if a.phase == Phase::RoundRobin && a.queue != b.queue {
+            format!(
+                "the round robin's turn: queue {} (Priority {}) before queue {} (Priority {})",
+                queue_of(a),
+                a.queue_priority,
+                queue_of(b),
+                b.queue_priority
+            )
+        } else if a.phase == Phase::Queue && a.queue != b.queue {
+            format!(
+                "its queue's turn first: {} (Priority {}) before {} (Priority {})",
+                queue_of(a),
+                a.queue_priority,
+                queue_of(b),
+                b.queue_priority
+            )
+        } else if a.preemption.level != b.preemption.level {
+            format!(
+                "a higher preemption level: {} against {}",
+                a.preemption.level, b.preemption.level
+            )
+        } else if let (Some(x), Some(y)) = (a.value, b.value) {
+            if x > y {
+                format!(
+                    "a higher formula value (as C floats): {} against {}",
+                    crate::order::explain::fmt(x),
+                    crate::order::explain::fmt(y)
+                )
+            } else {
+                self.after_value(site, a, b, x.is_nan() || y.is_nan())
+            }
+        } else {
+            self.after_value(site, a, b, false)
+        };
+        Some(Before { next, because })
+    }
+
+    /// The rules after the formula value: the fair-share path, the `job_sort_key`s, the
+    /// server's order (`nan`: a NaN value, equal to every value).
+    fn after_value(
+        &self,
+        site: &CycleSite,
+        a: &crate::pbs::cycle::Considered,
+        b: &crate::pbs::cycle::Considered,
+        nan: bool,
+    ) -> String {
+        let prefix = if nan {
+            "a NaN value ties with every value, then "
+        } else {
+            "equal values, then "
+        };
+        if let (Some(x), Some(y)) = (a.fair_share_rank, b.fair_share_rank) {
+            if x != y {
+                return format!(
+                    "{prefix}its entity's fair-share path: rank {} against {}",
+                    x + 1,
+                    y + 1
+                );
+            }
+        }
+        for (k, col) in site.rules.sort_keys.iter().zip(&self.keys) {
+            let (x, y) = match k.name.as_str() {
+                "preempt_priority" => (a.preemption.level as f64, b.preemption.level as f64),
+                _ => (
+                    col.get(a.job as usize).copied().unwrap_or(0.0),
+                    col.get(b.job as usize).copied().unwrap_or(0.0),
+                ),
+            };
+            if x != y {
+                return format!(
+                    "{prefix}job_sort_key {} {}: {} against {}",
+                    k.name,
+                    if k.high { "HIGH" } else { "LOW" },
+                    crate::order::explain::fmt(x),
+                    crate::order::explain::fmt(y)
+                );
+            }
+        }
+        format!("{prefix}the server's order (submitted earlier)")
     }
 }
 

@@ -398,3 +398,62 @@ fn replay_walks_as_the_site_pbs_sched() {
         "{detail}"
     );
 }
+
+/// `--explain` says which rule put a considered job before the next one: the express pass,
+/// a queue's turn, the value, a job_sort_key, the server's order.
+#[test]
+fn explain_says_what_put_a_job_before_the_next() {
+    let cases = [
+        (
+            "express_preempt_by_queue",
+            2,
+            "the express pass comes before any queue's turn (by_queue)",
+        ),
+        (
+            "express_preempt_by_queue",
+            0,
+            "a higher formula value (as C floats): 4.0167 against 2.4",
+        ),
+        (
+            "sort_key_with_formula",
+            0,
+            "equal values, then job_sort_key walltime LOW: 3600 against 43200",
+        ),
+        (
+            "fairshare_with_formula",
+            0,
+            "equal values, then the server's order (submitted earlier)",
+        ),
+    ];
+    for (name, k, because) in cases {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = new_home(tmp.path());
+        let d = capture(name);
+        fairsort()
+            .arg("--home")
+            .arg(&home)
+            .args(["pbs", "import", "--server"])
+            .arg(d.join("print_server.txt"))
+            .arg("--sched")
+            .arg(d.join("list_sched.txt"))
+            .arg("--sched-config")
+            .arg(d.join("sched_config"))
+            .arg("--resource-group")
+            .arg(d.join("resource_group"))
+            .arg("--usage")
+            .arg(d.join("pbsfs.txt"))
+            .assert()
+            .success();
+        let (want, at) = logged(name);
+        let out = fairsort()
+            .arg("--home")
+            .arg(&home)
+            .args(["order", "--at", &at, "--explain", &want[k], "--jobs"])
+            .arg(d.join("qstat.json"))
+            .output()
+            .unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        let line = format!("  before {}: {because}", want[k + 1]);
+        assert!(text.contains(&line), "{name}: {line}\n{text}");
+    }
+}

@@ -890,5 +890,10 @@ fn cycle_text(
     for (k, v) in &p.sort_keys {
         writeln!(out, "  job_sort_key:    {k} = {}", fmt(*v))?;
     }
+    match (&p.before, p.considered) {
+        (Some(b), _) => writeln!(out, "  before {}: {}", b.next, b.because)?,
+        (None, Some(_)) => writeln!(out, "  the last job considered")?,
+        (None, None) => {}
+    }
     Ok(())
 }
