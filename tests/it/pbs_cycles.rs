@@ -107,7 +107,8 @@ fn rules(name: &str) -> (CycleRules, FairshareEntity, u64) {
         | "float_division_error"
         | "nan_inf"
         | "float32_ties"
-        | "eligible_time" => r.by_queue = false,
+        | "eligible_time"
+        | "job_arrays" => r.by_queue = false,
         "job_states" => {
             r.by_queue = false;
             r.queues = queues(&[

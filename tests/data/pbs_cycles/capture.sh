@@ -550,6 +550,18 @@ scn_crash_unknown_shares_formula() {
 	unknown_jobs
 	capture crash_unknown_shares_formula
 }
+scn_job_arrays() {
+	# job arrays (qsub -J) queued beside plain jobs: the array is one job of the queue
+	base_state
+	sc_set by_queue 'False prime' 'False non_prime'
+	sched_start
+	formula 'ncpus + walltime/36000'
+	job j01 alice workq select=1:ncpus=2,walltime=01:00:00 0 -J 1-3
+	job j02 bob workq select=1:ncpus=4,walltime=01:00:00
+	job j03 carol workq select=1:ncpus=2,walltime=02:00:00 0 -J 1-2
+	job j04 dave workq select=1:ncpus=1,walltime=01:00:00
+	capture job_arrays
+}
 scn_formula_errors() {
 	base_state
 	sc_set by_queue 'False prime' 'False non_prime'

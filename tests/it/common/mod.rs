@@ -175,6 +175,7 @@ macro_rules! pbs_cycle_scenarios {
             unknown_shares_0_formula,
             unknown_shares_0_formula_no_touch,
             preempt_fairshare,
+            job_arrays,
         );
     };
 }
