@@ -44,6 +44,25 @@ fn considered(home: &Path, jobs: &Path, at: &str) -> Vec<String> {
         .collect()
 }
 
+/// The capture's files `pbs import` reads, by flag.
+const SITE_FILES: [(&str, &str); 5] = [
+    ("--server", "print_server.txt"),
+    ("--sched", "list_sched.txt"),
+    ("--sched-config", "sched_config"),
+    ("--resource-group", "resource_group"),
+    ("--usage", "pbsfs.txt"),
+];
+
+/// `fairsort pbs import` of the capture `d`'s `files` into `home`, which must succeed.
+fn import_capture(home: &Path, d: &Path, files: &[(&str, &str)]) {
+    let mut c = fairsort();
+    c.arg("--home").arg(home).args(["pbs", "import"]);
+    for (flag, file) in files {
+        c.arg(flag).arg(d.join(file));
+    }
+    c.assert().success();
+}
+
 fn logged(name: &str) -> (Vec<String>, String) {
     let e: serde_json::Value =
         serde_json::from_slice(&std::fs::read(capture(name).join("expected.json")).unwrap())
@@ -260,17 +279,7 @@ fn explain_shows_the_place_in_the_cycle() {
     let tmp = tempfile::tempdir().unwrap();
     let home = new_home(tmp.path());
     let d = capture(name);
-    fairsort()
-        .arg("--home")
-        .arg(&home)
-        .args(["pbs", "import", "--server"])
-        .arg(d.join("print_server.txt"))
-        .arg("--sched")
-        .arg(d.join("list_sched.txt"))
-        .arg("--sched-config")
-        .arg(d.join("sched_config"))
-        .assert()
-        .success();
+    import_capture(&home, &d, &SITE_FILES[..3]);
     let (want, at) = logged(name);
     let first = &want[0];
     let out = fairsort()
@@ -429,21 +438,7 @@ fn explain_says_what_put_a_job_before_the_next() {
         let tmp = tempfile::tempdir().unwrap();
         let home = new_home(tmp.path());
         let d = capture(name);
-        fairsort()
-            .arg("--home")
-            .arg(&home)
-            .args(["pbs", "import", "--server"])
-            .arg(d.join("print_server.txt"))
-            .arg("--sched")
-            .arg(d.join("list_sched.txt"))
-            .arg("--sched-config")
-            .arg(d.join("sched_config"))
-            .arg("--resource-group")
-            .arg(d.join("resource_group"))
-            .arg("--usage")
-            .arg(d.join("pbsfs.txt"))
-            .assert()
-            .success();
+        import_capture(&home, &d, &SITE_FILES);
         let (want, at) = logged(name);
         let out = fairsort()
             .arg("--home")
