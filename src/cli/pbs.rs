@@ -134,21 +134,8 @@ fn sched_priv(home: &Path, name: &str) -> Option<PathBuf> {
     p.is_file().then_some(p)
 }
 
-/// The usage: pbsfs output is recognised by its lines; anything else is PBS's binary usage
-/// file or fairsort's text (`pbs::read_usage` tells them apart).
 fn read_usage(bytes: &[u8], name: &str) -> Result<fairsort::pbs::PbsUsage, Failure> {
-    if let Ok(text) = std::str::from_utf8(bytes) {
-        let pbsfs = text.lines().any(|l| {
-            l.starts_with("Fairshare usage units are in:")
-                || (l.contains(": Grp:") && l.contains("Shares:"))
-        });
-        if pbsfs {
-            let tree = fairsort::pbs::site_files::read_pbsfs(text, name)
-                .map_err(|e| Failure::user(e.to_string()))?;
-            return Ok(tree.usage());
-        }
-    }
-    fairsort::pbs::read_usage(bytes).map_err(|e| Failure::user(format!("{name}: {e}")))
+    fairsort::pbs::site_files::read_any_usage(bytes, name).map_err(|e| Failure::user(e.to_string()))
 }
 
 /// Runs `fairsort pbs`.

@@ -233,10 +233,9 @@ impl PbsParts {
                 );
             }
             for q in &server.queues {
-                let queue_type = match q.queue_type.as_deref().map(str::to_ascii_lowercase) {
-                    Some(t) if t == "e" || t == "execution" => Some("Execution".to_string()),
-                    Some(t) if t == "r" || t == "route" => Some("Route".to_string()),
-                    Some(_) => {
+                let queue_type = match q.queue_type.as_deref().map(QueueKind::parse) {
+                    Some(Some(kind)) => Some(kind.name().to_string()),
+                    Some(None) => {
                         let line = q.attrs.get("queue_type").map_or(0, |a| a.line);
                         return Err(bad(format!(
                             "{}: line {line}: queue {}: queue_type is neither Execution nor Route",
@@ -278,7 +277,10 @@ impl PbsParts {
             let names: Vec<&str> = st.server.other.keys().map(String::as_str).collect();
             if !names.is_empty() {
                 notes.push(list_note(
-                    &format!("{} server attribute", names.len()),
+                    &format!(
+                        "kept {} fairsort does not model",
+                        counted(names.len(), "server attribute")
+                    ),
                     &names,
                 ));
             }
@@ -300,7 +302,10 @@ impl PbsParts {
                 .collect();
             if !names.is_empty() {
                 notes.push(list_note(
-                    &format!("{} scheduler attribute", names.len()),
+                    &format!(
+                        "kept {} fairsort does not model",
+                        counted(names.len(), "scheduler attribute")
+                    ),
                     &names,
                 ));
             }
@@ -311,9 +316,8 @@ impl PbsParts {
             if !unknown.is_empty() {
                 notes.push(list_note(
                     &format!(
-                        "{} sched_config option{} pbs_sched itself does not know",
-                        unknown.len(),
-                        if unknown.len() == 1 { "" } else { "s" }
+                        "kept {} pbs_sched itself does not know",
+                        counted(unknown.len(), "sched_config option")
                     ),
                     &unknown,
                 ));
@@ -329,17 +333,12 @@ impl PbsParts {
         }
         if !dropped.is_empty() {
             let names: Vec<&str> = dropped.iter().map(String::as_str).collect();
-            let shown: Vec<&str> = names.iter().take(8).copied().collect();
-            notes.push(format!(
-                "left out {} read-only attribute{} (PBS sets them itself): {}{}",
-                names.len(),
-                if names.len() == 1 { "" } else { "s" },
-                shown.join(", "),
-                if names.len() > 8 {
-                    format!(" and {} more", names.len() - 8)
-                } else {
-                    String::new()
-                }
+            notes.push(list_note(
+                &format!(
+                    "left out {} (PBS sets them itself)",
+                    counted(names.len(), "read-only attribute")
+                ),
+                &names,
             ));
         }
         // The formulas must pass the server's validation against the new resources.
@@ -394,24 +393,21 @@ fn kept<'a>(
     out
 }
 
-/// A note listing names, at most 8 of them.
-fn list_note(what: &str, names: &[&str]) -> String {
+/// A note: `head`, then at most 8 of `names` and how many more.
+fn list_note(head: &str, names: &[&str]) -> String {
     let shown: Vec<&str> = names.iter().take(8).copied().collect();
     let more = names.len().saturating_sub(shown.len());
-    format!(
-        "kept {what}{} fairsort does not model: {}{}",
-        if what.ends_with('e') && names.len() != 1 {
-            "s"
-        } else {
-            ""
-        },
-        shown.join(", "),
-        if more > 0 {
-            format!(" and {more} more")
-        } else {
-            String::new()
-        }
-    )
+    let tail = if more > 0 {
+        format!(" and {more} more")
+    } else {
+        String::new()
+    };
+    format!("{head}: {}{tail}", shown.join(", "))
+}
+
+/// `n` and `word`, plural unless one.
+fn counted(n: usize, word: &str) -> String {
+    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
 }
 
 /// `sched_config`'s fair-share options into the scheduler's attributes (its last line of each,
@@ -463,10 +459,9 @@ fn fair_share_settings(st: &mut HomeState, config: &SchedConfig) -> Result<(), H
 
 /// A home queue as the cycle sees it (as [`crate::pbs::site_files::cycle_rules`] reads one).
 fn queue_rule(name: &str, q: &Queue) -> QueueRule {
-    let kind = match q.queue_type.as_deref() {
-        Some("Execution") => QueueKind::Execution,
-        _ => QueueKind::Route,
-    };
+    let kind = (q.queue_type.as_deref())
+        .and_then(QueueKind::parse)
+        .unwrap_or(QueueKind::Route);
     QueueRule {
         name: name.to_string(),
         priority: q.priority.unwrap_or(0),

@@ -16,11 +16,8 @@ use crate::scenario::Scenario;
 
 /// The order pbs_sched evaluates the formula for the jobs in (indices into the jobs): one key
 /// per job, from its queue's symbol (no text hashed per job), then one sort.
-fn evaluation_order(s: &Scenario, rules: Option<&CycleRules>) -> Vec<u32> {
+fn evaluation_order(s: &Scenario, rules: &CycleRules) -> Vec<u32> {
     let jobs = &s.setup.jobs;
-    let Some(rules) = rules else {
-        return (0..jobs.len() as u32).collect();
-    };
     let unlisted = rules.queues.len();
     // (Priority key, server position) per queue symbol; `None`: a route queue's jobs.
     let mut of_sym: Vec<Option<(i64, usize)>> = vec![Some((0, unlisted)); jobs.names.len()];
@@ -54,13 +51,13 @@ fn first_crash(
     program: &Program,
     dry: &DryRun,
     value: &[Option<f64>],
-    order: &[u32],
+    order: impl IntoIterator<Item = u32>,
 ) -> Option<Hazard> {
     let jobs = &s.setup.jobs;
     let mut watch = Watch::new();
     let mut bound = None;
     let mut row = Vec::new();
-    for &j in order {
+    for j in order {
         // Past `--top`: pbs_sched's next evaluation is unknown, so nothing after it is.
         let v = value.get(j as usize).copied().flatten()?;
         let id = &jobs.jobs[j as usize].id;
@@ -105,7 +102,12 @@ impl Scenario {
             }
         }
         let rules = self.cycle.as_ref().map(|c| &c.rules);
-        if let Some(h) = first_crash(self, program, dry, &value, &evaluation_order(self, rules)) {
+        // Without a site's rules, the server's order is the jobs' own.
+        let found = match rules {
+            Some(r) => first_crash(self, program, dry, &value, evaluation_order(self, r)),
+            None => first_crash(self, program, dry, &value, 0..jobs.len() as u32),
+        };
+        if let Some(h) = found {
             out.push(h.render());
         }
         out

@@ -3,7 +3,7 @@
 //! commands that print real OpenPBS captures); what it stores, what it refuses, and what
 //! `order --explain` then says of a job's place in pbs_sched's cycle.
 
-use crate::common::{data, fairsort, json_of};
+use crate::common::{data, fairsort, fairsort_home, json_of};
 use std::path::{Path, PathBuf};
 
 fn capture(name: &str) -> PathBuf {
@@ -23,9 +23,7 @@ fn new_home(tmp: &Path) -> PathBuf {
 
 /// The ids `order --json` lists as considered, in order.
 fn considered(home: &Path, jobs: &Path, at: &str) -> Vec<String> {
-    let out = fairsort()
-        .arg("--home")
-        .arg(home)
+    let out = fairsort_home(home)
         .args(["order", "--json", "--at", at, "--jobs"])
         .arg(jobs)
         .output()
@@ -102,9 +100,7 @@ fn pbs_home_finds_the_scheduler_files() {
     let tmp = tempfile::tempdir().unwrap();
     let home = new_home(tmp.path());
     let d = capture(name);
-    fairsort()
-        .arg("--home")
-        .arg(&home)
+    fairsort_home(&home)
         .args(["pbs", "import", "--server"])
         .arg(d.join("print_server.txt"))
         .arg("--sched")
@@ -119,31 +115,19 @@ fn pbs_home_finds_the_scheduler_files() {
     let (want, at) = logged(name);
     assert_eq!(considered(&home, &d.join("qstat.json"), &at), want);
     // The binary usage file gave the same usage as pbsfs prints.
-    let show = fairsort()
-        .arg("--home")
-        .arg(&home)
-        .args(["pbs", "show"])
-        .output()
-        .unwrap();
+    let show = fairsort_home(&home).args(["pbs", "show"]).output().unwrap();
     let text = String::from_utf8(show.stdout).unwrap();
     assert!(
         text.contains("# sched_config") && text.contains("fair_share: true"),
         "{text}"
     );
     // A part imported again alone keeps the others.
-    fairsort()
-        .arg("--home")
-        .arg(&home)
+    fairsort_home(&home)
         .args(["pbs", "import", "--sched-config"])
         .arg(d.join("sched_config"))
         .assert()
         .success();
-    let show = fairsort()
-        .arg("--home")
-        .arg(&home)
-        .args(["pbs", "show"])
-        .output()
-        .unwrap();
+    let show = fairsort_home(&home).args(["pbs", "show"]).output().unwrap();
     assert_eq!(String::from_utf8(show.stdout).unwrap(), text);
     assert_eq!(considered(&home, &d.join("qstat.json"), &at), want);
 }
@@ -189,9 +173,7 @@ fn live_asks_the_site_own_commands() {
         ),
     )
     .unwrap();
-    fairsort()
-        .arg("--home")
-        .arg(&home)
+    fairsort_home(&home)
         .args(["pbs", "import", "--live"])
         .env("PBS_CONF_FILE", &conf)
         .env_remove("PBS_EXEC")
@@ -205,9 +187,7 @@ fn live_asks_the_site_own_commands() {
         &exec.join("sbin/pbsfs"),
         "echo 'pbsfs: cannot open usage' >&2; exit 3",
     );
-    fairsort()
-        .arg("--home")
-        .arg(&home)
+    fairsort_home(&home)
         .args(["pbs", "import", "--live"])
         .env("PBS_CONF_FILE", &conf)
         .assert()
@@ -226,9 +206,7 @@ fn bad_input_names_its_line_and_changes_nothing() {
         "sched_config",
         "by_queue: true\nfairshare_decay_factor: 2\n",
     );
-    fairsort()
-        .arg("--home")
-        .arg(&home)
+    fairsort_home(&home)
         .args(["pbs", "import", "--sched-config"])
         .arg(&bad)
         .assert()
@@ -244,9 +222,7 @@ fn bad_input_names_its_line_and_changes_nothing() {
         "print_server.txt",
         "create queue q\nset queue q Priority = 99999\n",
     );
-    fairsort()
-        .arg("--home")
-        .arg(&home)
+    fairsort_home(&home)
         .args(["pbs", "import", "--server"])
         .arg(&server)
         .assert()
@@ -255,17 +231,13 @@ fn bad_input_names_its_line_and_changes_nothing() {
             "print_server.txt: line 2: queue q: Priority 99999 is not an integer from -1024 to 1023",
         ));
     assert!(!home.join("pbs.toml").exists());
-    fairsort()
-        .arg("--home")
-        .arg(&home)
+    fairsort_home(&home)
         .args(["pbs", "import"])
         .assert()
         .code(1)
         .stderr(predicates::str::contains("nothing to import"));
     // --at needs a cycle: this home has no PBS site yet.
-    fairsort()
-        .arg("--home")
-        .arg(&home)
+    fairsort_home(&home)
         .args(["order", "--formula", "1", "--at", "5", "--jobs"])
         .arg(capture("by_queue_default").join("qstat.json"))
         .assert()
@@ -282,9 +254,7 @@ fn explain_shows_the_place_in_the_cycle() {
     import_capture(&home, &d, &SITE_FILES[..3]);
     let (want, at) = logged(name);
     let first = &want[0];
-    let out = fairsort()
-        .arg("--home")
-        .arg(&home)
+    let out = fairsort_home(&home)
         .args(["order", "--json", "--at", &at, "--explain", first, "--jobs"])
         .arg(d.join("qstat.json"))
         .output()
@@ -299,9 +269,7 @@ fn explain_shows_the_place_in_the_cycle() {
     assert_eq!(c["of"].as_u64().unwrap() as usize, want.len());
     assert_eq!(c["queue"], "express");
     assert_eq!(c["preempt_classes"][0], "express_queue");
-    let text = fairsort()
-        .arg("--home")
-        .arg(&home)
+    let text = fairsort_home(&home)
         .args([
             "order",
             "--at",
@@ -350,9 +318,7 @@ fn replay_walks_as_the_site_pbs_sched() {
          set server job_sort_formula = eligible_time\n",
     );
     let starts = || {
-        let out = fairsort()
-            .arg("--home")
-            .arg(&home)
+        let out = fairsort_home(&home)
             .args([
                 "replay",
                 "--trace-format",
@@ -390,9 +356,7 @@ fn replay_walks_as_the_site_pbs_sched() {
     };
     let (two, three, _) = starts();
     assert!(two < three, "by the formula alone: the older job first");
-    fairsort()
-        .arg("--home")
-        .arg(&home)
+    fairsort_home(&home)
         .args(["pbs", "import", "--server"])
         .arg(&server)
         .assert()
@@ -440,9 +404,7 @@ fn explain_says_what_put_a_job_before_the_next() {
         let d = capture(name);
         import_capture(&home, &d, &SITE_FILES);
         let (want, at) = logged(name);
-        let out = fairsort()
-            .arg("--home")
-            .arg(&home)
+        let out = fairsort_home(&home)
             .args(["order", "--at", &at, "--explain", &want[k], "--jobs"])
             .arg(d.join("qstat.json"))
             .output()

@@ -6,7 +6,7 @@
 //! pbsfs.txt [--holidays holidays]`; `fairsort order --home H --jobs qstat.json --at EPOCH
 //! --json`, EPOCH being the cycle's second from the scheduler's log.
 
-use crate::common::{data, fairsort, json_of};
+use crate::common::{data, fairsort_home, json_of};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -18,14 +18,9 @@ fn dir(name: &str) -> PathBuf {
 fn import(name: &str, tmp: &Path) -> PathBuf {
     let d = dir(name);
     let home = tmp.join("home");
-    fairsort()
-        .arg("--home")
-        .arg(&home)
-        .arg("init")
-        .assert()
-        .success();
-    let mut c = fairsort();
-    c.arg("--home").arg(&home).args(["pbs", "import"]);
+    // `fairsort init` first (fairsort_home), as an admin does.
+    let mut c = fairsort_home(&home);
+    c.args(["pbs", "import"]);
     for (flag, file) in [
         ("--server", "print_server.txt"),
         ("--sched", "list_sched.txt"),
@@ -79,9 +74,7 @@ fn order_json(name: &str) -> Value {
     let home = import(name, tmp.path());
     let want = expected(name);
     let at = want["epoch"].as_i64().unwrap().to_string();
-    let out = fairsort()
-        .arg("--home")
-        .arg(&home)
+    let out = fairsort_home(&home)
         .args(["order", "--jobs"])
         .arg(dir(name).join("qstat.json"))
         .args(["--at", &at, "--json"])

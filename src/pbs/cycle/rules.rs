@@ -113,6 +113,25 @@ pub enum QueueKind {
     Route,
 }
 
+impl QueueKind {
+    /// `queue_type` as PBS's server takes it (`Execution`, `e`, `Route`, `r`, any case).
+    pub fn parse(written: &str) -> Option<QueueKind> {
+        match written.to_ascii_lowercase().as_str() {
+            "execution" | "e" => Some(QueueKind::Execution),
+            "route" | "r" => Some(QueueKind::Route),
+            _ => None,
+        }
+    }
+
+    /// The name PBS prints.
+    pub fn name(self) -> &'static str {
+        match self {
+            QueueKind::Execution => "Execution",
+            QueueKind::Route => "Route",
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

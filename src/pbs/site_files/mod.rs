@@ -11,7 +11,7 @@ pub mod sched_attrs;
 pub mod sched_config;
 
 pub use holidays::{read_holidays, Day, DayStarts, Holidays, HolidaysNote, Start};
-pub use pbsfs::{read_pbsfs, read_pbsfs_entity, PbsfsEntity, PbsfsRow, PbsfsTree};
+pub use pbsfs::{read_any_usage, read_pbsfs, read_pbsfs_entity, PbsfsEntity, PbsfsRow, PbsfsTree};
 pub use print_server::{read_print_server, QueuePrint, ResourceDef, ServerPrint};
 pub use qmgr_print::{pbs_bool, AttrValue, Attrs, QmgrObject};
 pub use rules::cycle_rules;

@@ -240,6 +240,22 @@ pub fn read_pbsfs_entity(text: &str, file: &str) -> Result<Option<PbsfsEntity>, 
     Ok(Some(e))
 }
 
+/// A usage file in any form `fairsort pbs import` takes: `pbsfs` output (recognised by its
+/// lines), else PBS's binary `usage` file or fairsort's text ([`crate::pbs::read_usage`] tells
+/// those apart). `file` names it in errors.
+pub fn read_any_usage(bytes: &[u8], file: &str) -> Result<PbsUsage, FormatError> {
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        let pbsfs = text.lines().any(|l| {
+            l.starts_with("Fairshare usage units are in:")
+                || (l.contains(": Grp:") && l.contains("Shares:"))
+        });
+        if pbsfs {
+            return read_pbsfs(text, file).map(|tree| tree.usage());
+        }
+    }
+    crate::pbs::usage_file::read_usage(bytes).map_err(|e| e.with_file(file))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -306,5 +322,24 @@ mod tests {
         let missing = format!("{NO_USAGE_FILE}\nFairshare Entity frank does not exist.\n");
         assert_eq!(read_pbsfs_entity(&missing, FILE).unwrap(), None);
         assert!(read_pbsfs_entity("Resgroup : 1\n", FILE).is_err());
+    }
+
+    /// pbsfs output, fairsort's text and PBS's binary file all read as usage, each error
+    /// naming the file.
+    #[test]
+    fn any_usage_form() {
+        let pbsfs = "Fairshare usage units are in: cput\n\
+            TREEROOT  : Grp: -1     cgrp: 0    Shares: -1     Usage: 11     Perc: 100.000%\n\
+            alice     : Grp: 0      cgrp: 1    Shares: 10     Usage: 10     Perc: 100.000%\n";
+        let u = read_any_usage(pbsfs.as_bytes(), "p").unwrap();
+        assert_eq!(u.entries, [("alice".to_string(), 10.0)]);
+        let text = read_any_usage(b"alice 4\n", "t").unwrap();
+        assert_eq!(text.entries, [("alice".to_string(), 4.0)]);
+        let binary = crate::pbs::usage_file::write_usage_binary(&u);
+        assert_eq!(read_any_usage(&binary, "b").unwrap().entries, u.entries);
+        let e = read_any_usage(b"garbage\n", "bad.txt")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("bad.txt: line 1:"), "{e}");
     }
 }

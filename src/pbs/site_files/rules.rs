@@ -58,10 +58,10 @@ pub fn cycle_rules(
 /// queue's), a queue without `queue_type` never considered (as a route queue).
 fn queue_rule(q: &QueuePrint, file: &str) -> Result<QueueRule, FormatError> {
     let written = q.queue_type.as_deref();
-    let kind = match written.map(str::to_ascii_lowercase).as_deref() {
-        Some("execution" | "e") => QueueKind::Execution,
-        Some("route" | "r") | None => QueueKind::Route,
-        Some(_) => {
+    let kind = match written.map(|w| (w, QueueKind::parse(w))) {
+        Some((_, Some(kind))) => kind,
+        None => QueueKind::Route,
+        Some((_, None)) => {
             let other = written.unwrap_or_default();
             let line = q.attrs.get("queue_type").map_or(0, |a| a.line);
             return Err(FormatError::line(
