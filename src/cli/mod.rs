@@ -12,6 +12,7 @@ pub mod table;
 pub mod audit;
 pub mod check;
 pub mod eval;
+pub mod forecast;
 pub mod ftest;
 pub mod init;
 pub mod order;
@@ -87,6 +88,9 @@ pub enum Command {
     Plot(Box<plot::Args>),
     /// Replay a workload trace under a formula: waits and shares over time (docs/replay.md).
     Replay(Box<replay::Args>),
+    /// Forecast a PBS site's queue from a snapshot: what starts now, when each pending job
+    /// will start, and why it waits (docs/forecast.md).
+    Forecast(Box<forecast::Args>),
     /// List the home's audit log: who changed what, when (local time; --utc, --epoch).
     Audit(audit::Args),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
@@ -111,6 +115,7 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Test(args) => ftest::run(args, &global),
         Command::Usage(args) => usage::run(args, &global),
         Command::Replay(args) => replay::run(*args, &global),
+        Command::Forecast(args) => forecast::run(*args, &global),
         Command::Plot(args) => plot::run(*args, &global),
         Command::Init(args) => init::run(args, &global),
         Command::Audit(args) => audit::run(args, &global),

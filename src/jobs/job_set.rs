@@ -205,6 +205,9 @@ pub struct JobSet {
     pub requests: Vec<Request>,
     /// The text values of resource requests (`select`, `place`, booleans, ...).
     pub texts: Names,
+    /// When each running job started (`stime`), by id: what a forecast needs of the jobs
+    /// that hold resources now (a side list, so the 96-byte `Job` stays as it is).
+    pub starts: Vec<(JobId, i64)>,
 }
 
 impl JobSet {
@@ -379,6 +382,13 @@ impl JobSet {
                     requests.join(" ")
                 )
             })
+            .chain({
+                let mut starts: Vec<String> = (self.starts.iter())
+                    .map(|(id, t)| format!("{id:?} stime={t}"))
+                    .collect();
+                starts.sort();
+                starts
+            })
             .collect()
     }
 
@@ -433,8 +443,10 @@ impl JobSet {
         let JobSet {
             jobs: other_jobs,
             requests: other_requests,
+            starts: mut other_starts,
             ..
         } = other;
+        self.starts.append(&mut other_starts);
         let parallel = other_jobs.len() >= PARALLEL_MIN_JOBS;
         let (jobs, requests) = (&mut self.jobs, &mut self.requests);
         let move_requests = move || {

@@ -139,6 +139,8 @@ pub struct RawJob<'a> {
     pub eligible_time: Option<Raw<'a>>,
     /// `accrue_type` (what the job accrues now).
     pub accrue_type: Option<Raw<'a>>,
+    /// When a running job started (`stime`).
+    pub stime: Option<Raw<'a>>,
     /// `Resource_List` entries.
     pub resources: RawResources<'a>,
 }
@@ -370,6 +372,26 @@ fn add_job_with<'a>(
             ))
         }
     };
+    let stime = match &raw.stime {
+        None => None,
+        Some(Raw::Num(n)) if n.fract() == 0.0 && n.is_finite() => Some(*n as i64),
+        Some(Raw::Str(s)) => Some(parse_ctime(s).ok_or_else(|| {
+            bad(
+                id,
+                "stime",
+                format!(
+                    "expected a date like `Tue Oct  4 21:23:20 2022` or epoch seconds, got `{s}`"
+                ),
+            )
+        })?),
+        Some(other) => {
+            return Err(bad(
+                id,
+                "stime",
+                format!("expected a date, got {}", other.text()),
+            ))
+        }
+    };
     let eligible_time = match &raw.eligible_time {
         None => 0.0,
         Some(Raw::Num(n)) if n.is_finite() => *n,
@@ -440,6 +462,9 @@ fn add_job_with<'a>(
     job.qtime = qtime;
     job.eligible_time = eligible_time;
     job.accrue_type = accrue_type;
+    if let Some(start) = stime {
+        set.starts.push((job.id.clone(), start));
+    }
     set.jobs.push(job);
     if let Some(pending) = later {
         pending.users.push(PendingName::new(euser));

@@ -85,6 +85,7 @@ pub fn read_job_list_json(bytes: &[u8]) -> Result<JobSet, JobsError> {
             qtime: j.qtime,
             eligible_time: j.eligible_time,
             accrue_type: j.accrue_type,
+            stime: None,
             resources: j.resources,
         };
         add_job(&mut set, &id, raw, &LIST_FIELDS)?;

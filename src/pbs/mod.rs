@@ -10,6 +10,7 @@ pub mod qstat;
 pub mod resource_group;
 pub mod sched_formula;
 pub mod site_files;
+pub mod snapshot;
 mod spec_names;
 pub mod usage_apply;
 pub mod usage_file;

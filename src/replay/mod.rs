@@ -5,6 +5,7 @@
 //! `attainment` samples each account's share of the usage over time, `plot` draws SVGs.
 
 pub mod attainment;
+pub mod calendar;
 mod classes;
 pub mod cluster;
 pub mod decay;
@@ -32,8 +33,8 @@ pub use report::{summarize, EntityStats, Report};
 pub use shares::Entities;
 pub use sim::ReplayError;
 pub use sim::{
-    replay, replay_flux, replay_slurm, replay_tiered, replay_with, Backfill, Cluster, Options,
-    Outcome, Placement, Progress,
+    forecast_from, replay, replay_flux, replay_slurm, replay_tiered, replay_with, Backfill,
+    Cluster, Decision, Options, Outcome, Placement, Progress, StartState, Why,
 };
 pub use slurm::SlurmPolicy;
 pub use trace::{read_trace, Trace, TraceError, TraceFormat, TraceJob};

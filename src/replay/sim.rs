@@ -19,6 +19,7 @@ use crate::fairshare::keyword_source;
 use crate::formula::{Program, ResourceTable};
 use crate::mem::hash::SeededMap;
 use crate::pbs::defs::Keyword;
+use crate::replay::calendar::{Calendar, Res};
 use crate::replay::classes::{Class, Member};
 pub use crate::replay::cluster::Cluster;
 pub use crate::replay::error::ReplayError;
@@ -39,6 +40,13 @@ pub enum Backfill {
     /// do not delay it.
     #[default]
     Easy,
+    /// Strict order with this many top jobs (PBS's `strict_ordering` with `backfill_depth`):
+    /// the first jobs that cannot start are each given the earliest start that delays no
+    /// earlier one, and later jobs may start if they delay none (`calendar.rs`). `Depth(1)` is
+    /// EASY.
+    Depth(u32),
+    /// No order kept: every job that fits starts (PBS without `strict_ordering`).
+    Greedy,
 }
 
 impl std::str::FromStr for Backfill {
@@ -74,6 +82,55 @@ pub struct Placement {
     pub start: i64,
     /// End time: start + run time, cut at the requested walltime.
     pub end: i64,
+}
+
+/// Why a job did not start in a pass (the scheduler's reasons, in neutral terms).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Why {
+    /// Not enough of a resource free now: which one (`ncpus` or `mem`), the job's need, what
+    /// is free, and the cluster's total.
+    Insufficient {
+        /// `ncpus` or `mem`.
+        resource: &'static str,
+        /// The job's need (cores, or KB).
+        need: u64,
+        /// What is free now.
+        free: u64,
+        /// The cluster's total.
+        total: u64,
+    },
+    /// Every core is in use: no node has room for any job.
+    NoFreeNodes,
+    /// It fits now but would delay a top job or an advance reservation.
+    Conflict,
+    /// An earlier job could not start, and the order is strict with no top jobs.
+    StrictOrder,
+}
+
+/// What the first pass of a forecast decided for one pending job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Decision {
+    /// It starts in this pass.
+    pub runs_now: bool,
+    /// It is a top job: the start it was given in the calendar.
+    pub estimate: Option<i64>,
+    /// Why it did not start (`None` when it did).
+    pub why: Option<Why>,
+}
+
+/// Where a forecast starts (`forecast_from`): the moment, the running jobs with their start
+/// times (each holds its cores until start + its walltime), the pending jobs in the
+/// scheduler's order (all joining at `at`), and the advance reservations.
+#[derive(Debug, Clone, Copy)]
+pub struct StartState<'a> {
+    /// The moment of the snapshot.
+    pub at: i64,
+    /// The running jobs: (trace index, start).
+    pub running: &'a [(usize, i64)],
+    /// The pending jobs' trace indexes, in the order the scheduler considers them.
+    pub pending: &'a [usize],
+    /// Advance reservations: (start, end, what they hold).
+    pub reservations: &'a [(i64, i64, Res)],
 }
 
 /// What a replay produced.
@@ -211,6 +268,51 @@ pub fn replay_flux(
     run(trace, &program, opts, progress, None, Some(policy), None)
 }
 
+/// Runs the jobs of `trace` forward from `state` (no later submissions): the running jobs end
+/// at their start + walltime, the pending jobs start in `state.pending`'s order under
+/// `opts.backfill`. Returns the outcome and what the first pass decided for each pending job
+/// (in `state.pending`'s order; a job larger than the cluster is left out of both, as in a
+/// replay).
+pub fn forecast_from(
+    trace: &Trace,
+    state: &StartState,
+    opts: &Options,
+) -> Result<(Outcome, Vec<(usize, Decision)>), ReplayError> {
+    let program = crate::formula::compile("0", &ResourceTable::builtin())
+        .map_err(|e| ReplayError::Slurm(e.to_string()))?;
+    let mut tiers = vec![u64::MAX; trace.jobs.len()];
+    for (rank, &j) in state.pending.iter().enumerate() {
+        if let Some(t) = tiers.get_mut(j) {
+            *t = rank as u64;
+        }
+    }
+    let mut decisions = Vec::new();
+    let out = run_inner(
+        trace,
+        &program,
+        opts,
+        &mut (),
+        Sides {
+            tiers: Some(&tiers),
+            start: Some(state),
+            decisions: Some(&mut decisions),
+            ..Sides::default()
+        },
+    )?;
+    Ok((out, decisions))
+}
+
+/// The optional parts of a run: Slurm's or flux's priority, PBS's walk tiers, a start state
+/// and where the first pass's decisions go.
+#[derive(Default)]
+struct Sides<'s, 'd> {
+    policy: Option<&'s SlurmPolicy>,
+    flux: Option<&'s FluxPolicy>,
+    tiers: Option<&'s [u64]>,
+    start: Option<&'s StartState<'s>>,
+    decisions: Option<&'d mut Vec<(usize, Decision)>>,
+}
+
 /// Slurm's side of a pass: the policy, the time origin, each pending trace job's fixed
 /// priority terms (a class shared by the jobs of the same shape, set when it joins the queue).
 struct SlurmCtx<'a> {
@@ -229,6 +331,29 @@ fn run(
     flux: Option<&FluxPolicy>,
     tiers: Option<&[u64]>,
 ) -> Result<Outcome, ReplayError> {
+    let sides = Sides {
+        policy,
+        flux,
+        tiers,
+        ..Sides::default()
+    };
+    run_inner(trace, program, opts, progress, sides)
+}
+
+fn run_inner(
+    trace: &Trace,
+    program: &Program,
+    opts: &Options,
+    progress: &mut dyn Progress,
+    sides: Sides,
+) -> Result<Outcome, ReplayError> {
+    let Sides {
+        policy,
+        flux,
+        tiers,
+        start,
+        decisions,
+    } = sides;
     let total = opts.cluster.cores();
     if total == 0 {
         return Err(ReplayError::EmptyCluster);
@@ -320,27 +445,62 @@ fn run(
         order_free: slurm.is_some(),
         // flux's priority reads each job's queue and bank, which a class does not key; the
         // classes' min-tree holds cores and walltimes, not memory.
-        // Tiers are not keyed by the classes: a tiered queue is ordered job by job.
+        // Tiers are not keyed by the classes: a tiered queue is ordered job by job; the
+        // classes' walk knows EASY and strict order only.
         classes: (reeval == Reeval::OnShareChange
             && slurm.is_none()
             && flux.is_none()
             && tiers.is_none()
-            && mem_total == 0)
-            .then(Classes::default),
+            && mem_total == 0
+            && matches!(opts.backfill, Backfill::Easy | Backfill::None))
+        .then(Classes::default),
         tiers,
+        total: Res {
+            cores: total,
+            mem: mem_total,
+        },
+        reservations: start.map_or(&[], |s| s.reservations),
+        record: decisions.is_some(),
+        decisions: Vec::new(),
         slurm,
         queued_cores: 0,
         queued: 0,
     };
     let mut subs: Vec<usize> = Vec::with_capacity(trace.jobs.len());
-    for (i, j) in trace.jobs.iter().enumerate() {
+    let mut pending_too_large = Vec::new();
+    let candidates: Box<dyn Iterator<Item = usize>> = match start {
+        Some(s) => {
+            // A forecast: the running jobs hold their cores from their start; only the
+            // pending jobs are submitted, all at `at`.
+            for &(j, begun) in s.running {
+                sim.resume(j, begun);
+            }
+            Box::new(s.pending.iter().copied())
+        }
+        None => Box::new(0..trace.jobs.len()),
+    };
+    for i in candidates {
+        let Some(j) = trace.jobs.get(i) else { continue };
         if j.cores > total || (mem_total > 0 && j.mem > mem_total) {
-            sim.out.too_large.push(i);
+            pending_too_large.push(i);
         } else {
             subs.push(i);
         }
     }
-    subs.sort_by_key(|&i| (trace.jobs.get(i).map_or(0, |j| j.submit), i));
+    sim.out.too_large = pending_too_large;
+    if start.is_none() {
+        subs.sort_by_key(|&i| (trace.jobs.get(i).map_or(0, |j| j.submit), i));
+    }
+    // A forecast's reservations give their resources back at their ends: a pass then.
+    let mut wakeups: Vec<i64> = start.map_or(Vec::new(), |s| {
+        s.reservations
+            .iter()
+            .map(|r| r.1)
+            .filter(|&e| e > s.at)
+            .collect()
+    });
+    wakeups.sort_unstable_by(|a, b| b.cmp(a));
+    wakeups.dedup();
     let events_total = 2 * subs.len() as u64;
     let mut events = 0u64;
     let mut next_report = 0u64;
@@ -355,11 +515,14 @@ fn run(
             .and_then(|&i| trace.jobs.get(i))
             .map(|j| j.submit);
         let t_fin = sim.running.peek().map(|Reverse((e, _))| *e);
-        let t = match (t_sub, t_fin) {
-            (Some(a), Some(b)) => a.min(b),
-            (Some(a), None) | (None, Some(a)) => a,
-            (None, None) => break,
+        let t_wake = wakeups.last().copied().filter(|_| sim.queued > 0);
+        let t = match [t_sub, t_fin, t_wake].into_iter().flatten().min() {
+            Some(t) => t,
+            None => break,
         };
+        while wakeups.last().is_some_and(|&w| w <= t) {
+            wakeups.pop();
+        }
         while let Some(&Reverse((e, j))) = sim.running.peek() {
             if e != t {
                 break;
@@ -382,6 +545,9 @@ fn run(
     }
     progress.update(events, events_total);
     sim.out.share_updates = shares.updates;
+    if let Some(d) = decisions {
+        *d = std::mem::take(&mut sim.decisions);
+    }
     Ok(sim.out)
 }
 
@@ -429,6 +595,14 @@ struct Sim<'a> {
     /// Whether a pass where every queued job fits may skip the order: true when the order has
     /// no other effect (Slurm's priority never raises, so `formula_errors` cannot depend on it).
     order_free: bool,
+    /// The cluster's cores and memory.
+    total: Res,
+    /// Advance reservations held in every pass (a forecast's).
+    reservations: &'a [(i64, i64, Res)],
+    /// Whether the next pass records its decisions (a forecast's first pass).
+    record: bool,
+    /// What the first pass decided, by trace index.
+    decisions: Vec<(usize, Decision)>,
 }
 
 /// A class's candidate in a pass's merge: (value key, submit, trace index, class, position).
@@ -719,6 +893,27 @@ impl Sim<'_> {
         );
     }
 
+    /// A forecast's running job `j`, started at `begun`: it holds its cores (and memory) until
+    /// `begun` + its walltime.
+    fn resume(&mut self, j: usize, begun: i64) {
+        let Some(job) = self.jobs.get(j) else {
+            return;
+        };
+        let end = begun.saturating_add(job.holds().max(0));
+        self.free = self.free.saturating_sub(job.cores);
+        self.running.push(Reverse((end, j)));
+        self.planned
+            .insert(begun.saturating_add(job.planned()), j, job.cores);
+        if self.mem_on {
+            self.free_mem = self.free_mem.saturating_sub(job.mem);
+            self.planned_mem
+                .insert(begun.saturating_add(job.planned()), j, job.mem);
+        }
+        if let Some(p) = self.out.placements.get_mut(j) {
+            *p = Some(Placement { start: begun, end });
+        }
+    }
+
     fn start(&mut self, j: usize, t: i64) {
         let Some(job) = self.jobs.get(j) else {
             return;
@@ -933,10 +1128,140 @@ impl Sim<'_> {
         self.fresh.clear();
     }
 
+    /// What job `j` needs in the calendar: its cores, and its memory when memory is modelled.
+    fn need(&self, job: &TraceJob) -> Res {
+        Res {
+            cores: job.cores,
+            mem: if self.mem_on { job.mem } else { 0 },
+        }
+    }
+
+    /// A pass over the calendar (`calendar.rs`): each pending job in order starts if it fits
+    /// now and delays no hold; under `Depth(n)` the first n that cannot start are held at
+    /// their earliest start; under strict order the first that cannot start stops the others.
+    /// Records its decisions when `record` is set.
+    fn walk_calendar(&mut self, t: i64) {
+        let free = Res {
+            cores: self.free,
+            mem: if self.mem_on { self.free_mem } else { 0 },
+        };
+        let mut cal = Calendar::new(t, free);
+        for Reverse((_, j)) in self.running.iter() {
+            let (Some(job), Some(Some(p))) = (self.jobs.get(*j), self.out.placements.get(*j))
+            else {
+                continue;
+            };
+            cal.release_at(p.start.saturating_add(job.planned()), self.need(job));
+        }
+        for &(start, end, mut res) in self.reservations {
+            if !self.mem_on {
+                res.mem = 0;
+            }
+            if end <= t {
+                continue; // over: what it held is free again
+            }
+            if start <= t {
+                cal.start_now(res, end.saturating_sub(t));
+            } else {
+                cal.hold(start, end.saturating_sub(start), res);
+            }
+        }
+        let (depth, strict) = match self.backfill {
+            Backfill::None => (0, true),
+            Backfill::Easy => (1, true),
+            Backfill::Depth(n) => (n, true),
+            Backfill::Greedy => (0, false),
+        };
+        let record = std::mem::take(&mut self.record);
+        let mut pending = std::mem::take(&mut self.pending);
+        let mut tops = 0u32;
+        let mut stopped = false;
+        let mut any_started = false;
+        for e in pending.iter_mut() {
+            let j = e.job;
+            let Some(job) = self.job(j) else { continue };
+            let (need, wt) = (self.need(job), job.planned());
+            if stopped {
+                if !record {
+                    break;
+                }
+                self.decisions.push((
+                    j,
+                    Decision {
+                        runs_now: false,
+                        estimate: None,
+                        why: Some(Why::StrictOrder),
+                    },
+                ));
+                continue;
+            }
+            let now = cal.free();
+            let why = if now.cores == 0 {
+                Some(Why::NoFreeNodes)
+            } else if !cal.free_now(need) {
+                Some(if need.cores > now.cores {
+                    Why::Insufficient {
+                        resource: "ncpus",
+                        need: need.cores,
+                        free: now.cores,
+                        total: self.total.cores,
+                    }
+                } else {
+                    Why::Insufficient {
+                        resource: "mem",
+                        need: need.mem,
+                        free: now.mem,
+                        total: self.total.mem,
+                    }
+                })
+            } else if !cal.fits_now(need, wt) {
+                Some(Why::Conflict)
+            } else {
+                None
+            };
+            let mut estimate = None;
+            match why {
+                None => {
+                    cal.start_now(need, wt);
+                    self.start(j, t);
+                    if tops > 0 {
+                        self.out.backfilled += 1;
+                    }
+                    e.job = usize::MAX;
+                    any_started = true;
+                }
+                Some(_) if strict && tops < depth => {
+                    if let Some(s) = cal.earliest(need, wt) {
+                        cal.hold(s, wt, need);
+                        tops += 1;
+                        estimate = Some(s);
+                    }
+                }
+                Some(_) => stopped = strict && depth == 0,
+            }
+            if record {
+                self.decisions.push((
+                    j,
+                    Decision {
+                        runs_now: why.is_none(),
+                        estimate,
+                        why,
+                    },
+                ));
+            } else if cal.free().cores == 0 && tops >= depth {
+                break; // nothing more can start, and no top job is left to place
+            }
+        }
+        if any_started {
+            pending.retain(|e| e.job != usize::MAX);
+        }
+        self.pending = pending;
+    }
+
     fn pass(&mut self, t: i64, shares: &mut ShareModel) -> Result<(), ReplayError> {
         // Every job needs at least one core: with none free the pass can start nothing, and the
         // order it would compute is not kept, so it is skipped (same schedule, less work).
-        if self.queued == 0 || self.free == 0 {
+        if self.queued == 0 || (self.free == 0 && !self.record) {
             return Ok(());
         }
         self.out.passes += 1;
@@ -957,6 +1282,14 @@ impl Sim<'_> {
             return Ok(());
         }
         self.order(t, shares, refreshed);
+        if self.record
+            || !self.reservations.is_empty()
+            || matches!(self.backfill, Backfill::Greedy)
+            || matches!(self.backfill, Backfill::Depth(n) if n != 1)
+        {
+            self.walk_calendar(t);
+            return Ok(());
+        }
         let mut pending = std::mem::take(&mut self.pending);
         let mut any_started = false;
         let mut reservation: Option<(i64, u64, u64)> = None;

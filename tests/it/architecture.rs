@@ -36,6 +36,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("replay", 9),
     ("qmgr", 10),
     ("plot", 10),
+    ("forecast", 10),
 ];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {

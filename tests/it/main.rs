@@ -49,6 +49,7 @@ mod order_demo;
 mod order_rows_cli;
 mod order_threshold;
 mod pbs_cycles;
+mod pbs_forecast;
 mod pbs_hazards_captures;
 mod pbs_holidays;
 mod pbs_import_cli;

@@ -6,7 +6,7 @@
 //! pbsfs.txt [--holidays holidays]`; `fairsort order --home H --jobs qstat.json --at EPOCH
 //! --json`, EPOCH being the cycle's second from the scheduler's log.
 
-use crate::common::{data, fairsort_home, json_of};
+use crate::common::{data, fairsort_home, import_pbs_capture, json_of};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -16,24 +16,8 @@ fn dir(name: &str) -> PathBuf {
 
 /// Imports the capture's site into a new home in `tmp`; returns the home.
 fn import(name: &str, tmp: &Path) -> PathBuf {
-    let d = dir(name);
     let home = tmp.join("home");
-    // `fairsort init` first (fairsort_home), as an admin does.
-    let mut c = fairsort_home(&home);
-    c.args(["pbs", "import"]);
-    for (flag, file) in [
-        ("--server", "print_server.txt"),
-        ("--sched", "list_sched.txt"),
-        ("--sched-config", "sched_config"),
-        ("--resource-group", "resource_group"),
-        ("--usage", "pbsfs.txt"),
-        ("--holidays", "holidays"),
-    ] {
-        if d.join(file).exists() {
-            c.arg(flag).arg(d.join(file));
-        }
-    }
-    c.assert().success();
+    import_pbs_capture(&dir(name), &home);
     home
 }
 

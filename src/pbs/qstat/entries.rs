@@ -48,6 +48,7 @@ fn field(key: &[u8]) -> Field {
     const EUSER: (u64, u64) = w(keys::EUSER);
     const QUEUE: (u64, u64) = w(keys::QUEUE);
     const QTIME: (u64, u64) = w(keys::QTIME);
+    const STIME: (u64, u64) = w(keys::STIME);
     const EGROUP: (u64, u64) = w(keys::EGROUP);
     const PRIORITY: (u64, u64) = w(keys::PRIORITY);
     const JOB_OWNER: (u64, u64) = w(keys::JOB_OWNER);
@@ -64,6 +65,7 @@ fn field(key: &[u8]) -> Field {
         5 if k == EUSER => Field::Euser,
         5 if k == QUEUE => Field::Queue,
         5 if k == QTIME => Field::Qtime,
+        5 if k == STIME => Field::Stime,
         6 if k == EGROUP => Field::Egroup,
         8 if k == PRIORITY => Field::Priority,
         9 if k == JOB_OWNER => Field::Owner,
@@ -122,6 +124,7 @@ fn job<'a>(s: &mut Scan<'a>, shapes: &mut Shapes) -> Option<RawJob<'a>> {
             Field::Qtime => Some(&mut job.qtime),
             Field::EligibleTime => Some(&mut job.eligible_time),
             Field::AccrueType => Some(&mut job.accrue_type),
+            Field::Stime => Some(&mut job.stime),
             Field::Resources => {
                 if have_resources {
                     return None;

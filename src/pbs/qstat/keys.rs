@@ -21,6 +21,8 @@ pub(super) const QTIME: &[u8] = b"qtime";
 pub(super) const ELIGIBLE_TIME: &[u8] = b"eligible_time";
 /// What the job accrues now.
 pub(super) const ACCRUE_TYPE: &[u8] = b"accrue_type";
+/// When a running job started.
+pub(super) const STIME: &[u8] = b"stime";
 /// The job's requested resources.
 pub(super) const RESOURCE_LIST: &[u8] = b"Resource_List";
 
@@ -38,6 +40,7 @@ pub(super) enum Field {
     Qtime,
     EligibleTime,
     AccrueType,
+    Stime,
     Resources,
     /// Any other key: its value is skipped.
     Other,
@@ -45,7 +48,7 @@ pub(super) enum Field {
 
 /// Every bound key with the attribute it names.
 #[cfg(test)]
-pub(super) const KEYS: [(&[u8], Field); 11] = [
+pub(super) const KEYS: [(&[u8], Field); 12] = [
     (JOB_OWNER, Field::Owner),
     (EUSER, Field::Euser),
     (EGROUP, Field::Egroup),
@@ -56,6 +59,7 @@ pub(super) const KEYS: [(&[u8], Field); 11] = [
     (QTIME, Field::Qtime),
     (ELIGIBLE_TIME, Field::EligibleTime),
     (ACCRUE_TYPE, Field::AccrueType),
+    (STIME, Field::Stime),
     (RESOURCE_LIST, Field::Resources),
 ];
 
@@ -78,6 +82,7 @@ impl Field {
             QTIME => Field::Qtime,
             ELIGIBLE_TIME => Field::EligibleTime,
             ACCRUE_TYPE => Field::AccrueType,
+            STIME => Field::Stime,
             RESOURCE_LIST => Field::Resources,
             _ => Field::Other,
         }

@@ -43,6 +43,7 @@ pub(super) struct QstatJob<'a> {
     qtime: Option<Raw<'a>>,
     eligible_time: Option<Raw<'a>>,
     accrue_type: Option<Raw<'a>>,
+    stime: Option<Raw<'a>>,
     resources: RawResources<'a>,
 }
 
@@ -89,6 +90,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for QstatJob<'a> {
                         Field::Qtime => (&mut job.qtime, keys::QTIME),
                         Field::EligibleTime => (&mut job.eligible_time, keys::ELIGIBLE_TIME),
                         Field::AccrueType => (&mut job.accrue_type, keys::ACCRUE_TYPE),
+                        Field::Stime => (&mut job.stime, keys::STIME),
                         Field::Resources => {
                             if have_resources {
                                 return Err(de::Error::duplicate_field(keys::text(
@@ -130,6 +132,7 @@ impl<'a> QstatJob<'a> {
             qtime: self.qtime,
             eligible_time: self.eligible_time,
             accrue_type: self.accrue_type,
+            stime: self.stime,
             resources: self.resources,
         }
     }

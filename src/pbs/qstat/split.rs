@@ -530,7 +530,7 @@ mod tests {
         let value = |key: &str, j: usize| match key {
             "Job_Owner" => format!("\"u{j}@h\""),
             "job_state" => "\"Q\"".to_string(),
-            "qtime" => format!("{}", 1_600_000_000 + j),
+            "qtime" | "stime" => format!("{}", 1_600_000_000 + j),
             "Priority" | "accrue_type" => format!("{}", j % 5),
             "eligible_time" => format!("\"00:{:02}:00\"", j % 60),
             "Resource_List" => format!("{{\"ncpus\":{j}}}"),

@@ -941,6 +941,9 @@ finish() {
 	q 'set server scheduling = True'
 }
 
+# Sourced by another capture script for its functions only.
+[ "${CAPTURE_LIB:-0}" = 1 ] && return 0
+
 if [ "${1:-}" = -l ]; then
 	printf '%s\n' $SCENARIOS
 	exit 0

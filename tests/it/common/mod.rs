@@ -179,3 +179,24 @@ macro_rules! pbs_cycle_scenarios {
         );
     };
 }
+
+/// Imports the PBS site of capture directory `d` (`print_server.txt`, `list_sched.txt`,
+/// `sched_config`, `resource_group`, `pbsfs.txt`, `holidays` when there) into a new home at
+/// `home`, with `fairsort init` then `fairsort pbs import`, as an admin does.
+pub fn import_pbs_capture(d: &Path, home: &Path) {
+    let mut c = fairsort_home(home);
+    c.args(["pbs", "import"]);
+    for (flag, file) in [
+        ("--server", "print_server.txt"),
+        ("--sched", "list_sched.txt"),
+        ("--sched-config", "sched_config"),
+        ("--resource-group", "resource_group"),
+        ("--usage", "pbsfs.txt"),
+        ("--holidays", "holidays"),
+    ] {
+        if d.join(file).exists() {
+            c.arg(flag).arg(d.join(file));
+        }
+    }
+    c.assert().success();
+}

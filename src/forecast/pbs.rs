@@ -1,0 +1,282 @@
+//! A PBS site's forecast: the qstat snapshot's running jobs (from `stime`, holding their
+//! `Resource_List` until `stime` + walltime), the usable vnodes of `pbsnodes`, the confirmed
+//! reservations of `pbs_rstat`, and the pending jobs in the order of pbs_sched's cycle, run
+//! forward under `strict_ordering` and `backfill_depth` as pbs_sched applies them.
+
+use crate::forecast::result::{Forecast, JobForecast};
+use crate::forecast::words::{pbs_comment, pbs_never};
+use crate::jobs::{JobSet, JobState, ResourceValue};
+use crate::mem::hash::SeededMap;
+use crate::pbs::cycle::CycleOrder;
+use crate::pbs::snapshot::{Reservation, Vnode};
+use crate::replay::calendar::Res;
+use crate::replay::{forecast_from, Backfill, Cluster, Options, ReplayError, StartState, TraceJob};
+
+/// How long pbs_sched plans a job that has no walltime: five years (`FIVE_YRS`).
+pub const NO_WALLTIME: i64 = 5 * 365 * 86_400;
+
+/// The rules of pbs_sched's reservations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PbsPolicy {
+    /// `strict_ordering` of `sched_config` in the cycle's period.
+    pub strict_ordering: bool,
+    /// The server's `backfill_depth` (unset: 1).
+    pub backfill_depth: u32,
+}
+
+impl PbsPolicy {
+    /// The simulator's rule: no order without `strict_ordering`; with it, the first job that
+    /// cannot start stops the others (`backfill_depth` 0) or the first `backfill_depth` such
+    /// jobs are top jobs.
+    pub fn backfill(self) -> Backfill {
+        match (self.strict_ordering, self.backfill_depth) {
+            (false, _) => Backfill::Greedy,
+            (true, 0) => Backfill::None,
+            (true, 1) => Backfill::Easy,
+            (true, n) => Backfill::Depth(n),
+        }
+    }
+
+    /// The rules in words, for reports.
+    pub fn words(self) -> String {
+        if self.strict_ordering {
+            format!("strict_ordering, backfill_depth {}", self.backfill_depth)
+        } else {
+            "no strict_ordering: every job that fits starts, no top jobs".to_string()
+        }
+    }
+}
+
+/// A PBS site at one moment.
+#[derive(Debug, Clone, Copy)]
+pub struct PbsSnapshot<'a> {
+    /// The jobs of `qstat -f -F json` (running ones with `stime`).
+    pub jobs: &'a JobSet,
+    /// The order pbs_sched's cycle considers the queued jobs in (`scenario::cycle`).
+    pub order: &'a CycleOrder,
+    /// `pbsnodes -av -F json`.
+    pub vnodes: &'a [Vnode],
+    /// `pbs_rstat -f`.
+    pub reservations: &'a [Reservation],
+    /// The moment of the snapshot (the cycle's start).
+    pub at: i64,
+    /// The reservation rules.
+    pub policy: PbsPolicy,
+}
+
+/// What the forecast needs of one job: cores, memory (KB), walltime (s).
+fn shape(jobs: &JobSet, j: &crate::jobs::Job) -> (u64, u64, i64) {
+    let num = |name: &str| {
+        let sym = jobs.resources.get(name)?;
+        match jobs.resource(j, sym)? {
+            ResourceValue::Number(n) if n.is_finite() && n >= 0.0 => Some(n),
+            _ => None,
+        }
+    };
+    let cores = num("ncpus").map_or(1, |n| n.ceil() as u64);
+    let mem = num("mem").map_or(0, |n| n.ceil() as u64);
+    let walltime = num("walltime").map_or(NO_WALLTIME, |n| n.min(i64::MAX as f64) as i64);
+    (cores, mem, walltime)
+}
+
+/// Forecasts `s`.
+pub fn pbs_forecast(s: &PbsSnapshot) -> Result<Forecast, ReplayError> {
+    let jobs = s.jobs;
+    let mut warnings = Vec::new();
+    let usable: Vec<&Vnode> = s.vnodes.iter().filter(|v| v.usable()).collect();
+    let cores: u64 = usable.iter().map(|v| v.ncpus).sum();
+    let mem: u64 = usable.iter().map(|v| v.mem_kb).sum();
+    if usable.len() > 1 {
+        warnings.push(format!(
+            "the {} usable vnodes are counted as one pool of {cores} cores: a chunk larger than \
+             any one vnode's free part is not told apart",
+            usable.len()
+        ));
+    }
+    let mut starts: SeededMap<&str, i64> = SeededMap::default();
+    for (id, t) in &jobs.starts {
+        starts.insert(id.as_str(), *t);
+    }
+    let mut trace = Vec::new();
+    let mut running = Vec::new();
+    let mut back = Vec::new(); // trace index → job index
+    let mut no_stime = 0;
+    for (k, j) in jobs.jobs.iter().enumerate() {
+        if j.state != JobState::Running {
+            continue;
+        }
+        let (c, m, w) = shape(jobs, j);
+        let begun = match starts.get(j.id.as_str()) {
+            Some(&t) => t,
+            None => {
+                no_stime += 1;
+                s.at
+            }
+        };
+        running.push((trace.len(), begun));
+        back.push(k);
+        trace.push(trace_job(jobs, j, begun, c, m, w));
+    }
+    if no_stime > 0 {
+        warnings.push(format!(
+            "{no_stime} running jobs have no stime: taken as started now"
+        ));
+    }
+    let mut pending = Vec::with_capacity(s.order.considered.len());
+    for c in &s.order.considered {
+        let Some(j) = jobs.jobs.get(c.job as usize) else {
+            continue;
+        };
+        let (cores_j, m, w) = shape(jobs, j);
+        pending.push(trace.len());
+        back.push(c.job as usize);
+        trace.push(trace_job(jobs, j, s.at, cores_j, m, w));
+    }
+    let reservations: Vec<(i64, i64, Res)> = (s.reservations.iter())
+        .filter(|r| r.holds() && r.end > s.at)
+        .map(|r| {
+            (
+                r.start,
+                r.end,
+                Res {
+                    cores: r.ncpus,
+                    mem: r.mem_kb,
+                },
+            )
+        })
+        .collect();
+    let held_now: u64 = running
+        .iter()
+        .filter_map(|&(t, _)| trace.get(t).map(|j: &TraceJob| j.cores))
+        .sum();
+    let assigned: u64 = usable.iter().map(|v| v.assigned_ncpus).sum();
+    let in_resv: u64 = (reservations.iter())
+        .filter(|r| r.0 <= s.at)
+        .map(|r| r.2.cores)
+        .sum();
+    if assigned != held_now && assigned != held_now + in_resv {
+        warnings.push(format!(
+            "pbsnodes shows {assigned} cores assigned, the running jobs of qstat hold {held_now}: \
+             the forecast counts the jobs"
+        ));
+    }
+    let trace = crate::replay::Trace {
+        jobs: trace,
+        ..Default::default()
+    };
+    let opts = Options {
+        cluster: Cluster {
+            nodes: 1,
+            cores_per_node: cores,
+            mem_per_node: mem,
+        },
+        backfill: s.policy.backfill(),
+        half_life: 86_400.0,
+        tree: None,
+        decay: crate::replay::Decay::default(),
+    };
+    let state = StartState {
+        at: s.at,
+        running: &running,
+        pending: &pending,
+        reservations: &reservations,
+    };
+    let (out, decisions) = forecast_from(&trace, &state, &opts)?;
+    let mut decided: SeededMap<usize, crate::replay::Decision> = SeededMap::default();
+    decided.extend(decisions);
+    let mut rows = Vec::with_capacity(jobs.len());
+    for (rank, &t) in pending.iter().enumerate() {
+        let (Some(tj), Some(&k)) = (trace.jobs.get(t), back.get(t)) else {
+            continue;
+        };
+        let mut row = row_of(jobs, k, tj, Some(rank + 1));
+        match decided.get(&t) {
+            Some(d) => {
+                row.runs_now = d.runs_now;
+                row.top_job = d.estimate.is_some();
+                row.reason = d.why.as_ref().map(pbs_comment);
+                row.start = if d.runs_now {
+                    Some(s.at)
+                } else {
+                    d.estimate
+                        .or_else(|| out.placements.get(t).copied().flatten().map(|p| p.start))
+                };
+            }
+            None => {
+                // larger than the complex: pbs_sched's "Can Never Run"
+                row.reason = Some(if tj.cores > cores {
+                    pbs_never("ncpus", tj.cores, cores)
+                } else {
+                    pbs_never("mem", tj.mem, mem)
+                });
+            }
+        }
+        row.end = row.start.map(|x| x.saturating_add(tj.planned()));
+        rows.push(row);
+    }
+    for n in &s.order.not_considered {
+        let Some(j) = jobs.jobs.get(n.job as usize) else {
+            continue;
+        };
+        if j.state == JobState::Running {
+            continue;
+        }
+        let (c, m, w) = shape(jobs, j);
+        let tj = trace_job(jobs, j, s.at, c, m, w);
+        let mut row = row_of(jobs, n.job as usize, &tj, None);
+        row.reason = Some(crate::scenario::cycle::skipped_text(&n.reason));
+        rows.push(row);
+    }
+    for &(t, begun) in &running {
+        let (Some(tj), Some(&k)) = (trace.jobs.get(t), back.get(t)) else {
+            continue;
+        };
+        let mut row = row_of(jobs, k, tj, None);
+        row.start = Some(begun);
+        row.end = Some(begun.saturating_add(tj.planned()));
+        rows.push(row);
+    }
+    Ok(Forecast {
+        at: s.at,
+        policy: s.policy.words(),
+        cores,
+        free_cores: cores.saturating_sub(held_now),
+        running: running.len(),
+        jobs: rows,
+        warnings,
+    })
+}
+
+fn trace_job(jobs: &JobSet, j: &crate::jobs::Job, submit: i64, c: u64, m: u64, w: i64) -> TraceJob {
+    TraceJob {
+        id: j.id.to_string(),
+        submit,
+        // Every job runs to its walltime: what the scheduler plans with.
+        run: w,
+        walltime: Some(w),
+        cores: c,
+        mem: m,
+        user: jobs.user(j).to_string(),
+        account: jobs.names.name(j.egroup).to_string(),
+        queue: jobs.queue(j).to_string(),
+        qos: String::new(),
+    }
+}
+
+fn row_of(jobs: &JobSet, k: usize, tj: &TraceJob, rank: Option<usize>) -> JobForecast {
+    let state = jobs.jobs.get(k).map_or('?', |j| j.state.letter());
+    JobForecast {
+        id: tj.id.clone(),
+        state: state.to_string(),
+        queue: tj.queue.clone(),
+        user: tj.user.clone(),
+        cores: tj.cores,
+        walltime: tj.planned(),
+        rank,
+        runs_now: false,
+        top_job: false,
+        start: None,
+        end: None,
+        reason: None,
+    }
+}
