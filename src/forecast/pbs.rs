@@ -64,19 +64,48 @@ pub struct PbsSnapshot<'a> {
     pub policy: PbsPolicy,
 }
 
-/// What the forecast needs of one job: cores, memory (KB), walltime (s).
-fn shape(jobs: &JobSet, j: &crate::jobs::Job) -> (u64, u64, i64) {
-    let num = |name: &str| {
-        let sym = jobs.resources.get(name)?;
-        match jobs.resource(j, sym)? {
-            ResourceValue::Number(n) if n.is_finite() && n >= 0.0 => Some(n),
-            _ => None,
-        }
+/// What the forecast needs of one job.
+#[derive(Debug, Clone, PartialEq)]
+struct Shape {
+    cores: u64,
+    /// KB.
+    mem: u64,
+    /// Seconds.
+    walltime: i64,
+    /// `place` asks for whole vnodes (`excl`, `exclhost`).
+    excl: bool,
+    /// `select` and `place` as written: with the needs, pbs_sched's equivalence class.
+    select: String,
+    place: String,
+}
+
+fn shape(jobs: &JobSet, j: &crate::jobs::Job) -> Shape {
+    let value = |name: &str| jobs.resource(j, jobs.resources.get(name)?);
+    let num = |name: &str| match value(name)? {
+        ResourceValue::Number(n) if n.is_finite() && n >= 0.0 => Some(n),
+        _ => None,
     };
-    let cores = num("ncpus").map_or(1, |n| n.ceil() as u64);
-    let mem = num("mem").map_or(0, |n| n.ceil() as u64);
-    let walltime = num("walltime").map_or(NO_WALLTIME, |n| n.min(i64::MAX as f64) as i64);
-    (cores, mem, walltime)
+    let text = |name: &str| match value(name) {
+        Some(v @ ResourceValue::Text(_)) => jobs.text(v).to_string(),
+        _ => String::new(),
+    };
+    let place = text("place");
+    Shape {
+        cores: num("ncpus").map_or(1, |n| n.ceil() as u64),
+        mem: num("mem").map_or(0, |n| n.ceil() as u64),
+        walltime: num("walltime").map_or(NO_WALLTIME, |n| n.min(i64::MAX as f64) as i64),
+        excl: place.split(':').any(|p| p == "excl" || p == "exclhost"),
+        select: text("select"),
+        place,
+    }
+}
+
+/// pbs_sched's comment for an array job some of whose subjobs start now.
+fn array_began(at: i64) -> String {
+    let when = jiff::Timestamp::from_second(at)
+        .map(|t| t.strftime("%a %b %d at %H:%M").to_string())
+        .unwrap_or_default();
+    format!("Job Array Began at {when}")
 }
 
 /// Forecasts `s`.
@@ -84,6 +113,12 @@ pub fn pbs_forecast(s: &PbsSnapshot) -> Result<Forecast, ReplayError> {
     let jobs = s.jobs;
     let mut warnings = Vec::new();
     let usable: Vec<&Vnode> = s.vnodes.iter().filter(|v| v.usable()).collect();
+    // An exclusive job holds a whole vnode: the largest one's cores.
+    let node_cores = usable.iter().map(|v| v.ncpus).max().unwrap_or(0);
+    let mut remaining: SeededMap<&str, u64> = SeededMap::default();
+    for (id, n) in &jobs.arrays {
+        remaining.insert(id.as_str(), *n);
+    }
     let cores: u64 = usable.iter().map(|v| v.ncpus).sum();
     let mem: u64 = usable.iter().map(|v| v.mem_kb).sum();
     if usable.len() > 1 {
@@ -105,7 +140,7 @@ pub fn pbs_forecast(s: &PbsSnapshot) -> Result<Forecast, ReplayError> {
         if j.state != JobState::Running {
             continue;
         }
-        let (c, m, w) = shape(jobs, j);
+        let sh = shape(jobs, j);
         let begun = match starts.get(j.id.as_str()) {
             Some(&t) => t,
             None => {
@@ -115,22 +150,30 @@ pub fn pbs_forecast(s: &PbsSnapshot) -> Result<Forecast, ReplayError> {
         };
         running.push((trace.len(), begun));
         back.push(k);
-        trace.push(trace_job(jobs, j, begun, c, m, w));
+        trace.push(trace_job(jobs, j, begun, &sh, node_cores));
     }
     if no_stime > 0 {
         warnings.push(format!(
             "{no_stime} running jobs have no stime: taken as started now"
         ));
     }
+    // Each considered job, with its subjobs still queued when it is an array (pbs_sched
+    // considers them one after another): the trace indexes of each.
     let mut pending = Vec::with_capacity(s.order.considered.len());
+    let mut parts: Vec<(usize, std::ops::Range<usize>, Shape)> = Vec::new();
     for c in &s.order.considered {
         let Some(j) = jobs.jobs.get(c.job as usize) else {
             continue;
         };
-        let (cores_j, m, w) = shape(jobs, j);
-        pending.push(trace.len());
-        back.push(c.job as usize);
-        trace.push(trace_job(jobs, j, s.at, cores_j, m, w));
+        let sh = shape(jobs, j);
+        let n = remaining.get(j.id.as_str()).copied().unwrap_or(1).max(1);
+        let first = pending.len();
+        for _ in 0..n {
+            pending.push(trace.len());
+            back.push(c.job as usize);
+            trace.push(trace_job(jobs, j, s.at, &sh, node_cores));
+        }
+        parts.push((c.job as usize, first..pending.len(), sh));
     }
     let reservations: Vec<(i64, i64, Res)> = (s.reservations.iter())
         .filter(|r| r.holds() && r.end > s.at)
@@ -185,29 +228,58 @@ pub fn pbs_forecast(s: &PbsSnapshot) -> Result<Forecast, ReplayError> {
     let mut decided: SeededMap<usize, crate::replay::Decision> = SeededMap::default();
     decided.extend(decisions);
     let mut rows = Vec::with_capacity(jobs.len());
-    for (rank, &t) in pending.iter().enumerate() {
-        let (Some(tj), Some(&k)) = (trace.jobs.get(t), back.get(t)) else {
+    // pbs_sched gives a job of an equivalence class that already failed this cycle the same
+    // error, unchanged (`check.cpp`: the class's `err`).
+    let mut class_why: SeededMap<(String, String, u64, u64, i64), crate::replay::Why> =
+        SeededMap::default();
+    for (rank, (k, range, sh)) in parts.iter().enumerate() {
+        let subs = pending.get(range.clone()).unwrap_or(&[]);
+        let (Some(&t0), Some(tj)) = (subs.first(), subs.first().and_then(|&t| trace.jobs.get(t)))
+        else {
             continue;
         };
-        let mut row = row_of(jobs, k, tj, Some(rank + 1));
-        match decided.get(&t) {
-            Some(d) => {
-                row.runs_now = d.runs_now;
-                row.top_job = d.estimate.is_some();
-                row.reason = d.why.as_ref().map(pbs_comment);
-                row.start = if d.runs_now {
-                    Some(s.at)
-                } else {
-                    d.estimate
-                        .or_else(|| out.placements.get(t).copied().flatten().map(|p| p.start))
-                };
+        let mut row = row_of(jobs, *k, tj, Some(rank + 1));
+        let class = (sh.select.clone(), sh.place.clone(), sh.cores, sh.mem, sh.walltime);
+        let mut started = 0;
+        let mut first_wait = None;
+        for &t in subs {
+            match decided.get(&t) {
+                Some(d) if d.runs_now => started += 1,
+                Some(d) => {
+                    if first_wait.is_none() {
+                        first_wait = Some((t, *d));
+                    }
+                }
+                None => {}
             }
-            None => {
+        }
+        match (decided.get(&t0), first_wait) {
+            (None, _) => {
                 // larger than the complex: pbs_sched's "Can Never Run"
                 row.reason = Some(if tj.cores > cores {
                     pbs_never("ncpus", tj.cores, cores)
                 } else {
                     pbs_never("mem", tj.mem, mem)
+                });
+            }
+            (Some(_), None) => {
+                row.runs_now = true;
+                row.start = Some(s.at);
+            }
+            (Some(_), Some((t, d))) => {
+                let why = d.why.map(|w| *class_why.entry(class).or_insert(w));
+                row.top_job = d.estimate.is_some();
+                row.reason = if started > 0 {
+                    Some(array_began(s.at))
+                } else {
+                    why.as_ref().map(|w| comment(w, sh.excl))
+                };
+                row.start = d.estimate.or_else(|| {
+                    out.placements
+                        .get(t)
+                        .copied()
+                        .flatten()
+                        .map(|p| p.start)
                 });
             }
         }
@@ -221,8 +293,7 @@ pub fn pbs_forecast(s: &PbsSnapshot) -> Result<Forecast, ReplayError> {
         if j.state == JobState::Running {
             continue;
         }
-        let (c, m, w) = shape(jobs, j);
-        let tj = trace_job(jobs, j, s.at, c, m, w);
+        let tj = trace_job(jobs, j, s.at, &shape(jobs, j), node_cores);
         let mut row = row_of(jobs, n.job as usize, &tj, None);
         row.reason = Some(crate::scenario::cycle::skipped_text(&n.reason));
         rows.push(row);
@@ -247,15 +318,35 @@ pub fn pbs_forecast(s: &PbsSnapshot) -> Result<Forecast, ReplayError> {
     })
 }
 
-fn trace_job(jobs: &JobSet, j: &crate::jobs::Job, submit: i64, c: u64, m: u64, w: i64) -> TraceJob {
+/// PBS's comment for `why`; an exclusive job short of cores finds no vnode free of jobs.
+fn comment(why: &crate::replay::Why, excl: bool) -> String {
+    match why {
+        crate::replay::Why::Insufficient { .. } if excl => {
+            "Not Running: No available resources on nodes".to_string()
+        }
+        w => pbs_comment(w),
+    }
+}
+
+fn trace_job(
+    jobs: &JobSet,
+    j: &crate::jobs::Job,
+    submit: i64,
+    sh: &Shape,
+    node_cores: u64,
+) -> TraceJob {
     TraceJob {
         id: j.id.to_string(),
         submit,
         // Every job runs to its walltime: what the scheduler plans with.
-        run: w,
-        walltime: Some(w),
-        cores: c,
-        mem: m,
+        run: sh.walltime,
+        walltime: Some(sh.walltime),
+        cores: if sh.excl {
+            sh.cores.max(node_cores)
+        } else {
+            sh.cores
+        },
+        mem: sh.mem,
         user: jobs.user(j).to_string(),
         account: jobs.names.name(j.egroup).to_string(),
         queue: jobs.queue(j).to_string(),

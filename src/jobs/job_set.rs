@@ -208,6 +208,8 @@ pub struct JobSet {
     /// When each running job started (`stime`), by id: what a forecast needs of the jobs
     /// that hold resources now (a side list, so the 96-byte `Job` stays as it is).
     pub starts: Vec<(JobId, i64)>,
+    /// How many subjobs of each array job are still queued (`array_indices_remaining`), by id.
+    pub arrays: Vec<(JobId, u64)>,
 }
 
 impl JobSet {
@@ -385,6 +387,7 @@ impl JobSet {
             .chain({
                 let mut starts: Vec<String> = (self.starts.iter())
                     .map(|(id, t)| format!("{id:?} stime={t}"))
+                    .chain((self.arrays.iter()).map(|(id, n)| format!("{id:?} remaining={n}")))
                     .collect();
                 starts.sort();
                 starts
@@ -444,9 +447,11 @@ impl JobSet {
             jobs: other_jobs,
             requests: other_requests,
             starts: mut other_starts,
+            arrays: mut other_arrays,
             ..
         } = other;
         self.starts.append(&mut other_starts);
+        self.arrays.append(&mut other_arrays);
         let parallel = other_jobs.len() >= PARALLEL_MIN_JOBS;
         let (jobs, requests) = (&mut self.jobs, &mut self.requests);
         let move_requests = move || {

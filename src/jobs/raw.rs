@@ -141,6 +141,8 @@ pub struct RawJob<'a> {
     pub accrue_type: Option<Raw<'a>>,
     /// When a running job started (`stime`).
     pub stime: Option<Raw<'a>>,
+    /// The subjobs of an array job still queued (`array_indices_remaining`: `1-3,7`).
+    pub array_remaining: Option<Raw<'a>>,
     /// `Resource_List` entries.
     pub resources: RawResources<'a>,
 }
@@ -320,6 +322,33 @@ impl AsRef<str> for PendingName<'_> {
     }
 }
 
+/// How many indices a PBS range list names (`1-3,7,10-20:5` → 6); `None` when it is not one.
+fn index_count(text: &str) -> Option<u64> {
+    let t = text.trim();
+    if t == "-" || t.is_empty() {
+        return Some(0); // nothing left
+    }
+    let mut n: u64 = 0;
+    for part in t.split(',') {
+        let (range, step) = match part.trim().split_once(':') {
+            Some((r, s)) => (r, s.trim().parse::<u64>().ok().filter(|&s| s > 0)?),
+            None => (part.trim(), 1),
+        };
+        let count = match range.split_once('-') {
+            Some((a, b)) => {
+                let (a, b) = (a.trim().parse::<u64>().ok()?, b.trim().parse::<u64>().ok()?);
+                (b.checked_sub(a)? / step).checked_add(1)?
+            }
+            None => {
+                range.parse::<u64>().ok()?;
+                1
+            }
+        };
+        n = n.checked_add(count)?;
+    }
+    Some(n)
+}
+
 fn add_job_with<'a>(
     set: &mut JobSet,
     id: &str,
@@ -389,6 +418,24 @@ fn add_job_with<'a>(
                 id,
                 "stime",
                 format!("expected a date, got {}", other.text()),
+            ))
+        }
+    };
+    let array_remaining = match &raw.array_remaining {
+        None => None,
+        Some(Raw::Str(s)) => Some(index_count(s).ok_or_else(|| {
+            bad(
+                id,
+                "array_indices_remaining",
+                format!("expected indices like `1-3,7` or `1-9:2`, got `{s}`"),
+            )
+        })?),
+        Some(Raw::Num(n)) if n.fract() == 0.0 && *n >= 0.0 && n.is_finite() => Some(1),
+        Some(other) => {
+            return Err(bad(
+                id,
+                "array_indices_remaining",
+                format!("expected indices like `1-3,7`, got {}", other.text()),
             ))
         }
     };
@@ -464,6 +511,9 @@ fn add_job_with<'a>(
     job.accrue_type = accrue_type;
     if let Some(start) = stime {
         set.starts.push((job.id.clone(), start));
+    }
+    if let Some(n) = array_remaining {
+        set.arrays.push((job.id.clone(), n));
     }
     set.jobs.push(job);
     if let Some(pending) = later {

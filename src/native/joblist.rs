@@ -86,6 +86,7 @@ pub fn read_job_list_json(bytes: &[u8]) -> Result<JobSet, JobsError> {
             eligible_time: j.eligible_time,
             accrue_type: j.accrue_type,
             stime: None,
+            array_remaining: None,
             resources: j.resources,
         };
         add_job(&mut set, &id, raw, &LIST_FIELDS)?;

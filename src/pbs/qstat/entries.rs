@@ -57,8 +57,16 @@ fn field(key: &[u8]) -> Field {
     const ACCOUNT_NAME: (u64, u64) = w(keys::ACCOUNT_NAME);
     const ELIGIBLE_TIME: (u64, u64) = w(keys::ELIGIBLE_TIME);
     const RESOURCE_LIST: (u64, u64) = w(keys::RESOURCE_LIST);
-    if !matches!(key.len(), 5 | 6 | 8 | 9 | 11 | 12 | 13) {
+    if !matches!(key.len(), 5 | 6 | 8 | 9 | 11 | 12 | 13 | 23) {
         return Field::Other;
+    }
+    if key.len() == 23 {
+        // longer than two words: compared whole
+        return if key == keys::ARRAY_REMAINING {
+            Field::ArrayRemaining
+        } else {
+            Field::Other
+        };
     }
     let k = names::words(key);
     match key.len() {
@@ -125,6 +133,7 @@ fn job<'a>(s: &mut Scan<'a>, shapes: &mut Shapes) -> Option<RawJob<'a>> {
             Field::EligibleTime => Some(&mut job.eligible_time),
             Field::AccrueType => Some(&mut job.accrue_type),
             Field::Stime => Some(&mut job.stime),
+            Field::ArrayRemaining => Some(&mut job.array_remaining),
             Field::Resources => {
                 if have_resources {
                     return None;

@@ -23,6 +23,8 @@ pub(super) const ELIGIBLE_TIME: &[u8] = b"eligible_time";
 pub(super) const ACCRUE_TYPE: &[u8] = b"accrue_type";
 /// When a running job started.
 pub(super) const STIME: &[u8] = b"stime";
+/// The subjobs of an array job still queued (`1-3,7`).
+pub(super) const ARRAY_REMAINING: &[u8] = b"array_indices_remaining";
 /// The job's requested resources.
 pub(super) const RESOURCE_LIST: &[u8] = b"Resource_List";
 
@@ -41,6 +43,7 @@ pub(super) enum Field {
     EligibleTime,
     AccrueType,
     Stime,
+    ArrayRemaining,
     Resources,
     /// Any other key: its value is skipped.
     Other,
@@ -48,7 +51,7 @@ pub(super) enum Field {
 
 /// Every bound key with the attribute it names.
 #[cfg(test)]
-pub(super) const KEYS: [(&[u8], Field); 12] = [
+pub(super) const KEYS: [(&[u8], Field); 13] = [
     (JOB_OWNER, Field::Owner),
     (EUSER, Field::Euser),
     (EGROUP, Field::Egroup),
@@ -60,6 +63,7 @@ pub(super) const KEYS: [(&[u8], Field); 12] = [
     (ELIGIBLE_TIME, Field::EligibleTime),
     (ACCRUE_TYPE, Field::AccrueType),
     (STIME, Field::Stime),
+    (ARRAY_REMAINING, Field::ArrayRemaining),
     (RESOURCE_LIST, Field::Resources),
 ];
 
@@ -83,6 +87,7 @@ impl Field {
             ELIGIBLE_TIME => Field::EligibleTime,
             ACCRUE_TYPE => Field::AccrueType,
             STIME => Field::Stime,
+            ARRAY_REMAINING => Field::ArrayRemaining,
             RESOURCE_LIST => Field::Resources,
             _ => Field::Other,
         }

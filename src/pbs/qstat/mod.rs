@@ -44,6 +44,7 @@ pub(super) struct QstatJob<'a> {
     eligible_time: Option<Raw<'a>>,
     accrue_type: Option<Raw<'a>>,
     stime: Option<Raw<'a>>,
+    array_remaining: Option<Raw<'a>>,
     resources: RawResources<'a>,
 }
 
@@ -91,6 +92,9 @@ impl<'de: 'a, 'a> Deserialize<'de> for QstatJob<'a> {
                         Field::EligibleTime => (&mut job.eligible_time, keys::ELIGIBLE_TIME),
                         Field::AccrueType => (&mut job.accrue_type, keys::ACCRUE_TYPE),
                         Field::Stime => (&mut job.stime, keys::STIME),
+                        Field::ArrayRemaining => {
+                            (&mut job.array_remaining, keys::ARRAY_REMAINING)
+                        }
                         Field::Resources => {
                             if have_resources {
                                 return Err(de::Error::duplicate_field(keys::text(
@@ -133,6 +137,7 @@ impl<'a> QstatJob<'a> {
             eligible_time: self.eligible_time,
             accrue_type: self.accrue_type,
             stime: self.stime,
+            array_remaining: self.array_remaining,
             resources: self.resources,
         }
     }

@@ -531,6 +531,7 @@ mod tests {
             "Job_Owner" => format!("\"u{j}@h\""),
             "job_state" => "\"Q\"".to_string(),
             "qtime" | "stime" => format!("{}", 1_600_000_000 + j),
+            "array_indices_remaining" => format!("\"1-{}\"", j + 1),
             "Priority" | "accrue_type" => format!("{}", j % 5),
             "eligible_time" => format!("\"00:{:02}:00\"", j % 60),
             "Resource_List" => format!("{{\"ncpus\":{j}}}"),
