@@ -239,7 +239,13 @@ pub fn pbs_forecast(s: &PbsSnapshot) -> Result<Forecast, ReplayError> {
             continue;
         };
         let mut row = row_of(jobs, *k, tj, Some(rank + 1));
-        let class = (sh.select.clone(), sh.place.clone(), sh.cores, sh.mem, sh.walltime);
+        let class = (
+            sh.select.clone(),
+            sh.place.clone(),
+            sh.cores,
+            sh.mem,
+            sh.walltime,
+        );
         let mut started = 0;
         let mut first_wait = None;
         for &t in subs {
@@ -274,13 +280,9 @@ pub fn pbs_forecast(s: &PbsSnapshot) -> Result<Forecast, ReplayError> {
                 } else {
                     why.as_ref().map(|w| comment(w, sh.excl))
                 };
-                row.start = d.estimate.or_else(|| {
-                    out.placements
-                        .get(t)
-                        .copied()
-                        .flatten()
-                        .map(|p| p.start)
-                });
+                row.start = d
+                    .estimate
+                    .or_else(|| out.placements.get(t).copied().flatten().map(|p| p.start));
             }
         }
         row.end = row.start.map(|x| x.saturating_add(tj.planned()));

@@ -204,6 +204,11 @@ struct Entry {
     key: u64,
     submit: i64,
     job: usize,
+    /// The job's cores, memory and planned walltime, kept here so a pass's scan for jobs
+    /// that fit reads the queue only (the job is unique: these never decide the order).
+    cores: u64,
+    mem: u64,
+    planned: i64,
 }
 
 /// `f64::total_cmp`'s order as a u64, reversed (a larger value gives a smaller key).
@@ -310,6 +315,8 @@ struct Sides<'s, 'd> {
     flux: Option<&'s FluxPolicy>,
     tiers: Option<&'s [u64]>,
     start: Option<&'s StartState<'s>>,
+    /// Advance reservations held in every pass (a start state's own take their place).
+    reservations: &'s [(i64, i64, Res)],
     decisions: Option<&'d mut Vec<(usize, Decision)>>,
 }
 
@@ -352,6 +359,7 @@ fn run_inner(
         flux,
         tiers,
         start,
+        reservations,
         decisions,
     } = sides;
     let total = opts.cluster.cores();
@@ -459,7 +467,7 @@ fn run_inner(
             cores: total,
             mem: mem_total,
         },
-        reservations: start.map_or(&[], |s| s.reservations),
+        reservations: start.map_or(reservations, |s| s.reservations),
         record: decisions.is_some(),
         decisions: Vec::new(),
         slurm,
@@ -1042,6 +1050,9 @@ impl Sim<'_> {
             key: 0,
             submit: jobs.get(j).map_or(0, |x| x.submit),
             job: j,
+            cores: jobs.get(j).map_or(0, |x| x.cores),
+            mem: jobs.get(j).map_or(0, |x| x.mem),
+            planned: jobs.get(j).map_or(0, |x| x.planned()),
         }));
         // Fair-share values of the associations with pending jobs: all after a refresh, else
         // those of the new jobs (the others are already up to date).
@@ -1299,10 +1310,9 @@ impl Sim<'_> {
                 break;
             }
             let j = e.job;
-            let Some(job) = self.job(j) else { continue };
-            let (c, planned) = (job.cores, job.planned());
+            let (c, planned) = (e.cores, e.planned);
             // Memory: a job's need is 0 when memory is not modelled.
-            let m = if self.mem_on { job.mem } else { 0 };
+            let m = if self.mem_on { e.mem } else { 0 };
             let fits = c <= self.free && m <= self.free_mem;
             match &mut reservation {
                 None => {
@@ -1345,6 +1355,153 @@ impl Sim<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A seeded trace of `n` jobs on a cluster of 32 cores: submits over [0, 4000), 1 to 16
+    /// cores, walltimes of 60 to 3000 s that every job runs exactly to.
+    fn limit_trace(seed: u64, n: usize) -> Trace {
+        let mut x = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let mut next = |m: u64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) % m
+        };
+        let jobs = (0..n)
+            .map(|i| {
+                let w = 60 + next(2940) as i64;
+                TraceJob {
+                    id: format!("{i}"),
+                    submit: next(4000) as i64,
+                    run: w,
+                    walltime: Some(w),
+                    cores: 1 + next(16),
+                    mem: 0,
+                    user: format!("u{}", next(5)),
+                    account: "a".into(),
+                    queue: "q".into(),
+                    qos: String::new(),
+                }
+            })
+            .collect();
+        Trace {
+            jobs,
+            ..Trace::default()
+        }
+    }
+
+    fn opts(backfill: Backfill) -> Options {
+        Options {
+            cluster: Cluster {
+                nodes: 4,
+                cores_per_node: 8,
+                mem_per_node: 0,
+            },
+            backfill,
+            half_life: 86_400.0,
+            tree: None,
+            decay: crate::replay::Decay::default(),
+        }
+    }
+
+    /// A forecast taken at any moment of a replay after its last submission (jobs that run
+    /// exactly to their limits) predicts exactly the starts the replay then makes, under
+    /// every backfill rule.
+    #[test]
+    fn a_forecast_from_any_moment_of_a_replay_predicts_the_replay_s_starts() {
+        let program = crate::formula::compile("ncpus", &ResourceTable::builtin()).unwrap();
+        let mut checked = 0;
+        for seed in 0..12u64 {
+            let trace = limit_trace(seed, 150);
+            for backfill in [
+                Backfill::Easy,
+                Backfill::None,
+                Backfill::Greedy,
+                Backfill::Depth(3),
+            ] {
+                let o = opts(backfill);
+                let out = replay(&trace, &program, &o).unwrap();
+                let last_submit = trace.jobs.iter().map(|j| j.submit).max().unwrap();
+                let last_end = (out.placements.iter().flatten())
+                    .map(|p| p.end)
+                    .max()
+                    .unwrap();
+                for k in 0..6 {
+                    let at = last_submit + (last_end - last_submit) * k / 6;
+                    let mut running = Vec::new();
+                    let mut pending = Vec::new();
+                    for (i, p) in out.placements.iter().enumerate() {
+                        let Some(p) = p else { continue };
+                        if p.start < at && p.end > at {
+                            running.push((i, p.start));
+                        } else if p.start >= at {
+                            pending.push(i);
+                        }
+                    }
+                    // the replay's order: larger value (ncpus) first, then submit, then index
+                    pending.sort_by_key(|&i| {
+                        let j = &trace.jobs[i];
+                        (desc_key(j.cores as f64), j.submit, i)
+                    });
+                    let mut at_trace = trace.clone();
+                    for &i in &pending {
+                        at_trace.jobs[i].submit = at;
+                    }
+                    let state = StartState {
+                        at,
+                        running: &running,
+                        pending: &pending,
+                        reservations: &[],
+                    };
+                    let (fc, decisions) = forecast_from(&at_trace, &state, &o).unwrap();
+                    assert_eq!(decisions.len(), pending.len());
+                    for &i in &pending {
+                        assert_eq!(
+                            fc.placements[i].map(|p| p.start),
+                            out.placements[i].map(|p| p.start),
+                            "seed {seed} {backfill:?} at {at}: job {i}"
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 3000, "{checked}");
+    }
+
+    /// `Depth(1)` through the calendar is EASY: the same schedule on every trace.
+    #[test]
+    fn one_top_job_in_the_calendar_is_easy() {
+        let program = crate::formula::compile("ncpus", &ResourceTable::builtin()).unwrap();
+        for seed in 0..20u64 {
+            let trace = limit_trace(seed + 100, 200);
+            let easy = replay(&trace, &program, &opts(Backfill::Easy)).unwrap();
+            let mut cal = opts(Backfill::Easy);
+            cal.backfill = Backfill::Depth(1);
+            // Depth(1) passes go through EASY's walk; a reservation (of nothing) makes every
+            // pass go through the calendar.
+            let through = replay_calendar(&trace, &program, &cal);
+            assert_eq!(easy.placements, through.placements, "seed {seed}");
+            assert_eq!(easy.backfilled, through.backfilled, "seed {seed}");
+        }
+    }
+
+    /// A replay whose every pass goes through the calendar (`record` kept on).
+    fn replay_calendar(trace: &Trace, program: &Program, o: &Options) -> Outcome {
+        let far = [(i64::MAX - 2, i64::MAX - 1, Res::default())];
+        run_inner(
+            trace,
+            program,
+            o,
+            &mut (),
+            Sides {
+                reservations: &far,
+                ..Sides::default()
+            },
+        )
+        .unwrap()
+    }
 
     #[test]
     fn desc_key_reverses_total_cmp() {

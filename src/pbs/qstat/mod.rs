@@ -92,9 +92,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for QstatJob<'a> {
                         Field::EligibleTime => (&mut job.eligible_time, keys::ELIGIBLE_TIME),
                         Field::AccrueType => (&mut job.accrue_type, keys::ACCRUE_TYPE),
                         Field::Stime => (&mut job.stime, keys::STIME),
-                        Field::ArrayRemaining => {
-                            (&mut job.array_remaining, keys::ARRAY_REMAINING)
-                        }
+                        Field::ArrayRemaining => (&mut job.array_remaining, keys::ARRAY_REMAINING),
                         Field::Resources => {
                             if have_resources {
                                 return Err(de::Error::duplicate_field(keys::text(
