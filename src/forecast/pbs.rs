@@ -251,12 +251,8 @@ pub fn pbs_forecast(s: &PbsSnapshot) -> Result<Forecast, ReplayError> {
         for &t in subs {
             match decided.get(&t) {
                 Some(d) if d.runs_now => started += 1,
-                Some(d) => {
-                    if first_wait.is_none() {
-                        first_wait = Some((t, *d));
-                    }
-                }
-                None => {}
+                Some(d) if first_wait.is_none() => first_wait = Some((t, *d)),
+                _ => {}
             }
         }
         match (decided.get(&t0), first_wait) {
