@@ -206,7 +206,18 @@ sc_queue_chain() {
     held bob -n 1 -t 15 --mem=1000 --nice=100
 }
 
-SCENARIOS=(plain_backfill delay_reservation memory_bound partition_tier too_big queue_chain)
+# Two half-node jobs that both fit on the node once the running whole-node job ends: does the
+# second get the same start as the first?
+sc_two_fit_later() {
+    SUMMARY="running: alice 8 CPUs 30 min; pending: bob 4 CPUs 60 min, carol 4 CPUs 60 min"
+    local r1
+    r1=$(sub alice -n 8 -t 30 --mem=8000)
+    wait_running "$r1"
+    held bob -n 4 -t 60 --mem=4000
+    held carol -n 4 -t 60 --mem=4000
+}
+
+SCENARIOS=(plain_backfill delay_reservation memory_bound partition_tier too_big queue_chain two_fit_later)
 
 # The cost of Slurm's own estimate: 2,000 pending jobs (an array, then plain jobs) behind a full
 # node; `squeue --start` timed, sdiag's backfill cycle times.
@@ -242,7 +253,7 @@ measure() {
         for i in 1 2 3; do
             /usr/bin/time -f "squeue --start: %e s wall, %U s user" squeue --start > /dev/null
         done 2>&1
-        /usr/bin/time -f "squeue --json: %e s wall, %U s user" squeue --json > /tmp/sq2000.json 2>/dev/null
+        /usr/bin/time -f "squeue --json: %e s wall, %U s user" -o /tmp/sq2000.time squeue --json > /tmp/sq2000.json; cat /tmp/sq2000.time
         echo "squeue --json bytes: $(wc -c < /tmp/sq2000.json)"
         echo "rows: $(squeue --start -h | wc -l); with an estimate: $(squeue --start -h -o %S | grep -vc N/A)"
         sdiag | sed -n '/^Backfilling stats/,/^$/p'
@@ -256,6 +267,6 @@ if [ "${1:-}" = --measure ]; then
     exit 0
 fi
 [ $# -gt 0 ] && SCENARIOS=("$@")
-slurmctld -V > "$HERE/slurm_version.txt"
+{ slurmctld -V; dpkg-query -W slurmctld slurmd slurm-client munge 2>/dev/null || true; } > "$HERE/slurm_version.txt"
 for s in "${SCENARIOS[@]}"; do run_scenario "$s"; done
 reset_cluster
