@@ -69,7 +69,7 @@ fn limit(s: &str) -> Option<i64> {
 #[test]
 fn every_capture_is_read() {
     let all = scenarios();
-    assert!(all.len() >= 6, "the forecast captures are missing: {all:?}");
+    assert!(all.len() >= 9, "the forecast captures are missing: {all:?}");
     for dir in &all {
         for stage in ["before", "after"] {
             let js = jobs(&dir.join(stage).join("squeue.json"));
@@ -182,6 +182,42 @@ fn pending_estimates_agree_with_expected() {
     assert!(
         estimates >= 10,
         "only {estimates} estimates in the captures"
+    );
+}
+
+/// Each estimate is where Slurm 22.05's backfill puts it: at the end of a job running now (to the
+/// second), or at a multiple of `bf_resolution` (the end of a job it planned, rounded down).
+#[test]
+fn estimates_are_running_ends_or_resolution_steps() {
+    let (mut exact, mut rounded) = (0, 0);
+    for dir in scenarios() {
+        let path = dir.join("before/slurm.conf");
+        let res = read_scheduler_conf(&read(&path), "slurm.conf")
+            .unwrap_or_else(|e| panic!("{e}"))
+            .backfill
+            .resolution;
+        let js = jobs(&dir.join("after/squeue.json"));
+        let ends: Vec<i64> = js
+            .iter()
+            .filter(|j| j.is_running())
+            .filter_map(|j| j.end)
+            .collect();
+        for j in js.iter().filter(|j| j.is_pending()) {
+            let Some(start) = j.start else { continue };
+            if ends.contains(&start) {
+                exact += 1;
+            } else {
+                assert_eq!(start % res, 0, "{} job {}: {start}", dir.display(), j.id);
+                rounded += 1;
+            }
+            if let (Some(end), Some(limit)) = (j.end, j.limit_secs) {
+                assert_eq!(end, start + limit, "{} job {}", dir.display(), j.id);
+            }
+        }
+    }
+    assert!(
+        exact >= 5 && rounded >= 5,
+        "{exact} exact, {rounded} rounded"
     );
 }
 

@@ -217,7 +217,30 @@ sc_two_fit_later() {
     held carol -n 4 -t 60 --mem=4000
 }
 
-SCENARIOS=(plain_backfill delay_reservation memory_bound partition_tier too_big queue_chain two_fit_later)
+# No time limit (-t not given: the partition's MaxTime=INFINITE): a running job that never ends
+# in the plan, and a pending job behind it.
+sc_unlimited() {
+    SUMMARY="running: alice 6 CPUs no time limit; pending: bob 4 CPUs 30 min, carol 2 CPUs no time limit"
+    local r1
+    r1=$(sub alice -n 6 --mem=6000)
+    wait_running "$r1"
+    held bob -n 4 -t 30 --mem=4000
+    held carol -n 2 --mem=2000
+}
+
+# A job pending in two partitions (-p debug,urgent) beside one in urgent only.
+sc_multi_partition() {
+    SUMMARY="running: alice 4 CPUs 60 min (debug); pending: bob 8 CPUs 30 min (-p debug,urgent), carol 2 CPUs 20 min (debug), alice 4 CPUs 30 min (urgent)"
+    local r1
+    r1=$(sub alice -n 4 -t 60 --mem=4000)
+    wait_running "$r1"
+    held bob -p debug,urgent -n 8 -t 30 --mem=8000
+    held carol -n 2 -t 20 --mem=2000
+    held alice -p urgent -n 4 -t 30 --mem=4000
+}
+
+SCENARIOS=(plain_backfill delay_reservation memory_bound partition_tier too_big queue_chain
+    two_fit_later unlimited multi_partition)
 
 # The cost of Slurm's own estimate: 2,000 pending jobs (an array, then plain jobs) behind a full
 # node; `squeue --start` timed, sdiag's backfill cycle times.
