@@ -109,6 +109,9 @@ pub struct SlurmConf {
     pub nodes: Vec<Node>,
     /// Partitions, in file order.
     pub partitions: Vec<Partition>,
+    /// `SchedulerParameters` as written (the last such line wins, as in slurmctld) and its
+    /// 1-based line: the backfill parameters are read from it (`slurm::snapshot`).
+    pub scheduler_parameters: Option<(usize, String)>,
     /// Notes for the reader (an `Include` not followed, an unknown flag).
     pub notes: Vec<String>,
 }
@@ -133,6 +136,7 @@ impl Default for SlurmConf {
             other_priority: BTreeMap::new(),
             nodes: Vec::new(),
             partitions: Vec::new(),
+            scheduler_parameters: None,
             notes: Vec::new(),
         }
     }
@@ -516,6 +520,9 @@ pub fn parse_slurm_conf(text: &str, file: &str) -> Result<SlurmConf, FormatError
             }
             _ => {
                 for (k, v) in &ws {
+                    if k.eq_ignore_ascii_case("SchedulerParameters") {
+                        conf.scheduler_parameters = Some((start_line, v.clone()));
+                    }
                     set_parameter(&mut conf, k, v).map_err(err)?;
                 }
             }

@@ -15,6 +15,7 @@ pub mod sacct;
 pub mod sacct_json;
 pub mod sacct_rows;
 pub mod sacctmgr;
+pub mod snapshot;
 pub mod squeue;
 pub mod sshare;
 pub mod whatif;

@@ -70,6 +70,7 @@ mod slurm_captures;
 mod slurm_edges;
 mod slurm_home;
 mod slurm_priority;
+mod slurm_snapshot;
 mod slurm_whatif;
 mod usage_cli;
 mod usage_store_copy;
