@@ -185,3 +185,40 @@ fn a_home_without_a_pbs_site_is_refused() {
         .code(2)
         .stderr(predicates::str::contains("fairsort pbs import"));
 }
+
+/// `--against FORMULA` orders the same snapshot by another formula: smallest jobs first under
+/// `-ncpus`, where the site's `ncpus` put the largest first.
+#[test]
+fn against_another_formula_reorders_the_snapshot() {
+    let d = dir("formula_order");
+    let want: Value =
+        serde_json::from_slice(&std::fs::read(d.join("expected.json")).unwrap()).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    import_pbs_capture(&d, &home);
+    let first_cores = |extra: &[&str]| {
+        let out = fairsort_home(&home)
+            .args(["forecast", "--jobs"])
+            .arg(d.join("before/qstat.json"))
+            .arg("--node-state")
+            .arg(d.join("before/pbsnodes.json"))
+            .args(["--at", &want["at"].as_i64().unwrap().to_string(), "--json"])
+            .args(extra)
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        let doc = json_of(&out);
+        let first = doc["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|j| j["rank"] == 1)
+            .unwrap()
+            .clone();
+        first["cores"].as_u64().unwrap()
+    };
+    assert_eq!(first_cores(&[]), 6);
+    assert_eq!(first_cores(&["--against=-ncpus"]), 1);
+}
