@@ -8,7 +8,7 @@
 
 use crate::common::{data, fairsort_home, import_pbs_capture, json_of};
 use serde_json::Value;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 fn dir(name: &str) -> PathBuf {
     data(&format!("pbs_forecast/{name}"))
@@ -26,6 +26,22 @@ fn captures() -> Vec<String> {
     v
 }
 
+/// `fairsort forecast` of capture directory `d` on `home`, at the cycle's second `want["at"]`.
+fn forecast_cmd(home: &Path, d: &Path, want: &Value) -> assert_cmd::Command {
+    let mut c = fairsort_home(home);
+    c.args(["forecast", "--jobs"])
+        .arg(d.join("before/qstat.json"))
+        .arg("--node-state")
+        .arg(d.join("before/pbsnodes.json"))
+        .args(["--at", &want["at"].as_i64().unwrap_or(0).to_string()]);
+    c
+}
+
+/// The capture's expected.json.
+fn expected(d: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(d.join("expected.json")).unwrap()).unwrap()
+}
+
 /// The forecast JSON of capture `name`, and its expected.json.
 fn forecast(name: &str) -> (Value, Value) {
     let d = dir(name);
@@ -34,12 +50,8 @@ fn forecast(name: &str) -> (Value, Value) {
     let tmp = tempfile::tempdir().unwrap();
     let home = tmp.path().join("home");
     import_pbs_capture(&d, &home);
-    let mut c = fairsort_home(&home);
-    c.args(["forecast", "--jobs"])
-        .arg(d.join("before/qstat.json"))
-        .arg("--node-state")
-        .arg(d.join("before/pbsnodes.json"))
-        .args(["--at", &want["at"].as_i64().unwrap().to_string(), "--json"]);
+    let mut c = forecast_cmd(&home, &d, &want);
+    c.arg("--json");
     let rstat = d.join("before/pbs_rstat.txt");
     if std::fs::metadata(&rstat).is_ok_and(|m| m.len() > 0) {
         c.arg("--reservations").arg(rstat);
@@ -139,17 +151,8 @@ fn explain_one_job_names_what_it_waits_for() {
     let tmp = tempfile::tempdir().unwrap();
     let home = tmp.path().join("home");
     import_pbs_capture(&d, &home);
-    let out = fairsort_home(&home)
-        .args(["forecast", "--jobs"])
-        .arg(d.join("before/qstat.json"))
-        .arg("--node-state")
-        .arg(d.join("before/pbsnodes.json"))
-        .args([
-            "--at",
-            &want["at"].as_i64().unwrap().to_string(),
-            "--utc",
-            "--job",
-        ])
+    let out = forecast_cmd(&home, &d, &want)
+        .args(["--utc", "--job"])
         .arg(conflict["id"].as_str().unwrap())
         .assert()
         .success()
@@ -197,12 +200,8 @@ fn against_another_formula_reorders_the_snapshot() {
     let home = tmp.path().join("home");
     import_pbs_capture(&d, &home);
     let first_cores = |extra: &[&str]| {
-        let out = fairsort_home(&home)
-            .args(["forecast", "--jobs"])
-            .arg(d.join("before/qstat.json"))
-            .arg("--node-state")
-            .arg(d.join("before/pbsnodes.json"))
-            .args(["--at", &want["at"].as_i64().unwrap().to_string(), "--json"])
+        let out = forecast_cmd(&home, &d, &want)
+            .arg("--json")
             .args(extra)
             .assert()
             .success()
