@@ -45,8 +45,7 @@ fn expected(d: &Path) -> Value {
 /// The forecast JSON of capture `name`, and its expected.json.
 fn forecast(name: &str) -> (Value, Value) {
     let d = dir(name);
-    let want: Value =
-        serde_json::from_slice(&std::fs::read(d.join("expected.json")).unwrap()).unwrap();
+    let want = expected(&d);
     let tmp = tempfile::tempdir().unwrap();
     let home = tmp.path().join("home");
     import_pbs_capture(&d, &home);
@@ -140,8 +139,7 @@ fn every_waiting_job_has_a_start_after_the_snapshot() {
 #[test]
 fn explain_one_job_names_what_it_waits_for() {
     let d = dir("depth1");
-    let want: Value =
-        serde_json::from_slice(&std::fs::read(d.join("expected.json")).unwrap()).unwrap();
+    let want = expected(&d);
     let conflict = want["jobs"]
         .as_array()
         .unwrap()
@@ -194,8 +192,7 @@ fn a_home_without_a_pbs_site_is_refused() {
 #[test]
 fn against_another_formula_reorders_the_snapshot() {
     let d = dir("formula_order");
-    let want: Value =
-        serde_json::from_slice(&std::fs::read(d.join("expected.json")).unwrap()).unwrap();
+    let want = expected(&d);
     let tmp = tempfile::tempdir().unwrap();
     let home = tmp.path().join("home");
     import_pbs_capture(&d, &home);
