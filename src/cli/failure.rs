@@ -42,6 +42,23 @@ impl Failure {
     }
 }
 
+impl From<fairsort::scenario::ScenarioError> for Failure {
+    /// A Scenario's error: a bad request (flags that do not go together) is a usage error,
+    /// anything else (a bad file, a refused formula) a user error.
+    fn from(e: fairsort::scenario::ScenarioError) -> Self {
+        if e.is_request() {
+            Failure::usage(e.to_string())
+        } else {
+            Failure::user(e.to_string())
+        }
+    }
+}
+
+/// A file named on the command line, read whole (its name in the error).
+pub fn read_file(path: &std::path::Path) -> Result<Vec<u8>, Failure> {
+    std::fs::read(path).map_err(|e| Failure::user(format!("cannot read {}: {e}", path.display())))
+}
+
 impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message)

@@ -3,11 +3,12 @@
 //! -f`) and the site imported into the home. A thin layer over `fairsort::forecast`.
 
 use crate::cli::dates::DateFlags;
+use crate::cli::failure::read_file;
 use crate::cli::table::{Align, Table};
 use crate::cli::{CliResult, Failure, Global};
 use fairsort::forecast::{pbs_forecast, Forecast, JobForecast, PbsPolicy, PbsSnapshot};
 use fairsort::home::Home;
-use fairsort::scenario::{Base, JobsInput, ScenarioBuilder, ScenarioError};
+use fairsort::scenario::{Base, JobsInput, ScenarioBuilder};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -52,19 +53,6 @@ pub struct Args {
     pub dates: DateFlags,
 }
 
-fn scenario_failure(e: ScenarioError) -> Failure {
-    if e.is_request() {
-        Failure::usage(e.to_string())
-    } else {
-        Failure::user(e.to_string())
-    }
-}
-
-/// Reads a file named on the command line (its name in the error).
-fn read(path: &PathBuf) -> Result<Vec<u8>, Failure> {
-    std::fs::read(path).map_err(|e| Failure::user(format!("{}: {e}", path.display())))
-}
-
 /// Runs `fairsort forecast`.
 pub fn run(args: Args, global: &Global) -> CliResult {
     let home = Home::open(global.home.as_deref()).map_err(|e| Failure::user(e.to_string()))?;
@@ -85,7 +73,7 @@ pub fn run(args: Args, global: &Global) -> CliResult {
     if let Some(f) = &args.against {
         b = b.formula(Some(f.clone()));
     }
-    let mut sc = b.build().map_err(scenario_failure)?;
+    let mut sc = b.build()?;
     let Some(site) = sc.cycle.clone() else {
         return Err(Failure::usage(
             "forecast needs a PBS site in the home: import it with `fairsort pbs import` first",
@@ -93,25 +81,21 @@ pub fn run(args: Args, global: &Global) -> CliResult {
     };
     let no_formula = sc.formula.is_none();
     let program = if no_formula {
-        sc.compile("0").map_err(scenario_failure)?
+        sc.compile("0")?
     } else {
-        sc.compile(sc.formula_source().map_err(scenario_failure)?)
-            .map_err(scenario_failure)?
+        sc.compile(sc.formula_source()?)?
     };
-    let dry = sc.order_once(&program, None).map_err(scenario_failure)?;
-    let Some(run) = sc
-        .cycle_order(&dry, !no_formula)
-        .map_err(scenario_failure)?
-    else {
+    let dry = sc.order_once(&program, None)?;
+    let Some(run) = sc.cycle_order(&dry, !no_formula)? else {
         return Err(Failure::user("the PBS site's cycle could not be ordered"));
     };
-    let node_bytes = read(&args.node_state)?;
+    let node_bytes = read_file(&args.node_state)?;
     let name = args.node_state.display().to_string();
     let vnodes = fairsort::pbs::snapshot::read_pbsnodes_json(&node_bytes, &name)
         .map_err(|e| Failure::user(e.to_string()))?;
     let reservations = match &args.reservations {
         Some(p) => {
-            let text = String::from_utf8_lossy(&read(p)?).into_owned();
+            let text = String::from_utf8_lossy(&read_file(p)?).into_owned();
             fairsort::pbs::snapshot::read_pbs_rstat(&text, &p.display().to_string())
                 .map_err(|e| Failure::user(e.to_string()))?
         }

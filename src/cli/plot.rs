@@ -11,7 +11,7 @@ use fairsort::inputs::TreeFormat;
 use fairsort::pbs::defs::{FairshareEntity, ResourceType};
 use fairsort::plot;
 use fairsort::plot::PlotKind;
-use fairsort::scenario::{Base, JobsInput, Scenario, ScenarioBuilder, ScenarioError, Threshold};
+use fairsort::scenario::{Base, JobsInput, Scenario, ScenarioBuilder, Threshold};
 use std::path::PathBuf;
 
 /// Arguments of `fairsort plot`.
@@ -147,15 +147,9 @@ pub fn run(args: Args, global: &Global) -> CliResult {
         PlotKind::Tree => plot::tree_svg(tree_of(&sc)?),
         PlotKind::Attainment | PlotKind::Waits => return replay_plot(args, global),
         PlotKind::Against => {
-            let current = sc
-                .compile(sc.formula_source().map_err(scenario_failure)?)
-                .map_err(scenario_failure)?;
-            let other = sc
-                .compile(args.against.as_deref().unwrap_or_default())
-                .map_err(scenario_failure)?;
-            let cmp = sc
-                .compare(&current, &other, None, 8)
-                .map_err(scenario_failure)?;
+            let current = sc.compile(sc.formula_source()?)?;
+            let other = sc.compile(args.against.as_deref().unwrap_or_default())?;
+            let cmp = sc.compare(&current, &other, None, 8)?;
             plot::against_svg(&cmp, current.source(), other.source())
         }
     }
@@ -204,14 +198,6 @@ fn tree_of(sc: &Scenario) -> Result<&Tree, Failure> {
 
 fn plot_failure(e: plot::PlotError) -> Failure {
     Failure::user(e.to_string())
-}
-
-fn scenario_failure(e: ScenarioError) -> Failure {
-    if e.is_request() {
-        Failure::usage(e.to_string())
-    } else {
-        Failure::user(e.to_string())
-    }
 }
 
 fn options(args: &Args) -> Result<Options, Failure> {
@@ -277,5 +263,5 @@ fn scenario(args: &Args, global: &Global) -> Result<Scenario, Failure> {
         })?;
         b = b.resource(name.to_string(), ty);
     }
-    b.build().map_err(scenario_failure)
+    b.build().map_err(Failure::from)
 }

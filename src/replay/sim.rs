@@ -475,7 +475,6 @@ fn run_inner(
         queued: 0,
     };
     let mut subs: Vec<usize> = Vec::with_capacity(trace.jobs.len());
-    let mut pending_too_large = Vec::new();
     let candidates: Box<dyn Iterator<Item = usize>> = match start {
         Some(s) => {
             // A forecast: the running jobs hold their cores from their start; only the
@@ -490,12 +489,11 @@ fn run_inner(
     for i in candidates {
         let Some(j) = trace.jobs.get(i) else { continue };
         if j.cores > total || (mem_total > 0 && j.mem > mem_total) {
-            pending_too_large.push(i);
+            sim.out.too_large.push(i);
         } else {
             subs.push(i);
         }
     }
-    sim.out.too_large = pending_too_large;
     if start.is_none() {
         subs.sort_by_key(|&i| (trace.jobs.get(i).map_or(0, |j| j.submit), i));
     }
@@ -877,10 +875,6 @@ impl Sim<'_> {
         }
     }
 
-    fn job(&self, j: usize) -> Option<&TraceJob> {
-        self.jobs.get(j)
-    }
-
     fn finish(&mut self, j: usize, shares: &mut ShareModel) {
         let (Some(job), Some(Some(p))) = (self.jobs.get(j), self.out.placements.get(j).copied())
         else {
@@ -1190,8 +1184,11 @@ impl Sim<'_> {
         let mut any_started = false;
         for e in pending.iter_mut() {
             let j = e.job;
-            let Some(job) = self.job(j) else { continue };
-            let (need, wt) = (self.need(job), job.planned());
+            let need = Res {
+                cores: e.cores,
+                mem: if self.mem_on { e.mem } else { 0 },
+            };
+            let wt = e.planned;
             if stopped {
                 if !record {
                     break;

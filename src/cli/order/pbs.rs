@@ -17,18 +17,10 @@ use fairsort::pbs::defs::ResourceType;
 use fairsort::scenario::sources::Sources;
 use fairsort::scenario::{
     AgainstRow, Base, Comparison, JobsInput, OrderExplanation, Scenario, ScenarioBuilder,
-    ScenarioError, TermValue, Threshold,
+    TermValue, Threshold,
 };
 use serde::Serialize;
 use std::io::Write;
-
-fn scenario_failure(e: ScenarioError) -> Failure {
-    if e.is_request() {
-        Failure::usage(e.to_string())
-    } else {
-        Failure::user(e.to_string())
-    }
-}
 
 fn parse_assignment(s: &str, what: &str) -> Result<(String, String), Failure> {
     match s.split_once('=') {
@@ -105,7 +97,7 @@ fn scenario(args: &Args, global: &Global, jobs: JobsIn) -> Result<Scenario, Fail
         })?;
         b = b.resource(name, ty);
     }
-    let sc = b.build().map_err(scenario_failure)?;
+    let sc = b.build()?;
     if args.at.is_some() && sc.cycle.is_none() {
         return Err(Failure::usage(
             "--at needs a PBS site's cycle (a home after `fairsort pbs import`, or --example pbs) or a Slurm site (--slurm-conf)",
@@ -126,18 +118,15 @@ pub(super) fn run(args: &Args, global: &Global, jobs: JobsIn) -> CliResult {
     // uses no value, and the dry run's are 0.
     let no_formula = sc.formula.is_none() && sc.cycle.is_some();
     let program = if no_formula {
-        sc.compile("0").map_err(scenario_failure)?
+        sc.compile("0")?
     } else {
-        sc.compile(sc.formula_source().map_err(scenario_failure)?)
-            .map_err(scenario_failure)?
+        sc.compile(sc.formula_source()?)?
     };
     // Not locked: a large table is written by every worker in turn (`parallel::write_ordered`).
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout());
     if let Some(other) = &args.against {
-        let other = sc.compile(other).map_err(scenario_failure)?;
-        let cmp = sc
-            .compare(&program, &other, args.top, args.movers)
-            .map_err(scenario_failure)?;
+        let other = sc.compile(other)?;
+        let cmp = sc.compare(&program, &other, args.top, args.movers)?;
         progress.finish();
         let order = PbsOrder {
             args,
@@ -161,19 +150,17 @@ pub(super) fn run(args: &Args, global: &Global, jobs: JobsIn) -> CliResult {
         let mut cycle = None;
         let mut hazards = Vec::new();
         let result = if sc.cycle.is_some() {
-            let mut dry = sc.order_once(&program, None).map_err(scenario_failure)?;
+            let mut dry = sc.order_once(&program, None)?;
             if !no_formula {
                 hazards = sc.pbs_warnings(&program, &dry);
             }
-            cycle = sc
-                .cycle_order(&dry, !no_formula)
-                .map_err(scenario_failure)?;
+            cycle = sc.cycle_order(&dry, !no_formula)?;
             if let Some(c) = &cycle {
                 fairsort::scenario::cycle::apply_cycle(&mut dry, &c.order, top);
             }
             dry
         } else {
-            let dry = sc.order_once(&program, top).map_err(scenario_failure)?;
+            let dry = sc.order_once(&program, top)?;
             hazards = sc.pbs_warnings(&program, &dry);
             dry
         };
@@ -185,10 +172,7 @@ pub(super) fn run(args: &Args, global: &Global, jobs: JobsIn) -> CliResult {
         }
         progress.finish();
         let explanation = match &args.explain {
-            Some(id) => Some(
-                sc.explain(&program, &result, id)
-                    .map_err(scenario_failure)?,
-            ),
+            Some(id) => Some(sc.explain(&program, &result, id)?),
             None => None,
         };
         let place = match (&cycle, &sc.cycle, &args.explain) {

@@ -26,9 +26,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
-fn read(path: &Path) -> Result<Vec<u8>, Failure> {
-    std::fs::read(path).map_err(|e| Failure::user(format!("cannot read {}: {e}", path.display())))
-}
+use crate::cli::failure::read_file as read;
 
 fn read_text(path: &Path) -> Result<String, Failure> {
     String::from_utf8(read(path)?)
