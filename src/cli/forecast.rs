@@ -49,12 +49,20 @@ pub struct Args {
     /// Forecast under another job_sort_formula than the site's (what-if).
     #[arg(long, value_name = "FORMULA")]
     pub against: Option<String>,
+    /// A Slurm site: its slurm.conf (backfill parameters, partition tiers). `--jobs` is then
+    /// `squeue --json` and `--node-state` `sinfo --json` (or `scontrol show nodes --json`).
+    #[arg(long, value_name = "FILE")]
+    pub slurm_conf: Option<PathBuf>,
     #[command(flatten)]
     pub dates: DateFlags,
 }
 
 /// Runs `fairsort forecast`.
 pub fn run(args: Args, global: &Global) -> CliResult {
+    if let Some(conf) = &args.slurm_conf {
+        let fc = slurm(&args, conf)?;
+        return print(&args, &fc);
+    }
     let home = Home::open(global.home.as_deref()).map_err(|e| Failure::user(e.to_string()))?;
     let state = home.load().map_err(|e| Failure::user(e.to_string()))?;
     let input = if args.jobs.as_os_str() == "-" {
@@ -128,16 +136,64 @@ pub fn run(args: Args, global: &Global) -> CliResult {
         policy,
     };
     let fc = pbs_forecast(&snap).map_err(|e| Failure::user(e.to_string()))?;
+    print(&args, &fc)
+}
+
+/// The Slurm path: the snapshot's own priorities, slurm.conf's backfill rules.
+fn slurm(args: &Args, conf: &std::path::Path) -> Result<Forecast, Failure> {
+    for (given, flag) in [
+        (args.reservations.is_some(), "--reservations"),
+        (args.backfill_depth.is_some(), "--backfill-depth"),
+        (args.strict_ordering.is_some(), "--strict-ordering"),
+        (args.against.is_some(), "--against"),
+    ] {
+        if given {
+            return Err(Failure::usage(format!(
+                "{flag} is a PBS site's: a Slurm forecast (--slurm-conf) does not take it"
+            )));
+        }
+    }
+    let text = String::from_utf8_lossy(&read_file(conf)?).into_owned();
+    let sched = fairsort::slurm::snapshot::read_scheduler_conf(&text, &conf.display().to_string())
+        .map_err(|e| Failure::user(e.to_string()))?;
+    let jobs_bytes = if args.jobs.as_os_str() == "-" {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)?;
+        bytes
+    } else {
+        read_file(&args.jobs)?
+    };
+    let jobs =
+        fairsort::slurm::snapshot::read_squeue_json(&jobs_bytes, &args.jobs.display().to_string())
+            .map_err(|e| Failure::user(e.to_string()))?;
+    let nodes = fairsort::slurm::snapshot::read_nodes_json(
+        &read_file(&args.node_state)?,
+        &args.node_state.display().to_string(),
+    )
+    .map_err(|e| Failure::user(e.to_string()))?;
+    let snap = fairsort::forecast::SlurmSnapshot {
+        jobs: &jobs,
+        nodes: &nodes,
+        conf: &sched,
+        at: args
+            .at
+            .unwrap_or_else(|| jiff::Timestamp::now().as_second()),
+    };
+    fairsort::forecast::slurm_forecast(&snap).map_err(|e| Failure::user(e.to_string()))
+}
+
+/// Prints `fc` as the flags ask.
+fn print(args: &Args, fc: &Forecast) -> CliResult {
     let mut out = std::io::BufWriter::new(std::io::stdout());
     if let Some(id) = &args.job {
-        explain(&mut out, &fc, id, args.dates)?;
+        explain(&mut out, fc, id, args.dates)?;
     } else if args.json {
-        serde_json::to_writer_pretty(&mut out, &top(&fc, args.top))?;
+        serde_json::to_writer_pretty(&mut out, &top(fc, args.top))?;
         writeln!(out)?;
     } else if args.csv {
-        csv_out(&mut out, &top(&fc, args.top))?;
+        csv_out(&mut out, &top(fc, args.top))?;
     } else {
-        table(&mut out, &top(&fc, args.top), args.dates)?;
+        table(&mut out, &top(fc, args.top), args.dates)?;
     }
     out.flush()?;
     Ok(())

@@ -3,12 +3,14 @@
 //! will start, and why it waits, in the scheduler's own words. It runs on the replay's
 //! simulator (`replay::forecast_from`) started from the snapshot: the running jobs end at their
 //! walltime, the pending jobs are considered in the scheduler's order (PBS: its cycle,
-//! `scenario::cycle`) under its reservation rules (strict ordering with `backfill_depth` top
+//! `scenario::cycle`; Slurm: partition tier, then priority) under its reservation rules (strict ordering with `backfill_depth` top
 //! jobs, or none), with no later submissions (docs/forecast.md).
 
 pub mod pbs;
 pub mod result;
+pub mod slurm;
 pub mod words;
 
 pub use pbs::{pbs_forecast, PbsPolicy, PbsSnapshot};
 pub use result::{Forecast, JobForecast};
+pub use slurm::{slurm_forecast, SlurmSnapshot};

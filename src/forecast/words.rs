@@ -20,6 +20,8 @@ pub fn pbs_comment(why: &Why) -> String {
         Why::NoFreeNodes => "Not Running: Not enough free nodes available".to_string(),
         Why::Conflict => "Not Running: Job would conflict with reservation or top job".to_string(),
         Why::StrictOrder => "Not Running: Job would break strict sorted order".to_string(),
+        // Slurm's limit on the jobs one backfill cycle tests: PBS has none
+        Why::NotTested => "Not Running: not reached this cycle".to_string(),
     }
 }
 

@@ -169,6 +169,27 @@ impl Calendar {
         None
     }
 
+    /// The earliest time ≥ now at which `need` is free counting only the running jobs'
+    /// planned ends (no hold), or `None` when it never is.
+    pub fn earliest_running_only(&self, need: Res) -> Option<i64> {
+        if need.fits(self.free) {
+            return Some(self.now);
+        }
+        let mut f = self.free;
+        for (&t, &r) in &self.releases {
+            f = f.add(r);
+            if need.fits(f) {
+                return Some(t);
+            }
+        }
+        None
+    }
+
+    /// The last planned end of a running job (`None`: none runs past now).
+    pub fn last_release(&self) -> Option<i64> {
+        self.releases.keys().next_back().copied()
+    }
+
     /// Holds `need` from `start` for `walltime` seconds (a top job placed at `earliest`, or an
     /// advance reservation).
     pub fn hold(&mut self, start: i64, walltime: i64, need: Res) {

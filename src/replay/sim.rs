@@ -47,6 +47,19 @@ pub enum Backfill {
     Depth(u32),
     /// No order kept: every job that fits starts (PBS without `strict_ordering`).
     Greedy,
+    /// Slurm's backfill plan (`sched/backfill`): every job that cannot start now is planned at
+    /// its earliest start, up to `max_test` jobs and within `window` seconds; a planned job
+    /// takes its whole nodes out of the plan until its end rounded down to `resolution`
+    /// seconds (the plan is a node bitmap per time slot), and a job starts now only if it
+    /// overlaps no planned job.
+    SlurmPlan {
+        /// `bf_resolution`, seconds.
+        resolution: i64,
+        /// `bf_window`, seconds.
+        window: i64,
+        /// `bf_max_job_test`.
+        max_test: u32,
+    },
 }
 
 impl std::str::FromStr for Backfill {
@@ -105,6 +118,8 @@ pub enum Why {
     Conflict,
     /// An earlier job could not start, and the order is strict with no top jobs.
     StrictOrder,
+    /// Slurm's backfill did not reach it (`bf_max_job_test` jobs were tested before it).
+    NotTested,
 }
 
 /// What the first pass of a forecast decided for one pending job.
@@ -1176,7 +1191,15 @@ impl Sim<'_> {
             Backfill::Easy => (1, true),
             Backfill::Depth(n) => (n, true),
             Backfill::Greedy => (0, false),
+            Backfill::SlurmPlan { max_test, .. } => (max_test, true),
         };
+        let plan = match self.backfill {
+            Backfill::SlurmPlan {
+                resolution, window, ..
+            } => Some((resolution.max(1), window.max(0))),
+            _ => None,
+        };
+        let mut tested = 0u32;
         let record = std::mem::take(&mut self.record);
         let mut pending = std::mem::take(&mut self.pending);
         let mut tops = 0u32;
@@ -1189,6 +1212,24 @@ impl Sim<'_> {
                 mem: if self.mem_on { e.mem } else { 0 },
             };
             let wt = e.planned;
+            if plan.is_some() {
+                tested = tested.saturating_add(1);
+                if tested > depth {
+                    // beyond bf_max_job_test: not tested this cycle (neither started nor planned)
+                    if record {
+                        self.decisions.push((
+                            j,
+                            Decision {
+                                runs_now: false,
+                                estimate: None,
+                                why: Some(Why::NotTested),
+                            },
+                        ));
+                        continue;
+                    }
+                    break;
+                }
+            }
             if stopped {
                 if !record {
                     break;
@@ -1238,6 +1279,11 @@ impl Sim<'_> {
                     e.job = usize::MAX;
                     any_started = true;
                 }
+                Some(_) if plan.is_some() => {
+                    if let Some((resolution, window)) = plan {
+                        estimate = self.plan_slurm(&mut cal, t, need, wt, resolution, window);
+                    }
+                }
                 Some(_) if strict && tops < depth => {
                     if let Some(s) = cal.earliest(need, wt) {
                         cal.hold(s, wt, need);
@@ -1264,6 +1310,41 @@ impl Sim<'_> {
             pending.retain(|e| e.job != usize::MAX);
         }
         self.pending = pending;
+    }
+
+    /// Slurm's backfill plan for a job of `need` for `wt` seconds that cannot start at `t`:
+    /// the earliest start that overlaps no planned job, held on whole nodes until its end
+    /// rounded down to `resolution`; none past `window` (when the running jobs alone keep it
+    /// out of the window, Slurm's will-run answer: the last running job's planned end).
+    fn plan_slurm(
+        &self,
+        cal: &mut Calendar,
+        t: i64,
+        need: Res,
+        wt: i64,
+        resolution: i64,
+        window: i64,
+    ) -> Option<i64> {
+        let horizon = t.saturating_add(window);
+        if cal.earliest_running_only(need).is_none_or(|s| s > horizon) {
+            return cal.last_release();
+        }
+        let s = cal.earliest(need, wt).filter(|&s| s <= horizon)?;
+        let end = s.saturating_add(wt.max(0));
+        let end = end - end.rem_euclid(resolution);
+        // whole nodes: as many as its cores need, each with all its cores and memory
+        let nodes = need.cores.div_ceil(self.cpn).max(1);
+        let node_mem = if self.mem_on {
+            self.total.mem / (self.total.cores / self.cpn).max(1)
+        } else {
+            0
+        };
+        let whole = Res {
+            cores: nodes.saturating_mul(self.cpn),
+            mem: nodes.saturating_mul(node_mem),
+        };
+        cal.hold(s, end.saturating_sub(s).max(0), whole);
+        Some(s)
     }
 
     fn pass(&mut self, t: i64, shares: &mut ShareModel) -> Result<(), ReplayError> {
@@ -1294,6 +1375,7 @@ impl Sim<'_> {
             || !self.reservations.is_empty()
             || matches!(self.backfill, Backfill::Greedy)
             || matches!(self.backfill, Backfill::Depth(n) if n != 1)
+            || matches!(self.backfill, Backfill::SlurmPlan { .. })
         {
             self.walk_calendar(t);
             return Ok(());

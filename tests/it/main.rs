@@ -68,6 +68,7 @@ mod site_home;
 mod slurm_capture_cli;
 mod slurm_captures;
 mod slurm_edges;
+mod slurm_forecast;
 mod slurm_home;
 mod slurm_priority;
 mod slurm_snapshot;
