@@ -1498,6 +1498,11 @@ mod tests {
                 Backfill::None,
                 Backfill::Greedy,
                 Backfill::Depth(3),
+                Backfill::SlurmPlan {
+                    resolution: 60,
+                    window: 3000,
+                    max_test: 40,
+                },
             ] {
                 let o = opts(backfill);
                 let out = replay(&trace, &program, &o).unwrap();
@@ -1546,7 +1551,7 @@ mod tests {
                 }
             }
         }
-        assert!(checked > 3000, "{checked}");
+        assert!(checked > 3500, "{checked}");
     }
 
     /// `Depth(1)` through the calendar is EASY: the same schedule on every trace.
