@@ -223,6 +223,7 @@ pub fn pbs_forecast(s: &PbsSnapshot) -> Result<Forecast, ReplayError> {
         running: &running,
         pending: &pending,
         reservations: &reservations,
+        first: None,
     };
     let (out, decisions) = forecast_from(&trace, &state, &opts)?;
     let mut decided: SeededMap<usize, crate::replay::Decision> = SeededMap::default();

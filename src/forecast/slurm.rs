@@ -108,17 +108,20 @@ pub fn slurm_forecast(s: &SlurmSnapshot) -> Result<Forecast, ReplayError> {
         ..Default::default()
     };
     let bf = &s.conf.backfill;
+    let plan = Backfill::SlurmPlan {
+        resolution: bf.resolution,
+        window: bf.window_minutes.saturating_mul(60),
+        max_test: u32::try_from(bf.max_job_test.max(0)).unwrap_or(u32::MAX),
+    };
     let opts = Options {
         cluster: Cluster {
             nodes: nodes.len() as u64,
             cores_per_node: cpn,
             mem_per_node: mem_kb / (nodes.len() as u64).max(1),
         },
-        backfill: Backfill::SlurmPlan {
-            resolution: bf.resolution,
-            window: bf.window_minutes.saturating_mul(60),
-            max_test: u32::try_from(bf.max_job_test.max(0)).unwrap_or(u32::MAX),
-        },
+        // Slurm's plan decides this cycle; the passes after it run EASY (a plan of
+        // bf_max_job_test jobs at every planned end would cost that much at each).
+        backfill: Backfill::Easy,
         half_life: 86_400.0,
         tree: None,
         decay: crate::replay::Decay::default(),
@@ -132,6 +135,7 @@ pub fn slurm_forecast(s: &SlurmSnapshot) -> Result<Forecast, ReplayError> {
         running: &running,
         pending: &pending,
         reservations: &[],
+        first: Some(plan),
     };
     let (out, decisions) = forecast_from(&trace, &state, &opts)?;
     let mut decided: SeededMap<usize, crate::replay::Decision> = SeededMap::default();

@@ -8,7 +8,7 @@
 //! hold's start, so a job fits in `[t, t + walltime)` when it fits at `t` and at every hold
 //! start inside the window. Each hold keeps what is free at its start; starting a job or
 //! adding a hold updates those, so a fit check costs O(holds) and an estimate
-//! O((running + holds) × holds).
+//! O(running + holds × log holds).
 
 use std::collections::BTreeMap;
 
@@ -139,6 +139,19 @@ impl Calendar {
         times.push(self.now);
         times.sort_unstable();
         times.dedup();
+        // One sweep: what the holds take at each candidate (those started, less those
+        // ended), and the starts of the holds this job would delay, in order.
+        let mut starts: Vec<(i64, Res)> = self.holds.iter().map(|h| (h.start, h.need)).collect();
+        let mut ends: Vec<(i64, Res)> = self.holds.iter().map(|h| (h.end, h.need)).collect();
+        starts.sort_unstable_by_key(|h| h.0);
+        ends.sort_unstable_by_key(|h| h.0);
+        let mut bad: Vec<i64> = (self.holds.iter())
+            .filter(|h| !need.fits(h.avail))
+            .map(|h| h.start)
+            .collect();
+        bad.sort_unstable();
+        let (mut si, mut ei) = (0, 0);
+        let mut held = Res::default();
         let mut released = self.free;
         let mut rel = self.releases.iter().peekable();
         for &c in &times {
@@ -149,20 +162,20 @@ impl Calendar {
                 released = released.add(r);
                 rel.next();
             }
-            let held = self
-                .holds
-                .iter()
-                .filter(|h| h.start <= c && c < h.end)
-                .fold(Res::default(), |a, h| a.add(h.need));
+            while let Some(&(_, n)) = starts.get(si).filter(|h| h.0 <= c) {
+                held = held.add(n);
+                si += 1;
+            }
+            while let Some(&(_, n)) = ends.get(ei).filter(|h| h.0 <= c) {
+                held = held.sub(n);
+                ei += 1;
+            }
             if !need.fits(released.sub(held)) {
                 continue;
             }
             let end = c.saturating_add(wt);
-            if self
-                .holds
-                .iter()
-                .all(|h| h.start <= c || h.start >= end || need.fits(h.avail))
-            {
+            let next_bad = bad.get(bad.partition_point(|&s| s <= c));
+            if next_bad.is_none_or(|&s| s >= end) {
                 return Some(c);
             }
         }

@@ -26,14 +26,15 @@ pub(crate) struct Member {
 /// Minimum cores and planned walltime over ranges of a class's members (a segment tree over
 /// positions, leaves at `cap..2 cap`; a started member holds [`GONE`]).
 #[derive(Debug, Clone, Default)]
-struct MinTree {
+pub(crate) struct MinTree {
     cap: usize,
     cores: Vec<u64>,
     planned: Vec<i64>,
 }
 
 impl MinTree {
-    fn rebuild(&mut self, leaves: &[(u64, i64)]) {
+    /// Builds the tree over `leaves` (cores or [`GONE`], planned walltime), by position.
+    pub(crate) fn rebuild(&mut self, leaves: &[(u64, i64)]) {
         let cap = leaves.len().next_power_of_two().max(16);
         self.cap = cap;
         self.cores.clear();
@@ -70,7 +71,7 @@ impl MinTree {
     }
 
     /// Sets leaf `i` (within capacity) and its ancestors.
-    fn set(&mut self, i: usize, c: u64, p: i64) {
+    pub(crate) fn set(&mut self, i: usize, c: u64, p: i64) {
         let mut n = self.cap + i;
         if let (Some(x), Some(y)) = (self.cores.get_mut(n), self.planned.get_mut(n)) {
             *x = c;
@@ -85,7 +86,7 @@ impl MinTree {
     /// The first leaf at or after `from` whose (cores, planned) satisfy `ok`; `ok` must be
     /// monotone (true for a pair stays true for smaller values), so a subtree whose minima fail
     /// holds no such leaf.
-    fn find(&self, from: usize, ok: &dyn Fn(u64, i64) -> bool) -> Option<usize> {
+    pub(crate) fn find(&self, from: usize, ok: &dyn Fn(u64, i64) -> bool) -> Option<usize> {
         if self.cap == 0 {
             return None;
         }

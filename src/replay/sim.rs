@@ -20,7 +20,7 @@ use crate::formula::{Program, ResourceTable};
 use crate::mem::hash::SeededMap;
 use crate::pbs::defs::Keyword;
 use crate::replay::calendar::{Calendar, Res};
-use crate::replay::classes::{Class, Member};
+use crate::replay::classes::{Class, Member, MinTree, GONE};
 pub use crate::replay::cluster::Cluster;
 pub use crate::replay::error::ReplayError;
 use crate::replay::flux::FluxPolicy;
@@ -146,6 +146,9 @@ pub struct StartState<'a> {
     pub pending: &'a [usize],
     /// Advance reservations: (start, end, what they hold).
     pub reservations: &'a [(i64, i64, Res)],
+    /// The rule of the first pass when it is not `Options::backfill` (Slurm's: its backfill
+    /// plan now, the simulator's EASY passes after, so a long forecast stays fast).
+    pub first: Option<Backfill>,
 }
 
 /// What a replay produced.
@@ -205,6 +208,9 @@ pub trait Progress {
 impl Progress for () {
     fn update(&mut self, _: u64, _: u64) {}
 }
+
+/// From this many queued entries on, EASY's backfill scan runs on a min-tree.
+const TREE_MIN_QUEUE: usize = 4096;
 
 /// How many events between two progress reports.
 const PROGRESS_EVERY: u64 = 1 << 14;
@@ -485,6 +491,10 @@ fn run_inner(
         reservations: start.map_or(reservations, |s| s.reservations),
         record: decisions.is_some(),
         decisions: Vec::new(),
+        first: start.and_then(|s| s.first),
+        dead: 0,
+        tree: MinTree::default(),
+        tree_ok: false,
         slurm,
         queued_cores: 0,
         queued: 0,
@@ -624,6 +634,16 @@ struct Sim<'a> {
     record: bool,
     /// What the first pass decided, by trace index.
     decisions: Vec<(usize, Decision)>,
+    /// The first pass's own rule (`StartState::first`), until that pass runs.
+    first: Option<Backfill>,
+    /// Entries of `pending` whose job started (`job` = `usize::MAX`) and are still in it: a
+    /// pass compacts the queue only when they are half of it or `order` must look at every
+    /// entry (each pass moved the whole queue before).
+    dead: usize,
+    /// A large queue's cores and planned walltimes by position, for EASY's backfill scan
+    /// (`classes::MinTree`); valid while `tree_ok` (the queue neither reordered nor compacted).
+    tree: MinTree,
+    tree_ok: bool,
 }
 
 /// A class's candidate in a pass's merge: (value key, submit, trace index, class, position).
@@ -1044,6 +1064,15 @@ impl Sim<'_> {
     /// Brings `pending` into pass order at `t`: evaluates what the formula needs evaluated
     /// and sorts (or merges the new jobs in).
     fn order(&mut self, t: i64, shares: &mut ShareModel, refreshed: bool) {
+        // Every entry is evaluated, sorted or merged with new jobs below, except when there
+        // are no new jobs and the values never change: only then may started ones stay.
+        if !(self.fresh.is_empty() && self.reeval == Reeval::Never) {
+            self.tree_ok = false;
+            if self.dead > 0 {
+                self.pending.retain(|e| e.job != usize::MAX);
+                self.dead = 0;
+            }
+        }
         let old = self.pending.len();
         let jobs = self.jobs;
         if let Some(c) = &mut self.slurm {
@@ -1140,6 +1169,8 @@ impl Sim<'_> {
         }
         self.pending = pending;
         self.pending.clear();
+        self.dead = 0;
+        self.tree_ok = false;
         let fresh = std::mem::take(&mut self.fresh);
         for &j in &fresh {
             self.start(j, t);
@@ -1207,6 +1238,9 @@ impl Sim<'_> {
         let mut any_started = false;
         for e in pending.iter_mut() {
             let j = e.job;
+            if j == usize::MAX {
+                continue; // started in an earlier pass, not yet compacted
+            }
             let need = Res {
                 cores: e.cores,
                 mem: if self.mem_on { e.mem } else { 0 },
@@ -1306,9 +1340,11 @@ impl Sim<'_> {
                 break; // nothing more can start, and no top job is left to place
             }
         }
-        if any_started {
+        if any_started || self.dead > 0 {
             pending.retain(|e| e.job != usize::MAX);
+            self.dead = 0;
         }
+        self.tree_ok = false;
         self.pending = pending;
     }
 
@@ -1347,7 +1383,76 @@ impl Sim<'_> {
         Some(s)
     }
 
+    /// EASY's backfill scan of a large queue from position `from`, behind the reservation
+    /// (shadow time, extra cores, extra memory): the tree finds each next job that fits now
+    /// and ends by the shadow time or fits in the extra cores — the condition only gets
+    /// harder as jobs start, so a job it passes could not have started later in the pass (as
+    /// `classes.rs`). Starts what the sequential scan would, in its order; returns how many.
+    fn backfill_by_tree(
+        &mut self,
+        pending: &mut [Entry],
+        from: usize,
+        (shadow, mut extra, mut extra_mem): (i64, u64, u64),
+        t: i64,
+    ) -> usize {
+        if !self.tree_ok {
+            let leaves: Vec<(u64, i64)> = (pending.iter())
+                .map(|e| {
+                    if e.job == usize::MAX {
+                        (GONE, i64::MAX)
+                    } else {
+                        (e.cores, e.planned)
+                    }
+                })
+                .collect();
+            self.tree.rebuild(&leaves);
+            self.tree_ok = true;
+        }
+        let mut started = 0;
+        let mut i = from;
+        while self.free > 0 {
+            let (free, x) = (self.free, extra);
+            let ok = move |c: u64, p: i64| c <= free && (t.saturating_add(p) <= shadow || c <= x);
+            let Some(k) = self.tree.find(i, &ok) else {
+                break;
+            };
+            i = k + 1;
+            let Some(e) = pending.get_mut(k) else { break };
+            let (c, planned) = (e.cores, e.planned);
+            let m = if self.mem_on { e.mem } else { 0 };
+            if !(c <= self.free && m <= self.free_mem) {
+                continue;
+            }
+            if t.saturating_add(planned) <= shadow {
+                // Ends (by its walltime) before the reserved job starts.
+            } else if c <= extra && m <= extra_mem {
+                extra -= c;
+                extra_mem -= m;
+            } else {
+                continue;
+            }
+            let j = e.job;
+            e.job = usize::MAX;
+            self.tree.set(k, GONE, i64::MAX);
+            self.start(j, t);
+            self.out.backfilled += 1;
+            started += 1;
+        }
+        started
+    }
+
     fn pass(&mut self, t: i64, shares: &mut ShareModel) -> Result<(), ReplayError> {
+        // The first pass that looks at the queue takes the first rule.
+        let Some(first) = self.first.take_if(|_| self.queued > 0) else {
+            return self.pass_with(t, shares);
+        };
+        let later = std::mem::replace(&mut self.backfill, first);
+        let r = self.pass_with(t, shares);
+        self.backfill = later;
+        r
+    }
+
+    fn pass_with(&mut self, t: i64, shares: &mut ShareModel) -> Result<(), ReplayError> {
         // Every job needs at least one core: with none free the pass can start nothing, and the
         // order it would compute is not kept, so it is skipped (same schedule, less work).
         if self.queued == 0 || (self.free == 0 && !self.record) {
@@ -1381,14 +1486,23 @@ impl Sim<'_> {
             return Ok(());
         }
         let mut pending = std::mem::take(&mut self.pending);
-        let mut any_started = false;
+        let mut started = 0;
         let mut reservation: Option<(i64, u64, u64)> = None;
-        for e in pending.iter_mut() {
+        let large = pending.len() >= TREE_MIN_QUEUE;
+        let mut resume_at = None;
+        for (k, e) in pending.iter_mut().enumerate() {
             if self.free == 0 {
                 // Every job needs a core: nothing more can start.
                 break;
             }
+            if large && reservation.is_some() {
+                resume_at = Some(k); // the rest by the tree (`backfill_by_tree`)
+                break;
+            }
             let j = e.job;
+            if j == usize::MAX {
+                continue; // started in an earlier pass, not yet compacted
+            }
             let (c, planned) = (e.cores, e.planned);
             // Memory: a job's need is 0 when memory is not modelled.
             let m = if self.mem_on { e.mem } else { 0 };
@@ -1421,10 +1535,19 @@ impl Sim<'_> {
                 }
             }
             e.job = usize::MAX;
-            any_started = true;
+            if self.tree_ok {
+                self.tree.set(k, GONE, i64::MAX);
+            }
+            started += 1;
         }
-        if any_started {
+        if let (Some(from), Some(r)) = (resume_at, reservation) {
+            started += self.backfill_by_tree(&mut pending, from, r, t);
+        }
+        self.dead += started;
+        if self.dead * 2 > pending.len() {
             pending.retain(|e| e.job != usize::MAX);
+            self.dead = 0;
+            self.tree_ok = false;
         }
         self.pending = pending;
         Ok(())
@@ -1537,6 +1660,7 @@ mod tests {
                         running: &running,
                         pending: &pending,
                         reservations: &[],
+                        first: None,
                     };
                     let (fc, decisions) = forecast_from(&at_trace, &state, &o).unwrap();
                     assert_eq!(decisions.len(), pending.len());
@@ -1568,6 +1692,25 @@ mod tests {
             let through = replay_calendar(&trace, &program, &cal);
             assert_eq!(easy.placements, through.placements, "seed {seed}");
             assert_eq!(easy.backfilled, through.backfilled, "seed {seed}");
+        }
+    }
+
+    /// A queue long enough for EASY's tree scan (`TREE_MIN_QUEUE`) gives the schedule of the
+    /// calendar's walk, which scans job by job.
+    #[test]
+    fn the_tree_scan_of_a_long_queue_is_the_job_by_job_scan() {
+        let program = crate::formula::compile("ncpus", &ResourceTable::builtin()).unwrap();
+        for seed in 0..2u64 {
+            let mut trace = limit_trace(seed + 500, 3 * TREE_MIN_QUEUE);
+            for (i, j) in trace.jobs.iter_mut().enumerate() {
+                j.submit = (i as i64) % 50; // all queued at once: a long queue
+            }
+            let easy = replay(&trace, &program, &opts(Backfill::Easy)).unwrap();
+            let mut cal = opts(Backfill::Easy);
+            cal.backfill = Backfill::Depth(1);
+            let through = replay_calendar(&trace, &program, &cal);
+            assert_eq!(easy.placements, through.placements, "seed {seed}");
+            assert!(easy.backfilled > 100, "{}", easy.backfilled);
         }
     }
 
