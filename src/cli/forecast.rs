@@ -1,6 +1,7 @@
 //! `fairsort forecast`: which pending jobs start now, when the others will, and why each
 //! waits, from a PBS site's snapshot (`qstat -f -F json`, `pbsnodes -av -F json`, `pbs_rstat
-//! -f`) and the site imported into the home. A thin layer over `fairsort::forecast`.
+//! -f`) and the site imported into the home, or a Slurm site's (`squeue --json`, `sinfo
+//! --json`, its slurm.conf). A thin layer over `fairsort::forecast`.
 
 use crate::cli::dates::DateFlags;
 use crate::cli::failure::read_file;
@@ -15,10 +16,11 @@ use std::path::PathBuf;
 /// `fairsort forecast` arguments.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The jobs: `qstat -f -F json` output, running jobs included (`-`: standard input).
+    /// The jobs: `qstat -f -F json` output (Slurm: `squeue --json`), running jobs included
+    /// (`-`: standard input).
     #[arg(long, value_name = "FILE")]
     pub jobs: PathBuf,
-    /// The nodes: `pbsnodes -av -F json` output.
+    /// The nodes: `pbsnodes -av -F json` output (Slurm: `sinfo --json`).
     #[arg(long, value_name = "FILE")]
     pub node_state: PathBuf,
     /// Advance reservations: `pbs_rstat -f` output.

@@ -88,8 +88,8 @@ pub enum Command {
     Plot(Box<plot::Args>),
     /// Replay a workload trace under a formula: waits and shares over time (docs/replay.md).
     Replay(Box<replay::Args>),
-    /// Forecast a PBS site's queue from a snapshot: what starts now, when each pending job
-    /// will start, and why it waits (docs/forecast.md).
+    /// Forecast a PBS or Slurm site's queue from a snapshot: what starts now, when each pending
+    /// job will start, and why it waits (docs/forecast.md).
     Forecast(Box<forecast::Args>),
     /// List the home's audit log: who changed what, when (local time; --utc, --epoch).
     Audit(audit::Args),
