@@ -43,59 +43,83 @@ struct SlimDoc {
     jobs: Option<Vec<SlimJob>>,
 }
 
+/// The `jobs` list of `squeue --json` (or `sacct --json`) text, each job's used fields only:
+/// the one parse of that format, for the priority readers here and the forecast's snapshot
+/// (`slurm::snapshot`). `None` when the document has no `jobs` list.
+pub(crate) fn slim_jobs(bytes: &[u8]) -> Result<Option<Vec<SlimJob>>, serde_json::Error> {
+    serde_json::from_slice::<SlimDoc>(bytes).map(|d| d.jobs)
+}
+
 /// One job's used fields; `Some(Value::Null)` when present as `null`, `None` when absent.
 #[derive(serde::Deserialize)]
-struct SlimJob {
+pub(crate) struct SlimJob {
     #[serde(default, deserialize_with = "present")]
-    job_id: Option<Value>,
+    pub(crate) job_id: Option<Value>,
     #[serde(default, deserialize_with = "present")]
-    array_job_id: Option<Value>,
+    pub(crate) array_job_id: Option<Value>,
     #[serde(default, deserialize_with = "present")]
-    array_task_id: Option<Value>,
+    pub(crate) array_task_id: Option<Value>,
     #[serde(default, deserialize_with = "present")]
-    array: Option<Value>,
+    pub(crate) array: Option<Value>,
     #[serde(default, deserialize_with = "present")]
-    user_name: Option<Value>,
+    pub(crate) user_name: Option<Value>,
     #[serde(default, deserialize_with = "present")]
-    user: Option<Value>,
+    pub(crate) user: Option<Value>,
     #[serde(default, deserialize_with = "present")]
-    account: Option<Value>,
+    pub(crate) account: Option<Value>,
     #[serde(default, deserialize_with = "present")]
-    partition: Option<Value>,
+    pub(crate) partition: Option<Value>,
     #[serde(default, deserialize_with = "present")]
-    qos: Option<Value>,
+    pub(crate) qos: Option<Value>,
     #[serde(default, deserialize_with = "present")]
-    job_state: Option<Value>,
+    pub(crate) job_state: Option<Value>,
     #[serde(default, deserialize_with = "present")]
-    state: Option<Value>,
+    pub(crate) state: Option<Value>,
     #[serde(default, deserialize_with = "present")]
-    state_reason: Option<Value>,
+    pub(crate) state_reason: Option<Value>,
     #[serde(default, deserialize_with = "present")]
-    submit_time: Option<Value>,
+    pub(crate) submit_time: Option<Value>,
     #[serde(default, deserialize_with = "present")]
-    eligible_time: Option<Value>,
+    pub(crate) eligible_time: Option<Value>,
     #[serde(default, deserialize_with = "present")]
-    accrue_time: Option<Value>,
+    pub(crate) accrue_time: Option<Value>,
     #[serde(default, deserialize_with = "present")]
-    nice: Option<Value>,
+    pub(crate) nice: Option<Value>,
     #[serde(default, deserialize_with = "present")]
-    node_count: Option<Value>,
+    pub(crate) node_count: Option<Value>,
     #[serde(default, deserialize_with = "present")]
-    cpus: Option<Value>,
+    pub(crate) cpus: Option<Value>,
     #[serde(default, deserialize_with = "present")]
-    num_cpus: Option<Value>,
+    pub(crate) num_cpus: Option<Value>,
     #[serde(default, deserialize_with = "present")]
-    time_limit: Option<Value>,
+    pub(crate) time_limit: Option<Value>,
     #[serde(default, deserialize_with = "present")]
-    tres_req_str: Option<Value>,
+    pub(crate) tres_req_str: Option<Value>,
     #[serde(default, deserialize_with = "present")]
-    time: Option<Value>,
+    pub(crate) time: Option<Value>,
     #[serde(default, deserialize_with = "present")]
-    required: Option<Value>,
+    pub(crate) required: Option<Value>,
     #[serde(default, deserialize_with = "present")]
-    tres: Option<Value>,
+    pub(crate) tres: Option<Value>,
     #[serde(default, deserialize_with = "present")]
-    allocation_nodes: Option<Value>,
+    pub(crate) allocation_nodes: Option<Value>,
+    // The forecast's (`slurm::snapshot`): the estimate, the allocation, slurmctld's words.
+    #[serde(default, deserialize_with = "present")]
+    pub(crate) array_task_string: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    pub(crate) start_time: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    pub(crate) end_time: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    pub(crate) priority: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    pub(crate) memory_per_node: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    pub(crate) memory_per_cpu: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    pub(crate) nodes: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    pub(crate) state_description: Option<Value>,
 }
 
 /// A field that is present, even as `null`.
@@ -144,10 +168,10 @@ impl SlimJob {
 
 /// Reads `squeue --json` output.
 pub fn read_squeue_json(name: &str, bytes: &[u8]) -> Result<Vec<SlurmJob>, JobsError> {
-    let doc: SlimDoc = serde_json::from_slice(bytes).map_err(|e| JobsError::Json {
+    let jobs = slim_jobs(bytes).map_err(|e| JobsError::Json {
         message: format!("{name}: squeue --json: {e}"),
     })?;
-    let jobs = doc.jobs.ok_or_else(|| JobsError::Json {
+    let jobs = jobs.ok_or_else(|| JobsError::Json {
         message: format!("{name}: squeue --json: no `jobs` list"),
     })?;
     let mut out = Vec::with_capacity(jobs.len());

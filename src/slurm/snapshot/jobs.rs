@@ -6,6 +6,7 @@
 use super::error::SnapshotError;
 use crate::slurm::conf::expand_hostlist;
 use crate::slurm::job::{number, parse_tres_str, text, Num};
+use crate::slurm::squeue::{slim_jobs, SlimJob};
 use serde_json::Value;
 
 const WHAT: &str = "squeue --json";
@@ -69,45 +70,11 @@ impl SlurmSnapshotJob {
     }
 }
 
-#[derive(serde::Deserialize)]
-struct Doc {
-    #[serde(default)]
-    jobs: Option<Vec<Job>>,
-}
-
-/// The used fields of one job, every other one skipped while parsing (a large squeue --json is
-/// never held as a `Value` tree). `None` when absent.
-#[derive(serde::Deserialize)]
-struct Job {
-    job_id: Option<Value>,
-    array_job_id: Option<Value>,
-    array_task_id: Option<Value>,
-    array_task_string: Option<Value>,
-    user_name: Option<Value>,
-    account: Option<Value>,
-    partition: Option<Value>,
-    job_state: Option<Value>,
-    submit_time: Option<Value>,
-    start_time: Option<Value>,
-    end_time: Option<Value>,
-    time_limit: Option<Value>,
-    priority: Option<Value>,
-    cpus: Option<Value>,
-    num_cpus: Option<Value>,
-    node_count: Option<Value>,
-    memory_per_node: Option<Value>,
-    memory_per_cpu: Option<Value>,
-    tres_req_str: Option<Value>,
-    nodes: Option<Value>,
-    state_reason: Option<Value>,
-    state_description: Option<Value>,
-}
-
 /// Reads the jobs of `squeue --json` output; `path` names the file in errors.
 pub fn read_squeue_json(bytes: &[u8], path: &str) -> Result<Vec<SlurmSnapshotJob>, SnapshotError> {
-    let doc: Doc =
-        serde_json::from_slice(bytes).map_err(|e| SnapshotError::json(path, WHAT, &e))?;
-    let jobs = doc.jobs.ok_or_else(|| SnapshotError::NoList {
+    // the one parse of squeue --json (`slurm::squeue`), its fields as this reader needs them
+    let jobs = slim_jobs(bytes).map_err(|e| SnapshotError::json(path, WHAT, &e))?;
+    let jobs = jobs.ok_or_else(|| SnapshotError::NoList {
         file: path.to_string(),
         what: WHAT,
         list: "jobs",
@@ -145,7 +112,7 @@ fn epoch(v: &Option<Value>) -> Result<Option<i64>, String> {
     }
 }
 
-fn job(path: &str, record: usize, j: Job) -> Result<SlurmSnapshotJob, SnapshotError> {
+fn job(path: &str, record: usize, j: SlimJob) -> Result<SlurmSnapshotJob, SnapshotError> {
     let fail = |name: &str, field: &'static str, message: String| SnapshotError::Field {
         file: path.to_string(),
         what: WHAT,
