@@ -8,6 +8,7 @@
 
 pub mod pbs;
 pub mod result;
+mod run;
 pub mod slurm;
 pub mod words;
 

@@ -4,13 +4,14 @@
 //! forward under `strict_ordering` and `backfill_depth` as pbs_sched applies them.
 
 use crate::forecast::result::{Forecast, JobForecast};
+use crate::forecast::run::Run;
 use crate::forecast::words::{pbs_comment, pbs_never};
 use crate::jobs::{JobSet, JobState, ResourceValue};
 use crate::mem::hash::SeededMap;
 use crate::pbs::cycle::CycleOrder;
 use crate::pbs::snapshot::{Reservation, Vnode};
 use crate::replay::calendar::Res;
-use crate::replay::{forecast_from, Backfill, Cluster, Options, ReplayError, StartState, TraceJob};
+use crate::replay::{Backfill, Cluster, ReplayError, StartState, TraceJob};
 
 /// How long pbs_sched plans a job that has no walltime: five years (`FIVE_YRS`).
 pub const NO_WALLTIME: i64 = 5 * 365 * 86_400;
@@ -207,17 +208,12 @@ pub fn pbs_forecast(s: &PbsSnapshot) -> Result<Forecast, ReplayError> {
         jobs: trace,
         ..Default::default()
     };
-    let opts = Options {
-        cluster: Cluster {
-            nodes: 1,
-            cores_per_node: cores,
-            mem_per_node: mem,
-        },
-        backfill: s.policy.backfill(),
-        half_life: 86_400.0,
-        tree: None,
-        decay: crate::replay::Decay::default(),
+    let cluster = Cluster {
+        nodes: 1,
+        cores_per_node: cores,
+        mem_per_node: mem,
     };
+    let backfill = s.policy.backfill();
     let state = StartState {
         at: s.at,
         running: &running,
@@ -225,9 +221,8 @@ pub fn pbs_forecast(s: &PbsSnapshot) -> Result<Forecast, ReplayError> {
         reservations: &reservations,
         first: None,
     };
-    let (out, decisions) = forecast_from(&trace, &state, &opts)?;
-    let mut decided: SeededMap<usize, crate::replay::Decision> = SeededMap::default();
-    decided.extend(decisions);
+    let run = Run::new(&trace, &state, cluster, backfill)?;
+    let decided = &run.decided;
     let mut rows = Vec::with_capacity(jobs.len());
     // pbs_sched gives a job of an equivalence class that already failed this cycle the same
     // error, unchanged (`check.cpp`: the class's `err`).
@@ -277,9 +272,7 @@ pub fn pbs_forecast(s: &PbsSnapshot) -> Result<Forecast, ReplayError> {
                 } else {
                     why.as_ref().map(|w| comment(w, sh.excl))
                 };
-                row.start = d
-                    .estimate
-                    .or_else(|| out.placements.get(t).copied().flatten().map(|p| p.start));
+                row.start = run.start_of(t, &d);
             }
         }
         row.end = row.start.map(|x| x.saturating_add(tj.planned()));

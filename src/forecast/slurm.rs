@@ -5,8 +5,9 @@
 //! `bf_max_job_test`, whole nodes taken out of the plan by a planned job).
 
 use crate::forecast::result::{Forecast, JobForecast};
+use crate::forecast::run::Run;
 use crate::mem::hash::SeededMap;
-use crate::replay::{forecast_from, Backfill, Cluster, Options, ReplayError, StartState, TraceJob};
+use crate::replay::{Backfill, Cluster, ReplayError, StartState, TraceJob};
 use crate::slurm::snapshot::{SchedulerConf, SlurmNodeState, SlurmSnapshotJob};
 
 /// How long Slurm plans a job with no time limit: a year (`time_limit` 525600 minutes).
@@ -113,19 +114,14 @@ pub fn slurm_forecast(s: &SlurmSnapshot) -> Result<Forecast, ReplayError> {
         window: bf.window_minutes.saturating_mul(60),
         max_test: u32::try_from(bf.max_job_test.max(0)).unwrap_or(u32::MAX),
     };
-    let opts = Options {
-        cluster: Cluster {
-            nodes: nodes.len() as u64,
-            cores_per_node: cpn,
-            mem_per_node: mem_kb / (nodes.len() as u64).max(1),
-        },
-        // Slurm's plan decides this cycle; the passes after it run EASY (a plan of
-        // bf_max_job_test jobs at every planned end would cost that much at each).
-        backfill: Backfill::Easy,
-        half_life: 86_400.0,
-        tree: None,
-        decay: crate::replay::Decay::default(),
+    let cluster = Cluster {
+        nodes: nodes.len() as u64,
+        cores_per_node: cpn,
+        mem_per_node: mem_kb / (nodes.len() as u64).max(1),
     };
+    // Slurm's plan decides this cycle; the passes after it run EASY (a plan of
+    // bf_max_job_test jobs at every planned end would cost that much at each).
+    let backfill = Backfill::Easy;
     let held_now: u64 = running
         .iter()
         .filter_map(|&(t, _)| trace.jobs.get(t).map(|j| j.cores))
@@ -137,9 +133,8 @@ pub fn slurm_forecast(s: &SlurmSnapshot) -> Result<Forecast, ReplayError> {
         reservations: &[],
         first: Some(plan),
     };
-    let (out, decisions) = forecast_from(&trace, &state, &opts)?;
-    let mut decided: SeededMap<usize, crate::replay::Decision> = SeededMap::default();
-    decided.extend(decisions);
+    let run = Run::new(&trace, &state, cluster, backfill)?;
+    let decided = &run.decided;
     let mut rows = Vec::with_capacity(s.jobs.len());
     // Slurm's reasons: the first job of a partition that cannot start waits on `Resources`,
     // every later one of that partition on `Priority`.
@@ -164,9 +159,7 @@ pub fn slurm_forecast(s: &SlurmSnapshot) -> Result<Forecast, ReplayError> {
                 }
                 row.reason = Some(if first { "Resources" } else { "Priority" }.to_string());
                 row.top_job = d.estimate.is_some();
-                row.start = d
-                    .estimate
-                    .or_else(|| out.placements.get(t).copied().flatten().map(|p| p.start));
+                row.start = run.start_of(t, d);
             }
         }
         row.end = row.start.map(|x| x.saturating_add(tj.planned()));
