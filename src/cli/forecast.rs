@@ -51,6 +51,11 @@ pub struct Args {
     /// Forecast under another job_sort_formula than the site's (what-if).
     #[arg(long, value_name = "FORMULA")]
     pub against: Option<String>,
+    /// Slurm what-if: the same snapshot with priorities under other multifactor weights, e.g.
+    /// `PriorityWeightJobSize=0,PriorityWeightAge=5000` (QOS, association and fair-share
+    /// factors count 0: a snapshot has none of their inputs).
+    #[arg(long, value_name = "LIST", requires = "slurm_conf")]
+    pub against_weights: Option<String>,
     /// A Slurm site: its slurm.conf (backfill parameters, partition tiers). `--jobs` is then
     /// `squeue --json` and `--node-state` `sinfo --json` (or `scontrol show nodes --json`).
     #[arg(long, value_name = "FILE")]
@@ -165,9 +170,12 @@ fn slurm(args: &Args, conf: &std::path::Path) -> Result<Forecast, Failure> {
     } else {
         read_file(&args.jobs)?
     };
-    let jobs =
-        fairsort::slurm::snapshot::read_squeue_json(&jobs_bytes, &args.jobs.display().to_string())
-            .map_err(|e| Failure::user(e.to_string()))?;
+    let name = args.jobs.display().to_string();
+    let mut jobs = fairsort::slurm::snapshot::read_squeue_json(&jobs_bytes, &name)
+        .map_err(|e| Failure::user(e.to_string()))?;
+    if let Some(list) = &args.against_weights {
+        reprioritize(&mut jobs, &jobs_bytes, &name, &text, conf, list, args.at)?;
+    }
     let nodes = fairsort::slurm::snapshot::read_nodes_json(
         &read_file(&args.node_state)?,
         &args.node_state.display().to_string(),
@@ -182,6 +190,50 @@ fn slurm(args: &Args, conf: &std::path::Path) -> Result<Forecast, Failure> {
             .unwrap_or_else(|| jiff::Timestamp::now().as_second()),
     };
     fairsort::forecast::slurm_forecast(&snap).map_err(|e| Failure::user(e.to_string()))
+}
+
+/// `--against-weights`: each pending job's priority as slurmctld would store it under `list`
+/// over slurm.conf's weights (`slurm::multifactor`, the engine of `order --slurm-conf`).
+fn reprioritize(
+    jobs: &mut [fairsort::slurm::snapshot::SlurmSnapshotJob],
+    bytes: &[u8],
+    name: &str,
+    conf_text: &str,
+    conf_path: &std::path::Path,
+    list: &str,
+    at: Option<i64>,
+) -> CliResult {
+    use fairsort::slurm::multifactor::{compute, Site, Weights};
+    let conf = fairsort::slurm::conf::parse_slurm_conf(conf_text, &conf_path.display().to_string())
+        .map_err(|e| Failure::user(e.to_string()))?;
+    let mut weights = Weights::of(&conf);
+    weights
+        .set(list)
+        .map_err(|e| Failure::usage(format!("--against-weights: {e}")))?;
+    let slurm_jobs = fairsort::slurm::squeue::read_squeue_json(name, bytes)
+        .map_err(|e| Failure::user(e.to_string()))?;
+    let qos = std::collections::BTreeMap::new();
+    let site = Site {
+        conf: &conf,
+        weights: &weights,
+        qos: &qos,
+        assoc: None,
+        fairshare: None,
+        now: at.unwrap_or_else(|| jiff::Timestamp::now().as_second()),
+    };
+    // the first row of a job is its highest-tier partition's, the one its order follows
+    let mut priority = std::collections::HashMap::new();
+    for row in compute(&site, &slurm_jobs) {
+        priority
+            .entry(row.id)
+            .or_insert(f64::from(row.job_priority));
+    }
+    for j in jobs.iter_mut() {
+        if let Some(&p) = priority.get(&j.id) {
+            j.priority = p;
+        }
+    }
+    Ok(())
 }
 
 /// Prints `fc` as the flags ask.
@@ -282,8 +334,8 @@ fn table(out: &mut impl Write, fc: &Forecast, dates: DateFlags) -> CliResult {
 fn csv_out(out: &mut impl Write, fc: &Forecast) -> CliResult {
     let mut w = csv::Writer::from_writer(out);
     w.write_record([
-        "rank", "id", "state", "user", "queue", "cores", "walltime", "runs_now", "top_job",
-        "start", "end", "reason",
+        "rank", "id", "state", "user", "queue", "cores", "walltime", "priority", "runs_now",
+        "top_job", "start", "end", "reason",
     ])?;
     let opt = |v: Option<i64>| v.map_or(String::new(), |x| x.to_string());
     for j in &fc.jobs {
@@ -295,6 +347,7 @@ fn csv_out(out: &mut impl Write, fc: &Forecast) -> CliResult {
             j.queue.clone(),
             j.cores.to_string(),
             j.walltime.to_string(),
+            j.priority.map_or(String::new(), |p| p.to_string()),
             j.runs_now.to_string(),
             j.top_job.to_string(),
             opt(j.start),

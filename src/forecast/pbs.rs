@@ -161,7 +161,7 @@ pub fn pbs_forecast(s: &PbsSnapshot) -> Result<Forecast, ReplayError> {
     // Each considered job, with its subjobs still queued when it is an array (pbs_sched
     // considers them one after another): the trace indexes of each.
     let mut pending = Vec::with_capacity(s.order.considered.len());
-    let mut parts: Vec<(usize, std::ops::Range<usize>, Shape)> = Vec::new();
+    let mut parts: Vec<(usize, std::ops::Range<usize>, Shape, Option<f64>)> = Vec::new();
     for c in &s.order.considered {
         let Some(j) = jobs.jobs.get(c.job as usize) else {
             continue;
@@ -174,7 +174,7 @@ pub fn pbs_forecast(s: &PbsSnapshot) -> Result<Forecast, ReplayError> {
             back.push(c.job as usize);
             trace.push(trace_job(jobs, j, s.at, &sh, node_cores));
         }
-        parts.push((c.job as usize, first..pending.len(), sh));
+        parts.push((c.job as usize, first..pending.len(), sh, c.value));
     }
     let reservations: Vec<(i64, i64, Res)> = (s.reservations.iter())
         .filter(|r| r.holds() && r.end > s.at)
@@ -228,13 +228,14 @@ pub fn pbs_forecast(s: &PbsSnapshot) -> Result<Forecast, ReplayError> {
     // error, unchanged (`check.cpp`: the class's `err`).
     let mut class_why: SeededMap<(String, String, u64, u64, i64), crate::replay::Why> =
         SeededMap::default();
-    for (rank, (k, range, sh)) in parts.iter().enumerate() {
+    for (rank, (k, range, sh, value)) in parts.iter().enumerate() {
         let subs = pending.get(range.clone()).unwrap_or(&[]);
         let (Some(&t0), Some(tj)) = (subs.first(), subs.first().and_then(|&t| trace.jobs.get(t)))
         else {
             continue;
         };
         let mut row = row_of(jobs, *k, tj, Some(rank + 1));
+        row.priority = *value;
         let class = (
             sh.select.clone(),
             sh.place.clone(),
@@ -358,6 +359,7 @@ fn row_of(jobs: &JobSet, k: usize, tj: &TraceJob, rank: Option<usize>) -> JobFor
         rank,
         runs_now: false,
         top_job: false,
+        priority: None,
         start: None,
         end: None,
         reason: None,

@@ -19,6 +19,9 @@ pub struct JobForecast {
     pub walltime: i64,
     /// 1-based place in the order the scheduler considers pending jobs (`None`: not considered).
     pub rank: Option<usize>,
+    /// What the order sorts by: PBS's formula value as pbs_sched keeps it, Slurm's priority
+    /// (`None`: none, or not considered).
+    pub priority: Option<f64>,
     /// It starts in this cycle.
     pub runs_now: bool,
     /// The scheduler calendars it this cycle (a top job): `start` is that estimate.

@@ -145,6 +145,7 @@ pub fn slurm_forecast(s: &SlurmSnapshot) -> Result<Forecast, ReplayError> {
             continue;
         };
         let mut row = row_of(j, tj, Some(rank + 1));
+        row.priority = Some(j.priority);
         match decided.get(&t) {
             None => row.reason = Some("PartitionConfig".to_string()),
             Some(d) if d.runs_now => {
@@ -230,6 +231,7 @@ fn row_of(j: &SlurmSnapshotJob, tj: &TraceJob, rank: Option<usize>) -> JobForeca
         rank,
         runs_now: false,
         top_job: false,
+        priority: None,
         start: None,
         end: None,
         reason: None,

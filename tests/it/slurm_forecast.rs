@@ -174,3 +174,58 @@ fn pbs_flags_are_refused_on_a_slurm_forecast() {
             "--backfill-depth is a PBS site's",
         ));
 }
+
+/// `--against-weights` recomputes each pending job's priority with the multifactor engine of
+/// `order --slurm-conf`: under the site's own weights it is slurmctld's, for every job of every
+/// capture; without the job-size weight only the partition's (and nice) is left.
+#[test]
+fn against_weights_recomputes_slurmctld_s_priorities() {
+    let mut checked = 0;
+    for d in captures() {
+        let want = read_json(&d.join("expected.json"));
+        let at = want["last_backfill_cycle"].as_i64().unwrap();
+        let run = |weights: &str| {
+            let out = fairsort()
+                .args(["forecast", "--slurm-conf"])
+                .arg(d.join("before/slurm.conf"))
+                .arg("--jobs")
+                .arg(d.join("after/squeue.json"))
+                .arg("--node-state")
+                .arg(d.join("after/sinfo.json"))
+                .args([
+                    "--at",
+                    &at.to_string(),
+                    "--json",
+                    "--against-weights",
+                    weights,
+                ])
+                .assert()
+                .success()
+                .get_output()
+                .stdout
+                .clone();
+            json_of(&out)
+        };
+        let own = run("PriorityWeightJobSize=1000,PriorityWeightPartition=1000");
+        let no_size = run("PriorityWeightJobSize=0");
+        for p in want["pending"].as_array().unwrap() {
+            let g = job(&own, &p["id"]).unwrap();
+            assert_eq!(
+                g["priority"].as_f64(),
+                p["priority"].as_f64(),
+                "{d:?} {}",
+                p["id"]
+            );
+            let n = job(&no_size, &p["id"]).unwrap()["priority"]
+                .as_f64()
+                .unwrap();
+            assert!(
+                n <= 1000.0 && n < p["priority"].as_f64().unwrap(),
+                "{d:?} {}: {n}",
+                p["id"]
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 20, "{checked}");
+}
