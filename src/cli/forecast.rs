@@ -31,7 +31,7 @@ pub struct Args {
     #[arg(long, value_name = "TIME", value_parser = super::dates::parse_time)]
     pub at: Option<i64>,
     /// Explain one job: what it waits for, the jobs ahead of it, what would start it sooner.
-    #[arg(long, value_name = "JOBID")]
+    #[arg(long, value_name = "JOBID", conflicts_with_all = ["json", "csv", "top"])]
     pub job: Option<String>,
     /// Print the forecast as JSON (epoch seconds).
     #[arg(long, conflicts_with = "csv")]

@@ -218,3 +218,21 @@ fn against_another_formula_reorders_the_snapshot() {
     assert_eq!(first_cores(&[]), 6);
     assert_eq!(first_cores(&["--against=-ncpus"]), 1);
 }
+
+/// `--job` prints an explanation: with `--json`, `--csv` or `--top` it is refused, not ignored.
+#[test]
+fn explain_refuses_the_flags_it_cannot_honour() {
+    let d = dir("depth1");
+    for flag in [&["--json"][..], &["--csv"], &["--top", "2"]] {
+        fairsort_home(&tempfile::tempdir().unwrap().path().join("h"))
+            .args(["forecast", "--jobs"])
+            .arg(d.join("before/qstat.json"))
+            .arg("--node-state")
+            .arg(d.join("before/pbsnodes.json"))
+            .args(["--job", "1"])
+            .args(flag)
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains("cannot be used with"));
+    }
+}
