@@ -349,19 +349,5 @@ fn trace_job(
 
 fn row_of(jobs: &JobSet, k: usize, tj: &TraceJob, rank: Option<usize>) -> JobForecast {
     let state = jobs.jobs.get(k).map_or('?', |j| j.state.letter());
-    JobForecast {
-        id: tj.id.clone(),
-        state: state.to_string(),
-        queue: tj.queue.clone(),
-        user: tj.user.clone(),
-        cores: tj.cores,
-        walltime: tj.planned(),
-        rank,
-        runs_now: false,
-        top_job: false,
-        priority: None,
-        start: None,
-        end: None,
-        reason: None,
-    }
+    crate::forecast::run::row(tj, state.to_string(), rank)
 }

@@ -1,9 +1,11 @@
 //! What every site's forecast does once its snapshot is a trace: run the simulator from the
 //! start state, and read back each pending job's first-cycle decision and predicted start.
 
+use crate::forecast::result::JobForecast;
 use crate::mem::hash::SeededMap;
 use crate::replay::{
     forecast_from, Backfill, Cluster, Decision, Options, Outcome, ReplayError, StartState, Trace,
+    TraceJob,
 };
 
 /// A forecast's run: the simulator's outcome and the first cycle's decisions by trace index.
@@ -45,5 +47,25 @@ impl Run {
                 .flatten()
                 .map(|p| p.start)
         })
+    }
+}
+
+/// The row of trace job `tj` (in scheduler state `state`, at `rank` of the order), before its
+/// decision is known.
+pub(crate) fn row(tj: &TraceJob, state: String, rank: Option<usize>) -> JobForecast {
+    JobForecast {
+        id: tj.id.clone(),
+        state,
+        queue: tj.queue.clone(),
+        user: tj.user.clone(),
+        cores: tj.cores,
+        walltime: tj.planned(),
+        rank,
+        runs_now: false,
+        top_job: false,
+        priority: None,
+        start: None,
+        end: None,
+        reason: None,
     }
 }

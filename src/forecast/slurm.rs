@@ -221,19 +221,5 @@ fn trace_job(j: &SlurmSnapshotJob, submit: i64, planned: i64) -> TraceJob {
 }
 
 fn row_of(j: &SlurmSnapshotJob, tj: &TraceJob, rank: Option<usize>) -> JobForecast {
-    JobForecast {
-        id: j.id.clone(),
-        state: j.state.clone(),
-        queue: j.partition.clone(),
-        user: j.user.clone(),
-        cores: tj.cores,
-        walltime: tj.planned(),
-        rank,
-        runs_now: false,
-        top_job: false,
-        priority: None,
-        start: None,
-        end: None,
-        reason: None,
-    }
+    crate::forecast::run::row(tj, j.state.clone(), rank)
 }
