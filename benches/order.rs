@@ -2,6 +2,9 @@
 //! binding + evaluating + sorting a million jobs against a 100 000-user share tree.
 //! Run: `cargo bench --bench order`. Figures: docs/perf.md.
 
+// Measurement and test output on stderr may panic on a closed stderr: only the binary must not.
+#![allow(clippy::disallowed_macros)]
+
 use criterion::{criterion_group, criterion_main, Criterion};
 use fairsort::fairshare;
 use fairsort::fairshare::{NodeKind, NodeSpec, Shares, Tree, TreeSource, TreeSpec};

@@ -112,16 +112,22 @@ pub fn run(args: Args, global: &Global) -> CliResult {
             "parsed": expr.to_string(),
         });
         crate::outln!("{out}");
-        return Ok(());
+        return pbs_refusal(&checked.pbs_verdict);
     }
-    crate::outln!("valid: {}", expr);
+    match &checked.pbs_verdict {
+        Ok(()) => crate::outln!("valid: {}", expr),
+        Err(_) => crate::outln!(
+            "valid for fairsort only (a PBS server refuses it): {}",
+            expr
+        ),
+    }
     if rows.is_empty() {
         crate::outln!("uses no keywords or resources (the value is the same for every job)");
     } else {
         let mut t = Table::new(&[
-            ("KEYWORD", Align::Left),
-            ("KIND", Align::Left),
-            ("PYTHON TYPE", Align::Left),
+            ("keyword", Align::Left),
+            ("kind", Align::Left),
+            ("python type", Align::Left),
         ]);
         for (n, k, p) in rows {
             t.row(vec![n, k, p.to_string()]);
@@ -129,10 +135,25 @@ pub fn run(args: Args, global: &Global) -> CliResult {
         crate::out!("{}", t.render());
     }
     for w in &checked.warnings {
-        eprintln!("fairsort: warning: {}", w.render(&src));
+        crate::cli::say::line(format_args!("fairsort: warning: {}", w.render(&src)));
     }
     for h in &hazards {
-        eprintln!("fairsort: warning: {h}");
+        crate::cli::say::line(format_args!("fairsort: warning: {h}"));
     }
-    Ok(())
+    pbs_refusal(&checked.pbs_verdict)
+}
+
+/// Exit status 1 when a PBS server would refuse the formula (fairsort's own keywords): "valid"
+/// with status 0 would tell a script that `qmgr -c "set server job_sort_formula=…"` will work.
+fn pbs_refusal(verdict: &Result<(), formula::FormulaError>) -> CliResult {
+    match verdict {
+        Ok(()) => Ok(()),
+        Err(e) => Err(super::Failure::user(format!(
+            "a PBS server refuses this formula ({}); fairsort's order, replay and test evaluate it",
+            match (e.code(), e.pbs_message()) {
+                (Some(c), Some(m)) => format!("{c} {m}"),
+                _ => e.to_string(),
+            }
+        ))),
+    }
 }

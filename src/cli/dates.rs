@@ -1,5 +1,5 @@
 //! Dates as people read and type them. Output: local date-times (the zone of `TZ`, else the
-//! system's), `--utc` for ISO 8601 in UTC, `--epoch` for seconds since 1970; `--json` and
+//! system's), `--utc` for the same style in UTC, `--epoch` for seconds since 1970; `--json` and
 //! `--csv` always carry epoch seconds, so scripts do not depend on the reader's zone. Input:
 //! epoch seconds or ISO 8601 with or without a zone (`2024-04-13`, `2024-04-13T12:00`,
 //! `2024-04-13 12:00:00`, `2024-04-13T12:00Z`, `2024-04-13T12:00+02:00`,
@@ -13,7 +13,7 @@ use jiff::{Timestamp, ZonedDateTime};
 /// How dates are printed: `--utc` and `--epoch` on the commands that print them.
 #[derive(Debug, Clone, Copy, Default, clap::Args)]
 pub struct DateFlags {
-    /// Print dates in UTC as ISO 8601 (`2024-04-13T12:00:00Z`) instead of local time.
+    /// Print dates in UTC (`2024-04-13 12:00:00 UTC`, the style of local dates) instead of local time.
     #[arg(long, conflicts_with = "epoch")]
     pub utc: bool,
     /// Print dates as epoch seconds (for scripts).
@@ -31,7 +31,7 @@ impl DateFlags {
             return secs.to_string();
         };
         if self.utc {
-            return t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string();
+            return t.strftime("%Y-%m-%d %H:%M:%S UTC").to_string();
         }
         local(t, &TimeZone::system())
     }
@@ -152,7 +152,7 @@ mod tests {
             utc: true,
             epoch: false,
         };
-        assert_eq!(utc.show(1_712_966_400), "2024-04-13T00:00:00Z");
+        assert_eq!(utc.show(1_712_966_400), "2024-04-13 00:00:00 UTC");
         let epoch = DateFlags {
             utc: false,
             epoch: true,

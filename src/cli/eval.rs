@@ -149,9 +149,9 @@ pub fn run(args: Args, global: &Global) -> CliResult {
             }
             Err(msg) => {
                 crate::outln!("{}", formula::repr::float(sort));
-                eprintln!(
+                crate::cli::say::line(format_args!(
                     "fairsort: Formula evaluation had an error.  Zero value will be used: {msg}"
-                );
+                ));
             }
         }
     }

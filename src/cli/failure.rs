@@ -126,7 +126,7 @@ pub type CliResult = Result<(), Failure>;
 pub(crate) fn home_failure(e: fairsort::home::HomeError) -> Failure {
     match e {
         fairsort::home::HomeError::Rejected(r) => {
-            eprintln!("{}", r.render("default"));
+            crate::cli::say::line(format_args!("{}", r.render("default")));
             Failure::silent(1)
         }
         other => Failure::user(other.to_string()),

@@ -49,7 +49,7 @@ pub struct Args {
     #[arg(long, value_name = "BOOL")]
     pub strict_ordering: Option<bool>,
     /// Forecast under another job_sort_formula than the site's (what-if).
-    #[arg(long, value_name = "FORMULA")]
+    #[arg(long, value_name = "FORMULA", allow_hyphen_values = true)]
     pub against: Option<String>,
     /// Slurm what-if: the same snapshot with priorities under other multifactor weights, e.g.
     /// `PriorityWeightJobSize=0,PriorityWeightAge=5000` (QOS, association and fair-share

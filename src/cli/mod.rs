@@ -3,6 +3,8 @@
 
 pub mod choices;
 pub mod dates;
+pub mod duration;
+pub mod examples;
 pub mod failure;
 mod first_pass;
 pub mod ftest_report;
@@ -21,6 +23,7 @@ pub mod plot;
 pub mod progress;
 pub mod qmgr;
 pub mod replay;
+pub mod say;
 pub mod share;
 pub mod shell;
 pub mod site;
@@ -140,7 +143,7 @@ pub fn main() -> ExitCode {
         Err(f) if f.status == 0 => ExitCode::SUCCESS,
         Err(f) => {
             if !f.message.is_empty() {
-                eprintln!("fairsort: {}", f.message);
+                crate::cli::say::line(format_args!("fairsort: {}", f.message));
             }
             ExitCode::from(f.status)
         }

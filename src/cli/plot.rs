@@ -23,8 +23,9 @@ pub struct Args {
     /// The SVG file to write; `-` writes to standard output.
     #[arg(long, short, value_name = "FILE.svg")]
     pub output: PathBuf,
-    /// Use a built-in example cluster (share tree, queue, formula): `pbs` (default) or `slurm`.
-    #[arg(long, value_name = "NAME", num_args = 0..=1, default_missing_value = "pbs")]
+    /// Use a built-in example cluster (share tree, queue, formula): `pbs` (default) or
+    /// `slurm-tree` (a Slurm account tree), the names of `order --example`.
+    #[arg(long, value_name = "NAME", num_args = 0..=1, default_missing_value = "pbs", value_parser = crate::cli::examples::parse)]
     pub example: Option<String>,
     /// Share tree file (PBS resource_group, sshare, sacctmgr, flux DB, fairsort TOML/JSON).
     #[arg(long, value_name = "FILE")]
@@ -49,7 +50,7 @@ pub struct Args {
     #[arg(long)]
     pub flux_compat: bool,
     /// against: the formula to compare the current one with (as `order --against`).
-    #[arg(long, value_name = "FORMULA")]
+    #[arg(long, value_name = "FORMULA", allow_hyphen_values = true)]
     pub against: Option<String>,
     /// Jobs: `qstat -f -F json` output, a fairsort JSON or CSV job list, `squeue --json` or
     /// `squeue` pipe output.
@@ -59,7 +60,7 @@ pub struct Args {
     #[arg(long, value_name = "FORMAT")]
     pub jobs_format: Option<JobsFormat>,
     /// The job_sort_formula (overrides the example's or the home's).
-    #[arg(long, value_name = "FORMULA")]
+    #[arg(long, value_name = "FORMULA", allow_hyphen_values = true)]
     pub formula: Option<String>,
     /// job_sort_formula_threshold.
     #[arg(long, value_name = "VALUE", allow_negative_numbers = true)]
@@ -140,7 +141,7 @@ pub fn run(args: Args, global: &Global) -> CliResult {
             let curves = plot::factor_curves(tree, args.user.as_deref(), &options(&args)?)
                 .map_err(plot_failure)?;
             for (a, why) in &curves.skipped {
-                eprintln!("fairsort: note: {a} left out: {why}");
+                crate::cli::say::line(format_args!("fairsort: note: {a} left out: {why}"));
             }
             plot::factors_svg(&curves)
         }
@@ -228,6 +229,13 @@ fn assignment<'a>(s: &'a str, flag: &str) -> Result<(&'a str, &'a str), Failure>
 /// exists), with the files and flags over it. Jobs and formula are needed by `against` only.
 fn scenario(args: &Args, global: &Global) -> Result<Scenario, Failure> {
     let base = match &args.example {
+        Some(name) if !fairsort::scenario::example::EXAMPLES.contains(&name.as_str()) => {
+            return Err(Failure::usage(crate::cli::examples::not_here(
+                name,
+                "plot",
+                &fairsort::scenario::example::EXAMPLES,
+            )))
+        }
         Some(name) => Base::Example(name.clone()),
         None => Base::FindHome(global.home.clone()),
     };

@@ -71,7 +71,7 @@ pub fn run(args: Args, global: &Global) -> CliResult {
             Ok(None) => {}
             Err(e) => {
                 out.flush()?;
-                eprintln!("{}", e.render());
+                crate::cli::say::line(format_args!("{}", e.render()));
                 status = e.exit_status();
                 if args.abort {
                     status = if matches!(e, RequestError::Parse(..)) {
@@ -131,7 +131,7 @@ fn interactive(args: &Args, home: &Home) -> CliResult {
             }
             Ok(_) => {}
             Err(e) => {
-                eprintln!("{}", e.render());
+                crate::cli::say::line(format_args!("{}", e.render()));
                 if e.is_fatal() {
                     return Err(Failure::silent(1));
                 }
@@ -144,13 +144,13 @@ fn interactive(args: &Args, home: &Home) -> CliResult {
 /// crash or misbehave on it (`fairsort::formula::pbs_hazards`); the change itself stands.
 fn print_hazards(request: &str) {
     for line in fairsort::qmgr::formula_hazards(request) {
-        eprintln!("warning: {line}");
+        crate::cli::say::line(format_args!("warning: {line}"));
     }
 }
 
 /// After the run, the one line naming the PBS attributes it kept that fairsort does not model.
 fn print_kept(kept: &KeptNote) {
     if let Some(line) = kept.line() {
-        eprintln!("{line}");
+        crate::cli::say::line(format_args!("{line}"));
     }
 }

@@ -44,7 +44,7 @@ pub struct Args {
     #[command(flatten)]
     pub model: Model,
     /// The job_sort_formula to replay (default: the home's).
-    #[arg(long, value_name = "FORMULA", conflicts_with_all = ["slurm_conf", "flux_db"])]
+    #[arg(long, value_name = "FORMULA", allow_hyphen_values = true, conflicts_with_all = ["slurm_conf", "flux_db"])]
     pub formula: Option<String>,
     /// Order by Slurm's multifactor priority under this slurm.conf instead of a formula (its
     /// weights, PriorityMaxAge, partitions, PriorityFlags; PriorityDecayHalfLife as the
@@ -67,7 +67,7 @@ pub struct Args {
     #[arg(long, value_name = "FORMAT", value_parser = parser::<TreeFormat>(), requires = "tree")]
     pub tree_format: Option<TreeFormat>,
     /// A second formula replayed on the same trace, shown side by side.
-    #[arg(long, value_name = "FORMULA")]
+    #[arg(long, value_name = "FORMULA", allow_hyphen_values = true)]
     pub against: Option<String>,
     /// Print JSON: the summary, share attainment over time and every job's id, submit, start
     /// and end (streamed).
@@ -114,9 +114,9 @@ pub struct Model {
     /// Backfill: easy (default) or none.
     #[arg(long, default_value = "easy")]
     pub backfill: String,
-    /// Usage half-life in seconds (default: the home's fairshare_decay_time and
+    /// Usage half-life, a duration (seconds, `7d`, `HH:MM:SS`; default: the home's fairshare_decay_time and
     /// fairshare_decay_factor as a continuous half-life, else 7 days).
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "DURATION", allow_hyphen_values = true, value_parser = super::duration::non_negative)]
     pub half_life: Option<f64>,
     /// Usage decay model: continuous (default; the half-life), pbs (× fairshare_decay_factor
     /// every fairshare_decay_time, floor 1), slurm (δ^period every PriorityCalcPeriod) or flux
@@ -125,15 +125,15 @@ pub struct Model {
     pub decay: String,
     /// With --decay pbs: the period (fairshare_decay_time; default the home's, else 86400);
     /// with --decay slurm: PriorityCalcPeriod (default slurm.conf's, else 300).
-    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(i64).range(1..))]
+    #[arg(long, value_name = "DURATION", allow_hyphen_values = true, value_parser = super::duration::positive_seconds)]
     pub decay_period: Option<i64>,
     /// With --decay pbs: fairshare_decay_factor (default the home's, else 0.5); with --decay
     /// flux: decay_factor (default 0.5).
     #[arg(long, value_name = "F")]
     pub decay_factor: Option<f64>,
-    /// Share attainment sampling interval in seconds (default: a day for traces of 20 days or
+    /// Share attainment sampling interval, a duration (default: a day for traces of 20 days or
     /// more, else the span / 50).
-    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(i64).range(1..))]
+    #[arg(long, value_name = "DURATION", allow_hyphen_values = true, value_parser = super::duration::positive_seconds)]
     pub sample: Option<i64>,
 }
 

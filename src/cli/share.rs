@@ -73,6 +73,7 @@ pub fn run(args: Args, global: &Global) -> CliResult {
     let sources_text = super::sources::header(&sources, "formula");
     let text_report = !args.json && !args.csv;
     let opts = options(&args)?;
+    warn_unknown_active(&tree, opts.active_users.as_ref());
     // Not locked: a large table is written by every worker in turn (`parallel::write_chunks`).
     let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout());
     if args.compare {
@@ -221,6 +222,39 @@ fn options(args: &Args) -> Result<Options, Failure> {
         }),
         extra_entities: Vec::new(),
     })
+}
+
+/// One line naming the `--active` users the tree does not have: they get no tickets, and a
+/// misspelt name would otherwise silently leave every user with 0.
+fn warn_unknown_active(tree: &Tree, active: Option<&HashSet<String>>) {
+    let Some(active) = active else { return };
+    let mut unknown: Vec<&str> = active
+        .iter()
+        .filter(|u| tree.users_named(u).is_empty())
+        .map(String::as_str)
+        .collect();
+    if unknown.is_empty() {
+        return;
+    }
+    unknown.sort_unstable();
+    let shown: Vec<String> = unknown.iter().take(5).map(|u| format!("`{u}`")).collect();
+    let more = match unknown.len() {
+        n if n > 5 => format!(" and {} more", n - 5),
+        _ => String::new(),
+    };
+    let none = if unknown.len() == active.len() {
+        ": no user is active, every user gets 0 tickets"
+    } else {
+        ""
+    };
+    crate::cli::say::warning(format_args!(
+        "--active: {} not in the share tree: {}{more}{none}",
+        match unknown.len() {
+            1 => "1 user is".to_string(),
+            n => format!("{n} users are"),
+        },
+        shown.join(", ")
+    ));
 }
 
 fn share_failure(e: ShareError) -> Failure {
@@ -513,11 +547,40 @@ fn shares_into(tree: &Tree, id: NodeId, out: &mut String) {
     }
 }
 
-/// `s` cleared, then `indent` spaces and `name` (the indented name column of sshare and pbsfs).
-fn indented(s: &mut String, indent: usize, name: &str) {
+/// The deepest indentation a tree table prints: deeper rows are indented this far and marked
+/// with their depth (`[40000] name`), so a 40,000-deep chain of groups cannot make every row of
+/// the table 40,000 columns wide (1.6 GB of spaces for 0.6 MB of resource_group).
+pub const MAX_INDENT: usize = 32;
+
+/// The depth marker of a row deeper than [`MAX_INDENT`], empty for the others.
+fn depth_marker(depth: usize) -> String {
+    if depth > MAX_INDENT {
+        format!("[{depth}] ")
+    } else {
+        String::new()
+    }
+}
+
+/// The columns a row's indentation takes (spaces and depth marker).
+fn indent_width(depth: usize) -> usize {
+    depth.min(MAX_INDENT) + depth_marker(depth).len()
+}
+
+/// `s` cleared, then the indentation of `depth` and `name` (the indented name column of sshare
+/// and pbsfs; capped at [`MAX_INDENT`]).
+fn indented(s: &mut String, depth: usize, name: &str) {
     s.clear();
-    s.extend(std::iter::repeat_n(' ', indent));
+    s.extend(std::iter::repeat_n(' ', depth.min(MAX_INDENT)));
+    s.push_str(&depth_marker(depth));
     s.push_str(name);
+}
+
+/// The indentation of `depth` appended to a row buffer (capped at [`MAX_INDENT`], marked when
+/// deeper); returns the columns it took.
+fn indent_bytes(out: &mut Vec<u8>, depth: usize) -> usize {
+    spaces(out, depth.min(MAX_INDENT));
+    out.extend_from_slice(depth_marker(depth).as_bytes());
+    indent_width(depth)
 }
 
 /// sshare -l style: the Account column indented one space per depth, as Slurm's
@@ -556,7 +619,7 @@ fn sshare_table(
             let n = tree.node(id);
             let r = result.row(id);
             let (account, user) = names(tree, id);
-            t.widen(0, n.depth + text_width(account));
+            t.widen(0, indent_width(n.depth) + text_width(account));
             t.widen(1, user.map_or(0, text_width));
             scratch.clear();
             shares_into(tree, id, &mut scratch);
@@ -706,7 +769,7 @@ fn pbs_table(
         for &id in part {
             let n = tree.node(id);
             let r = result.row(id);
-            t.widen(0, n.depth + text_width(name(id)));
+            t.widen(0, indent_width(tree.node(id).depth) + text_width(name(id)));
             ints(id, &mut grp, &mut cgrp, &mut shares);
             t.widen(1, grp.len());
             t.widen(2, cgrp.len());
@@ -844,16 +907,16 @@ fn flux_row(
             push_fixed(six, f, 6);
             py_float_into(six.parse().unwrap_or(f), fs);
         }
-        spaces(line, d + 1);
+        let d = indent_bytes(line, d + 1);
         left(line, bank, 20);
-        right(line, &n.name, 20usize.saturating_sub(d + 1));
+        right(line, &n.name, 20usize.saturating_sub(d));
         for cell in ["true", shares.as_str(), usage.as_str(), fs.as_str()] {
             right(line, cell, 20);
         }
     } else {
         let d = n.depth;
         py_float_into(n.raw_usage, usage);
-        spaces(line, d);
+        let d = indent_bytes(line, d);
         left(line, &n.name, 20);
         spaces(line, 20usize.saturating_sub(d));
         for cell in ["true", shares.as_str(), usage.as_str()] {

@@ -64,9 +64,9 @@ pub fn run(args: Args, global: &Global) -> CliResult {
             .map_err(user_error)?;
             let now = fairsort::home::SiteKind::of_tree(spec.source).unwrap_or(before.kind);
             if before.kind == fairsort::home::SiteKind::Slurm && now != before.kind {
-                eprintln!(
+                crate::cli::say::line(format_args!(
                     "fairsort: note: the home is a {now} site now; its Slurm configuration was removed"
-                );
+                ));
             }
             crate::outln!(
                 "stored {} nodes from {} in {}",
@@ -77,7 +77,9 @@ pub fn run(args: Args, global: &Global) -> CliResult {
             // The home's usage over the new tree: say what no longer meets an association.
             match fairsort::scenario::Scenario::from_home(&home) {
                 Ok(sc) => super::usage::warn_unmatched(&sc.unmatched_usage),
-                Err(e) => eprintln!("warning: the home's usage over the new tree: {e}"),
+                Err(e) => crate::cli::say::line(format_args!(
+                    "warning: the home's usage over the new tree: {e}"
+                )),
             }
             Ok(())
         }

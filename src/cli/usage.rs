@@ -58,7 +58,7 @@ pub struct RecordArgs {
     /// PBS fairshare_usage_res: the formula charged per job, over its used resources (time in
     /// seconds, size in kb), e.g. `cput` or `ncpus*walltime`.
     /// Default: the home's sched `fairshare_usage_res` (PBS default `cput`).
-    #[arg(long, value_name = "FORMULA")]
+    #[arg(long, value_name = "FORMULA", allow_hyphen_values = true)]
     pub usage_res: Option<String>,
     /// PBS fairshare_entity: euser, egroup, Account_Name, queue or egroup:euser.
     /// Default: the home's sched `fairshare_entity`.
@@ -81,23 +81,26 @@ pub struct ModelArgs {
     /// Decay model: pbs, slurm, flux or half-life.
     #[arg(long)]
     pub model: Option<String>,
-    /// PBS fairshare_decay_time (HH:MM:SS). Default: the home's sched attribute.
+    /// PBS fairshare_decay_time, as PBS's scheduler takes it (HH:MM:SS; PBS refuses a bare
+    /// number of seconds here). Default: the home's sched attribute.
     #[arg(long, value_name = "HH:MM:SS")]
     pub decay_time: Option<String>,
     /// PBS fairshare_decay_factor (default: the home's sched attribute) / flux decay_factor.
     #[arg(long, value_name = "F")]
     pub decay_factor: Option<f64>,
-    /// Half-life in seconds (Slurm PriorityDecayHalfLife, flux priority_decay_half_life, half-life).
-    #[arg(long, value_name = "SECONDS")]
+    /// Half-life (Slurm PriorityDecayHalfLife, flux priority_decay_half_life, half-life): a
+    /// duration, seconds or `7d`, `12h`, `HH:MM:SS`, `D-HH:MM:SS`.
+    #[arg(long, value_name = "DURATION", allow_hyphen_values = true, value_parser = super::duration::seconds)]
     pub half_life: Option<i64>,
-    /// Slurm PriorityCalcPeriod in minutes.
-    #[arg(long, value_name = "MINUTES")]
+    /// Slurm PriorityCalcPeriod: a duration (a bare number is seconds here as in every flag;
+    /// slurm.conf writes minutes: `5` there is `5m` here).
+    #[arg(long, value_name = "DURATION", allow_hyphen_values = true, value_parser = super::duration::positive_seconds)]
     pub calc_period: Option<i64>,
     /// Slurm PriorityUsageResetPeriod: NONE, DAILY, WEEKLY, MONTHLY, QUARTERLY, YEARLY.
     #[arg(long, value_name = "PERIOD")]
     pub reset_period: Option<String>,
-    /// flux priority_usage_reset_period in seconds (bins = this / half-life).
-    #[arg(long, value_name = "SECONDS")]
+    /// flux priority_usage_reset_period, a duration (bins = this / half-life).
+    #[arg(long, value_name = "DURATION", allow_hyphen_values = true, value_parser = super::duration::seconds)]
     pub usage_reset_period: Option<i64>,
 }
 
@@ -307,7 +310,7 @@ fn overrides(m: &ModelArgs) -> Result<ModelOverrides, Failure> {
         },
         decay_factor: m.decay_factor,
         half_life: m.half_life,
-        calc_period: m.calc_period.map(|c| c.saturating_mul(60)),
+        calc_period: m.calc_period,
         reset: m.reset_period.clone(),
         usage_reset_period: m.usage_reset_period,
     })
@@ -360,9 +363,11 @@ fn run_record(
         };
     drop(opts);
     bar.into_inner().finish();
+    let mut skipped = crate::cli::say::Capped::new("malformed records skipped");
     for m in &report.malformed {
-        eprintln!("fairsort: {m} (record skipped)");
+        skipped.warn(format_args!("{m} (record skipped)"));
     }
+    drop(skipped);
     if a.strict && !report.malformed.is_empty() {
         return Err(Failure::user(format!(
             "{} malformed record(s); nothing recorded (--strict)",
@@ -387,14 +392,14 @@ fn run_record(
     }
     warn_unmatched(&report.unmatched);
     if !report.unknown_entities.is_empty() {
-        eprintln!(
+        crate::cli::say::line(format_args!(
             "note: {} not in the share tree; PBS counts their usage under `unknown` with 1 share each: {}",
             match report.unknown_entities.len() {
                 1 => "1 entity is".to_string(),
                 n => format!("{n} entities are"),
             },
             top_names(report.unknown_entities.iter().map(String::as_str))
-        );
+        ));
     }
     if a.json {
         let text =
@@ -548,7 +553,9 @@ fn fmt_num(x: f64) -> String {
 /// does not stop the usage command (`share` and `order` report it as an error).
 fn stored_tree(home: &Home) -> Option<TreeSpec> {
     home.stored_tree().unwrap_or_else(|e| {
-        eprintln!("warning: {e}; usage is not checked against the share tree");
+        crate::cli::say::line(format_args!(
+            "warning: {e}; usage is not checked against the share tree"
+        ));
         None
     })
 }
@@ -594,7 +601,7 @@ pub(crate) fn unmatched_warning(u: &UnmatchedUsage) -> Option<String> {
 /// Prints [`unmatched_warning`] on stderr, if any.
 pub(crate) fn warn_unmatched(u: &UnmatchedUsage) {
     if let Some(line) = unmatched_warning(u) {
-        eprintln!("{line}");
+        crate::cli::say::line(format_args!("{line}"));
     }
 }
 

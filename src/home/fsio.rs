@@ -256,12 +256,12 @@ impl HomeDir {
         atomic::commit_at(self.fd(), staged, name).map_err(|e| self.err(name, e))
     }
 
-    /// Opens `name` for appending (created with `mode` if missing), never following a link.
+    /// Opens `name` for appending and reading back (created with `mode` if missing), never following a link.
     pub fn open_append(&self, name: &str, mode: u32) -> Result<File, HomeError> {
         let fd = rustix::fs::openat(
             &self.fd,
             name,
-            OFlags::WRONLY | OFlags::APPEND | OFlags::CREATE | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            OFlags::RDWR | OFlags::APPEND | OFlags::CREATE | OFlags::NOFOLLOW | OFlags::CLOEXEC,
             Mode::from_raw_mode(mode),
         )
         .map_err(|e| self.err(name, e))?;

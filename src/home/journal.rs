@@ -273,11 +273,28 @@ fn finish_pending(dir: &HomeDir) -> Result<bool, HomeError> {
     let audit_err = |e| HomeError::io(dir.file(AUDIT), e);
     let len = audit.metadata().map_err(audit_err)?.len();
     let line_len = p.line.len() as u64;
-    let whole = len >= p.audit_len + line_len && {
-        let mut buf = vec![0u8; p.line.len()];
+    // What follows the recorded length must be this change's line or a start of it: anything
+    // else is history written after the record (a stale or restored intent record), which
+    // recovery must never cut.
+    let tail_is_ours = (p.audit_len..=p.audit_len + line_len).contains(&len) && {
+        let mut buf = vec![0u8; (len - p.audit_len) as usize];
         rustix::io::pread(&audit, &mut buf, p.audit_len).ok() == Some(buf.len())
-            && buf == p.line.as_bytes()
+            && p.line.as_bytes().starts_with(&buf)
     };
+    if !tail_is_ours {
+        return Err(HomeError::Corrupt {
+            path: dir.file(PENDING),
+            line: 1,
+            column: 1,
+            message: format!(
+                "a stale intent record: audit.log is {len} bytes, the record expects {} plus its \
+                 own line; nothing was changed or cut. Check the end of audit.log (`fairsort \
+                 audit`), then remove audit.pending",
+                p.audit_len
+            ),
+        });
+    }
+    let whole = len == p.audit_len + line_len;
     let committed = match (&p.target, p.removes.first()) {
         (Some((name, _, dev, ino)), _) => dir.identity(name)? == Some((*dev, *ino)),
         (None, Some((name, dev, ino))) => whole && dir.identity(name)? != Some((*dev, *ino)),
@@ -299,13 +316,13 @@ fn finish_pending(dir: &HomeDir) -> Result<bool, HomeError> {
             }
         }
         if !whole {
+            // Only a start of this change's own line is there: it is completed.
             audit.set_len(p.audit_len).map_err(audit_err)?;
             (&audit).write_all(p.line.as_bytes()).map_err(audit_err)?;
-        } else if len > p.audit_len + line_len {
-            audit.set_len(p.audit_len + line_len).map_err(audit_err)?;
         }
     } else {
         if len > p.audit_len {
+            // Only this change's own (whole or partial) line is cut.
             audit.set_len(p.audit_len).map_err(audit_err)?;
         }
         for (_, temp, _, _) in p.target.iter().chain(&p.also) {
@@ -350,6 +367,38 @@ mod tests {
         };
         assert_eq!(Pending::parse(&q.render()), Some(q));
         assert_eq!(Pending::parse("junk"), None);
+    }
+
+    #[test]
+    fn a_stale_intent_record_never_cuts_the_history_written_after_it() {
+        let d = tempfile::tempdir().unwrap();
+        let dir = HomeDir::open(d.path()).unwrap();
+        commit(&dir, Some(("f", b"old", 0o644)), "l1\n").unwrap();
+        let s = dir.stage("f", b"new", 0o644).unwrap();
+        let p = Pending {
+            audit_len: 3,
+            target: Some(("f".into(), s.temp.clone(), s.dev, s.ino)),
+            also: Vec::new(),
+            removes: Vec::new(),
+            line: "l2\n".into(),
+        };
+        let record = p.render();
+        // Later changes were audited after the record was made (it was restored from a backup).
+        for log in ["l1\nl2\nl3\nl4\n", "l1\nlX\n", "l1\nl2\nl", "l"] {
+            dir.write(PENDING, record.as_bytes(), 0o600).unwrap();
+            std::fs::write(d.path().join(AUDIT), log).unwrap();
+            let e = recover(&dir, &crate::home::dir::files::ALL).unwrap_err();
+            assert!(
+                e.to_string()
+                    .contains("audit.pending:1:1: a stale intent record"),
+                "{e}"
+            );
+            assert_eq!(read(d.path(), AUDIT), log, "history kept");
+            assert!(
+                d.path().join(PENDING).exists(),
+                "the record is left for the admin"
+            );
+        }
     }
 
     #[test]

@@ -36,7 +36,7 @@ pub struct ClusterSettings {
 /// A whole example: settings, tree and jobs, parsed.
 #[derive(Debug, Clone)]
 pub struct Example {
-    /// `pbs` or `slurm`.
+    /// `pbs` or `slurm-tree`.
     pub key: &'static str,
     /// Settings.
     pub settings: ClusterSettings,
@@ -57,15 +57,16 @@ const SLURM_TREE: &str = include_str!("../../examples/slurm_cluster/tree.toml");
 const SLURM_JOBS: &str = include_str!("../../examples/slurm_cluster/jobs.json");
 const SLURM_CLUSTER: &str = include_str!("../../examples/slurm_cluster/cluster.toml");
 
-/// The names `--example` accepts.
-pub const EXAMPLES: [&str; 2] = ["pbs", "slurm"];
+/// The examples with a share tree, a queue and a formula (the command line's `--example` names
+/// them alike; `slurm` there is a Slurm site's multifactor priority, `flux` a flux-accounting site).
+pub const EXAMPLES: [&str; 2] = ["pbs", "slurm-tree"];
 
-/// Loads an example by name (`pbs` or `slurm`). The data is compiled in; an error here is a
+/// Loads an example by name (`pbs` or `slurm-tree`). The data is compiled in; an error here is a
 /// bug in the embedded files and is reported as text, never a panic.
 pub fn load(key: &str) -> Result<Example, String> {
     let (key, tree, jobs, cluster, qstat) = match key {
         "pbs" => ("pbs", PBS_TREE, PBS_JOBS, PBS_CLUSTER, true),
-        "slurm" => ("slurm", SLURM_TREE, SLURM_JOBS, SLURM_CLUSTER, false),
+        "slurm-tree" => ("slurm-tree", SLURM_TREE, SLURM_JOBS, SLURM_CLUSTER, false),
         other => {
             return Err(format!(
                 "unknown example `{other}` (expected one of: {})",
@@ -75,8 +76,9 @@ pub fn load(key: &str) -> Result<Example, String> {
     };
     let settings: ClusterSettings =
         toml::from_str(cluster).map_err(|e| format!("example {key}: cluster.toml: {e}"))?;
-    let tree: TreeSpec =
-        toml::from_str(tree).map_err(|e| format!("example {key}: tree.toml: {e}"))?;
+    // The same reader as `--tree FILE`, so the example files are ones an admin can copy.
+    let tree: TreeSpec = crate::native::tree::read_toml(tree)
+        .map_err(|e| format!("example {key}: tree.toml: {e}"))?;
     let jobs = if qstat {
         read_qstat_json(jobs.as_bytes())
     } else {
@@ -110,6 +112,6 @@ mod tests {
         let pbs = load("pbs").unwrap();
         assert_eq!(pbs.jobs.jobs[0].id, "108.pbs", "earliest qtime first");
         assert_eq!(pbs.settings.queues.get("express"), Some(&50));
-        assert!(load("lsf").unwrap_err().contains("pbs, slurm"));
+        assert!(load("lsf").unwrap_err().contains("pbs, slurm-tree"));
     }
 }

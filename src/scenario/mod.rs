@@ -3,6 +3,7 @@
 //! (`order`, `share`, `eval`, `check`, the formula tests of `ftest`) from the home, an example, or files and
 //! flags (see [`ScenarioBuilder`] for the precedence).
 
+mod blank_entities;
 mod builder;
 pub mod cycle;
 mod error;

@@ -141,7 +141,7 @@ fn fairsort_keywords_are_flagged_as_not_pbs() {
     let out = fairsort()
         .args(["check", "--json", "level_fs"])
         .assert()
-        .code(0);
+        .code(1);
     let j = json_of(&out.get_output().stdout);
     assert_eq!(j["valid"], true);
     assert_eq!(j["pbs"]["accepted"], false, "{j}");
@@ -150,7 +150,7 @@ fn fairsort_keywords_are_flagged_as_not_pbs() {
     fairsort()
         .args(["check", "fairtree_factor * 2"])
         .assert()
-        .code(0)
+        .code(1)
         .stderr(predicate::str::contains(
             "`fairtree_factor` is a fairsort keyword, not valid on a PBS server: a PBS server refuses this formula (15124 Formula contains invalid keyword)",
         ));

@@ -9,7 +9,11 @@
 //! proptest keeps the failing cases it found in `tests/proptest-regressions/<module>.txt` (its
 //! default place for a test crate with a `main.rs`) and replays them first; commit them.
 
+// Measurement and test output on stderr may panic on a closed stderr: only the binary must not.
+#![allow(clippy::disallowed_macros)]
+
 mod architecture;
+mod bounds_cli;
 mod common;
 
 mod doc_commands;

@@ -200,7 +200,13 @@ fn factors_draws_a_falling_curve_per_algorithm_with_its_axes() {
 
 #[test]
 fn factors_for_a_named_user_and_a_user_that_is_not_there() {
-    let els = plot(&["factors", "--example", "slurm", "--user", "physics/alice"]);
+    let els = plot(&[
+        "factors",
+        "--example",
+        "slurm-tree",
+        "--user",
+        "physics/alice",
+    ]);
     assert_eq!(
         title(&els),
         "Fair-share factor of physics/alice against its usage"
@@ -368,7 +374,7 @@ fn against_places_one_point_per_job_by_its_two_ranks() {
 fn the_same_inputs_give_the_same_bytes() {
     let run = || {
         fairsort()
-            .args(["plot", "factors", "--example", "slurm", "-o", "-"])
+            .args(["plot", "factors", "--example", "slurm-tree", "-o", "-"])
             .output()
             .unwrap()
             .stdout

@@ -28,7 +28,7 @@ pub struct Args {
     /// (slurm.conf, squeue --json, sshare; `sprio` is the same); `slurm-tree` orders a Slurm
     /// account tree's jobs by a formula; `flux` is a flux-accounting site's mf_priority
     /// (accounting DB, flux jobs --json).
-    #[arg(long, value_name = "NAME", num_args = 0..=1, default_missing_value = "pbs")]
+    #[arg(long, value_name = "NAME", num_args = 0..=1, default_missing_value = "pbs", value_parser = crate::cli::examples::parse)]
     pub example: Option<String>,
     /// Jobs: `qstat -f -F json` output, a fairsort JSON or CSV job list, `squeue --json` or
     /// `squeue` pipe output, `flux jobs --json` output (with --tree accounting.db); `-` reads stdin.
@@ -38,7 +38,7 @@ pub struct Args {
     #[arg(long, value_name = "FORMAT")]
     pub jobs_format: Option<JobsFormat>,
     /// The job_sort_formula (overrides the example's).
-    #[arg(long, value_name = "FORMULA")]
+    #[arg(long, value_name = "FORMULA", allow_hyphen_values = true)]
     pub formula: Option<String>,
     /// The job_sort_formula from a file: PBS's `sched_priv/sched_formula` (what the scheduler
     /// really evaluates), or a file holding the formula on one line.
@@ -98,7 +98,7 @@ pub struct Args {
     #[arg(long, value_name = "JOBID", conflicts_with = "against")]
     pub explain: Option<String>,
     /// What-if: compare the order under the current formula with this one.
-    #[arg(long, value_name = "FORMULA")]
+    #[arg(long, value_name = "FORMULA", allow_hyphen_values = true)]
     pub against: Option<String>,
     /// With --against: how many of the biggest movers to list.
     #[arg(long, value_name = "N", default_value_t = 10)]
@@ -201,7 +201,7 @@ enum Path {
 /// configuration, else the formula); with no jobs, a home's stored Slurm configuration.
 fn path(args: &Args, global: &Global, jobs: &JobsIn) -> Result<Path, Failure> {
     match args.example.as_deref() {
-        Some("slurm" | "sprio") => return Ok(Path::Slurm(slurm::SlurmBase::Example)),
+        Some("slurm") => return Ok(Path::Slurm(slurm::SlurmBase::Example)),
         Some("flux") => return Ok(Path::Flux),
         Some(_) => return Ok(Path::Pbs),
         None => {}

@@ -37,8 +37,6 @@ fn parse_assignment(s: &str, what: &str) -> Result<(String, String), Failure> {
 /// with the files and flags over it.
 fn scenario(args: &Args, global: &Global, jobs: JobsIn) -> Result<Scenario, Failure> {
     let base = match &args.example {
-        // `slurm` is the multifactor site (order_slurm); its share tree is this example
-        Some(name) if name == "slurm-tree" => Base::Example("slurm".to_string()),
         Some(name) => Base::Example(name.clone()),
         None => Base::FindHome(global.home.clone()),
     };
@@ -164,10 +162,11 @@ pub(super) fn run(args: &Args, global: &Global, jobs: JobsIn) -> CliResult {
             hazards = sc.pbs_warnings(&program, &dry);
             dry
         };
-        let warnings = hazards;
+        let mut warnings = hazards;
+        warnings.extend(sc.blank_entity_warning());
         if !args.json {
             for w in &warnings {
-                eprintln!("warning: {w}");
+                crate::cli::say::line(format_args!("warning: {w}"));
             }
         }
         progress.finish();

@@ -159,7 +159,7 @@ fn load(args: &Args, t: Texts, default_at: Option<i64>) -> Result<Inputs, Failur
     let conf =
         fslurm::parse_slurm_conf(&t.conf.0, &t.conf.1).map_err(|e| Failure::user(e.to_string()))?;
     for note in &conf.notes {
-        eprintln!("fairsort: note: {}: {note}", t.conf.1);
+        crate::cli::say::line(format_args!("fairsort: note: {}: {note}", t.conf.1));
     }
     let name = &t.jobs.1;
     let jobs = read_slurm_jobs(name, &t.jobs.0, args.jobs_format)
@@ -199,7 +199,9 @@ fn load(args: &Args, t: Texts, default_at: Option<i64>) -> Result<Inputs, Failur
         None => None,
     };
     if tree.is_none() && conf.weight_fairshare != 0 {
-        eprintln!("fairsort: note: PriorityWeightFairshare is set but no --tree: fair share 0");
+        crate::cli::say::line(format_args!(
+            "fairsort: note: PriorityWeightFairshare is set but no --tree: fair share 0"
+        ));
     }
     let (tree_source, usage_source, conf_source) = t.sources;
     let algorithm = tree.as_ref().map(|(_, r)| r.algorithm);
