@@ -162,8 +162,13 @@ fn load(args: &Args, t: Texts, default_at: Option<i64>) -> Result<Inputs, Failur
         eprintln!("fairsort: note: {}: {note}", t.conf.1);
     }
     let name = &t.jobs.1;
-    let jobs = read_slurm_jobs(name, &t.jobs.0, args.jobs_format)
-        .map_err(|e| Failure::user(format!("{name}: {e}")))?;
+    // Without --jobs-format, squeue's two forms are told apart by their first character (a
+    // byte-order mark skipped, an empty file refused as such); the messages name the file.
+    let jobs = match args.jobs_format {
+        Some(f) => read_slurm_jobs(name, &t.jobs.0, Some(f)),
+        None => fslurm::squeue::read_squeue(name, &t.jobs.0),
+    }
+    .map_err(|e| Failure::user(e.to_string()))?;
     let qos = match &t.qos {
         Some((text, name)) => {
             fslurm::parse_qos_priorities(text, name).map_err(|e| Failure::user(e.to_string()))?
