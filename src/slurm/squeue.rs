@@ -617,7 +617,11 @@ mod tests {
     /// a positive whole number, seen once; errors are one `FILE:LINE: what`.
     #[test]
     fn numbers_ids_and_repeats_are_refused_with_their_line() {
-        let e = |doc: &str| read_squeue_json("q.json", doc.as_bytes()).unwrap_err().to_string();
+        let e = |doc: &str| {
+            read_squeue_json("q.json", doc.as_bytes())
+                .unwrap_err()
+                .to_string()
+        };
         let job = |fields: &str| format!("{{\"jobs\": [\n{{\"job_id\": 1}},\n{{{fields}}}]}}");
         assert_eq!(
             e(&job(r#""job_id": 2, "nice": -1e30"#)),
@@ -659,15 +663,28 @@ mod tests {
 
     #[test]
     fn pipe_ids_nice_and_times_are_checked() {
-        let e = |t: &str| read_squeue_pipe("p.txt", t.as_bytes()).unwrap_err().to_string();
-        assert_eq!(e("JOBID|NICE\n5|0\n5|0\n"), "p.txt:3: job `5` appears twice");
-        assert_eq!(e("JOBID|NICE\n-5|0\n"), "p.txt:2: JOBID `-5` is not a Slurm job id");
+        let e = |t: &str| {
+            read_squeue_pipe("p.txt", t.as_bytes())
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            e("JOBID|NICE\n5|0\n5|0\n"),
+            "p.txt:3: job `5` appears twice"
+        );
+        assert_eq!(
+            e("JOBID|NICE\n-5|0\n"),
+            "p.txt:2: JOBID `-5` is not a Slurm job id"
+        );
         assert!(e("JOBID|NICE\n5|1e30\n").starts_with("p.txt:2: job `5`: NICE"));
         assert!(e("JOBID|NICE\n5|-9999999999\n").contains("out of range"));
         assert!(e("JOBID|SUBMIT_TIME\n5|-7\n").contains("SUBMIT_TIME"));
         assert_eq!(e(""), "p.txt: empty file (no squeue output)");
         assert!(e("USER|STATE\nbob|PD\n").starts_with("p.txt:1: the squeue header has no JOBID"));
-        let ok = read_squeue_pipe("p.txt", "\u{feff}JOBID|NICE\n7_[1-3]|4294967246\n".as_bytes());
+        let ok = read_squeue_pipe(
+            "p.txt",
+            "\u{feff}JOBID|NICE\n7_[1-3]|4294967246\n".as_bytes(),
+        );
         assert_eq!(ok.unwrap()[0].nice, -50);
     }
 
