@@ -673,6 +673,37 @@ mod tests {
         );
     }
 
+    /// Every hostlist of a file draws on one budget, `Nodes=ALL` too: a few short lines cannot
+    /// make nodes × partitions of work.
+    #[test]
+    fn a_files_hostlists_share_one_budget() {
+        let mut text = String::from("NodeName=n[1-1000000]\n");
+        for i in 0..8 {
+            text.push_str(&format!("PartitionName=p{i} Nodes=ALL\n"));
+        }
+        let e = parse_slurm_conf(&text, "s.conf").unwrap_err().to_string();
+        assert!(e.contains("s.conf: line 9: partition p7:"), "{e}");
+        assert!(
+            e.contains("the file's hostlists expand to more than 8388608"),
+            "{e}"
+        );
+        // Blanks around `=` are Slurm's syntax too (and `scontrol show config`'s).
+        let c =
+            parse_slurm_conf("PriorityWeightAge = 7\nNodeName = a[1-2] CPUs = 3\n", "s").unwrap();
+        assert_eq!((c.weight_age, c.cluster_cpus()), (7, 6));
+        let c = parse_slurm_conf(
+            "Configuration data as of 2024-04-13T12:00:00\nPriorityWeightTRES      = (null)\n\
+             PriorityFlags           = \nPriorityWeightQOS       = 5\n",
+            "scontrol.txt",
+        )
+        .unwrap();
+        assert_eq!(c.weight_qos, 5);
+        assert!(c.weight_tres.is_empty() && c.notes[0].contains("no nodes or partitions"));
+        // Include needs a file.
+        let e = parse_slurm_conf("Include\n", "s").unwrap_err().to_string();
+        assert!(e.contains("Include without a file"), "{e}");
+    }
+
     #[test]
     fn a_config() {
         let c = parse_slurm_conf(
