@@ -20,7 +20,8 @@ pub enum Action {
     /// Validate slurm.conf (and the QOS and association captures) and store them in the home,
     /// replacing what was there (bad input changes nothing).
     Import {
-        /// The cluster's slurm.conf (`Include` files pasted in).
+        /// The cluster's slurm.conf, or `scontrol show config` output (its `Include` files are
+        /// followed and stored with it).
         #[arg(long, value_name = "FILE")]
         conf: PathBuf,
         /// `sacctmgr show qos -P format=Name,Priority`.
@@ -45,8 +46,11 @@ pub fn run(args: Args, global: &Global) -> CliResult {
     let home = Home::existing(global.home.as_deref()).map_err(user_error)?;
     match args.action {
         Action::Import { conf, qos, assoc } => {
+            let conf_name = conf.display().to_string();
+            let text = fairsort::slurm::conf::inline_includes(&read(&conf)?, &conf_name)
+                .map_err(|e| Failure::user(e.to_string()))?;
             let site = SlurmSite {
-                conf: read(&conf)?,
+                conf: text,
                 qos: qos.as_deref().map(read).transpose()?,
                 assoc: assoc.as_deref().map(read).transpose()?,
             };

@@ -67,6 +67,10 @@ pub struct RecordArgs {
     /// Slurm TRESBillingWeights, e.g. `CPU=1.0,Mem=0.25G` (default: the billing TRES or AllocCPUS).
     #[arg(long, value_name = "WEIGHTS")]
     pub billing_weights: Option<String>,
+    /// The zone the records' dates are in (sacct prints the site's local time): an IANA name
+    /// such as `Europe/Paris`, or `UTC` (default: `TZ`, else the system's zone).
+    #[arg(long, value_name = "ZONE")]
+    pub tz: Option<String>,
     /// Refuse the whole run (write nothing, exit 1) if any record is malformed.
     #[arg(long)]
     pub strict: bool,
@@ -333,7 +337,8 @@ fn run_record(
     let weights: BillingWeights = match &a.billing_weights {
         Some(w) => w.parse().map_err(Failure::user)?,
         None => BillingWeights::default(),
-    };
+    }
+    .in_zone(fairsort::slurm::sacct_rows::zone_named(a.tz.as_deref()).map_err(Failure::usage)?);
     // The store as loaded: its entities are indexed (`Usage`) only when something is charged.
     let store = lock.load_store().map_err(user)?;
     let bar = std::cell::RefCell::new(super::progress::Progress::new(0, "usage record"));

@@ -2,16 +2,18 @@
 //! `FairShareDampeningFactor`, `PartitionName` lines (`PriorityJobFactor`, `PriorityTier`, the old
 //! `Priority`, `MaxTime`, `Nodes`, `TRESBillingWeights`) and `NodeName` lines (CPU, memory and GRES
 //! counts for the job-size and TRES normalisations). Keys are case-insensitive, as slurmctld's.
-//! Other parameters are ignored; `Include` lines are reported as not followed.
+//! Other parameters are ignored. `Include` files are followed (`conf_source`). The text
+//! `scontrol show config` prints (`Key = Value` lines under a `Configuration data as of` header,
+//! `(null)` for unset) is read as the same configuration, for sites without a slurm.conf.
 
 use crate::files::FormatError;
-use std::collections::BTreeMap;
+use crate::slurm::conf_source::ConfSource;
+pub use crate::slurm::hostlist::expand_hostlist;
+use crate::slurm::hostlist::{expand_hostlist_within, Budget};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// Slurm's INFINITE (`0xffffffff`): an unlimited time limit.
 pub const INFINITE: u32 = u32::MAX;
-
-/// Most host names one hostlist expression may expand to (a guard against `n[0-999999999]`).
-const MAX_HOSTS: usize = 1 << 20;
 
 /// `PriorityFlags`, one field per flag.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -112,7 +114,7 @@ pub struct SlurmConf {
     /// `SchedulerParameters` as written (the last such line wins, as in slurmctld) and its
     /// 1-based line: the backfill parameters are read from it (`slurm::snapshot`).
     pub scheduler_parameters: Option<(usize, String)>,
-    /// Notes for the reader (an `Include` not followed, an unknown flag).
+    /// Notes for the reader (an unknown flag, a configuration without nodes).
     pub notes: Vec<String>,
 }
 
@@ -217,7 +219,7 @@ impl SlurmConf {
     }
 }
 
-/// Splits a line into `Key=Value` words (values may be double-quoted).
+/// Splits a line into `Key=Value` words (values may be double-quoted; blanks around `=`).
 fn words(line: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let mut chars = line.chars().peekable();
@@ -237,8 +239,17 @@ fn words(line: &str) -> Vec<(String, String)> {
             chars.next();
         }
         let mut value = String::new();
-        if chars.peek() == Some(&'=') {
+        // Slurm's parser allows blanks around `=` (`Key = Value`, as scontrol prints it).
+        let mut ahead = chars.clone();
+        while ahead.peek().is_some_and(|c| c.is_whitespace()) {
+            ahead.next();
+        }
+        if ahead.peek() == Some(&'=') {
+            chars = ahead;
             chars.next();
+            while chars.peek().is_some_and(|c| c.is_whitespace()) {
+                chars.next();
+            }
             if chars.peek() == Some(&'"') {
                 chars.next();
                 for c in chars.by_ref() {
@@ -296,67 +307,6 @@ pub fn time_minutes(s: &str) -> Option<u32> {
         }
     };
     u32::try_from(secs.div_ceil(60)).ok()
-}
-
-/// Expands a Slurm hostlist (`node[01-04,7],login1`) into host names.
-pub fn expand_hostlist(s: &str) -> Result<Vec<String>, String> {
-    let mut out = Vec::new();
-    let mut depth = 0;
-    let mut start = 0;
-    let bytes = s.as_bytes();
-    for (i, &b) in bytes.iter().enumerate() {
-        match b {
-            b'[' => depth += 1,
-            b']' => depth -= 1,
-            b',' if depth == 0 => {
-                expand_one(&s[start..i], &mut out)?;
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    expand_one(&s[start..], &mut out)?;
-    Ok(out)
-}
-
-fn expand_one(s: &str, out: &mut Vec<String>) -> Result<(), String> {
-    let s = s.trim();
-    if s.is_empty() {
-        return Ok(());
-    }
-    let Some(open) = s.find('[') else {
-        out.push(s.to_string());
-        return Ok(());
-    };
-    let close = s[open..]
-        .find(']')
-        .map(|c| c + open)
-        .ok_or_else(|| format!("`{s}`: `[` without `]`"))?;
-    let (prefix, ranges, suffix) = (&s[..open], &s[open + 1..close], &s[close + 1..]);
-    for range in ranges.split(',') {
-        let (lo, hi) = range.split_once('-').unwrap_or((range, range));
-        let width = lo.trim().len();
-        let bad = || format!("`{s}`: bad range `{range}`");
-        let a: u64 = lo.trim().parse().map_err(|_| bad())?;
-        let b: u64 = hi.trim().parse().map_err(|_| bad())?;
-        if b < a || (b - a) as usize >= MAX_HOSTS {
-            return Err(bad());
-        }
-        for k in a..=b {
-            let mut tails = Vec::new();
-            expand_one(suffix, &mut tails)?;
-            if tails.is_empty() {
-                tails.push(String::new());
-            }
-            for t in tails {
-                out.push(format!("{prefix}{k:0width$}{t}"));
-                if out.len() > MAX_HOSTS {
-                    return Err(format!("`{s}` expands to more than {MAX_HOSTS} hosts"));
-                }
-            }
-        }
-    }
-    Ok(())
 }
 
 /// `CPU=1000,Mem=0.25G,GRES/gpu=2` → lower-case names and weights (a `G`/`T`/`K`/`M` suffix on a
@@ -426,20 +376,48 @@ fn flag_yes(v: &str) -> bool {
     )
 }
 
-/// Reads `slurm.conf` text; `file` names it in errors.
+/// Whether `text` is what `scontrol show config` prints (its first line).
+pub fn is_scontrol_show_config(text: &str) -> bool {
+    text.trim_start_matches('\u{feff}')
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .is_some_and(|l| l.trim_start().starts_with("Configuration data as of"))
+}
+
+/// Reads `slurm.conf` text (or `scontrol show config` output); `file` is the path it was read
+/// from: it names the text in errors, and `Include` files are found beside it.
 pub fn parse_slurm_conf(text: &str, file: &str) -> Result<SlurmConf, FormatError> {
+    parse_source(&ConfSource::load(text, file)?)
+}
+
+/// The text of `slurm.conf` with its `Include` files pasted in, as `fairsort slurm import`
+/// stores it (`file` as for [`parse_slurm_conf`]).
+pub fn inline_includes(text: &str, file: &str) -> Result<String, FormatError> {
+    Ok(ConfSource::load(text, file)?.flattened())
+}
+
+/// Reads the lines of a configuration, its `Include` files' in their place.
+fn parse_source(src: &ConfSource) -> Result<SlurmConf, FormatError> {
+    let scontrol = src
+        .lines
+        .iter()
+        .find(|l| !l.text.trim().is_empty())
+        .is_some_and(|l| is_scontrol_show_config(&l.text));
     let mut conf = SlurmConf::default();
     let mut node_default: BTreeMap<String, String> = BTreeMap::new();
     let mut part_default: BTreeMap<String, String> = BTreeMap::new();
+    // Every hostlist of the file draws on one budget; nodes are found by name in O(1).
+    let mut budget = Budget::file();
+    let mut node_index: HashMap<String, usize> = HashMap::new();
     // Partition lines are resolved after every node is known (Nodes=ALL, forward names).
-    let mut part_lines: Vec<(usize, BTreeMap<String, String>)> = Vec::new();
+    let mut part_lines: Vec<((usize, usize), BTreeMap<String, String>)> = Vec::new();
     let mut joined = String::new();
-    let mut start_line = 0;
-    for (i, raw) in text.lines().enumerate() {
-        let line_no = i + 1;
+    let mut start = (0, 0);
+    for l in &src.lines {
+        let raw = l.text.strip_prefix('\u{feff}').unwrap_or(&l.text);
         let line = raw.split('#').next().unwrap_or("");
         if joined.is_empty() {
-            start_line = line_no;
+            start = (l.file, l.line);
         }
         if let Some(head) = line.trim_end().strip_suffix('\\') {
             joined.push_str(head);
@@ -448,8 +426,13 @@ pub fn parse_slurm_conf(text: &str, file: &str) -> Result<SlurmConf, FormatError
         }
         joined.push_str(line);
         let line = std::mem::take(&mut joined);
+        let (file, start_line) = (src.files[start.0].as_str(), start.1);
         let err = |m: String| FormatError::line(file, start_line, m);
-        let ws = words(&line);
+        let mut ws = words(&line);
+        if scontrol {
+            // `(null)` is scontrol's word for unset.
+            ws.retain(|(_, v)| v != "(null)");
+        }
         let Some((first, first_value)) = ws.first() else {
             continue;
         };
@@ -460,9 +443,6 @@ pub fn parse_slurm_conf(text: &str, file: &str) -> Result<SlurmConf, FormatError
                 .collect()
         };
         match lower.as_str() {
-            "include" => conf.notes.push(format!(
-                "line {start_line}: `Include {first_value}` not followed"
-            )),
             "nodename" => {
                 let mut m = node_default.clone();
                 m.extend(map());
@@ -491,13 +471,15 @@ pub fn parse_slurm_conf(text: &str, file: &str) -> Result<SlurmConf, FormatError
                 };
                 let gres = get("gres").map_or(Ok(Vec::new()), |g| parse_gres(g).map_err(err))?;
                 let future = get("state").is_some_and(|s| s.eq_ignore_ascii_case("future"));
-                for name in expand_hostlist(first_value).map_err(err)? {
-                    if let Some(n) = conf.nodes.iter_mut().find(|n| n.name == name) {
+                for name in expand_hostlist_within(first_value, &mut budget).map_err(err)? {
+                    if let Some(&i) = node_index.get(&name) {
+                        let n = &mut conf.nodes[i];
                         n.cpus = cpus;
                         n.memory = memory;
                         n.gres = gres.clone();
                         n.future = future;
                     } else {
+                        node_index.insert(name.clone(), conf.nodes.len());
                         conf.nodes.push(Node {
                             name,
                             cpus,
@@ -515,7 +497,7 @@ pub fn parse_slurm_conf(text: &str, file: &str) -> Result<SlurmConf, FormatError
                     m.remove("partitionname");
                     part_default = m;
                 } else {
-                    part_lines.push((start_line, m));
+                    part_lines.push((start, m));
                 }
             }
             _ => {
@@ -528,7 +510,15 @@ pub fn parse_slurm_conf(text: &str, file: &str) -> Result<SlurmConf, FormatError
             }
         }
     }
-    for (line, m) in part_lines {
+    if scontrol && conf.nodes.is_empty() && part_lines.is_empty() {
+        conf.notes.push(
+            "scontrol show config lists no nodes or partitions: the JOBSIZE, PARTITION and TRES \
+             factors see none (give slurm.conf for them)"
+                .to_string(),
+        );
+    }
+    for ((file, line), m) in part_lines {
+        let file = src.files[file].as_str();
         let err = |msg: String| FormatError::line(file, line, msg);
         let get = |k: &str| m.get(k).map(String::as_str);
         let name = get("partitionname").unwrap_or("").to_string();
@@ -550,20 +540,23 @@ pub fn parse_slurm_conf(text: &str, file: &str) -> Result<SlurmConf, FormatError
         };
         let nodes: Vec<usize> = match get("nodes") {
             None => Vec::new(),
-            Some(v) if v.eq_ignore_ascii_case("all") => (0..conf.nodes.len()).collect(),
+            Some(v) if v.eq_ignore_ascii_case("all") => {
+                let all = conf.nodes.len();
+                budget
+                    .take(all, 0, v)
+                    .map_err(|m| err(format!("partition {name}: {m}")))?;
+                (0..all).collect()
+            }
             Some(v) => {
                 let mut idx = Vec::new();
-                for host in expand_hostlist(v).map_err(err)? {
-                    let i = conf
-                        .nodes
-                        .iter()
-                        .position(|n| n.name == host)
-                        .ok_or_else(|| {
-                            err(format!(
-                                "partition {name}: node `{host}` has no NodeName line"
-                            ))
-                        })?;
-                    if !idx.contains(&i) {
+                let mut seen = HashSet::new();
+                for host in expand_hostlist_within(v, &mut budget).map_err(err)? {
+                    let i = *node_index.get(&host).ok_or_else(|| {
+                        err(format!(
+                            "partition {name}: node `{host}` has no NodeName line"
+                        ))
+                    })?;
+                    if seen.insert(i) {
                         idx.push(i);
                     }
                 }
@@ -678,6 +671,37 @@ mod tests {
             parse_tres_weights("CPU=1.0,Mem=0.25G").unwrap(),
             [("cpu".to_string(), 1.0), ("mem".to_string(), 0.25 / 1024.0)]
         );
+    }
+
+    /// Every hostlist of a file draws on one budget, `Nodes=ALL` too: a few short lines cannot
+    /// make nodes × partitions of work.
+    #[test]
+    fn a_files_hostlists_share_one_budget() {
+        let mut text = String::from("NodeName=n[1-1000000]\n");
+        for i in 0..8 {
+            text.push_str(&format!("PartitionName=p{i} Nodes=ALL\n"));
+        }
+        let e = parse_slurm_conf(&text, "s.conf").unwrap_err().to_string();
+        assert!(e.contains("s.conf: line 9: partition p7:"), "{e}");
+        assert!(
+            e.contains("the file's hostlists expand to more than 8388608"),
+            "{e}"
+        );
+        // Blanks around `=` are Slurm's syntax too (and `scontrol show config`'s).
+        let c =
+            parse_slurm_conf("PriorityWeightAge = 7\nNodeName = a[1-2] CPUs = 3\n", "s").unwrap();
+        assert_eq!((c.weight_age, c.cluster_cpus()), (7, 6));
+        let c = parse_slurm_conf(
+            "Configuration data as of 2024-04-13T12:00:00\nPriorityWeightTRES      = (null)\n\
+             PriorityFlags           = \nPriorityWeightQOS       = 5\n",
+            "scontrol.txt",
+        )
+        .unwrap();
+        assert_eq!(c.weight_qos, 5);
+        assert!(c.weight_tres.is_empty() && c.notes[0].contains("no nodes or partitions"));
+        // Include needs a file.
+        let e = parse_slurm_conf("Include\n", "s").unwrap_err().to_string();
+        assert!(e.contains("Include without a file"), "{e}");
     }
 
     #[test]

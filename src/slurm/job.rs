@@ -154,10 +154,40 @@ pub(crate) fn to_u32(job: &str, field: &str, n: Num) -> Result<u32, JobsError> {
     match n {
         Num::Unset => Ok(0),
         Num::Infinite => Ok(u32::MAX),
-        Num::Value(v) if v >= 0.0 && v <= f64::from(u32::MAX) => Ok(v as u32),
-        Num::Value(v) => Err(bad(job, field, format!("{v} is out of range"))),
+        Num::Value(v) => whole(v, 0.0, f64::from(u32::MAX))
+            .map(|v| v as u32)
+            .map_err(|m| bad(job, field, m)),
     }
 }
+
+/// `v` as a whole number within `lo..=hi`, or why not (not finite, a fraction, out of range).
+pub(crate) fn whole(v: f64, lo: f64, hi: f64) -> Result<i64, String> {
+    let shown = |x: f64| {
+        if x.abs() >= 1e15 {
+            format!("{x:e}")
+        } else {
+            format!("{x}")
+        }
+    };
+    if !v.is_finite() || v.fract() != 0.0 {
+        return Err(format!("{} is not a whole number", shown(v)));
+    }
+    if v < lo || v > hi {
+        return Err(format!(
+            "{} is out of range ({} to {})",
+            shown(v),
+            shown(lo),
+            shown(hi)
+        ));
+    }
+    Ok(v as i64)
+}
+
+/// The last epoch second Slurm's readers accept (9999-12-31T23:59:59Z).
+pub(crate) const MAX_EPOCH: f64 = 253_402_300_799.0;
+
+/// The range of a job's nice as slurmctld accepts it (`NICE_OFFSET` − 3 either way).
+pub(crate) const MAX_NICE: i64 = 2_147_483_645;
 
 pub(crate) fn bad(job: &str, field: &str, message: String) -> JobsError {
     JobsError::BadField {

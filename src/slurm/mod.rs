@@ -7,8 +7,11 @@
 pub mod bind;
 mod columns;
 pub mod conf;
+pub mod conf_source;
 pub mod dump;
+pub mod hostlist;
 pub mod job;
+pub mod json_lines;
 pub mod multifactor;
 pub mod priorities;
 pub mod sacct;

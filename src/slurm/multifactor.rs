@@ -250,6 +250,7 @@ pub struct Site<'a> {
 /// factor 0, no nodes and an unlimited MaxTime.
 pub fn compute(site: &Site, jobs: &[SlurmJob]) -> Vec<PriorityRow> {
     let mut rows = Vec::new();
+    let mut totals = Totals::of(site);
     for (i, job) in jobs.iter().enumerate() {
         // sprio lists pending jobs only, and not held ones (priority 0) nor those whose begin
         // (eligible) time is still to come (both seen on a real 22.05 controller).
@@ -259,7 +260,7 @@ pub fn compute(site: &Site, jobs: &[SlurmJob]) -> Vec<PriorityRow> {
         let mut parts: Vec<(&str, Option<&Partition>)> = job
             .partitions
             .iter()
-            .map(|p| (p.as_str(), site.conf.partition(p)))
+            .map(|p| (p.as_str(), totals.partition(p)))
             .collect();
         parts.sort_by_key(|(_, p)| std::cmp::Reverse(p.map_or(0, |p| p.tier)));
         if parts.is_empty() {
@@ -268,7 +269,16 @@ pub fn compute(site: &Site, jobs: &[SlurmJob]) -> Vec<PriorityRow> {
         let primary = parts[0].1;
         let multi = parts.len() > 1;
         for (name, part) in &parts {
-            rows.push(row(site, i, job, name, *part, primary, multi));
+            let tres = totals.tres(site, *part);
+            rows.push(row(
+                site,
+                &totals,
+                tres,
+                (i, job),
+                (name, *part),
+                primary,
+                multi,
+            ));
         }
     }
     // sprio's default sort (`-S i`): job id ascending; rows of one job stay in tier order.
@@ -282,12 +292,63 @@ fn job_number(id: &str) -> u64 {
     id[..digits].parse().unwrap_or(u64::MAX)
 }
 
+/// What every row of one computation shares, found once (each is a pass over the nodes, the
+/// partitions or the QOS): rows × nodes would be quadratic.
+struct Totals<'a> {
+    node_count: u32,
+    cluster_cpus: u64,
+    max_job_factor: u32,
+    max_qos: u32,
+    partitions: std::collections::HashMap<&'a str, &'a Partition>,
+    /// Each partition's TRES totals, by the partition's address, once asked for.
+    tres: std::collections::HashMap<usize, std::rc::Rc<BTreeMap<String, f64>>>,
+}
+
+impl<'a> Totals<'a> {
+    fn of(site: &Site<'a>) -> Totals<'a> {
+        let conf = site.conf;
+        let mut partitions = std::collections::HashMap::new();
+        for p in &conf.partitions {
+            // The first of a name, as `SlurmConf::partition` finds it.
+            partitions.entry(p.name.as_str()).or_insert(p);
+        }
+        Totals {
+            node_count: conf.node_count(),
+            cluster_cpus: conf.cluster_cpus(),
+            max_job_factor: conf.max_job_factor(),
+            max_qos: site.qos.values().copied().max().unwrap_or(0),
+            partitions,
+            tres: std::collections::HashMap::new(),
+        }
+    }
+
+    fn partition(&self, name: &str) -> Option<&'a Partition> {
+        self.partitions.get(name).copied()
+    }
+
+    fn tres(
+        &mut self,
+        site: &Site,
+        part: Option<&Partition>,
+    ) -> std::rc::Rc<BTreeMap<String, f64>> {
+        let Some(p) = part else {
+            return std::rc::Rc::default();
+        };
+        // Keyed by the partition's address: it lives in `site.conf` for the whole computation.
+        let key = std::ptr::from_ref(p) as usize;
+        self.tres
+            .entry(key)
+            .or_insert_with(|| std::rc::Rc::new(site.conf.partition_tres(p)))
+            .clone()
+    }
+}
+
 fn row(
     site: &Site,
-    index: usize,
-    job: &SlurmJob,
-    part_name: &str,
-    part: Option<&Partition>,
+    totals: &Totals,
+    tres_totals: std::rc::Rc<BTreeMap<String, f64>>,
+    (index, job): (usize, &SlurmJob),
+    (part_name, part): (&str, Option<&Partition>),
     primary: Option<&Partition>,
     multi: bool,
 ) -> PriorityRow {
@@ -334,8 +395,8 @@ fn row(
     }
 
     // Job size, relative to the cluster (nodes and CPUs as u32, as slurmctld).
-    let node_count = conf.node_count();
-    let cluster_cpus = u32::try_from(conf.cluster_cpus()).unwrap_or(u32::MAX);
+    let node_count = totals.node_count;
+    let cluster_cpus = u32::try_from(totals.cluster_cpus).unwrap_or(u32::MAX);
     inp.cluster_nodes = node_count;
     inp.cluster_cpus = cluster_cpus;
     inp.nodes = job.node_count;
@@ -381,7 +442,7 @@ fn row(
     }
 
     // Partition: PriorityJobFactor over the largest.
-    let max_part = conf.max_job_factor();
+    let max_part = totals.max_job_factor;
     inp.max_part_factor = max_part;
     if let Some(p) = part {
         inp.part_factor = p.job_factor;
@@ -395,7 +456,7 @@ fn row(
     }
 
     // QOS: priority over the largest.
-    let max_qos = site.qos.values().copied().max().unwrap_or(0);
+    let max_qos = totals.max_qos;
     inp.max_qos_priority = max_qos;
     inp.qos_priority = site.qos.get(&job.qos).copied();
     if let Some(q) = inp.qos_priority {
@@ -425,7 +486,7 @@ fn row(
     }
 
     // TRES: the request over this row's partition's total.
-    let totals = part.map(|p| conf.partition_tres(p)).unwrap_or_default();
+    let totals = tres_totals;
     for (name, weight) in &w.tres {
         let req = job.tres.iter().find(|t| t.0 == *name).map_or(0.0, |t| t.1);
         let total = totals.get(name).copied().unwrap_or(0.0);

@@ -7,21 +7,35 @@
 use crate::slurm::job::text;
 use crate::slurm::sacct_json::{json_value, sacct_json_jobs};
 use crate::slurm::sacct_rows::{
-    date_cell, read_sacct_rows, Col, Counts, SacctHeader, SacctLine, SacctReadError, SacctRow,
+    date_cell_in, local_date, read_sacct_rows, Col, Counts, SacctHeader, SacctLine, SacctReadError,
+    SacctRow,
 };
-use crate::usage::decay::calendar::parse_iso;
 use crate::usage::error::{Malformed, UsageError};
 use crate::usage::job::{FinishedJob, Source};
 use crate::usage::tally::ReadStats;
 use crate::usage::units::slurm_duration;
+use jiff::tz::TimeZone;
 use std::io::BufRead;
 use std::path::Path;
 
-/// A partition's `TRESBillingWeights`, e.g. `CPU=1.0,Mem=0.25G,GRES/gpu=2.0`.
-#[derive(Debug, Clone, PartialEq, Default)]
+/// How `sacct -P` rows are charged and read: a partition's `TRESBillingWeights`, e.g.
+/// `CPU=1.0,Mem=0.25G,GRES/gpu=2.0`, and the zone of the `Start`/`End` dates (sacct prints the
+/// site's local time without a zone; default: `TZ`, else the system's zone).
+#[derive(Debug, Clone, PartialEq)]
 pub struct BillingWeights {
     /// (lower-case TRES name, weight per base unit; memory's base unit is the MB).
     weights: Vec<(String, f64)>,
+    /// The zone sacct's dates are in.
+    zone: TimeZone,
+}
+
+impl Default for BillingWeights {
+    fn default() -> Self {
+        BillingWeights {
+            weights: Vec::new(),
+            zone: TimeZone::system(),
+        }
+    }
 }
 
 impl std::str::FromStr for BillingWeights {
@@ -49,7 +63,10 @@ impl std::str::FromStr for BillingWeights {
                 })?;
             weights.push((name, x / per_mb));
         }
-        Ok(BillingWeights { weights })
+        Ok(BillingWeights {
+            weights,
+            ..BillingWeights::default()
+        })
     }
 }
 
@@ -79,6 +96,16 @@ fn tres_value(name: &str, v: &str) -> Option<f64> {
 }
 
 impl BillingWeights {
+    /// The same weights, the dates read in `zone` (`--tz`).
+    pub fn in_zone(self, zone: TimeZone) -> Self {
+        BillingWeights { zone, ..self }
+    }
+
+    /// The zone sacct's dates are read in.
+    pub fn zone(&self) -> &TimeZone {
+        &self.zone
+    }
+
     /// True when no weights are configured.
     pub fn is_empty(&self) -> bool {
         self.weights.is_empty()
@@ -325,7 +352,8 @@ fn row_job(row: &SacctRow<'_>, weights: &BillingWeights) -> Result<Option<Finish
         }
     }
     let end_s = get(Col::End)?.trim();
-    let Some(end) = date_cell(end_s).map_err(|_| format!("bad End `{end_s}`"))? else {
+    let zone = weights.zone();
+    let Some(end) = date_cell_in(end_s, zone).map_err(|_| format!("bad End `{end_s}`"))? else {
         return Ok(None);
     };
     let user = get(Col::User)?.trim();
@@ -345,7 +373,7 @@ fn row_job(row: &SacctRow<'_>, weights: &BillingWeights) -> Result<Option<Finish
         slurm_duration(v).ok_or_else(|| format!("bad Elapsed `{v}`"))?
     } else {
         let s = get(Col::Start)?;
-        let start = parse_iso(s.trim()).ok_or_else(|| format!("bad Start `{s}`"))?;
+        let start = local_date(s.trim(), zone).ok_or_else(|| format!("bad Start `{s}`"))?;
         if end < start {
             return Err(format!("End `{end_s}` is before Start `{}`", s.trim()));
         }

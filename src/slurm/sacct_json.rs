@@ -11,7 +11,7 @@
 
 use crate::jobs::error::JobsError;
 use crate::slurm::job::{
-    bad, number, parse_tres_str, split_partitions, text, to_u32, Num, SlurmJob, TimeLimit,
+    bad, number, parse_tres_str, split_partitions, text, to_u32, whole, Num, SlurmJob, TimeLimit,
 };
 use serde_json::Value;
 
@@ -105,6 +105,13 @@ pub fn json_value(v: Option<&Value>) -> Option<f64> {
 
 /// Reads job number `index` (0-based) of a `sacct --json` document named `name`.
 pub fn sacct_job(name: &str, index: usize, j: &Value) -> Result<SlurmJob, JobsError> {
+    if let Some(Ok(Num::Value(v))) = j.get("job_id").map(number) {
+        if let Err(m) = whole(v, 1.0, f64::from(u32::MAX)) {
+            return Err(JobsError::Json {
+                message: format!("{name}: job #{}: `job_id`: {m}", index + 1),
+            });
+        }
+    }
     let id = match j.get("job_id").map(number) {
         Some(Ok(Num::Value(v))) => {
             let array = j.get("array");
@@ -242,5 +249,11 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(e.contains("job `8`") && e.contains("tres.requested"), "{e}");
+        // A job id is a positive whole number.
+        for bad in ["-5", "101.7", "0"] {
+            let doc = format!(r#"{{"jobs":[{{"job_id":{bad},"time":{{}}}}]}}"#);
+            let e = read_squeue_json("s.json", doc.as_bytes()).unwrap_err();
+            assert!(e.to_string().contains("`job_id`"), "{bad}: {e}");
+        }
     }
 }

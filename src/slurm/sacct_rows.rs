@@ -3,6 +3,7 @@
 //! columns (case-insensitive), and each later line split on `|` into a [`SacctRow`] whose
 //! cells are found by column name.
 
+use jiff::tz::TimeZone;
 use std::io::BufRead;
 
 /// The columns of `sacct --format` that fairsort reads.
@@ -323,16 +324,74 @@ pub struct NotADate;
 /// A date cell (`2024-04-13T10:00:00`, read as UTC): `Ok(None)` for `Unknown`, `None` or
 /// empty, [`NotADate`] for anything else that is not a date.
 pub fn date_cell(s: &str) -> Result<Option<i64>, NotADate> {
+    date_cell_in(s, &TimeZone::UTC)
+}
+
+/// [`date_cell`] with the date read in `tz`: sacct prints `Start` and `End` in the local time
+/// of the machine it runs on (the site's zone), without a zone; a time repeated when clocks go
+/// back is its first occurrence, one skipped when they go forward is taken after the gap.
+pub fn date_cell_in(s: &str, tz: &TimeZone) -> Result<Option<i64>, NotADate> {
     match s.trim() {
         "" | "Unknown" | "None" => Ok(None),
-        t => crate::usage::decay::calendar::parse_iso(t)
-            .map(Some)
-            .ok_or(NotADate),
+        t => local_date(t, tz).map(Some).ok_or(NotADate),
+    }
+}
+
+/// A zone-less ISO date-time as wall-clock time in `tz`, in epoch seconds.
+pub fn local_date(s: &str, tz: &TimeZone) -> Option<i64> {
+    let as_utc = crate::usage::decay::calendar::parse_iso(s)?;
+    if *tz == TimeZone::UTC {
+        return Some(as_utc);
+    }
+    let civil = jiff::Timestamp::from_second(as_utc)
+        .ok()?
+        .to_zoned_datetime(TimeZone::UTC)
+        .datetime();
+    let t = tz.to_ambiguous_timestamp(civil).compatible().ok()?;
+    Some(t.as_second())
+}
+
+/// The zone `name` names: an IANA name (`Europe/Paris`), `UTC`, or a POSIX TZ string
+/// (`CET-1CEST,M3.5.0,M10.5.0/3`); none: `TZ`, else the system's zone.
+pub fn zone_named(name: Option<&str>) -> Result<TimeZone, String> {
+    match name.map(str::trim) {
+        None => Ok(TimeZone::system()),
+        Some(n) => TimeZone::get(n)
+            .or_else(|_| TimeZone::posix(n))
+            .map_err(|_| {
+                format!("unknown time zone `{n}` (an IANA name such as Europe/Paris, or UTC)")
+            }),
     }
 }
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn dates_are_read_in_the_zone_given() {
+        // Paris in summer is UTC+2, in winter UTC+1 (a POSIX rule: no zone database needed).
+        let paris = TimeZone::posix("CET-1CEST,M3.5.0,M10.5.0/3").unwrap();
+        assert_eq!(
+            date_cell_in("2024-04-13T12:00:00", &paris),
+            Ok(Some(1_713_002_400))
+        );
+        assert_eq!(
+            date_cell_in("2024-01-13T12:00:00", &paris),
+            Ok(Some(1_705_143_600))
+        );
+        assert_eq!(date_cell("2024-04-13T12:00:00"), Ok(Some(1_713_009_600)));
+        // The hour repeated at the end of summer time: its first occurrence.
+        assert_eq!(
+            local_date("2024-10-27T02:30:00", &paris),
+            Some(1_729_989_000)
+        );
+        assert_eq!(date_cell_in("Unknown", &paris), Ok(None));
+        assert_eq!(date_cell_in("soon", &paris), Err(NotADate));
+        assert!(zone_named(Some("UTC")).is_ok());
+        assert!(zone_named(Some("Mars/Olympus"))
+            .unwrap_err()
+            .contains("Mars/Olympus"));
+    }
+
     use super::*;
 
     #[test]

@@ -19,7 +19,7 @@
 use crate::jobs::error::JobsError;
 use crate::jobs::job_set::JobSet;
 use crate::jobs::raw::{add_job, Raw, RawJob, RawResources, LIST_FIELDS};
-use crate::slurm::job::{bad, number, split_partitions, text, to_u32, Num};
+use crate::slurm::job::{number, split_partitions, text, whole, Num, MAX_EPOCH, MAX_NICE};
 pub use crate::slurm::job::{parse_tres_str, SlurmJob, TimeLimit};
 use serde_json::Value;
 use std::borrow::Cow;
@@ -166,49 +166,130 @@ impl SlimJob {
     }
 }
 
+/// `bytes` without a leading UTF-8 byte-order mark (some editors and Windows tools write one).
+pub(crate) fn strip_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes)
+}
+
+/// A message about the file as a whole (`FILE: what`).
+fn whole_file(name: &str, what: String) -> JobsError {
+    JobsError::Json {
+        message: format!("{name}: {what}"),
+    }
+}
+
+/// `FILE:LINE: what` for the `index`th job (0-based) of the document.
+fn at_job(name: &str, bytes: &[u8], index: usize, what: String) -> JobsError {
+    let line = crate::slurm::json_lines::element_line(bytes, "jobs", index);
+    JobsError::Json {
+        message: format!("{name}:{line}: {what}"),
+    }
+}
+
+/// A serde_json error as `FILE:LINE:COL: squeue --json: what`.
+fn json_error(name: &str, e: &serde_json::Error) -> JobsError {
+    let text = e.to_string();
+    let what = text
+        .rsplit_once(" at line ")
+        .map_or(text.as_str(), |(m, _)| m);
+    JobsError::Json {
+        message: format!("{name}:{}:{}: squeue --json: {what}", e.line(), e.column()),
+    }
+}
+
+/// `squeue` output that is not there: an empty (or blank) file.
+fn refuse_empty(name: &str, bytes: &[u8]) -> Result<(), JobsError> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(whole_file(name, "empty file (no squeue output)".into()));
+    }
+    Ok(())
+}
+
+/// Reads `squeue` output whichever form it has: `--json` (the first character is `{`) or
+/// pipe output with a header; a leading byte-order mark is skipped, an empty file refused.
+pub fn read_squeue(name: &str, bytes: &[u8]) -> Result<Vec<SlurmJob>, JobsError> {
+    let bytes = strip_bom(bytes);
+    refuse_empty(name, bytes)?;
+    match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
+        Some(b'{') => read_squeue_json(name, bytes),
+        _ => read_squeue_pipe(name, bytes),
+    }
+}
+
+/// A job id seen before (`seen` holds them all: one hash look-up a job).
+fn repeated(seen: &mut std::collections::HashSet<String>, id: &str) -> bool {
+    !seen.insert(id.to_string())
+}
+
+/// A whole-number field of a job in `lo..=hi`; unset and infinite as `Num` says.
+fn checked(v: Num, lo: f64, hi: f64) -> Result<Num, String> {
+    match v {
+        Num::Value(x) => whole(x, lo, hi).map(|_| Num::Value(x)),
+        other => Ok(other),
+    }
+}
+
 /// Reads `squeue --json` output.
 pub fn read_squeue_json(name: &str, bytes: &[u8]) -> Result<Vec<SlurmJob>, JobsError> {
-    let jobs = slim_jobs(bytes).map_err(|e| JobsError::Json {
-        message: format!("{name}: squeue --json: {e}"),
-    })?;
-    let jobs = jobs.ok_or_else(|| JobsError::Json {
-        message: format!("{name}: squeue --json: no `jobs` list"),
+    let bytes = strip_bom(bytes);
+    refuse_empty(name, bytes)?;
+    let jobs = slim_jobs(bytes).map_err(|e| json_error(name, &e))?;
+    let jobs = jobs.ok_or_else(|| {
+        whole_file(
+            name,
+            "squeue --json: no `jobs` list (is this squeue --json output?)".into(),
+        )
     })?;
     let mut out = Vec::with_capacity(jobs.len());
+    let mut seen = std::collections::HashSet::with_capacity(jobs.len());
     for (i, j) in jobs.into_iter().enumerate() {
+        let at = |what: String| at_job(name, bytes, i, what);
         let j = &j.into_value();
         // `sacct --json` has the same envelope; its jobs carry a `time` object.
         if j.get("time").is_some_and(Value::is_object) {
-            out.push(crate::slurm::sacct_json::sacct_job(name, i, j)?);
+            let job = crate::slurm::sacct_json::sacct_job(name, i, j)?;
+            if repeated(&mut seen, &job.id) {
+                return Err(at(format!("job `{}` appears twice", job.id)));
+            }
+            out.push(job);
             continue;
         }
-        let id = match j.get("job_id").map(number) {
-            Some(Ok(Num::Value(v))) => {
-                let base = format!("{}", v as u64);
-                match (
-                    j.get("array_job_id").map(number),
-                    j.get("array_task_id").map(number),
-                ) {
-                    (Some(Ok(Num::Value(a))), Some(Ok(Num::Value(t)))) if a > 0.0 => {
-                        format!("{}_{}", a as u64, t as u64)
-                    }
-                    _ => base,
-                }
-            }
-            _ => {
-                return Err(JobsError::Json {
-                    message: format!("{name}: job #{}: no `job_id`", i + 1),
-                })
+        let id_field = |f: &str, lo: f64| -> Result<Option<u64>, JobsError> {
+            match j.get(f).map(number) {
+                None | Some(Ok(Num::Unset)) => Ok(None),
+                Some(Ok(Num::Value(v))) => whole(v, lo, f64::from(u32::MAX))
+                    .map(|v| Some(v as u64))
+                    .map_err(|m| at(format!("job #{}: `{f}`: {m}", i + 1))),
+                Some(Ok(Num::Infinite)) => Err(at(format!("job #{}: `{f}` is infinite", i + 1))),
+                Some(Err(m)) => Err(at(format!("job #{}: `{f}`: {m}", i + 1))),
             }
         };
-        let field = |f: &str| -> Result<Num, JobsError> {
+        let Some(base) = id_field("job_id", 1.0)? else {
+            return Err(at(format!(
+                "job #{}: no `job_id` (every squeue --json job has one)",
+                i + 1
+            )));
+        };
+        let id = match (
+            id_field("array_job_id", 0.0)?,
+            id_field("array_task_id", 0.0)?,
+        ) {
+            (Some(a), Some(t)) if a > 0 => format!("{a}_{t}"),
+            _ => base.to_string(),
+        };
+        if repeated(&mut seen, &id) {
+            return Err(at(format!("job `{id}` appears twice")));
+        }
+        let field = |f: &str, lo: f64, hi: f64| -> Result<Num, JobsError> {
             match j.get(f) {
                 None => Ok(Num::Unset),
-                Some(v) => number(v).map_err(|m| bad(&id, &format!("{name}: {f}"), m)),
+                Some(v) => number(v)
+                    .and_then(|n| checked(n, lo, hi))
+                    .map_err(|m| at(format!("job `{id}`: `{f}`: {m}"))),
             }
         };
         let time = |f: &str| -> Result<i64, JobsError> {
-            Ok(match field(f)? {
+            Ok(match field(f, 0.0, MAX_EPOCH)? {
                 Num::Value(v) => v as i64,
                 _ => 0,
             })
@@ -218,25 +299,38 @@ pub fn read_squeue_json(name: &str, bytes: &[u8]) -> Result<Vec<SlurmJob>, JobsE
         } else {
             None
         };
-        let nice = match field("nice")? {
+        // 22.05 prints a negative nice as its u32 wrap-around.
+        let nice = match field("nice", -(MAX_NICE as f64), f64::from(u32::MAX))? {
             Num::Value(v) => nice_value(v),
             _ => 0,
         };
-        let node_count = to_u32(&id, "node_count", field("node_count")?)?;
+        if nice.abs() > MAX_NICE {
+            return Err(at(format!(
+                "job `{id}`: `nice`: {nice} is out of range (-{MAX_NICE} to {MAX_NICE})"
+            )));
+        }
+        let count = |f: &str| -> Result<u32, JobsError> {
+            Ok(match field(f, 0.0, f64::from(u32::MAX))? {
+                Num::Value(v) => v as u32,
+                Num::Infinite => u32::MAX,
+                Num::Unset => 0,
+            })
+        };
+        let node_count = count("node_count")?;
         let cpus_field = if j.get("cpus").is_some() {
             "cpus"
         } else {
             "num_cpus"
         };
-        let cpus = to_u32(&id, cpus_field, field(cpus_field)?)?;
-        let time_limit = match field("time_limit")? {
+        let cpus = count(cpus_field)?;
+        let time_limit = match field("time_limit", 0.0, f64::from(u32::MAX))? {
             Num::Unset => TimeLimit::Unset,
             Num::Infinite => TimeLimit::Infinite,
             Num::Value(v) if v >= f64::from(u32::MAX - 1) => TimeLimit::Infinite,
-            Num::Value(v) => TimeLimit::Minutes(to_u32(&id, "time_limit", Num::Value(v))?),
+            Num::Value(v) => TimeLimit::Minutes(v as u32),
         };
         let tres = parse_tres_str(&text(j.get("tres_req_str")))
-            .map_err(|m| bad(&id, &format!("{name}: tres_req_str"), m))?;
+            .map_err(|m| at(format!("job `{id}`: `tres_req_str`: {m}")))?;
         out.push(SlurmJob {
             user: text(j.get("user_name")),
             account: text(j.get("account")),
@@ -291,18 +385,38 @@ fn pipe_time(s: &str) -> Option<i64> {
     Some(days * 86400 + hh * 3600 + mm * 60 + ss)
 }
 
+/// `FILE:LINE: what`.
+fn at_line(name: &str, line: u64, what: String) -> JobsError {
+    JobsError::Json {
+        message: format!("{name}:{line}: {what}"),
+    }
+}
+
+/// A JOBID cell as squeue prints one: `123`, an array task `123_4`, a pending array's tasks
+/// `123_[1-10%2]`, a heterogeneous component `123+1`; the leading number 1 to 2^32 − 1.
+fn valid_job_id(id: &str) -> bool {
+    let digits = id.bytes().take_while(u8::is_ascii_digit).count();
+    let rest = &id[digits..];
+    let base_ok = id[..digits].parse::<u32>().is_ok_and(|n| n > 0);
+    base_ok
+        && (rest.is_empty() || rest.starts_with('_') || rest.starts_with('+'))
+        && !rest
+            .bytes()
+            .any(|b| b.is_ascii_whitespace() || b.is_ascii_control())
+}
+
 /// Reads `squeue` output with a header and `|`-separated fields.
 pub fn read_squeue_pipe(name: &str, bytes: &[u8]) -> Result<Vec<SlurmJob>, JobsError> {
-    let text = std::str::from_utf8(bytes).map_err(|e| JobsError::Csv {
-        line: 0,
-        message: format!("{name}: not UTF-8 text: {e}"),
-    })?;
+    let bytes = strip_bom(bytes);
+    refuse_empty(name, bytes)?;
+    let text =
+        std::str::from_utf8(bytes).map_err(|e| whole_file(name, format!("not UTF-8 text: {e}")))?;
     let mut lines = text
         .lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty());
-    let Some((_, header)) = lines.next() else {
-        return Ok(Vec::new());
+    let Some((header_index, header)) = lines.next() else {
+        return Err(whole_file(name, "empty file (no squeue output)".into()));
     };
     let cols: Vec<String> = header
         .trim_end_matches('|')
@@ -310,9 +424,14 @@ pub fn read_squeue_pipe(name: &str, bytes: &[u8]) -> Result<Vec<SlurmJob>, JobsE
         .map(|c| c.trim().to_ascii_uppercase())
         .collect();
     let col = |names: &[&str]| cols.iter().position(|c| names.contains(&c.as_str()));
-    let c_id = col(&["JOBID", "JOB_ID"]).ok_or_else(|| JobsError::Csv {
-        line: 1,
-        message: format!("{name}: the squeue header has no JOBID column"),
+    let c_id = col(&["JOBID", "JOB_ID"]).ok_or_else(|| {
+        at_line(
+            name,
+            header_index as u64 + 1,
+            "the squeue header has no JOBID column (print the header: no `squeue -h`; \
+             separate the fields with `|`)"
+                .into(),
+        )
     })?;
     let c_user = col(&["USER", "USER_NAME"]);
     let c_acct = col(&["ACCOUNT"]);
@@ -329,31 +448,33 @@ pub fn read_squeue_pipe(name: &str, bytes: &[u8]) -> Result<Vec<SlurmJob>, JobsE
     let c_tres = col(&["TRES_ALLOC", "TRES", "TRES_REQ"]);
     let c_reason = col(&["REASON", "STATE_REASON"]);
     let mut out = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for (i, line) in lines {
         let cells: Vec<&str> = line.trim_end_matches('|').split('|').collect();
         let line_no = i as u64 + 1;
+        let at = |what: String| at_line(name, line_no, what);
         if cells.len() != cols.len() {
-            return Err(JobsError::Csv {
-                line: line_no,
-                message: format!(
-                    "{name}: {} fields, the header has {}",
-                    cells.len(),
-                    cols.len()
-                ),
-            });
+            return Err(at(format!(
+                "{} fields, the header has {}",
+                cells.len(),
+                cols.len()
+            )));
         }
         let get = |c: Option<usize>| c.and_then(|c| cells.get(c)).map_or("", |s| s.trim());
         let id = get(Some(c_id)).to_string();
-        let err = |field: &str, value: &str| {
-            bad(
-                &id,
-                &format!("{name}: {field}"),
-                format!("`{value}` is not valid"),
-            )
-        };
+        if !valid_job_id(&id) {
+            return Err(at(format!("JOBID `{id}` is not a Slurm job id")));
+        }
+        if repeated(&mut seen, &id) {
+            return Err(at(format!("job `{id}` appears twice")));
+        }
+        let err =
+            |field: &str, value: &str| at(format!("job `{id}`: {field}: `{value}` is not valid"));
         let time = |c: Option<usize>, field: &str| -> Result<i64, JobsError> {
             let v = get(c);
-            pipe_time(v).ok_or_else(|| err(field, v))
+            pipe_time(v)
+                .filter(|&t| (0..=MAX_EPOCH as i64).contains(&t))
+                .ok_or_else(|| err(field, v))
         };
         let count = |c: Option<usize>, field: &str| -> Result<u32, JobsError> {
             let v = get(c);
@@ -381,7 +502,18 @@ pub fn read_squeue_pipe(name: &str, bytes: &[u8]) -> Result<Vec<SlurmJob>, JobsE
             if v.is_empty() {
                 0
             } else {
-                nice_value(v.parse::<f64>().map_err(|_| err("NICE", v))?)
+                let n = v.parse::<i64>().map_err(|_| err("NICE", v))?;
+                let n = if n > i64::from(i32::MAX) && n <= i64::from(u32::MAX) {
+                    n - (1i64 << 32)
+                } else {
+                    n
+                };
+                if n.abs() > MAX_NICE {
+                    return Err(at(format!(
+                        "job `{id}`: NICE: {v} is out of range (-{MAX_NICE} to {MAX_NICE})"
+                    )));
+                }
+                n
             }
         };
         let state = match get(c_state) {
@@ -405,7 +537,7 @@ pub fn read_squeue_pipe(name: &str, bytes: &[u8]) -> Result<Vec<SlurmJob>, JobsE
             node_count: count(c_nodes, "NODES")?,
             cpus: count(c_cpus, "CPUS")?,
             time_limit,
-            tres: parse_tres_str(get(c_tres)).map_err(|m| bad(&id, &format!("{name}: TRES"), m))?,
+            tres: parse_tres_str(get(c_tres)).map_err(|m| at(format!("job `{id}`: TRES: {m}")))?,
             id,
         });
     }
@@ -478,7 +610,82 @@ mod tests {
         let e = read_squeue_json("x.json", br#"{"jobs":[{"job_id":9,"cpus":"many"}]}"#)
             .unwrap_err()
             .to_string();
-        assert!(e.contains("job `9`") && e.contains("x.json: cpus"), "{e}");
+        assert_eq!(e, "x.json:1: job `9`: `cpus`: `many` is not a number");
+    }
+
+    /// Every number is checked at the reader: finite, whole, in the field's range; a job id is
+    /// a positive whole number, seen once; errors are one `FILE:LINE: what`.
+    #[test]
+    fn numbers_ids_and_repeats_are_refused_with_their_line() {
+        let e = |doc: &str| {
+            read_squeue_json("q.json", doc.as_bytes())
+                .unwrap_err()
+                .to_string()
+        };
+        let job = |fields: &str| format!("{{\"jobs\": [\n{{\"job_id\": 1}},\n{{{fields}}}]}}");
+        assert_eq!(
+            e(&job(r#""job_id": 2, "nice": -1e30"#)),
+            "q.json:3: job `2`: `nice`: -1e30 is out of range (-2147483645 to 4294967295)"
+        );
+        assert!(e(&job(r#""job_id": -5"#)).starts_with("q.json:3: job #2: `job_id`: -5 is out"));
+        assert!(e(&job(r#""job_id": 101.7"#)).contains("101.7 is not a whole number"));
+        assert!(e(&job(r#""job_id": 0"#)).contains("`job_id`: 0 is out of range"));
+        assert!(e(&job(r#""job_id": 2, "cpus": 1.5"#)).contains("`cpus`: 1.5 is not a whole"));
+        assert!(e(&job(r#""job_id": 2, "submit_time": -1"#)).contains("`submit_time`"));
+        assert!(e(&job(r#""job_id": 2, "time_limit": 1e10"#)).contains("`time_limit`"));
+        assert_eq!(e(&job(r#""job_id": 1"#)), "q.json:3: job `1` appears twice");
+        assert_eq!(
+            e(&job(r#""user_name": "x""#)),
+            "q.json:3: job #2: no `job_id` (every squeue --json job has one)"
+        );
+        // Raw control characters are not JSON, in a key as in a value.
+        let bad = "{\"jobs\": [{\"job_id\": 1, \"x\u{1}y\": 2}]}";
+        assert!(e(bad).starts_with("q.json:1:"), "{}", e(bad));
+        let bad = "{\"jobs\": [{\"job_id\": 1, \"x\": {\"a\u{1}\": 2}}]}";
+        assert!(e(bad).contains("control character"), "{}", e(bad));
+        assert_eq!(e(" \n"), "q.json: empty file (no squeue output)");
+        // A byte-order mark is skipped.
+        let bom = "\u{feff}{\"jobs\": [{\"job_id\": 3}]}";
+        assert_eq!(read_squeue("q.json", bom.as_bytes()).unwrap()[0].id, "3");
+    }
+
+    #[test]
+    fn many_copies_of_one_job_are_refused_in_one_pass() {
+        let mut doc = String::from("{\"jobs\": [");
+        for i in 0..100_000 {
+            doc.push_str(if i == 0 { "" } else { ",\n" });
+            doc.push_str("{\"job_id\": 5}");
+        }
+        doc.push_str("]}");
+        let e = read_squeue_json("q.json", doc.as_bytes()).unwrap_err();
+        assert_eq!(e.to_string(), "q.json:2: job `5` appears twice");
+    }
+
+    #[test]
+    fn pipe_ids_nice_and_times_are_checked() {
+        let e = |t: &str| {
+            read_squeue_pipe("p.txt", t.as_bytes())
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            e("JOBID|NICE\n5|0\n5|0\n"),
+            "p.txt:3: job `5` appears twice"
+        );
+        assert_eq!(
+            e("JOBID|NICE\n-5|0\n"),
+            "p.txt:2: JOBID `-5` is not a Slurm job id"
+        );
+        assert!(e("JOBID|NICE\n5|1e30\n").starts_with("p.txt:2: job `5`: NICE"));
+        assert!(e("JOBID|NICE\n5|-9999999999\n").contains("out of range"));
+        assert!(e("JOBID|SUBMIT_TIME\n5|-7\n").contains("SUBMIT_TIME"));
+        assert_eq!(e(""), "p.txt: empty file (no squeue output)");
+        assert!(e("USER|STATE\nbob|PD\n").starts_with("p.txt:1: the squeue header has no JOBID"));
+        let ok = read_squeue_pipe(
+            "p.txt",
+            "\u{feff}JOBID|NICE\n7_[1-3]|4294967246\n".as_bytes(),
+        );
+        assert_eq!(ok.unwrap()[0].nice, -50);
     }
 
     #[test]

@@ -96,23 +96,44 @@ fn load(args: &Args, jobs_in: JobsIn) -> Result<Inputs, Failure> {
 }
 
 fn refuse_other_flags(args: &Args) -> Result<(), Failure> {
-    let pbs_or_slurm = [
+    let formula = [
         (args.formula_file.is_some(), "--formula-file"),
         (args.formula.is_some(), "--formula"),
         (args.against.is_some(), "--against"),
-        (args.threshold.is_some(), "--threshold"),
-        (args.usage.is_some(), "--usage"),
-        (!args.queue_priority.is_empty(), "--queue-priority"),
-        (args.qos.is_some(), "--qos"),
-        (args.assoc.is_some(), "--assoc"),
-        (args.at.is_some(), "--at"),
-        (args.csv, "--csv"),
     ];
-    for (set, flag) in pbs_or_slurm {
+    for (set, flag) in formula {
         if set {
             return Err(Failure::usage(format!(
                 "{flag} does not apply to flux jobs: mf_priority's weights come from the \
                  database (what-if: --against-weights fairshare=N,queue=N,bank=N,urgency=N)"
+            )));
+        }
+    }
+    let other = [
+        (
+            args.threshold.is_some(),
+            "--threshold",
+            "PBS's job_sort_formula_threshold",
+        ),
+        (args.pbs_compat, "--pbs-compat", "PBS's rounding"),
+        (
+            args.usage.is_some(),
+            "--usage",
+            "a PBS usage file; the usage is the database's",
+        ),
+        (
+            !args.queue_priority.is_empty(),
+            "--queue-priority",
+            "PBS queues' Priority",
+        ),
+        (args.qos.is_some(), "--qos", "Slurm's QOS"),
+        (args.assoc.is_some(), "--assoc", "Slurm's associations"),
+        (args.at.is_some(), "--at", "mf_priority has no age factor"),
+    ];
+    for (set, flag, what) in other {
+        if set {
+            return Err(Failure::usage(format!(
+                "{flag} does not apply to flux jobs ({what})"
             )));
         }
     }
@@ -227,6 +248,64 @@ impl SchedulerOrder for FluxOrder<'_> {
             _ => self.text(out, body),
         }
     }
+
+    /// The order's rows as CSV; an explanation is text; a comparison is `--json`'s.
+    fn csv(&self, out: &mut (dyn Write + Send), body: &Body<'_>) -> CliResult {
+        match body {
+            Body::Order => print_csv(out, self.args, &self.rows),
+            Body::Explain(_) => self.text(out, body),
+            Body::Against => Err(Failure::usage(
+                "--csv does not apply to a flux comparison (--against-weights): use --json",
+            )),
+        }
+    }
+}
+
+/// The rows as CSV, in the order flux runs them (`--top N`: the first N); a rejected job has
+/// no rank, priority or factors.
+fn print_csv(out: &mut (dyn Write + Send), args: &Args, rows: &[FluxRow]) -> CliResult {
+    let mut w = csv::Writer::from_writer(&mut *out);
+    w.write_record([
+        "rank",
+        "job_id",
+        "user",
+        "bank",
+        "queue",
+        "priority",
+        "fairshare",
+        "queue_factor",
+        "bank_factor",
+        "urgency",
+        "status",
+    ])?;
+    let blank = |r: &FluxRow, cell: String| match r.outcome {
+        Outcome::Rejected(_) => String::new(),
+        _ => cell,
+    };
+    for (i, r) in rows.iter().take(args.top.unwrap_or(usize::MAX)).enumerate() {
+        let ranked = r.outcome.priority().is_some();
+        w.write_record([
+            if ranked {
+                (i + 1).to_string()
+            } else {
+                String::new()
+            },
+            fairsort::flux::jobs::f58_encode(r.id),
+            r.user.clone(),
+            r.bank.clone(),
+            r.queue.clone(),
+            r.outcome
+                .priority()
+                .map_or_else(String::new, |p| p.to_string()),
+            blank(r, r.terms.fairshare.to_string()),
+            blank(r, r.terms.queue.to_string()),
+            blank(r, r.terms.bank.to_string()),
+            blank(r, r.terms.urgency.to_string()),
+            r.outcome.status().to_string(),
+        ])?;
+    }
+    w.flush()?;
+    Ok(())
 }
 
 fn mode_name(m: QueueFactor) -> &'static str {

@@ -10,6 +10,7 @@ mod flux;
 mod pbs;
 mod report;
 mod slurm;
+mod slurm_csv;
 
 use super::{CliResult, Failure, Global};
 use fairsort::fairshare::Algorithm;

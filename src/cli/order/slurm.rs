@@ -5,6 +5,7 @@
 
 use super::report::{self, Body, SchedulerOrder};
 use super::{Args, JobsIn};
+use crate::cli::dates::DateFlags;
 use crate::cli::table::{Align, Table};
 use crate::cli::{CliResult, Failure, Global};
 use fairsort::fairshare::{slurm, Algorithm, Options, ShareResult, Tree};
@@ -162,8 +163,13 @@ fn load(args: &Args, t: Texts, default_at: Option<i64>) -> Result<Inputs, Failur
         crate::cli::say::line(format_args!("fairsort: note: {}: {note}", t.conf.1));
     }
     let name = &t.jobs.1;
-    let jobs = read_slurm_jobs(name, &t.jobs.0, args.jobs_format)
-        .map_err(|e| Failure::user(format!("{name}: {e}")))?;
+    // Without --jobs-format, squeue's two forms are told apart by their first character (a
+    // byte-order mark skipped, an empty file refused as such); the messages name the file.
+    let jobs = match args.jobs_format {
+        Some(f) => read_slurm_jobs(name, &t.jobs.0, Some(f)),
+        None => fslurm::squeue::read_squeue(name, &t.jobs.0),
+    }
+    .map_err(|e| Failure::user(e.to_string()))?;
     let qos = match &t.qos {
         Some((text, name)) => {
             fslurm::parse_qos_priorities(text, name).map_err(|e| Failure::user(e.to_string()))?
@@ -380,6 +386,7 @@ fn texts_of_home(
 /// Runs the Slurm path of `fairsort order` (`--slurm-conf FILE`, `--example sprio`, or a home
 /// with a Slurm configuration).
 pub(super) fn run(args: &Args, base: SlurmBase, jobs: JobsIn) -> CliResult {
+    refuse_pbs_flags(args)?;
     let inp = match base {
         SlurmBase::Files => load(args, texts_of_files(args, jobs)?, None)?,
         SlurmBase::Example => load(args, example_texts()?, Some(EXAMPLE_AT))?,
@@ -391,6 +398,55 @@ pub(super) fn run(args: &Args, base: SlurmBase, jobs: JobsIn) -> CliResult {
         }
     };
     run_with(args, inp)
+}
+
+/// PBS's (and flux's) flags have no meaning on a Slurm queue: a usage error names them rather
+/// than ignoring them.
+fn refuse_pbs_flags(args: &Args) -> Result<(), Failure> {
+    let pbs = [
+        (args.pbs_compat, "--pbs-compat", "PBS's rounding"),
+        (
+            args.threshold.is_some(),
+            "--threshold",
+            "PBS's job_sort_formula_threshold; Slurm has none",
+        ),
+        (args.usage.is_some(), "--usage", "a PBS usage file"),
+        (
+            args.unknown_shares.is_some(),
+            "--unknown-shares",
+            "PBS's unknown group",
+        ),
+        (args.entity.is_some(), "--entity", "PBS's fairshare_entity"),
+        (
+            !args.queue_priority.is_empty(),
+            "--queue-priority",
+            "PBS queues' Priority",
+        ),
+        (
+            args.fair_share || args.no_fair_share,
+            "--fair-share",
+            "PBS's fair_share",
+        ),
+        (
+            args.flux_queue_factor.is_some() || args.flux_fairshare.is_some(),
+            "--flux-queue-factor/--flux-fairshare",
+            "flux-accounting's",
+        ),
+    ];
+    for (set, flag, what) in pbs {
+        if set {
+            return Err(Failure::usage(format!(
+                "{flag} does not apply to a Slurm queue ({what})"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The rows ranked by sprio's PRIORITY as the scheduler considers them (ties: submit time,
+/// job id): what `--top` and `--csv` follow.
+fn ranked(inp: &Inputs, rows: &[PriorityRow]) -> fairsort::order::QueueOrder {
+    whatif::order(&whatif::priorities(rows), rows, &inp.jobs)
 }
 
 /// A Slurm site's priorities (and a formula's order or a comparison), for the one output path.
@@ -496,7 +552,7 @@ impl SchedulerOrder for SlurmOrder<'_> {
                 "formula:    {}\njobs:       {} rows (one per pending job and partition) at {}{}\n",
                 p.source(),
                 self.rows.len(),
-                self.inp.now,
+                DateFlags::default().show(self.inp.now),
                 if values.errors.is_empty() {
                     String::new()
                 } else {
@@ -528,7 +584,7 @@ impl SchedulerOrder for SlurmOrder<'_> {
                 (Some(p), Some(values)) => {
                     print_formula_order(out, self.args, inp, rows, p, values)
                 }
-                _ => print_table(out, self.args, rows),
+                _ => print_table(out, self.args, inp, rows),
             },
         }
     }
@@ -565,16 +621,20 @@ impl SchedulerOrder for SlurmOrder<'_> {
         }
     }
 
-    /// `--csv` was never a Slurm format: the text report, as before.
+    /// The rows as CSV (an explanation has no rows: its text, as on the PBS path).
     fn csv(&self, out: &mut (dyn Write + Send), body: &Body<'_>) -> CliResult {
-        write!(out, "{}", self.header(body)?)?;
-        write!(
-            out,
-            "{}",
-            crate::cli::sources::header(self.sources(), self.formula_label())
-        )?;
-        writeln!(out)?;
-        self.text(out, body)
+        let (inp, rows, top) = (&self.inp, &self.rows, self.args.top);
+        match body {
+            Body::Against => super::slurm_csv::against(out, rows, self.against()?.2, top),
+            Body::Explain(_) => self.text(out, body),
+            Body::Order => match (&self.formula, &self.values) {
+                (Some(_), Some(values)) => {
+                    let order = whatif::order(values, rows, &inp.jobs);
+                    super::slurm_csv::formula(out, rows, &order, values, top)
+                }
+                _ => super::slurm_csv::priorities(out, rows, &ranked(inp, rows), top),
+            },
+        }
     }
 }
 
@@ -719,7 +779,23 @@ fn tres_cell(f: &Factors) -> String {
         .join(",")
 }
 
-fn print_table(out: &mut (dyn Write + Send), args: &Args, rows: &[PriorityRow]) -> CliResult {
+/// sprio's table: every row in sprio's order (job id), or with `--top N` the N highest-ranked
+/// rows in rank order.
+fn print_table(
+    out: &mut (dyn Write + Send),
+    args: &Args,
+    inp: &Inputs,
+    rows: &[PriorityRow],
+) -> CliResult {
+    let shown: Vec<&PriorityRow> = match args.top {
+        None => rows.iter().collect(),
+        Some(n) => ranked(inp, rows)
+            .ranked
+            .iter()
+            .take(n)
+            .filter_map(|r| rows.get(r.job as usize))
+            .collect(),
+    };
     writeln!(
         out,
         "{:>15} {:<9} {:<8} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>6} {:<20}",
@@ -737,7 +813,7 @@ fn print_table(out: &mut (dyn Write + Send), args: &Args, rows: &[PriorityRow]) 
         "NICE",
         "TRES"
     )?;
-    for r in rows.iter().take(args.top.unwrap_or(usize::MAX)) {
+    for r in shown {
         let w = &r.weighted;
         writeln!(
             out,
@@ -780,7 +856,12 @@ fn print_explain(
         writeln!(
             out,
             "job {} in partition {} (user {}, account {}, qos {}) at {}",
-            r.id, r.partition, r.user, r.account, r.qos, i.now
+            r.id,
+            r.partition,
+            r.user,
+            r.account,
+            r.qos,
+            DateFlags::default().show(i.now)
         )?;
         writeln!(
             out,

@@ -21,6 +21,14 @@ pub enum SnapshotError {
         /// serde_json's message.
         message: String,
     },
+    /// An empty (or blank) file.
+    #[error("{file}: empty file (no {what} output)")]
+    Empty {
+        /// File name or label.
+        file: String,
+        /// Which output the file should hold.
+        what: &'static str,
+    },
     /// The document has no list of records where one is needed (`jobs`, `nodes`).
     #[error("{file}: {what}: no `{list}` list")]
     NoList {
@@ -32,10 +40,12 @@ pub enum SnapshotError {
         list: &'static str,
     },
     /// A record with a missing or bad field.
-    #[error("{file}: {what}: {place}: `{field}`: {message}")]
+    #[error("{file}:{line}: {what}: {place}: `{field}`: {message}")]
     Field {
         /// File name or label.
         file: String,
+        /// The 1-based line the record starts on.
+        line: usize,
         /// Which output the file was read as.
         what: &'static str,
         /// The record: `job #3 (1234)`, `node #1 (n01)` (counted from 1 in the file's list, then
@@ -52,6 +62,29 @@ pub enum SnapshotError {
 }
 
 impl SnapshotError {
+    /// The error placed at `line` (a record's error learns its line from the reader).
+    pub(crate) fn at_line(mut self, at: usize) -> Self {
+        if let SnapshotError::Field { line, .. } = &mut self {
+            *line = at;
+        }
+        self
+    }
+
+    /// A file with nothing in it.
+    pub(crate) fn refuse_empty(
+        bytes: &[u8],
+        file: &str,
+        what: &'static str,
+    ) -> Result<(), SnapshotError> {
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Err(SnapshotError::Empty {
+                file: file.to_string(),
+                what,
+            });
+        }
+        Ok(())
+    }
+
     /// A serde_json error on `file`, read as `what`.
     pub(crate) fn json(file: &str, what: &'static str, e: &serde_json::Error) -> Self {
         SnapshotError::Json {

@@ -4,8 +4,8 @@
 //! `{set, infinite, number}` objects and `job_state` as a list: both are read.
 
 use super::error::SnapshotError;
-use crate::slurm::conf::expand_hostlist;
-use crate::slurm::job::{number, parse_tres_str, text, Num};
+use crate::slurm::hostlist::{expand_hostlist_within, Budget};
+use crate::slurm::job::{number, parse_tres_str, text, whole, Num, MAX_EPOCH};
 use crate::slurm::squeue::{slim_jobs, SlimJob};
 use serde_json::Value;
 
@@ -73,16 +73,34 @@ impl SlurmSnapshotJob {
 /// Reads the jobs of `squeue --json` output; `path` names the file in errors.
 pub fn read_squeue_json(bytes: &[u8], path: &str) -> Result<Vec<SlurmSnapshotJob>, SnapshotError> {
     // the one parse of squeue --json (`slurm::squeue`), its fields as this reader needs them
+    let bytes = crate::slurm::squeue::strip_bom(bytes);
+    SnapshotError::refuse_empty(bytes, path, WHAT)?;
     let jobs = slim_jobs(bytes).map_err(|e| SnapshotError::json(path, WHAT, &e))?;
     let jobs = jobs.ok_or_else(|| SnapshotError::NoList {
         file: path.to_string(),
         what: WHAT,
         list: "jobs",
     })?;
-    jobs.into_iter()
-        .enumerate()
-        .map(|(i, j)| job(path, i + 1, j))
-        .collect()
+    // Every job's `nodes` draws on one budget: the file's hostlists are bounded as a whole.
+    let mut budget = Budget::file();
+    let mut seen = std::collections::HashSet::with_capacity(jobs.len());
+    let line = |i: usize| crate::slurm::json_lines::element_line(bytes, "jobs", i);
+    let mut out = Vec::with_capacity(jobs.len());
+    for (i, j) in jobs.into_iter().enumerate() {
+        let j = job(path, i + 1, j, &mut budget).map_err(|e| e.at_line(line(i)))?;
+        if !seen.insert(j.id.clone()) {
+            return Err(SnapshotError::Field {
+                file: path.to_string(),
+                line: line(i),
+                what: WHAT,
+                place: format!("job #{} ({})", i + 1, j.id),
+                field: "job_id",
+                message: "appears twice".into(),
+            });
+        }
+        out.push(j);
+    }
+    Ok(out)
 }
 
 /// A number field: `None` when absent, `null`, unset or infinite.
@@ -103,18 +121,34 @@ fn count(v: &Option<Value>) -> Result<Option<u64>, String> {
     }
 }
 
+/// A whole number in `lo..=hi` (a job id, a CPU count, a priority: Slurm's are 32-bit).
+fn ranged(v: &Option<Value>, lo: f64, hi: f64) -> Result<Option<u64>, String> {
+    match value(v)? {
+        None => Ok(None),
+        Some(x) => whole(x, lo, hi).map(|x| Some(x as u64)),
+    }
+}
+
 /// An epoch time; 0 (Slurm's "none") and unset are `None`.
 fn epoch(v: &Option<Value>) -> Result<Option<i64>, String> {
     match value(v)? {
         None => Ok(None),
-        Some(x) if x.fract() == 0.0 && x.abs() < 9.2e18 => Ok(Some(x as i64).filter(|&t| t != 0)),
+        Some(x) if x.fract() == 0.0 && (0.0..=MAX_EPOCH).contains(&x) => {
+            Ok(Some(x as i64).filter(|&t| t != 0))
+        }
         Some(x) => Err(format!("{x} is not a time")),
     }
 }
 
-fn job(path: &str, record: usize, j: SlimJob) -> Result<SlurmSnapshotJob, SnapshotError> {
+fn job(
+    path: &str,
+    record: usize,
+    j: SlimJob,
+    budget: &mut Budget,
+) -> Result<SlurmSnapshotJob, SnapshotError> {
     let fail = |name: &str, field: &'static str, message: String| SnapshotError::Field {
         file: path.to_string(),
+        line: 0,
         what: WHAT,
         place: if name.is_empty() {
             format!("job #{record}")
@@ -124,13 +158,14 @@ fn job(path: &str, record: usize, j: SlimJob) -> Result<SlurmSnapshotJob, Snapsh
         field,
         message,
     };
-    let base = match count(&j.job_id) {
+    let u32_max = f64::from(u32::MAX);
+    let base = match ranged(&j.job_id, 1.0, u32_max) {
         Ok(Some(id)) => id,
         Ok(None) => return Err(fail("", "job_id", "missing".into())),
         Err(m) => return Err(fail("", "job_id", m)),
     };
-    let array = count(&j.array_job_id).map_err(|m| fail("", "array_job_id", m))?;
-    let task = count(&j.array_task_id).map_err(|m| fail("", "array_task_id", m))?;
+    let array = ranged(&j.array_job_id, 0.0, u32_max).map_err(|m| fail("", "array_job_id", m))?;
+    let task = ranged(&j.array_task_id, 0.0, u32_max).map_err(|m| fail("", "array_task_id", m))?;
     let tasks = text(j.array_task_string.as_ref());
     let id = match (array, task) {
         (Some(a), Some(t)) if a > 0 => format!("{a}_{t}"),
@@ -139,12 +174,15 @@ fn job(path: &str, record: usize, j: SlimJob) -> Result<SlurmSnapshotJob, Snapsh
     };
     let n = |field: &'static str, v: &Option<Value>| count(v).map_err(|m| fail(&id, field, m));
     let t = |field: &'static str, v: &Option<Value>| epoch(v).map_err(|m| fail(&id, field, m));
+    let n32 = |field: &'static str, v: &Option<Value>| {
+        ranged(v, 0.0, u32_max).map_err(|m| fail(&id, field, m))
+    };
     let cpus = match j.cpus {
-        Some(_) => n("cpus", &j.cpus)?,
-        None => n("num_cpus", &j.num_cpus)?,
+        Some(_) => n32("cpus", &j.cpus)?,
+        None => n32("num_cpus", &j.num_cpus)?,
     }
     .unwrap_or(0);
-    let node_count = n("node_count", &j.node_count)?.unwrap_or(0);
+    let node_count = n32("node_count", &j.node_count)?.unwrap_or(0);
     let limit_secs = match j.time_limit.as_ref().map(number).transpose() {
         Err(m) => return Err(fail(&id, "time_limit", m)),
         Ok(Some(Num::Value(m))) if m >= f64::from(u32::MAX - 1) => None,
@@ -171,7 +209,7 @@ fn job(path: &str, record: usize, j: SlimJob) -> Result<SlurmSnapshotJob, Snapsh
     let nodes = if hosts.trim().is_empty() {
         Vec::new()
     } else {
-        expand_hostlist(&hosts).map_err(|m| fail(&id, "nodes", m))?
+        expand_hostlist_within(&hosts, budget).map_err(|m| fail(&id, "nodes", m))?
     };
     Ok(SlurmSnapshotJob {
         user: text(j.user_name.as_ref()),
@@ -182,9 +220,9 @@ fn job(path: &str, record: usize, j: SlimJob) -> Result<SlurmSnapshotJob, Snapsh
         start: t("start_time", &j.start_time)?,
         end: t("end_time", &j.end_time)?,
         limit_secs,
-        priority: value(&j.priority)
+        priority: ranged(&j.priority, 0.0, u32_max)
             .map_err(|m| fail(&id, "priority", m))?
-            .unwrap_or(0.0),
+            .unwrap_or(0) as f64,
         cpus,
         node_count,
         mem_mb,
@@ -266,6 +304,40 @@ mod tests {
     }
 
     #[test]
+    fn repeats_ranges_and_lines() {
+        let e = |doc: &str| {
+            read_squeue_json(doc.as_bytes(), "q.json")
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            e("{\"jobs\": [\n{\"job_id\": 4},\n{\"job_id\": 4}]}"),
+            "q.json:3: squeue --json: job #2 (4): `job_id`: appears twice"
+        );
+        assert!(e("{\"jobs\": [{\"job_id\": 0}]}").contains("0 is out of range"));
+        assert!(e("{\"jobs\": [{\"job_id\": 4.5}]}").contains("4.5 is not a whole number"));
+        let p = e("{\"jobs\": [\n\n{\"job_id\": 4, \"priority\": -1e30}]}");
+        assert!(
+            p.starts_with("q.json:3: ") && p.contains("`priority`"),
+            "{p}"
+        );
+        assert!(e("{\"jobs\": [{\"job_id\": 4, \"submit_time\": -5}]}").contains("is not a time"));
+        assert_eq!(e(" "), "q.json: empty file (no squeue --json output)");
+        let bom = "\u{feff}{\"jobs\": [{\"job_id\": 4}]}";
+        assert_eq!(read_squeue_json(bom.as_bytes(), "q").unwrap()[0].id, "4");
+        // The file's hostlists share one budget.
+        let many: Vec<String> = (1..=9)
+            .map(|i| format!("{{\"job_id\": {i}, \"nodes\": \"n[1-1000000]\"}}"))
+            .collect();
+        let doc = format!("{{\"jobs\": [{}]}}", many.join(",\n"));
+        assert!(
+            e(&doc).contains("the file's hostlists expand to more than"),
+            "{}",
+            e(&doc)
+        );
+    }
+
+    #[test]
     fn errors_name_the_file_and_the_place() {
         let e = read_squeue_json(b"{\"jobs\": [\n{\"job_id\": 1,}]}", "q.json").unwrap_err();
         assert!(e.to_string().starts_with("q.json:2:"), "{e}");
@@ -275,7 +347,7 @@ mod tests {
             read_squeue_json(br#"{"jobs": [{"job_id": 3, "cpus": -1}]}"#, "q.json").unwrap_err();
         assert_eq!(
             e.to_string(),
-            "q.json: squeue --json: job #1 (3): `cpus`: -1 is not a count"
+            "q.json:1: squeue --json: job #1 (3): `cpus`: -1 is out of range (0 to 4294967295)"
         );
         let e = read_squeue_json(br#"{"jobs": [{"cpus": 1}]}"#, "q.json").unwrap_err();
         assert!(e.to_string().contains("`job_id`: missing"), "{e}");

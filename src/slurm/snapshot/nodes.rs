@@ -66,6 +66,8 @@ struct Node {
 /// Reads the nodes of `sinfo --json` or `scontrol show nodes --json`; `path` names the file in
 /// errors.
 pub fn read_nodes_json(bytes: &[u8], path: &str) -> Result<Vec<SlurmNodeState>, SnapshotError> {
+    let bytes = crate::slurm::squeue::strip_bom(bytes);
+    SnapshotError::refuse_empty(bytes, path, WHAT)?;
     let doc: Doc =
         serde_json::from_slice(bytes).map_err(|e| SnapshotError::json(path, WHAT, &e))?;
     let nodes = doc.nodes.ok_or_else(|| SnapshotError::NoList {
@@ -73,11 +75,24 @@ pub fn read_nodes_json(bytes: &[u8], path: &str) -> Result<Vec<SlurmNodeState>, 
         what: WHAT,
         list: "nodes",
     })?;
-    nodes
-        .into_iter()
-        .enumerate()
-        .map(|(i, n)| node(path, i + 1, n))
-        .collect()
+    let mut seen = std::collections::HashSet::with_capacity(nodes.len());
+    let line = |i: usize| crate::slurm::json_lines::element_line(bytes, "nodes", i);
+    let mut out = Vec::with_capacity(nodes.len());
+    for (i, n) in nodes.into_iter().enumerate() {
+        let n = node(path, i + 1, n).map_err(|e| e.at_line(line(i)))?;
+        if !seen.insert(n.name.clone()) {
+            return Err(SnapshotError::Field {
+                file: path.to_string(),
+                line: line(i),
+                what: WHAT,
+                place: format!("node #{} ({})", i + 1, n.name),
+                field: "name",
+                message: "appears twice".into(),
+            });
+        }
+        out.push(n);
+    }
+    Ok(out)
 }
 
 /// Upper-case words of a string or a list of strings.
@@ -94,6 +109,7 @@ fn node(path: &str, record: usize, n: Node) -> Result<SlurmNodeState, SnapshotEr
     let name = text(n.name.as_ref());
     let fail = |field: &'static str, message: String| SnapshotError::Field {
         file: path.to_string(),
+        line: 0,
         what: WHAT,
         place: format!("node #{record} ({name})"),
         field,
@@ -164,12 +180,27 @@ mod tests {
     }
 
     #[test]
+    fn a_repeated_node_or_an_empty_file_is_refused() {
+        let doc =
+            "{\"nodes\": [{\"name\": \"n1\", \"cpus\": 4},\n{\"name\": \"n1\", \"cpus\": 4}]}";
+        let e = read_nodes_json(doc.as_bytes(), "n.json")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("n.json:2: ") && e.ends_with("`name`: appears twice"),
+            "{e}"
+        );
+        let e = read_nodes_json(b"", "n.json").unwrap_err().to_string();
+        assert!(e.starts_with("n.json: empty file"), "{e}");
+    }
+
+    #[test]
     fn errors_name_the_node() {
         let e =
             read_nodes_json(br#"{"nodes": [{"name": "n1", "cpus": "x"}]}"#, "n.json").unwrap_err();
         assert_eq!(
             e.to_string(),
-            "n.json: nodes --json: node #1 (n1): `cpus`: `x` is not a number"
+            "n.json:1: nodes --json: node #1 (n1): `cpus`: `x` is not a number"
         );
         let e = read_nodes_json(br#"{"nodes": [{"cpus": 1}]}"#, "n.json").unwrap_err();
         assert!(e.to_string().contains("`name`: missing"), "{e}");
