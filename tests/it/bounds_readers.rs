@@ -222,7 +222,7 @@ fn numbers_are_range_checked_where_they_are_read() {
         assert_eq!(status, 1, "{name}: {err}");
         assert!(err.starts_with(&format!("fairsort: {name}:1:")), "{err}");
         assert!(
-            err.contains(&format!("job `1")) && err.contains(&format!(": {field}: ")),
+            err.contains("job `1") && err.contains(&format!(": {field}: ")),
             "{err}"
         );
     }
