@@ -101,6 +101,15 @@ impl JobsError {
         }
     }
 
+    /// What is wrong without the place: for a caller whose text was not the user's (a test
+    /// file's jobs, turned into a list), which names the place in the user's own file.
+    pub fn without_place(&self) -> String {
+        match self {
+            JobsError::At { message, .. } => message.clone(),
+            other => other.to_string(),
+        }
+    }
+
     /// The same error naming `file` (as [`shown_name`] gives it), unless it already names one:
     /// every error a job reader returns through `inputs` says which file it is about.
     pub fn in_file(self, file: &str) -> JobsError {
