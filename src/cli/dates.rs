@@ -85,6 +85,21 @@ fn at_the_edge(t: &str, tz: &TimeZone) -> Option<i64> {
     Some(utc - i64::from(tz.to_offset(Timestamp::MAX).seconds()))
 }
 
+/// `--tz ZONE`: the zone a site's dates are read in (qstat's `qtime`, PBS accounting-log
+/// stamps): an IANA name (`America/New_York`) or a POSIX TZ string (`EST5EDT,M3.2.0,M11.1.0`).
+pub fn parse_zone(text: &str) -> Result<jiff::tz::TimeZone, String> {
+    jiff::tz::TimeZone::get(text)
+        .or_else(|_| jiff::tz::TimeZone::posix(text))
+        .map_err(|_| {
+            format!("`{text}` is not a time zone (an IANA name such as `America/New_York`, or a POSIX TZ string)")
+        })
+}
+
+/// The zone of `--tz`, else the system's (`TZ`, `/etc/localtime`).
+pub fn zone_or_system(zone: &Option<jiff::tz::TimeZone>) -> jiff::tz::TimeZone {
+    zone.clone().unwrap_or_else(jiff::tz::TimeZone::system)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -30,6 +30,10 @@ pub struct Args {
     /// snapshot's timestamp, else now).
     #[arg(long, value_name = "TIME", value_parser = super::dates::parse_time)]
     pub at: Option<i64>,
+    /// The site's time zone, which qstat's dates (`qtime`, `stime`) are read in: an IANA name
+    /// or a POSIX TZ string (default: the system's, `TZ`).
+    #[arg(long, value_name = "ZONE", value_parser = super::dates::parse_zone)]
+    pub tz: Option<jiff::tz::TimeZone>,
     /// Explain one job: what it waits for, the jobs ahead of it, what would start it sooner.
     #[arg(long, value_name = "JOBID", conflicts_with_all = ["json", "csv", "top"])]
     pub job: Option<String>,
@@ -84,7 +88,8 @@ pub fn run(args: Args, global: &Global) -> CliResult {
     };
     let mut b = ScenarioBuilder::new(Base::Home(home.clone()))
         .jobs(input, None)
-        .at(args.at);
+        .at(args.at)
+        .time_zone(super::dates::zone_or_system(&args.tz));
     if let Some(f) = &args.against {
         b = b.formula(Some(f.clone()));
     }

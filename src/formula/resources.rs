@@ -2,7 +2,7 @@
 //! built-ins plus the server's custom ones).
 
 use crate::formula::error::FormulaError;
-use crate::pbs::defs::resources::{is_builtin, BUILTIN_RESOURCES};
+use crate::pbs::defs::resources::{is_builtin, resource_name_problem, BUILTIN_RESOURCES};
 use crate::pbs::defs::ResourceType;
 use std::collections::BTreeMap;
 
@@ -30,17 +30,8 @@ impl ResourceTable {
             name: name.to_string(),
             reason,
         };
-        let mut chars = name.chars();
-        match chars.next() {
-            None => return Err(bad("the name is empty")),
-            Some(c) if !c.is_ascii_alphabetic() => return Err(bad("it must start with a letter")),
-            Some(_) => {}
-        }
-        if !chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
-            return Err(bad("only letters, digits, `_` and `-` are allowed"));
-        }
-        if name.len() > 255 {
-            return Err(bad("it is longer than 255 characters"));
+        if let Some(why) = resource_name_problem(name) {
+            return Err(bad(why));
         }
         if is_builtin(name) {
             return Err(FormulaError::BuiltinResource {

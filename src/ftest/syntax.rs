@@ -318,7 +318,8 @@ pub(crate) fn tree_def(v: &Spanned<Value>, dir: &Path) -> Result<TreeDef, Locate
 pub(crate) fn jobs_json(v: &Spanned<Value>) -> Result<Vec<u8>, Located> {
     let json = crate::ftest::outcome::to_json(v.get_ref());
     let bytes = serde_json::to_vec(&json).map_err(|e| (v.span(), e.to_string()))?;
-    crate::native::read_job_list_json(&bytes).map_err(|e| (v.span(), format!("jobs: {e}")))?;
+    crate::native::read_job_list_json(&bytes)
+        .map_err(|e| (v.span(), format!("jobs: {}", e.without_place())))?;
     Ok(bytes)
 }
 

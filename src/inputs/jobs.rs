@@ -1,12 +1,14 @@
 //! Reading a job file whatever its format: `qstat -f -F json`, fairsort's JSON list or CSV,
 //! chosen explicitly or detected from the extension and first bytes.
 
-use crate::jobs::error::JobsError;
+use crate::inputs::json_top::{json_kind, JsonKind};
+use crate::jobs::error::{shown_name, JobsError};
 use crate::jobs::job_set::JobSet;
 use crate::mem::read_file::{FileBytes, Pages};
-use crate::native::{read_job_list_csv, read_job_list_json};
-use crate::pbs::qstat::read_qstat_json_paged;
+use crate::native::joblist::{read_job_list_csv_named, read_job_list_json_named};
+use crate::pbs::qstat::read_qstat_named;
 use crate::slurm::squeue::{read_squeue_json, read_squeue_pipe, to_job_set, SlurmJob};
+use jiff::tz::TimeZone;
 use std::fmt;
 use std::str::FromStr;
 
@@ -40,39 +42,39 @@ impl JobsFormat {
         }
     }
 
-    /// Guesses from the file name and first bytes: `.csv` → CSV; a JSON object with a `"Jobs"`
-    /// key near the start (qstat prints it after three short header fields) → qstat; other
-    /// JSON → `flux jobs --json` when it has `"userid"` and `"urgency"`; other
-    /// JSON → `squeue --json` when it has a `"job_id"` or Slurm's `"meta"` block, else fairsort's
-    /// list; text whose first line starts with `JOBID` and has a `|` → `squeue` pipe output;
-    /// anything else → CSV.
+    /// Guesses from the file name and the text's structure: `.csv` → CSV; JSON → by its
+    /// top-level keys, JSON-tokenised (`inputs::json_top`): qstat's `Jobs`, `timestamp`,
+    /// `pbs_version` or `pbs_server` → qstat; Slurm's `meta` or a first job with Slurm's
+    /// fields → `squeue --json`; a first job with flux's `userid` or `urgency` → `flux jobs
+    /// --json`; an array or `jobs` of fairsort's fields → fairsort's list; text whose first
+    /// line starts with `JOBID` and has a `|` → `squeue` pipe output; anything else → CSV. A
+    /// UTF-8 byte order mark is skipped.
     pub fn detect(name: &str, head: &[u8]) -> JobsFormat {
         if name.to_ascii_lowercase().ends_with(".csv") {
             return JobsFormat::Csv;
         }
-        let text = String::from_utf8_lossy(&head[..head.len().min(DETECT_HEAD)]);
-        let trimmed = text.trim_start();
-        if trimmed.starts_with('{') || trimmed.starts_with('[') {
-            if text.contains("\"Jobs\"") || text.contains("\"pbs_version\"") {
-                JobsFormat::Qstat
-            } else if crate::flux::jobs::looks_like_flux_jobs(&text) {
-                JobsFormat::FluxJobs
-            } else if text.contains("\"job_id\"")
-                || (text.contains("\"meta\"") && text.to_ascii_lowercase().contains("slurm"))
-            {
-                JobsFormat::SqueueJson
-            } else {
-                JobsFormat::Json
-            }
-        } else {
-            let first = trimmed.lines().next().unwrap_or("").trim_start();
-            if first.to_ascii_uppercase().starts_with("JOBID") && first.contains('|') {
-                JobsFormat::SqueuePipe
-            } else {
-                JobsFormat::Csv
+        let head = without_bom(head);
+        match json_kind(head) {
+            Some(JsonKind::Qstat) => JobsFormat::Qstat,
+            Some(JsonKind::Squeue) => JobsFormat::SqueueJson,
+            Some(JsonKind::Flux) => JobsFormat::FluxJobs,
+            Some(JsonKind::List) => JobsFormat::Json,
+            None => {
+                let text = String::from_utf8_lossy(&head[..head.len().min(DETECT_HEAD)]);
+                let first = text.trim_start().lines().next().unwrap_or("").trim_start();
+                if first.to_ascii_uppercase().starts_with("JOBID") && first.contains('|') {
+                    JobsFormat::SqueuePipe
+                } else {
+                    JobsFormat::Csv
+                }
             }
         }
     }
+}
+
+/// `bytes` without a leading UTF-8 byte order mark (an editor's, on a hand-written list).
+fn without_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes)
 }
 
 /// Which scheduler's path a jobs file takes: a PBS queue (or fairsort's lists) is ordered by a
@@ -88,8 +90,9 @@ pub enum JobsScheduler {
     Flux,
 }
 
-/// How many bytes of a jobs file the detector reads.
-pub const DETECT_HEAD: usize = 4096;
+/// How many bytes of a jobs file the detector reads from a file on disk: its top-level keys
+/// and first job come well within them (qstat prints its three header fields, then `Jobs`).
+pub const DETECT_HEAD: usize = 64 << 10;
 
 impl JobsFormat {
     /// The scheduler whose queue this format is.
@@ -136,13 +139,14 @@ impl FromStr for JobsFormat {
     }
 }
 
-/// Parses job file bytes in `format` (detected from `name` and content when `None`).
+/// Parses job file bytes in `format` (detected from `name` and content when `None`); dates
+/// in UTC.
 pub fn read_jobs_bytes(
     name: &str,
     bytes: &[u8],
     format: Option<JobsFormat>,
 ) -> Result<JobSet, JobsError> {
-    read_jobs(name, bytes, Pages::none(), format)
+    read_jobs(name, bytes, Pages::none(), format, &TimeZone::UTC)
 }
 
 /// [`read_jobs_bytes`] over a whole file as [`read_file`](crate::mem::read_file()) gives it: a
@@ -152,28 +156,66 @@ pub fn read_jobs_file(
     file: &FileBytes,
     format: Option<JobsFormat>,
 ) -> Result<JobSet, JobsError> {
-    read_jobs(name, file, file.pages(), format)
+    read_jobs(name, file, file.pages(), format, &TimeZone::UTC)
 }
 
+/// [`read_jobs_bytes`] with the date strings read in `zone`.
+pub fn read_jobs_bytes_in(
+    name: &str,
+    bytes: &[u8],
+    format: Option<JobsFormat>,
+    zone: &TimeZone,
+) -> Result<JobSet, JobsError> {
+    read_jobs(name, bytes, Pages::none(), format, zone)
+}
+
+/// [`read_jobs_file`] with the file's date strings (qstat's `qtime` and `stime`, a list's dates
+/// without a zone) read in `zone`, the site's clock.
+pub fn read_jobs_file_in(
+    name: &str,
+    file: &FileBytes,
+    format: Option<JobsFormat>,
+    zone: &TimeZone,
+) -> Result<JobSet, JobsError> {
+    read_jobs(name, file, file.pages(), format, zone)
+}
+
+/// Every error names the file (`<stdin>` for `-`), with its line and column where known.
 fn read_jobs(
     name: &str,
     bytes: &[u8],
     pages: Pages,
     format: Option<JobsFormat>,
+    zone: &TimeZone,
 ) -> Result<JobSet, JobsError> {
-    match format.unwrap_or_else(|| JobsFormat::detect(name, bytes)) {
-        JobsFormat::Qstat => read_qstat_json_paged(bytes, pages),
-        JobsFormat::Json => read_job_list_json(bytes),
-        JobsFormat::Csv => read_job_list_csv(bytes),
-        JobsFormat::SqueueJson => to_job_set(&read_squeue_json(name, bytes)?),
-        JobsFormat::SqueuePipe => to_job_set(&read_squeue_pipe(name, bytes)?),
+    let shown = shown_name(name);
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(JobsError::at(
+            shown,
+            0,
+            0,
+            "the file is empty: no jobs and no header",
+        ));
+    }
+    let (bytes, pages) = match without_bom(bytes) {
+        b if b.len() == bytes.len() => (b, pages),
+        // A mapped file's windows are of the whole text: the shorter one is read plainly.
+        b => (b, Pages::none()),
+    };
+    let result = match format.unwrap_or_else(|| JobsFormat::detect(name, bytes)) {
+        JobsFormat::Qstat => read_qstat_named(shown, bytes, pages, zone),
+        JobsFormat::Json => read_job_list_json_named(shown, bytes, zone),
+        JobsFormat::Csv => read_job_list_csv_named(shown, bytes, zone),
+        JobsFormat::SqueueJson => read_squeue_json(shown, bytes).and_then(|j| to_job_set(&j)),
+        JobsFormat::SqueuePipe => read_squeue_pipe(shown, bytes).and_then(|j| to_job_set(&j)),
         JobsFormat::FluxJobs => Err(JobsError::Json {
             message: format!(
-                "{name}: `flux jobs --json` output: flux priorities come from mf_priority \
+                "{shown}: `flux jobs --json` output: flux priorities come from mf_priority \
                  (`fairsort order --jobs {name} --tree accounting.db`), not from a formula"
             ),
         }),
-    }
+    };
+    result.map_err(|e| e.in_file(shown))
 }
 
 /// Reads a Slurm job file (`squeue --json` or `squeue` pipe output; detected when `format` is

@@ -3,18 +3,53 @@
 
 use crate::pbs::defs::units::{small_digits, valid_date};
 
-/// Seconds since the epoch (read as UTC) from a C `ctime` date as `qstat` prints it:
-/// `Tue Oct  4 21:23:20 2022`. Also accepts a plain integer epoch and ISO 8601 (fairsort's own
-/// job lists, where people type dates: `2024-04-13T12:00`, `2024-04-13 12:00:00Z`,
-/// `2024-04-13T14:00+02:00`). Only the relative order of dates matters for sorting, so a date
-/// without a zone is read as UTC, like `ctime`'s; one with a zone or offset is that instant.
+use jiff::tz::TimeZone;
+
+/// [`parse_ctime_in`] read in UTC (what the PBS tools' dates are when the site runs in UTC:
+/// pbs_rstat's, and every caller that names no zone).
 pub(crate) fn parse_ctime(text: &str) -> Option<i64> {
+    parse_ctime_in(text, &TimeZone::UTC)
+}
+
+/// Seconds since the epoch from a C `ctime` date as `qstat` prints it, `Tue Oct  4 21:23:20
+/// 2022`: `ctime(3)` writes the server's local time, so it is read in `zone` (the site's
+/// zone: `TZ`, or `--tz`); a time that the zone skips or repeats (a daylight-saving change)
+/// is read as the later or the earlier one, as `mktime` does. Also accepts a plain integer epoch
+/// and ISO 8601 (fairsort's own job lists, where people type dates: `2024-04-13T12:00`,
+/// `2024-04-13 12:00:00Z`, `2024-04-13T14:00+02:00`): one with a zone or offset is that
+/// instant, one without is read in `zone` too.
+pub(crate) fn parse_ctime_in(text: &str, zone: &TimeZone) -> Option<i64> {
+    match civil_seconds(text)? {
+        Civil::Local(t) => in_zone(t, zone),
+        Civil::Instant(t) => Some(t),
+    }
+}
+
+/// A date as [`civil_seconds`] reads it.
+enum Civil {
+    /// A wall-clock time, as seconds of the same wall clock in UTC.
+    Local(i64),
+    /// An instant (epoch seconds, or a date with its own zone or offset).
+    Instant(i64),
+}
+
+/// The instant a wall-clock time (as UTC seconds of that clock) is in `zone`.
+fn in_zone(civil: i64, zone: &TimeZone) -> Option<i64> {
+    if *zone == TimeZone::UTC {
+        return Some(civil);
+    }
+    let dt = TimeZone::UTC.to_datetime(jiff::Timestamp::from_second(civil).ok()?);
+    let t = zone.to_ambiguous_timestamp(dt).compatible().ok()?;
+    Some(t.as_second())
+}
+
+fn civil_seconds(text: &str) -> Option<Civil> {
     if let Some(t) = ctime_exact(text.as_bytes()) {
-        return Some(t);
+        return Some(Civil::Local(t));
     }
     let s = text.trim();
     if let Ok(n) = s.parse::<i64>() {
-        return Some(n);
+        return Some(Civil::Instant(n));
     }
     if s.as_bytes().get(4) == Some(&b'-') {
         return parse_iso_8601(s);
@@ -49,18 +84,19 @@ pub(crate) fn parse_ctime(text: &str) -> Option<i64> {
     let h: i64 = h.parse().ok().filter(|v| (0..24).contains(v))?;
     let m: i64 = m.parse().ok().filter(|v| (0..60).contains(v))?;
     let sec: i64 = sec.parse().ok().filter(|v| (0..=60).contains(v))?;
-    Some(days_from_civil(year, month, day) * 86_400 + h * 3600 + m * 60 + sec)
+    Some(Civil::Local(
+        days_from_civil(year, month, day) * 86_400 + h * 3600 + m * 60 + sec,
+    ))
 }
 
-/// An ISO 8601 date: with a zone or offset the instant it names, without one read as UTC.
-fn parse_iso_8601(s: &str) -> Option<i64> {
+/// An ISO 8601 date: with a zone or offset the instant it names, without one a wall-clock time.
+fn parse_iso_8601(s: &str) -> Option<Civil> {
     use jiff::civil::{Date, DateTime};
-    use jiff::tz::TimeZone;
     if let Ok(t) = s.parse::<jiff::Timestamp>() {
-        return Some(t.as_second());
+        return Some(Civil::Instant(t.as_second()));
     }
     if let Ok(z) = s.parse::<jiff::ZonedDateTime>() {
-        return Some(z.timestamp().as_second());
+        return Some(Civil::Instant(z.timestamp().as_second()));
     }
     let dt = match s.parse::<DateTime>() {
         Ok(dt) => dt,
@@ -70,7 +106,7 @@ fn parse_iso_8601(s: &str) -> Option<i64> {
             .to_datetime(jiff::civil::Time::midnight()),
     };
     let z = dt.to_zoned_datetime(TimeZone::UTC).ok()?;
-    Some(z.timestamp().as_second())
+    Some(Civil::Local(z.timestamp().as_second()))
 }
 
 /// `parse_ctime` of the exact layout `ctime` prints (`Tue Oct  4 21:23:20 2022`: 24 bytes,
@@ -118,6 +154,34 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A ctime date is the server's wall clock: read in New York's zone (a POSIX rule, so no
+    /// zone database is needed) it is 4 hours (summer) or 5 (winter) after the same clock in
+    /// UTC; a date with its own offset, or epoch seconds, is the same instant in every zone.
+    #[test]
+    fn dates_are_read_in_the_sites_zone() {
+        let ny = TimeZone::posix("EST5EDT,M3.2.0,M11.1.0").unwrap();
+        let utc = |t: &str| parse_ctime(t).unwrap();
+        for (text, hours) in [
+            ("Sat Apr 13 12:00:00 2024", 4),
+            ("Tue Jan  2 12:00:00 2024", 5),
+            ("2024-04-13T12:00", 4),
+        ] {
+            assert_eq!(
+                parse_ctime_in(text, &ny),
+                Some(utc(text) + hours * 3600),
+                "{text}"
+            );
+        }
+        for text in ["1700000000", "2024-04-13T12:00Z", "2024-04-13T14:00+02:00"] {
+            assert_eq!(parse_ctime_in(text, &ny), parse_ctime(text), "{text}");
+        }
+        // 02:30 on the spring-forward day does not exist in New York: read as 03:30 EDT.
+        assert_eq!(
+            parse_ctime_in("Sun Mar 10 02:30:00 2024", &ny),
+            Some(utc("Sun Mar 10 03:30:00 2024") + 4 * 3600)
+        );
+    }
 
     #[test]
     fn iso_8601_dates() {

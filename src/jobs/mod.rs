@@ -10,6 +10,7 @@ pub mod job;
 pub mod job_set;
 pub mod names;
 pub mod raw;
+pub(crate) mod repeats;
 pub use columns::{Columns, ResourceColumn};
 pub use entity::EntityName;
 pub use error::{BindError, JobsError};

@@ -2,12 +2,16 @@
 //! `serde_json::Value`, and the conversion of a raw job record into a `Job` with messages that
 //! name the job and the field. Shared by the `qstat -f -F json` reader and fairsort's own lists.
 
-use crate::jobs::dates::parse_ctime;
+use crate::jobs::dates::parse_ctime_in;
 use crate::jobs::error::JobsError;
 use crate::jobs::job::{Job, JobState, Request, ResourceValue, ShortStr};
 use crate::jobs::job_set::JobSet;
 use crate::jobs::names::{NameCache, Sym};
+use crate::jobs::repeats::first_repeat;
+use crate::pbs::defs::resources::{builtin_type, resource_name_problem};
 use crate::pbs::defs::units::{resource_value, time_value};
+use crate::pbs::defs::ResourceType;
+use jiff::tz::TimeZone;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 use std::borrow::Cow;
@@ -166,8 +170,13 @@ pub struct FieldNames {
     pub eligible_time: &'static str,
     /// How the reader names the accrue type field in messages.
     pub accrue_type: &'static str,
-    /// How the reader names the resources field in messages.
+    /// How the reader names the resources field in messages (`""`: by the resource's name
+    /// alone, as a CSV column).
     pub resources: &'static str,
+    /// Whether a built-in numeric resource (`ncpus`, `mem`, `walltime`, ...) must hold a value
+    /// of its type: fairsort's own lists, written by hand. qstat's values are the server's,
+    /// and a text one is left to the formula's binding to refuse when the formula uses it.
+    pub strict_resources: bool,
 }
 
 /// `qstat -f -F json` attribute names.
@@ -181,6 +190,7 @@ pub const QSTAT_FIELDS: FieldNames = FieldNames {
     eligible_time: "eligible_time",
     accrue_type: "accrue_type",
     resources: "Resource_List",
+    strict_resources: false,
 };
 
 /// fairsort's own job-list field names.
@@ -194,6 +204,13 @@ pub const LIST_FIELDS: FieldNames = FieldNames {
     eligible_time: "eligible_time",
     accrue_type: "accrue_type",
     resources: "resources",
+    strict_resources: true,
+};
+
+/// fairsort's CSV job-list field names: every resource is a column named by the resource.
+pub const CSV_FIELDS: FieldNames = FieldNames {
+    resources: "",
+    ..LIST_FIELDS
 };
 
 fn bad(job: &str, field: &str, message: impl Into<String>) -> JobsError {
@@ -202,6 +219,115 @@ fn bad(job: &str, field: &str, message: impl Into<String>) -> JobsError {
         field: field.to_string(),
         message: message.into(),
     }
+}
+
+/// Largest magnitude of a number kept exactly (2^53): past it an integer field would be
+/// rounded, and a resource value would bind as another number than the file says.
+const EXACT: f64 = 9_007_199_254_740_992.0;
+
+/// One resource value checked against its built-in type: `Ok(Ok(number))`, `Ok(Err(text))`
+/// for a text value, `Err(message)` for a value the type refuses (a number that is not finite
+/// or past 2^53, a fraction for a `long`, a negative size or duration; under `strict`, a text
+/// where the type wants a number).
+fn resource_request(name: &str, value: Raw, strict: bool) -> Result<Result<f64, String>, String> {
+    let ty = builtin_type(name);
+    let (n, text) = match value {
+        Raw::Num(n) => (Some(n), None),
+        Raw::Str(s) => (resource_value(s.as_bytes()), Some(s)),
+        other => (None, Some(Cow::Owned(other.text()))),
+    };
+    let shown = || match &text {
+        Some(t) => format!("`{t}`"),
+        None => format!("{}", n.unwrap_or(f64::NAN)),
+    };
+    let Some(n) = n else {
+        return match ty {
+            Some(t) if strict && t.is_numeric() => {
+                Err(format!("{} is not {}", shown(), type_words(t)))
+            }
+            _ => Ok(Err(text.map(Cow::into_owned).unwrap_or_default())),
+        };
+    };
+    if !n.is_finite() || n.abs() > EXACT {
+        return Err(format!(
+            "{} is out of range (at most 2^53 in size)",
+            shown()
+        ));
+    }
+    match ty {
+        Some(ResourceType::Long) if n.fract() != 0.0 => Err(format!(
+            "{} is not {}",
+            shown(),
+            type_words(ResourceType::Long)
+        )),
+        Some(t @ (ResourceType::Size | ResourceType::Time)) if n < 0.0 => {
+            Err(format!("{} is negative: not {}", shown(), type_words(t)))
+        }
+        _ => Ok(Ok(n)),
+    }
+}
+
+/// A resource type as a value of it is named in messages.
+fn type_words(t: ResourceType) -> &'static str {
+    match t {
+        ResourceType::Long => "an integer",
+        ResourceType::Float => "a number",
+        ResourceType::Size => "a size (`4gb`, `512mb`)",
+        ResourceType::Time => "a duration (`01:30:00` or seconds)",
+        ResourceType::Boolean => "a boolean",
+        ResourceType::String => "a text",
+    }
+}
+
+/// Latest date a job may carry: the last second of the year 9999 (epoch seconds), as far as
+/// the ctime and ISO dates go.
+const LAST_DATE: i64 = 253_402_300_799;
+
+/// A date field (`qtime`, `stime`): epoch seconds (a whole number from 0 to [`LAST_DATE`]) or a
+/// date string, read in `zone` when it names no zone of its own.
+fn date_field(
+    job: &str,
+    field: &str,
+    raw: &Option<Raw>,
+    zone: &TimeZone,
+) -> Result<Option<i64>, JobsError> {
+    let t = match raw {
+        None => return Ok(None),
+        Some(Raw::Num(n)) if n.fract() == 0.0 && (0.0..=LAST_DATE as f64).contains(n) => {
+            return Ok(Some(*n as i64))
+        }
+        Some(Raw::Num(n)) => {
+            return Err(bad(
+                job,
+                field,
+                format!("{n} is not a date: epoch seconds are a whole number from 0 to {LAST_DATE} (the year 9999)"),
+            ))
+        }
+        Some(Raw::Str(s)) => parse_ctime_in(s, zone).ok_or_else(|| {
+            bad(
+                job,
+                field,
+                format!(
+                    "expected a date like `Tue Oct  4 21:23:20 2022` or epoch seconds, got `{s}`"
+                ),
+            )
+        })?,
+        Some(other) => {
+            return Err(bad(
+                job,
+                field,
+                format!("expected a date, got {}", other.text()),
+            ))
+        }
+    };
+    if !(0..=LAST_DATE).contains(&t) {
+        return Err(bad(
+            job,
+            field,
+            format!("{t} is not a date from 1970 to 9999"),
+        ));
+    }
+    Ok(Some(t))
 }
 
 fn text_of<'r>(
@@ -263,7 +389,19 @@ pub fn add_job(
     raw: RawJob,
     names: &FieldNames,
 ) -> Result<(), JobsError> {
-    add_job_with(set, id, raw, names, None)
+    add_job_with(set, id, raw, names, &TimeZone::UTC, None)
+}
+
+/// [`add_job`] reading the record's date strings (`qtime`, `stime`) in `zone`: the site's
+/// clock, which `qstat` and fairsort's lists print dates in.
+pub fn add_job_in(
+    set: &mut JobSet,
+    id: &str,
+    raw: RawJob,
+    names: &FieldNames,
+    zone: &TimeZone,
+) -> Result<(), JobsError> {
+    add_job_with(set, id, raw, names, zone, None)
 }
 
 /// [`add_job`] leaving the user name to be interned later: it is pushed on `users` and the
@@ -278,17 +416,35 @@ pub(crate) fn add_job_later<'a>(
     names: &FieldNames,
     pending: &mut Pending<'a>,
 ) -> Result<(), JobsError> {
-    add_job_with(set, id, raw, names, Some(pending))
+    // Moved out for the call (no reference count touched per job), then put back.
+    let zone = std::mem::replace(&mut pending.zone, TimeZone::UTC);
+    let result = add_job_with(set, id, raw, names, &zone, Some(pending));
+    pending.zone = zone;
+    result
 }
 
 /// What a large reader carries from job to job (see [`add_job_later`]): the user names still
-/// to intern, and a cache of the set's recent group, account and queue names.
-#[derive(Debug, Default)]
+/// to intern, a cache of the set's recent group, account and queue names, and the zone its
+/// dates are read in.
+#[derive(Debug)]
 pub(crate) struct Pending<'a> {
     /// One user name per job added since the last batch, in order.
     pub(crate) users: Vec<PendingName<'a>>,
     /// Recent names of the set's `names` pool (used with that pool only).
     cache: NameCache,
+    /// The zone the records' date strings are read in.
+    zone: TimeZone,
+}
+
+impl Pending<'_> {
+    /// Nothing pending yet; dates read in `zone`.
+    pub(crate) fn new(zone: &TimeZone) -> Self {
+        Pending {
+            users: Vec::new(),
+            cache: NameCache::default(),
+            zone: zone.clone(),
+        }
+    }
 }
 
 /// A user name waiting in [`Pending`] for its batch: a short name (nearly every user name) is
@@ -354,6 +510,7 @@ fn add_job_with<'a>(
     id: &str,
     mut raw: RawJob<'a>,
     names: &FieldNames,
+    zone: &TimeZone,
     mut later: Option<&mut Pending<'a>>,
 ) -> Result<(), JobsError> {
     let owner = into_text(id, "Job_Owner", raw.owner.take())?;
@@ -381,46 +538,8 @@ fn add_job_with<'a>(
     };
     let priority = integer(id, names.priority, &raw.priority)?;
     let accrue_type = integer(id, names.accrue_type, &raw.accrue_type)?;
-    let qtime = match &raw.qtime {
-        None => 0,
-        Some(Raw::Num(n)) if n.fract() == 0.0 && n.is_finite() => *n as i64,
-        Some(Raw::Str(s)) => parse_ctime(s).ok_or_else(|| {
-            bad(
-                id,
-                names.qtime,
-                format!(
-                    "expected a date like `Tue Oct  4 21:23:20 2022` or epoch seconds, got `{s}`"
-                ),
-            )
-        })?,
-        Some(other) => {
-            return Err(bad(
-                id,
-                names.qtime,
-                format!("expected a date, got {}", other.text()),
-            ))
-        }
-    };
-    let stime = match &raw.stime {
-        None => None,
-        Some(Raw::Num(n)) if n.fract() == 0.0 && n.is_finite() => Some(*n as i64),
-        Some(Raw::Str(s)) => Some(parse_ctime(s).ok_or_else(|| {
-            bad(
-                id,
-                "stime",
-                format!(
-                    "expected a date like `Tue Oct  4 21:23:20 2022` or epoch seconds, got `{s}`"
-                ),
-            )
-        })?),
-        Some(other) => {
-            return Err(bad(
-                id,
-                "stime",
-                format!("expected a date, got {}", other.text()),
-            ))
-        }
-    };
+    let qtime = date_field(id, names.qtime, &raw.qtime, zone)?.unwrap_or(0);
+    let stime = date_field(id, "stime", &raw.stime, zone)?;
     let array_remaining = match &raw.array_remaining {
         None => None,
         Some(Raw::Str(s)) => Some(index_count(s).ok_or_else(|| {
@@ -441,7 +560,7 @@ fn add_job_with<'a>(
     };
     let eligible_time = match &raw.eligible_time {
         None => 0.0,
-        Some(Raw::Num(n)) if n.is_finite() => *n,
+        Some(Raw::Num(n)) => *n,
         Some(Raw::Str(s)) => time_value(s.as_bytes()).ok_or_else(|| {
             bad(
                 id,
@@ -457,32 +576,52 @@ fn add_job_with<'a>(
             ))
         }
     };
+    if !(0.0..=EXACT).contains(&eligible_time) {
+        return Err(bad(
+            id,
+            names.eligible_time,
+            format!("{eligible_time} is out of range (0 to 2^53 seconds)"),
+        ));
+    }
     // Resource names come in the same order job after job: the previous job's symbol at the
     // same place is tried before hashing the name.
     let previous = set.jobs.last().map_or(0..0, |j| j.requests());
     let start = set.requests.len();
+    let field = |name: &str| match names.resources {
+        "" => name.to_string(),
+        list => format!("{list}.{name}"),
+    };
     for (k, (name, value)) in raw.resources.0.into_iter().enumerate() {
-        let v = match value {
-            Raw::Num(n) if n.is_finite() => ResourceValue::Number(n),
-            Raw::Str(s) => match resource_value(s.as_bytes()) {
-                Some(n) => ResourceValue::Number(n),
-                None => ResourceValue::Text(set.texts.intern(&s)),
-            },
-            other => ResourceValue::Text(set.texts.intern(&other.text())),
+        if let Some(why) = resource_name_problem(&name) {
+            set.requests.truncate(start);
+            return Err(bad(
+                id,
+                &field(&name),
+                format!("`{name}` is not a PBS resource name: {why}"),
+            ));
+        }
+        let v = match resource_request(&name, value, names.strict_resources) {
+            Ok(Ok(n)) => ResourceValue::Number(n),
+            Ok(Err(text)) => ResourceValue::Text(set.texts.intern(&text)),
+            Err(message) => {
+                set.requests.truncate(start);
+                return Err(bad(id, &field(&name), message));
+            }
         };
         let guess = (set.requests.get(previous.clone()))
             .and_then(|p| p.get(k))
             .map(|r| r.sym());
         let sym = set.resources.intern_guess(&name, guess);
-        if (set.requests.get(start..).unwrap_or(&[]).iter()).any(|r| r.sym() == sym) {
-            set.requests.truncate(start);
-            return Err(bad(
-                id,
-                &format!("{}.{name}", names.resources),
-                "given twice",
-            ));
-        }
         set.requests.push(Request::new(sym, v));
+    }
+    // A resource given twice: one pass over the job's symbols, however many it requests.
+    let syms: Vec<Sym> = (set.requests.get(start..).unwrap_or(&[]).iter())
+        .map(|r| r.sym())
+        .collect();
+    if let (Some(at), _) = first_repeat(&syms) {
+        set.requests.truncate(start);
+        let name = set.resources.name(syms[at]).to_string();
+        return Err(bad(id, &field(&name), "given twice"));
     }
     let mut job = Job::with_id(id);
     if job.set_requests(start..set.requests.len()).is_none() {
@@ -585,7 +724,8 @@ mod tests {
                     assert_eq!(fast.unwrap().describe(), set.describe());
                 }
                 Err(message) => {
-                    assert_eq!(serde.unwrap_err().to_string(), message);
+                    let e = serde.unwrap_err().to_string();
+                    assert!(e.starts_with("2:") && e.ends_with(message), "{e}");
                     assert!(fast.is_none());
                 }
             }

@@ -16,8 +16,8 @@ use crate::fairshare::{Algorithm, Options, Tree, TreeSpec};
 use crate::formula::ResourceTable;
 use crate::home::{Home, HomeTree, LazyTree, TreeForm};
 use crate::inputs as formats;
+use crate::inputs::JobsFormat;
 use crate::inputs::TreeFormat;
-use crate::inputs::{read_jobs_bytes, JobsFormat};
 use crate::jobs::{JobSet, ResourceValue};
 use crate::order::Setup;
 use crate::pbs::apply_pbs_usage;
@@ -73,6 +73,8 @@ pub enum Threshold {
 #[derive(Debug, Clone)]
 pub struct ScenarioBuilder {
     base: Base,
+    /// The zone the job file's date strings are read in (the site's clock).
+    zone: jiff::tz::TimeZone,
     jobs: Option<JobsInput>,
     job_set: Option<JobSet>,
     jobs_format: Option<JobsFormat>,
@@ -141,6 +143,7 @@ impl ScenarioBuilder {
     pub fn new(base: Base) -> Self {
         ScenarioBuilder {
             base,
+            zone: jiff::tz::TimeZone::system(),
             jobs: None,
             job_set: None,
             jobs_format: None,
@@ -165,6 +168,13 @@ impl ScenarioBuilder {
             tree_source: None,
             at: None,
         }
+    }
+
+    /// The zone the job file's date strings (qstat's `qtime`, `stime`) are read in: the site's
+    /// clock, the system's zone (`TZ`) unless the command line names another (`--tz`).
+    pub fn time_zone(mut self, zone: jiff::tz::TimeZone) -> Self {
+        self.zone = zone;
+        self
     }
 
     /// The second the PBS cycle runs at (`order --at`): its prime time, and the eligible time
@@ -322,7 +332,7 @@ impl ScenarioBuilder {
         let mut jobs = match (&self.job_set, &self.jobs, &self.tree) {
             (None, Some(input), Some(_)) => {
                 let (jobs, tree) = crate::parallel::join(
-                    || read_jobs(input, self.jobs_format),
+                    || read_jobs(input, self.jobs_format, &self.zone),
                     // A tree file replaces the base's: `tree` ignores the base then.
                     || self.tree(None),
                 );
@@ -546,7 +556,7 @@ impl ScenarioBuilder {
         let base_jobs = base.and_then(|b| b.jobs.as_ref());
         match (&self.job_set, &self.jobs, base_jobs) {
             (Some(jobs), _, _) => Ok(jobs.clone()),
-            (None, Some(input), _) => read_jobs(input, self.jobs_format),
+            (None, Some(input), _) => read_jobs(input, self.jobs_format, &self.zone),
             (None, None, Some(jobs)) => Ok(jobs.clone()),
             (None, None, None) if self.jobs_optional => Ok(JobSet::default()),
             (None, None, None) => Err(ScenarioError::Request(
@@ -836,17 +846,22 @@ fn home_base(home: &Home, tree: Option<TreeForm>) -> Result<BaseInputs, Scenario
     })
 }
 
-fn read_jobs(input_: &JobsInput, format: Option<JobsFormat>) -> Result<JobSet, ScenarioError> {
+fn read_jobs(
+    input_: &JobsInput,
+    format: Option<JobsFormat>,
+    zone: &jiff::tz::TimeZone,
+) -> Result<JobSet, ScenarioError> {
     match input_ {
         JobsInput::File(path) => {
             let bytes = crate::mem::read_file(path)
                 .map_err(|e| input(format!("cannot read {}: {e}", path.display())))?;
-            // Every error names the file (a CSV error its line too; JSON errors their line and
-            // column).
-            crate::inputs::read_jobs_file(&path.to_string_lossy(), &bytes, format)
-                .map_err(|e| input(format!("{}: {e}", path.display())))
+            // Every error names the file, with its line and column where known.
+            crate::inputs::read_jobs_file_in(&path.to_string_lossy(), &bytes, format, zone)
+                .map_err(input)
         }
-        JobsInput::Bytes { name, bytes } => read_jobs_bytes(name, bytes, format).map_err(input),
+        JobsInput::Bytes { name, bytes } => {
+            crate::inputs::read_jobs_bytes_in(name, bytes, format, zone).map_err(input)
+        }
     }
 }
 

@@ -18,6 +18,13 @@ fn error(args: &[&str], file: &Path) -> String {
     String::from_utf8(out.stderr).unwrap()
 }
 
+/// A job reader's `FILE:LINE[:COL]: ` position.
+fn starts_at(err: &str, file: &Path, position: &str) {
+    let want = format!("fairsort: {}:{position}: ", file.display());
+    assert!(err.starts_with(&want), "want {want:?}, got {err:?}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
 fn starts(err: &str, file: &Path, position: &str) {
     let want = format!("fairsort: {}: {position}: ", file.display());
     assert!(err.starts_with(&want), "want {want:?}, got {err:?}");
@@ -55,14 +62,14 @@ fn json_job_list_and_qstat_errors_name_line_and_column() {
         "[{\"id\": \"1\", \"owner\": \"bob\"},\n{\"id\": 2 \"owner\": \"x\"}]\n",
     );
     let e = error(&["order", "--example", "--jobs"], &f);
-    starts(&e, &f, "line 2, column 10");
+    starts_at(&e, &f, "2:10");
     let f = write(
         dir.path(),
         "qstat.json",
         "{\"Jobs\": {\n \"1.pbs\": {\"euser\": \"bob\",, }}}",
     );
     let e = error(&["order", "--example", "--jobs"], &f);
-    starts(&e, &f, "line 2, column 27");
+    starts_at(&e, &f, "2:27");
     assert!(e.contains("1.pbs"), "{e}");
 }
 
@@ -95,9 +102,9 @@ fn csv_job_list_errors_name_the_line_once() {
         "id,owner,queue\n1,bob,workq\n2,alice\n",
     );
     let e = error(&["order", "--example", "--jobs"], &f);
-    starts(&e, &f, "line 3");
+    starts_at(&e, &f, "3");
     assert!(!e.contains("CSV error") && !e.contains("byte"), "{e}");
-    assert!(e.contains("2 fields"), "{e}");
+    assert!(e.contains("2 cells, but the header has 3"), "{e}");
 }
 
 #[test]

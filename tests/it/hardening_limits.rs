@@ -192,7 +192,7 @@ fn whole_file_inputs_refuse_an_overlong_line() {
     let long = "x".repeat(2 * 1024 * 1024);
     let csv = format!("id,user,queue\n1.s,amy,workq\n2.s,{long},workq\n");
     let e = fairsort::native::read_job_list_csv(csv.as_bytes()).unwrap_err();
-    assert_eq!(e.to_string(), "line 3: line is longer than 1048576 bytes");
+    assert_eq!(e.to_string(), "3: line is longer than 1048576 bytes");
 
     let test_file = format!("[formulas]\n# {long}\n");
     let e = fairsort::ftest::file::parse("t.toml", &test_file).unwrap_err();

@@ -14,6 +14,7 @@
 
 mod architecture;
 mod bounds_cli;
+mod bounds_readers;
 mod bounds_slurm;
 mod common;
 

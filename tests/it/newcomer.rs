@@ -446,7 +446,7 @@ fn job_lists_take_iso_8601_submission_times() {
     let home = tempfile::tempdir().unwrap();
     let h = home.path();
     // Equal values: submission order decides. 08:00Z (cy, given at +02:00) < 09:00Z (amy) <
-    // 10:05 without a zone (bob, read as UTC like qstat's dates) < epoch 1767265200 (dee, 11:00Z).
+    // 10:05 without a zone (bob, read in the site's zone like qstat's dates: UTC here) < epoch 1767265200 (dee, 11:00Z).
     let jobs = crate::common::write(
         h,
         "jobs.csv",
@@ -475,5 +475,8 @@ fn job_lists_take_iso_8601_submission_times() {
         &["order", "--jobs", bad.to_str().unwrap(), "--formula", "1"],
     );
     assert_eq!(code, 1);
-    assert!(err.contains("line 2") && err.contains("qtime"), "{err}");
+    assert!(
+        err.contains("bad.csv:2:7:") && err.contains("qtime"),
+        "{err}"
+    );
 }

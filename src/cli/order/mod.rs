@@ -122,6 +122,10 @@ pub struct Args {
     /// timestamp (default: the snapshot's second, else now).
     #[arg(long, value_name = "TIME", value_parser = super::dates::parse_time)]
     pub at: Option<i64>,
+    /// The site's time zone, which qstat's dates (`qtime`, `stime`) are read in: an IANA name
+    /// or a POSIX TZ string (default: the system's, `TZ`).
+    #[arg(long, value_name = "ZONE", value_parser = super::dates::parse_zone)]
+    pub tz: Option<jiff::tz::TimeZone>,
     /// Slurm what-if: compare with changed weights, e.g.
     /// `PriorityWeightAge=5000,PriorityWeightFairshare=20000`; flux: `fairshare=1000,queue=100000`.
     #[arg(long, value_name = "LIST", conflicts_with = "explain")]

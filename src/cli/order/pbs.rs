@@ -62,7 +62,8 @@ fn scenario(args: &Args, global: &Global, jobs: JobsIn) -> Result<Scenario, Fail
             None
         })
         .pbs_compat(args.pbs_compat)
-        .at(args.at);
+        .at(args.at)
+        .time_zone(crate::cli::dates::zone_or_system(&args.tz));
     // A plain order runs `order_once` and nothing else over the tree: a home's tree may stay
     // in its snapshot until then, and only the part the jobs need be built.
     if args.explain.is_none() && args.against.is_none() {

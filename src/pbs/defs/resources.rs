@@ -160,6 +160,22 @@ pub(crate) fn builtin_type(name: &str) -> Option<ResourceType> {
         .map(|&(_, t)| t)
 }
 
+/// Why `name` is not a resource name by PBS's rule (a letter, then letters, digits, `_` or
+/// `-`, at most 255 bytes), `None` when it is one: the one check of qmgr's definitions and the
+/// job readers' resources.
+pub(crate) fn resource_name_problem(name: &str) -> Option<&'static str> {
+    let mut chars = name.chars();
+    match chars.next() {
+        None => return Some("the name is empty"),
+        Some(c) if !c.is_ascii_alphabetic() => return Some("it must start with a letter"),
+        Some(_) => {}
+    }
+    if !chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+        return Some("only letters, digits, `_` and `-` are allowed");
+    }
+    (name.len() > 255).then_some("it is longer than 255 characters")
+}
+
 /// True for PBS's built-in resources.
 pub(crate) fn is_builtin(name: &str) -> bool {
     builtin_type(name).is_some()

@@ -10,6 +10,7 @@ use crate::jobs::job_set::JobSet;
 use crate::jobs::JobsError;
 use crate::mem::read_file::Pages;
 use crate::pbs::qstat::{read_qstat_json, read_serde, split};
+use jiff::tz::TimeZone;
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 
@@ -371,7 +372,7 @@ fn agree(bytes: &[u8]) -> Result<bool, TestCaseError> {
 
 /// [`agree`] with parts of the sizes `sizes` on pools of `threads` threads.
 fn agree_at(bytes: &[u8], sizes: &[usize], threads: &[usize]) -> Result<bool, TestCaseError> {
-    let serde = read_serde(bytes);
+    let serde = read_serde("", bytes, &TimeZone::UTC);
     let public = read_qstat_json(bytes);
     let text = String::from_utf8_lossy(bytes);
     let same = |a: &Result<JobSet, JobsError>| match (a, &serde) {
@@ -383,7 +384,9 @@ fn agree_at(bytes: &[u8], sizes: &[usize], threads: &[usize]) -> Result<bool, Te
     let mut answered = Vec::new();
     for &n in threads {
         for &min_part in sizes {
-            let parts = on(n, || split::read(bytes, Pages::none(), min_part));
+            let parts = on(n, || {
+                split::read(bytes, Pages::none(), min_part, &TimeZone::UTC)
+            });
             answered.push(parts.is_some());
             if let Some(parts) = parts {
                 let shown = parts.describe();
@@ -438,7 +441,7 @@ proptest! {
     fn documents_of_jobs_laid_out_alike(doc in shaped_document()) {
         let fast = agree(doc.as_bytes())?;
         // Whatever serde_json reads the fast path reads too (it declines nothing here).
-        prop_assert!(fast || read_serde(doc.as_bytes()).is_err(), "{doc}");
+        prop_assert!(fast || read_serde("", doc.as_bytes(), &TimeZone::UTC).is_err(), "{doc}");
     }
 }
 
@@ -454,10 +457,10 @@ fn the_fast_path_reads_what_serde_json_reads() {
     for _ in 0..2000 {
         let doc = document().new_tree(&mut runner).unwrap().current();
         let parts = agree(doc.as_bytes()).unwrap();
-        if read_serde(doc.as_bytes()).is_ok() && !doc.contains(",\"Jobs\":{}") {
+        if read_serde("", doc.as_bytes(), &TimeZone::UTC).is_ok() && !doc.contains(",\"Jobs\":{}") {
             readable += 1;
             in_parts += usize::from(parts);
-            let whole = split::read(doc.as_bytes(), Pages::none(), usize::MAX);
+            let whole = split::read(doc.as_bytes(), Pages::none(), usize::MAX, &TimeZone::UTC);
             assert!(
                 whole.is_some(),
                 "the scanner declined a plain document: {doc}"
@@ -560,10 +563,15 @@ fn large_documents_read_in_parts_match_serde() {
         }
         s.push_str("\n    }\n}\n");
         let parts = on(2, || {
-            split::read(s.as_bytes(), Pages::none(), split::MIN_PART_BYTES)
+            split::read(
+                s.as_bytes(),
+                Pages::none(),
+                split::MIN_PART_BYTES,
+                &TimeZone::UTC,
+            )
         })
         .expect("the fast path reads it");
-        let serde = read_serde(s.as_bytes()).unwrap();
+        let serde = read_serde("", s.as_bytes(), &TimeZone::UTC).unwrap();
         assert_eq!(parts.len(), n);
         assert!(parts.describe() == serde.describe(), "variant {variant}");
     }

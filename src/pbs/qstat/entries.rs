@@ -13,6 +13,7 @@ use crate::pbs::qstat::keys;
 use crate::pbs::qstat::keys::Field;
 use crate::pbs::qstat::scan::Scan;
 use crate::pbs::qstat::shapes::{closes_here, open_member, skip_flat_object, Shapes};
+use jiff::tz::TimeZone;
 use std::borrow::Cow;
 
 /// A key of at most 16 bytes as two little-endian words: its first 8 bytes and its last 8
@@ -227,11 +228,12 @@ pub(super) fn entries(
     stop_at: usize,
     set: &mut JobSet,
     pages: Pages,
+    zone: &TimeZone,
 ) -> Option<Stop> {
     // Users are interned in batches, one per window, before the window's text is dropped
     // (see `add_job_later`).
     let mut first = set.jobs.len();
-    let mut pending = Pending::default();
+    let mut pending = Pending::new(zone);
     let mut window = Window::new(pages, pos, stop_at);
     let stop = entries_of(
         bytes,

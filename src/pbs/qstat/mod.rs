@@ -20,11 +20,14 @@ mod scan;
 mod shapes;
 mod split;
 
+use crate::jobs::error::json_at;
 use crate::jobs::error::JobsError;
 use crate::jobs::job_set::JobSet;
-use crate::jobs::raw::{add_job, Raw, RawJob, RawResources, QSTAT_FIELDS};
+use crate::jobs::raw::{add_job_in, Raw, RawJob, RawResources, QSTAT_FIELDS};
+use crate::mem::hash::SeededSet;
 use crate::mem::read_file::Pages;
 use crate::pbs::qstat::keys::Field;
+use jiff::tz::TimeZone;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
 use std::borrow::Cow;
@@ -144,16 +147,24 @@ impl<'a> QstatJob<'a> {
 /// Reads `qstat -f -F json` text held in memory: the one reader of qstat output. The strict
 /// scanner reads it (a large `Jobs` object in parts on every thread of rayon's pool, strings
 /// borrowed from the text); a text it declines — anything unusual, any error — is read by
-/// serde_json in one pass, which also gives the exact message for a bad one.
+/// serde_json in one pass, which also gives the exact message for a bad one. Dates are read in
+/// UTC and errors name no file: see [`read_qstat_named`].
 pub fn read_qstat_json(bytes: &[u8]) -> Result<JobSet, JobsError> {
-    read_qstat_json_paged(bytes, Pages::none())
+    read_qstat_named("", bytes, Pages::none(), &TimeZone::UTC)
 }
 
-/// [`read_qstat_json`] over a mapped file, holding only a few windows of it at a time.
-pub(crate) fn read_qstat_json_paged(bytes: &[u8], pages: Pages) -> Result<JobSet, JobsError> {
-    match split::read(bytes, pages, split::MIN_PART_BYTES) {
+/// [`read_qstat_json`] of the file `name` (named in every error, with the line and column),
+/// its `ctime` dates read in `zone` (the site's clock), over a mapped file held only a few
+/// windows at a time.
+pub(crate) fn read_qstat_named(
+    name: &str,
+    bytes: &[u8],
+    pages: Pages,
+    zone: &TimeZone,
+) -> Result<JobSet, JobsError> {
+    match split::read(bytes, pages, split::MIN_PART_BYTES, zone) {
         Some(set) => Ok(set),
-        None => read_serde(bytes),
+        None => read_serde(name, bytes, zone),
     }
 }
 
@@ -162,71 +173,71 @@ pub(crate) fn read_qstat_json_paged(bytes: &[u8], pages: Pages) -> Result<JobSet
 /// target and the crate's tests.
 #[cfg(any(test, fuzzing))]
 pub fn read_both_ways(bytes: &[u8]) -> (Option<JobSet>, Result<JobSet, JobsError>) {
-    (split::read(bytes, Pages::none(), 1), read_serde(bytes))
+    (
+        split::read(bytes, Pages::none(), 1, &TimeZone::UTC),
+        read_serde("", bytes, &TimeZone::UTC),
+    )
 }
 
 /// Reads `qstat -f -F json` text in one pass of serde_json: what a text the scanner declines is
-/// read with, and the reference the scanner is tested against.
-fn read_serde(bytes: &[u8]) -> Result<JobSet, JobsError> {
+/// read with, and the reference the scanner is tested against. A bad job stops the read where
+/// it is, so serde_json names the line and column.
+fn read_serde(name: &str, bytes: &[u8], zone: &TimeZone) -> Result<JobSet, JobsError> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    finish(read(&mut de), &mut de)
-}
-
-fn finish<'de, R: serde_json::de::Read<'de>>(
-    result: Result<Result<JobSet, JobsError>, serde_json::Error>,
-    de: &mut serde_json::Deserializer<R>,
-) -> Result<JobSet, JobsError> {
-    let mut set = match result {
-        Ok(Ok(set)) => set,
-        Ok(Err(e)) => return Err(e),
-        Err(e) => return Err(json_error(e)),
-    };
-    de.end().map_err(json_error)?;
+    let mut set = read(&mut de, zone).map_err(|e| json_error(name, &e))?;
+    de.end().map_err(|e| json_error(name, &e))?;
     set.finish()?;
     Ok(set)
 }
 
-fn json_error(e: serde_json::Error) -> JobsError {
-    JobsError::Json {
-        message: format!("qstat JSON: {e}"),
+fn json_error(name: &str, e: &serde_json::Error) -> JobsError {
+    match json_at(name, e) {
+        JobsError::At {
+            file,
+            line,
+            column,
+            message,
+        } => JobsError::at(&file, line, column, format!("qstat JSON: {message}")),
+        other => other,
     }
 }
 
-/// Parses the top level; the inner `Result` carries a job-level error found mid-stream.
-fn read<'de, D: Deserializer<'de>>(d: D) -> Result<Result<JobSet, JobsError>, D::Error> {
-    struct Top;
-    impl<'de> Visitor<'de> for Top {
-        type Value = Result<JobSet, JobsError>;
+/// Parses the top level.
+fn read<'de, D: Deserializer<'de>>(d: D, zone: &TimeZone) -> Result<JobSet, D::Error> {
+    struct Top<'z>(&'z TimeZone);
+    impl<'de> Visitor<'de> for Top<'_> {
+        type Value = JobSet;
         fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
             f.write_str("the object `qstat -f -F json` prints")
         }
         fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Self::Value, A::Error> {
             let mut set = JobSet::default();
-            let mut failure = None;
+            let mut seen_jobs = false;
             while let Some(key) = m.next_key::<Cow<'de, str>>()? {
-                if key == "Jobs" && failure.is_none() {
+                if key == "Jobs" {
+                    if seen_jobs {
+                        return Err(de::Error::duplicate_field("Jobs"));
+                    }
+                    seen_jobs = true;
                     let seed = JobsSeed {
                         set: &mut set,
-                        failure: &mut failure,
+                        zone: self.0,
                     };
                     m.next_value_seed(seed)?;
                 } else {
                     m.next_value::<IgnoredAny>()?;
                 }
             }
-            Ok(match failure {
-                Some(e) => Err(e),
-                None => Ok(set),
-            })
+            Ok(set)
         }
     }
-    d.deserialize_map(Top)
+    d.deserialize_map(Top(zone))
 }
 
 /// Visits the `Jobs` object, converting each job as soon as it is parsed.
 struct JobsSeed<'s> {
     set: &'s mut JobSet,
-    failure: &'s mut Option<JobsError>,
+    zone: &'s TimeZone,
 }
 
 impl<'de> DeserializeSeed<'de> for JobsSeed<'_> {
@@ -242,16 +253,18 @@ impl<'de> Visitor<'de> for JobsSeed<'_> {
         f.write_str("an object of jobs keyed by job id")
     }
     fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<(), A::Error> {
+        // Ids seen so far, so a repeated one is refused where it stands (one insertion per
+        // job, in a table keyed by the process's secret hash).
+        let mut ids: SeededSet<String> = SeededSet::default();
         while let Some(id) = m.next_key::<Cow<'de, str>>()? {
+            if !ids.insert(id.to_string()) {
+                return Err(de::Error::custom(JobsError::DuplicateJob(id.into_owned())));
+            }
             let job: QstatJob = m
                 .next_value()
                 .map_err(|e| de::Error::custom(format!("job `{id}`: {e}")))?;
-            if self.failure.is_some() {
-                continue;
-            }
-            if let Err(e) = add_job(self.set, &id, job.into_raw(), &QSTAT_FIELDS) {
-                *self.failure = Some(e);
-            }
+            add_job_in(self.set, &id, job.into_raw(), &QSTAT_FIELDS, self.zone)
+                .map_err(de::Error::custom)?;
         }
         Ok(())
     }
@@ -294,7 +307,7 @@ mod tests {
     fn reads_the_real_layout_in_submission_order() {
         for set in [
             read_qstat_json(SAMPLE.as_bytes()).unwrap(),
-            split::read(SAMPLE.as_bytes(), Pages::none(), 1).unwrap(),
+            split::read(SAMPLE.as_bytes(), Pages::none(), 1, &TimeZone::UTC).unwrap(),
         ] {
             assert_eq!(set.len(), 2);
             let a = &set.jobs[0];
@@ -330,21 +343,21 @@ mod tests {
             .unwrap_err();
         assert_eq!(
             e.to_string(),
-            "job `7.s`: Priority: expected an integer, got `high`"
+            "1:53: qstat JSON: job `7.s`: Priority: expected an integer, got `high`"
         );
         let e =
             read_qstat_json(br#"{"Jobs":{"7.s":{"Job_Owner":"a@h","qtime":"soon"}}}"#).unwrap_err();
-        assert!(e.to_string().starts_with("job `7.s`: qtime:"), "{e}");
+        assert!(e.to_string().contains("job `7.s`: qtime:"), "{e}");
         let e = read_qstat_json(br#"{"Jobs":{"7.s":{"Job_Owner":"a@h","Resource_List":[1]}}}"#)
             .unwrap_err();
         assert!(e.to_string().contains("job `7.s`"), "{e}");
-        assert!(e.to_string().contains("line 1"), "{e}");
+        assert!(e.to_string().starts_with("1:"), "{e}");
     }
 
     #[test]
     fn broken_json_reports_the_position() {
         let e = read_qstat_json(b"{\"Jobs\":{\"1.s\":{\"Job_Name\":inf}}}").unwrap_err();
-        assert!(e.to_string().contains("line 1 column"), "{e}");
+        assert!(e.to_string().starts_with("1:"), "{e}");
         assert!(read_qstat_json(b"[]").is_err());
         assert!(read_qstat_json(b"{} x").is_err());
     }
@@ -354,7 +367,8 @@ mod tests {
         let e =
             read_qstat_json(br#"{"Jobs":{"1.s":{"Job_Owner":"a@h"},"1.s":{"Job_Owner":"b@h"}}}"#)
                 .unwrap_err();
-        assert_eq!(e, JobsError::DuplicateJob("1.s".into()));
+        assert!(e.to_string().ends_with("job `1.s` appears twice"), "{e}");
+        assert!(e.to_string().starts_with("1:"), "{e}");
     }
     #[test]
     fn a_repeated_attribute_is_refused_and_unknown_ones_skipped() {

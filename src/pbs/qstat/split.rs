@@ -25,6 +25,7 @@ use crate::jobs::job_set::JobSet;
 use crate::mem::read_file::Pages;
 use crate::pbs::qstat::entries::{entries, Stop};
 use crate::pbs::qstat::scan::Scan;
+use jiff::tz::TimeZone;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Most parts a large `Jobs` object is read in.
@@ -47,7 +48,7 @@ const MIN_CUT_WINDOW: usize = 64 << 10;
 /// Reads the jobs of a `qstat -f -F json` text (`finish`ed), its `Jobs` object in parts of at
 /// least `min_part` bytes, or `None` when the text is not plainly well formed or the cuts are
 /// not proved (the caller then uses the serde reader).
-pub(super) fn read(bytes: &[u8], pages: Pages, min_part: usize) -> Option<JobSet> {
+pub(super) fn read(bytes: &[u8], pages: Pages, min_part: usize, zone: &TimeZone) -> Option<JobSet> {
     let mut s = Scan::new(bytes, 0);
     s.ws_eat(b'{')?;
     s.ws();
@@ -63,7 +64,7 @@ pub(super) fn read(bytes: &[u8], pages: Pages, min_part: usize) -> Option<JobSet
             if set.is_some() || s.peek() != Some(b'{') {
                 return None; // a second `Jobs`, or not an object: the serde reader decides
             }
-            let (jobs, end, sorted) = jobs_object(bytes, s.pos() + 1, pages, min_part)?;
+            let (jobs, end, sorted) = jobs_object(bytes, s.pos() + 1, pages, min_part, zone)?;
             set = Some((jobs, sorted));
             s = Scan::new(bytes, end);
         } else {
@@ -192,10 +193,11 @@ fn jobs_object(
     start: usize,
     pages: Pages,
     min_part: usize,
+    zone: &TimeZone,
 ) -> Option<(JobSet, usize, bool)> {
     let bounds = part_bounds(bytes, start, min_part);
     if bounds.len() < 2 {
-        return one_pass(bytes, start, pages);
+        return one_pass(bytes, start, pages, zone);
     }
     let next = AtomicUsize::new(0);
     // Each thread takes the next unread part until none is left: parts are handed out in the
@@ -210,9 +212,10 @@ fn jobs_object(
             let k = next.fetch_add(1, Ordering::Relaxed);
             let Some(&from) = bounds.get(k) else { break };
             let stop_at = bounds.get(k + 1).copied().unwrap_or(usize::MAX);
-            share
-                .stops
-                .push((k, entries(bytes, from, stop_at, &mut share.set, pages)));
+            share.stops.push((
+                k,
+                entries(bytes, from, stop_at, &mut share.set, pages, zone),
+            ));
         }
         share.set.sort_submission();
         share
@@ -241,9 +244,14 @@ fn on_workers<R: Send>(k: usize, f: &(impl Fn() -> R + Sync)) -> Vec<R> {
 }
 
 /// The whole `Jobs` object on this thread.
-fn one_pass(bytes: &[u8], start: usize, pages: Pages) -> Option<(JobSet, usize, bool)> {
+fn one_pass(
+    bytes: &[u8],
+    start: usize,
+    pages: Pages,
+    zone: &TimeZone,
+) -> Option<(JobSet, usize, bool)> {
     let mut set = JobSet::default();
-    match entries(bytes, start, usize::MAX, &mut set, pages)? {
+    match entries(bytes, start, usize::MAX, &mut set, pages, zone)? {
         Stop::End(end) => Some((set, end, false)),
         Stop::Boundary(_) => None,
     }
@@ -303,7 +311,7 @@ mod tests {
     }
 
     fn serde(text: &str) -> JobSet {
-        crate::pbs::qstat::read_serde(text.as_bytes()).unwrap()
+        crate::pbs::qstat::read_serde("", text.as_bytes(), &TimeZone::UTC).unwrap()
     }
 
     /// A large text whose jobs are far out of submission order (qtimes scattered, with ties
@@ -346,7 +354,10 @@ mod tests {
         }
         let want = serde(&text);
         for threads in [1, 2, 3, 8] {
-            let got = on(threads, || read(text.as_bytes(), Pages::none(), 16 << 10)).unwrap();
+            let got = on(threads, || {
+                read(text.as_bytes(), Pages::none(), 16 << 10, &TimeZone::UTC)
+            })
+            .unwrap();
             assert_eq!(got.len(), 20_000);
             assert_eq!(got.describe(), want.describe(), "{threads} threads");
         }
@@ -357,14 +368,14 @@ mod tests {
     #[test]
     fn a_repeated_id_or_a_bad_value_is_left_to_the_plain_reader() {
         let text = scattered(20_000);
-        assert!(read(text.as_bytes(), Pages::none(), 16 << 10).is_some());
+        assert!(read(text.as_bytes(), Pages::none(), 16 << 10, &TimeZone::UTC).is_some());
         // A job id seen twice, in two parts.
         let dup = text.replacen("\"19990.pbs\":", "\"10.pbs\":", 1);
-        assert!(read(dup.as_bytes(), Pages::none(), 16 << 10).is_none());
+        assert!(read(dup.as_bytes(), Pages::none(), 16 << 10, &TimeZone::UTC).is_none());
         let bad = text.replacen("\"qtime\":", "\"qtime\":\"soon\",\"x\":", 1);
-        assert!(read(bad.as_bytes(), Pages::none(), 16 << 10).is_none());
+        assert!(read(bad.as_bytes(), Pages::none(), 16 << 10, &TimeZone::UTC).is_none());
         let trailing = format!("{text} x");
-        assert!(read(trailing.as_bytes(), Pages::none(), 16 << 10).is_none());
+        assert!(read(trailing.as_bytes(), Pages::none(), 16 << 10, &TimeZone::UTC).is_none());
     }
 
     #[test]
@@ -377,7 +388,10 @@ mod tests {
         let path = dir.path().join("jobs.json");
         std::fs::write(&path, &text).unwrap();
         let file = crate::mem::read_file(&path).unwrap();
-        let paged = on(2, || read(&file, file.pages(), MIN_PART_BYTES)).unwrap();
+        let paged = on(2, || {
+            read(&file, file.pages(), MIN_PART_BYTES, &TimeZone::UTC)
+        })
+        .unwrap();
         assert_eq!(paged.len(), 20_000);
         assert_eq!(paged.describe(), serde(&text).describe());
     }
@@ -390,8 +404,14 @@ mod tests {
         let start = text.find("Jobs\":{").unwrap() + 7;
         let inside = text.find("\\\"x\\\"").unwrap();
         let mut set = JobSet::default();
-        let Some(Stop::Boundary(at)) = entries(bytes, start, inside, &mut set, Pages::none())
-        else {
+        let Some(Stop::Boundary(at)) = entries(
+            bytes,
+            start,
+            inside,
+            &mut set,
+            Pages::none(),
+            &TimeZone::UTC,
+        ) else {
             panic!("boundary")
         };
         assert!(at > inside);
@@ -457,7 +477,13 @@ mod tests {
         let bounds = part_bounds(text.as_bytes(), start, 16 << 10);
         assert!(bounds.len() > 2);
         assert!(bounds[1..].iter().any(|&b| text[b..].starts_with("\"2\"")));
-        assert!(on(2, || read(text.as_bytes(), Pages::none(), 16 << 10)).is_none());
+        assert!(on(2, || read(
+            text.as_bytes(),
+            Pages::none(),
+            16 << 10,
+            &TimeZone::UTC
+        ))
+        .is_none());
         // The public reader still reads it (with the plain reader), to the same jobs.
         let set = crate::pbs::qstat::read_qstat_json(text.as_bytes()).unwrap();
         assert_eq!(set.len(), 20_000);
@@ -491,7 +517,7 @@ mod tests {
         assert_eq!(find_cut(bytes, late, late + MIN_CUT_WINDOW), None);
         assert_eq!(part_bounds(bytes, start, 16 << 10), [start]);
         // Too few cuts: the scanner reads it in one pass, as the plain reader does.
-        let set = read(bytes, Pages::none(), 16 << 10).unwrap();
+        let set = read(bytes, Pages::none(), 16 << 10, &TimeZone::UTC).unwrap();
         assert_eq!(set.len(), 2);
         assert_eq!(set.describe(), serde(&text).describe());
     }
@@ -507,7 +533,10 @@ mod tests {
             "{\"Jobs\":{}} x",
             "{\"Jobs\":{\"1.s\":{\"Job_Name\":inf}}}",
         ] {
-            assert!(read(bad.as_bytes(), Pages::none(), 1).is_none(), "{bad}");
+            assert!(
+                read(bad.as_bytes(), Pages::none(), 1, &TimeZone::UTC).is_none(),
+                "{bad}"
+            );
         }
         for (empty, jobs) in [
             (" {} ", 0),
@@ -515,7 +544,7 @@ mod tests {
             ("{\"Jobs\":{\"1.s\":{\"euser\":\"a\"}}}", 1),
         ] {
             assert_eq!(
-                read(empty.as_bytes(), Pages::none(), 1).map(|s| s.len()),
+                read(empty.as_bytes(), Pages::none(), 1, &TimeZone::UTC).map(|s| s.len()),
                 Some(jobs)
             );
         }
@@ -561,8 +590,13 @@ mod tests {
                 jobs.join(","),
                 "z".repeat(80)
             );
-            let fast = read(text.as_bytes(), Pages::none(), MIN_PART_BYTES)
-                .expect("the fast path reads it");
+            let fast = read(
+                text.as_bytes(),
+                Pages::none(),
+                MIN_PART_BYTES,
+                &TimeZone::UTC,
+            )
+            .expect("the fast path reads it");
             assert_eq!(fast.describe(), serde(&text).describe(), "indent {indent}");
         }
     }
