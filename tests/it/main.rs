@@ -10,6 +10,7 @@
 //! default place for a test crate with a `main.rs`) and replays them first; commit them.
 
 mod architecture;
+mod bounds_replay;
 mod common;
 
 mod doc_commands;
