@@ -142,8 +142,14 @@ fn compile(src: &str, json: bool) -> Result<Program, Failure> {
 }
 
 /// The cluster model: each size from the flags, else the home's `replay_*` settings, else the
-/// trace's own statement (SWF headers); a usage error names what is missing.
-fn cluster(args: &Args, trace: &Trace, state: Option<&HomeState>) -> Result<Cluster, Failure> {
+/// trace's own statement (SWF headers); a usage error names what is missing. With it, a warning
+/// when the cores per node taken from the headers do not give MaxProcs (the model's nodes are
+/// identical: MaxProcs / MaxNodes rounded down, at least 1).
+fn cluster(
+    args: &Args,
+    trace: &Trace,
+    state: Option<&HomeState>,
+) -> Result<(Cluster, Option<String>), Failure> {
     let home = state.map(|s| &s.server);
     let flag_nodes = args.model.nodes.or(home.and_then(|h| h.replay_nodes));
     let flag_cpn = args
@@ -155,10 +161,11 @@ fn cluster(args: &Args, trace: &Trace, state: Option<&HomeState>) -> Result<Clus
         (Some(n), Some(p)) if n > 0 => Some((p / n).max(1)),
         _ => None,
     };
-    let (nodes, cpn) = match (flag_nodes, flag_cpn) {
-        (Some(n), Some(c)) => (n, c),
-        (Some(n), None) => match stated_cpn {
-            Some(c) => (n, c),
+    let stated = |n: u64| stated_cpn.map(|c| (n, c, true));
+    let (nodes, cpn, from_headers) = match (flag_nodes, flag_cpn) {
+        (Some(n), Some(c)) => (n, c, false),
+        (Some(n), None) => match stated(n) {
+            Some(x) => x,
             None => {
                 return Err(Failure::usage(
                     "give --cores-per-node (or set server replay_cores_per_node in the home): the trace does not state its cores per node",
@@ -166,8 +173,11 @@ fn cluster(args: &Args, trace: &Trace, state: Option<&HomeState>) -> Result<Clus
             }
         },
         (None, c) => match (trace.max_nodes, trace.max_procs) {
-            (Some(n), _) if n > 0 => (n, c.or(stated_cpn).unwrap_or(1)),
-            (_, Some(p)) if c.is_none() => (p, 1),
+            (Some(n), _) if n > 0 => match c {
+                Some(c) => (n, c, false),
+                None => stated(n).unwrap_or((n, 1, false)),
+            },
+            (_, Some(p)) if c.is_none() => (p, 1, false),
             _ => {
                 return Err(Failure::usage(
                     "give --nodes and --cores-per-node (or set server replay_nodes and replay_cores_per_node in the home): the trace does not state its size",
@@ -189,11 +199,35 @@ fn cluster(args: &Args, trace: &Trace, state: Option<&HomeState>) -> Result<Clus
         (None, Some(m)) => replay_mem_kb(m).map_err(Failure::user)?,
         (None, None) => 0,
     };
-    Ok(Cluster {
+    let cluster = Cluster {
         nodes,
         cores_per_node: cpn,
         mem_per_node,
-    })
+    };
+    let warning = match (trace.max_nodes, trace.max_procs) {
+        (Some(n), Some(p)) if from_headers && n > 0 && !p.is_multiple_of(n) => Some(format!(
+            "{}: MaxProcs {p} is not a multiple of MaxNodes {n}: modelled as {} nodes of {} cores ({} cores)",
+            args.trace.display(),
+            grouped(nodes),
+            grouped(cpn),
+            grouped(cluster.cores()),
+        )),
+        _ => None,
+    };
+    Ok((cluster, warning))
+}
+
+/// `n` with a comma between each group of three digits (1,963).
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// What the home gives a replay (when one exists): its state and its share tree.
@@ -379,6 +413,8 @@ struct Replays {
     trace: Trace,
     cluster: Cluster,
     runs: Vec<Run>,
+    /// What the reading and the model took other than as written, one line each.
+    warnings: Vec<String>,
 }
 
 /// Reads the trace and replays it under the formula (and `--against`'s).
@@ -438,7 +474,11 @@ fn replays(args: &Args, global: &Global) -> Result<Replays, Failure> {
         None => None,
     };
     let mut trace = read_trace(&args.trace, format).map_err(|e| Failure::user(e.to_string()))?;
-    let cluster = cluster(args, &trace, home.state.as_ref())?;
+    let (cluster, cluster_warning) = cluster(args, &trace, home.state.as_ref())?;
+    let mut warnings: Vec<String> = cluster_warning.into_iter().collect();
+    for (what, n) in &trace.notes {
+        warnings.push(format!("{}: {n} jobs: {what}", args.trace.display()));
+    }
     if args.model.whole_nodes {
         trace.whole_nodes(cluster.cores_per_node, cluster.mem_per_node);
     }
@@ -508,6 +548,7 @@ fn replays(args: &Args, global: &Global) -> Result<Replays, Failure> {
         trace,
         cluster,
         runs,
+        warnings,
     })
 }
 
@@ -630,16 +671,22 @@ pub fn run(args: Args, global: &Global) -> CliResult {
         trace,
         cluster,
         runs,
+        warnings,
     } = replays(&args, global)?;
     write_plots(&args, &trace, &runs)?;
     if args.json {
-        return print_json(&args, &trace, cluster, half_life, &runs, &sources);
+        return print_json(
+            &args, &trace, cluster, half_life, &runs, &sources, &warnings,
+        );
     }
     if args.csv {
         return print_csv(&runs);
     }
     if args.attainment_csv {
         return print_attainment_csv(&runs);
+    }
+    for w in &warnings {
+        crate::outln!("warning: {w}");
     }
     let ra = &runs[0].report;
     print_text(
@@ -743,6 +790,7 @@ fn print_json(
     half_life: f64,
     runs: &[Run],
     sources: &Sources,
+    warnings: &[String],
 ) -> CliResult {
     let stdout = std::io::stdout();
     let mut w = BufWriter::with_capacity(1 << 16, stdout.lock());
@@ -764,6 +812,7 @@ fn print_json(
         .map(|(r, n)| json!({"reason": r, "jobs": n}))
         .collect();
     member(&mut w, "left_out", &left_out, false)?;
+    member(&mut w, "warnings", warnings, false)?;
     member(&mut w, "summary", &a.report, false)?;
     member(&mut w, "attainment", &a.attainment, false)?;
     jobs_array(&mut w, trace, &a.outcome)?;
@@ -854,13 +903,19 @@ fn print_text(
         crate::outln!(
             "skipped, larger than the cluster: {} jobs ({})",
             a.too_large.len(),
-            a.too_large
-                .iter()
-                .take(10)
-                .cloned()
-                .collect::<Vec<_>>()
-                .join(", ")
+            capped(&a.too_large, SHOWN)
         );
+    }
+    for (label, r) in [("", Some(a)), (" (B)", b)] {
+        let Some(r) = r else { continue };
+        if let Some(first) = &r.first_formula_error {
+            crate::outln!(
+                "formula errors{label}: {} evaluations raised and were valued 0 (the first: job {}: {})",
+                r.formula_errors,
+                first.job,
+                first.message
+            );
+        }
     }
     let Some(b) = b else {
         crate::outln!("formula: {formula}");
@@ -940,6 +995,23 @@ fn print_text(
         crate::outln!("{title}:\n{}", t.render());
     }
     Ok(())
+}
+
+/// How many items a repeated warning lists before "and N more".
+const SHOWN: usize = 10;
+
+/// The first `shown` of `items`, comma-separated, then "and N more" for the rest.
+fn capped(items: &[String], shown: usize) -> String {
+    let list = items
+        .iter()
+        .take(shown)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    match items.len().saturating_sub(shown) {
+        0 => list,
+        more => format!("{list} and {more} more"),
+    }
 }
 
 fn print_csv(runs: &[Run]) -> CliResult {

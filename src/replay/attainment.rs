@@ -220,6 +220,8 @@ mod tests {
             passes: 0,
             share_updates: 0,
             formula_errors: 0,
+            first_formula_error: None,
+            visits: 0,
             backfilled: 0,
             shares: vec![],
         };
@@ -249,6 +251,8 @@ mod tests {
             passes: 0,
             share_updates: 0,
             formula_errors: 0,
+            first_formula_error: None,
+            visits: 0,
             backfilled: 0,
             shares: vec![],
         };

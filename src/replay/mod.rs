@@ -29,7 +29,7 @@ pub use attainment::{attainment, Attainment, Series};
 pub use decay::Decay;
 pub use flux::FluxPolicy;
 pub use plot::{attainment_svg, waits_svg, PlotError};
-pub use report::{summarize, EntityStats, Report};
+pub use report::{summarize, EntityStats, FormulaErrorAt, Report};
 pub use shares::Entities;
 pub use sim::ReplayError;
 pub use sim::{

@@ -82,12 +82,23 @@ pub struct Report {
     pub share_updates: u64,
     /// Formula evaluations that raised (valued 0).
     pub formula_errors: u64,
+    /// The first evaluation that raised: its job and the error.
+    pub first_formula_error: Option<FormulaErrorAt>,
     /// Per user.
     pub users: Vec<EntityStats>,
     /// Per account.
     pub accounts: Vec<EntityStats>,
     /// The longest waits, longest first (ties: trace order).
     pub longest_waits: Vec<LongWait>,
+}
+
+/// Where a replay's formula first raised, for the report's one line about its errors.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FormulaErrorAt {
+    /// The job's trace id.
+    pub job: String,
+    /// The error.
+    pub message: String,
 }
 
 #[derive(Default)]
@@ -275,6 +286,13 @@ pub fn summarize(trace: &Trace, outcome: &Outcome, cluster: Cluster) -> Report {
         backfilled: outcome.backfilled,
         share_updates: outcome.share_updates,
         formula_errors: outcome.formula_errors,
+        first_formula_error: (outcome.first_formula_error.as_ref()).map(|(j, m)| FormulaErrorAt {
+            job: trace
+                .jobs
+                .get(*j)
+                .map_or_else(String::new, |x| x.id.clone()),
+            message: m.clone(),
+        }),
         users: user_stats,
         accounts: account_stats,
         longest_waits,

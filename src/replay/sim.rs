@@ -165,8 +165,15 @@ pub struct Outcome {
     /// Formula evaluations that raised (the job valued 0, as PBS does). A job is evaluated
     /// again only when an input of the formula changed (see the module's doc).
     pub formula_errors: u64,
+    /// The first evaluation that raised: the job's trace index and the error's message.
+    pub first_formula_error: Option<(usize, String)>,
     /// Jobs started by backfill (behind a reservation).
     pub backfilled: u64,
+    /// Queue entries the passes touched (walked over, evaluated, compared in a sort or a
+    /// merge, copied in a compaction or a tree rebuild, or searched for in the tree, counted
+    /// as log2 of its size): the replay's work, which stays within a small multiple of
+    /// n·log2 n for n jobs on any trace of a formula that is not re-evaluated at every pass.
+    pub visits: u64,
     /// Per association (`Entities` order): its part of the site tree's shares (empty without
     /// a site tree: accounts equal, users equal within their account).
     pub shares: Vec<f64>,
@@ -209,8 +216,10 @@ impl Progress for () {
     fn update(&mut self, _: u64, _: u64) {}
 }
 
-/// From this many queued entries on, EASY's backfill scan runs on a min-tree.
-const TREE_MIN_QUEUE: usize = 4096;
+/// From this many queued entries on, EASY's backfill scan runs on a min-tree: a pass where
+/// nothing behind the reservation can start then costs a tree search, not a walk of the queue
+/// (the tree is rebuilt only when the queue was reordered, which cost as much already).
+const TREE_MIN_QUEUE: usize = 64;
 
 /// How many events between two progress reports.
 const PROGRESS_EVERY: u64 = 1 << 14;
@@ -463,7 +472,9 @@ fn run_inner(
             passes: 0,
             share_updates: 0,
             formula_errors: 0,
+            first_formula_error: None,
             backfilled: 0,
+            visits: 0,
             shares: shares.assoc_shares(),
         },
         slots,
@@ -493,6 +504,7 @@ fn run_inner(
         decisions: Vec::new(),
         first: start.and_then(|s| s.first),
         dead: 0,
+        head: 0,
         tree: MinTree::default(),
         tree_ok: false,
         slurm,
@@ -640,6 +652,9 @@ struct Sim<'a> {
     /// pass compacts the queue only when they are half of it or `order` must look at every
     /// entry (each pass moved the whole queue before).
     dead: usize,
+    /// Entries of `pending` before this position are all started (dead): a pass's walk begins
+    /// here, so the jobs started in earlier passes are not walked again.
+    head: usize,
     /// A large queue's cores and planned walltimes by position, for EASY's backfill scan
     /// (`classes::MinTree`); valid while `tree_ok` (the queue neither reordered nor compacted).
     tree: MinTree,
@@ -788,9 +803,14 @@ impl Sim<'_> {
         self.prio.resize(q.eval.len(), 0.0);
         debug_assert_eq!(self.rows.len(), q.eval.len() * w);
         let errors = self.program.eval_rows(&self.rows, &mut self.prio);
-        for (i, _) in &errors {
-            if let Some(&(_, n)) = q.eval.get(*i) {
+        self.out.visits += q.eval.iter().map(|e| e.1).sum::<u64>();
+        for (i, message) in &errors {
+            if let Some(&(c, n)) = q.eval.get(*i) {
                 self.out.formula_errors += n;
+                if self.out.first_formula_error.is_none() {
+                    let rep = q.all.get(c as usize).map_or(0, |class| class.rep);
+                    self.out.first_formula_error = Some((rep, message.clone()));
+                }
             }
         }
         for (&(c, _), &v) in q.eval.iter().zip(&self.prio) {
@@ -1053,7 +1073,13 @@ impl Sim<'_> {
         self.prio.resize(n, 0.0);
         // `Program::eval_rows` on the whole batch at once (its fast path per row).
         let errors = self.program.eval_rows(&self.rows, &mut self.prio);
+        self.out.visits += n as u64;
         self.out.formula_errors += errors.len() as u64;
+        if let (None, Some((k, message))) = (&self.out.first_formula_error, errors.first()) {
+            let pos = self.picked.get(*k).copied().unwrap_or(0);
+            let job = self.pending.get(pos).map_or(0, |e| e.job);
+            self.out.first_formula_error = Some((job, message.clone()));
+        }
         for (&pos, &v) in self.picked.iter().zip(&self.prio) {
             if let Some(e) = self.pending.get_mut(pos) {
                 e.key = desc_key(v);
@@ -1069,9 +1095,11 @@ impl Sim<'_> {
         if !(self.fresh.is_empty() && self.reeval == Reeval::Never) {
             self.tree_ok = false;
             if self.dead > 0 {
+                self.out.visits += self.pending.len() as u64;
                 self.pending.retain(|e| e.job != usize::MAX);
                 self.dead = 0;
             }
+            self.head = 0;
         }
         let old = self.pending.len();
         let jobs = self.jobs;
@@ -1127,7 +1155,10 @@ impl Sim<'_> {
             // Most passes change few places: a sorted queue is checked in one scan, and the
             // stable sort merges the runs of a nearly sorted one (keys are unique: the same
             // order as any sort).
+            let len = self.pending.len() as u64;
+            self.out.visits += len;
             if !self.pending.is_sorted() {
+                self.out.visits += len * u64::from(len.max(2).ilog2() + 1);
                 self.pending.sort();
             }
             return;
@@ -1139,10 +1170,13 @@ impl Sim<'_> {
         if new.is_empty() {
             return;
         }
+        let k = new.len() as u64;
+        self.out.visits += k * u64::from(k.max(2).ilog2() + 1);
         new.sort_unstable();
         if old == 0 {
             return;
         }
+        self.out.visits += self.pending.len() as u64;
         let (a, b) = self.pending.split_at(old);
         self.merged.clear();
         self.merged.reserve(a.len() + b.len());
@@ -1168,8 +1202,10 @@ impl Sim<'_> {
             self.start(e.job, t);
         }
         self.pending = pending;
+        self.out.visits += self.pending.len() as u64;
         self.pending.clear();
         self.dead = 0;
+        self.head = 0;
         self.tree_ok = false;
         let fresh = std::mem::take(&mut self.fresh);
         for &j in &fresh {
@@ -1236,7 +1272,9 @@ impl Sim<'_> {
         let mut tops = 0u32;
         let mut stopped = false;
         let mut any_started = false;
-        for e in pending.iter_mut() {
+        let head = self.head.min(pending.len());
+        for e in pending.iter_mut().skip(head) {
+            self.out.visits += 1;
             let j = e.job;
             if j == usize::MAX {
                 continue; // started in an earlier pass, not yet compacted
@@ -1341,8 +1379,10 @@ impl Sim<'_> {
             }
         }
         if any_started || self.dead > 0 {
+            self.out.visits += pending.len() as u64;
             pending.retain(|e| e.job != usize::MAX);
             self.dead = 0;
+            self.head = 0;
         }
         self.tree_ok = false;
         self.pending = pending;
@@ -1405,14 +1445,17 @@ impl Sim<'_> {
                     }
                 })
                 .collect();
+            self.out.visits += leaves.len() as u64;
             self.tree.rebuild(&leaves);
             self.tree_ok = true;
         }
+        let depth = u64::from(pending.len().max(2).ilog2() + 1);
         let mut started = 0;
         let mut i = from;
         while self.free > 0 {
             let (free, x) = (self.free, extra);
             let ok = move |c: u64, p: i64| c <= free && (t.saturating_add(p) <= shadow || c <= x);
+            self.out.visits += depth;
             let Some(k) = self.tree.find(i, &ok) else {
                 break;
             };
@@ -1490,7 +1533,9 @@ impl Sim<'_> {
         let mut reservation: Option<(i64, u64, u64)> = None;
         let large = pending.len() >= TREE_MIN_QUEUE;
         let mut resume_at = None;
-        for (k, e) in pending.iter_mut().enumerate() {
+        let head = self.head.min(pending.len());
+        for (k, e) in pending.iter_mut().enumerate().skip(head) {
+            self.out.visits += 1;
             if self.free == 0 {
                 // Every job needs a core: nothing more can start.
                 break;
@@ -1544,9 +1589,17 @@ impl Sim<'_> {
             started += self.backfill_by_tree(&mut pending, from, r, t);
         }
         self.dead += started;
+        // The started prefix grows: the next walk begins after it.
+        let mut head = head;
+        while pending.get(head).is_some_and(|e| e.job == usize::MAX) {
+            head += 1;
+        }
+        self.head = head;
         if self.dead * 2 > pending.len() {
+            self.out.visits += pending.len() as u64;
             pending.retain(|e| e.job != usize::MAX);
             self.dead = 0;
+            self.head = 0;
             self.tree_ok = false;
         }
         self.pending = pending;
@@ -1701,7 +1754,7 @@ mod tests {
     fn the_tree_scan_of_a_long_queue_is_the_job_by_job_scan() {
         let program = crate::formula::compile("ncpus", &ResourceTable::builtin()).unwrap();
         for seed in 0..2u64 {
-            let mut trace = limit_trace(seed + 500, 3 * TREE_MIN_QUEUE);
+            let mut trace = limit_trace(seed + 500, (3 * TREE_MIN_QUEUE).max(12_288));
             for (i, j) in trace.jobs.iter_mut().enumerate() {
                 j.submit = (i as i64) % 50; // all queued at once: a long queue
             }
@@ -1728,6 +1781,67 @@ mod tests {
             },
         )
         .unwrap()
+    }
+
+    /// `n` jobs of 1 to `max_cores` cores submitted within `spread` seconds, runs of 1 to 40 s.
+    fn burst(n: usize, spread: u64, max_cores: u64, seed: u64) -> Trace {
+        let mut trace = limit_trace(seed, n);
+        for (i, j) in trace.jobs.iter_mut().enumerate() {
+            let x = (i as u64).wrapping_mul(2654435761).wrapping_add(seed);
+            j.submit = (x % spread.max(1)) as i64;
+            j.run = 1 + (x % 40) as i64;
+            j.walltime = Some(j.run + (x % 3) as i64);
+            j.cores = 1 + (x >> 7) % max_cores;
+        }
+        trace
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(32))]
+        /// The queue's bookkeeping on adversarial queues (many jobs in one second, all-equal
+        /// keys, small and large jobs on few cores): the passes touch at most 4 · n · log2 n
+        /// entries for a formula fixed when a job joins; for one whose keys change at every
+        /// pass (`eligible_time`), each pass evaluates and checks the queue once, never more.
+        #[test]
+        fn the_queue_s_bookkeeping_is_n_log_n(
+            n in 200usize..1500,
+            spread in proptest::prop_oneof![proptest::strategy::Just(1u64), 1u64..50],
+            max_cores in 1u64..9,
+            formula in proptest::sample::select(vec!["0", "ncpus", "walltime", "-ncpus", "eligible_time"]),
+            easy in proptest::bool::ANY,
+            seed in 0u64..1000,
+        ) {
+            let trace = burst(n, spread, max_cores, seed);
+            let program = crate::formula::compile(formula, &ResourceTable::builtin()).unwrap();
+            let backfill = if easy { Backfill::Easy } else { Backfill::None };
+            let mut o = opts(backfill);
+            o.cluster = Cluster { nodes: 1, cores_per_node: 8, mem_per_node: 0 };
+            let out = replay(&trace, &program, &o).unwrap();
+            let nlogn = 4 * n as u64 * (n as f64).log2().ceil() as u64;
+            let bound = if formula == "eligible_time" {
+                nlogn + 3 * n as u64 * out.passes
+            } else {
+                nlogn
+            };
+            proptest::prop_assert!(out.visits <= bound, "{} visits, bound {bound}", out.visits);
+            proptest::prop_assert!(out.placements.iter().all(Option::is_some));
+        }
+    }
+
+    /// The first formula error is kept with its job, and every raising evaluation counted.
+    #[test]
+    fn the_first_formula_error_names_its_job() {
+        let mut trace = limit_trace(3, 40);
+        for (i, j) in trace.jobs.iter_mut().enumerate() {
+            j.cores = if i % 2 == 0 { 2 } else { 3 };
+        }
+        let program =
+            crate::formula::compile("1 / (ncpus - 2)", &ResourceTable::builtin()).unwrap();
+        let out = replay(&trace, &program, &opts(Backfill::Easy)).unwrap();
+        assert_eq!(out.formula_errors, 20);
+        let (job, message) = out.first_formula_error.clone().unwrap();
+        assert_eq!(trace.jobs[job].cores, 2);
+        assert!(message.contains("division by zero"), "{message}");
     }
 
     #[test]

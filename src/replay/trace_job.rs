@@ -55,6 +55,9 @@ pub struct Trace {
     pub max_nodes: Option<u64>,
     /// SWF `MaxProcs` header.
     pub max_procs: Option<u64>,
+    /// What a reader took other than as written, by kind, with how many records each concerns
+    /// (one report line per kind).
+    pub notes: Vec<(String, u64)>,
 }
 
 impl Trace {
@@ -71,6 +74,14 @@ impl Trace {
                 j.mem = nodes.saturating_mul(mem_per_node);
             }
             j.cores = nodes.saturating_mul(cpn);
+        }
+    }
+
+    /// Counts one record under the note `what` (`notes`).
+    pub(crate) fn note(&mut self, what: &str) {
+        match self.notes.iter_mut().find(|(r, _)| r == what) {
+            Some((_, n)) => *n += 1,
+            None => self.notes.push((what.to_string(), 1)),
         }
     }
 
@@ -151,6 +162,18 @@ pub enum TraceError {
         /// 1-based line.
         line: usize,
         /// What is wrong.
+        message: String,
+    },
+    /// A malformed field of a line.
+    #[error("{}:{line}:{col}: {message}", path.display())]
+    Field {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        col: usize,
+        /// What is wrong (`field NAME: …`).
         message: String,
     },
     /// A flux-accounting database that cannot be read as a trace.

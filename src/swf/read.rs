@@ -1,6 +1,9 @@
 //! Reading SWF text into its header values and job lines.
 
-/// One job line: the fields fairsort uses, as numbers (−1: unknown, as SWF writes it).
+use crate::swf::fields::{value, FIELDS};
+
+/// One job line: the fields fairsort uses, as numbers (−1: unknown, as SWF writes it), each
+/// within its field's range (`fields.rs`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SwfJob {
     /// 1-based line in the text.
@@ -38,19 +41,24 @@ pub struct SwfLog {
     pub jobs: Vec<SwfJob>,
 }
 
-/// A job line that cannot be read.
+/// A job line that cannot be read: where, and what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{line}: {message}")]
+#[error("{line}:{}{message}", if *col > 0 { format!("{col}: ") } else { " ".into() })]
 pub struct SwfError {
     /// 1-based line.
     pub line: usize,
-    /// What is wrong.
+    /// 1-based column of the field; 0 for the line as a whole.
+    pub col: usize,
+    /// What is wrong (`field NAME: …` for one field).
     pub message: String,
 }
 
 /// Reads SWF text into `log` (a trace in several files reads each into the same log; a later
-/// header value replaces an earlier one). A number may be written as a decimal (rounded).
+/// header value replaces an earlier one). Every field must be a finite number; the fields
+/// fairsort uses must be in their range (`fields.rs`): counts and ids whole, a time or memory
+/// written as a decimal is rounded.
 pub fn read_swf(text: &str, log: &mut SwfLog) -> Result<(), SwfError> {
+    let mut f: Vec<(usize, &str)> = Vec::with_capacity(18);
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
         let l = raw.trim();
@@ -68,42 +76,64 @@ pub fn read_swf(text: &str, log: &mut SwfLog) -> Result<(), SwfError> {
             }
             continue;
         }
-        let f: Vec<&str> = l.split_whitespace().collect();
+        fields(raw, &mut f);
         if f.len() != 18 {
             return Err(SwfError {
                 line,
+                col: 0,
                 message: format!("an SWF job line has 18 fields, this one has {}", f.len()),
             });
         }
-        let num = |k: usize, name: &str| -> Result<i64, SwfError> {
-            let s = f.get(k).copied().unwrap_or("");
-            s.parse::<i64>()
-                .or_else(|_| s.parse::<f64>().map(|x| x.round() as i64))
-                .map_err(|_| SwfError {
-                    line,
-                    message: format!("field {} ({name}): `{s}` is not a number", k + 1),
-                })
-        };
+        let mut nums = [0i64; 18];
+        for (k, (&(at, s), n)) in f.iter().zip(nums.iter_mut()).enumerate() {
+            *n = value(k, s).map_err(|m| SwfError {
+                line,
+                col: raw.get(..at).map_or(0, |p| p.chars().count()) + 1,
+                message: format!("field {}: {m}", FIELDS.get(k).map_or("", |x| x.0)),
+            })?;
+        }
+        let [_, submit, _, run, alloc_procs, _, _, req_procs, req_time, req_mem, _, uid, gid, _, queue, _, _, _] =
+            nums;
         log.jobs.push(SwfJob {
             line,
-            id: f.first().copied().unwrap_or("").to_string(),
-            submit: num(1, "submit time")?,
-            run: num(3, "run time")?,
-            alloc_procs: num(4, "allocated processors")?,
-            req_procs: num(7, "requested processors")?,
-            req_time: num(8, "requested time")?,
-            req_mem: num(9, "requested memory")?,
-            uid: num(11, "user id")?,
-            gid: num(12, "group id")?,
-            queue: num(14, "queue number")?,
+            id: f.first().map_or("", |x| x.1).to_string(),
+            submit,
+            run,
+            alloc_procs,
+            req_procs,
+            req_time,
+            req_mem,
+            uid,
+            gid,
+            queue,
         });
     }
     Ok(())
 }
 
+/// The whitespace-separated fields of `raw` with their byte offsets, into `out`.
+fn fields<'a>(raw: &'a str, out: &mut Vec<(usize, &'a str)>) {
+    out.clear();
+    let mut start = None;
+    for (i, c) in raw.char_indices() {
+        match (c.is_whitespace(), start) {
+            (false, None) => start = Some(i),
+            (true, Some(s)) => {
+                out.push((s, raw.get(s..i).unwrap_or("")));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        out.push((s, raw.get(s..).unwrap_or("")));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::swf::{MAX_SWF_PROCS, MAX_SWF_SECONDS};
 
     #[test]
     fn headers_jobs_and_errors() {
@@ -127,8 +157,62 @@ mod tests {
         );
         let e = read_swf("1 0 -1 x -1 -1 -1 2 100 -1 1 1 1 -1 1 -1 -1 -1", &mut log);
         assert_eq!(
-            e.unwrap_err().message,
-            "field 4 (run time): `x` is not a number"
+            e.unwrap_err().to_string(),
+            "1:8: field Run Time: `x` is not a number"
         );
+    }
+
+    /// Every value no real log holds is refused at its column, under the field's SWF name.
+    #[test]
+    fn numbers_out_of_their_field_s_range_are_refused_where_they_are_written() {
+        let line = |k: usize, v: &str| {
+            let mut f = vec![
+                "1", "0", "-1", "100", "2", "-1", "-1", "2", "100", "-1", "1", "7", "3", "-1", "1",
+                "-1", "-1", "-1",
+            ];
+            f[k] = v;
+            f.join(" ")
+        };
+        let big = (MAX_SWF_SECONDS + 1).to_string();
+        let procs = (MAX_SWF_PROCS + 1).to_string();
+        for (k, v, name, what) in [
+            (3, "nan", "Run Time", "is not a finite number"),
+            (3, "inf", "Run Time", "is not a finite number"),
+            (3, "-inf", "Run Time", "is not a finite number"),
+            (3, "1e300", "Run Time", "is out of range"),
+            (3, "9223372036854775807", "Run Time", "is out of range"),
+            (3, big.as_str(), "Run Time", "is out of range"),
+            (3, "-2", "Run Time", "is out of range"),
+            (1, "9.2e18", "Submit Time", "is out of range"),
+            (8, "1e19", "Requested Time", "is out of range"),
+            (
+                4,
+                "2.5",
+                "Number of Allocated Processors",
+                "is not a whole number",
+            ),
+            (
+                7,
+                procs.as_str(),
+                "Requested Number of Processors",
+                "is out of range",
+            ),
+            (9, "1e30", "Requested Memory", "is out of range"),
+            (11, "-7", "User ID", "is out of range"),
+            (5, "NaN", "Average CPU Time Used", "is not a finite number"),
+        ] {
+            let text = line(k, v);
+            let e = read_swf(&text, &mut SwfLog::default()).unwrap_err();
+            let col = text.split(' ').take(k).map(|s| s.len() + 1).sum::<usize>() + 1;
+            assert_eq!(e.col, col, "{text}");
+            assert!(
+                e.message
+                    .starts_with(&format!("field {name}: `{v}` {what}")),
+                "{text}: {e}"
+            );
+        }
+        // the largest accepted values pass
+        let ok = line(3, &MAX_SWF_SECONDS.to_string());
+        assert!(read_swf(&ok, &mut SwfLog::default()).is_ok());
     }
 }

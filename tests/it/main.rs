@@ -15,6 +15,7 @@
 mod architecture;
 mod bounds_cli;
 mod bounds_readers;
+mod bounds_replay;
 mod bounds_slurm;
 mod common;
 
