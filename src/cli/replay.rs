@@ -838,19 +838,19 @@ fn pct(x: f64) -> String {
 }
 
 fn entity_table(rows: &[EntityStats], users: bool) -> String {
-    let mut cols = vec![("NAME", Align::Left)];
+    let mut cols = vec![("name", Align::Left)];
     if users {
-        cols.push(("ACCOUNT", Align::Left));
+        cols.push(("account", Align::Left));
     }
     cols.extend([
-        ("JOBS", Align::Right),
-        ("CORE_H", Align::Right),
-        ("WAIT_MEAN", Align::Right),
-        ("WAIT_MEDIAN", Align::Right),
-        ("WAIT_P95", Align::Right),
-        ("SLOWDOWN", Align::Right),
-        ("USAGE", Align::Right),
-        ("SHARE", Align::Right),
+        ("jobs", Align::Right),
+        ("core-h", Align::Right),
+        ("wait mean", Align::Right),
+        ("wait median", Align::Right),
+        ("wait p95", Align::Right),
+        ("slowdown", Align::Right),
+        ("usage", Align::Right),
+        ("share", Align::Right),
     ]);
     let mut t = Table::new(&cols);
     for r in rows {
@@ -930,9 +930,9 @@ fn print_text(
         crate::outln!("\nper user:\n{}", entity_table(&a.users, true));
         crate::outln!("per account:\n{}", entity_table(&a.accounts, false));
         let mut t = Table::new(&[
-            ("ID", Align::Left),
-            ("USER", Align::Left),
-            ("WAIT", Align::Right),
+            ("id", Align::Left),
+            ("user", Align::Left),
+            ("wait", Align::Right),
         ]);
         for w in &a.longest_waits {
             t.row(vec![w.id.clone(), w.user.clone(), w.wait.to_string()]);
@@ -962,18 +962,18 @@ fn print_text(
         ("per user", &a.users, &b.users, true),
         ("per account", &a.accounts, &b.accounts, false),
     ] {
-        let mut cols = vec![("NAME", Align::Left)];
+        let mut cols = vec![("name", Align::Left)];
         if users {
-            cols.push(("ACCOUNT", Align::Left));
+            cols.push(("account", Align::Left));
         }
         cols.extend([
-            ("JOBS", Align::Right),
-            ("SHARE", Align::Right),
-            ("WAIT_A", Align::Right),
-            ("WAIT_B", Align::Right),
-            ("WAIT_B-A", Align::Right),
-            ("USAGE_A", Align::Right),
-            ("USAGE_B", Align::Right),
+            ("jobs", Align::Right),
+            ("share", Align::Right),
+            ("wait A", Align::Right),
+            ("wait B", Align::Right),
+            ("wait B-A", Align::Right),
+            ("usage A", Align::Right),
+            ("usage B", Align::Right),
         ]);
         let mut t = Table::new(&cols);
         for (x, y) in xs.iter().zip(ys.iter()) {

@@ -74,9 +74,14 @@ pub fn describe(s: &Source, half_life: bool) -> String {
         notes.push(d.clone());
     }
     if let Some(p) = &s.imported {
+        // Stored in UTC (ISO 8601, as the audit log); shown as every other date is.
+        let when = match p.imported.parse::<jiff::Timestamp>() {
+            Ok(t) => super::dates::DateFlags::default().show(t.as_second()),
+            Err(_) => p.imported.clone(),
+        };
         notes.push(format!(
-            "imported from {} ({}) {} by {}",
-            p.source, p.format, p.imported, p.by
+            "imported from {} ({}) {when} by {}",
+            p.source, p.format, p.by
         ));
     }
     if !notes.is_empty() {

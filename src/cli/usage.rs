@@ -67,8 +67,9 @@ pub struct RecordArgs {
     /// Slurm TRESBillingWeights, e.g. `CPU=1.0,Mem=0.25G` (default: the billing TRES or AllocCPUS).
     #[arg(long, value_name = "WEIGHTS")]
     pub billing_weights: Option<String>,
-    /// The zone the records' dates are in (sacct prints the site's local time): an IANA name
-    /// such as `Europe/Paris`, or `UTC` (default: `TZ`, else the system's zone).
+    /// The zone the records' dates are in (sacct and PBS's accounting logs are in the site's
+    /// local time): an IANA name such as `Europe/Paris`, or `UTC` (default: `TZ`, else the
+    /// system's zone).
     #[arg(long, value_name = "ZONE")]
     pub tz: Option<String>,
     /// Refuse the whole run (write nothing, exit 1) if any record is malformed.

@@ -293,7 +293,7 @@ fn record_with(
             InputFormat::Pbs => {
                 let read = read_pbs(
                     input,
-                    &Files::new(opts.entity, opts.charge, opts.progress),
+                    &Files::new(opts.entity, opts.charge, opts.weights.zone(), opts.progress),
                     marks,
                     &mut c,
                     &mut malformed,

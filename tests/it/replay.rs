@@ -586,7 +586,7 @@ fn cli_on_the_shipped_example() {
         .success();
     let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
     assert!(text.contains("B: fairshare_factor"), "{text}");
-    assert!(text.contains("WAIT_B-A"), "{text}");
+    assert!(text.contains("wait B-A"), "{text}");
     fairsort()
         .args(["replay", "--trace"])
         .arg(&example)

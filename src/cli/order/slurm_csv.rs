@@ -11,6 +11,21 @@ use std::io::Write;
 
 /// The TRES factors as one cell: `cpu=12.5;mem=3` (`;` between them, so the cell needs no
 /// quoting).
+/// The first `top` ranked jobs with their rows: (place from 0, the ranked entry, the row).
+fn ranked<'a>(
+    rows: &'a [PriorityRow],
+    order: &'a QueueOrder,
+    top: Option<usize>,
+) -> impl Iterator<Item = (usize, &'a fairsort::order::Ranked, &'a PriorityRow)> {
+    order
+        .ranked
+        .iter()
+        .take(top.unwrap_or(usize::MAX))
+        .filter_map(|r| Some((r, rows.get(r.job as usize)?)))
+        .enumerate()
+        .map(|(pos, (r, row))| (pos, r, row))
+}
+
 fn tres(f: &Factors) -> String {
     f.tres
         .iter()
@@ -45,15 +60,7 @@ pub(super) fn priorities(
         "nice",
         "tres",
     ])?;
-    for (pos, r) in order
-        .ranked
-        .iter()
-        .take(top.unwrap_or(usize::MAX))
-        .enumerate()
-    {
-        let Some(row) = rows.get(r.job as usize) else {
-            continue;
-        };
+    for (pos, _, row) in ranked(rows, order, top) {
         let f = &row.weighted;
         w.write_record([
             (pos + 1).to_string(),
@@ -97,15 +104,7 @@ pub(super) fn formula(
         "priority",
         "error",
     ])?;
-    for (pos, r) in order
-        .ranked
-        .iter()
-        .take(top.unwrap_or(usize::MAX))
-        .enumerate()
-    {
-        let Some(row) = rows.get(r.job as usize) else {
-            continue;
-        };
+    for (pos, r, row) in ranked(rows, order, top) {
         w.write_record([
             (pos + 1).to_string(),
             row.id.clone(),

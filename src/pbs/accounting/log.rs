@@ -53,6 +53,12 @@ impl<'c> PbsLogReader<'c> {
         }
     }
 
+    /// The same reader for a log whose dates are in `zone` (the server's local time).
+    pub fn in_zone(mut self, zone: &jiff::tz::TimeZone) -> Self {
+        self.records = RecordReader::in_zone(zone.clone());
+        self
+    }
+
     /// Reads one log stream; `file` names it in malformed-record reports.
     pub fn read(
         &mut self,

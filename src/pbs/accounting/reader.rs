@@ -54,11 +54,22 @@ impl std::fmt::Display for RecordError {
 pub struct RecordReader {
     /// The last record date read and its value: consecutive records mostly share it.
     last_date: Option<([u8; 19], i64)>,
+    /// The zone the log's dates are in (PBS writes the server's local time); None is UTC.
+    zone: Option<jiff::tz::TimeZone>,
     /// Scratch space of the attribute splitter.
     masks: Masks,
 }
 
 impl RecordReader {
+    /// A reader of a log whose dates are in `zone` (the server's local time, `TZ` on the
+    /// scheduler host).
+    pub fn in_zone(zone: jiff::tz::TimeZone) -> Self {
+        RecordReader {
+            zone: Some(zone),
+            ..RecordReader::default()
+        }
+    }
+
     /// Splits one line (without its line end) into a record.
     #[inline]
     pub fn record<'a>(&mut self, line: &'a [u8]) -> Result<AcctRecord<'a>, RecordError> {
@@ -88,6 +99,10 @@ impl RecordReader {
             Some((last, t)) if last == raw => Some(t),
             _ => {
                 let t = pbs_log_date(text)?;
+                let t = match &self.zone {
+                    Some(zone) => local_to_epoch(t, zone)?,
+                    None => t,
+                };
                 self.last_date = Some((raw, t));
                 Some(t)
             }
@@ -105,6 +120,15 @@ impl RecordReader {
     ) -> Result<(), String> {
         for_each_attr(message, &mut self.masks, f)
     }
+}
+
+/// A wall-clock time read as if it were UTC (`naive`), taken in `zone`: the instant it names
+/// there (an hour skipped by a clock change is read as the hour after; a repeated one as its
+/// first occurrence, as `mktime` does with no DST hint).
+fn local_to_epoch(naive: i64, zone: &jiff::tz::TimeZone) -> Option<i64> {
+    let civil = jiff::tz::TimeZone::UTC.to_datetime(jiff::Timestamp::from_second(naive).ok()?);
+    let t = zone.to_ambiguous_timestamp(civil).compatible().ok()?;
+    Some(t.as_second())
 }
 
 /// What a line of a log holds.
@@ -254,5 +278,25 @@ mod tests {
             lines(b"a").next().map(|l| l.text),
             Some(LineText::Text(b"a"))
         );
+    }
+
+    #[test]
+    fn dates_are_read_in_the_servers_zone() {
+        let paris = jiff::tz::TimeZone::posix("CET-1CEST,M3.5.0,M10.5.0/3").unwrap();
+        let line = |d: &str| format!("{d};E;1.srv;user=amy");
+        let mut utc = RecordReader::default();
+        let mut local = RecordReader::in_zone(paris);
+        // 12:00 in Paris in April (CEST, +02:00) is 10:00 UTC.
+        let l = line("04/13/2024 12:00:00");
+        assert_eq!(utc.record(l.as_bytes()).unwrap().date, 1_713_009_600);
+        assert_eq!(
+            local.record(l.as_bytes()).unwrap().date,
+            1_713_009_600 - 7200
+        );
+        // In January (CET, +01:00), one hour; the cached date is the zone's too.
+        let l = line("01/13/2024 12:00:00");
+        let t = local.record(l.as_bytes()).unwrap().date;
+        assert_eq!(t, utc.record(l.as_bytes()).unwrap().date - 3600);
+        assert_eq!(local.record(l.as_bytes()).unwrap().date, t);
     }
 }

@@ -174,11 +174,13 @@ impl<'c> Files<'c> {
     pub(crate) fn new(
         entity: FairshareEntity,
         charge: &'c dyn Charge,
+        zone: &'c jiff::tz::TimeZone,
         progress: Option<&'c dyn Fn(u64, u64)>,
     ) -> Files<'c> {
         Files {
             entity,
             charge,
+            zone,
             chunk: CHUNK,
             parallel_min: PARALLEL_MIN_BYTES,
             progress,
@@ -191,6 +193,8 @@ impl<'c> Files<'c> {
 pub(crate) struct Files<'c> {
     entity: FairshareEntity,
     charge: &'c dyn Charge,
+    /// The zone of the log's dates.
+    zone: &'c jiff::tz::TimeZone,
     chunk: usize,
     parallel_min: usize,
     /// (bytes read, file size) after each round.
@@ -208,7 +212,7 @@ fn read_file(
     let (entity, charge) = (how.entity, how.charge);
     let bytes = log_bytes::open(file)?;
     let text: &[u8] = &bytes;
-    let mut ra = PbsLogReader::new(entity, charge);
+    let mut ra = PbsLogReader::new(entity, charge).in_zone(how.zone);
     let reader = ra.reader_id();
     let key = std::fs::canonicalize(file)
         .ok()
@@ -294,7 +298,7 @@ fn read_file(
     } else {
         // Every other worker parses with a reader of its own.
         let helper = || {
-            let mut rb = PbsLogReader::new(entity, charge);
+            let mut rb = PbsLogReader::new(entity, charge).in_zone(how.zone);
             let _gone = queue.leaving(true);
             while let Some((j, span)) = queue.claim_for_helper() {
                 queue.publish(j, parse(&mut rb, j, span));
@@ -452,6 +456,7 @@ mod tests {
                 let how = Files {
                     entity: FairshareEntity::Euser,
                     charge: &c,
+                    zone: &jiff::tz::TimeZone::UTC,
                     chunk,
                     parallel_min: 0,
                     progress: None,
