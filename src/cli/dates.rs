@@ -176,4 +176,13 @@ mod tests {
         // Out of jiff's range: the number, never a panic.
         assert_eq!(utc.show(i64::MAX), i64::MAX.to_string());
     }
+
+    #[test]
+    fn zones_are_named_by_iana_name_or_posix_rule() {
+        assert!(parse_zone("UTC").is_ok());
+        assert!(parse_zone("CET-1CEST,M3.5.0,M10.5.0/3").is_ok());
+        assert!(parse_zone("Mars/Olympus")
+            .unwrap_err()
+            .contains("`Mars/Olympus` is not a time zone"));
+    }
 }

@@ -70,8 +70,8 @@ pub struct RecordArgs {
     /// The zone the records' dates are in (sacct and PBS's accounting logs are in the site's
     /// local time): an IANA name such as `Europe/Paris`, or `UTC` (default: `TZ`, else the
     /// system's zone).
-    #[arg(long, value_name = "ZONE")]
-    pub tz: Option<String>,
+    #[arg(long, value_name = "ZONE", value_parser = super::dates::parse_zone)]
+    pub tz: Option<jiff::tz::TimeZone>,
     /// Refuse the whole run (write nothing, exit 1) if any record is malformed.
     #[arg(long)]
     pub strict: bool,
@@ -339,7 +339,7 @@ fn run_record(
         Some(w) => w.parse().map_err(Failure::user)?,
         None => BillingWeights::default(),
     }
-    .in_zone(fairsort::slurm::sacct_rows::zone_named(a.tz.as_deref()).map_err(Failure::usage)?);
+    .in_zone(super::dates::zone_or_system(&a.tz));
     // The store as loaded: its entities are indexed (`Usage`) only when something is charged.
     let store = lock.load_store().map_err(user)?;
     let bar = std::cell::RefCell::new(super::progress::Progress::new(0, "usage record"));

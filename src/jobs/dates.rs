@@ -33,8 +33,11 @@ enum Civil {
     Instant(i64),
 }
 
-/// The instant a wall-clock time (as UTC seconds of that clock) is in `zone`.
-fn in_zone(civil: i64, zone: &TimeZone) -> Option<i64> {
+/// The instant a wall-clock time (as UTC seconds of that clock) is in `zone`: a time repeated
+/// when clocks go back is its first occurrence, one skipped when they go forward is taken after
+/// the gap (as `mktime` does with no DST hint). The one conversion of every reader of a
+/// scheduler's zone-less dates (qstat, PBS accounting logs, sacct).
+pub(crate) fn in_zone(civil: i64, zone: &TimeZone) -> Option<i64> {
     if *zone == TimeZone::UTC {
         return Some(civil);
     }

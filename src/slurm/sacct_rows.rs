@@ -339,29 +339,7 @@ pub fn date_cell_in(s: &str, tz: &TimeZone) -> Result<Option<i64>, NotADate> {
 
 /// A zone-less ISO date-time as wall-clock time in `tz`, in epoch seconds.
 pub fn local_date(s: &str, tz: &TimeZone) -> Option<i64> {
-    let as_utc = crate::usage::decay::calendar::parse_iso(s)?;
-    if *tz == TimeZone::UTC {
-        return Some(as_utc);
-    }
-    let civil = jiff::Timestamp::from_second(as_utc)
-        .ok()?
-        .to_zoned_datetime(TimeZone::UTC)
-        .datetime();
-    let t = tz.to_ambiguous_timestamp(civil).compatible().ok()?;
-    Some(t.as_second())
-}
-
-/// The zone `name` names: an IANA name (`Europe/Paris`), `UTC`, or a POSIX TZ string
-/// (`CET-1CEST,M3.5.0,M10.5.0/3`); none: `TZ`, else the system's zone.
-pub fn zone_named(name: Option<&str>) -> Result<TimeZone, String> {
-    match name.map(str::trim) {
-        None => Ok(TimeZone::system()),
-        Some(n) => TimeZone::get(n)
-            .or_else(|_| TimeZone::posix(n))
-            .map_err(|_| {
-                format!("unknown time zone `{n}` (an IANA name such as Europe/Paris, or UTC)")
-            }),
-    }
+    crate::jobs::dates::in_zone(crate::usage::decay::calendar::parse_iso(s)?, tz)
 }
 
 #[cfg(test)]
@@ -386,10 +364,6 @@ mod tests {
         );
         assert_eq!(date_cell_in("Unknown", &paris), Ok(None));
         assert_eq!(date_cell_in("soon", &paris), Err(NotADate));
-        assert!(zone_named(Some("UTC")).is_ok());
-        assert!(zone_named(Some("Mars/Olympus"))
-            .unwrap_err()
-            .contains("Mars/Olympus"));
     }
 
     use super::*;

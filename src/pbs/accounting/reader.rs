@@ -100,7 +100,7 @@ impl RecordReader {
             _ => {
                 let t = pbs_log_date(text)?;
                 let t = match &self.zone {
-                    Some(zone) => local_to_epoch(t, zone)?,
+                    Some(zone) => crate::jobs::dates::in_zone(t, zone)?,
                     None => t,
                 };
                 self.last_date = Some((raw, t));
@@ -120,15 +120,6 @@ impl RecordReader {
     ) -> Result<(), String> {
         for_each_attr(message, &mut self.masks, f)
     }
-}
-
-/// A wall-clock time read as if it were UTC (`naive`), taken in `zone`: the instant it names
-/// there (an hour skipped by a clock change is read as the hour after; a repeated one as its
-/// first occurrence, as `mktime` does with no DST hint).
-fn local_to_epoch(naive: i64, zone: &jiff::tz::TimeZone) -> Option<i64> {
-    let civil = jiff::tz::TimeZone::UTC.to_datetime(jiff::Timestamp::from_second(naive).ok()?);
-    let t = zone.to_ambiguous_timestamp(civil).compatible().ok()?;
-    Some(t.as_second())
 }
 
 /// What a line of a log holds.
