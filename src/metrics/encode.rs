@@ -61,27 +61,44 @@ impl Collector for Part {
 /// Rows per chunk: about 400 KB of text for the association families.
 const CHUNK: usize = 1 << 12;
 
-/// The text of rows `range` of a family: its descriptor lines, then its samples.
-fn encode_part(desc: Descriptor, rows: &Arc<dyn Rows>, range: Range<usize>) -> io::Result<String> {
+/// Bytes a row's sample takes at most in the common case (the chunk's buffer is sized once).
+const ROW_BYTES: usize = 160;
+
+/// A `fmt::Write` into a byte buffer that drops the first `skip` bytes written (the
+/// descriptor lines of a chunk after the first, which are ASCII).
+struct Sink<'a> {
+    out: &'a mut Vec<u8>,
+    skip: usize,
+}
+
+impl std::fmt::Write for Sink<'_> {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let b = s.as_bytes();
+        let k = self.skip.min(b.len());
+        self.skip -= k;
+        self.out.extend_from_slice(b.get(k..).unwrap_or_default());
+        Ok(())
+    }
+}
+
+/// Appends the text of rows `range` of a family to `out`, its first `skip` bytes (the
+/// descriptor lines, or none) left out.
+fn encode_part(
+    desc: Descriptor,
+    rows: &Arc<dyn Rows>,
+    range: Range<usize>,
+    skip: usize,
+    out: &mut Vec<u8>,
+) -> io::Result<()> {
     let mut registry = Registry::default();
+    out.reserve(range.len() * ROW_BYTES);
     registry.register_collector(Box::new(Part {
         desc,
         rows: Arc::clone(rows),
         range,
     }));
-    let mut text = String::new();
-    prometheus_client::encoding::prometheus_text::encode(&mut text, &registry)
-        .map_err(|_| io::Error::other("the metrics could not be encoded"))?;
-    Ok(text)
-}
-
-/// `text` without its first two lines (the descriptor the crate writes for every collector).
-fn samples_only(text: &str) -> &str {
-    let mut rest = text;
-    for _ in 0..2 {
-        rest = rest.split_once('\n').map_or("", |(_, r)| r);
-    }
-    rest
+    prometheus_client::encoding::prometheus_text::encode(&mut Sink { out, skip }, &registry)
+        .map_err(|_| io::Error::other("the metrics could not be encoded"))
 }
 
 /// Writes one family to `out`: nothing when it has no sample, else its descriptor once and
@@ -96,16 +113,13 @@ pub(crate) fn write_family(
     let Some(first) = (0..n).find(|&i| rows.has_sample(i)) else {
         return Ok(());
     };
+    // The descriptor's length: what the crate writes for no row.
+    let mut head = Vec::new();
+    encode_part(desc, &rows, first..first, 0, &mut head)?;
     let parallel = n - first >= crate::parallel::PARALLEL_MIN_JOBS;
     crate::parallel::write_ordered(out, n - first, CHUNK, parallel, |range, buf| {
         let range = range.start + first..range.end + first;
-        let text = encode_part(desc, &rows, range.clone())?;
-        let text = if range.start == first {
-            text.as_str()
-        } else {
-            samples_only(&text)
-        };
-        buf.extend_from_slice(text.as_bytes());
-        Ok(())
+        let skip = if range.start == first { 0 } else { head.len() };
+        encode_part(desc, &rows, range, skip, buf)
     })
 }
