@@ -616,6 +616,45 @@ fn forecast_waits_are_a_histogram_of_the_forecast() {
 }
 
 #[test]
+fn the_homes_usage_state_is_written() {
+    let home = tempfile::tempdir().unwrap();
+    let tree = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/pbs_cluster/tree.toml");
+    crate::common::fairsort_home(home.path())
+        .args(["tree", "import"])
+        .arg(&tree)
+        .assert()
+        .success();
+    crate::common::fairsort_home(home.path())
+        .args(["usage", "record"])
+        .arg(data("usage/pbs_logs"))
+        .assert()
+        .success();
+    let before = jiff::Timestamp::now().as_second();
+    let h = home.path().to_str().unwrap();
+    let text = metrics(&["--home", h]);
+    promtool(&text, "a home's tree and usage");
+    let samples = parse(&text);
+    let one = |name: &str| {
+        let s: Vec<&Sample> = samples.iter().filter(|s| s.name == name).collect();
+        assert_eq!(s.len(), 1, "{name}");
+        s[0].value
+    };
+    let recorded = one("fairsort_usage_last_record_timestamp_seconds");
+    assert!(recorded <= one("fairsort_run_timestamp_seconds"));
+    assert!(
+        recorded >= (before - 120) as f64,
+        "recorded just now: {recorded}"
+    );
+    let lag = one("fairsort_usage_record_lag_seconds");
+    assert_eq!(lag, one("fairsort_run_timestamp_seconds") - recorded);
+    assert!(one("fairsort_usage_last_decay_timestamp_seconds") > 0.0);
+    assert!(one("fairsort_run_duration_seconds") > 0.0);
+    // The home's algorithm over its tree, with the usage recorded (alice's 1200 charged).
+    let share = json(&["--home", h, "share", "--json"]);
+    check_share(&samples, &share);
+}
+
+#[test]
 fn errors_follow_the_contract() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("missing.psv");
