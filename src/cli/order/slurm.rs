@@ -588,8 +588,12 @@ impl SchedulerOrder for SlurmOrder<'_> {
                 user: j.user.clone(),
                 account: j.account.clone(),
                 queue: j.partitions.first().cloned().unwrap_or_default(),
+                // A pending job sprio has no row for (held, or no tree to rank it by) is
+                // still pending.
                 phase: if running {
                     Phase::Running
+                } else if j.is_pending() && !j.held {
+                    Phase::Pending
                 } else {
                     Phase::Other
                 },
