@@ -123,3 +123,65 @@ pub(crate) fn write_family(
         encode_part(desc, &rows, range, skip, buf)
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Row i writes `i` when i is not a multiple of 3.
+    struct Numbers(usize);
+
+    impl Rows for Numbers {
+        fn len(&self) -> usize {
+            self.0
+        }
+        fn has_sample(&self, i: usize) -> bool {
+            i % 3 != 0
+        }
+        fn encode(&self, range: Range<usize>, enc: &mut MetricEncoder<'_>) -> std::fmt::Result {
+            for i in range.filter(|&i| self.has_sample(i)) {
+                let v = i.to_string();
+                enc.encode_family(&[("row", v.as_str())])?
+                    .encode_gauge(&(i as f64))?;
+            }
+            Ok(())
+        }
+    }
+
+    /// One descriptor and every sample in row order, on one thread and on every worker, for
+    /// sizes around the chunk and the parallel threshold.
+    #[test]
+    fn one_descriptor_and_every_sample_in_order() {
+        let desc = Descriptor {
+            name: "fairsort_test",
+            help: "A test.",
+            kind: MetricType::Gauge,
+        };
+        for n in [
+            0,
+            1,
+            2,
+            CHUNK + 1,
+            crate::parallel::PARALLEL_MIN_JOBS + 2 * CHUNK + 5,
+        ] {
+            let mut out = Vec::new();
+            write_family(&mut out, desc, Arc::new(Numbers(n))).unwrap();
+            let text = String::from_utf8(out).unwrap();
+            if n < 2 {
+                assert_eq!(text, "", "no sample, no descriptor");
+                continue;
+            }
+            let mut lines = text.lines();
+            assert_eq!(lines.next(), Some("# HELP fairsort_test A test."));
+            assert_eq!(lines.next(), Some("# TYPE fairsort_test gauge"));
+            let rows: Vec<usize> = lines
+                .map(|l| {
+                    let v = l.rsplit_once(' ').unwrap().1;
+                    v.trim_end_matches(".0").parse().unwrap()
+                })
+                .collect();
+            let want: Vec<usize> = (0..n).filter(|i| i % 3 != 0).collect();
+            assert_eq!(rows, want, "n = {n}");
+        }
+    }
+}
