@@ -136,7 +136,7 @@ mod tests {
             self.0
         }
         fn has_sample(&self, i: usize) -> bool {
-            i % 3 != 0
+            !i.is_multiple_of(3)
         }
         fn encode(&self, range: Range<usize>, enc: &mut MetricEncoder<'_>) -> std::fmt::Result {
             for i in range.filter(|&i| self.has_sample(i)) {
@@ -180,7 +180,7 @@ mod tests {
                     v.trim_end_matches(".0").parse().unwrap()
                 })
                 .collect();
-            let want: Vec<usize> = (0..n).filter(|i| i % 3 != 0).collect();
+            let want: Vec<usize> = (0..n).filter(|i| !i.is_multiple_of(3)).collect();
             assert_eq!(rows, want, "n = {n}");
         }
     }
