@@ -18,7 +18,7 @@ use fairsort::home::state::{replay_mem_kb, HomeState};
 use fairsort::inputs::{read_tree, TreeFormat};
 use fairsort::replay::Decay;
 use fairsort::replay::{
-    attainment, attainment_svg, read_trace, replay_flux, replay_slurm, replay_with, summarize,
+    attainment, attainment_svg, read_trace_in, replay_flux, replay_slurm, replay_with, summarize,
     waits_svg, Attainment, Backfill, Cluster, EntityStats, FluxPolicy, Options, Outcome, Report,
     SlurmPolicy, Trace, TraceFormat,
 };
@@ -95,6 +95,11 @@ pub struct Model {
     /// database's jobs table; default: detected from the first line, or the SQLite header).
     #[arg(long, value_name = "FORMAT")]
     pub trace_format: Option<String>,
+    /// The site's time zone, which the dates of PBS accounting logs and `sacct -P` rows are read
+    /// in (both schedulers write local time without a zone): an IANA name such as
+    /// `Europe/Paris`, or `UTC` (default: `TZ`, else the system's zone).
+    #[arg(long, value_name = "ZONE", value_parser = super::dates::parse_zone)]
+    pub tz: Option<jiff::tz::TimeZone>,
     /// Nodes of the cluster model (default: the home's replay_nodes, else the SWF header's
     /// MaxNodes).
     #[arg(long)]
@@ -473,7 +478,9 @@ fn replays(args: &Args, global: &Global) -> Result<Replays, Failure> {
         Some(f) => Some(compile(f, args.json)?),
         None => None,
     };
-    let mut trace = read_trace(&args.trace, format).map_err(|e| Failure::user(e.to_string()))?;
+    let zone = super::dates::zone_or_system(&args.model.tz);
+    let mut trace =
+        read_trace_in(&args.trace, format, &zone).map_err(|e| Failure::user(e.to_string()))?;
     let (cluster, cluster_warning) = cluster(args, &trace, home.state.as_ref())?;
     let mut warnings: Vec<String> = cluster_warning.into_iter().collect();
     for (what, n) in &trace.notes {

@@ -17,6 +17,14 @@ pub(crate) struct PbsTrace {
 }
 
 impl PbsTrace {
+    /// A reader of logs whose dates are wall-clock time in `zone` (PBS writes its local time).
+    pub(crate) fn in_zone(zone: &jiff::tz::TimeZone) -> Self {
+        PbsTrace {
+            records: RecordReader::in_zone(zone.clone()),
+            ..PbsTrace::default()
+        }
+    }
+
     /// Reads one file of the log (files in name order, one reader for all).
     pub(crate) fn read(
         &mut self,
