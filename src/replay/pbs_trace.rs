@@ -131,18 +131,20 @@ impl PbsTrace {
             (None, Some(g)) => g.clone(),
             (None, None) => "default".to_string(),
         };
-        trace.jobs.push(TraceJob {
-            id,
-            submit,
-            run: end.saturating_sub(start).max(0),
-            walltime,
-            cores,
-            mem,
-            user: name("user"),
-            account,
-            queue: name("queue"),
-            qos: String::new(),
-        });
+        trace
+            .push(TraceJob {
+                id,
+                submit,
+                run: end.saturating_sub(start).max(0),
+                walltime,
+                cores,
+                mem,
+                user: name("user"),
+                account,
+                queue: name("queue"),
+                qos: String::new(),
+            })
+            .map_err(|m| line_err(path, line, m))?;
         Ok(())
     }
 }

@@ -144,23 +144,24 @@ fn sacct_row(
     let cell = |c: Col| h.has(c).then(|| row.text(c));
     let mem = sacct_mem(cell(Col::ReqTres), cell(Col::ReqMem), nodes, cores)
         .map_err(|m| line_err(path, line, m))?;
-    trace.jobs.push(TraceJob {
-        id: row.id().unwrap_or("").to_string(),
-        submit,
-        run: end.saturating_sub(start).max(0),
-        walltime,
-        cores,
-        mem,
-        user: row.text(Col::User).to_string(),
-        account: if account.is_empty() {
-            "default".into()
-        } else {
-            account.to_string()
-        },
-        queue: row.text(Col::Partition).to_string(),
-        qos: row.text(Col::Qos).to_string(),
-    });
-    Ok(())
+    trace
+        .push(TraceJob {
+            id: row.id().unwrap_or("").to_string(),
+            submit,
+            run: end.saturating_sub(start).max(0),
+            walltime,
+            cores,
+            mem,
+            user: row.text(Col::User).to_string(),
+            account: if account.is_empty() {
+                "default".into()
+            } else {
+                account.to_string()
+            },
+            queue: row.text(Col::Partition).to_string(),
+            qos: row.text(Col::Qos).to_string(),
+        })
+        .map_err(|m| line_err(path, line, m))
 }
 
 /// A date column's name as the messages spell it.
@@ -277,22 +278,24 @@ pub(crate) fn read_sacct_json(
         } else {
             sj.account.clone()
         };
-        trace.jobs.push(TraceJob {
-            run: end.saturating_sub(start).max(0),
-            submit: sj.submit_time,
-            walltime,
-            cores,
-            mem: (mem_mb * 1024.0).ceil().max(0.0) as u64,
-            account: if account.is_empty() {
-                "default".into()
-            } else {
-                account
-            },
-            queue: sj.partitions.join(","),
-            qos: sj.qos,
-            user: sj.user,
-            id: sj.id,
-        });
+        trace
+            .push(TraceJob {
+                run: end.saturating_sub(start).max(0),
+                submit: sj.submit_time,
+                walltime,
+                cores,
+                mem: (mem_mb * 1024.0).ceil().max(0.0) as u64,
+                account: if account.is_empty() {
+                    "default".into()
+                } else {
+                    account
+                },
+                queue: sj.partitions.join(","),
+                qos: sj.qos,
+                user: sj.user,
+                id: sj.id,
+            })
+            .map_err(|m| json_err(path, m))?;
     }
     Ok(())
 }
