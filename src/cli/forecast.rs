@@ -70,9 +70,14 @@ pub struct Args {
 
 /// Runs `fairsort forecast`.
 pub fn run(args: Args, global: &Global) -> CliResult {
+    let fc = compute(&args, global)?;
+    print(&args, &fc)
+}
+
+/// The forecast of `args`' snapshot (what `fairsort metrics` takes the waits of).
+pub(crate) fn compute(args: &Args, global: &Global) -> Result<Forecast, Failure> {
     if let Some(conf) = &args.slurm_conf {
-        let fc = slurm(&args, conf)?;
-        return print(&args, &fc);
+        return slurm(args, conf);
     }
     let home = Home::open(global.home.as_deref()).map_err(|e| Failure::user(e.to_string()))?;
     let state = home.load().map_err(|e| Failure::user(e.to_string()))?;
@@ -147,8 +152,7 @@ pub fn run(args: Args, global: &Global) -> CliResult {
         at,
         policy,
     };
-    let fc = pbs_forecast(&snap).map_err(|e| Failure::user(e.to_string()))?;
-    print(&args, &fc)
+    pbs_forecast(&snap).map_err(|e| Failure::user(e.to_string()))
 }
 
 /// The Slurm path: the snapshot's own priorities, slurm.conf's backfill rules.

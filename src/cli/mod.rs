@@ -9,6 +9,7 @@ pub mod failure;
 mod first_pass;
 pub mod ftest_report;
 pub mod locate;
+pub mod metrics;
 pub mod table;
 
 pub mod audit;
@@ -94,6 +95,9 @@ pub enum Command {
     /// Forecast a PBS or Slurm site's queue from a snapshot: what starts now, when each pending
     /// job will start, and why it waits (docs/forecast.md).
     Forecast(Box<forecast::Args>),
+    /// Write the site's fair share, queue, forecast waits and usage state as Prometheus
+    /// metrics, for node_exporter's textfile collector (docs/metrics.md).
+    Metrics(Box<metrics::Args>),
     /// List the home's audit log: who changed what, when (local time; --utc, --epoch).
     Audit(audit::Args),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
@@ -121,6 +125,7 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Forecast(args) => forecast::run(*args, &global),
         Command::Plot(args) => plot::run(*args, &global),
         Command::Init(args) => init::run(args, &global),
+        Command::Metrics(args) => metrics::run(*args, &global),
         Command::Audit(args) => audit::run(args, &global),
         Command::Completions(args) => shell::completions(args),
         Command::Man(args) => shell::man(args),

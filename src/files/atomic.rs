@@ -44,6 +44,30 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), WriteError> {
     commit_at(dir.as_fd(), staged, &name).map_err(at)
 }
 
+/// [`write_atomic`] with the contents written by `write` into the temporary as they are made
+/// (a large output is never held whole); the target is replaced only when `write` succeeds.
+pub fn write_atomic_with(
+    path: &Path,
+    write: impl FnOnce(&mut (dyn Write + Send)) -> std::io::Result<()>,
+) -> Result<(), WriteError> {
+    let (dir_path, name) = split(path)?;
+    let dir = open_dir(&dir_path).map_err(|source| WriteError {
+        path: dir_path.clone(),
+        source,
+    })?;
+    let at = |source| WriteError {
+        path: path.to_path_buf(),
+        source,
+    };
+    let staged = stage_with(dir.as_fd(), &name, 0o644, |file| {
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, file);
+        write(&mut out)?;
+        out.flush()
+    })
+    .map_err(at)?;
+    commit_at(dir.as_fd(), staged, &name).map_err(at)
+}
+
 /// The directory and the file name of `path` (`.` when it has no directory part).
 pub fn split(path: &Path) -> Result<(PathBuf, String), WriteError> {
     let name = path
@@ -123,6 +147,16 @@ pub fn stage_at(
     contents: &[u8],
     new_mode: u32,
 ) -> std::io::Result<Staged> {
+    stage_with(dir, name, new_mode, |file| file.write_all(contents))
+}
+
+/// [`stage_at`] with the contents written by `write`.
+fn stage_with(
+    dir: BorrowedFd<'_>,
+    name: &str,
+    new_mode: u32,
+    write: impl FnOnce(&mut File) -> std::io::Result<()>,
+) -> std::io::Result<Staged> {
     // What the target is now (never following a link): its mode and owner are kept.
     let old = match rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
         Ok(st) if FileType::from_raw_mode(st.st_mode) == FileType::RegularFile => Some(st),
@@ -133,7 +167,7 @@ pub fn stage_at(
     let (file, temp) = create_temp(dir, name)?;
     let result = (|| -> std::io::Result<Staged> {
         let mut file = file;
-        file.write_all(contents)?;
+        write(&mut file)?;
         // The permission bits only: a set-uid, set-gid or sticky bit is never carried over.
         let mode = match &old {
             Some(st) => st.st_mode & 0o777,

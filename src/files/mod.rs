@@ -7,5 +7,5 @@ mod error;
 pub mod lines;
 pub(crate) mod text;
 pub mod toml_spans;
-pub use atomic::{write_atomic, WriteError};
+pub use atomic::{write_atomic, write_atomic_with, WriteError};
 pub use error::FormatError;

@@ -121,6 +121,21 @@ fn edited(home: &Home, name: &str, p: Option<&Provenance>) -> Result<bool, HomeE
     })
 }
 
+/// An audited command line without the global `--home DIR` (or `--home=DIR`) written before
+/// the subcommand's name.
+fn without_global_options(command: &str) -> &str {
+    let mut rest = command;
+    loop {
+        if let Some(r) = rest.strip_prefix("--home=") {
+            rest = r.split_once(' ').map_or("", |(_, r)| r);
+        } else if let Some(r) = rest.strip_prefix("--home ") {
+            rest = r.split_once(' ').map_or("", |(_, r)| r);
+        } else {
+            return rest;
+        }
+    }
+}
+
 /// The last audit record whose command starts with `prefix`: (time, command).
 fn last_audited(home: &Home, prefix: &str) -> Result<Option<Audited>, HomeError> {
     let Some((text, _)) = home.dir().read(files::AUDIT)? else {
@@ -129,10 +144,12 @@ fn last_audited(home: &Home, prefix: &str) -> Result<Option<Audited>, HomeError>
     Ok(text.lines().rev().find_map(|l| {
         let mut f = l.splitn(3, '\t');
         let (time, _, command) = (f.next()?, f.next()?, f.next()?);
-        command.starts_with(prefix).then(|| Audited {
-            time: time.to_string(),
-            command: command.to_string(),
-        })
+        without_global_options(command)
+            .starts_with(prefix)
+            .then(|| Audited {
+                time: time.to_string(),
+                command: command.to_string(),
+            })
     }))
 }
 
@@ -349,5 +366,24 @@ impl Home {
             decay,
             cluster,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_global_options;
+
+    #[test]
+    fn the_global_home_option_is_not_the_command() {
+        assert_eq!(without_global_options("usage record x"), "usage record x");
+        assert_eq!(
+            without_global_options("--home /h usage record x"),
+            "usage record x"
+        );
+        assert_eq!(
+            without_global_options("--home=/h usage record"),
+            "usage record"
+        );
+        assert_eq!(without_global_options("--home"), "--home");
     }
 }

@@ -50,6 +50,7 @@ mod home_snapshot;
 mod home_tree;
 mod mapped_inputs;
 mod math_bits;
+mod metrics;
 mod newcomer;
 mod order_cli;
 mod order_demo;

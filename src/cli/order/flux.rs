@@ -141,7 +141,7 @@ fn refuse_other_flags(args: &Args) -> Result<(), Failure> {
 }
 
 /// Runs the flux path of `fairsort order`.
-pub(super) fn run(args: &Args, jobs: JobsIn) -> CliResult {
+pub(super) fn run(args: &Args, jobs: JobsIn, sink: &mut report::Sink<'_>) -> CliResult {
     refuse_other_flags(args)?;
     let inp = load(args, jobs)?;
     let mode = args.flux_queue_factor.unwrap_or_default();
@@ -187,7 +187,7 @@ pub(super) fn run(args: &Args, jobs: JobsIn) -> CliResult {
         sources,
     };
     let mut out = std::io::BufWriter::new(std::io::stdout());
-    report::print(&mut out, args, &order)?;
+    report::emit(sink, &mut out, args, &order)?;
     out.flush()?;
     Ok(())
 }
@@ -213,6 +213,79 @@ impl FluxOrder<'_> {
 }
 
 impl SchedulerOrder for FluxOrder<'_> {
+    fn metrics(&self) -> Result<report::OrderMetrics, Failure> {
+        use fairsort::metrics::{Phase, QueueJob};
+        let inp = &self.inp;
+        let mut jobs = Vec::with_capacity(inp.jobs.len());
+        let mut in_rows = vec![false; inp.jobs.len()];
+        // `flux jobs --json` as read keeps no core count or time limit: one core, no limit.
+        for (pos, r) in self.rows.iter().enumerate() {
+            if let Some(seen) = in_rows.get_mut(r.job) {
+                *seen = true;
+            }
+            let phase = match r.outcome {
+                Outcome::Priority(_) | Outcome::Expedited | Outcome::OutOfRange(_) => {
+                    Phase::Pending
+                }
+                Outcome::Held | Outcome::Rejected(_) => Phase::Other,
+            };
+            jobs.push(QueueJob {
+                id: fairsort::flux::jobs::f58_encode(r.id),
+                user: r.user.clone(),
+                account: r.bank.clone(),
+                queue: r.queue.clone(),
+                phase,
+                cores: 1.0,
+                walltime: None,
+                rank: Some(pos + 1),
+                value: r.outcome.priority().map(|p| p as f64),
+            });
+        }
+        for (j, seen) in inp.jobs.iter().zip(in_rows) {
+            if seen {
+                continue;
+            }
+            let running = j
+                .state
+                .as_deref()
+                .is_some_and(|s| s.eq_ignore_ascii_case("RUN") || s.eq_ignore_ascii_case("R"));
+            jobs.push(QueueJob {
+                id: j.f58(),
+                user: j.username.clone().unwrap_or_else(|| j.userid.to_string()),
+                account: j.bank.clone().unwrap_or_default(),
+                queue: j.queue.clone().unwrap_or_default(),
+                phase: if running {
+                    Phase::Running
+                } else {
+                    Phase::Other
+                },
+                cores: 1.0,
+                walltime: None,
+                rank: None,
+                value: None,
+            });
+        }
+        let spec = if self.args.example.as_deref() == Some("flux") {
+            let conn = rusqlite::Connection::open_in_memory()
+                .and_then(|c| c.execute_batch(EX_SQL).map(|_| c))
+                .map_err(|e| Failure::user(format!("example database: {e}")))?;
+            fairsort::flux::db::read_conn(&conn, Path::new("accounting.sql"))
+        } else {
+            let db = self.args.tree.as_deref().unwrap_or(Path::new(""));
+            fairsort::flux::db::read_db(db)
+        }
+        .map_err(|e| Failure::user(e.to_string()))?;
+        let tree =
+            fairsort::fairshare::Tree::build(spec).map_err(|e| Failure::user(e.to_string()))?;
+        Ok(report::OrderMetrics {
+            scheduler: "flux",
+            jobs,
+            tree: Some(tree),
+            results: Vec::new(),
+            algorithms: vec![fairsort::fairshare::Algorithm::Flux],
+        })
+    }
+
     fn sources(&self) -> &Sources {
         &self.sources
     }

@@ -8,7 +8,7 @@
 
 mod flux;
 mod pbs;
-mod report;
+pub(crate) mod report;
 mod slurm;
 mod slurm_csv;
 
@@ -225,7 +225,20 @@ fn path(args: &Args, global: &Global, jobs: &JobsIn) -> Result<Path, Failure> {
 }
 
 /// Runs `fairsort order`.
-pub fn run(mut args: Args, global: &Global) -> CliResult {
+pub fn run(args: Args, global: &Global) -> CliResult {
+    run_into(args, global, &mut report::Sink::Print)
+}
+
+/// What `fairsort metrics` takes of the order the inputs of `args` give (computed as `order`
+/// computes it, printed nowhere).
+pub(crate) fn metrics(args: Args, global: &Global) -> Result<report::OrderMetrics, Failure> {
+    let mut kept = None;
+    run_into(args, global, &mut report::Sink::Metrics(&mut kept))?;
+    kept.ok_or_else(|| Failure::user("the order gave nothing to measure"))
+}
+
+/// Computes the order of `args` and sends it to `sink`.
+fn run_into(mut args: Args, global: &Global, sink: &mut report::Sink<'_>) -> CliResult {
     if args.example.is_none() && args.jobs.is_none() && invoked_as_demo(std::env::args()) {
         args.example = Some("pbs".to_string());
     }
@@ -238,8 +251,8 @@ pub fn run(mut args: Args, global: &Global) -> CliResult {
     }
     let jobs = JobsIn::of(&args)?;
     match path(&args, global, &jobs)? {
-        Path::Slurm(base) => slurm::run(&args, base, jobs),
-        Path::Flux => flux::run(&args, jobs),
+        Path::Slurm(base) => slurm::run(&args, base, jobs, sink),
+        Path::Flux => flux::run(&args, jobs, sink),
         Path::Pbs => {
             if args.flux_queue_factor.is_some() || args.flux_fairshare.is_some() {
                 return Err(Failure::usage(
@@ -251,7 +264,7 @@ pub fn run(mut args: Args, global: &Global) -> CliResult {
                     "--qos, --assoc and --against-weights need --slurm-conf (or --example slurm); --against-weights also works with flux jobs",
                 ));
             }
-            pbs::run(&args, global, jobs)
+            pbs::run(&args, global, jobs, sink)
         }
     }
 }

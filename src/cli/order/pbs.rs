@@ -106,7 +106,12 @@ fn scenario(args: &Args, global: &Global, jobs: JobsIn) -> Result<Scenario, Fail
 }
 
 /// Runs the PBS path of `fairsort order`.
-pub(super) fn run(args: &Args, global: &Global, jobs: JobsIn) -> CliResult {
+pub(super) fn run(
+    args: &Args,
+    global: &Global,
+    jobs: JobsIn,
+    sink: &mut report::Sink<'_>,
+) -> CliResult {
     // Two long steps on a large queue, reading and ordering it; the bar is gone before the
     // output starts (stdout may be the same terminal).
     let mut progress = crate::cli::progress::Progress::new(2, "order: reading the jobs");
@@ -138,7 +143,7 @@ pub(super) fn run(args: &Args, global: &Global, jobs: JobsIn) -> CliResult {
             warnings: &[],
             against: Some((&other, &cmp)),
         };
-        report::print(&mut out, args, &order)?;
+        report::emit(sink, &mut out, args, &order)?;
     } else {
         // The tree moves into the result: a 100k-user tree is not copied.
         let top = if args.explain.is_some() {
@@ -193,7 +198,7 @@ pub(super) fn run(args: &Args, global: &Global, jobs: JobsIn) -> CliResult {
             warnings: &warnings,
             against: None,
         };
-        report::print(&mut out, args, &order)?;
+        report::emit(sink, &mut out, args, &order)?;
         // The process ends next: freeing a large tree node by node (twice: the scenario's and
         // the dry run's) would cost more than a small order itself.
         std::mem::forget(result);
@@ -239,6 +244,71 @@ impl PbsOrder<'_> {
 }
 
 impl SchedulerOrder for PbsOrder<'_> {
+    fn metrics(&self) -> Result<report::OrderMetrics, Failure> {
+        let dry = self.result()?;
+        let jobs = &self.sc.setup.jobs;
+        let shares = dry.shares.as_ref();
+        let sym = |name: &str| jobs.resources.get(name);
+        let (ncpus, walltime) = (sym("ncpus"), sym("walltime"));
+        let number = |j: &fairsort::jobs::Job, s: Option<fairsort::jobs::Sym>| match s
+            .and_then(|s| jobs.resource(j, s))
+        {
+            Some(fairsort::jobs::ResourceValue::Number(n)) => Some(n),
+            _ => None,
+        };
+        // The job's account: its Account_Name, else the group of its fair-share entity.
+        let account = |i: usize, j: &fairsort::jobs::Job| -> String {
+            if let Some(a) = j.account() {
+                return jobs.names.name(a).to_string();
+            }
+            let node = shares.and_then(|sh| Some((sh, (*sh.job_nodes.get(i)?)?)));
+            node.and_then(|(sh, n)| sh.tree.parent(n).map(|p| sh.tree.node(p).name.clone()))
+                .unwrap_or_default()
+        };
+        let mut rank = vec![None; jobs.len()];
+        for (pos, r) in dry.order.ranked.iter().enumerate() {
+            if let Some(slot) = rank.get_mut(r.job as usize) {
+                *slot = Some((pos + 1, r.value));
+            }
+        }
+        let out = jobs
+            .jobs
+            .iter()
+            .enumerate()
+            .map(|(i, j)| {
+                let ranked = rank.get(i).copied().flatten();
+                fairsort::metrics::QueueJob {
+                    id: j.id.as_str().to_string(),
+                    user: jobs.user(j).to_string(),
+                    account: account(i, j),
+                    queue: jobs.queue(j).to_string(),
+                    phase: match j.state {
+                        fairsort::jobs::JobState::Queued => fairsort::metrics::Phase::Pending,
+                        fairsort::jobs::JobState::Running => fairsort::metrics::Phase::Running,
+                        _ => fairsort::metrics::Phase::Other,
+                    },
+                    cores: number(j, ncpus).unwrap_or(1.0),
+                    walltime: number(j, walltime),
+                    rank: ranked.map(|(r, _)| r),
+                    value: ranked.map(|(_, v)| v),
+                }
+            })
+            .collect();
+        let mut algorithms = vec![self.sc.algorithm];
+        for r in shares.map(|s| s.results.as_slice()).unwrap_or_default() {
+            if !algorithms.contains(&r.algorithm) {
+                algorithms.push(r.algorithm);
+            }
+        }
+        Ok(report::OrderMetrics {
+            scheduler: self.sc.sources.scheduler,
+            jobs: out,
+            tree: shares.map(|s| s.tree.clone()),
+            results: shares.map(|s| s.results.clone()).unwrap_or_default(),
+            algorithms,
+        })
+    }
+
     fn sources(&self) -> &Sources {
         &self.sc.sources
     }

@@ -51,6 +51,47 @@ pub(super) trait SchedulerOrder {
             "--csv does not apply to this scheduler's order",
         ))
     }
+    /// What `fairsort metrics` takes of the order: its jobs, the share tree and the
+    /// algorithms the site uses over it.
+    fn metrics(&self) -> Result<OrderMetrics, Failure>;
+}
+
+/// An order as `fairsort metrics` writes it.
+pub(crate) struct OrderMetrics {
+    /// `pbs`, `slurm` or `flux`.
+    pub scheduler: &'static str,
+    /// Every job, ranked or not.
+    pub jobs: Vec<fairsort::metrics::QueueJob>,
+    /// The share tree the order used, if any.
+    pub tree: Option<fairsort::fairshare::Tree>,
+    /// Results already computed over that tree (the formula's keywords').
+    pub results: Vec<fairsort::fairshare::ShareResult>,
+    /// Every algorithm the site uses (its own, and the formula's keywords').
+    pub algorithms: Vec<fairsort::fairshare::Algorithm>,
+}
+
+/// Where a computed order goes: printed as the flags ask, or handed to `fairsort metrics`.
+pub(crate) enum Sink<'a> {
+    /// Printed on standard output.
+    Print,
+    /// Kept for the metrics.
+    Metrics(&'a mut Option<OrderMetrics>),
+}
+
+/// Prints `order` (on `out`) or keeps what the metrics take of it, as `sink` says.
+pub(super) fn emit(
+    sink: &mut Sink<'_>,
+    out: &mut (dyn Write + Send),
+    args: &Args,
+    order: &dyn SchedulerOrder,
+) -> CliResult {
+    match sink {
+        Sink::Print => print(out, args, order),
+        Sink::Metrics(kept) => {
+            **kept = Some(order.metrics()?);
+            Ok(())
+        }
+    }
 }
 
 /// What the flags ask for.

@@ -385,7 +385,12 @@ fn texts_of_home(
 
 /// Runs the Slurm path of `fairsort order` (`--slurm-conf FILE`, `--example sprio`, or a home
 /// with a Slurm configuration).
-pub(super) fn run(args: &Args, base: SlurmBase, jobs: JobsIn) -> CliResult {
+pub(super) fn run(
+    args: &Args,
+    base: SlurmBase,
+    jobs: JobsIn,
+    sink: &mut report::Sink<'_>,
+) -> CliResult {
     refuse_pbs_flags(args)?;
     let inp = match base {
         SlurmBase::Files => load(args, texts_of_files(args, jobs)?, None)?,
@@ -397,7 +402,7 @@ pub(super) fn run(args: &Args, base: SlurmBase, jobs: JobsIn) -> CliResult {
             inp
         }
     };
-    run_with(args, inp)
+    run_with(args, inp, sink)
 }
 
 /// PBS's (and flux's) flags have no meaning on a Slurm queue: a usage error names them rather
@@ -462,7 +467,7 @@ struct SlurmOrder<'a> {
     against: Option<(String, String, WhatIf)>,
 }
 
-fn run_with(args: &Args, inp: Inputs) -> CliResult {
+fn run_with(args: &Args, inp: Inputs, sink: &mut report::Sink<'_>) -> CliResult {
     let weights = Weights::of(&inp.conf);
     let rows = rows_with(&inp, &weights);
     let formula = args.formula.as_deref().map(compile).transpose()?;
@@ -519,7 +524,7 @@ fn run_with(args: &Args, inp: Inputs) -> CliResult {
         against,
     };
     let mut out = std::io::BufWriter::new(std::io::stdout());
-    report::print(&mut out, args, &order)?;
+    report::emit(sink, &mut out, args, &order)?;
     out.flush()?;
     Ok(())
 }
@@ -534,6 +539,79 @@ impl SlurmOrder<'_> {
 }
 
 impl SchedulerOrder for SlurmOrder<'_> {
+    fn metrics(&self) -> Result<report::OrderMetrics, Failure> {
+        use fairsort::metrics::{Phase, QueueJob};
+        let (inp, rows) = (&self.inp, &self.rows);
+        // The order the scheduler considers the pending jobs in: the formula's, else sprio's.
+        let order = match &self.values {
+            Some(values) => whatif::order(values, rows, &inp.jobs),
+            None => ranked(inp, rows),
+        };
+        let walltime = |j: &SlurmJob| match j.time_limit {
+            fairsort::slurm::job::TimeLimit::Minutes(m) => Some(f64::from(m) * 60.0),
+            _ => None,
+        };
+        let mut jobs = Vec::with_capacity(inp.jobs.len());
+        let mut in_rows = vec![false; inp.jobs.len()];
+        for (pos, r) in order.ranked.iter().enumerate() {
+            let Some(row) = rows.get(r.job as usize) else {
+                continue;
+            };
+            let job = inp.jobs.get(row.job);
+            if let Some(seen) = in_rows.get_mut(row.job) {
+                *seen = true;
+            }
+            jobs.push(QueueJob {
+                id: row.id.clone(),
+                user: row.user.clone(),
+                account: row.account.clone(),
+                queue: row.partition.clone(),
+                phase: Phase::Pending,
+                cores: job.map_or(1.0, |j| f64::from(j.cpus)),
+                walltime: job.and_then(walltime),
+                rank: Some(pos + 1),
+                value: Some(if self.values.is_some() {
+                    r.value
+                } else {
+                    row.priority as f64
+                }),
+            });
+        }
+        for (j, seen) in inp.jobs.iter().zip(in_rows) {
+            if seen {
+                continue;
+            }
+            let running =
+                j.state.eq_ignore_ascii_case("RUNNING") || j.state.eq_ignore_ascii_case("R");
+            jobs.push(QueueJob {
+                id: j.id.clone(),
+                user: j.user.clone(),
+                account: j.account.clone(),
+                queue: j.partitions.first().cloned().unwrap_or_default(),
+                phase: if running {
+                    Phase::Running
+                } else {
+                    Phase::Other
+                },
+                cores: f64::from(j.cpus),
+                walltime: walltime(j),
+                rank: None,
+                value: None,
+            });
+        }
+        let (tree, results, algorithms) = match &inp.tree {
+            Some((t, r)) => (Some(t.clone()), vec![r.clone()], vec![r.algorithm]),
+            None => (None, Vec::new(), Vec::new()),
+        };
+        Ok(report::OrderMetrics {
+            scheduler: "slurm",
+            jobs,
+            tree,
+            results,
+            algorithms,
+        })
+    }
+
     fn sources(&self) -> &Sources {
         &self.inp.sources
     }
