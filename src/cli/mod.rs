@@ -23,6 +23,7 @@ pub mod plot;
 pub mod progress;
 pub mod qmgr;
 pub mod replay;
+pub mod report;
 pub mod say;
 pub mod share;
 pub mod shell;
@@ -94,6 +95,10 @@ pub enum Command {
     /// Forecast a PBS or Slurm site's queue from a snapshot: what starts now, when each pending
     /// job will start, and why it waits (docs/forecast.md).
     Forecast(Box<forecast::Args>),
+    /// Write a self-contained HTML report: the queue with each job's terms, the share tree and
+    /// factor curves; `report replay` two policies side by side; `report forecast`
+    /// (docs/report.md).
+    Report(Box<report::Args>),
     /// List the home's audit log: who changed what, when (local time; --utc, --epoch).
     Audit(audit::Args),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
@@ -120,6 +125,7 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Replay(args) => replay::run(*args, &global),
         Command::Forecast(args) => forecast::run(*args, &global),
         Command::Plot(args) => plot::run(*args, &global),
+        Command::Report(args) => report::run(*args, &global),
         Command::Init(args) => init::run(args, &global),
         Command::Audit(args) => audit::run(args, &global),
         Command::Completions(args) => shell::completions(args),
