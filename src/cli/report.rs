@@ -126,7 +126,7 @@ fn queue(inputs: super::order::Inputs, out: Out, global: &Global) -> CliResult {
     }
     let mut sections =
         vec![report::queue_section(&o.sc, &o.program, &o.dry, limits).map_err(report_failure)?];
-    let tree = (o.dry.shares.as_ref().map(|c| &c.tree)).or(o.sc.setup.tree.as_ref());
+    let tree = (o.tree.as_ref()).or(o.dry.shares.as_ref().map(|c| &c.tree));
     if let Some(tree) = tree {
         sections.extend(
             report::share_sections(tree, &Options::default(), limits).map_err(report_failure)?,

@@ -238,6 +238,9 @@ pub(crate) struct Ordered {
     pub(crate) dry: DryRun,
     /// What would crash or mislead pbs_sched on this formula and queue.
     pub(crate) warnings: Vec<String>,
+    /// The site's share tree as `share` computes over it (the dry run's may add PBS's
+    /// `unknown` group for the queue's entities the tree lacks).
+    pub(crate) tree: Option<fairsort::fairshare::Tree>,
 }
 
 /// The PBS path's order of every job, as `run` computes it before printing.
@@ -250,8 +253,11 @@ pub(super) fn ordered(args: &Args, global: &Global, jobs: JobsIn) -> Result<Orde
     } else {
         sc.compile(sc.formula_source()?)?
     };
+    // The dry run takes the tree (a copy of it here, once).
+    let tree = sc.setup.tree.clone();
     let (dry, _, warnings) = order_in_cycle(&mut sc, &program, no_formula, None)?;
     Ok(Ordered {
+        tree,
         sc,
         program,
         no_formula,
