@@ -477,3 +477,55 @@ fn the_forecast_report_shows_forecast_json_and_opens_in_chromium() {
         assert_sections_draw(&browser, &file, &["forecast"], dir.path());
     }
 }
+
+#[test]
+fn the_tables_sort_when_a_heading_is_clicked() {
+    let Some(browser) = chromium() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    report(dir.path(), "queue.html", &["--example"]);
+    // A page that loads the report in a frame, clicks the `value` heading twice and the
+    // `owner` heading once, and writes down the columns after each click.
+    let wrapper = dir.path().join("click.html");
+    std::fs::write(
+        &wrapper,
+        r#"<!DOCTYPE html><html><body><pre id="out"></pre>
+<iframe id="f" src="queue.html" onload="
+var t = document.getElementById('f').contentDocument.getElementById('queue-jobs');
+var heads = t.querySelectorAll('thead th');
+function column(i, attr) {
+  return Array.prototype.map.call(t.tBodies[0].rows, function (r) {
+    return attr ? r.cells[i].getAttribute('data-v') : r.cells[i].textContent;
+  }).join(',');
+}
+heads[4].click(); var asc = column(4, true);
+heads[4].click(); var desc = column(4, true);
+heads[2].click(); var owners = column(2, false);
+document.getElementById('out').textContent = asc + '|' + desc + '|' + owners;
+"></iframe></body></html>"#,
+    )
+    .unwrap();
+    let (dom, _) = run_chromium(
+        &browser,
+        &url(&wrapper),
+        &[
+            "--allow-file-access-from-files".to_string(),
+            "--dump-dom".to_string(),
+        ],
+    );
+    let out = dom
+        .split("<pre id=\"out\">")
+        .nth(1)
+        .and_then(|s| s.split("</pre>").next())
+        .unwrap();
+    let parts: Vec<&str> = out.split('|').collect();
+    assert_eq!(parts.len(), 3, "the clicks did not run: {out}");
+    let nums = |s: &str| -> Vec<f64> { s.split(',').map(|v| v.parse().unwrap()).collect() };
+    let (asc, desc) = (nums(parts[0]), nums(parts[1]));
+    assert_eq!(asc.len(), 9);
+    assert!(asc.windows(2).all(|w| w[0] <= w[1]), "{asc:?}");
+    assert_eq!(desc, asc.iter().rev().copied().collect::<Vec<_>>());
+    let owners: Vec<&str> = parts[2].split(',').collect();
+    let mut sorted = owners.clone();
+    sorted.sort();
+    assert_eq!(owners, sorted);
+}
