@@ -3,6 +3,8 @@
 //! of `forecast`, gathered by those commands' own code; the page is the library's
 //! (`fairsort::report`); this file writes it atomically (`-o -`: standard output).
 
+use super::order::pbs::Ordered;
+use super::order::ReportQueue;
 use super::{CliResult, Failure, Global};
 use fairsort::fairshare::Options;
 use fairsort::report::{self, Limits, Page, Policy};
@@ -120,7 +122,14 @@ fn write(path: &Path, page: &Page) -> CliResult {
 fn queue(inputs: super::order::Inputs, out: Out, global: &Global) -> CliResult {
     let path = output(&out)?.to_path_buf();
     let limits = limits(&out);
-    let o = super::order::formula_order(inputs, global)?;
+    match super::order::report_queue(inputs, global)? {
+        ReportQueue::Formula(o) => formula_queue(&path, *o, limits),
+        ReportQueue::Json(doc) => json_queue(&path, &doc, limits),
+    }
+}
+
+/// A queue ordered by a formula, its share tree and factor curves.
+fn formula_queue(path: &Path, o: Ordered, limits: Limits) -> CliResult {
     for w in &o.warnings {
         super::say::line(format_args!("warning: {w}"));
     }
@@ -154,10 +163,35 @@ fn queue(inputs: super::order::Inputs, out: Out, global: &Global) -> CliResult {
         facts,
         sections,
     };
-    write(&path, &page)?;
+    write(path, &page)?;
     // The process ends next: freeing a large tree node by node costs more than the page.
     std::mem::forget(o);
     Ok(())
+}
+
+/// A Slurm or flux queue from its `order --json` document.
+fn json_queue(path: &Path, doc: &serde_json::Value, limits: Limits) -> CliResult {
+    let sources = doc.get("sources").and_then(|s| s.as_object());
+    let scheduler = (sources.and_then(|s| s.get("scheduler")))
+        .and_then(|s| s.as_str())
+        .unwrap_or("");
+    // Each source as `tree: file --tree sshare.txt (...)`: its members that are set.
+    let lines: Vec<String> = (sources.into_iter().flatten())
+        .filter_map(|(k, v)| {
+            let parts: Vec<String> = (v.as_object()?.iter())
+                .filter(|(_, x)| !x.is_null())
+                .map(|(_, x)| x.as_str().map_or_else(|| x.to_string(), str::to_string))
+                .collect();
+            Some(format!("{k:<10}{}", parts.join(" ")))
+        })
+        .collect();
+    let facts = vec![("sources".to_string(), lines.join("\n"))];
+    let page = Page {
+        title: format!("fairsort report: a {scheduler} queue"),
+        facts,
+        sections: vec![report::json_queue_section(doc, scheduler, limits)],
+    };
+    write(path, &page)
 }
 
 /// `fairsort report replay`.

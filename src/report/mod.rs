@@ -8,6 +8,7 @@
 
 mod error;
 mod forecast;
+mod json_queue;
 mod page;
 mod queue;
 mod replay;
@@ -15,6 +16,7 @@ mod share;
 
 pub use error::ReportError;
 pub use forecast::forecast_section;
+pub use json_queue::json_queue_section;
 pub use page::{render, Cell, Column, Figure, Page, Section, Table};
 pub use queue::queue_section;
 pub use replay::{replay_sections, Policy};

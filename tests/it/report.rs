@@ -219,6 +219,20 @@ fn table(html: &str, id: &str) -> Vec<Vec<(String, Option<String>)>> {
         .collect()
 }
 
+/// The headings of a table.
+fn headings(html: &str, id: &str) -> Vec<String> {
+    let start = html
+        .find(&format!("<table class=\"sortable\" id=\"{id}\">"))
+        .unwrap_or_else(|| panic!("no table {id}"));
+    let rest = &html[start..];
+    let head =
+        &rest[rest.find("<thead>").unwrap() + "<thead>".len()..rest.find("</thead>").unwrap()];
+    head.split("<th")
+        .skip(1)
+        .map(|h| unescape(h.split_once('>').unwrap().1.split("</th>").next().unwrap()))
+        .collect()
+}
+
 fn json_of(args: &[&str]) -> Value {
     let o = fairsort().args(args).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -424,13 +438,6 @@ fn errors_follow_the_contract_and_leave_no_file() {
         .map(|e| e.unwrap().file_name())
         .collect();
     assert_eq!(names, ["r.html"]);
-    // Slurm's multifactor priority is `order`'s: a usage error that says so.
-    fairsort()
-        .args(["report", "--example", "slurm", "-o"])
-        .arg(&out)
-        .assert()
-        .code(2)
-        .stderr(predicates::str::contains("order --json"));
 }
 
 #[test]
@@ -528,4 +535,53 @@ document.getElementById('out').textContent = asc + '|' + desc + '|' + owners;
     let mut sorted = owners.clone();
     sorted.sort();
     assert_eq!(owners, sorted);
+}
+
+#[test]
+fn slurm_and_flux_queues_show_their_order_json_factors() {
+    let dir = tempfile::tempdir().unwrap();
+    for example in ["slurm", "flux"] {
+        let file = report(
+            dir.path(),
+            &format!("{example}.html"),
+            &["--example", example],
+        );
+        let html = std::fs::read_to_string(&file).unwrap();
+        let doc = json_of(&["order", "--example", example, "--json"]);
+        let jobs = doc["jobs"].as_array().unwrap();
+        let names = headings(&html, "queue-jobs");
+        let rows = table(&html, "queue-jobs");
+        assert_eq!(rows.len(), jobs.len(), "{example}");
+        let col = |n: &str| {
+            names
+                .iter()
+                .position(|h| h == n)
+                .unwrap_or_else(|| panic!("{n}"))
+        };
+        for (row, job) in rows.iter().zip(jobs) {
+            let id = match &job["id"] {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            assert_eq!(row[col("id")].0, id, "{example}");
+            // Exact: the document's own number text (none for a job the plugin rejects).
+            let exact = |v: &Value| (!v.is_null()).then(|| v.to_string());
+            assert_eq!(
+                row[col("priority")].1,
+                exact(&job["priority"]),
+                "{example} {id}"
+            );
+            assert_eq!(
+                row[col("factors.fairshare")]
+                    .1
+                    .as_deref()
+                    .map(|v| v.parse::<f64>().unwrap()),
+                job["factors"]["fairshare"].as_f64(),
+                "{example} {id}"
+            );
+        }
+        if let Some(browser) = chromium() {
+            assert_loads(&browser, &file, &["queue"]);
+        }
+    }
 }

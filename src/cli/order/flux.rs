@@ -142,6 +142,14 @@ fn refuse_other_flags(args: &Args) -> Result<(), Failure> {
 
 /// Runs the flux path of `fairsort order`.
 pub(super) fn run(args: &Args, jobs: JobsIn) -> CliResult {
+    let mut out = std::io::BufWriter::new(std::io::stdout());
+    run_to(args, jobs, &mut out)?;
+    out.flush()?;
+    Ok(())
+}
+
+/// The flux path of `fairsort order`, printed on `out`.
+pub(super) fn run_to(args: &Args, jobs: JobsIn, out: &mut (dyn Write + Send)) -> CliResult {
     refuse_other_flags(args)?;
     let inp = load(args, jobs)?;
     let mode = args.flux_queue_factor.unwrap_or_default();
@@ -186,10 +194,7 @@ pub(super) fn run(args: &Args, jobs: JobsIn) -> CliResult {
         against,
         sources,
     };
-    let mut out = std::io::BufWriter::new(std::io::stdout());
-    report::print(&mut out, args, &order)?;
-    out.flush()?;
-    Ok(())
+    report::print(out, args, &order)
 }
 
 /// A flux-accounting site's priorities (and a what-if), for the one output path.

@@ -300,18 +300,35 @@ fn read_formula_file(args: &mut Args) -> Result<(), Failure> {
     Ok(())
 }
 
-/// The command line's queue ordered by a formula (a PBS queue, a fairsort job list, a Slurm
-/// queue without a slurm.conf), as `fairsort order` computes it, for `fairsort report`.
-pub(crate) fn formula_order(inputs: Inputs, global: &Global) -> Result<pbs::Ordered, Failure> {
+/// A queue for `fairsort report`: ordered by a formula (the dry run itself), or by Slurm's
+/// multifactor priority or flux's mf_priority (their `order --json` document).
+pub(crate) enum ReportQueue {
+    /// A PBS queue, a fairsort job list, a Slurm queue without a slurm.conf.
+    Formula(Box<pbs::Ordered>),
+    /// Slurm's or flux's `order --json`.
+    Json(serde_json::Value),
+}
+
+/// The command line's queue, as `fairsort order` computes it, for `fairsort report`.
+pub(crate) fn report_queue(inputs: Inputs, global: &Global) -> Result<ReportQueue, Failure> {
     let mut args = Args::of(inputs);
     read_formula_file(&mut args)?;
     let jobs = JobsIn::of(&args)?;
-    match path(&args, global, &jobs)? {
-        Path::Pbs => pbs::ordered(&args, global, jobs),
-        Path::Slurm(_) | Path::Flux => Err(Failure::usage(
-            "report covers queues ordered by a job_sort_formula (a PBS queue, a fairsort job list, a Slurm account tree with --formula); for Slurm's multifactor priority and flux's mf_priority use `fairsort order --json`",
-        )),
+    let path = path(&args, global, &jobs)?;
+    if let Path::Pbs = path {
+        return Ok(ReportQueue::Formula(Box::new(pbs::ordered(
+            &args, global, jobs,
+        )?)));
     }
+    args.json = true;
+    let mut doc = Vec::new();
+    match path {
+        Path::Slurm(base) => slurm::run_to(&args, base, jobs, &mut doc)?,
+        _ => flux::run_to(&args, jobs, &mut doc)?,
+    }
+    let doc = serde_json::from_slice(&doc)
+        .map_err(|e| Failure::user(format!("internal: the order's JSON: {e}")))?;
+    Ok(ReportQueue::Json(doc))
 }
 
 /// Whether the command line names the subcommand by its alias `demo` (`fairsort demo` =

@@ -386,6 +386,19 @@ fn texts_of_home(
 /// Runs the Slurm path of `fairsort order` (`--slurm-conf FILE`, `--example sprio`, or a home
 /// with a Slurm configuration).
 pub(super) fn run(args: &Args, base: SlurmBase, jobs: JobsIn) -> CliResult {
+    let mut out = std::io::BufWriter::new(std::io::stdout());
+    run_to(args, base, jobs, &mut out)?;
+    out.flush()?;
+    Ok(())
+}
+
+/// The Slurm path of `fairsort order`, printed on `out`.
+pub(super) fn run_to(
+    args: &Args,
+    base: SlurmBase,
+    jobs: JobsIn,
+    out: &mut (dyn Write + Send),
+) -> CliResult {
     refuse_pbs_flags(args)?;
     let inp = match base {
         SlurmBase::Files => load(args, texts_of_files(args, jobs)?, None)?,
@@ -397,7 +410,7 @@ pub(super) fn run(args: &Args, base: SlurmBase, jobs: JobsIn) -> CliResult {
             inp
         }
     };
-    run_with(args, inp)
+    run_with(args, inp, out)
 }
 
 /// PBS's (and flux's) flags have no meaning on a Slurm queue: a usage error names them rather
@@ -462,7 +475,7 @@ struct SlurmOrder<'a> {
     against: Option<(String, String, WhatIf)>,
 }
 
-fn run_with(args: &Args, inp: Inputs) -> CliResult {
+fn run_with(args: &Args, inp: Inputs, out: &mut (dyn Write + Send)) -> CliResult {
     let weights = Weights::of(&inp.conf);
     let rows = rows_with(&inp, &weights);
     let formula = args.formula.as_deref().map(compile).transpose()?;
@@ -518,10 +531,7 @@ fn run_with(args: &Args, inp: Inputs) -> CliResult {
         values,
         against,
     };
-    let mut out = std::io::BufWriter::new(std::io::stdout());
-    report::print(&mut out, args, &order)?;
-    out.flush()?;
-    Ok(())
+    report::print(out, args, &order)
 }
 
 impl SlurmOrder<'_> {
