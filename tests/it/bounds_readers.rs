@@ -341,9 +341,15 @@ fn accounting_amounts_no_real_job_has_are_skipped() {
             String::from_utf8_lossy(&out.stderr),
         );
         if value.ends_with("00:01:00") {
-            assert!(stdout.starts_with("charged 1 job(s), total 60;"), "{stdout}");
+            assert!(
+                stdout.starts_with("charged 1 job(s), total 60;"),
+                "{stdout}"
+            );
         } else {
-            assert!(stderr.contains("20240414:1: bad value"), "{value}: {stderr}");
+            assert!(
+                stderr.contains("20240414:1: bad value"),
+                "{value}: {stderr}"
+            );
             assert!(stdout.contains("1 malformed record(s) skipped"), "{stdout}");
         }
     }

@@ -70,6 +70,7 @@ mod qmgr_language;
 mod qmgr_pbs_verdicts;
 mod readers_agree;
 mod replay;
+mod report;
 mod share_cli;
 mod share_flux_db;
 mod site_home;
