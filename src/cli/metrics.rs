@@ -147,7 +147,12 @@ pub fn run(args: Args, global: &Global) -> CliResult {
     };
     // The process ends next: a million nodes' names are not freed one by one.
     std::mem::forget(metrics);
-    written
+    written?;
+    // A file written for a collector is said in one line (what a service's journal keeps).
+    if let Some(path) = &args.output {
+        crate::outln!("{}", super::say::written(path, Some(started.elapsed())));
+    }
+    Ok(())
 }
 
 /// `order`'s arguments for the inputs of `args` (the flags that print are left off).

@@ -115,7 +115,9 @@ fn write(path: &Path, page: &Page) -> CliResult {
         return Ok(());
     }
     fairsort::files::write_atomic(path, html.as_bytes())
-        .map_err(|e| Failure::user(format!("cannot write {}: {}", e.path.display(), e.source)))
+        .map_err(|e| Failure::user(format!("cannot write {}: {}", e.path.display(), e.source)))?;
+    crate::outln!("{}", super::say::written(path, None));
+    Ok(())
 }
 
 /// `fairsort report`: the queue, the share tree and the factor curves.

@@ -71,6 +71,7 @@ mod qmgr_pbs_verdicts;
 mod readers_agree;
 mod replay;
 mod report;
+mod service;
 mod share_cli;
 mod share_flux_db;
 mod site_home;
