@@ -6,7 +6,8 @@
 //! (`files`, `formula`, `fairshare`; `jobs`, `usage`; `order`) → one adapter per scheduler
 //! (`pbs`, `slurm`, `flux`, `swf`, `native`) → `inputs` (one detector per kind of input) →
 //! `home` (the persistent store of one site) → `scenario` (a site at one moment) → `ftest`,
-//! `replay` → `qmgr`, `plot`, `forecast` → `metrics` (Prometheus text of all of them). The command line is the binary's (`src/main.rs`); the library
+//! `replay` → `qmgr`, `plot`, `forecast` → `metrics` (Prometheus text of all of them), `report`
+//! (the HTML page over them). The command line is the binary's (`src/main.rs`); the library
 //! parses no command line and prints nothing.
 
 // No `unwrap`/`expect` outside tests: every failure a user can cause is an error value
@@ -37,6 +38,7 @@ pub mod pbs;
 pub mod plot;
 pub mod qmgr;
 pub mod replay;
+pub mod report;
 pub mod scenario;
 pub mod slurm;
 pub mod snippet;

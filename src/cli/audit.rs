@@ -40,7 +40,7 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<Record>, String> {
         if line.is_empty() {
             continue;
         }
-        let bad = |what: &str| format!("{file}: line {}: {what}", i + 1);
+        let bad = |what: &str| format!("{file}:{}: {what}", i + 1);
         let mut fields = line.splitn(3, '\t');
         let (Some(time), Some(who), Some(command)) = (fields.next(), fields.next(), fields.next())
         else {
@@ -110,10 +110,10 @@ mod tests {
         assert_eq!(r[1].command, "qmgr -c 'set server a=1'\tx");
         assert_eq!(
             parse("2024-04-13T12:00:00Z\troot@h\n", "a.log").unwrap_err(),
-            "a.log: line 1: expected time<TAB>user@host<TAB>command"
+            "a.log:1: expected time<TAB>user@host<TAB>command"
         );
         assert!(parse("x\ty\tz\n", "a.log")
             .unwrap_err()
-            .starts_with("a.log: line 1: bad time `x`"));
+            .starts_with("a.log:1: bad time `x`"));
     }
 }

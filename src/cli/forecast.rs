@@ -13,9 +13,32 @@ use fairsort::scenario::{Base, JobsInput, ScenarioBuilder};
 use std::io::Write;
 use std::path::PathBuf;
 
-/// `fairsort forecast` arguments.
+/// `fairsort forecast` arguments: its inputs and what to print.
 #[derive(Debug, clap::Args)]
 pub struct Args {
+    /// The inputs.
+    #[command(flatten)]
+    pub inputs: Inputs,
+    /// Explain one job: what it waits for, the jobs ahead of it, what would start it sooner.
+    #[arg(long, value_name = "JOBID", conflicts_with_all = ["json", "csv", "top"])]
+    pub job: Option<String>,
+    /// Print the forecast as JSON (epoch seconds).
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print the forecast as CSV (epoch seconds).
+    #[arg(long)]
+    pub csv: bool,
+    /// Only the first N pending jobs of the order.
+    #[arg(long, value_name = "N")]
+    pub top: Option<usize>,
+    #[command(flatten)]
+    pub dates: DateFlags,
+}
+
+/// The inputs of `fairsort forecast` (and of `fairsort report forecast`): the snapshot and the
+/// policy; everything but what to print.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Inputs {
     /// The jobs: `qstat -f -F json` output (Slurm: `squeue --json`), running jobs included
     /// (`-`: standard input).
     #[arg(long, value_name = "FILE")]
@@ -34,18 +57,6 @@ pub struct Args {
     /// or a POSIX TZ string (default: the system's, `TZ`).
     #[arg(long, value_name = "ZONE", value_parser = super::dates::parse_zone)]
     pub tz: Option<jiff::tz::TimeZone>,
-    /// Explain one job: what it waits for, the jobs ahead of it, what would start it sooner.
-    #[arg(long, value_name = "JOBID", conflicts_with_all = ["json", "csv", "top"])]
-    pub job: Option<String>,
-    /// Print the forecast as JSON (epoch seconds).
-    #[arg(long, conflicts_with = "csv")]
-    pub json: bool,
-    /// Print the forecast as CSV (epoch seconds).
-    #[arg(long)]
-    pub csv: bool,
-    /// Only the first N pending jobs of the order.
-    #[arg(long, value_name = "N")]
-    pub top: Option<usize>,
     /// Forecast under another `backfill_depth` than the site's (what-if).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=10000))]
     pub backfill_depth: Option<u32>,
@@ -64,18 +75,24 @@ pub struct Args {
     /// `squeue --json` and `--node-state` `sinfo --json` (or `scontrol show nodes --json`).
     #[arg(long, value_name = "FILE")]
     pub slurm_conf: Option<PathBuf>,
-    #[command(flatten)]
-    pub dates: DateFlags,
+}
+
+impl std::ops::Deref for Args {
+    type Target = Inputs;
+    fn deref(&self) -> &Inputs {
+        &self.inputs
+    }
 }
 
 /// Runs `fairsort forecast`.
 pub fn run(args: Args, global: &Global) -> CliResult {
-    let fc = compute(&args, global)?;
+    let fc = forecast(&args.inputs, global)?;
     print(&args, &fc)
 }
 
-/// The forecast of `args`' snapshot (what `fairsort metrics` takes the waits of).
-pub(crate) fn compute(args: &Args, global: &Global) -> Result<Forecast, Failure> {
+/// The forecast of the command line's snapshot: a Slurm site's (`--slurm-conf`), else the
+/// home's PBS site's.
+pub(crate) fn forecast(args: &Inputs, global: &Global) -> Result<Forecast, Failure> {
     if let Some(conf) = &args.slurm_conf {
         return slurm(args, conf);
     }
@@ -156,7 +173,7 @@ pub(crate) fn compute(args: &Args, global: &Global) -> Result<Forecast, Failure>
 }
 
 /// The Slurm path: the snapshot's own priorities, slurm.conf's backfill rules.
-fn slurm(args: &Args, conf: &std::path::Path) -> Result<Forecast, Failure> {
+fn slurm(args: &Inputs, conf: &std::path::Path) -> Result<Forecast, Failure> {
     for (given, flag) in [
         (args.reservations.is_some(), "--reservations"),
         (args.backfill_depth.is_some(), "--backfill-depth"),

@@ -1,7 +1,7 @@
-//! Error positions worded one way. fairsort's readers say `FILE: line N: message`; errors that
+//! Error positions worded one way. fairsort's readers say `FILE:LINE: message`; errors that
 //! carry a parser's own position (serde_json: `... at line L column C`; csv: `CSV error:
-//! record R (line: L, byte: B): ...`) are reworded to `FILE: line L, column C: message` and
-//! `FILE: line L: message`, dropping the repeated line where a reader already named it.
+//! record R (line: L, byte: B): ...`) are reworded to `FILE:L:C: message` and `FILE:L: message`,
+//! dropping the repeated line where a reader already named it.
 
 /// `message` with a JSON or CSV parser's position moved to the front, after the file name.
 pub fn locate(message: &str) -> String {
@@ -18,31 +18,28 @@ pub fn locate(message: &str) -> String {
     }
 }
 
-/// Splits `FILE: the rest` when the first segment looks like a file name (no spaces, not a
-/// `line N` position).
+/// Splits `FILE: the rest` or `FILE:LINE: the rest` when the first segment looks like a file
+/// name (no spaces); the line is dropped (the parser's own position is about to be said).
 fn file_prefix(s: &str) -> (Option<&str>, &str) {
     match s.split_once(": ") {
-        Some((f, r)) if !f.is_empty() && !f.contains(' ') && !f.starts_with("line") => (Some(f), r),
+        Some((f, r)) if !f.is_empty() && !f.contains(' ') => match f.rsplit_once(':') {
+            Some((name, n)) if !name.is_empty() && n.parse::<u64>().is_ok() => (Some(name), r),
+            _ => (Some(f), r),
+        },
         _ => (None, s),
     }
 }
 
-/// Drops a leading `line N: ` when N is `line` (the position is about to be said again).
-fn without_line(s: &str, line: u64) -> &str {
-    s.strip_prefix("line ")
-        .and_then(|r| r.split_once(": "))
-        .filter(|(n, _)| n.parse::<u64>() == Ok(line))
-        .map_or(s, |(_, r)| r)
-}
-
-fn join(file: Option<&str>, position: String, message: &str) -> String {
-    match file {
-        Some(f) => format!("{f}: {position}: {message}"),
-        None => format!("{position}: {message}"),
+fn join(file: Option<&str>, line: u64, col: Option<u64>, message: &str) -> String {
+    match (file, col) {
+        (Some(f), Some(c)) => format!("{f}:{line}:{c}: {message}"),
+        (Some(f), None) => format!("{f}:{line}: {message}"),
+        (None, Some(c)) => format!("line {line}, column {c}: {message}"),
+        (None, None) => format!("line {line}: {message}"),
     }
 }
 
-/// `FILE: ... message at line L column C` → `FILE: line L, column C: ... message`.
+/// `FILE: ... message at line L column C` → `FILE:L:C: ... message`.
 fn json_position(s: &str) -> Option<String> {
     let (head, pos) = s.rsplit_once(" at line ")?;
     let (line, col) = pos.split_once(" column ")?;
@@ -51,14 +48,10 @@ fn json_position(s: &str) -> Option<String> {
         return None;
     }
     let (file, message) = file_prefix(head);
-    Some(join(
-        file,
-        format!("line {line}, column {col}"),
-        without_line(message, line),
-    ))
+    Some(join(file, line, Some(col), message))
 }
 
-/// `FILE: [line N: ]CSV error: record R (line: L, byte: B): message` → `FILE: line L: message`.
+/// `FILE[:N]: CSV error: record R (line: L, byte: B): message` → `FILE:L: message`.
 fn csv_position(s: &str) -> Option<String> {
     let at = s.find("CSV error: record ")?;
     let (before, after) = s.split_at(at);
@@ -68,12 +61,12 @@ fn csv_position(s: &str) -> Option<String> {
     let message = rest.split_once("): ")?.1;
     let (file, prefix) = file_prefix(before);
     let prefix = prefix.trim_end().trim_end_matches(':');
-    let message = if prefix.is_empty() || prefix == format!("line {line}") {
+    let message = if prefix.is_empty() {
         message.to_string()
     } else {
         format!("{prefix}: {message}")
     };
-    Some(join(file, format!("line {line}"), &message))
+    Some(join(file, line, None, &message))
 }
 
 #[cfg(test)]
@@ -83,16 +76,16 @@ mod tests {
     #[test]
     fn json_positions_come_first() {
         assert_eq!(
-            locate("bad.json: line 4: key must be a string at line 4 column 16"),
-            "bad.json: line 4, column 16: key must be a string"
+            locate("bad.json:4: key must be a string at line 4 column 16"),
+            "bad.json:4:16: key must be a string"
         );
         assert_eq!(
             locate("q.json: qstat JSON: job `1.pbs`: key must be a string at line 1 column 36"),
-            "q.json: line 1, column 36: qstat JSON: job `1.pbs`: key must be a string"
+            "q.json:1:36: qstat JSON: job `1.pbs`: key must be a string"
         );
         assert_eq!(
             locate("j.json: job list: expected `,` or `}` at line 2 column 10"),
-            "j.json: line 2, column 10: job list: expected `,` or `}`"
+            "j.json:2:10: job list: expected `,` or `}`"
         );
         assert_eq!(
             locate("EOF while parsing a value at line 3 column 0"),
@@ -103,19 +96,19 @@ mod tests {
     #[test]
     fn csv_positions_come_first() {
         assert_eq!(
-            locate("jobs.csv: line 3: CSV error: record 2 (line: 3, byte: 27): found record with 2 fields, but the previous record has 3 fields"),
-            "jobs.csv: line 3: found record with 2 fields, but the previous record has 3 fields"
+            locate("jobs.csv:3: CSV error: record 2 (line: 3, byte: 27): found record with 2 fields, but the previous record has 3 fields"),
+            "jobs.csv:3: found record with 2 fields, but the previous record has 3 fields"
         );
         assert_eq!(
             locate("x.csv: CSV error: record 1 (line: 2, byte: 9): invalid UTF-8"),
-            "x.csv: line 2: invalid UTF-8"
+            "x.csv:2: invalid UTF-8"
         );
     }
 
     #[test]
     fn other_messages_are_kept() {
         for m in [
-            "tree.toml: line 2: invalid table header\nexpected `.`, `]]`",
+            "tree.toml:2: invalid table header\nexpected `.`, `]]`",
             "no job `x` in the queue",
             "a message that says at line nine column ten",
             "Invalid Formula Format: this `(` is never closed\nat line 1, column 1",

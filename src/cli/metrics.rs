@@ -147,45 +147,35 @@ pub fn run(args: Args, global: &Global) -> CliResult {
     };
     // The process ends next: a million nodes' names are not freed one by one.
     std::mem::forget(metrics);
-    written
+    written?;
+    // A file written for a collector is said in one line (what a service's journal keeps).
+    if let Some(path) = &args.output {
+        crate::outln!("{}", super::say::written(path, Some(started.elapsed())));
+    }
+    Ok(())
 }
 
 /// `order`'s arguments for the inputs of `args` (the flags that print are left off).
 fn order_args(args: &Args) -> super::order::Args {
-    super::order::Args {
+    let mut o = super::order::Args::of(super::order::Inputs {
         example: args.example.clone(),
         jobs: args.jobs.clone(),
         jobs_format: args.jobs_format,
         formula: args.formula.clone(),
         formula_file: args.formula_file.clone(),
-        threshold: None,
-        no_threshold: false,
         tree: args.tree.clone(),
         tree_format: args.tree_format,
         usage: args.usage.clone(),
-        unknown_shares: None,
-        entity: None,
-        algorithm: None,
-        fair_share: false,
-        no_fair_share: false,
-        queue_priority: Vec::new(),
-        resource: Vec::new(),
-        pbs_compat: false,
-        top: None,
-        json: true,
-        csv: false,
-        explain: None,
-        against: None,
-        movers: 0,
         slurm_conf: args.slurm_conf.clone(),
         qos: args.qos.clone(),
         assoc: args.assoc.clone(),
         at: args.at,
         tz: args.tz.clone(),
-        against_weights: None,
-        flux_queue_factor: None,
-        flux_fairshare: None,
-    }
+        ..Default::default()
+    });
+    o.json = true;
+    o.movers = 0;
+    o
 }
 
 /// The tree alone (no queue): `--tree` with `--usage`, else the home's tree with its usage,
@@ -259,24 +249,19 @@ fn waits(args: &Args, global: &Global, order: &OrderMetrics) -> Result<Vec<Wait>
             "--node-state forecasts a site's own snapshot (--jobs with the home's PBS site, or --slurm-conf): an example has no nodes",
         ));
     }
-    let fargs = super::forecast::Args {
+    let fargs = super::forecast::Inputs {
         jobs: jobs.clone(),
         node_state: nodes.clone(),
         reservations: args.reservations.clone(),
         at: args.at,
         tz: args.tz.clone(),
-        job: None,
-        json: false,
-        csv: false,
-        top: None,
         backfill_depth: None,
         strict_ordering: None,
         against: None,
         against_weights: None,
         slurm_conf: args.slurm_conf.clone(),
-        dates: Default::default(),
     };
-    let fc = super::forecast::compute(&fargs, global)?;
+    let fc = super::forecast::forecast(&fargs, global)?;
     let accounts: std::collections::HashMap<&str, &str> = order
         .jobs
         .iter()

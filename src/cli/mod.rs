@@ -24,6 +24,7 @@ pub mod plot;
 pub mod progress;
 pub mod qmgr;
 pub mod replay;
+pub mod report;
 pub mod say;
 pub mod share;
 pub mod shell;
@@ -98,6 +99,10 @@ pub enum Command {
     /// Write the site's fair share, queue, forecast waits and usage state as Prometheus
     /// metrics, for node_exporter's textfile collector (docs/metrics.md).
     Metrics(Box<metrics::Args>),
+    /// Write a self-contained HTML report: the queue with each job's terms, the share tree and
+    /// factor curves; `report replay` two policies side by side; `report forecast`
+    /// (docs/report.md).
+    Report(Box<report::Args>),
     /// List the home's audit log: who changed what, when (local time; --utc, --epoch).
     Audit(audit::Args),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
@@ -124,6 +129,7 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Replay(args) => replay::run(*args, &global),
         Command::Forecast(args) => forecast::run(*args, &global),
         Command::Plot(args) => plot::run(*args, &global),
+        Command::Report(args) => report::run(*args, &global),
         Command::Init(args) => init::run(args, &global),
         Command::Metrics(args) => metrics::run(*args, &global),
         Command::Audit(args) => audit::run(args, &global),

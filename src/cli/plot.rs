@@ -170,15 +170,17 @@ fn replay_plot(args: Args, global: &Global) -> CliResult {
     let to = |kind: PlotKind| (args.kind == kind).then(|| args.output.clone());
     super::replay::plot(
         super::replay::Args {
-            trace,
-            model: args.model,
-            formula: args.formula,
-            slurm_conf: args.slurm_conf,
-            flux_db: args.flux_db,
-            qos: args.qos,
-            tree: args.tree,
-            tree_format: args.tree_format,
-            against: args.against,
+            inputs: super::replay::Inputs {
+                trace,
+                model: args.model,
+                formula: args.formula,
+                slurm_conf: args.slurm_conf,
+                flux_db: args.flux_db,
+                qos: args.qos,
+                tree: args.tree,
+                tree_format: args.tree_format,
+                against: args.against,
+            },
             json: false,
             csv: false,
             attainment_csv: false,

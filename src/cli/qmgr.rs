@@ -38,7 +38,7 @@ pub fn run(args: Args, global: &Global) -> CliResult {
                 .map_err(|e| Failure::user(format!("reading standard input: {e}")))?;
             if let Some(line) = fairsort::files::lines::first_overlong_line(text.as_bytes()) {
                 return Err(Failure::user(format!(
-                    "standard input: line {line}: {}",
+                    "<stdin>:{line}: {}",
                     fairsort::files::lines::too_long_message()
                 )));
             }

@@ -18,7 +18,7 @@ use fairsort::home::state::{replay_mem_kb, HomeState};
 use fairsort::inputs::{read_tree, TreeFormat};
 use fairsort::replay::Decay;
 use fairsort::replay::{
-    attainment, attainment_svg, read_trace, replay_flux, replay_slurm, replay_with, summarize,
+    attainment, attainment_svg, read_trace_in, replay_flux, replay_slurm, replay_with, summarize,
     waits_svg, Attainment, Backfill, Cluster, EntityStats, FluxPolicy, Options, Outcome, Report,
     SlurmPolicy, Trace, TraceFormat,
 };
@@ -33,9 +33,34 @@ use std::path::{Path, PathBuf};
 /// The half-life when neither `--half-life` nor a home gives one: 7 days.
 const DEFAULT_HALF_LIFE: f64 = 604_800.0;
 
-/// Arguments of `fairsort replay`.
+/// Arguments of `fairsort replay`: its inputs and what to print.
 #[derive(Debug, clap::Args)]
 pub struct Args {
+    /// The inputs.
+    #[command(flatten)]
+    pub inputs: Inputs,
+    /// Print JSON: the summary, share attainment over time and every job's id, submit, start
+    /// and end (streamed).
+    #[arg(long, conflicts_with_all = ["csv", "attainment_csv"])]
+    pub json: bool,
+    /// Print CSV: one row per user and per account.
+    #[arg(long, conflicts_with = "attainment_csv")]
+    pub csv: bool,
+    /// Print CSV of share attainment over time: one row per policy, account or user, interval.
+    #[arg(long)]
+    pub attainment_csv: bool,
+    /// Write an SVG plot of share attainment per account over time.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot_attainment: Option<PathBuf>,
+    /// Write an SVG plot of the distribution of waits (one line per policy).
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot_waits: Option<PathBuf>,
+}
+
+/// The inputs of `fairsort replay` (and of `fairsort report replay`): the trace, the model and
+/// the policies; everything but what to print.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Inputs {
     /// The trace: SWF, a PBS accounting log (or directory of daily logs), `sacct -P` or
     /// `sacct --json` output, or a flux-accounting database (its jobs table).
     #[arg(long, value_name = "FILE")]
@@ -69,22 +94,13 @@ pub struct Args {
     /// A second formula replayed on the same trace, shown side by side.
     #[arg(long, value_name = "FORMULA", allow_hyphen_values = true)]
     pub against: Option<String>,
-    /// Print JSON: the summary, share attainment over time and every job's id, submit, start
-    /// and end (streamed).
-    #[arg(long, conflicts_with_all = ["csv", "attainment_csv"])]
-    pub json: bool,
-    /// Print CSV: one row per user and per account.
-    #[arg(long, conflicts_with = "attainment_csv")]
-    pub csv: bool,
-    /// Print CSV of share attainment over time: one row per policy, account or user, interval.
-    #[arg(long)]
-    pub attainment_csv: bool,
-    /// Write an SVG plot of share attainment per account over time.
-    #[arg(long, value_name = "FILE.svg")]
-    pub plot_attainment: Option<PathBuf>,
-    /// Write an SVG plot of the distribution of waits (one line per policy).
-    #[arg(long, value_name = "FILE.svg")]
-    pub plot_waits: Option<PathBuf>,
+}
+
+impl std::ops::Deref for Args {
+    type Target = Inputs;
+    fn deref(&self) -> &Inputs {
+        &self.inputs
+    }
 }
 
 /// How a trace is read and replayed, shared by `fairsort replay` and `fairsort plot
@@ -95,6 +111,11 @@ pub struct Model {
     /// database's jobs table; default: detected from the first line, or the SQLite header).
     #[arg(long, value_name = "FORMAT")]
     pub trace_format: Option<String>,
+    /// The site's time zone, which the dates of PBS accounting logs and `sacct -P` rows are read
+    /// in (both schedulers write local time without a zone): an IANA name such as
+    /// `Europe/Paris`, or `UTC` (default: `TZ`, else the system's zone).
+    #[arg(long, value_name = "ZONE", value_parser = super::dates::parse_zone)]
+    pub tz: Option<jiff::tz::TimeZone>,
     /// Nodes of the cluster model (default: the home's replay_nodes, else the SWF header's
     /// MaxNodes).
     #[arg(long)]
@@ -146,7 +167,7 @@ fn compile(src: &str, json: bool) -> Result<Program, Failure> {
 /// when the cores per node taken from the headers do not give MaxProcs (the model's nodes are
 /// identical: MaxProcs / MaxNodes rounded down, at least 1).
 fn cluster(
-    args: &Args,
+    args: &Inputs,
     trace: &Trace,
     state: Option<&HomeState>,
 ) -> Result<(Cluster, Option<String>), Failure> {
@@ -243,7 +264,7 @@ struct HomeInputs {
 
 /// Reads the home, if one exists: its state, and its share tree unless `--tree` is
 /// given (PBS trees get the home's `unknown_shares`).
-fn home_inputs(args: &Args, global: &Global) -> Result<HomeInputs, Failure> {
+fn home_inputs(args: &Inputs, global: &Global) -> Result<HomeInputs, Failure> {
     let Some(home) =
         Home::find(global.home.as_deref()).map_err(|e| Failure::user(e.to_string()))?
     else {
@@ -287,7 +308,7 @@ fn home_inputs(args: &Args, global: &Global) -> Result<HomeInputs, Failure> {
 }
 
 /// The share tree of the replay: `--tree FILE`, else the home's, else none.
-fn site_tree(args: &Args, home: &HomeInputs) -> Result<Option<TreeSpec>, Failure> {
+fn site_tree(args: &Inputs, home: &HomeInputs) -> Result<Option<TreeSpec>, Failure> {
     match &args.tree {
         Some(p) => read_tree(p, args.tree_format)
             .map(Some)
@@ -298,7 +319,7 @@ fn site_tree(args: &Args, home: &HomeInputs) -> Result<Option<TreeSpec>, Failure
 
 /// The formula and half-life: the flags, else the home's (if one exists), else an error for
 /// the formula and 7 days for the half-life.
-fn defaults(args: &Args, state: Option<&HomeState>) -> Result<(String, f64), Failure> {
+fn defaults(args: &Inputs, state: Option<&HomeState>) -> Result<(String, f64), Failure> {
     let formula = match (&args.formula, state) {
         (Some(f), _) => f.clone(),
         (None, Some(s)) => s.server.job_sort_formula.clone().ok_or_else(|| {
@@ -332,7 +353,7 @@ fn defaults(args: &Args, state: Option<&HomeState>) -> Result<(String, f64), Fai
 /// from the trace), the formula, the half-life (`--half-life`, slurm.conf, the home's PBS decay,
 /// or the 7-day default); usage is charged from the trace.
 fn replay_sources(
-    args: &Args,
+    args: &Inputs,
     home: &HomeInputs,
     slurm_half: Option<u32>,
     has_tree: bool,
@@ -396,29 +417,29 @@ fn replay_sources(
 }
 
 /// One policy's replay and what the output needs of it.
-struct Run {
-    label: &'static str,
-    formula: String,
-    outcome: Outcome,
-    report: Report,
-    attainment: Attainment,
+pub(crate) struct Run {
+    pub(crate) label: &'static str,
+    pub(crate) formula: String,
+    pub(crate) outcome: Outcome,
+    pub(crate) report: Report,
+    pub(crate) attainment: Attainment,
 }
 
-/// Runs `fairsort replay`.
 /// What `run` replays: the trace, the model and one run per policy (A, and B with --against).
-struct Replays {
-    formula_a: String,
-    half_life: f64,
-    sources: Sources,
-    trace: Trace,
-    cluster: Cluster,
-    runs: Vec<Run>,
+pub(crate) struct Replays {
+    pub(crate) formula_a: String,
+    pub(crate) half_life: f64,
+    pub(crate) sources: Sources,
+    pub(crate) trace: Trace,
+    pub(crate) cluster: Cluster,
+    pub(crate) runs: Vec<Run>,
     /// What the reading and the model took other than as written, one line each.
-    warnings: Vec<String>,
+    pub(crate) warnings: Vec<String>,
 }
 
-/// Reads the trace and replays it under the formula (and `--against`'s).
-fn replays(args: &Args, global: &Global) -> Result<Replays, Failure> {
+/// Reads the trace and replays it under the formula (and `--against`'s); `json`: formula
+/// errors as JSON.
+pub(crate) fn replays(args: &Inputs, json: bool, global: &Global) -> Result<Replays, Failure> {
     let format = match &args.model.trace_format {
         Some(f) => Some(f.parse::<TraceFormat>().map_err(Failure::usage)?),
         None => None,
@@ -466,14 +487,16 @@ fn replays(args: &Args, global: &Global) -> Result<Replays, Failure> {
         },
     };
     let a = match (&slurm, &flux_site) {
-        (None, None) => Some(compile(&formula_a, args.json)?),
+        (None, None) => Some(compile(&formula_a, json)?),
         _ => None,
     };
     let b = match &args.against {
-        Some(f) => Some(compile(f, args.json)?),
+        Some(f) => Some(compile(f, json)?),
         None => None,
     };
-    let mut trace = read_trace(&args.trace, format).map_err(|e| Failure::user(e.to_string()))?;
+    let zone = super::dates::zone_or_system(&args.model.tz);
+    let mut trace =
+        read_trace_in(&args.trace, format, &zone).map_err(|e| Failure::user(e.to_string()))?;
     let (cluster, cluster_warning) = cluster(args, &trace, home.state.as_ref())?;
     let mut warnings: Vec<String> = cluster_warning.into_iter().collect();
     for (what, n) in &trace.notes {
@@ -555,7 +578,7 @@ fn replays(args: &Args, global: &Global) -> Result<Replays, Failure> {
 /// The decay model of `--decay`, with its settings from the flags, else the home (PBS) or
 /// slurm.conf (Slurm), else the scheduler's defaults.
 fn decay_model(
-    args: &Args,
+    args: &Inputs,
     state: Option<&HomeState>,
     conf: Option<&fslurm::SlurmConf>,
     half_life: f64,
@@ -659,10 +682,11 @@ fn slurm_site(
 /// `fairsort plot attainment|waits`: replays as `run` does and writes only that picture
 /// (`args.plot_attainment` or `args.plot_waits`; `-` is standard output), no report.
 pub fn plot(args: Args, global: &Global) -> CliResult {
-    let Replays { trace, runs, .. } = replays(&args, global)?;
+    let Replays { trace, runs, .. } = replays(&args.inputs, args.json, global)?;
     write_plots(&args, &trace, &runs)
 }
 
+/// Runs `fairsort replay`.
 pub fn run(args: Args, global: &Global) -> CliResult {
     let Replays {
         formula_a,
@@ -672,7 +696,7 @@ pub fn run(args: Args, global: &Global) -> CliResult {
         cluster,
         runs,
         warnings,
-    } = replays(&args, global)?;
+    } = replays(&args.inputs, args.json, global)?;
     write_plots(&args, &trace, &runs)?;
     if args.json {
         return print_json(

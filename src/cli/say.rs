@@ -54,3 +54,17 @@ impl Drop for Capped {
         }
     }
 }
+
+/// The one line a command that writes a file (`metrics -o`, `report -o`) prints when done: the
+/// file, its size and the run's time, what a service's journal keeps of each run.
+pub fn written(path: &std::path::Path, took: Option<std::time::Duration>) -> String {
+    let bytes = std::fs::metadata(path).map_or(0, |m| m.len());
+    match took {
+        Some(t) => format!(
+            "{}: {bytes} bytes written in {:.3} s",
+            path.display(),
+            t.as_secs_f64()
+        ),
+        None => format!("{}: {bytes} bytes written", path.display()),
+    }
+}

@@ -8,7 +8,7 @@ use thiserror::Error;
 #[derive(Debug, Error)]
 pub enum FormatError {
     /// A bad line of a text input.
-    #[error("{file}: line {line}: {message}")]
+    #[error("{file}:{line}: {message}")]
     Line {
         /// File name or label.
         file: String,

@@ -290,7 +290,7 @@ mod tests {
         let e = check_line_lengths(bad.as_bytes(), "f")
             .unwrap_err()
             .to_string();
-        assert!(e.contains("line 3") && e.contains("longer than"), "{e}");
+        assert!(e.contains("f:3:") && e.contains("longer than"), "{e}");
     }
 
     /// Large inputs (whose lines are counted in parts): the same text, or the same first bad
@@ -309,7 +309,7 @@ mod tests {
             bytes[at] = b'x';
             let mut second = bytes.clone();
             second[(n - 1) * line.len() + 10] = b'x';
-            let want = format!("line {bad_line}");
+            let want = format!("f:{bad_line}:");
             for b in [&bytes, &second] {
                 let e = utf8(b, "f").unwrap_err().to_string();
                 assert!(
@@ -324,7 +324,7 @@ mod tests {
         assert!(utf8(b"ok\n\xff", "f")
             .unwrap_err()
             .to_string()
-            .contains("line 2"));
+            .contains("f:2:"));
     }
 
     /// `lines` cuts where `str::split('\n')` cuts, with the same numbers and `\r` removal.
@@ -351,7 +351,7 @@ mod tests {
         let got: Vec<_> = lines(&long, "f").collect();
         assert!(got[0].is_ok() && got[2].is_ok(), "{got:?}");
         let e = got[1].as_ref().unwrap_err().to_string();
-        assert!(e.contains("line 2") && e.contains("longer than"), "{e}");
+        assert!(e.contains("f:2:") && e.contains("longer than"), "{e}");
     }
 
     #[test]
@@ -381,7 +381,7 @@ mod tests {
     #[test]
     fn utf8_error_names_line() {
         let e = utf8(b"ok\nbad \xff\n", "f").unwrap_err();
-        assert_eq!(e.to_string(), "f: line 2: not valid UTF-8 text");
+        assert_eq!(e.to_string(), "f:2: not valid UTF-8 text");
     }
 
     #[test]

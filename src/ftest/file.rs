@@ -62,8 +62,8 @@ pub fn load(path: &Path) -> Result<TestFile, TestFileError> {
 pub fn parse(path: &str, text: &str) -> Result<TestFile, TestFileError> {
     if let Some(line) = crate::files::lines::first_overlong_line(text.as_bytes()) {
         return Err(TestFileError::Io {
-            path: path.to_string(),
-            message: format!("line {line}: {}", crate::files::lines::too_long_message()),
+            path: format!("{path}:{line}"),
+            message: crate::files::lines::too_long_message(),
         });
     }
     let raw: RawFile = toml::from_str(text)

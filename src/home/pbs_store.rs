@@ -238,7 +238,7 @@ impl PbsParts {
                     Some(None) => {
                         let line = q.attrs.get("queue_type").map_or(0, |a| a.line);
                         return Err(bad(format!(
-                            "{}: line {line}: queue {}: queue_type is neither Execution nor Route",
+                            "{}:{line}: queue {}: queue_type is neither Execution nor Route",
                             server.file, q.name
                         )));
                     }
@@ -247,7 +247,7 @@ impl PbsParts {
                 if let Some(p) = q.priority.filter(|p| !(-1024..=1023).contains(p)) {
                     let line = q.attrs.get("Priority").map_or(0, |a| a.line);
                     return Err(bad(format!(
-                        "{}: line {line}: queue {}: Priority {p} is not an integer from -1024 to 1023",
+                        "{}:{line}: queue {}: Priority {p} is not an integer from -1024 to 1023",
                         server.file, q.name
                     )));
                 }
@@ -323,7 +323,12 @@ impl PbsParts {
                 ));
             }
             for n in config.notes.iter().take(5) {
-                notes.push(format!("sched_config {n} (as pbs_sched logs it)"));
+                notes.push(format!(
+                    "{}:{}: {} (as pbs_sched logs it)",
+                    crate::pbs::site_files::sched_config::FILE,
+                    n.line,
+                    n.message
+                ));
             }
         }
         if let Some(h) = &self.holidays {
@@ -417,7 +422,7 @@ fn fair_share_settings(st: &mut HomeState, config: &SchedConfig) -> Result<(), H
     let line_of = |name: &str| config.get(name).last().map_or(0, |l| l.line);
     let at = |name: &str, msg: String| {
         bad(format!(
-            "{}: line {}: {name}: {msg}",
+            "{}:{}: {name}: {msg}",
             crate::pbs::site_files::sched_config::FILE,
             line_of(name)
         ))
@@ -765,7 +770,7 @@ mod tests {
             .apply(&HomeState::initial("a"))
             .unwrap_err()
             .to_string();
-        assert!(e.contains("line 1: fairshare_decay_factor"), "{e}");
+        assert!(e.contains(":1: fairshare_decay_factor"), "{e}");
         let s = site();
         let text = s.render().unwrap();
         assert_eq!(PbsSite::read(&text, std::path::Path::new("p")).unwrap(), s);

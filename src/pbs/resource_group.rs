@@ -533,19 +533,18 @@ mod tests {
         let e = |s: &str| parse_resource_group(s, 0).unwrap_err().to_string();
         assert_eq!(
             e("a 1 root 1\na 2 root 1\n"),
-            "resource_group: line 2: entity a is not unique"
+            "resource_group:2: entity a is not unique"
         );
         assert_eq!(
             e("unknown 5 root 1\n"),
-            "resource_group: line 1: entity unknown is not unique"
+            "resource_group:1: entity unknown is not unique"
         );
         assert_eq!(
             e("b 1 a 1\na 2 root 1\n"),
-            "resource_group: line 1: Parent ginfo of b doesnt exist."
+            "resource_group:1: Parent ginfo of b doesnt exist."
         );
-        assert!(e("a 1 root\n").starts_with("resource_group: line 1: resgroup: error on line 1."));
-        assert!(e("\n\na 1 root 1x\n")
-            .starts_with("resource_group: line 3: resgroup: error on line 3."));
+        assert!(e("a 1 root\n").starts_with("resource_group:1: resgroup: error on line 1."));
+        assert!(e("\n\na 1 root 1x\n").starts_with("resource_group:3: resgroup: error on line 3."));
         assert!(e("a x root 1\n").contains("id `x`"));
         assert!(e("a 1 root -4\n").contains("negative"));
     }

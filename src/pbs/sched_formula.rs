@@ -58,8 +58,7 @@ mod tests {
         assert!(e.to_string().starts_with("f: no formula"), "{e}");
         let e = read_sched_formula(b"ncpus\n\nwalltime\n", "f").unwrap_err();
         assert!(
-            e.to_string()
-                .starts_with("f: line 3: a second formula line"),
+            e.to_string().starts_with("f:3: a second formula line"),
             "{e}"
         );
         assert!(read_sched_formula(b"\xff\n", "f").is_err());

@@ -76,22 +76,24 @@ pub fn read_flux_trace(db: &Path, trace: &mut Trace) -> Result<(), TraceError> {
             trace.leave_out("no cores in R");
             return Ok(());
         }
-        trace.jobs.push(TraceJob {
-            id: id.to_string(),
-            submit: t_submit.floor() as i64,
-            run: (t_inactive - t_run).round() as i64,
-            walltime: jobspec.as_deref().and_then(jobspec_duration),
-            cores: cores as u64,
-            // flux's R names no memory: memory is not modelled for a flux trace.
-            mem: 0,
-            user: name.clone(),
-            account: bank
-                .filter(|b| !b.is_empty())
-                .or_else(|| default_bank.clone())
-                .unwrap_or_default(),
-            queue: String::new(),
-            qos: String::new(),
-        });
+        trace
+            .push(TraceJob {
+                id: id.to_string(),
+                submit: t_submit.floor() as i64,
+                run: (t_inactive - t_run).round() as i64,
+                walltime: jobspec.as_deref().and_then(jobspec_duration),
+                cores: cores as u64,
+                // flux's R names no memory: memory is not modelled for a flux trace.
+                mem: 0,
+                user: name.clone(),
+                account: bank
+                    .filter(|b| !b.is_empty())
+                    .or_else(|| default_bank.clone())
+                    .unwrap_or_default(),
+                queue: String::new(),
+                qos: String::new(),
+            })
+            .map_err(err)?;
         Ok(())
     });
     match read {

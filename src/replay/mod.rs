@@ -37,4 +37,4 @@ pub use sim::{
     Cluster, Decision, Options, Outcome, Placement, Progress, StartState, Why,
 };
 pub use slurm::SlurmPolicy;
-pub use trace::{read_trace, Trace, TraceError, TraceFormat, TraceJob};
+pub use trace::{read_trace, read_trace_in, Trace, TraceError, TraceFormat, TraceJob};

@@ -17,6 +17,14 @@ pub(crate) struct PbsTrace {
 }
 
 impl PbsTrace {
+    /// A reader of logs whose dates are wall-clock time in `zone` (PBS writes its local time).
+    pub(crate) fn in_zone(zone: &jiff::tz::TimeZone) -> Self {
+        PbsTrace {
+            records: RecordReader::in_zone(zone.clone()),
+            ..PbsTrace::default()
+        }
+    }
+
     /// Reads one file of the log (files in name order, one reader for all).
     pub(crate) fn read(
         &mut self,
@@ -123,18 +131,20 @@ impl PbsTrace {
             (None, Some(g)) => g.clone(),
             (None, None) => "default".to_string(),
         };
-        trace.jobs.push(TraceJob {
-            id,
-            submit,
-            run: end.saturating_sub(start).max(0),
-            walltime,
-            cores,
-            mem,
-            user: name("user"),
-            account,
-            queue: name("queue"),
-            qos: String::new(),
-        });
+        trace
+            .push(TraceJob {
+                id,
+                submit,
+                run: end.saturating_sub(start).max(0),
+                walltime,
+                cores,
+                mem,
+                user: name("user"),
+                account,
+                queue: name("queue"),
+                qos: String::new(),
+            })
+            .map_err(|m| line_err(path, line, m))?;
         Ok(())
     }
 }

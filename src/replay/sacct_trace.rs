@@ -10,9 +10,10 @@ use crate::replay::trace_job::{line_err, Trace, TraceError, TraceJob};
 use crate::slurm::job::{number, parse_tres_str, text, Num, TimeLimit};
 use crate::slurm::sacct_json::{sacct_job, sacct_json_jobs, tres_count};
 use crate::slurm::sacct_rows::{
-    date_cell, read_sacct_rows, Col, Counts, SacctHeader, SacctLine, SacctReadError, SacctRow,
+    date_cell_in, read_sacct_rows, Col, Counts, SacctHeader, SacctLine, SacctReadError, SacctRow,
 };
 use crate::usage::units::slurm_duration;
+use jiff::tz::TimeZone;
 use std::path::Path;
 
 fn json_err(path: &Path, message: impl Into<String>) -> TraceError {
@@ -45,8 +46,14 @@ fn check_header(h: &SacctHeader) -> Result<(), String> {
 }
 
 /// Reads `sacct -P` output: a header line naming the columns, then one job or step per line.
-/// Steps (`JobID` with a `.`) and jobs that never started or have not ended are left out.
-pub(crate) fn read_sacct(bytes: &[u8], path: &Path, trace: &mut Trace) -> Result<(), TraceError> {
+/// Steps (`JobID` with a `.`) and jobs that never started or have not ended are left out. Dates
+/// are wall-clock time in `zone` (sacct prints the site's local time without a zone).
+pub(crate) fn read_sacct(
+    bytes: &[u8],
+    path: &Path,
+    zone: &TimeZone,
+    trace: &mut Trace,
+) -> Result<(), TraceError> {
     let mut counts = Counts::default();
     let read = read_sacct_rows(
         &mut &bytes[..],
@@ -56,7 +63,7 @@ pub(crate) fn read_sacct(bytes: &[u8], path: &Path, trace: &mut Trace) -> Result
                 SacctLine::Header { line, header } => {
                     check_header(header).map_err(|m| line_err(path, line as usize, m))
                 }
-                SacctLine::Row(row) => sacct_row(&row, path, trace),
+                SacctLine::Row(row) => sacct_row(&row, path, zone, trace),
                 SacctLine::Bad { line, message, .. } => Err(line_err(path, line as usize, message)),
             }
         },
@@ -72,7 +79,12 @@ pub(crate) fn read_sacct(bytes: &[u8], path: &Path, trace: &mut Trace) -> Result
 }
 
 /// One `sacct -P` row into `trace`.
-fn sacct_row(row: &SacctRow<'_>, path: &Path, trace: &mut Trace) -> Result<(), TraceError> {
+fn sacct_row(
+    row: &SacctRow<'_>,
+    path: &Path,
+    zone: &TimeZone,
+    trace: &mut Trace,
+) -> Result<(), TraceError> {
     let line = row.line as usize;
     let h = row.header();
     if row.fields() < h.len() {
@@ -87,7 +99,8 @@ fn sacct_row(row: &SacctRow<'_>, path: &Path, trace: &mut Trace) -> Result<(), T
     }
     let time = |c: Col| -> Result<Option<i64>, TraceError> {
         let s = row.text(c);
-        date_cell(s).map_err(|_| line_err(path, line, format!("{} `{s}` is not a date", name(c))))
+        date_cell_in(s, zone)
+            .map_err(|_| line_err(path, line, format!("{} `{s}` is not a date", name(c))))
     };
     let Some(submit) = time(Col::Submit)? else {
         return Err(line_err(path, line, "no Submit time"));
@@ -131,23 +144,24 @@ fn sacct_row(row: &SacctRow<'_>, path: &Path, trace: &mut Trace) -> Result<(), T
     let cell = |c: Col| h.has(c).then(|| row.text(c));
     let mem = sacct_mem(cell(Col::ReqTres), cell(Col::ReqMem), nodes, cores)
         .map_err(|m| line_err(path, line, m))?;
-    trace.jobs.push(TraceJob {
-        id: row.id().unwrap_or("").to_string(),
-        submit,
-        run: end.saturating_sub(start).max(0),
-        walltime,
-        cores,
-        mem,
-        user: row.text(Col::User).to_string(),
-        account: if account.is_empty() {
-            "default".into()
-        } else {
-            account.to_string()
-        },
-        queue: row.text(Col::Partition).to_string(),
-        qos: row.text(Col::Qos).to_string(),
-    });
-    Ok(())
+    trace
+        .push(TraceJob {
+            id: row.id().unwrap_or("").to_string(),
+            submit,
+            run: end.saturating_sub(start).max(0),
+            walltime,
+            cores,
+            mem,
+            user: row.text(Col::User).to_string(),
+            account: if account.is_empty() {
+                "default".into()
+            } else {
+                account.to_string()
+            },
+            queue: row.text(Col::Partition).to_string(),
+            qos: row.text(Col::Qos).to_string(),
+        })
+        .map_err(|m| line_err(path, line, m))
 }
 
 /// A date column's name as the messages spell it.
@@ -264,22 +278,24 @@ pub(crate) fn read_sacct_json(
         } else {
             sj.account.clone()
         };
-        trace.jobs.push(TraceJob {
-            run: end.saturating_sub(start).max(0),
-            submit: sj.submit_time,
-            walltime,
-            cores,
-            mem: (mem_mb * 1024.0).ceil().max(0.0) as u64,
-            account: if account.is_empty() {
-                "default".into()
-            } else {
-                account
-            },
-            queue: sj.partitions.join(","),
-            qos: sj.qos,
-            user: sj.user,
-            id: sj.id,
-        });
+        trace
+            .push(TraceJob {
+                run: end.saturating_sub(start).max(0),
+                submit: sj.submit_time,
+                walltime,
+                cores,
+                mem: (mem_mb * 1024.0).ceil().max(0.0) as u64,
+                account: if account.is_empty() {
+                    "default".into()
+                } else {
+                    account
+                },
+                queue: sj.partitions.join(","),
+                qos: sj.qos,
+                user: sj.user,
+                id: sj.id,
+            })
+            .map_err(|m| json_err(path, m))?;
     }
     Ok(())
 }

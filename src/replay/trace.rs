@@ -33,6 +33,16 @@ pub fn detect(text: &str) -> Option<TraceFormat> {
 
 /// Reads a trace file (PBS: also a directory of daily files, in name order).
 pub fn read_trace(path: &Path, format: Option<TraceFormat>) -> Result<Trace, TraceError> {
+    read_trace_in(path, format, &jiff::tz::TimeZone::UTC)
+}
+
+/// [`read_trace`] with the dates of PBS accounting logs and `sacct -P` rows, which carry no zone,
+/// read as wall-clock time in `zone` (the site's: both schedulers write local time).
+pub fn read_trace_in(
+    path: &Path,
+    format: Option<TraceFormat>,
+    zone: &jiff::tz::TimeZone,
+) -> Result<Trace, TraceError> {
     let io = |e| TraceError::Io {
         path: path.to_path_buf(),
         source: e,
@@ -90,13 +100,13 @@ pub fn read_trace(path: &Path, format: Option<TraceFormat>) -> Result<Trace, Tra
                 if t.trim_start().starts_with('{') {
                     crate::replay::sacct_trace::read_sacct_json(t.as_bytes(), p, &mut trace)?;
                 } else {
-                    crate::replay::sacct_trace::read_sacct(t.as_bytes(), p, &mut trace)?;
+                    crate::replay::sacct_trace::read_sacct(t.as_bytes(), p, zone, &mut trace)?;
                 }
             }
         }
         TraceFormat::Flux => unreachable_flux(path)?,
         TraceFormat::Pbs => {
-            let mut reader = PbsTrace::default();
+            let mut reader = PbsTrace::in_zone(zone);
             for (p, t) in &texts {
                 reader.read(t.as_bytes(), p, &mut trace)?;
             }

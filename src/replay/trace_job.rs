@@ -60,7 +60,54 @@ pub struct Trace {
     pub notes: Vec<(String, u64)>,
 }
 
+/// The longest time a trace job may have (run time or requested walltime) and the latest
+/// submit time, in seconds: 100 years, and the end of the year 9999 (epoch traces). Real traces
+/// hold neither; the bounds keep every sum and core × seconds product of the replay exact.
+pub const MAX_TRACE_SECONDS: i64 = 3_155_760_000;
+
+/// The most cores one trace job may have: 2^26 (more than any machine has had).
+pub const MAX_TRACE_CORES: u64 = 1 << 26;
+
+/// The most memory one trace job may request, in KB: 2^40 KB (1 PiB).
+pub const MAX_TRACE_MEM_KB: u64 = 1 << 40;
+
 impl Trace {
+    /// Adds `job`, or says which of its values no real job has (a submit time before 1970 or
+    /// after 9999, a time over 100 years, more than 2^26 cores or 1 PiB), so a forged or
+    /// garbled record is refused where it is written instead of reaching the replay's
+    /// arithmetic.
+    pub(crate) fn push(&mut self, job: TraceJob) -> Result<(), String> {
+        let last = crate::usage::settings::MAX_TIME;
+        if !(0..=last).contains(&job.submit) {
+            return Err(format!(
+                "job {}: submit time {} is outside 0 to {last} (9999-12-31)",
+                job.id, job.submit
+            ));
+        }
+        for (what, v) in [("run time", Some(job.run)), ("walltime", job.walltime)] {
+            if let Some(v) = v.filter(|v| !(0..=MAX_TRACE_SECONDS).contains(v)) {
+                return Err(format!(
+                    "job {}: {what} {v} s is outside 0 to {MAX_TRACE_SECONDS} s (100 years)",
+                    job.id
+                ));
+            }
+        }
+        if job.cores > MAX_TRACE_CORES {
+            return Err(format!(
+                "job {}: {} cores is more than {MAX_TRACE_CORES}",
+                job.id, job.cores
+            ));
+        }
+        if job.mem > MAX_TRACE_MEM_KB {
+            return Err(format!(
+                "job {}: {} KB of memory is more than {MAX_TRACE_MEM_KB} KB (1 PiB)",
+                job.id, job.mem
+            ));
+        }
+        self.jobs.push(job);
+        Ok(())
+    }
+
     /// Whole-node allocation: every job gets the nodes its cores (and, with `mem_per_node` KB
     /// per node > 0, its memory) need, and holds all their cores (and memory). On a cluster of
     /// identical nodes where a node runs one job at a time, counting cores in multiples of whole

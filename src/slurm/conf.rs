@@ -682,7 +682,7 @@ mod tests {
             text.push_str(&format!("PartitionName=p{i} Nodes=ALL\n"));
         }
         let e = parse_slurm_conf(&text, "s.conf").unwrap_err().to_string();
-        assert!(e.contains("s.conf: line 9: partition p7:"), "{e}");
+        assert!(e.contains("s.conf:9: partition p7:"), "{e}");
         assert!(
             e.contains("the file's hostlists expand to more than 8388608"),
             "{e}"
@@ -728,6 +728,6 @@ mod tests {
         assert_eq!(t["gres/gpu"], 6.0);
         assert_eq!(c.partitions[1].tier, 20);
         let e = parse_slurm_conf("PartitionName=x Nodes=zz\n", "s.conf").unwrap_err();
-        assert!(e.to_string().contains("s.conf: line 1"), "{e}");
+        assert!(e.to_string().contains("s.conf:1"), "{e}");
     }
 }

@@ -149,11 +149,11 @@ mod tests {
         let e = parse_sacctmgr_dump("Cluster - 'c'\nParent - 'nope'\n")
             .unwrap_err()
             .to_string();
-        assert!(e.contains("line 2") && e.contains("nope"), "{e}");
+        assert!(e.contains(":2:") && e.contains("nope"), "{e}");
         let e = parse_sacctmgr_dump("Cluster - 'c'\nParent - 'root'\nUser - 'u':Fairshare=x\n")
             .unwrap_err()
             .to_string();
-        assert!(e.contains("line 3"), "{e}");
+        assert!(e.contains(":3:"), "{e}");
         assert!(parse_sacctmgr_dump("# only comments\n").is_err());
     }
 }

@@ -39,6 +39,8 @@ const LAYERS: &[(&str, u32)] = &[
     ("forecast", 10),
     // what admins watch
     ("metrics", 11),
+    // the HTML report over the pictures, the replay and the forecast
+    ("report", 11),
 ];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -307,3 +307,50 @@ fn qstat_dates_are_read_in_the_sites_zone() {
     assert!(first("UTC", &["--tz", ny]).starts_with("1,2.s,"));
     assert!(first(ny, &["--tz", "UTC"]).starts_with("1,1.s,"));
 }
+
+/// An accounting record's resource beyond any real job's (a cput of 10^17 hours, more than
+/// 2^53 of a count) is a malformed record, skipped with a warning naming the file and the
+/// line, like a negative or non-finite one: it never reaches the usage.
+#[test]
+fn accounting_amounts_no_real_job_has_are_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    for (value, res) in [
+        ("resources_used.cput=99999999999999999:00:00", "cput"),
+        ("resources_used.mem=99999999999999999999kb", "mem"),
+        ("resources_used.cput=00:01:00", "cput"),
+    ] {
+        let log = dir.path().join("20240414");
+        std::fs::write(
+            &log,
+            format!(
+                "04/14/2024 08:00:00;E;{res}{}.pbs;user=alice group=users queue=workq \
+                 end=1713081600 Resource_List.ncpus=1 {value}\n",
+                value.len()
+            ),
+        )
+        .unwrap();
+        let out = crate::common::fairsort_home(&home)
+            .args(["usage", "record", "--usage-res", res])
+            .arg(&log)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        if value.ends_with("00:01:00") {
+            assert!(
+                stdout.starts_with("charged 1 job(s), total 60;"),
+                "{stdout}"
+            );
+        } else {
+            assert!(
+                stderr.contains("20240414:1: bad value"),
+                "{value}: {stderr}"
+            );
+            assert!(stdout.contains("1 malformed record(s) skipped"), "{stdout}");
+        }
+    }
+}

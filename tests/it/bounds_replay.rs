@@ -283,3 +283,48 @@ fn jobs_larger_than_the_cluster_are_said_in_one_capped_line() {
         "{stdout}"
     );
 }
+
+/// PBS accounting logs, `sacct -P` rows and `sacct --json` jobs holding values no real job has
+/// (a walltime of 10^12 hours, 10^18 cores, a submit time past the year 9999) are refused at
+/// the record, naming the file, the line where there is one, and the job.
+#[test]
+fn trace_records_no_real_job_has_are_refused_where_they_are() {
+    let dir = tempfile::tempdir().unwrap();
+    let pbs = |attrs: &str| {
+        format!(
+            "04/13/2024 10:00:00;E;101.pbs;user=alice group=users queue=workq ctime=1712998800 \
+             start=1713000005 end=1713002400 {attrs}\n"
+        )
+    };
+    let cases = [
+        (
+            "walltime.log",
+            pbs("Resource_List.ncpus=2 Resource_List.walltime=1000000000000:00:00"),
+            "walltime.log:1: job 101.pbs: walltime 3600000000000000 s is outside 0 to 3155760000 s",
+        ),
+        (
+            "cores.log",
+            pbs("Resource_List.ncpus=1000000000000000000"),
+            "cores.log:1: job 101.pbs: 1000000000000000000 cores is more than 67108864",
+        ),
+        (
+            "sacct.txt",
+            "JobID|User|Account|Submit|Start|End|AllocCPUS|Timelimit\n\
+             1|alice|a|2024-04-13T12:00:00|2024-04-13T12:00:00|2024-04-13T13:00:00|4|99999999-00:00:00\n"
+                .to_string(),
+            "sacct.txt:2: job 1: walltime",
+        ),
+    ];
+    for (name, text, want) in cases {
+        let f = write(dir.path(), name, &text);
+        let out = fairsort()
+            .args(["replay", "--nodes", "2", "--cores-per-node", "8"])
+            .args(["--formula", "walltime", "--tz", "UTC", "--trace"])
+            .arg(&f)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{name}: {err}");
+        assert!(err.contains(want), "{name}: want {want:?} in {err}");
+    }
+}

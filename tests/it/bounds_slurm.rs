@@ -70,7 +70,7 @@ fn a_hostlist_of_twenty_gigabytes_is_refused_with_its_line() {
     );
     assert_eq!(code, 1, "{err}");
     let e = one_line(&err);
-    assert!(e.contains("slurm.conf: line 2: `xxx"), "{e}");
+    assert!(e.contains("slurm.conf:2: `xxx"), "{e}");
     assert!(
         e.contains("expands to more than 1048576 host names or 67108864 bytes"),
         "{e}"
@@ -263,7 +263,7 @@ fn include_is_followed_beside_the_including_file() {
     assert_eq!(code, 1);
     let e = one_line(&err);
     assert!(
-        e.contains("slurm.conf: line 2: Include gone.conf: not found ("),
+        e.contains("slurm.conf:2: Include gone.conf: not found ("),
         "{e}"
     );
     assert!(

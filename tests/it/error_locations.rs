@@ -25,12 +25,6 @@ fn starts_at(err: &str, file: &Path, position: &str) {
     assert_eq!(err.lines().count(), 1, "{err}");
 }
 
-fn starts(err: &str, file: &Path, position: &str) {
-    let want = format!("fairsort: {}: {position}: ", file.display());
-    assert!(err.starts_with(&want), "want {want:?}, got {err:?}");
-    assert_eq!(err.lines().count(), 1, "{err}");
-}
-
 #[test]
 fn json_tree_errors_name_line_and_column() {
     let dir = tempfile::tempdir().unwrap();
@@ -40,7 +34,7 @@ fn json_tree_errors_name_line_and_column() {
         "{\n \"root\": \"root\",\n \"accounts\": [\n  {\"name\": \"a\",, }\n ]\n}\n",
     );
     let e = error(&["share", "-a", "classic", "--tree"], &f);
-    starts(&e, &f, "line 4, column 16");
+    starts_at(&e, &f, "4:16");
     assert!(e.contains("key must be a string"), "{e}");
     // A value refused while reading is placed too.
     let f = write(
@@ -49,7 +43,7 @@ fn json_tree_errors_name_line_and_column() {
         "{\"root\": \"r\",\n \"accounts\": [{\"name\": \"a\", \"shares\": -1}]}",
     );
     let e = error(&["share", "-a", "classic", "--tree"], &f);
-    starts(&e, &f, "line 2, column 40");
+    starts_at(&e, &f, "2:40");
     assert!(e.contains("shares must be a non-negative integer"), "{e}");
 }
 
@@ -82,14 +76,14 @@ fn toml_tree_errors_name_the_line() {
         "version = 1\n[[accounts]]\nname = \"a\"\nshares = \"x\"\n",
     );
     let e = error(&["share", "-a", "classic", "--tree"], &f);
-    starts(&e, &f, "line 4");
+    starts_at(&e, &f, "4");
     let f = write(
         dir.path(),
         "usage.toml",
         "[[accounts]]\nname = \"a\"\n  [[accounts.users]]\n  name = \"u\"\n  usage = -3.0\n",
     );
     let e = error(&["share", "-a", "classic", "--tree"], &f);
-    starts(&e, &f, "line 5");
+    starts_at(&e, &f, "5");
     assert!(e.contains("negative"), "{e}");
 }
 
@@ -119,14 +113,14 @@ fn scheduler_text_files_name_the_line() {
         &["share", "-a", "pbs", "--tree-format", "pbs", "--tree"],
         &f,
     );
-    starts(&e, &f, "line 2");
+    starts_at(&e, &f, "2");
     let f = write(
         dir.path(),
         "sshare.txt",
         "Account|User|RawShares|NormShares|RawUsage\nroot||1|1|0\n a|b|zz|0.5|3\n",
     );
     let e = error(&["share", "-a", "classic", "--tree"], &f);
-    starts(&e, &f, "line 3");
+    starts_at(&e, &f, "3");
 }
 
 #[test]

@@ -151,23 +151,20 @@ fn bad_native_input() {
     // Refused while reading, so the error names the line.
     assert_eq!(
         e,
-        "tree.toml: line 3: shares must be a non-negative integer or \"parent\", not \"half\""
+        "tree.toml:3: shares must be a non-negative integer or \"parent\", not \"half\""
     );
     let e = read_toml("[[users]]\nname = \"u\"\nusage = -1.0\n")
         .unwrap_err()
         .to_string();
-    assert_eq!(e, "tree.toml: line 3: usage -1 is negative");
+    assert_eq!(e, "tree.toml:3: usage -1 is negative");
     let e = read_toml("[[users]]\nname = \"u\"\nshares = -3\n")
         .unwrap_err()
         .to_string();
-    assert!(e.starts_with("tree.toml: line 3:"), "{e}");
+    assert!(e.starts_with("tree.toml:3:"), "{e}");
     let e = read_toml("root = \"r\"\ncolour = 1\n")
         .unwrap_err()
         .to_string();
-    assert!(
-        e.starts_with("tree.toml: line 2:") && e.contains("colour"),
-        "{e}"
-    );
+    assert!(e.starts_with("tree.toml:2:") && e.contains("colour"), "{e}");
     let e = read_json(
         "{\n  \"users\": [\n    {\"name\": \"u\", \"users\": [{\"name\": \"v\"}]}\n  ]\n}",
     )
@@ -178,7 +175,7 @@ fn bad_native_input() {
         "tree.json: user `u`: users cannot have users or accounts"
     );
     let e = read_json("{\n\"root\": 3\n}").unwrap_err().to_string();
-    assert!(e.starts_with("tree.json: line 2:"), "{e}");
+    assert!(e.starts_with("tree.json:2:"), "{e}");
     let e = read_toml("version = 7\n").unwrap_err().to_string();
     assert_eq!(e, "tree.toml: version 7 is not supported (only 1)");
     let mut t = TreeSpec::default();

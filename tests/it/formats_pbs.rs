@@ -179,17 +179,14 @@ fn binary_errors_use_pbs_messages() {
 #[test]
 fn text_usage_errors_name_the_line() {
     let e = |s: &str| pbs::read_usage_text(s).unwrap_err().to_string();
-    assert_eq!(
-        e("# c\nbob abc\n"),
-        "usage: line 2: usage `abc` is not a number"
-    );
+    assert_eq!(e("# c\nbob abc\n"), "usage:2: usage `abc` is not a number");
     assert_eq!(
         e("bob 1 2\n"),
-        "usage: line 1: expected `name usage`, found 3 fields"
+        "usage:1: expected `name usage`, found 3 fields"
     );
-    assert_eq!(e("\n\nbob -3\n"), "usage: line 3: usage -3 is negative");
-    assert_eq!(e("bob nan\n"), "usage: line 1: usage is NaN");
-    assert_eq!(e("bob inf\n"), "usage: line 1: usage is infinite");
+    assert_eq!(e("\n\nbob -3\n"), "usage:3: usage -3 is negative");
+    assert_eq!(e("bob nan\n"), "usage:1: usage is NaN");
+    assert_eq!(e("bob inf\n"), "usage:1: usage is infinite");
 }
 
 #[test]
@@ -242,15 +239,12 @@ fn resource_group_errors_name_the_file_and_line() {
     let e = read_tree(&p, Some(TreeFormat::Pbs))
         .unwrap_err()
         .to_string();
-    assert_eq!(
-        e,
-        format!("{}: line 7: entity bob is not unique", p.display())
-    );
+    assert_eq!(e, format!("{}:7: entity bob is not unique", p.display()));
     std::fs::write(&p, b"a 1 root 1\n\xff 2 a 1\n").unwrap();
     let e = read_tree(&p, Some(TreeFormat::Pbs))
         .unwrap_err()
         .to_string();
-    assert_eq!(e, format!("{}: line 2: not valid UTF-8 text", p.display()));
+    assert_eq!(e, format!("{}:2: not valid UTF-8 text", p.display()));
 }
 
 #[test]

@@ -192,34 +192,31 @@ fn bad_sshare_input_names_the_line() {
     };
     assert_eq!(
         e(" a||1|0.5\n"),
-        "sshare: line 3: expected 5 `|`-separated fields as in the header, found 4"
+        "sshare:3: expected 5 `|`-separated fields as in the header, found 4"
     );
-    assert_eq!(
-        e(" a||-2|0.5|1\n"),
-        "sshare: line 3: RawShares `-2` is negative"
-    );
+    assert_eq!(e(" a||-2|0.5|1\n"), "sshare:3: RawShares `-2` is negative");
     assert_eq!(
         e(" a||x|0.5|1\n"),
-        "sshare: line 3: RawShares `x` is not a non-negative integer"
+        "sshare:3: RawShares `x` is not a non-negative integer"
     );
-    assert_eq!(e(" a||1|0.5|nan\n"), "sshare: line 3: RawUsage is NaN");
-    assert_eq!(e(" a||1|0.5|inf\n"), "sshare: line 3: RawUsage is infinite");
+    assert_eq!(e(" a||1|0.5|nan\n"), "sshare:3: RawUsage is NaN");
+    assert_eq!(e(" a||1|0.5|inf\n"), "sshare:3: RawUsage is infinite");
     assert_eq!(
         e(" a||1|0.5|1\n   b||1|0.5|1\n"),
-        "sshare: line 4: account `b` is indented 3 levels but the enclosing account is at level 1"
+        "sshare:4: account `b` is indented 3 levels but the enclosing account is at level 1"
     );
     assert_eq!(
         e(" a||1|0.5|1\n  z|u|1|0.5|1\n"),
-        "sshare: line 4: user `u` of account `z` is not indented one level below that account"
+        "sshare:4: user `u` of account `z` is not indented one level below that account"
     );
     assert_eq!(
         e(" a||1|zz|1\n"),
-        "sshare: line 3: NormShares `zz` is not a number"
+        "sshare:3: NormShares `zz` is not a number"
     );
     let e2 = parse_sshare("Account User RawShares\nroot\n")
         .unwrap_err()
         .to_string();
-    assert!(e2.starts_with("sshare: line 1: no `|` separators"), "{e2}");
+    assert!(e2.starts_with("sshare:1: no `|` separators"), "{e2}");
 }
 
 #[test]
@@ -227,11 +224,11 @@ fn bad_sacctmgr_input_names_the_line() {
     let e = |s: &str| parse_sacctmgr(s).unwrap_err().to_string();
     assert_eq!(
         e("Cluster|Account|User|Partition|Share|ParentName\nc|root||||\nc|a|||-1|root\n"),
-        "sacctmgr: line 3: Share `-1` is negative"
+        "sacctmgr:3: Share `-1` is negative"
     );
     assert_eq!(
         e("Cluster|Account|User|Partition|Share|ParentName\nc|root||||\nd|a|||1|root\n"),
-        "sacctmgr: line 3: rows of clusters `c` and `d`: show one cluster (cluster=NAME)"
+        "sacctmgr:3: rows of clusters `c` and `d`: show one cluster (cluster=NAME)"
     );
     assert!(e("Cluster|Account|User|Share\nc|root||1\n").contains("no ParentName column"));
 }

@@ -94,10 +94,7 @@ fn tree_readers_refuse_a_100_mb_line() {
         let e = read_tree(&path, Some(format)).unwrap_err().to_string();
         assert_eq!(
             e,
-            format!(
-                "{}: line 2: line is longer than 1048576 bytes",
-                path.display()
-            ),
+            format!("{}:2: line is longer than 1048576 bytes", path.display()),
             "{format}"
         );
     }
@@ -196,10 +193,7 @@ fn whole_file_inputs_refuse_an_overlong_line() {
 
     let test_file = format!("[formulas]\n# {long}\n");
     let e = fairsort::ftest::file::parse("t.toml", &test_file).unwrap_err();
-    assert_eq!(
-        e.to_string(),
-        "t.toml: line 2: line is longer than 1048576 bytes"
-    );
+    assert_eq!(e.to_string(), "t.toml:2: line is longer than 1048576 bytes");
 
     let dir = tempfile::tempdir().unwrap();
     let out = fairsort_home(dir.path())
@@ -212,7 +206,7 @@ fn whole_file_inputs_refuse_an_overlong_line() {
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("standard input: line 2: line is longer than 1048576 bytes"),
+        err.contains("<stdin>:2: line is longer than 1048576 bytes"),
         "{}",
         err.get(..300).unwrap_or(&err)
     );

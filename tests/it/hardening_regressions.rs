@@ -21,7 +21,7 @@ fn usage_text_refuses_unprintable_names() {
     let e = read_usage_text(text).unwrap_err().to_string();
     assert_eq!(
         e,
-        "usage: line 4: entity name `p\\u{7}\\0user3` is not printable ASCII"
+        "usage:4: entity name `p\\u{7}\\0user3` is not printable ASCII"
     );
     // Whatever the text reader accepts, the binary writer's output reads back.
     let ok = read_usage_text("alice 10\nbob 2.5\n").unwrap();

@@ -102,7 +102,7 @@ fn bad_tree_changes_nothing() {
         .assert()
         .code(1)
         .stderr(predicate::str::contains(
-            "unknown_parent.rg: line 2: Parent ginfo of pbsuser doesnt exist.",
+            "unknown_parent.rg:2: Parent ginfo of pbsuser doesnt exist.",
         ));
     fairsort_home(h)
         .args(["tree", "import", "no/such/file"])

@@ -70,6 +70,8 @@ mod qmgr_language;
 mod qmgr_pbs_verdicts;
 mod readers_agree;
 mod replay;
+mod report;
+mod service;
 mod share_cli;
 mod share_flux_db;
 mod site_home;

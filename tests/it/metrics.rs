@@ -480,7 +480,11 @@ fn a_concurrent_reader_never_sees_a_partial_file() {
             .arg(&target)
             .assert()
             .success()
-            .stdout("");
+            .stdout(predicates::str::starts_with(format!(
+                "{}: ",
+                target.display()
+            )))
+            .stdout(predicates::str::contains(" bytes written in "));
     };
     run();
     let lines = |text: &str| {

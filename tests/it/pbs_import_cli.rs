@@ -211,7 +211,9 @@ fn bad_input_names_its_line_and_changes_nothing() {
         .arg(&bad)
         .assert()
         .code(1)
-        .stderr(predicates::str::contains("line 2: fairshare_decay_factor"));
+        .stderr(predicates::str::contains(
+            "sched_config:2: fairshare_decay_factor",
+        ));
     assert_eq!(
         std::fs::read_to_string(home.join("server.toml")).unwrap(),
         before
@@ -228,7 +230,7 @@ fn bad_input_names_its_line_and_changes_nothing() {
         .assert()
         .code(1)
         .stderr(predicates::str::contains(
-            "print_server.txt: line 2: queue q: Priority 99999 is not an integer from -1024 to 1023",
+            "print_server.txt:2: queue q: Priority 99999 is not an integer from -1024 to 1023",
         ));
     assert!(!home.join("pbs.toml").exists());
     fairsort_home(&home)

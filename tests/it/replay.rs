@@ -2245,3 +2245,50 @@ fn slurm_fair_share_uses_the_site_association_tree() {
     assert!((a - b).abs() <= 100.0, "{a} vs {b}");
     assert!(na < a && nb > b, "ua {a} → {na}, ub {b} → {nb}");
 }
+
+/// PBS accounting logs and `sacct -P` rows carry their site's local time without a zone:
+/// `--tz` reads them there (and `TZ` is the default), so a trace from Paris in April starts
+/// two hours earlier in UTC than the same digits read as UTC. SWF's seconds have no zone.
+#[test]
+fn trace_dates_are_read_in_the_sites_zone() {
+    let paris = "CET-1CEST,M3.5.0,M10.5.0/3";
+    let first_submit = |trace: &Path, tz: Option<&str>, env_tz: &str| {
+        let mut c = fairsort();
+        c.env("TZ", env_tz)
+            .args(["replay", "--nodes", "2", "--cores-per-node", "8"])
+            .args(["--formula", "walltime", "--json", "--trace"])
+            .arg(trace);
+        if let Some(z) = tz {
+            c.args(["--tz", z]);
+        }
+        let out = c.assert().success().get_output().stdout.clone();
+        json_of(&out)["summary"]["first_submit"].as_i64().unwrap()
+    };
+    let logs = crate::common::data("usage/pbs_logs");
+    let utc = first_submit(&logs, Some("UTC"), "UTC");
+    assert_eq!(first_submit(&logs, Some(paris), "UTC"), utc - 7200);
+    assert_eq!(first_submit(&logs, None, paris), utc - 7200);
+    assert_eq!(first_submit(&logs, None, "UTC"), utc);
+    let dir = tempfile::tempdir().unwrap();
+    let sacct = write(
+        dir.path(),
+        "sacct.txt",
+        "JobID|User|Account|Submit|Start|End|AllocCPUS|Timelimit\n\
+         1|alice|a|2024-04-13T12:00:00|2024-04-13T12:00:00|2024-04-13T13:00:00|4|02:00:00\n",
+    );
+    assert_eq!(
+        first_submit(&sacct, Some(paris), "UTC"),
+        first_submit(&sacct, Some("UTC"), "UTC") - 7200
+    );
+    let swf = crate::common::data("../../examples/replay/small.swf");
+    assert_eq!(
+        first_submit(&swf, Some(paris), "UTC"),
+        first_submit(&swf, Some("UTC"), "UTC")
+    );
+    let bad = fairsort()
+        .args(["replay", "--nodes", "2", "--tz", "Mars/Olympus", "--trace"])
+        .arg(&logs)
+        .assert()
+        .code(2);
+    assert!(String::from_utf8_lossy(&bad.get_output().stderr).contains("Mars/Olympus"));
+}

@@ -295,7 +295,7 @@ fn errors_are_one_line_with_the_right_status() {
     ])
     .assert()
     .code(1)
-    .stderr(predicate::str::contains("line 2").and(predicate::str::contains("\n").count(1)));
+    .stderr(predicate::str::contains("bad_rg:2: ").and(predicate::str::contains("\n").count(1)));
 }
 
 #[test]

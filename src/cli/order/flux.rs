@@ -142,6 +142,19 @@ fn refuse_other_flags(args: &Args) -> Result<(), Failure> {
 
 /// Runs the flux path of `fairsort order`.
 pub(super) fn run(args: &Args, jobs: JobsIn, sink: &mut report::Sink<'_>) -> CliResult {
+    let mut out = std::io::BufWriter::new(std::io::stdout());
+    run_to(args, jobs, &mut out, sink)?;
+    out.flush()?;
+    Ok(())
+}
+
+/// The flux path of `fairsort order`, printed on `out` (or kept by `sink`).
+pub(super) fn run_to(
+    args: &Args,
+    jobs: JobsIn,
+    out: &mut (dyn Write + Send),
+    sink: &mut report::Sink<'_>,
+) -> CliResult {
     refuse_other_flags(args)?;
     let inp = load(args, jobs)?;
     let mode = args.flux_queue_factor.unwrap_or_default();
@@ -186,10 +199,7 @@ pub(super) fn run(args: &Args, jobs: JobsIn, sink: &mut report::Sink<'_>) -> Cli
         against,
         sources,
     };
-    let mut out = std::io::BufWriter::new(std::io::stdout());
-    report::emit(sink, &mut out, args, &order)?;
-    out.flush()?;
-    Ok(())
+    report::emit(sink, out, args, &order)
 }
 
 /// A flux-accounting site's priorities (and a what-if), for the one output path.

@@ -7,7 +7,7 @@
 //! sources, table, JSON, CSV, explanation, comparison).
 
 mod flux;
-mod pbs;
+pub(crate) mod pbs;
 pub(crate) mod report;
 mod slurm;
 mod slurm_csv;
@@ -21,9 +21,40 @@ use fairsort::pbs::defs::FairshareEntity;
 use std::io::Read;
 use std::path::PathBuf;
 
-/// Arguments of `fairsort order`.
+/// Arguments of `fairsort order`: its inputs (shared with `fairsort report`) and what to print.
 #[derive(Debug, clap::Args)]
 pub struct Args {
+    /// The inputs: the site, the jobs, the formula and the scheduler's settings.
+    #[command(flatten)]
+    pub inputs: Inputs,
+    /// Show only the first N jobs (all jobs are still ranked).
+    #[arg(long, value_name = "N")]
+    pub top: Option<usize>,
+    /// JSON output.
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// CSV output.
+    #[arg(long)]
+    pub csv: bool,
+    /// Explain one job: bound keywords, terms, fair share, why it is above the next job.
+    #[arg(long, value_name = "JOBID", conflicts_with = "against")]
+    pub explain: Option<String>,
+    /// What-if: compare the order under the current formula with this one.
+    #[arg(long, value_name = "FORMULA", allow_hyphen_values = true)]
+    pub against: Option<String>,
+    /// With --against: how many of the biggest movers to list.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub movers: usize,
+    /// Slurm what-if: compare with changed weights, e.g.
+    /// `PriorityWeightAge=5000,PriorityWeightFairshare=20000`; flux: `fairshare=1000,queue=100000`.
+    #[arg(long, value_name = "LIST", conflicts_with = "explain")]
+    pub against_weights: Option<String>,
+}
+
+/// The inputs of `fairsort order` (and of `fairsort report`'s queue): everything but what to
+/// print.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct Inputs {
     /// Use a built-in example site: `pbs` (default: a PBS share tree, qstat queue and
     /// job_sort_formula); `slurm` is a Slurm site's multifactor priority, as sprio shows it
     /// (slurm.conf, squeue --json, sshare; `sprio` is the same); `slurm-tree` orders a Slurm
@@ -86,24 +117,6 @@ pub struct Args {
     /// Reproduce PBS's rounding exactly (resources 4 decimals, fair-share 6, values as f32).
     #[arg(long)]
     pub pbs_compat: bool,
-    /// Show only the first N jobs (all jobs are still ranked).
-    #[arg(long, value_name = "N")]
-    pub top: Option<usize>,
-    /// JSON output.
-    #[arg(long, conflicts_with = "csv")]
-    pub json: bool,
-    /// CSV output.
-    #[arg(long)]
-    pub csv: bool,
-    /// Explain one job: bound keywords, terms, fair share, why it is above the next job.
-    #[arg(long, value_name = "JOBID", conflicts_with = "against")]
-    pub explain: Option<String>,
-    /// What-if: compare the order under the current formula with this one.
-    #[arg(long, value_name = "FORMULA", allow_hyphen_values = true)]
-    pub against: Option<String>,
-    /// With --against: how many of the biggest movers to list.
-    #[arg(long, value_name = "N", default_value_t = 10)]
-    pub movers: usize,
     /// Slurm: compute the multifactor priority (sprio) from this slurm.conf; --jobs is
     /// `squeue --json` or `squeue` pipe output, --tree an sshare/sacctmgr capture.
     #[arg(long, value_name = "FILE")]
@@ -126,10 +139,6 @@ pub struct Args {
     /// or a POSIX TZ string (default: the system's, `TZ`).
     #[arg(long, value_name = "ZONE", value_parser = super::dates::parse_zone)]
     pub tz: Option<jiff::tz::TimeZone>,
-    /// Slurm what-if: compare with changed weights, e.g.
-    /// `PriorityWeightAge=5000,PriorityWeightFairshare=20000`; flux: `fairshare=1000,queue=100000`.
-    #[arg(long, value_name = "LIST", conflicts_with = "explain")]
-    pub against_weights: Option<String>,
     /// flux: where a job's queue factor comes from: `association` (default: mf_priority keeps
     /// one per association, from its latest job) or `job` (the job's own queue).
     #[arg(long, value_name = "SOURCE")]
@@ -138,6 +147,35 @@ pub struct Args {
     /// (what `flux account-update-fshare` would store now, from the shares and usage).
     #[arg(long, value_name = "SOURCE")]
     pub flux_fairshare: Option<fairsort::flux::site::FairshareSource>,
+}
+
+impl std::ops::Deref for Args {
+    type Target = Inputs;
+    fn deref(&self) -> &Inputs {
+        &self.inputs
+    }
+}
+
+impl std::ops::DerefMut for Args {
+    fn deref_mut(&mut self) -> &mut Inputs {
+        &mut self.inputs
+    }
+}
+
+impl Args {
+    /// The order's inputs with nothing asked of the output but the order itself.
+    pub fn of(inputs: Inputs) -> Args {
+        Args {
+            inputs,
+            top: None,
+            json: false,
+            csv: false,
+            explain: None,
+            against: None,
+            movers: 10,
+            against_weights: None,
+        }
+    }
 }
 
 /// The jobs of the command line: a file, standard input read once (`--jobs -`), or none.
@@ -242,13 +280,7 @@ fn run_into(mut args: Args, global: &Global, sink: &mut report::Sink<'_>) -> Cli
     if args.example.is_none() && args.jobs.is_none() && invoked_as_demo(std::env::args()) {
         args.example = Some("pbs".to_string());
     }
-    if let Some(file) = &args.formula_file {
-        let name = file.display().to_string();
-        let bytes = std::fs::read(file).map_err(|e| Failure::user(format!("{name}: {e}")))?;
-        let formula = fairsort::pbs::read_sched_formula(&bytes, &name)
-            .map_err(|e| Failure::user(e.to_string()))?;
-        args.formula = Some(formula);
-    }
+    read_formula_file(&mut args)?;
     let jobs = JobsIn::of(&args)?;
     match path(&args, global, &jobs)? {
         Path::Slurm(base) => slurm::run(&args, base, jobs, sink),
@@ -267,6 +299,49 @@ fn run_into(mut args: Args, global: &Global, sink: &mut report::Sink<'_>) -> Cli
             pbs::run(&args, global, jobs, sink)
         }
     }
+}
+
+/// `--formula-file`: the formula it holds becomes `--formula`'s.
+fn read_formula_file(args: &mut Args) -> Result<(), Failure> {
+    if let Some(file) = &args.formula_file {
+        let name = file.display().to_string();
+        let bytes = std::fs::read(file).map_err(|e| Failure::user(format!("{name}: {e}")))?;
+        let formula = fairsort::pbs::read_sched_formula(&bytes, &name)
+            .map_err(|e| Failure::user(e.to_string()))?;
+        args.formula = Some(formula);
+    }
+    Ok(())
+}
+
+/// A queue for `fairsort report`: ordered by a formula (the dry run itself), or by Slurm's
+/// multifactor priority or flux's mf_priority (their `order --json` document).
+pub(crate) enum ReportQueue {
+    /// A PBS queue, a fairsort job list, a Slurm queue without a slurm.conf.
+    Formula(Box<pbs::Ordered>),
+    /// Slurm's or flux's `order --json`.
+    Json(serde_json::Value),
+}
+
+/// The command line's queue, as `fairsort order` computes it, for `fairsort report`.
+pub(crate) fn report_queue(inputs: Inputs, global: &Global) -> Result<ReportQueue, Failure> {
+    let mut args = Args::of(inputs);
+    read_formula_file(&mut args)?;
+    let jobs = JobsIn::of(&args)?;
+    let path = path(&args, global, &jobs)?;
+    if let Path::Pbs = path {
+        return Ok(ReportQueue::Formula(Box::new(pbs::ordered(
+            &args, global, jobs,
+        )?)));
+    }
+    args.json = true;
+    let mut doc = Vec::new();
+    match path {
+        Path::Slurm(base) => slurm::run_to(&args, base, jobs, &mut doc, &mut report::Sink::Print)?,
+        _ => flux::run_to(&args, jobs, &mut doc, &mut report::Sink::Print)?,
+    }
+    let doc = serde_json::from_slice(&doc)
+        .map_err(|e| Failure::user(format!("internal: the order's JSON: {e}")))?;
+    Ok(ReportQueue::Json(doc))
 }
 
 /// Whether the command line names the subcommand by its alias `demo` (`fairsort demo` =

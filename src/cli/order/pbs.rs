@@ -34,8 +34,13 @@ fn parse_assignment(s: &str, what: &str) -> Result<(String, String), Failure> {
 }
 
 /// The Scenario of the command line: the example (`--example`) or the home if one exists,
-/// with the files and flags over it.
-fn scenario(args: &Args, global: &Global, jobs: JobsIn) -> Result<Scenario, Failure> {
+/// with the files and flags over it; `whole_tree`: the tree is built even for a plain order.
+fn scenario(
+    args: &Args,
+    global: &Global,
+    jobs: JobsIn,
+    whole_tree: bool,
+) -> Result<Scenario, Failure> {
     let base = match &args.example {
         Some(name) => Base::Example(name.clone()),
         None => Base::FindHome(global.home.clone()),
@@ -66,7 +71,7 @@ fn scenario(args: &Args, global: &Global, jobs: JobsIn) -> Result<Scenario, Fail
         .time_zone(crate::cli::dates::zone_or_system(&args.tz));
     // A plain order runs `order_once` and nothing else over the tree: a home's tree may stay
     // in its snapshot until then, and only the part the jobs need be built.
-    if args.explain.is_none() && args.against.is_none() {
+    if args.explain.is_none() && args.against.is_none() && !whole_tree {
         b = b.lazy_home_tree();
     }
     let input = match jobs {
@@ -115,7 +120,7 @@ pub(super) fn run(
     // Two long steps on a large queue, reading and ordering it; the bar is gone before the
     // output starts (stdout may be the same terminal).
     let mut progress = crate::cli::progress::Progress::new(2, "order: reading the jobs");
-    let mut sc = scenario(args, global, jobs)?;
+    let mut sc = scenario(args, global, jobs, false)?;
     progress.stage(1, "order: ordering");
     crate::cli::usage::warn_unmatched(&sc.unmatched_usage);
     // A PBS site may sort without a formula (job_sort_key, fair share): its cycle's order then
@@ -151,25 +156,7 @@ pub(super) fn run(
         } else {
             args.top
         };
-        let mut cycle = None;
-        let mut hazards = Vec::new();
-        let result = if sc.cycle.is_some() {
-            let mut dry = sc.order_once(&program, None)?;
-            if !no_formula {
-                hazards = sc.pbs_warnings(&program, &dry);
-            }
-            cycle = sc.cycle_order(&dry, !no_formula)?;
-            if let Some(c) = &cycle {
-                fairsort::scenario::cycle::apply_cycle(&mut dry, &c.order, top);
-            }
-            dry
-        } else {
-            let dry = sc.order_once(&program, top)?;
-            hazards = sc.pbs_warnings(&program, &dry);
-            dry
-        };
-        let mut warnings = hazards;
-        warnings.extend(sc.blank_entity_warning());
+        let (result, cycle, warnings) = order_in_cycle(&mut sc, &program, no_formula, top)?;
         if !args.json {
             for w in &warnings {
                 crate::cli::say::line(format_args!("warning: {w}"));
@@ -206,6 +193,82 @@ pub(super) fn run(
     out.flush()?;
     std::mem::forget(sc);
     Ok(())
+}
+
+/// The dry run of `program` (the first `top` rows), in the PBS site's cycle order when the
+/// scenario has one, with what would crash or mislead pbs_sched on it.
+fn order_in_cycle(
+    sc: &mut Scenario,
+    program: &Program,
+    no_formula: bool,
+    top: Option<usize>,
+) -> Result<
+    (
+        DryRun,
+        Option<fairsort::scenario::cycle::CycleRun>,
+        Vec<String>,
+    ),
+    Failure,
+> {
+    let mut cycle = None;
+    let mut warnings = Vec::new();
+    let result = if sc.cycle.is_some() {
+        let mut dry = sc.order_once(program, None)?;
+        if !no_formula {
+            warnings = sc.pbs_warnings(program, &dry);
+        }
+        cycle = sc.cycle_order(&dry, !no_formula)?;
+        if let Some(c) = &cycle {
+            fairsort::scenario::cycle::apply_cycle(&mut dry, &c.order, top);
+        }
+        dry
+    } else {
+        let dry = sc.order_once(program, top)?;
+        warnings = sc.pbs_warnings(program, &dry);
+        dry
+    };
+    warnings.extend(sc.blank_entity_warning());
+    Ok((result, cycle, warnings))
+}
+
+/// A queue ordered as `fairsort order` prints it, for `fairsort report`.
+pub(crate) struct Ordered {
+    /// The site at that moment (its tree is built).
+    pub(crate) sc: Scenario,
+    /// The formula (`0` when the site sorts without one).
+    pub(crate) program: Program,
+    /// The site sorts without a formula.
+    pub(crate) no_formula: bool,
+    /// Every job ranked.
+    pub(crate) dry: DryRun,
+    /// What would crash or mislead pbs_sched on this formula and queue.
+    pub(crate) warnings: Vec<String>,
+    /// The site's share tree as `share` computes over it (the dry run's may add PBS's
+    /// `unknown` group for the queue's entities the tree lacks).
+    pub(crate) tree: Option<fairsort::fairshare::Tree>,
+}
+
+/// The PBS path's order of every job, as `run` computes it before printing.
+pub(super) fn ordered(args: &Args, global: &Global, jobs: JobsIn) -> Result<Ordered, Failure> {
+    let mut sc = scenario(args, global, jobs, true)?;
+    crate::cli::usage::warn_unmatched(&sc.unmatched_usage);
+    let no_formula = sc.formula.is_none() && sc.cycle.is_some();
+    let program = if no_formula {
+        sc.compile("0")?
+    } else {
+        sc.compile(sc.formula_source()?)?
+    };
+    // The dry run takes the tree (a copy of it here, once).
+    let tree = sc.setup.tree.clone();
+    let (dry, _, warnings) = order_in_cycle(&mut sc, &program, no_formula, None)?;
+    Ok(Ordered {
+        tree,
+        sc,
+        program,
+        no_formula,
+        dry,
+        warnings,
+    })
 }
 
 /// A PBS dry run (or comparison), for the one output path.

@@ -391,6 +391,20 @@ pub(super) fn run(
     jobs: JobsIn,
     sink: &mut report::Sink<'_>,
 ) -> CliResult {
+    let mut out = std::io::BufWriter::new(std::io::stdout());
+    run_to(args, base, jobs, &mut out, sink)?;
+    out.flush()?;
+    Ok(())
+}
+
+/// The Slurm path of `fairsort order`, printed on `out` (or kept by `sink`).
+pub(super) fn run_to(
+    args: &Args,
+    base: SlurmBase,
+    jobs: JobsIn,
+    out: &mut (dyn Write + Send),
+    sink: &mut report::Sink<'_>,
+) -> CliResult {
     refuse_pbs_flags(args)?;
     let inp = match base {
         SlurmBase::Files => load(args, texts_of_files(args, jobs)?, None)?,
@@ -402,7 +416,7 @@ pub(super) fn run(
             inp
         }
     };
-    run_with(args, inp, sink)
+    run_with(args, inp, out, sink)
 }
 
 /// PBS's (and flux's) flags have no meaning on a Slurm queue: a usage error names them rather
@@ -467,7 +481,12 @@ struct SlurmOrder<'a> {
     against: Option<(String, String, WhatIf)>,
 }
 
-fn run_with(args: &Args, inp: Inputs, sink: &mut report::Sink<'_>) -> CliResult {
+fn run_with(
+    args: &Args,
+    inp: Inputs,
+    out: &mut (dyn Write + Send),
+    sink: &mut report::Sink<'_>,
+) -> CliResult {
     let weights = Weights::of(&inp.conf);
     let rows = rows_with(&inp, &weights);
     let formula = args.formula.as_deref().map(compile).transpose()?;
@@ -523,10 +542,7 @@ fn run_with(args: &Args, inp: Inputs, sink: &mut report::Sink<'_>) -> CliResult 
         values,
         against,
     };
-    let mut out = std::io::BufWriter::new(std::io::stdout());
-    report::emit(sink, &mut out, args, &order)?;
-    out.flush()?;
-    Ok(())
+    report::emit(sink, out, args, &order)
 }
 
 impl SlurmOrder<'_> {

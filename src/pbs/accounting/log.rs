@@ -3,7 +3,7 @@
 //! and the resources the charge reads are converted.
 
 use crate::pbs::accounting::reader::{line_text, LineText, RecordReader};
-use crate::pbs::defs::units::resource_value;
+use crate::pbs::defs::units::record_value;
 use crate::pbs::defs::FairshareEntity;
 use crate::usage::charge::{clamp_charge, Charge};
 use crate::usage::error::{Malformed, UsageError};
@@ -201,17 +201,15 @@ impl<'c> PbsLogReader<'c> {
             .iter()
             .position(|k| k.as_bytes() == slot)
         {
-            // A negative or non-finite amount would subtract from or poison the usage.
-            let negative = value.iter().find(|c| !c.is_ascii_whitespace()) == Some(&b'-');
-            let v = resource_value(value)
-                .filter(|v| !negative && v.is_finite() && *v >= 0.0)
-                .ok_or_else(|| {
-                    format!(
-                        "bad value `{}` for {}",
-                        String::from_utf8_lossy(value),
-                        String::from_utf8_lossy(key)
-                    )
-                })?;
+            // A negative, non-finite or absurd amount would subtract from, poison or swamp the
+            // usage.
+            let v = record_value(value).ok_or_else(|| {
+                format!(
+                    "bad value `{}` for {}",
+                    String::from_utf8_lossy(value),
+                    String::from_utf8_lossy(key)
+                )
+            })?;
             if used {
                 self.used[i] = Some(v);
             } else {

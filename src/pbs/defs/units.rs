@@ -124,6 +124,30 @@ pub(crate) fn resource_value(text: &[u8]) -> Option<f64> {
     res_to_num(trim(text)).map(|(v, _)| v)
 }
 
+/// The longest time an accounting record's resource may hold, in seconds: 100 years (the SWF
+/// reader's and the usage settings' bound). PBS's accounting logs hold real jobs' times.
+pub const MAX_RECORD_SECONDS: f64 = 3_155_760_000.0;
+
+/// The largest other amount a record's resource may hold: 2^53, the last integer f64 holds
+/// exactly (a size in KB: 8 EiB; PBS's own counts are C longs).
+pub const MAX_RECORD_AMOUNT: f64 = 9_007_199_254_740_992.0;
+
+/// [`resource_value`] for a value a job's usage is charged from: finite, not negative, and
+/// within [`MAX_RECORD_SECONDS`] for a time or [`MAX_RECORD_AMOUNT`] otherwise; `None` for any
+/// other, so a typo'd or forged log line cannot give one user more usage than the cluster has.
+pub(crate) fn record_value(text: &[u8]) -> Option<f64> {
+    let t = trim(text);
+    if t.first() == Some(&b'-') {
+        return None;
+    }
+    let (v, unit) = res_to_num(t)?;
+    let max = match unit {
+        Unit::Time => MAX_RECORD_SECONDS,
+        Unit::Number | Unit::Size => MAX_RECORD_AMOUNT,
+    };
+    (v.is_finite() && (0.0..=max).contains(&v)).then_some(v)
+}
+
 /// A value as an admin types it for a keyword or resource (`fairsort eval -D`, formula tests'
 /// `with`): a plain number (`3600`, `0.5`, `-1`, `1e3`), else a PBS size or time converted as
 /// PBS's scheduler does (`4gb` → 4194304 KB, `01:00:00` → 3600 s). `None` when neither.

@@ -837,7 +837,7 @@ mod tests {
         assert_eq!(h.year(), 2026);
         assert!(h.notes().is_empty());
         let err = read_holidays("YEAR 2026\n\0YEAR\n", "hol").expect_err("undefined in PBS");
-        assert!(err.to_string().starts_with("hol: line 2: "), "{err}");
+        assert!(err.to_string().starts_with("hol:2: "), "{err}");
     }
 
     #[test]

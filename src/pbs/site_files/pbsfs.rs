@@ -298,7 +298,7 @@ mod tests {
             FILE,
         )
         .unwrap_err();
-        assert_eq!(e.to_string(), "pbsfs: line 1: Grp `x` is not a number");
+        assert_eq!(e.to_string(), "pbsfs:1: Grp `x` is not a number");
         assert!(read_pbsfs("hello\n", FILE).is_err());
     }
 
@@ -340,6 +340,6 @@ mod tests {
         let e = read_any_usage(b"garbage\n", "bad.txt")
             .unwrap_err()
             .to_string();
-        assert!(e.starts_with("bad.txt: line 1:"), "{e}");
+        assert!(e.starts_with("bad.txt:1:"), "{e}");
     }
 }

@@ -188,7 +188,7 @@ mod tests {
             read_print_server("create queue q\nset queue q Priority = high\n", FILE).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "print_server: line 2: queue q: Priority `high` is not an integer"
+            "print_server:2: queue q: Priority `high` is not an integer"
         );
         let e = read_print_server("create queue q\nset queue q started = sometimes\n", FILE)
             .unwrap_err();

@@ -250,7 +250,7 @@ mod tests {
         let e = parse_qmgr_print("create queue q\nfrobnicate\n", "ps").unwrap_err();
         assert_eq!(
             e.to_string(),
-            "ps: line 2: expected `create`, `set` or a `#` comment, found `frobnicate`"
+            "ps:2: expected `create`, `set` or a `#` comment, found `frobnicate`"
         );
         let e = parse_qmgr_print("set queue q x = \"open\n", "ps").unwrap_err();
         assert_eq!(e.line_number(), Some(1));

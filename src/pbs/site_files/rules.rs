@@ -172,7 +172,7 @@ mod tests {
         let e = cycle_rules(&server, &sched[0], &config, true).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "ps: line 2: queue q: queue_type `Bogus` is neither Execution nor Route"
+            "ps:2: queue q: queue_type `Bogus` is neither Execution nor Route"
         );
     }
 }

@@ -241,7 +241,7 @@ mod tests {
         let e = d.preempt_queue_prio().unwrap_err();
         assert_eq!(
             e.to_string(),
-            "print_sched: line 4: preempt_queue_prio `15x` is not an integer"
+            "print_sched:4: preempt_queue_prio `15x` is not an integer"
         );
         assert_eq!(d.threshold().unwrap(), None);
     }

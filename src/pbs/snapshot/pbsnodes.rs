@@ -131,10 +131,7 @@ mod tests {
     #[test]
     fn bad_input_names_the_file_and_the_vnode() {
         let e = read_pbsnodes_json(b"{\"nodes\":", "p.json").unwrap_err();
-        assert!(
-            e.to_string().starts_with("p.json: line 1: not pbsnodes"),
-            "{e}"
-        );
+        assert!(e.to_string().starts_with("p.json:1: not pbsnodes"), "{e}");
         let e = read_pbsnodes_json(
             br#"{"nodes":{"n1":{"resources_available":{"ncpus":-3}}}}"#,
             "p.json",

@@ -120,7 +120,7 @@ mod tests {
         let e = read_pbs_rstat("Resv ID: R1\nreserve_start = soon\n", "r.txt").unwrap_err();
         assert_eq!(
             e.to_string(),
-            "r.txt: line 2: reserve_start: `soon` is not a date"
+            "r.txt:2: reserve_start: `soon` is not a date"
         );
         let e = read_pbs_rstat("reserve_state = X\n", "r.txt").unwrap_err();
         assert!(e.to_string().contains("Resv ID"), "{e}");

@@ -136,7 +136,7 @@ pub fn read_scheduler_conf(text: &str, path: &str) -> Result<SchedulerConf, Snap
     let line = conf.scheduler_parameters.as_ref().map(|&(l, _)| l);
     if let Some(l) = line {
         for n in &mut backfill.notes {
-            *n = format!("{path}: line {l}: {n}");
+            *n = format!("{path}:{l}: {n}");
         }
     }
     Ok(SchedulerConf {
@@ -211,7 +211,7 @@ mod tests {
         assert_eq!(c.line, Some(2));
         assert_eq!(c.backfill.resolution, 60);
         assert!(
-            c.backfill.notes[0].starts_with("slurm.conf: line 2: "),
+            c.backfill.notes[0].starts_with("slurm.conf:2: "),
             "{:?}",
             c.backfill.notes
         );
@@ -222,6 +222,6 @@ mod tests {
             .collect();
         assert_eq!(tiers, [("debug", 1, None), ("urgent", 2, Some(60))]);
         let e = read_scheduler_conf("PartitionName=x PriorityTier=z\n", "s.conf").unwrap_err();
-        assert!(e.to_string().starts_with("s.conf: line 1"), "{e}");
+        assert!(e.to_string().starts_with("s.conf:1"), "{e}");
     }
 }
