@@ -6,7 +6,7 @@
 //! (`files`, `formula`, `fairshare`; `jobs`, `usage`; `order`) → one adapter per scheduler
 //! (`pbs`, `slurm`, `flux`, `swf`, `native`) → `inputs` (one detector per kind of input) →
 //! `home` (the persistent store of one site) → `scenario` (a site at one moment) → `ftest`,
-//! `replay` → `qmgr`, `plot`, `forecast`. The command line is the binary's (`src/main.rs`); the library
+//! `replay` → `qmgr`, `plot`, `forecast` → `tune` (policies searched over replays). The command line is the binary's (`src/main.rs`); the library
 //! parses no command line and prints nothing.
 
 // No `unwrap`/`expect` outside tests: every failure a user can cause is an error value
@@ -40,6 +40,7 @@ pub mod scenario;
 pub mod slurm;
 pub mod snippet;
 pub mod swf;
+pub mod tune;
 pub mod usage;
 
 /// The README's Rust examples, compiled and run as doctests.

@@ -37,6 +37,8 @@ const LAYERS: &[(&str, u32)] = &[
     ("qmgr", 10),
     ("plot", 10),
     ("forecast", 10),
+    // searches policies over replays
+    ("tune", 11),
 ];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
