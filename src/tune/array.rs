@@ -53,6 +53,8 @@ pub struct Plan {
     pub exe: String,
     /// The working directory the command was given in (relative paths are relative to it).
     pub cwd: String,
+    /// The arguments before `tune` (`--home DIR`).
+    pub global: Vec<String>,
     /// The `fairsort tune` arguments (after `tune`), without `--submit`.
     pub args: Vec<String>,
     /// The points (values, in the space's order), in the order of the local run.
@@ -148,9 +150,13 @@ impl Plan {
         let logs = dir.join(LOGS).display().to_string();
         let task = |index: &str| {
             format!(
-                "cd {} && exec {} tune task {} --index {index}\n",
+                "cd {} && exec {}{} tune task {} --index {index}\n",
                 q(&self.cwd),
                 q(&self.exe),
+                self.global
+                    .iter()
+                    .map(|g| format!(" {}", q(g)))
+                    .collect::<String>(),
                 q(&dir_s)
             )
         };
@@ -187,7 +193,7 @@ impl Plan {
         match self.scheduler {
             Scheduler::Slurm => {
                 let script = dir.join("tune.sbatch").display().to_string();
-                let mut c = vec![s("sbatch"), s("--parsable")];
+                let mut c = vec![s("sbatch")];
                 if indices.is_some() {
                     let list: Vec<String> = ids.iter().map(usize::to_string).collect();
                     c.push(format!("--array={}", list.join(",")));
@@ -365,6 +371,7 @@ mod tests {
             scheduler: Scheduler::Slurm,
             exe: "/usr/bin/fairsort".into(),
             cwd: "/tmp".into(),
+            global: Vec::new(),
             args: vec!["--trace".into(), "t.swf".into()],
             points: (0..n).map(|i| vec![i as f64]).collect(),
             tasks,

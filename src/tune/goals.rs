@@ -10,7 +10,9 @@ use std::collections::BTreeMap;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Metric {
     /// Σ over accounts of (delivered share − target share)², the residual LLNL proposes for
-    /// flux's fair share; for one account, its own squared residual.
+    /// flux's fair share; for one account, its own squared residual. The delivered share is
+    /// the account's part of the core-seconds run while jobs were still being submitted
+    /// ([`Measured::delivered`]).
     ShareError,
     /// The largest |delivered share − target share| over the accounts.
     MaxShareError,
@@ -123,7 +125,9 @@ impl Goal {
                     ))
                 })
         };
-        let residual = |a: &crate::replay::EntityStats| a.usage_share - a.share;
+        let residual = |a: &crate::replay::EntityStats| {
+            m.delivered.get(&a.name).copied().unwrap_or(0.0) - a.share
+        };
         Ok(match (self.metric, self.account.as_deref()) {
             (Metric::ShareError, None) => r.accounts.iter().map(|a| residual(a).powi(2)).sum(),
             (Metric::ShareError, Some(n)) => residual(&r.accounts[account(n)?]).powi(2),
@@ -184,6 +188,11 @@ pub struct Measured {
     pub waits: Vec<f64>,
     /// Per account, its jobs' waits, ascending.
     pub account_waits: BTreeMap<String, Vec<f64>>,
+    /// Per account, its part of the core-seconds run from the first submit to the last: what
+    /// the policy delivered while there was a queue to order. (Over the whole replay every
+    /// job runs in the end, so each account's part is its part of the work whatever the
+    /// policy; the drain after the last submit is left out.)
+    pub delivered: BTreeMap<String, f64>,
 }
 
 impl Measured {
@@ -191,11 +200,23 @@ impl Measured {
     pub fn new(trace: &Trace, outcome: &Outcome, report: Report) -> Measured {
         let mut waits = Vec::new();
         let mut account_waits: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+        let first = trace.jobs.iter().map(|j| j.submit).min().unwrap_or(0);
+        let last = trace.jobs.iter().map(|j| j.submit).max().unwrap_or(0);
+        let mut delivered: BTreeMap<String, f64> = BTreeMap::new();
+        let mut total = 0.0;
         for (j, p) in trace.jobs.iter().zip(&outcome.placements) {
             if let Some(p) = p {
                 let w = p.start.saturating_sub(j.submit) as f64;
                 waits.push(w);
                 account_waits.entry(j.account.clone()).or_default().push(w);
+                let ran = (p.end.min(last) - p.start.max(first)).max(0) as f64 * j.cores as f64;
+                *delivered.entry(j.account.clone()).or_default() += ran;
+                total += ran;
+            }
+        }
+        if total > 0.0 {
+            for v in delivered.values_mut() {
+                *v /= total;
             }
         }
         waits.sort_by(f64::total_cmp);
@@ -206,6 +227,7 @@ impl Measured {
             report,
             waits,
             account_waits,
+            delivered,
         }
     }
 }

@@ -30,7 +30,7 @@ impl std::str::FromStr for Method {
         match s {
             "grid" => Ok(Method::Grid),
             "random" => Ok(Method::Random),
-            "optimise" | "optimize" | "nelder-mead" => Ok(Method::Optimise),
+            "optimise" => Ok(Method::Optimise),
             _ => Err(format!(
                 "unknown search `{s}` (expected grid, random or optimise)"
             )),
@@ -39,6 +39,9 @@ impl std::str::FromStr for Method {
 }
 
 impl Method {
+    /// Every method, in `--help` order.
+    pub const ALL: [Method; 3] = [Method::Optimise, Method::Random, Method::Grid];
+
     /// Its name as `--search` writes it.
     pub fn name(self) -> &'static str {
         match self {
