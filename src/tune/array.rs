@@ -422,7 +422,7 @@ mod tests {
             .all(|(i, e)| e.values == vec![i as f64]));
         assert!(c.failed.is_empty() && c.missing.is_empty());
         assert_eq!(
-            p.submit_command(dir.path(), Some(&[1, 2]))[0][2],
+            p.submit_command(dir.path(), Some(&[1, 2]))[0][1],
             "--array=1,2"
         );
     }
