@@ -271,8 +271,11 @@ struct Cost<'a> {
     known: &'a BTreeMap<Vec<u64>, Evaluation>,
     cap: usize,
     /// New evaluations in order, and their keys.
-    new: Mutex<(Vec<Evaluation>, BTreeMap<Vec<u64>, usize>)>,
+    new: Mutex<Fresh>,
 }
+
+/// A restart's new evaluations in order, and where each point's is.
+type Fresh = (Vec<Evaluation>, BTreeMap<Vec<u64>, usize>);
 
 /// The error that ends a restart whose budget is spent.
 const SPENT: &str = "budget spent";

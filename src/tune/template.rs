@@ -78,7 +78,7 @@ impl Template {
 
     /// Whether parameter `k` appears in the template.
     pub fn uses(&self, k: usize) -> bool {
-        self.parts.iter().any(|p| *p == Part::Param(k))
+        self.parts.contains(&Part::Param(k))
     }
 
     /// The formula with parameter `k` replaced by `values[k]` (a negative value in

@@ -230,7 +230,7 @@ fn setup(args: &SearchArgs, global: &Global) -> Result<Setup, Failure> {
                 backfill,
                 half_life,
                 tree: tree.clone(),
-                decay: decay.clone(),
+                decay,
             },
         });
     }
