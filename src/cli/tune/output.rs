@@ -60,7 +60,11 @@ pub(super) fn report(
     let best_reports = s.problem.reports(&b.values).map_err(tune)?;
     let feasible = |e: &Evaluation| s.aim.violation(e) == 0.0;
     let (px, py) = &s.pareto;
-    let pareto = front(evaluations, px, py, &feasible);
+    // The front of the feasible points; of all of them when none is feasible.
+    let any_feasible = evaluations.iter().any(feasible);
+    let pareto = front(evaluations, px, py, &|e: &Evaluation| {
+        !any_feasible || feasible(e)
+    });
     if let Some(path) = plot {
         let svg = front_svg(evaluations, &pareto, px, py, best, Some(&baseline))
             .map_err(|e| Failure::user(e.to_string()))?;
