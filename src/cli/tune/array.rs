@@ -35,8 +35,20 @@ fn own_args() -> (Vec<String>, Vec<String>) {
     (before, out)
 }
 
-/// The search arguments a plan was made with, parsed again.
+/// `path` made absolute against the current directory.
+fn absolute(path: &Path) -> Result<std::path::PathBuf, Failure> {
+    std::path::absolute(path).map_err(|e| Failure::user(format!("{}: {e}", path.display())))
+}
+
+/// The search arguments a plan was made with, parsed again, from the directory it was made in
+/// (its relative paths are relative to it): the process moves there.
 fn plan_args(plan: &Plan) -> Result<(SearchArgs, Global), Failure> {
+    std::env::set_current_dir(&plan.cwd).map_err(|e| {
+        Failure::user(format!(
+            "cannot enter the plan's directory {}: {e}",
+            plan.cwd
+        ))
+    })?;
     let mut argv = vec!["fairsort".to_string()];
     argv.extend(plan.global.iter().cloned());
     argv.push("tune".into());
@@ -165,6 +177,7 @@ fn shell_line(cmd: &[String]) -> String {
 
 /// One task: its slice replayed and its results (or its error) written.
 pub(super) fn task(dir: &Path, index: usize) -> CliResult {
+    let dir = &absolute(dir)?;
     let plan = Plan::read(dir).map_err(tune_err)?;
     if index >= plan.tasks {
         return Err(Failure::usage(format!(
@@ -193,6 +206,9 @@ pub(super) fn task(dir: &Path, index: usize) -> CliResult {
 /// Merges the results: the report when every task is in, else what is missing and how to run
 /// it again (exit 1).
 pub(super) fn collect(dir: &Path, json: bool, plot: Option<&Path>) -> CliResult {
+    let dir = &absolute(dir)?;
+    let plot = plot.map(absolute).transpose()?;
+    let plot = plot.as_deref();
     let plan = Plan::read(dir).map_err(tune_err)?;
     let got = plan_files::collect(dir, &plan).map_err(tune_err)?;
     let Some(evaluations) = got.complete() else {

@@ -211,10 +211,11 @@ pub(super) fn report(
         t.row(row);
     }
     crate::outln!(
-        "\nPareto front ({} against {}, {} points):\n{}",
+        "\nPareto front ({} against {}, {} point{}):\n{}",
         py.name(),
         px.name(),
         pareto.len(),
+        if pareto.len() == 1 { "" } else { "s" },
         t.render()
     );
     let mut t = Table::new(&[
