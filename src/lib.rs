@@ -7,7 +7,8 @@
 //! (`pbs`, `slurm`, `flux`, `swf`, `native`) → `inputs` (one detector per kind of input) →
 //! `home` (the persistent store of one site) → `scenario` (a site at one moment) → `ftest`,
 //! `replay` → `qmgr`, `plot`, `forecast` → `metrics` (Prometheus text of all of them), `report`
-//! (the HTML page over them). The command line is the binary's (`src/main.rs`); the library
+//! (the HTML page over them), `tune` (policies searched over replays). The command line is the
+//! binary's (`src/main.rs`); the library
 //! parses no command line and prints nothing.
 
 // No `unwrap`/`expect` outside tests: every failure a user can cause is an error value
@@ -43,6 +44,7 @@ pub mod scenario;
 pub mod slurm;
 pub mod snippet;
 pub mod swf;
+pub mod tune;
 pub mod usage;
 
 /// The README's Rust examples, compiled and run as doctests.

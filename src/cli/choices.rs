@@ -83,3 +83,19 @@ impl Choice for InputFormat {
         }
     }
 }
+
+impl Choice for fairsort::tune::Method {
+    fn all() -> &'static [Self] {
+        &fairsort::tune::Method::ALL
+    }
+    fn name(self) -> &'static str {
+        fairsort::tune::Method::name(self)
+    }
+    fn help(self) -> &'static str {
+        match self {
+            fairsort::tune::Method::Optimise => "a Latin hypercube of 40% of the budget, then Nelder–Mead (argmin) from its two best points",
+            fairsort::tune::Method::Random => "a Latin hypercube of the whole budget (seeded)",
+            fairsort::tune::Method::Grid => "evenly spaced levels of every parameter, as many as the budget allows",
+        }
+    }
+}

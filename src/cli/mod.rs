@@ -33,6 +33,7 @@ pub mod slurm;
 pub mod sources;
 mod svg;
 pub mod tree;
+pub mod tune;
 pub mod usage;
 
 use clap::{Parser, Subcommand};
@@ -93,6 +94,9 @@ pub enum Command {
     Plot(Box<plot::Args>),
     /// Replay a workload trace under a formula: waits and shares over time (docs/replay.md).
     Replay(Box<replay::Args>),
+    /// Search the policy (formula weights, Slurm or flux weights, half-life) that meets the
+    /// site's goals over its own traces, locally or as a job array (docs/tune.md).
+    Tune(Box<tune::Args>),
     /// Forecast a PBS or Slurm site's queue from a snapshot: what starts now, when each pending
     /// job will start, and why it waits (docs/forecast.md).
     Forecast(Box<forecast::Args>),
@@ -128,6 +132,7 @@ pub fn run(cli: Cli) -> CliResult {
         Command::Usage(args) => usage::run(args, &global),
         Command::Replay(args) => replay::run(*args, &global),
         Command::Forecast(args) => forecast::run(*args, &global),
+        Command::Tune(args) => tune::run(*args, &global),
         Command::Plot(args) => plot::run(*args, &global),
         Command::Report(args) => report::run(*args, &global),
         Command::Init(args) => init::run(args, &global),

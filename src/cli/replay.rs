@@ -31,7 +31,7 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 /// The half-life when neither `--half-life` nor a home gives one: 7 days.
-const DEFAULT_HALF_LIFE: f64 = 604_800.0;
+pub(super) const DEFAULT_HALF_LIFE: f64 = 604_800.0;
 
 /// Arguments of `fairsort replay`: its inputs and what to print.
 #[derive(Debug, clap::Args)]
@@ -166,15 +166,15 @@ fn compile(src: &str, json: bool) -> Result<Program, Failure> {
 /// trace's own statement (SWF headers); a usage error names what is missing. With it, a warning
 /// when the cores per node taken from the headers do not give MaxProcs (the model's nodes are
 /// identical: MaxProcs / MaxNodes rounded down, at least 1).
-fn cluster(
-    args: &Inputs,
+pub(super) fn cluster(
+    model: &Model,
+    trace_path: &Path,
     trace: &Trace,
     state: Option<&HomeState>,
 ) -> Result<(Cluster, Option<String>), Failure> {
     let home = state.map(|s| &s.server);
-    let flag_nodes = args.model.nodes.or(home.and_then(|h| h.replay_nodes));
-    let flag_cpn = args
-        .model
+    let flag_nodes = model.nodes.or(home.and_then(|h| h.replay_nodes));
+    let flag_cpn = model
         .cores_per_node
         .or(home.and_then(|h| h.replay_cores_per_node));
     // The trace's own size (SWF headers): MaxNodes, and MaxProcs / MaxNodes cores per node.
@@ -212,7 +212,7 @@ fn cluster(
         ));
     }
     let mem_per_node = match (
-        &args.model.mem_per_node,
+        &model.mem_per_node,
         home.and_then(|h| h.replay_mem_per_node.as_deref()),
     ) {
         (Some(m), _) => replay_mem_kb(m)
@@ -228,7 +228,7 @@ fn cluster(
     let warning = match (trace.max_nodes, trace.max_procs) {
         (Some(n), Some(p)) if from_headers && n > 0 && !p.is_multiple_of(n) => Some(format!(
             "{}: MaxProcs {p} is not a multiple of MaxNodes {n}: modelled as {} nodes of {} cores ({} cores)",
-            args.trace.display(),
+            trace_path.display(),
             grouped(nodes),
             grouped(cpn),
             grouped(cluster.cores()),
@@ -253,9 +253,9 @@ fn grouped(n: u64) -> String {
 
 /// What the home gives a replay (when one exists): its state and its share tree.
 #[derive(Default)]
-struct HomeInputs {
-    state: Option<HomeState>,
-    tree: Option<TreeSpec>,
+pub(super) struct HomeInputs {
+    pub(super) state: Option<HomeState>,
+    pub(super) tree: Option<TreeSpec>,
     /// A PBS site's imported files (`fairsort pbs import`): the replay walks as its pbs_sched.
     pbs: Option<fairsort::home::PbsParts>,
     /// The home's directory, its tree's file and what the site record keeps of its import.
@@ -264,16 +264,16 @@ struct HomeInputs {
 
 /// Reads the home, if one exists: its state, and its share tree unless `--tree` is
 /// given (PBS trees get the home's `unknown_shares`).
-fn home_inputs(args: &Inputs, global: &Global) -> Result<HomeInputs, Failure> {
+pub(super) fn home_inputs(tree_given: bool, global: &Global) -> Result<HomeInputs, Failure> {
     let Some(home) =
         Home::find(global.home.as_deref()).map_err(|e| Failure::user(e.to_string()))?
     else {
         return Ok(HomeInputs::default());
     };
     let state = home.load().map_err(|e| Failure::user(e.to_string()))?;
-    let tree = match &args.tree {
-        Some(_) => None,
-        None => home
+    let tree = match tree_given {
+        true => None,
+        false => home
             .stored_tree()
             .map_err(|e| Failure::user(e.to_string()))?
             .filter(|t| !t.nodes.is_empty())
@@ -453,7 +453,7 @@ pub(crate) fn replays(args: &Inputs, json: bool, global: &Global) -> Result<Repl
         Some(p) => Some(read_site(p).map_err(|e| Failure::user(e.to_string()))?),
         None => None,
     };
-    let home = home_inputs(args, global)?;
+    let home = home_inputs(args.tree.is_some(), global)?;
     let tree = match (&args.flux_db, &args.tree) {
         // flux: the database's bank tree, unless --tree.
         (Some(db), None) => Some(
@@ -497,7 +497,8 @@ pub(crate) fn replays(args: &Inputs, json: bool, global: &Global) -> Result<Repl
     let zone = super::dates::zone_or_system(&args.model.tz);
     let mut trace =
         read_trace_in(&args.trace, format, &zone).map_err(|e| Failure::user(e.to_string()))?;
-    let (cluster, cluster_warning) = cluster(args, &trace, home.state.as_ref())?;
+    let (cluster, cluster_warning) =
+        cluster(&args.model, &args.trace, &trace, home.state.as_ref())?;
     let mut warnings: Vec<String> = cluster_warning.into_iter().collect();
     for (what, n) in &trace.notes {
         warnings.push(format!("{}: {n} jobs: {what}", args.trace.display()));
@@ -506,7 +507,7 @@ pub(crate) fn replays(args: &Inputs, json: bool, global: &Global) -> Result<Repl
         trace.whole_nodes(cluster.cores_per_node, cluster.mem_per_node);
     }
     let decay = decay_model(
-        args,
+        &args.model,
         home.state.as_ref(),
         slurm.as_ref().map(|(c, _)| c),
         half_life,
@@ -577,13 +578,12 @@ pub(crate) fn replays(args: &Inputs, json: bool, global: &Global) -> Result<Repl
 
 /// The decay model of `--decay`, with its settings from the flags, else the home (PBS) or
 /// slurm.conf (Slurm), else the scheduler's defaults.
-fn decay_model(
-    args: &Inputs,
+pub(super) fn decay_model(
+    m: &Model,
     state: Option<&HomeState>,
     conf: Option<&fslurm::SlurmConf>,
     half_life: f64,
 ) -> Result<Decay, Failure> {
-    let m = &args.model;
     let bad = |e: fairsort::usage::decay::DecayError| Failure::usage(e.to_string());
     let unused = |flag: &str| {
         Failure::usage(format!(
@@ -661,7 +661,7 @@ fn slurm_minutes(v: &str) -> Option<i64> {
 }
 
 /// slurm.conf and the QOS priorities of `--slurm-conf` and `--qos`.
-fn slurm_site(
+pub(super) fn slurm_site(
     conf: &Path,
     qos: Option<&Path>,
 ) -> Result<(fslurm::SlurmConf, std::collections::BTreeMap<String, u32>), Failure> {

@@ -41,6 +41,8 @@ const LAYERS: &[(&str, u32)] = &[
     ("metrics", 11),
     // the HTML report over the pictures, the replay and the forecast
     ("report", 11),
+    // searches policies over replays
+    ("tune", 11),
 ];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {

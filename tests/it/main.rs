@@ -83,5 +83,6 @@ mod slurm_home;
 mod slurm_priority;
 mod slurm_snapshot;
 mod slurm_whatif;
+mod tune;
 mod usage_cli;
 mod usage_store_copy;
