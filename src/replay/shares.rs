@@ -238,6 +238,12 @@ impl ShareModel {
         })
     }
 
+    /// Computes Fair Tree's and classic's keywords on a tree built whole at every
+    /// recomputation, not on the kept state (what tests compare the kept state with).
+    pub(crate) fn compute_whole(&mut self) {
+        self.slurm = None;
+    }
+
     /// Per association: its part of the site tree's shares (empty without a site tree: the
     /// report then uses [`Entities::user_shares`]).
     pub(crate) fn assoc_shares(&self) -> Vec<f64> {
