@@ -18,6 +18,8 @@ use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+// Only `thread_cpu` is used here: one replay is timed at a time.
+#[allow(dead_code)]
 #[path = "common/cpu.rs"]
 mod cpu;
 

@@ -65,8 +65,10 @@ impl Incremental {
     /// a dampening that is not a positive finite number, or an account whose usage the tree
     /// states (an account's usage here is always its children's sum).
     pub fn new(tree: &Tree, algorithm: Algorithm, dampening: f64) -> Option<Incremental> {
-        if !matches!(algorithm, Algorithm::FairTree | Algorithm::Classic)
-            || !(dampening.is_finite() && dampening > 0.0)
+        let usable = matches!(algorithm, Algorithm::FairTree | Algorithm::Classic)
+            && dampening.is_finite()
+            && dampening > 0.0;
+        if !usable
             || tree
                 .nodes()
                 .iter()
