@@ -6,7 +6,8 @@
 //! Cost: a charge is O(1) (usage is stored scaled to a reference time, so decay is applied
 //! lazily); a refresh of PBS's keywords is one pass over flat arrays of the entities with the
 //! arithmetic of `fairshare::pbs` (bit-identical, tested against it), without building a tree.
-//! The other algorithms' keywords rebuild the tree and run `fairshare::compute`.
+//! Fair Tree's and classic's keywords are kept on the tree built once (`slurm_shares.rs`); the
+//! other algorithms' keywords rebuild the tree and run `fairshare::compute`.
 
 use crate::fairshare::pbs::MIN_USAGE;
 use crate::fairshare::{compute, keyword_source, Algorithm, NodeKind, NodeSpec, Options};

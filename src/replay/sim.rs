@@ -6,11 +6,12 @@
 //! does not fit. Jobs that start with run time 0 end at t, which makes another event at t.
 //!
 //! Work per pass (docs/replay.md, "What a pass evaluates"): a formula with `eligible_time`
-//! (or Slurm's priority) is evaluated for every pending job at every pass (its values move with
-//! t) and the queue re-sorted if out of order; one whose only changing inputs are fair-share
-//! values keeps the queue in classes (`classes.rs`: association × fixed inputs), each evaluated
-//! once when it gets jobs or its association's values changed, walked merged by order, with
-//! EASY's scan finding each class's next startable job in a min-tree; any other formula
+//! is evaluated for every pending job at every pass (its values move with t) and the queue
+//! re-sorted if out of order; Slurm's priority is computed again for a job only at the first
+//! second its age can raise it or when its fair share changed; a formula whose only changing
+//! inputs are fair-share values keeps the queue in classes (`classes.rs`: association × fixed
+//! inputs), each evaluated once when it gets jobs or its association's values changed, walked
+//! merged by order, with EASY's scan finding each class's next startable job in a min-tree; any other formula
 //! evaluates each job once, when it joins the queue, and new jobs are merged into the order.
 //! The walk stops as soon as no core is free. Under Slurm's priority a pass where every queued
 //! job fits starts them all without computing the order.
