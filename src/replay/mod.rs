@@ -22,6 +22,7 @@ pub mod shares;
 pub mod sim;
 mod site_tree;
 pub mod slurm;
+mod slurm_shares;
 mod swf_trace;
 pub mod trace;
 pub mod trace_job;

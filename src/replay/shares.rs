@@ -6,7 +6,8 @@
 //! Cost: a charge is O(1) (usage is stored scaled to a reference time, so decay is applied
 //! lazily); a refresh of PBS's keywords is one pass over flat arrays of the entities with the
 //! arithmetic of `fairshare::pbs` (bit-identical, tested against it), without building a tree.
-//! The other algorithms' keywords rebuild the tree and run `fairshare::compute`.
+//! Fair Tree's and classic's keywords are kept on the tree built once (`slurm_shares.rs`); the
+//! other algorithms' keywords rebuild the tree and run `fairshare::compute`.
 
 use crate::fairshare::pbs::MIN_USAGE;
 use crate::fairshare::{compute, keyword_source, Algorithm, NodeKind, NodeSpec, Options};
@@ -16,6 +17,7 @@ use crate::replay::decay::{Decay, DecayedUsage};
 pub use crate::replay::entities::Entities;
 use crate::replay::error::ReplayError;
 use crate::replay::site_tree::SiteTree;
+use crate::replay::slurm_shares::SlurmShares;
 use crate::replay::trace::Trace;
 
 /// Where a PBS keyword's value comes from in [`PbsFlat`]'s output.
@@ -175,6 +177,9 @@ pub(crate) struct ShareModel {
     pub(crate) updates: u64,
     /// The site's share tree, when the replay uses one (else accounts → users, 1 share each).
     site: Option<SiteTree>,
+    /// Fair Tree's and classic's keywords kept up to date on the tree built once, when every
+    /// keyword is one of theirs.
+    slurm: Option<SlurmShares>,
 }
 
 impl ShareModel {
@@ -199,10 +204,22 @@ impl ShareModel {
             Some(c) if !c.is_empty() && site.is_none() => Some((PbsFlat::new(&entities), c)),
             _ => None,
         };
+        let mut slurm = None;
         if pbs.is_none() && !keywords.is_empty() {
             // The tree path's errors (a name the tree refuses) at the start, whether or not a
             // pass ever needs the values.
-            build_tree(&entities, &vec![0.0; n])?;
+            let tree = build_tree(&entities, &vec![0.0; n])?;
+            slurm = match &site {
+                Some(site) => SlurmShares::new(keywords, site.tree(), site.ids().to_vec(), true),
+                None => {
+                    let ids: Option<Vec<usize>> = (entities.assocs.iter())
+                        .map(|(a, u)| {
+                            tree.find_user(entities.accounts.get(*a).map(String::as_str), u)
+                        })
+                        .collect();
+                    ids.and_then(|ids| SlurmShares::new(keywords, &tree, ids, false))
+                }
+            };
         }
         Ok(ShareModel {
             entities,
@@ -218,7 +235,14 @@ impl ShareModel {
             fresh: vec![0; n],
             updates: 0,
             site,
+            slurm,
         })
+    }
+
+    /// Computes Fair Tree's and classic's keywords on a tree built whole at every
+    /// recomputation, not on the kept state (what tests compare the kept state with).
+    pub(crate) fn compute_whole(&mut self) {
+        self.slurm = None;
     }
 
     /// Per association: its part of the site tree's shares (empty without a site tree: the
@@ -310,6 +334,12 @@ impl ShareModel {
             // Only the sums now; each association's values when a job asks (`prepare`).
             flat.sums(&usage);
             self.generation += 1;
+            Ok(())
+        } else if self
+            .slurm
+            .as_mut()
+            .is_some_and(|s| s.values(&usage, &mut self.values, &mut self.changed))
+        {
             Ok(())
         } else {
             self.changed.iter_mut().for_each(|c| *c = true);
@@ -478,6 +508,75 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    /// Fair Tree's and classic's keywords from the kept state (`slurm_shares.rs`) against the
+    /// tree built and computed whole at every refresh, over random charges and decay, on the
+    /// trace's own tree (ties: users charged alike) and on a site tree.
+    #[test]
+    fn kept_slurm_values_are_the_whole_computation() {
+        let t = trace(&[
+            ("a", "x"),
+            ("a", "y"),
+            ("b", "x"),
+            ("c", "z"),
+            ("c", "w"),
+            ("c", "v"),
+            ("a", "q"),
+        ]);
+        let kws: Vec<String> = ["fairtree_factor", "level_fs", "classic_factor"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let e = Entities::of(&t);
+        let site = {
+            let node = |n: &str, p: Option<&str>, kind, s| {
+                NodeSpec::new(n, p.map(String::from), kind, Shares::Count(s))
+            };
+            TreeSpec {
+                source: TreeSource::Slurm,
+                root_name: "root".into(),
+                root_usage: None,
+                unknown_shares: None,
+                nodes: vec![
+                    node("a", None, NodeKind::Account, 3),
+                    node("x", Some("a"), NodeKind::User, 2),
+                    node("c", None, NodeKind::Account, 1),
+                    node("d", Some("c"), NodeKind::Account, 0),
+                ],
+            }
+        };
+        for tree in [None, Some(site)] {
+            let mut m =
+                ShareModel::new(&t, &kws, 3600.0, tree.as_ref(), Decay::Continuous).unwrap();
+            assert!(m.slurm.is_some());
+            let mut seed: u64 = 11;
+            for step in 0..300i64 {
+                seed = seed
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                let job = (seed >> 33) as usize % t.jobs.len();
+                // Every third step charges a user exactly as much as another got (ties).
+                let amount = if step % 3 == 0 {
+                    60.0
+                } else {
+                    (seed >> 50) as f64
+                };
+                m.charge(job, amount, step * 97);
+                assert!(m.refresh(step * 97).unwrap());
+                m.ensure().unwrap();
+                let mut want = vec![vec![0.0; e.assocs.len()]; kws.len()];
+                match &mut m.site {
+                    Some(site) => site.values(&kws, &m.usage, &mut want).unwrap(),
+                    None => tree_values(&e, &kws, &m.usage, &mut want).unwrap(),
+                }
+                for (k, (got, want)) in m.values.iter().zip(&want).enumerate() {
+                    let bits = |v: &Vec<f64>| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                    assert_eq!(bits(got), bits(want), "step {step} keyword {k}");
+                }
+            }
+            assert!(m.slurm.as_ref().is_some_and(|s| s.visits() > 0));
         }
     }
 

@@ -6,11 +6,12 @@
 //! does not fit. Jobs that start with run time 0 end at t, which makes another event at t.
 //!
 //! Work per pass (docs/replay.md, "What a pass evaluates"): a formula with `eligible_time`
-//! (or Slurm's priority) is evaluated for every pending job at every pass (its values move with
-//! t) and the queue re-sorted if out of order; one whose only changing inputs are fair-share
-//! values keeps the queue in classes (`classes.rs`: association × fixed inputs), each evaluated
-//! once when it gets jobs or its association's values changed, walked merged by order, with
-//! EASY's scan finding each class's next startable job in a min-tree; any other formula
+//! is evaluated for every pending job at every pass (its values move with t) and the queue
+//! re-sorted if out of order; Slurm's priority is computed again for a job only at the first
+//! second its age can raise it or when its fair share changed; a formula whose only changing
+//! inputs are fair-share values keeps the queue in classes (`classes.rs`: association × fixed
+//! inputs), each evaluated once when it gets jobs or its association's values changed, walked
+//! merged by order, with EASY's scan finding each class's next startable job in a min-tree; any other formula
 //! evaluates each job once, when it joins the queue, and new jobs are merged into the order.
 //! The walk stops as soon as no core is free. Under Slurm's priority a pass where every queued
 //! job fits starts them all without computing the order.
@@ -239,6 +240,9 @@ struct Entry {
     cores: u64,
     mem: u64,
     planned: i64,
+    /// Under Slurm's priority: the first time its value may change with the same fair share
+    /// (`SlurmPolicy::next_change`); until then a pass need not compute it again.
+    next: i64,
 }
 
 /// `f64::total_cmp`'s order as a u64, reversed (a larger value gives a smaller key).
@@ -348,6 +352,10 @@ struct Sides<'s, 'd> {
     /// Advance reservations held in every pass (a start state's own take their place).
     reservations: &'s [(i64, i64, Res)],
     decisions: Option<&'d mut Vec<(usize, Decision)>>,
+    /// Without the shortcuts whose results are checked against this: Slurm's priority
+    /// computed for every pending job at every pass, and fair share from a tree built and
+    /// computed whole at every recomputation (tests compare the two).
+    exhaustive: bool,
 }
 
 /// Slurm's side of a pass: the policy, the time origin, each pending trace job's fixed
@@ -391,6 +399,7 @@ fn run_inner(
         start,
         reservations,
         decisions,
+        exhaustive,
     } = sides;
     let total = opts.cluster.cores();
     if total == 0 {
@@ -451,6 +460,9 @@ fn run_inner(
         opts.tree.as_ref(),
         opts.decay,
     )?;
+    if exhaustive {
+        shares.compute_whole();
+    }
     let mut sim = Sim {
         jobs: &trace.jobs,
         program,
@@ -466,6 +478,7 @@ fn run_inner(
         fresh: Vec::new(),
         merged: Vec::new(),
         reeval,
+        aged: false,
         out: Outcome {
             placements: vec![None; trace.jobs.len()],
             too_large: Vec::new(),
@@ -511,6 +524,10 @@ fn run_inner(
         queued_cores: 0,
         queued: 0,
     };
+    sim.aged = !exhaustive
+        && sim.slurm.is_some()
+        && sim.slots == [Slot::Slurm]
+        && reeval == Reeval::EveryPass;
     let mut subs: Vec<usize> = Vec::with_capacity(trace.jobs.len());
     let candidates: Box<dyn Iterator<Item = usize>> = match start {
         Some(s) => {
@@ -618,6 +635,9 @@ struct Sim<'a> {
     /// Scratch for merging `fresh` into `pending`.
     merged: Vec<Entry>,
     reeval: Reeval,
+    /// The order is Slurm's priority alone: a pending job's value is computed again only when
+    /// its age may have moved it (`Entry::next`) or its association's fair share changed.
+    aged: bool,
     out: Outcome,
     slots: Vec<Slot>,
     rows: Vec<f64>,
@@ -1085,11 +1105,47 @@ impl Sim<'_> {
                 e.key = desc_key(v);
             }
         }
+        if let (true, Some(c)) = (self.aged, &self.slurm) {
+            for &pos in &self.picked {
+                let Some(e) = self.pending.get_mut(pos) else {
+                    continue;
+                };
+                let fs = if shares.in_use() {
+                    shares.value(0, e.job)
+                } else {
+                    0.0
+                };
+                e.next = c.jobs.get(e.job).copied().flatten().map_or(i64::MAX, |fx| {
+                    c.policy.next_change(&c.cache, fx, t, c.origin, fs)
+                });
+            }
+        }
+    }
+
+    /// Under Slurm's priority alone: whether pending entry `e`'s value may differ at `t` from
+    /// the one it has (its age may have moved it, or its association's fair share changed at
+    /// this pass's refresh).
+    fn stale(e: &Entry, t: i64, shares: &ShareModel, refreshed: bool) -> bool {
+        e.job != usize::MAX
+            && (e.next <= t
+                || (refreshed
+                    && (shares.entities().job_assoc.get(e.job)).is_none_or(|&a| shares.changed(a))))
     }
 
     /// Brings `pending` into pass order at `t`: evaluates what the formula needs evaluated
     /// and sorts (or merges the new jobs in).
     fn order(&mut self, t: i64, shares: &mut ShareModel, refreshed: bool) {
+        if self.aged && self.fresh.is_empty() {
+            // Under Slurm's priority alone, nothing to do unless a value may have changed.
+            self.out.visits += self.pending.len() as u64;
+            if !self
+                .pending
+                .iter()
+                .any(|e| Self::stale(e, t, shares, refreshed))
+            {
+                return;
+            }
+        }
         // Every entry is evaluated, sorted or merged with new jobs below, except when there
         // are no new jobs and the values never change: only then may started ones stay.
         if !(self.fresh.is_empty() && self.reeval == Reeval::Never) {
@@ -1119,6 +1175,7 @@ impl Sim<'_> {
             cores: jobs.get(j).map_or(0, |x| x.cores),
             mem: jobs.get(j).map_or(0, |x| x.mem),
             planned: jobs.get(j).map_or(0, |x| x.planned()),
+            next: i64::MIN,
         }));
         // Fair-share values of the associations with pending jobs: all after a refresh, else
         // those of the new jobs (the others are already up to date).
@@ -1136,7 +1193,15 @@ impl Sim<'_> {
             Reeval::Never => false,
         };
         self.picked.clear();
-        if all && self.reeval == Reeval::OnShareChange {
+        if self.aged {
+            let pending = &self.pending;
+            self.picked.extend((0..old).filter(|&p| {
+                pending
+                    .get(p)
+                    .is_some_and(|e| Self::stale(e, t, shares, refreshed))
+            }));
+            self.picked.extend(old..self.pending.len());
+        } else if all && self.reeval == Reeval::OnShareChange {
             let assoc = &shares.entities().job_assoc;
             self.picked.extend((0..old).filter(|&p| {
                 self.pending
@@ -1862,6 +1927,95 @@ mod tests {
             for b in xs {
                 assert_eq!(desc_key(a).cmp(&desc_key(b)), b.total_cmp(&a), "{a} {b}");
             }
+        }
+    }
+
+    /// Runs `trace` with or without the shortcuts (`Sides::exhaustive`).
+    fn both(
+        trace: &Trace,
+        program: &Program,
+        opts: &Options,
+        policy: Option<&SlurmPolicy>,
+    ) -> (Outcome, Outcome) {
+        let run = |exhaustive| {
+            let sides = Sides {
+                policy,
+                exhaustive,
+                ..Sides::default()
+            };
+            run_inner(trace, program, opts, &mut (), sides).unwrap()
+        };
+        (run(false), run(true))
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+        /// The shortcuts give the exhaustive replay's schedule exactly: Slurm's priority
+        /// computed again only when a job's age may have moved it or its fair share changed,
+        /// and Fair Tree's and classic's values on the kept state, on overloaded traces of
+        /// several accounts, with and without a site tree, under continuous and Slurm's
+        /// stepwise decay, with a short `PriorityMaxAge` so ages reach it.
+        #[test]
+        fn the_shortcuts_give_the_exhaustive_schedule(
+            n in 40usize..250,
+            seed in 0u64..10_000,
+            conf in proptest::sample::select(vec![
+                "PriorityWeightAge=1000\nPriorityWeightFairshare=10000\nPriorityWeightJobSize=500\nPriorityMaxAge=00:40:00\n",
+                "PriorityWeightAge=1000\nPriorityWeightFairshare=10000\nPriorityFlags=NO_FAIR_TREE\n",
+                "PriorityWeightAge=7\nPriorityWeightFairshare=3\nPriorityMaxAge=00:10:00\n",
+                "PriorityWeightAge=100\nPriorityMaxAge=2:00:00\nPriorityFavorSmall=YES\nPriorityWeightJobSize=100\n",
+            ]),
+            formula in proptest::sample::select(vec![
+                "", "fairtree_factor", "level_fs", "classic_factor * ncpus",
+                "fairtree_factor * 100 + eligible_time / 60",
+            ]),
+            site in proptest::bool::ANY,
+            stepwise in proptest::bool::ANY,
+        ) {
+            let mut trace = limit_trace(seed, n);
+            for (i, j) in trace.jobs.iter_mut().enumerate() {
+                j.account = format!("a{}", (i as u64 ^ seed) % 3);
+                j.submit /= 4; // a queue builds up on 32 cores
+            }
+            let mut o = opts(Backfill::Easy);
+            o.half_life = 900.0;
+            if stepwise {
+                o.decay = crate::replay::decay::Decay::Slurm(crate::usage::decay::SlurmDecay::new(900, 120, crate::usage::decay::slurm::ResetPeriod::None).unwrap());
+            }
+            if site {
+                use crate::fairshare::{NodeKind, NodeSpec, Shares, TreeSource, TreeSpec};
+                let node = |n: &str, p: Option<&str>, kind, s| {
+                    NodeSpec::new(n, p.map(String::from), kind, Shares::Count(s))
+                };
+                o.tree = Some(TreeSpec {
+                    source: TreeSource::Slurm,
+                    root_name: "root".into(),
+                    root_usage: None,
+                    unknown_shares: None,
+                    nodes: vec![
+                        node("a0", None, NodeKind::Account, 5),
+                        node("u1", Some("a0"), NodeKind::User, 3),
+                        node("a1", None, NodeKind::Account, 1),
+                        node("sub", Some("a1"), NodeKind::Account, 2),
+                        node("u2", Some("sub"), NodeKind::User, 1),
+                    ],
+                });
+            }
+            let (program, policy) = if formula.is_empty() {
+                let text = format!(
+                    "PriorityType=priority/multifactor\nAccountingStorageType=accounting_storage/slurmdbd\n{conf}"
+                );
+                let c = crate::slurm::parse_slurm_conf(&text, "slurm.conf").unwrap();
+                let p = SlurmPolicy::new(c, Default::default(), o.cluster).unwrap();
+                let program = crate::formula::compile("slurm_priority", &ResourceTable::builtin()).unwrap();
+                (program, Some(p))
+            } else {
+                (crate::formula::compile(formula, &ResourceTable::builtin()).unwrap(), None)
+            };
+            let (fast, whole) = both(&trace, &program, &o, policy.as_ref());
+            proptest::prop_assert_eq!(&fast.placements, &whole.placements);
+            proptest::prop_assert_eq!(fast.share_updates, whole.share_updates);
+            proptest::prop_assert_eq!(fast.formula_errors, whole.formula_errors);
         }
     }
 }

@@ -159,6 +159,16 @@ impl SiteTree {
         &self.shares
     }
 
+    /// The tree built once, without usage (the same node ids as every build with usage).
+    pub(crate) fn tree(&self) -> &Tree {
+        &self.tree
+    }
+
+    /// Per association: its tree node id.
+    pub(crate) fn ids(&self) -> &[usize] {
+        &self.ids
+    }
+
     /// Every keyword's value per association, the tree built with the associations' `usage`
     /// on their leaves.
     pub(crate) fn values(

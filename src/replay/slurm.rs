@@ -194,7 +194,19 @@ pub(crate) struct FixedTerms {
 impl FixedTerms {
     /// slurmctld's stored value with this age and fair-share term (weighted).
     fn priority(&self, age: f64, fairshare: f64) -> f64 {
-        let mut p = if self.multi {
+        let mut p = self.sum(age, fairshare);
+        if p < 1.0 {
+            p = 1.0;
+        }
+        if p >= 4294967295.0 {
+            return f64::from(u32::MAX);
+        }
+        f64::from(p as u32)
+    }
+
+    /// The weighted sum before the floor at 1, the cap and the truncation.
+    fn sum(&self, age: f64, fairshare: f64) -> f64 {
+        if self.multi {
             self.partition
                 + (age + self.assoc + fairshare + self.jobsize + self.qos + self.tres + self.site
                     - self.nice)
@@ -207,14 +219,7 @@ impl FixedTerms {
                 + self.tres
                 + self.site
                 - self.nice
-        };
-        if p < 1.0 {
-            p = 1.0;
         }
-        if p >= 4294967295.0 {
-            return f64::from(u32::MAX);
-        }
-        f64::from(p as u32)
     }
 }
 
@@ -299,13 +304,24 @@ impl SlurmPolicy {
             // Not yet eligible: no priority row.
             return 0.0;
         }
+        let diff: u32 = if now > fixed.accrue {
+            (now - fixed.accrue) as u32
+        } else {
+            0
+        };
+        self.priority_at(rows, fixed, diff, fairshare)
+    }
+
+    /// The priority of a job of `rows` waiting `diff` seconds since its accrue time.
+    fn priority_at(&self, rows: &[FixedTerms], fixed: Fixed, diff: u32, fairshare: f64) -> f64 {
+        let (age, fs) = self.weighted(fixed, diff, fairshare);
+        rows.iter().map(|r| r.priority(age, fs)).fold(0.0, f64::max)
+    }
+
+    /// The weighted age and fair-share terms after `diff` seconds.
+    fn weighted(&self, fixed: Fixed, diff: u32, fairshare: f64) -> (f64, f64) {
         let mut age = 0.0;
         if self.weights.age != 0 && fixed.accrue != 0 {
-            let diff: u32 = if now > fixed.accrue {
-                (now - fixed.accrue) as u32
-            } else {
-                0
-            };
             let max_age = self.conf.max_age;
             age = if diff < max_age {
                 f64::from(diff) / f64::from(max_age)
@@ -315,7 +331,70 @@ impl SlurmPolicy {
         }
         let age = age * f64::from(self.weights.age);
         let fs = fairshare * f64::from(self.weights.fairshare);
-        rows.iter().map(|r| r.priority(age, fs)).fold(0.0, f64::max)
+        (age, fs)
+    }
+
+    /// The first time after `t` at which [`Self::priority_fixed`] may differ from its value
+    /// at `t` with the same fair-share factor (`i64::MAX`: never). The value is a
+    /// non-decreasing function of the age (additions, the floor at 1, the cap and the
+    /// truncation, and the maximum over partitions, are all monotone), so it is the least
+    /// age at which the value is larger, found by bisection; until then a pass would compute
+    /// the same value.
+    pub(crate) fn next_change(
+        &self,
+        cache: &FixedCache,
+        fixed: Fixed,
+        t: i64,
+        origin: i64,
+        fairshare: f64,
+    ) -> i64 {
+        let Some(rows) = cache.terms.get(fixed.class as usize) else {
+            return i64::MAX;
+        };
+        let now = shifted(t, origin);
+        if fixed.accrue > now {
+            // Eligible at its accrue time.
+            return t.saturating_add(fixed.accrue - now);
+        }
+        let max_age = self.conf.max_age;
+        if self.weights.age == 0 || fixed.accrue == 0 {
+            return i64::MAX;
+        }
+        let Ok(d0) = u32::try_from(now - fixed.accrue) else {
+            return t.saturating_add(1); // beyond the clock slurmctld keeps: every pass
+        };
+        if d0 >= max_age {
+            return i64::MAX;
+        }
+        let p0 = self.priority_at(rows, fixed, d0, fairshare);
+        if self.priority_at(rows, fixed, max_age, fairshare) <= p0 {
+            return i64::MAX;
+        }
+        // The least d in (d0, max_age] with a larger value: first the second where the
+        // linear age term makes the sum reach the next integer, checked exactly (it is the
+        // answer when d − 1 still gives the value and d a larger one); else by bisection.
+        let (age, fs) = self.weighted(fixed, d0, fairshare);
+        let sum = rows.iter().map(|r| r.sum(age, fs)).fold(f64::MIN, f64::max);
+        let per_second = f64::from(self.weights.age) / f64::from(max_age);
+        let guess = ((p0 + 1.0 - sum.max(1.0)) / per_second).ceil();
+        if guess.is_finite() && guess >= 1.0 && guess < f64::from(max_age - d0) {
+            let d = d0 + guess as u32;
+            if self.priority_at(rows, fixed, d, fairshare) > p0
+                && self.priority_at(rows, fixed, d - 1, fairshare) <= p0
+            {
+                return t.saturating_add(i64::from(d - d0));
+            }
+        }
+        let (mut lo, mut hi) = (d0, max_age);
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if self.priority_at(rows, fixed, mid, fairshare) > p0 {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+        t.saturating_add(i64::from(hi - d0))
     }
 }
 
@@ -472,5 +551,49 @@ mod tests {
             mem_per_node: 0,
         };
         assert!(SlurmPolicy::new(conf, BTreeMap::new(), huge).is_err());
+    }
+
+    /// `next_change` is exact: the priority is the same at every second from `t` to the time
+    /// it gives, and differs there (checked second by second over whole ages).
+    #[test]
+    fn next_change_is_the_first_second_the_priority_moves() {
+        for conf in [
+            "PriorityWeightAge=1000\nPriorityMaxAge=00:20:00\nPriorityWeightJobSize=500\n",
+            "PriorityWeightAge=7\nPriorityMaxAge=00:10:00\nPriorityWeightFairshare=3\n",
+            "PriorityWeightAge=3000000\nPriorityMaxAge=00:05:00\n",
+            "PriorityWeightAge=0\nPriorityWeightJobSize=10\n",
+        ] {
+            let p = policy(conf, &[]);
+            for (cores, submit, fs) in [(1, 0, 0.0), (8, 17, 0.37), (32, 5, 1.0)] {
+                let mut cache = FixedCache::default();
+                let j = job(submit, cores, "", "");
+                let fx = p.fixed(&mut cache, &j, 0);
+                let mut t = submit;
+                let mut changes = 0;
+                while t < submit + 2000 {
+                    let v = p.priority_fixed(&cache, fx, t, 0, fs);
+                    let next = p.next_change(&cache, fx, t, 0, fs);
+                    assert!(next > t);
+                    let end = next.min(submit + 2000);
+                    for u in t..end {
+                        assert_eq!(p.priority_fixed(&cache, fx, u, 0, fs), v, "{conf} at {u}");
+                    }
+                    if next < i64::MAX {
+                        assert_ne!(
+                            p.priority_fixed(&cache, fx, next, 0, fs),
+                            v,
+                            "{conf} at {next}"
+                        );
+                        changes += 1;
+                    }
+                    t = end;
+                }
+                if conf.starts_with("PriorityWeightAge=0") {
+                    assert_eq!(changes, 0);
+                } else {
+                    assert!(changes > 0, "{conf}");
+                }
+            }
+        }
     }
 }

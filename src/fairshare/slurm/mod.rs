@@ -13,6 +13,7 @@ mod classic;
 mod depth_oblivious;
 mod explain;
 mod fair_tree;
+mod incremental;
 mod links;
 #[cfg(test)]
 pub(crate) mod testtrees;
@@ -20,6 +21,7 @@ mod ticket;
 
 use crate::fairshare::result::Column;
 use crate::fairshare::{Algorithm, NodeId, Options, ShareError, ShareResult, Tree};
+pub use incremental::Incremental;
 use links::Links;
 
 /// Runs one Slurm algorithm (`Classic`, `DepthOblivious`, `FairTree` or `Ticket`) over `tree`.
