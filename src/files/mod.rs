@@ -4,6 +4,7 @@
 
 pub mod atomic;
 mod error;
+pub mod json_lines;
 pub mod lines;
 pub(crate) mod text;
 pub mod toml_spans;
