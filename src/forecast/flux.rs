@@ -345,7 +345,7 @@ mod tests {
         .unwrap()
     }
 
-    fn get<'a>(f: &'a Forecast, id: u64) -> &'a JobForecast {
+    fn get(f: &Forecast, id: u64) -> &JobForecast {
         let id = crate::flux::jobs::f58_encode(id);
         f.jobs.iter().find(|j| j.id == id).unwrap()
     }
