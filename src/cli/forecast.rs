@@ -427,10 +427,14 @@ fn explain(out: &mut impl Write, fc: &Forecast, id: &str, dates: DateFlags) -> C
     };
     writeln!(
         out,
-        "job {} ({} in {}, {} cores, walltime {})",
+        "job {} ({}{}, {} cores, walltime {})",
         j.id,
         j.user,
-        j.queue,
+        if j.queue.is_empty() {
+            String::new()
+        } else {
+            format!(" in {}", j.queue)
+        },
         j.cores,
         span(j.walltime)
     )?;

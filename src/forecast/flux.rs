@@ -93,8 +93,9 @@ pub const INSUFFICIENT: &str = "insufficient resources";
 /// fluxion's `sched.selection_type` of a job reserved a future start.
 pub const RESERVED: &str = "reserved";
 
-/// fluxion's exception note for a job no resource set can ever hold (`ENODEV`).
-pub const UNSATISFIABLE: &str = "unsatisfiable";
+/// The note of the exception flux raises on a job fluxion can never place (`ENODEV`: larger
+/// than the instance), which ends it.
+pub const UNSATISFIABLE: &str = "alloc denied due to type=\"unsatisfiable\"";
 
 /// Why a job that waits for the scheduler did not start, in flux's words where it has some.
 fn reason(why: &Why) -> String {

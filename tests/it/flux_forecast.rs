@@ -4,7 +4,7 @@
 //! - from the snapshot taken with the queue stopped (`before/`), at the moment it was started:
 //!   the jobs fluxion started in that loop are the ones the forecast starts, and no other; the
 //!   jobs it reserved are the forecast's top jobs, at fluxion's `t_estimate` to the second; the
-//!   jobs it rejected are the forecast's `unsatisfiable` ones;
+//!   jobs it rejected are the forecast's never-starting ones, with flux's exception note;
 //! - from the snapshot after the loop (`after/`): nothing more starts, and the reservations are
 //!   the same.
 
@@ -107,7 +107,8 @@ fn check(d: &Path, side: &str, at: i64, policy: Option<&str>) -> (Vec<String>, u
     if side == "before" {
         for r in list(&want, "rejected") {
             let g = job(&got, &r["jobid"]);
-            if g["runs_now"] == true || g["reason"] != "unsatisfiable" {
+            if g["runs_now"] == true || g["reason"] != r["exception_note"] || !g["start"].is_null()
+            {
                 failures.push(format!(
                     "{name} {}: fluxion rejected it ({}), the forecast says {} / {}",
                     r["jobid"], r["exception_note"], g["runs_now"], g["reason"]
