@@ -124,7 +124,11 @@ fi
 
 names=${*:-$ALL}
 mkdir -p "$WORK"
-$FLUX version > "$HERE/flux_version.txt"
+{
+    $FLUX version
+    # flux-sched prints no version of its own: its library's file name carries it
+    echo "flux-sched: $(basename "$(ls "$(dirname "$FLUX")"/../lib/libfluxion-data.so.*.*.* | head -1)" | sed 's/libfluxion-data.so.//')"
+} > "$HERE/flux_version.txt"
 for name in $names; do
     policy=$(scenario "$name" | head -1)
     conf=$WORK/$name/conf
