@@ -1,7 +1,8 @@
 //! `fairsort forecast`: which pending jobs start now, when the others will, and why each
 //! waits, from a PBS site's snapshot (`qstat -f -F json`, `pbsnodes -av -F json`, `pbs_rstat
-//! -f`) and the site imported into the home, or a Slurm site's (`squeue --json`, `sinfo
-//! --json`, its slurm.conf). A thin layer over `fairsort::forecast`.
+//! -f`) and the site imported into the home, a Slurm site's (`squeue --json`, `sinfo
+//! --json`, its slurm.conf), or a flux instance's (`flux jobs -a --json`, `flux resource R`,
+//! detected from the jobs file). A thin layer over `fairsort::forecast`.
 
 use crate::cli::dates::DateFlags;
 use crate::cli::failure::read_file;
@@ -9,6 +10,7 @@ use crate::cli::table::{Align, Table};
 use crate::cli::{CliResult, Failure, Global};
 use fairsort::forecast::{pbs_forecast, Forecast, JobForecast, PbsPolicy, PbsSnapshot};
 use fairsort::home::Home;
+use fairsort::inputs::jobs::JobsFormat;
 use fairsort::scenario::{Base, JobsInput, ScenarioBuilder};
 use std::io::Write;
 use std::path::PathBuf;
@@ -39,11 +41,12 @@ pub struct Args {
 /// policy; everything but what to print.
 #[derive(Debug, Clone, clap::Args)]
 pub struct Inputs {
-    /// The jobs: `qstat -f -F json` output (Slurm: `squeue --json`), running jobs included
-    /// (`-`: standard input).
+    /// The jobs: `qstat -f -F json` output (Slurm: `squeue --json`; flux: `flux jobs -a
+    /// --json`), running jobs included (`-`: standard input).
     #[arg(long, value_name = "FILE")]
     pub jobs: PathBuf,
-    /// The nodes: `pbsnodes -av -F json` output (Slurm: `sinfo --json`).
+    /// The nodes: `pbsnodes -av -F json` output (Slurm: `sinfo --json`; flux: `flux resource
+    /// R`).
     #[arg(long, value_name = "FILE")]
     pub node_state: PathBuf,
     /// Advance reservations: `pbs_rstat -f` output.
@@ -75,6 +78,10 @@ pub struct Inputs {
     /// `squeue --json` and `--node-state` `sinfo --json` (or `scontrol show nodes --json`).
     #[arg(long, value_name = "FILE")]
     pub slurm_conf: Option<PathBuf>,
+    /// A flux instance's fluxion queue policy (`sched-fluxion-qmanager`'s `queue-policy`):
+    /// fcfs, easy (the default, as fluxion's), hybrid or conservative.
+    #[arg(long, value_name = "POLICY")]
+    pub queue_policy: Option<fairsort::forecast::FluxQueuePolicy>,
 }
 
 impl std::ops::Deref for Args {
@@ -90,23 +97,46 @@ pub fn run(args: Args, global: &Global) -> CliResult {
     print(&args, &fc)
 }
 
-/// The forecast of the command line's snapshot: a Slurm site's (`--slurm-conf`), else the
-/// home's PBS site's.
+/// The forecast of the command line's snapshot: a Slurm site's (`--slurm-conf`), a flux
+/// instance's (`flux jobs --json`, detected), else the home's PBS site's.
 pub(crate) fn forecast(args: &Inputs, global: &Global) -> Result<Forecast, Failure> {
     if let Some(conf) = &args.slurm_conf {
+        if args.queue_policy.is_some() {
+            return Err(Failure::usage(
+                "--queue-policy is a flux instance's: a Slurm forecast (--slurm-conf) does not take it",
+            ));
+        }
         return slurm(args, conf);
+    }
+    let stdin = if args.jobs.as_os_str() == "-" {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)?;
+        Some(bytes)
+    } else {
+        None
+    };
+    let format = match &stdin {
+        Some(bytes) => JobsFormat::detect("-", bytes),
+        None => JobsFormat::detect_file(&args.jobs)
+            .map_err(|e| Failure::user(format!("{}: {e}", args.jobs.display())))?,
+    };
+    if format == JobsFormat::FluxJobs {
+        return super::forecast_flux::flux(args, stdin);
+    }
+    if args.queue_policy.is_some() {
+        return Err(Failure::usage(format!(
+            "--queue-policy is a flux instance's: {} is not `flux jobs --json` output",
+            args.jobs.display()
+        )));
     }
     let home = Home::open(global.home.as_deref()).map_err(|e| Failure::user(e.to_string()))?;
     let state = home.load().map_err(|e| Failure::user(e.to_string()))?;
-    let input = if args.jobs.as_os_str() == "-" {
-        let mut bytes = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)?;
-        JobsInput::Bytes {
+    let input = match stdin {
+        Some(bytes) => JobsInput::Bytes {
             name: "-".into(),
             bytes,
-        }
-    } else {
-        JobsInput::File(args.jobs.clone())
+        },
+        None => JobsInput::File(args.jobs.clone()),
     };
     let mut b = ScenarioBuilder::new(Base::Home(home.clone()))
         .jobs(input, None)
@@ -288,6 +318,12 @@ fn top(fc: &Forecast, n: Option<usize>) -> Forecast {
     f
 }
 
+/// Whether a row is a running job, in its scheduler's word (PBS `R`, Slurm `RUNNING`, flux
+/// `RUN` or `CLEANUP`).
+fn running(j: &JobForecast) -> bool {
+    matches!(j.state.as_str(), "R" | "RUNNING" | "RUN" | "CLEANUP")
+}
+
 /// A duration as `1h05m`, `3d04h`, `45s`.
 fn span(secs: i64) -> String {
     let s = secs.max(0);
@@ -327,7 +363,7 @@ fn table(out: &mut impl Write, fc: &Forecast, dates: DateFlags) -> CliResult {
         ("in", Align::Right),
         ("reason", Align::Left),
     ]);
-    for j in fc.jobs.iter().filter(|j| j.state != "R") {
+    for j in fc.jobs.iter().filter(|j| !running(j)) {
         let start = match (j.runs_now, j.start) {
             (true, _) => "now".to_string(),
             (false, Some(s)) => dates.show(s),
@@ -397,14 +433,18 @@ fn explain(out: &mut impl Write, fc: &Forecast, id: &str, dates: DateFlags) -> C
     };
     writeln!(
         out,
-        "job {} ({} in {}, {} cores, walltime {})",
+        "job {} ({}{}, {} cores, walltime {})",
         j.id,
         j.user,
-        j.queue,
+        if j.queue.is_empty() {
+            String::new()
+        } else {
+            format!(" in {}", j.queue)
+        },
         j.cores,
         span(j.walltime)
     )?;
-    if j.state == "R" {
+    if running(j) {
         writeln!(
             out,
             "running since {}",
@@ -471,7 +511,7 @@ fn explain(out: &mut impl Write, fc: &Forecast, id: &str, dates: DateFlags) -> C
         let ending: Vec<&JobForecast> = fc
             .jobs
             .iter()
-            .filter(|o| o.state == "R" && o.end.is_some_and(|e| e <= s))
+            .filter(|o| running(o) && o.end.is_some_and(|e| e <= s))
             .collect();
         writeln!(out, "running jobs that end by then: {}", ending.len())?;
         for o in ending.iter().take(5) {

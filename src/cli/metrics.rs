@@ -260,6 +260,7 @@ fn waits(args: &Args, global: &Global, order: &OrderMetrics) -> Result<Vec<Wait>
         against: None,
         against_weights: None,
         slurm_conf: args.slurm_conf.clone(),
+        queue_policy: None,
     };
     let fc = super::forecast::forecast(&fargs, global)?;
     let accounts: std::collections::HashMap<&str, &str> = order

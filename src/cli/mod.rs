@@ -16,6 +16,7 @@ pub mod audit;
 pub mod check;
 pub mod eval;
 pub mod forecast;
+mod forecast_flux;
 pub mod ftest;
 pub mod init;
 pub mod order;

@@ -11,7 +11,6 @@ pub mod conf_source;
 pub mod dump;
 pub mod hostlist;
 pub mod job;
-pub mod json_lines;
 pub mod multifactor;
 pub mod priorities;
 pub mod sacct;

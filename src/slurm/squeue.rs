@@ -180,7 +180,7 @@ fn whole_file(name: &str, what: String) -> JobsError {
 
 /// `FILE:LINE: what` for the `index`th job (0-based) of the document.
 fn at_job(name: &str, bytes: &[u8], index: usize, what: String) -> JobsError {
-    let line = crate::slurm::json_lines::element_line(bytes, "jobs", index);
+    let line = crate::files::json_lines::element_line(bytes, "jobs", index);
     JobsError::Json {
         message: format!("{name}:{line}: {what}"),
     }

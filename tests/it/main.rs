@@ -22,6 +22,7 @@ mod common;
 mod doc_commands;
 mod error_locations;
 mod fairshare_flux;
+mod flux_forecast;
 mod flux_priority;
 mod formats_flux;
 mod formats_native;

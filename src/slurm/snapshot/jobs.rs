@@ -84,7 +84,7 @@ pub fn read_squeue_json(bytes: &[u8], path: &str) -> Result<Vec<SlurmSnapshotJob
     // Every job's `nodes` draws on one budget: the file's hostlists are bounded as a whole.
     let mut budget = Budget::file();
     let mut seen = std::collections::HashSet::with_capacity(jobs.len());
-    let line = |i: usize| crate::slurm::json_lines::element_line(bytes, "jobs", i);
+    let line = |i: usize| crate::files::json_lines::element_line(bytes, "jobs", i);
     let mut out = Vec::with_capacity(jobs.len());
     for (i, j) in jobs.into_iter().enumerate() {
         let j = job(path, i + 1, j, &mut budget).map_err(|e| e.at_line(line(i)))?;

@@ -76,7 +76,7 @@ pub fn read_nodes_json(bytes: &[u8], path: &str) -> Result<Vec<SlurmNodeState>, 
         list: "nodes",
     })?;
     let mut seen = std::collections::HashSet::with_capacity(nodes.len());
-    let line = |i: usize| crate::slurm::json_lines::element_line(bytes, "nodes", i);
+    let line = |i: usize| crate::files::json_lines::element_line(bytes, "nodes", i);
     let mut out = Vec::with_capacity(nodes.len());
     for (i, n) in nodes.into_iter().enumerate() {
         let n = node(path, i + 1, n).map_err(|e| e.at_line(line(i)))?;

@@ -1,5 +1,5 @@
-//! Where each record of a Slurm JSON document starts: the 1-based line of every element of a
-//! top-level list (`jobs` of `squeue --json`, `nodes` of `sinfo --json`), found in one pass over
+//! Where each record of a JSON document starts: the 1-based line of every element of a
+//! top-level list (`jobs` of `squeue --json` or `flux jobs --json`, `nodes` of `sinfo --json`), found in one pass over
 //! the bytes, so a reader that parsed the document with serde (which keeps no positions) can name
 //! the line of the record it refuses. Only asked for when there is something to report.
 
