@@ -2,7 +2,7 @@
 //! instance, under fluxion's queue policy (`--queue-policy`, default easy).
 
 use crate::cli::failure::read_file;
-use crate::cli::forecast::Inputs;
+use crate::cli::forecast_inputs::Inputs;
 use crate::cli::Failure;
 use fairsort::forecast::{flux_forecast, FluxQueuePolicy, FluxSnapshot, Forecast};
 

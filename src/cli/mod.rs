@@ -17,6 +17,7 @@ pub mod check;
 pub mod eval;
 pub mod forecast;
 mod forecast_flux;
+pub mod forecast_inputs;
 pub mod ftest;
 pub mod init;
 pub mod order;
