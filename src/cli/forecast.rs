@@ -272,12 +272,6 @@ fn top(fc: &Forecast, n: Option<usize>) -> Forecast {
     f
 }
 
-/// Whether a row is a running job, in its scheduler's word (PBS `R`, Slurm `RUNNING`, flux
-/// `RUN` or `CLEANUP`).
-fn running(j: &JobForecast) -> bool {
-    matches!(j.state.as_str(), "R" | "RUNNING" | "RUN" | "CLEANUP")
-}
-
 /// A duration as `1h05m`, `3d04h`, `45s`.
 fn span(secs: i64) -> String {
     let s = secs.max(0);
@@ -317,7 +311,7 @@ fn table(out: &mut impl Write, fc: &Forecast, dates: DateFlags) -> CliResult {
         ("in", Align::Right),
         ("reason", Align::Left),
     ]);
-    for j in fc.jobs.iter().filter(|j| !running(j)) {
+    for j in fc.jobs.iter().filter(|j| !j.is_running()) {
         let start = match (j.runs_now, j.start) {
             (true, _) => "now".to_string(),
             (false, Some(s)) => dates.show(s),
@@ -398,7 +392,7 @@ fn explain(out: &mut impl Write, fc: &Forecast, id: &str, dates: DateFlags) -> C
         j.cores,
         span(j.walltime)
     )?;
-    if running(j) {
+    if j.is_running() {
         writeln!(
             out,
             "running since {}",
@@ -465,7 +459,7 @@ fn explain(out: &mut impl Write, fc: &Forecast, id: &str, dates: DateFlags) -> C
         let ending: Vec<&JobForecast> = fc
             .jobs
             .iter()
-            .filter(|o| running(o) && o.end.is_some_and(|e| e <= s))
+            .filter(|o| o.is_running() && o.end.is_some_and(|e| e <= s))
             .collect();
         writeln!(out, "running jobs that end by then: {}", ending.len())?;
         for o in ending.iter().take(5) {

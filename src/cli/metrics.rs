@@ -271,7 +271,7 @@ fn waits(args: &Args, global: &Global, order: &OrderMetrics) -> Result<Vec<Wait>
     Ok(fc
         .jobs
         .iter()
-        .filter(|j| !(j.state.eq_ignore_ascii_case("R") || j.state.eq_ignore_ascii_case("RUNNING")))
+        .filter(|j| !j.is_running())
         .map(|j| Wait {
             queue: j.queue.clone(),
             account: accounts

@@ -126,7 +126,7 @@ fn queue(inputs: super::order::Inputs, out: Out, global: &Global) -> CliResult {
     let limits = limits(&out);
     match super::order::report_queue(inputs, global)? {
         ReportQueue::Formula(o) => formula_queue(&path, *o, limits),
-        ReportQueue::Json(doc) => json_queue(&path, &doc, limits),
+        ReportQueue::Json(doc, tree) => json_queue(&path, &doc, tree.as_deref(), limits),
     }
 }
 
@@ -171,8 +171,13 @@ fn formula_queue(path: &Path, o: Ordered, limits: Limits) -> CliResult {
     Ok(())
 }
 
-/// A Slurm or flux queue from its `order --json` document.
-fn json_queue(path: &Path, doc: &serde_json::Value, limits: Limits) -> CliResult {
+/// A Slurm or flux queue from its `order --json` document, with the share tree it used.
+fn json_queue(
+    path: &Path,
+    doc: &serde_json::Value,
+    tree: Option<&fairsort::fairshare::Tree>,
+    limits: Limits,
+) -> CliResult {
     let sources = doc.get("sources").and_then(|s| s.as_object());
     let scheduler = (sources.and_then(|s| s.get("scheduler")))
         .and_then(|s| s.as_str())
@@ -188,10 +193,16 @@ fn json_queue(path: &Path, doc: &serde_json::Value, limits: Limits) -> CliResult
         })
         .collect();
     let facts = vec![("sources".to_string(), lines.join("\n"))];
+    let mut sections = vec![report::json_queue_section(doc, scheduler, limits)];
+    if let Some(tree) = tree {
+        sections.extend(
+            report::share_sections(tree, &Options::default(), limits).map_err(report_failure)?,
+        );
+    }
     let page = Page {
         title: format!("fairsort report: a {scheduler} queue"),
         facts,
-        sections: vec![report::json_queue_section(doc, scheduler, limits)],
+        sections,
     };
     write(path, &page)
 }

@@ -34,6 +34,14 @@ pub struct JobForecast {
     pub reason: Option<String>,
 }
 
+impl JobForecast {
+    /// Whether the job is running, in its scheduler's word (PBS `R`, Slurm `RUNNING`, flux
+    /// `RUN` or `CLEANUP`): the rows that wait for nothing.
+    pub fn is_running(&self) -> bool {
+        matches!(self.state.as_str(), "R" | "RUNNING" | "RUN" | "CLEANUP")
+    }
+}
+
 /// A forecast of a whole snapshot.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Forecast {

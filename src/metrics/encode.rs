@@ -21,6 +21,12 @@ pub(crate) trait Rows: Send + Sync + 'static {
     fn encode(&self, range: Range<usize>, enc: &mut MetricEncoder<'_>) -> std::fmt::Result;
     /// Whether row `i` writes a sample.
     fn has_sample(&self, i: usize) -> bool;
+    /// Appends the samples of rows `range` of family `name` to `out` without the crate,
+    /// byte for byte what [`Rows::encode`] gives through it (`text::gauge`); `false`, with
+    /// nothing appended, for a family that has no such writer.
+    fn write_text(&self, _name: &str, _range: Range<usize>, _out: &mut Vec<u8>) -> bool {
+        false
+    }
 }
 
 /// A family's name, help and type: what its `# HELP` and `# TYPE` lines say ([`names`](crate::metrics::names) has every one).
@@ -83,7 +89,7 @@ impl std::fmt::Write for Sink<'_> {
 
 /// Appends the text of rows `range` of a family to `out`, its first `skip` bytes (the
 /// descriptor lines, or none) left out.
-fn encode_part(
+pub(super) fn encode_part(
     desc: Descriptor,
     rows: &Arc<dyn Rows>,
     range: Range<usize>,
@@ -102,8 +108,9 @@ fn encode_part(
 }
 
 /// Writes one family to `out`: nothing when it has no sample, else its descriptor once and
-/// every sample, rows in order. The chunk holding the first row with a sample keeps the
-/// descriptor the crate wrote; every later chunk drops it.
+/// every sample, rows in order. The chunk holding the first row with a sample starts with the
+/// descriptor the crate wrote; each chunk's samples are the family's own text where it has a
+/// writer ([`Rows::write_text`]), else the crate's.
 pub(crate) fn write_family(
     out: &mut (impl io::Write + Send),
     desc: Descriptor,
@@ -119,6 +126,14 @@ pub(crate) fn write_family(
     let parallel = n - first >= crate::parallel::PARALLEL_MIN_JOBS;
     crate::parallel::write_ordered(out, n - first, CHUNK, parallel, |range, buf| {
         let range = range.start + first..range.end + first;
+        let start = buf.len();
+        if range.start == first {
+            buf.extend_from_slice(&head);
+        }
+        if rows.write_text(desc.name, range.clone(), buf) {
+            return Ok(());
+        }
+        buf.truncate(start);
         let skip = if range.start == first { 0 } else { head.len() };
         encode_part(desc, &rows, range, skip, buf)
     })
@@ -145,6 +160,114 @@ mod tests {
                     .encode_gauge(&(i as f64))?;
             }
             Ok(())
+        }
+    }
+
+    /// Samples with any label text and any value, through the crate and through `text::gauge`.
+    struct Samples(Vec<(String, f64)>);
+
+    impl Rows for Samples {
+        fn len(&self) -> usize {
+            self.0.len()
+        }
+        fn has_sample(&self, _: usize) -> bool {
+            true
+        }
+        fn encode(&self, range: Range<usize>, enc: &mut MetricEncoder<'_>) -> std::fmt::Result {
+            for (label, v) in self.0.get(range).unwrap_or_default() {
+                enc.encode_family(&[("site", "s"), ("user", label.as_str())])?
+                    .encode_gauge(v)?;
+            }
+            Ok(())
+        }
+        fn write_text(&self, name: &str, range: Range<usize>, out: &mut Vec<u8>) -> bool {
+            for (label, v) in self.0.get(range).unwrap_or_default() {
+                crate::metrics::text::gauge(out, name, &[("site", "s"), ("user", label)], *v);
+            }
+            true
+        }
+    }
+
+    /// The crate's bytes and the hand-written ones for the same samples.
+    fn both(samples: Vec<(String, f64)>) -> (Vec<u8>, Vec<u8>) {
+        let desc = Descriptor {
+            name: "fairsort_test",
+            help: "A test.",
+            kind: MetricType::Gauge,
+        };
+        let n = samples.len();
+        let rows: Arc<dyn Rows> = Arc::new(Samples(samples));
+        let mut head = Vec::new();
+        encode_part(desc, &rows, 0..0, 0, &mut head).unwrap();
+        let mut by_crate = Vec::new();
+        encode_part(desc, &rows, 0..n, head.len(), &mut by_crate).unwrap();
+        let mut by_hand = Vec::new();
+        assert!(rows.write_text(desc.name, 0..n, &mut by_hand));
+        (by_crate, by_hand)
+    }
+
+    /// The values and label texts where a writer could differ from the crate: non-finite
+    /// values, signed zero, the ends of the double range, integers, exponents, and labels with
+    /// every escaped byte, a lone one, and non-ASCII text.
+    #[test]
+    fn hand_written_samples_are_the_crate_s_bytes_at_the_edges() {
+        let values = [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            0.1,
+            1.0 / 3.0,
+            1e15,
+            1e16,
+            1e17,
+            1e21,
+            1e22,
+            123456789012345680.0,
+            1e-5,
+            1e-7,
+            f64::MIN_POSITIVE,
+            5e-324,
+            f64::MAX,
+            f64::MIN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            9_007_199_254_740_993.0,
+        ];
+        let labels = [
+            "",
+            "amy",
+            "a\\b",
+            "q\"uote",
+            "new\nline",
+            "\\",
+            "\"",
+            "\n",
+            "é✓",
+            "a b=c,d}",
+        ];
+        let samples = values
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| (labels[i % labels.len()].to_string(), v))
+            .collect();
+        let (by_crate, by_hand) = both(samples);
+        assert!(!by_crate.is_empty());
+        assert_eq!(
+            String::from_utf8_lossy(&by_hand),
+            String::from_utf8_lossy(&by_crate)
+        );
+    }
+
+    proptest::proptest! {
+        /// Any double (every bit pattern) and any label text: the same bytes as the crate.
+        #[test]
+        fn hand_written_samples_are_the_crate_s_bytes(
+            samples in proptest::collection::vec((".{0,12}", proptest::num::f64::ANY), 1..40)
+        ) {
+            let (by_crate, by_hand) = both(samples);
+            proptest::prop_assert_eq!(by_hand, by_crate);
         }
     }
 

@@ -15,6 +15,7 @@ pub mod names;
 mod queue;
 mod run;
 mod share;
+mod text;
 mod waits;
 
 pub use encode::Descriptor;

@@ -5,6 +5,7 @@
 use crate::fairshare::{Algorithm, Column, NodeId, ShareResult, Shares, Tree};
 use crate::metrics::encode::{write_family, Descriptor, Rows};
 use crate::metrics::names;
+use crate::metrics::text;
 use crate::metrics::SiteLabels;
 use prometheus_client::encoding::MetricEncoder;
 use std::io;
@@ -82,6 +83,13 @@ struct ShareRows {
 }
 
 impl ShareRows {
+    /// The `algorithm` label of the family's rows (`None` for raw shares).
+    fn algorithm(&self) -> Option<&'static str> {
+        self.result
+            .and_then(|k| self.data.results.get(k))
+            .map(|r| r.algorithm.name())
+    }
+
     fn value(&self, id: NodeId) -> Option<f64> {
         let tree = &self.data.tree;
         match self.result {
@@ -102,12 +110,46 @@ impl Rows for ShareRows {
             .is_some_and(|&id| self.value(id).is_some())
     }
 
+    fn write_text(&self, name: &str, range: Range<usize>, out: &mut Vec<u8>) -> bool {
+        let tree = &self.data.tree;
+        let algorithm = self.algorithm();
+        for &id in self.order.get(range).unwrap_or_default() {
+            let Some(v) = self.value(id) else { continue };
+            let (account, user) = names(tree, id);
+            let site = self.site.site.as_str();
+            let scheduler = self.site.scheduler.as_str();
+            match algorithm {
+                Some(a) => text::gauge(
+                    out,
+                    name,
+                    &[
+                        ("site", site),
+                        ("scheduler", scheduler),
+                        ("account", account),
+                        ("user", user),
+                        ("algorithm", a),
+                    ],
+                    v,
+                ),
+                None => text::gauge(
+                    out,
+                    name,
+                    &[
+                        ("site", site),
+                        ("scheduler", scheduler),
+                        ("account", account),
+                        ("user", user),
+                    ],
+                    v,
+                ),
+            }
+        }
+        true
+    }
+
     fn encode(&self, range: Range<usize>, enc: &mut MetricEncoder<'_>) -> std::fmt::Result {
         let tree = &self.data.tree;
-        let algorithm = self
-            .result
-            .and_then(|k| self.data.results.get(k))
-            .map(|r| r.algorithm.name());
+        let algorithm = self.algorithm();
         for &id in self.order.get(range).unwrap_or_default() {
             let Some(v) = self.value(id) else { continue };
             let (account, user) = names(tree, id);
@@ -197,6 +239,21 @@ impl Rows for Concat {
         }
     }
 
+    fn write_text(&self, name: &str, range: Range<usize>, out: &mut Vec<u8>) -> bool {
+        let start = out.len();
+        for (k, p) in self.parts.iter().enumerate() {
+            let (Some(&s), Some(&e)) = (self.starts.get(k), self.starts.get(k + 1)) else {
+                continue;
+            };
+            let (a, b) = (range.start.max(s), range.end.min(e));
+            if a < b && !p.write_text(name, a - s..b - s, out) {
+                out.truncate(start);
+                return false;
+            }
+        }
+        true
+    }
+
     fn encode(&self, range: Range<usize>, enc: &mut MetricEncoder<'_>) -> std::fmt::Result {
         for (k, p) in self.parts.iter().enumerate() {
             let (Some(&s), Some(&e)) = (self.starts.get(k), self.starts.get(k + 1)) else {
@@ -208,5 +265,99 @@ impl Rows for Concat {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fairshare::{compute, NodeKind, NodeSpec, Options, TreeSource, TreeSpec};
+    use crate::metrics::encode::encode_part;
+
+    /// Two accounts of users with names the text format escapes, usage from none to huge.
+    fn tree() -> Tree {
+        let mut nodes = Vec::new();
+        for (a, account) in ["phys", "ch\"em"].into_iter().enumerate() {
+            nodes.push(NodeSpec::new(
+                account,
+                None,
+                NodeKind::Account,
+                Shares::Count(1 + a as u64),
+            ));
+            for (u, usage) in [0.0, 1.0, 3.5e9, 1e300].into_iter().enumerate() {
+                let mut n = NodeSpec::new(
+                    format!("u{u}\\{account}"),
+                    Some(account.to_string()),
+                    NodeKind::User,
+                    Shares::Count(1 + u as u64),
+                );
+                n.usage = Some(usage);
+                nodes.push(n);
+            }
+        }
+        Tree::build(TreeSpec {
+            source: TreeSource::Slurm,
+            root_name: "root".into(),
+            root_usage: None,
+            unknown_shares: None,
+            nodes,
+        })
+        .unwrap()
+    }
+
+    /// Every family's hand-written rows are the crate's bytes, under every algorithm, over the
+    /// whole tree and over every split of it in two chunks.
+    #[test]
+    fn every_family_s_text_is_the_crate_s() {
+        let tree = tree();
+        let results: Vec<ShareResult> = Algorithm::ALL
+            .iter()
+            .filter_map(|&a| compute(&tree, a, &Options::default()).ok())
+            .collect();
+        assert!(results.len() >= 4, "{}", results.len());
+        let data = Arc::new(ShareMetrics { tree, results });
+        let site = Arc::new(SiteLabels {
+            site: "a\"b".into(),
+            scheduler: "slurm".into(),
+        });
+        let order = Arc::new(data.tree.preorder());
+        let values = [
+            Value::Factor,
+            Value::LevelFs,
+            Value::EffectiveUsage,
+            Value::NormShares,
+            Value::RawUsage,
+            Value::RawShares,
+        ];
+        let mut checked = 0;
+        for which in values {
+            for result in (0..data.results.len()).map(Some).chain([None]) {
+                let rows: Arc<dyn Rows> = Arc::new(ShareRows {
+                    data: Arc::clone(&data),
+                    site: Arc::clone(&site),
+                    order: Arc::clone(&order),
+                    which,
+                    result,
+                });
+                let desc = names::SHARE_FACTOR;
+                let n = rows.len();
+                let mut head = Vec::new();
+                encode_part(desc, &rows, 0..0, 0, &mut head).unwrap();
+                for cut in 0..=n {
+                    let mut by_crate = Vec::new();
+                    let mut by_hand = Vec::new();
+                    for range in [0..cut, cut..n] {
+                        encode_part(desc, &rows, range.clone(), head.len(), &mut by_crate).unwrap();
+                        assert!(rows.write_text(desc.name, range, &mut by_hand));
+                    }
+                    assert_eq!(
+                        String::from_utf8_lossy(&by_hand),
+                        String::from_utf8_lossy(&by_crate)
+                    );
+                    checked += by_crate.len();
+                }
+            }
+        }
+        assert!(checked > 10_000, "{checked}");
     }
 }

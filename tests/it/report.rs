@@ -538,7 +538,7 @@ document.getElementById('out').textContent = asc + '|' + desc + '|' + owners;
 }
 
 #[test]
-fn slurm_and_flux_queues_show_their_order_json_factors() {
+fn slurm_and_flux_queues_show_their_order_json_factors_and_share_tree() {
     let dir = tempfile::tempdir().unwrap();
     for example in ["slurm", "flux"] {
         let file = report(
@@ -580,8 +580,24 @@ fn slurm_and_flux_queues_show_their_order_json_factors() {
                 "{example} {id}"
             );
         }
+        // The share tree the order used: an icicle and every user association's factor.
+        let tree = table(&html, "tree-factors");
+        // (a job the plugin rejects has an owner with no association: no factor, no row; the
+        // flux example's frank is an association with `active` 0, which the tree leaves out
+        // and the plugin still gives its stored factor)
+        let users = (doc["jobs"].as_array().unwrap().iter())
+            .filter(|j| j["priority"].is_number())
+            .filter_map(|j| j["user"].as_str())
+            .filter(|&u| !(example == "flux" && u == "frank"))
+            .collect::<std::collections::BTreeSet<_>>();
+        assert!(
+            users.len() >= 3 && users.iter().all(|u| tree.iter().any(|r| r[1].0 == *u)),
+            "{example}: every job owner with a factor has a row in the tree's table: {users:?}"
+        );
         if let Some(browser) = chromium() {
-            assert_loads(&browser, &file, &["queue"]);
+            let sections = ["queue", "tree", "factors"];
+            assert_loads(&browser, &file, &sections);
+            assert_sections_draw(&browser, &file, &sections, dir.path());
         }
     }
 }

@@ -318,8 +318,8 @@ fn read_formula_file(args: &mut Args) -> Result<(), Failure> {
 pub(crate) enum ReportQueue {
     /// A PBS queue, a fairsort job list, a Slurm queue without a slurm.conf.
     Formula(Box<pbs::Ordered>),
-    /// Slurm's or flux's `order --json`.
-    Json(serde_json::Value),
+    /// Slurm's or flux's `order --json`, and the share tree it used.
+    Json(serde_json::Value, Option<Box<fairsort::fairshare::Tree>>),
 }
 
 /// The command line's queue, as `fairsort order` computes it, for `fairsort report`.
@@ -335,13 +335,18 @@ pub(crate) fn report_queue(inputs: Inputs, global: &Global) -> Result<ReportQueu
     }
     args.json = true;
     let mut doc = Vec::new();
+    let mut kept = None;
+    let sink = &mut report::Sink::Both(&mut kept);
     match path {
-        Path::Slurm(base) => slurm::run_to(&args, base, jobs, &mut doc, &mut report::Sink::Print)?,
-        _ => flux::run_to(&args, jobs, &mut doc, &mut report::Sink::Print)?,
+        Path::Slurm(base) => slurm::run_to(&args, base, jobs, &mut doc, sink)?,
+        _ => flux::run_to(&args, jobs, &mut doc, sink)?,
     }
     let doc = serde_json::from_slice(&doc)
         .map_err(|e| Failure::user(format!("internal: the order's JSON: {e}")))?;
-    Ok(ReportQueue::Json(doc))
+    Ok(ReportQueue::Json(
+        doc,
+        kept.and_then(|m| m.tree).map(Box::new),
+    ))
 }
 
 /// Whether the command line names the subcommand by its alias `demo` (`fairsort demo` =

@@ -76,6 +76,8 @@ pub(crate) enum Sink<'a> {
     Print,
     /// Kept for the metrics.
     Metrics(&'a mut Option<OrderMetrics>),
+    /// Printed on `out` and kept (a report's queue and its share tree).
+    Both(&'a mut Option<OrderMetrics>),
 }
 
 /// Prints `order` (on `out`) or keeps what the metrics take of it, as `sink` says.
@@ -88,6 +90,11 @@ pub(super) fn emit(
     match sink {
         Sink::Print => print(out, args, order),
         Sink::Metrics(kept) => {
+            **kept = Some(order.metrics()?);
+            Ok(())
+        }
+        Sink::Both(kept) => {
+            print(out, args, order)?;
             **kept = Some(order.metrics()?);
             Ok(())
         }
