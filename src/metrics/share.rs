@@ -116,33 +116,16 @@ impl Rows for ShareRows {
         for &id in self.order.get(range).unwrap_or_default() {
             let Some(v) = self.value(id) else { continue };
             let (account, user) = names(tree, id);
-            let site = self.site.site.as_str();
-            let scheduler = self.site.scheduler.as_str();
-            match algorithm {
-                Some(a) => text::gauge(
-                    out,
-                    name,
-                    &[
-                        ("site", site),
-                        ("scheduler", scheduler),
-                        ("account", account),
-                        ("user", user),
-                        ("algorithm", a),
-                    ],
-                    v,
-                ),
-                None => text::gauge(
-                    out,
-                    name,
-                    &[
-                        ("site", site),
-                        ("scheduler", scheduler),
-                        ("account", account),
-                        ("user", user),
-                    ],
-                    v,
-                ),
-            }
+            let labels = [
+                ("site", self.site.site.as_str()),
+                ("scheduler", self.site.scheduler.as_str()),
+                ("account", account),
+                ("user", user),
+                ("algorithm", algorithm.unwrap_or("")),
+            ];
+            // The algorithm label only on a family of one algorithm's values.
+            let n = if algorithm.is_some() { 5 } else { 4 };
+            text::gauge(out, name, labels.get(..n).unwrap_or_default(), v);
         }
         true
     }
